@@ -1,0 +1,608 @@
+/*
+ * tc.h — the whole public ABI of libtc, a tensor library with automatic
+ * differentiation. Readable top to bottom; every function is documented where
+ * it is declared.
+ *
+ * Rules that hold for every function below (see DEVELOPERS.md):
+ *  - Every function returns an int32_t status: TC_OK (0) or one of TC_ERR_*.
+ *    Results come back through out-params, which are always last. On failure
+ *    out-params are left untouched (handle out-params are set to NULL).
+ *  - On failure the calling thread keeps a message (function, offending
+ *    argument, shapes/dtypes) readable with tc_last_error() until that
+ *    thread's next failure. Success never clears it.
+ *  - Handles (tc_tensor, tc_optimizer) are opaque and checked: a NULL, freed,
+ *    stale (from before tc_shutdown) or wrong-kind handle gives
+ *    TC_ERR_INVALID_HANDLE, never a crash. One handle is one owned reference:
+ *    every handle a function gives you must be freed exactly once.
+ *  - Nothing but tc_version, tc_abi_version, tc_status_name, tc_last_error*,
+ *    tc_init, tc_shutdown and tc_is_initialized may be called before tc_init;
+ *    everything else returns TC_ERR_NOT_INITIALIZED.
+ *  - Strings copied out use one pattern: fn(..., char* buf, int64_t cap,
+ *    int64_t* needed). *needed receives the full length including the NUL;
+ *    up to cap bytes are written, always NUL-terminated when cap > 0. Call
+ *    with buf = NULL, cap = 0 to learn the size.
+ *  - Thread safety: every function may be called from any thread. A tensor
+ *    may be read from many threads at once; writing to a tensor (in-place ops,
+ *    backward into its grad) while another thread uses it is a data race on
+ *    the tensor's data (never on libtc's own bookkeeping).
+ */
+#ifndef TC_H
+#define TC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TC_API __declspec(dllexport)
+#else
+#define TC_API __attribute__((visibility("default")))
+#endif
+
+/* ======================================================================== */
+/* Versions                                                                  */
+/* ======================================================================== */
+
+#define TC_VERSION_MAJOR 0
+#define TC_VERSION_MINOR 1
+#define TC_VERSION_PATCH 0
+/* Bumped on every incompatible change of this header. Bindings compare the
+ * value the loaded library reports with the one they were written for. */
+#define TC_ABI_VERSION 1
+
+/* The library's version as major*10000 + minor*100 + patch, and as a string
+ * ("0.1.0"); either out-param may be NULL. Callable before tc_init. */
+TC_API int32_t tc_version(int32_t* number, const char** text);
+/* The ABI version of the loaded library (TC_ABI_VERSION it was built with). */
+TC_API int32_t tc_abi_version(int32_t* out);
+
+/* ======================================================================== */
+/* Status codes and errors                                                   */
+/* ======================================================================== */
+
+#define TC_OK 0
+#define TC_ERR_INVALID_ARGUMENT 1 /* a bad value: NULL out-pointer, bad option */
+#define TC_ERR_INVALID_HANDLE 2   /* NULL, freed, stale or wrong-kind handle */
+#define TC_ERR_NOT_INITIALIZED 3  /* called before tc_init or after shutdown */
+#define TC_ERR_SHAPE 4            /* shapes that do not fit together */
+#define TC_ERR_DTYPE 5            /* unsupported or mismatched dtype */
+#define TC_ERR_INDEX 6            /* a dim or index out of range */
+#define TC_ERR_OUT_OF_MEMORY 7    /* an allocation failed */
+#define TC_ERR_DEVICE 8           /* a device (CUDA, cuBLAS) call failed */
+#define TC_ERR_NOT_COMPILED 9     /* the feature was not built into libtc */
+#define TC_ERR_UNAVAILABLE 10     /* built in, but not usable now (no GPU) */
+#define TC_ERR_NOT_IMPLEMENTED 11 /* valid request libtc cannot do yet */
+#define TC_ERR_AUTOGRAD 12        /* backward misuse: freed graph, versions */
+#define TC_ERR_IO 13              /* I/O or format error */
+#define TC_ERR_INTERNAL 14        /* a bug in libtc: please report it */
+#define TC_STATUS_COUNT 15
+
+/* The stable name of a status code ("TC_ERR_SHAPE"); unknown codes give
+ * TC_ERR_INVALID_ARGUMENT. The string is static. Callable before tc_init. */
+TC_API int32_t tc_status_name(int32_t code, const char** out);
+/* The calling thread's last failure: its message, valid until this thread's
+ * next failing call ("" if there was none). Callable before tc_init. */
+TC_API int32_t tc_last_error(const char** out);
+/* The status code of the calling thread's last failure (TC_OK if none). */
+TC_API int32_t tc_last_error_code(int32_t* out);
+/* Copy-out variant of tc_last_error (string pattern above). */
+TC_API int32_t tc_last_error_copy(char* buf, int64_t cap, int64_t* needed);
+
+/* ======================================================================== */
+/* Staged initialization                                                     */
+/* ======================================================================== */
+
+/* Options for tc_init. Set .size = sizeof(tc_init_options); fields added in
+ * later versions go at the end, so an older caller's smaller struct keeps
+ * working. Zero means "default" for every field. */
+typedef struct tc_init_options {
+  uint32_t size;
+  /* Intra-op threads; 0 = TC_NUM_THREADS from the environment, else the
+   * number of cores. */
+  int32_t num_threads;
+  /* Non-zero: seed the default generator with .seed; zero: from entropy
+   * (or TC_SEED from the environment). */
+  int32_t use_seed;
+  uint32_t reserved0;
+  uint64_t seed;
+  /* Non-zero: initialize optional backends (CUDA) now instead of lazily.
+   * Their failure still never fails tc_init. */
+  int32_t eager_backends;
+  uint32_t reserved1;
+} tc_init_options;
+
+/* Initializes libtc: runs the stages core, cpu, random, autograd in order and
+ * registers the lazy cuda stage. options may be NULL (defaults). Idempotent
+ * and reference-counted: every successful tc_init needs one tc_shutdown; a
+ * second call only counts (its options are ignored). Safe from many threads.
+ * A failing required stage fails tc_init with its reason; a failing optional
+ * stage never does (see the report). */
+TC_API int32_t tc_init(const tc_init_options* options);
+/* Drops one reference taken by tc_init; the last one frees every object and
+ * invalidates every handle (they become stale). Without a matching tc_init it
+ * returns TC_ERR_NOT_INITIALIZED. tc_init works again afterwards. */
+TC_API int32_t tc_shutdown(void);
+/* 1 when initialized, else 0. Callable before tc_init. */
+TC_API int32_t tc_is_initialized(int32_t* out);
+
+#define TC_STAGE_PENDING 0
+#define TC_STAGE_OK 1
+#define TC_STAGE_FAILED 2
+#define TC_STAGE_SKIPPED 3
+#define TC_STAGE_LAZY 4 /* registered; runs on first use */
+
+/* One stage of initialization, as tc_init_stage fills it. The strings stay
+ * valid until tc_shutdown. Set .size = sizeof(tc_stage_info). */
+typedef struct tc_stage_info {
+  uint32_t size;
+  int32_t state;        /* TC_STAGE_* */
+  const char* name;     /* "core", "cpu", "random", "autograd", "cuda" */
+  const char* message;  /* why it failed or was skipped, else "" */
+  double duration_ms;   /* time the stage took (0 while pending or lazy) */
+  int32_t required;     /* 1 if its failure fails tc_init */
+  uint32_t reserved;
+} tc_stage_info;
+
+/* Number of stages, and one stage by index (0 .. count-1, in run order). */
+TC_API int32_t tc_init_stage_count(int64_t* out);
+TC_API int32_t tc_init_stage(int64_t index, tc_stage_info* out);
+/* A text report of every stage with its state, time and message. */
+TC_API int32_t tc_init_report(char* buf, int64_t cap, int64_t* needed);
+/* Runs a lazy backend's stage now (name: "cuda"). Returns its status: TC_OK,
+ * TC_ERR_NOT_COMPILED or TC_ERR_UNAVAILABLE with the reason. */
+TC_API int32_t tc_backend_init(const char* name);
+/* A build and runtime report like torch.__config__.show(): version, compiler,
+ * flags, libraries, threads, and why CUDA is unavailable when it is. */
+TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
+
+/* ======================================================================== */
+/* Flags                                                                     */
+/* ======================================================================== */
+
+/* Flags are named int64 values. Read-only ones describe the build and the
+ * machine; settable ones change behaviour. An unknown name, or setting a
+ * read-only flag or an invalid value, is an error (TC_ERR_INVALID_ARGUMENT).
+ *   has_cuda, has_cublas, has_onednn, has_openmp, has_mkl, has_lapack,
+ *   cxx11_abi          build facts (0/1)
+ *   cuda_available     a GPU and driver usable now (no CUDA context made)
+ *   cuda_initialized   the cuda stage has run successfully
+ *   cuda_device_count  GPUs usable now
+ *   num_threads        intra-op threads (settable, >= 1)
+ *   grad_enabled       autograd records graphs (settable, per thread)
+ *   deterministic      only deterministic algorithms (settable, 0/1)
+ *   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)
+ *   live_tensors       tensors alive now (so tests can prove no leak)
+ *   live_handles       handles of any kind alive now */
+TC_API int32_t tc_get_flag(const char* name, int64_t* out);
+TC_API int32_t tc_set_flag(const char* name, int64_t value);
+/* Enumerates flags: their count, and one name (static string) by index with
+ * whether it is settable. */
+TC_API int32_t tc_flag_count(int64_t* out);
+TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable);
+
+/* ======================================================================== */
+/* Registries: dtypes, devices, layouts                                      */
+/* ======================================================================== */
+
+#define TC_FLOAT32 0
+#define TC_FLOAT64 1
+#define TC_FLOAT16 2
+#define TC_BFLOAT16 3
+#define TC_INT8 4
+#define TC_INT16 5
+#define TC_INT32 6
+#define TC_INT64 7
+#define TC_UINT8 8
+#define TC_BOOL 9
+#define TC_DTYPE_COUNT 10
+
+/* A dtype's name ("float32") and element size in bytes. */
+TC_API int32_t tc_dtype_name(int32_t dtype, const char** out);
+TC_API int32_t tc_dtype_size(int32_t dtype, int64_t* out);
+/* The dtype code of a name ("float32", "float", "int64", "long", "bool"...). */
+TC_API int32_t tc_dtype_from_name(const char* name, int32_t* out);
+/* The dtype PyTorch's promotion rules give to two tensor dtypes. */
+TC_API int32_t tc_promote_types(int32_t a, int32_t b, int32_t* out);
+
+/* A device is one int32: type in the high 16 bits, index in the low 16. */
+#define TC_DEVICE_CPU 0
+#define TC_DEVICE_CUDA 1
+#define TC_DEVICE(type, index) ((int32_t)(((type) << 16) | ((index)&0xFFFF)))
+#define TC_CPU TC_DEVICE(TC_DEVICE_CPU, 0)
+#define TC_DEVICE_TYPE(device) ((device) >> 16)
+#define TC_DEVICE_INDEX(device) ((device)&0xFFFF)
+
+/* A device's name ("cpu", "cuda:0") copied out; a device from a string. */
+TC_API int32_t tc_device_name(int32_t device, char* buf, int64_t cap, int64_t* needed);
+TC_API int32_t tc_device_from_name(const char* name, int32_t* out);
+
+#define TC_LAYOUT_STRIDED 0
+
+/* ======================================================================== */
+/* Tensors: handles and creation                                             */
+/* ======================================================================== */
+
+/* An opaque, checked handle to a tensor. */
+typedef struct tc_tensor_s* tc_tensor;
+
+/* The most dimensions a tensor may have. */
+#define TC_MAX_DIMS 16
+
+/* A second handle to the same tensor (same data, same autograd identity). */
+TC_API int32_t tc_tensor_retain(tc_tensor t, tc_tensor* out);
+/* Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE. */
+TC_API int32_t tc_tensor_free(tc_tensor t);
+
+/* Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the
+ * product must fit in int64 and in memory). dtype is a TC_* dtype code;
+ * device a TC_DEVICE value. Too large a tensor gives TC_ERR_OUT_OF_MEMORY. */
+TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+                        tc_tensor* out);
+TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+                        tc_tensor* out);
+TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+                       tc_tensor* out);
+TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype,
+                       int32_t device, tc_tensor* out);
+/* [start, end) by step, like torch.arange; step must be non-zero. */
+TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device,
+                         tc_tensor* out);
+/* A new CPU tensor holding a copy of nbytes of data; nbytes must equal
+ * numel * element size. */
+TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape,
+                            int64_t ndim, int32_t dtype, tc_tensor* out);
+
+/* Called once when libtc no longer needs a caller's buffer. */
+typedef void (*tc_deleter)(void* data, void* context);
+/* A CPU tensor over a caller's buffer, without copying. strides may be NULL
+ * (contiguous), else ndim element strides (>= 0). deleter (may be NULL) is
+ * called exactly once with (data, context): when the last tensor using the
+ * buffer dies, or before returning if this call fails. */
+TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides,
+                            int64_t ndim, int32_t dtype, tc_deleter deleter, void* context,
+                            tc_tensor* out);
+/* Uniform [0, 1) and standard normal samples from the default generator
+ * (floating dtypes only). */
+TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+                       tc_tensor* out);
+TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+                        tc_tensor* out);
+/* Reseeds the default generator; the same seed gives the same samples. */
+TC_API int32_t tc_manual_seed(uint64_t seed);
+/* The seed the default generator was last seeded with. */
+TC_API int32_t tc_initial_seed(uint64_t* out);
+
+/* ======================================================================== */
+/* Tensors: accessors                                                        */
+/* ======================================================================== */
+
+TC_API int32_t tc_tensor_dtype(tc_tensor t, int32_t* out);
+TC_API int32_t tc_tensor_device(tc_tensor t, int32_t* out);
+TC_API int32_t tc_tensor_ndim(tc_tensor t, int64_t* out);
+/* Copies ndim sizes (strides, in elements) to out; cap must be >= ndim. */
+TC_API int32_t tc_tensor_shape(tc_tensor t, int64_t* out, int64_t cap);
+TC_API int32_t tc_tensor_strides(tc_tensor t, int64_t* out, int64_t cap);
+TC_API int32_t tc_tensor_numel(tc_tensor t, int64_t* out);
+TC_API int32_t tc_tensor_storage_offset(tc_tensor t, int64_t* out);
+TC_API int32_t tc_tensor_is_contiguous(tc_tensor t, int32_t* out);
+TC_API int32_t tc_tensor_element_size(tc_tensor t, int64_t* out);
+/* The address of element [0, 0, ...] (storage offset applied). Valid while
+ * the tensor lives. NULL for an empty tensor. */
+TC_API int32_t tc_tensor_data_ptr(tc_tensor t, void** out);
+/* Copies the elements in row-major order into buf; nbytes must equal
+ * numel * element size. Works for any strides and device. */
+TC_API int32_t tc_tensor_copy_to(tc_tensor t, void* buf, int64_t nbytes);
+/* The single element of a one-element tensor, as a double. */
+TC_API int32_t tc_tensor_item(tc_tensor t, double* out);
+/* A printout like PyTorch's: "tensor([[1., 2.],\n        [3., 4.]])". */
+TC_API int32_t tc_tensor_to_string(tc_tensor t, char* buf, int64_t cap, int64_t* needed);
+/* The version counter, bumped by every in-place change (shared by views). */
+TC_API int32_t tc_tensor_version(tc_tensor t, int64_t* out);
+/* 1 when a and b are handles of the same tensor. */
+TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out);
+
+/* ======================================================================== */
+/* Tensors: conversions and views                                            */
+/* ======================================================================== */
+
+/* A copy converted to dtype (float16 and bfloat16 round to nearest even),
+ * or to another device. Returns a new handle to the same tensor when nothing
+ * changes, like torch's .to(). */
+TC_API int32_t tc_to_dtype(tc_tensor t, int32_t dtype, tc_tensor* out);
+TC_API int32_t tc_to_device(tc_tensor t, int32_t device, tc_tensor* out);
+
+/* Views share storage with t (writes through one show in the other).
+ * One size of reshape/view may be -1 (inferred). reshape copies when no view
+ * is possible; view fails then with TC_ERR_SHAPE. */
+TC_API int32_t tc_reshape(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
+TC_API int32_t tc_view(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
+/* Negative dims count from the end, as in PyTorch, everywhere. */
+TC_API int32_t tc_transpose(tc_tensor t, int64_t dim0, int64_t dim1, tc_tensor* out);
+TC_API int32_t tc_permute(tc_tensor t, const int64_t* dims, int64_t ndim, tc_tensor* out);
+TC_API int32_t tc_narrow(tc_tensor t, int64_t dim, int64_t start, int64_t length,
+                         tc_tensor* out);
+/* Python's t[start:end:step] along dim (step > 0; start/end clamped, and
+ * negative ones count from the end). */
+TC_API int32_t tc_slice(tc_tensor t, int64_t dim, int64_t start, int64_t end, int64_t step,
+                        tc_tensor* out);
+/* t[..., index, ...] along dim: removes that dim. */
+TC_API int32_t tc_select(tc_tensor t, int64_t dim, int64_t index, tc_tensor* out);
+/* Removes dim when its size is 1; dim = TC_DIM_ALL removes every size-1 dim. */
+#define TC_DIM_ALL INT64_MIN
+TC_API int32_t tc_squeeze(tc_tensor t, int64_t dim, tc_tensor* out);
+TC_API int32_t tc_unsqueeze(tc_tensor t, int64_t dim, tc_tensor* out);
+/* Broadcasts size-1 dims to shape (-1 keeps a size), without copying. */
+TC_API int32_t tc_expand(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
+/* t itself (a new handle) when contiguous, else a contiguous copy. */
+TC_API int32_t tc_contiguous(tc_tensor t, tc_tensor* out);
+/* A contiguous copy with its own storage (differentiable). */
+TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
+
+/* ======================================================================== */
+/* Ops (differentiable where the math is; float32 and float64 everywhere,    */
+/* integer dtypes where the op makes sense)                                  */
+/* ======================================================================== */
+
+/* Type promotion follows PyTorch: categories bool < integer < floating; the
+ * higher category wins; within a category the wider dtype wins; a 0-dim
+ * tensor only decides the dtype when it is of a higher category than every
+ * tensor with dims. *_scalar functions take a double that behaves like a
+ * Python float: it never widens a floating tensor, and makes an integer or
+ * bool tensor's result the default dtype. libtc rejects with TC_ERR_DTYPE:
+ * arithmetic on bool tensors other than comparisons and where; float16 and
+ * bfloat16 arithmetic on the CPU except conversion; integer inputs to exp,
+ * log, sqrt, tanh, sigmoid, gelu (PyTorch would promote them to float). */
+
+/* Elementwise binary ops with broadcasting. */
+TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* True division: integer inputs give the default float dtype. */
+TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* Comparisons give bool tensors (not differentiable). */
+TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out);
+TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* cond ? a : b, broadcasting all three; cond must be bool. */
+TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
+
+/* Tensor-scalar forms: a + s, a - s, a * s, a / s, a ** s, s - a, s / a. */
+TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out);
+TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
+
+/* Elementwise unary ops. gelu is the exact (erf) form. */
+TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_log(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out);
+/* Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
+TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
+
+/* Reductions over dims (ndims entries; ndims = 0 means every dim), keeping
+ * reduced dims as size 1 when keepdim is non-zero. sum of an integer or bool
+ * tensor gives int64, like PyTorch. */
+TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                      tc_tensor* out);
+TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                       tc_tensor* out);
+/* Variance and standard deviation with Bessel's correction (1 = unbiased). */
+TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                      int32_t keepdim, tc_tensor* out);
+TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                      int32_t keepdim, tc_tensor* out);
+TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                            tc_tensor* out);
+/* Maximum/minimum of every element (a 0-dim tensor). */
+TC_API int32_t tc_max(tc_tensor a, tc_tensor* out);
+TC_API int32_t tc_min(tc_tensor a, tc_tensor* out);
+/* Along one dim: values and int64 indices (first occurrence). */
+TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
+                          tc_tensor* indices);
+TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
+                          tc_tensor* indices);
+/* int64 index of the maximum/minimum along dim, or over the flattened
+ * tensor when dim = TC_DIM_ALL. */
+TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
+TC_API int32_t tc_argmin(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
+
+/* Matrix product with torch.matmul's rules: 1-D x 1-D dot product, 2-D
+ * matrix product, 1-D operands get a dim added and removed, batched with
+ * broadcasting of the batch dims. */
+TC_API int32_t tc_matmul(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL. */
+TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out);
+
+/* Neural-network ops. */
+#define TC_REDUCTION_NONE 0
+#define TC_REDUCTION_MEAN 1
+#define TC_REDUCTION_SUM 2
+TC_API int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
+TC_API int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
+/* logits [N, C] (or [C]), target int64 class indices [N] (or []). */
+TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction,
+                                tc_tensor* out);
+/* log_probs [N, C], target int64 [N]. */
+TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction,
+                           tc_tensor* out);
+TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction,
+                           tc_tensor* out);
+/* Zeroes elements with probability p (from the default generator) and
+ * scales the rest by 1/(1-p) when training is non-zero; identity otherwise. */
+TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out);
+/* x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL. stride,
+ * padding and dilation are 2 entries each (height, width). */
+TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups,
+                         tc_tensor* out);
+/* x [N, C, H, W]; kernel, stride, padding: 2 entries each. stride NULL means
+ * stride = kernel. avg_pool2d counts padding in the divisor, like PyTorch. */
+TC_API int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
+                             const int64_t* padding, tc_tensor* out);
+TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
+                             const int64_t* padding, tc_tensor* out);
+/* weight [num, dim], indices int64 of any shape: result indices.shape + [dim]. */
+TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
+
+/* Shape ops. */
+TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
+TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
+/* Splits into pieces of split_size (the last may be smaller) / into `chunks`
+ * pieces, as views. Writes up to cap handles to outs and the number of pieces
+ * to *count; cap too small gives TC_ERR_INVALID_ARGUMENT (with *count set and
+ * no handles made). */
+TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs,
+                        int64_t cap, int64_t* count);
+TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap,
+                        int64_t* count);
+/* out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64. */
+TC_API int32_t tc_gather(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
+TC_API int32_t tc_index_select(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
+/* int64 indices -> int64 one-hot with num_classes (-1: max index + 1). */
+TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out);
+
+/* In-place ops: change self's data and bump its version counter. other
+ * broadcasts to self's shape; the result dtype must be self's. In-place on a
+ * leaf that requires grad (with grad mode on) is an autograd error. */
+TC_API int32_t tc_add_(tc_tensor self, tc_tensor other);
+TC_API int32_t tc_sub_(tc_tensor self, tc_tensor other);
+TC_API int32_t tc_mul_(tc_tensor self, tc_tensor other);
+TC_API int32_t tc_div_(tc_tensor self, tc_tensor other);
+TC_API int32_t tc_zero_(tc_tensor self);
+TC_API int32_t tc_fill_(tc_tensor self, double value);
+TC_API int32_t tc_copy_(tc_tensor self, tc_tensor src);
+
+/* ======================================================================== */
+/* Autograd                                                                  */
+/* ======================================================================== */
+
+/* Marks a leaf tensor as requiring grad (floating dtypes only). */
+TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad);
+TC_API int32_t tc_tensor_requires_grad(tc_tensor t, int32_t* out);
+/* 1 for tensors made by the user (not by a recorded op). */
+TC_API int32_t tc_tensor_is_leaf(tc_tensor t, int32_t* out);
+/* A new handle to the accumulated gradient, or *out = NULL if there is none. */
+TC_API int32_t tc_tensor_grad(tc_tensor t, tc_tensor* out);
+/* Sets the gradient to None (like optimizer.zero_grad(set_to_none=True)). */
+TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
+/* Keeps .grad for a non-leaf tensor during backward. */
+TC_API int32_t tc_tensor_retain_grad(tc_tensor t);
+/* The name of the node that made t ("AddBackward0"-like: "AddBackward"), or
+ * "" for a leaf. */
+TC_API int32_t tc_tensor_grad_fn_name(tc_tensor t, char* buf, int64_t cap, int64_t* needed);
+/* A view of t's data cut from the graph (requires_grad = 0). */
+TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out);
+/* Backpropagates from root. grad may be NULL for a one-element root; else it
+ * must match root's shape and dtype. retain_graph = 0 frees the graph's saved
+ * tensors, so a second backward through it is an autograd error. */
+TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph);
+/* Sets this thread's grad mode (0/1) and gives the previous one, so a
+ * no-grad scope is: tc_set_grad_enabled(0, &prev); ...;
+ * tc_set_grad_enabled(prev, NULL). previous may be NULL. */
+TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous);
+
+/* ======================================================================== */
+/* Initializers (in place, from the default generator, never recorded)       */
+/* ======================================================================== */
+
+TC_API int32_t tc_uniform_(tc_tensor t, double low, double high);
+TC_API int32_t tc_normal_(tc_tensor t, double mean, double std);
+/* torch.nn.init.kaiming_uniform_(t, a, mode='fan_in', nonlinearity='leaky_relu'). */
+TC_API int32_t tc_kaiming_uniform_(tc_tensor t, double a);
+/* torch.nn.init.xavier_uniform_(t, gain). */
+TC_API int32_t tc_xavier_uniform_(tc_tensor t, double gain);
+
+/* ======================================================================== */
+/* Optimizers                                                                */
+/* ======================================================================== */
+
+typedef struct tc_optimizer_s* tc_optimizer;
+
+/* Set .size = sizeof(tc_sgd_options). */
+typedef struct tc_sgd_options {
+  uint32_t size;
+  int32_t nesterov;
+  double lr;
+  double momentum;
+  double dampening;
+  double weight_decay;
+} tc_sgd_options;
+
+/* Set .size = sizeof(tc_adam_options). decoupled_weight_decay = 1 is AdamW. */
+typedef struct tc_adam_options {
+  uint32_t size;
+  int32_t decoupled_weight_decay;
+  double lr;
+  double beta1;
+  double beta2;
+  double eps;
+  double weight_decay;
+} tc_adam_options;
+
+/* Optimizers over count parameter handles (retained; the caller keeps its
+ * own). Every parameter must be a floating leaf that requires grad. */
+TC_API int32_t tc_optimizer_sgd(const tc_tensor* params, int64_t count,
+                                const tc_sgd_options* options, tc_optimizer* out);
+TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count,
+                                 const tc_adam_options* options, tc_optimizer* out);
+/* One update from the parameters' current gradients (ones without grad are
+ * skipped). */
+TC_API int32_t tc_optimizer_step(tc_optimizer opt);
+/* Clears every parameter's gradient (set to none). */
+TC_API int32_t tc_optimizer_zero_grad(tc_optimizer opt);
+TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out);
+TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr);
+TC_API int32_t tc_optimizer_free(tc_optimizer opt);
+
+/* ======================================================================== */
+/* DLPack interop                                                            */
+/* ======================================================================== */
+
+/* Exports t as a DLPack 1.x DLManagedTensorVersioned* (declared in dlpack.h;
+ * void* here keeps this header self-contained). The consumer owns it and
+ * must call its deleter once. */
+TC_API int32_t tc_to_dlpack(tc_tensor t, void** out);
+/* Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy
+ * DLManagedTensor* (versioned = 0) without copying. On success libtc owns it
+ * and calls its deleter when the tensor dies; on failure the caller keeps it. */
+TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
+
+/* ======================================================================== */
+/* CUDA                                                                      */
+/* ======================================================================== */
+
+/* Caching-allocator statistics for one CUDA device, in bytes. */
+typedef struct tc_cuda_memory_stats {
+  uint32_t size;
+  uint32_t reserved0;
+  int64_t allocated;      /* held by live tensors */
+  int64_t reserved;       /* held by the cache from the driver */
+  int64_t peak_allocated; /* highest `allocated` since start or reset */
+} tc_cuda_memory_stats;
+TC_API int32_t tc_cuda_memory_stats_get(int32_t device, tc_cuda_memory_stats* out);
+/* Gives cached, unused blocks back to the driver. */
+TC_API int32_t tc_cuda_empty_cache(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TC_H */

@@ -1,0 +1,205 @@
+// tc_* functions of tc.h's sections: versions, errors, initialization,
+// flags, registries, the generator.
+#include <cstring>
+
+#include "api.h"
+#include "flags.h"
+#include "rng.h"
+
+using namespace tc;
+
+TC_API int32_t tc_version(int32_t* number, const char** text) {
+  return api_noinit("tc_version", [&] {
+    if (number) *number = TC_VERSION_MAJOR * 10000 + TC_VERSION_MINOR * 100 + TC_VERSION_PATCH;
+    if (text) *text = TC_VERSION_STRING;
+  });
+}
+
+TC_API int32_t tc_abi_version(int32_t* out) {
+  return api_noinit("tc_abi_version", [&] { *out_ptr(out, "out") = TC_ABI_VERSION; });
+}
+
+TC_API int32_t tc_status_name(int32_t code, const char** out) {
+  return api_noinit("tc_status_name", [&] {
+    out_ptr(out, "out");
+    const char* name = status_name(code);
+    TC_CHECK(name != nullptr, TC_ERR_INVALID_ARGUMENT, "unknown status code ", code, " (expected 0..",
+             TC_STATUS_COUNT - 1, ")");
+    *out = name;
+  });
+}
+
+TC_API int32_t tc_last_error(const char** out) {
+  return api_noinit("tc_last_error", [&] { *out_ptr(out, "out") = last_error_message().c_str(); });
+}
+
+TC_API int32_t tc_last_error_code(int32_t* out) {
+  return api_noinit("tc_last_error_code", [&] { *out_ptr(out, "out") = last_error_code(); });
+}
+
+TC_API int32_t tc_last_error_copy(char* buf, int64_t cap, int64_t* needed) {
+  // Copy the message first: a failure of this call would overwrite it.
+  std::string message;
+  try {
+    message = last_error_message();
+  } catch (...) {
+  }
+  return api_noinit("tc_last_error_copy", [&] { copy_out(message, buf, cap, needed); });
+}
+
+TC_API int32_t tc_init(const tc_init_options* options) {
+  return api_noinit("tc_init", [&] { init(options); });
+}
+
+TC_API int32_t tc_shutdown(void) {
+  return api_noinit("tc_shutdown", [&] { shutdown(); });
+}
+
+TC_API int32_t tc_is_initialized(int32_t* out) {
+  return api_noinit("tc_is_initialized", [&] { *out_ptr(out, "out") = is_initialized() ? 1 : 0; });
+}
+
+TC_API int32_t tc_init_stage_count(int64_t* out) {
+  return api("tc_init_stage_count", [&] { *out_ptr(out, "out") = int64_t(stage_snapshot().size()); });
+}
+
+TC_API int32_t tc_init_stage(int64_t index, tc_stage_info* out) {
+  return api("tc_init_stage", [&] {
+    out_ptr(out, "out");
+    TC_CHECK(out->size >= sizeof(tc_stage_info), TC_ERR_INVALID_ARGUMENT, "out->size is ", out->size,
+             "; set it to sizeof(tc_stage_info) (", sizeof(tc_stage_info), ")");
+    const StageInfo* s = stage_at(index);
+    TC_CHECK(s != nullptr, TC_ERR_INDEX, "stage index ", index, " is out of range (",
+             stage_snapshot().size(), " stages)");
+    out->state = s->state;
+    out->name = s->name.c_str();
+    out->message = s->message.c_str();
+    out->duration_ms = s->duration_ms;
+    out->required = s->required ? 1 : 0;
+  });
+}
+
+TC_API int32_t tc_init_report(char* buf, int64_t cap, int64_t* needed) {
+  return api("tc_init_report", [&] { copy_out(init_report(), buf, cap, needed); });
+}
+
+TC_API int32_t tc_backend_init(const char* name) {
+  return api("tc_backend_init", [&] { ensure_backend(in_ptr(name, "name")); });
+}
+
+TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed) {
+  return api("tc_config", [&] { copy_out(config_report(), buf, cap, needed); });
+}
+
+TC_API int32_t tc_get_flag(const char* name, int64_t* out) {
+  return api("tc_get_flag", [&] {
+    out_ptr(out, "out");
+    *out = get_flag(name);
+  });
+}
+
+TC_API int32_t tc_set_flag(const char* name, int64_t value) {
+  return api("tc_set_flag", [&] { set_flag(name, value); });
+}
+
+TC_API int32_t tc_flag_count(int64_t* out) {
+  return api("tc_flag_count", [&] { *out_ptr(out, "out") = flag_count(); });
+}
+
+TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable) {
+  return api("tc_flag_info", [&] {
+    out_ptr(name, "name");
+    TC_CHECK(flag_name(index) != nullptr, TC_ERR_INDEX, "flag index ", index, " is out of range (",
+             flag_count(), " flags)");
+    *name = flag_name(index);
+    if (settable) *settable = flag_settable(index) ? 1 : 0;
+  });
+}
+
+TC_API int32_t tc_dtype_name(int32_t dtype, const char** out) {
+  return api("tc_dtype_name", [&] {
+    out_ptr(out, "out");
+    *out = tc::dtype_name(to_dtype(dtype, "dtype"));
+  });
+}
+
+TC_API int32_t tc_dtype_size(int32_t dtype, int64_t* out) {
+  return api("tc_dtype_size", [&] {
+    out_ptr(out, "out");
+    *out = tc::dtype_size(to_dtype(dtype, "dtype"));
+  });
+}
+
+TC_API int32_t tc_dtype_from_name(const char* name, int32_t* out) {
+  return api("tc_dtype_from_name", [&] {
+    out_ptr(out, "out");
+    in_ptr(name, "name");
+    static const struct {
+      const char* name;
+      int32_t code;
+    } aliases[] = {{"float", TC_FLOAT32}, {"double", TC_FLOAT64}, {"half", TC_FLOAT16},
+                   {"long", TC_INT64},    {"int", TC_INT32},      {"short", TC_INT16}};
+    for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
+      if (std::strcmp(name, tc::dtype_name(DType(d))) == 0) {
+        *out = d;
+        return;
+      }
+    }
+    for (const auto& a : aliases) {
+      if (std::strcmp(name, a.name) == 0) {
+        *out = a.code;
+        return;
+      }
+    }
+    fail(TC_ERR_DTYPE, str("unknown dtype name '", name, "'"));
+  });
+}
+
+TC_API int32_t tc_promote_types(int32_t a, int32_t b, int32_t* out) {
+  return api("tc_promote_types", [&] {
+    out_ptr(out, "out");
+    *out = int32_t(promote_types(to_dtype(a, "a"), to_dtype(b, "b")));
+  });
+}
+
+TC_API int32_t tc_device_name(int32_t device, char* buf, int64_t cap, int64_t* needed) {
+  return api("tc_device_name", [&] {
+    const int32_t type = device >> 16;
+    TC_CHECK(type == TC_DEVICE_CPU || type == TC_DEVICE_CUDA, TC_ERR_INVALID_ARGUMENT, "unknown device code ",
+             device);
+    copy_out(tc::device_name(device), buf, cap, needed);
+  });
+}
+
+TC_API int32_t tc_device_from_name(const char* name, int32_t* out) {
+  return api("tc_device_from_name", [&] {
+    out_ptr(out, "out");
+    in_ptr(name, "name");
+    if (std::strcmp(name, "cpu") == 0) {
+      *out = TC_CPU;
+      return;
+    }
+    if (std::strncmp(name, "cuda", 4) == 0) {
+      int64_t index = 0;
+      if (name[4] == ':') {
+        char* end = nullptr;
+        index = std::strtoll(name + 5, &end, 10);
+        TC_CHECK(end != name + 5 && *end == '\0' && index >= 0 && index < 0x10000, TC_ERR_INVALID_ARGUMENT,
+                 "bad device index in '", name, "'");
+      } else {
+        TC_CHECK(name[4] == '\0', TC_ERR_INVALID_ARGUMENT, "unknown device name '", name, "'");
+      }
+      *out = TC_DEVICE(TC_DEVICE_CUDA, int32_t(index));
+      return;
+    }
+    fail(TC_ERR_INVALID_ARGUMENT, str("unknown device name '", name, "' (expected cpu, cuda or cuda:N)"));
+  });
+}
+
+TC_API int32_t tc_manual_seed(uint64_t seed) {
+  return api("tc_manual_seed", [&] { rng_manual_seed(seed); });
+}
+
+TC_API int32_t tc_initial_seed(uint64_t* out) {
+  return api("tc_initial_seed", [&] { *out_ptr(out, "out") = rng_initial_seed(); });
+}

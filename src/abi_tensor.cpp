@@ -1,0 +1,243 @@
+// tc_* functions of tc.h's tensor sections: handles, creation, accessors.
+#include <cstring>
+
+#include "api.h"
+#include "rng.h"
+
+using namespace tc;
+
+TC_API int32_t tc_tensor_retain(tc_tensor t, tc_tensor* out) {
+  return api("tc_tensor_retain", [&] {
+    out_ptr(out, "out");
+    *out = new_handle(get_tensor(t, "t"));
+  });
+}
+
+TC_API int32_t tc_tensor_free(tc_tensor t) {
+  return api("tc_tensor_free",
+             [&] { handle_remove(reinterpret_cast<uint64_t>(t), HandleKind::tensor, "t"); });
+}
+
+namespace {
+
+// The shared body of the shape-dtype-device factories.
+template <typename Make>
+int32_t create(const char* fn, const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out,
+               Make make) {
+  return api(fn, [&] {
+    out_ptr(out, "out");
+    const Dims s = shape_arg(shape, ndim, "shape");
+    const DType d = to_dtype(dtype, "dtype");
+    const Device dev = check_device(device, "device");
+    *out = new_handle(make(s, d, dev));
+  });
+}
+
+}  // namespace
+
+TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
+  return create("tc_empty", shape, ndim, dtype, device, out,
+                [](const Dims& s, DType d, Device dev) { return empty(s, d, dev); });
+}
+
+TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
+  return create("tc_zeros", shape, ndim, dtype, device, out,
+                [](const Dims& s, DType d, Device dev) { return zeros(s, d, dev); });
+}
+
+TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
+  return create("tc_ones", shape, ndim, dtype, device, out,
+                [](const Dims& s, DType d, Device dev) { return ones(s, d, dev); });
+}
+
+TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype, int32_t device,
+                       tc_tensor* out) {
+  return create("tc_full", shape, ndim, dtype, device, out,
+                [value](const Dims& s, DType d, Device dev) { return full(s, value, d, dev); });
+}
+
+TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
+  return create("tc_rand", shape, ndim, dtype, device, out, [](const Dims& s, DType d, Device dev) {
+    TC_CHECK(is_floating(d), TC_ERR_DTYPE, "rand needs a floating dtype, got ", dtype_name(d));
+    Tensor t = empty(s, d, dev);
+    fill_uniform(t, 0.0, 1.0);
+    return t;
+  });
+}
+
+TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
+  return create("tc_randn", shape, ndim, dtype, device, out, [](const Dims& s, DType d, Device dev) {
+    TC_CHECK(is_floating(d), TC_ERR_DTYPE, "randn needs a floating dtype, got ", dtype_name(d));
+    Tensor t = empty(s, d, dev);
+    fill_normal(t, 0.0, 1.0);
+    return t;
+  });
+}
+
+TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device, tc_tensor* out) {
+  return api("tc_arange", [&] {
+    out_ptr(out, "out");
+    *out = new_handle(arange(start, end, step, to_dtype(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+
+TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape, int64_t ndim, int32_t dtype,
+                            tc_tensor* out) {
+  return api("tc_from_data", [&] {
+    out_ptr(out, "out");
+    const Dims s = shape_arg(shape, ndim, "shape");
+    const DType d = to_dtype(dtype, "dtype");
+    const int64_t expected = checked_numel(s, "shape") * dtype_size(d);
+    TC_CHECK(nbytes == expected, TC_ERR_INVALID_ARGUMENT, "nbytes is ", nbytes, " but shape ", s, " of ",
+             dtype_name(d), " needs ", expected);
+    TC_CHECK(data != nullptr || expected == 0, TC_ERR_INVALID_ARGUMENT, "data must not be NULL");
+    Tensor t = empty(s, d, kCPU);
+    if (expected > 0) std::memcpy(t->data(), data, size_t(expected));
+    *out = new_handle(std::move(t));
+  });
+}
+
+TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim, int32_t dtype,
+                            tc_deleter deleter, void* context, tc_tensor* out) {
+  bool handed_over = false;  // once true, the tensor's storage calls the deleter
+  const int32_t rc = api("tc_from_blob", [&] {
+    out_ptr(out, "out");
+    TC_CHECK(data != nullptr, TC_ERR_INVALID_ARGUMENT, "data must not be NULL");
+    const Dims s = shape_arg(shape, ndim, "shape");
+    const DType d = to_dtype(dtype, "dtype");
+    Dims st = contiguous_strides(s);
+    if (strides) {
+      st = Dims(strides, ndim);
+      for (int64_t i = 0; i < ndim; ++i)
+        TC_CHECK(st[i] >= 0, TC_ERR_INVALID_ARGUMENT, "strides[", i, "] is ", st[i], "; strides must be >= 0");
+    }
+    std::function<void(void*)> del;
+    if (deleter) del = [deleter, context](void* p) { deleter(p, context); };
+    handed_over = true;
+    *out = new_handle(from_blob(data, s, st, d, kCPU, std::move(del)));
+  });
+  if (rc != TC_OK && !handed_over && deleter) deleter(data, context);
+  return rc;
+}
+
+// ---- accessors ----
+
+TC_API int32_t tc_tensor_dtype(tc_tensor t, int32_t* out) {
+  return api("tc_tensor_dtype", [&] {
+    out_ptr(out, "out");
+    *out = int32_t(get_tensor(t, "t")->dtype);
+  });
+}
+
+TC_API int32_t tc_tensor_device(tc_tensor t, int32_t* out) {
+  return api("tc_tensor_device", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->device;
+  });
+}
+
+TC_API int32_t tc_tensor_ndim(tc_tensor t, int64_t* out) {
+  return api("tc_tensor_ndim", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->ndim();
+  });
+}
+
+namespace {
+int32_t copy_dims(const char* fn, tc_tensor t, int64_t* out, int64_t cap, bool strides) {
+  return api(fn, [&] {
+    Tensor x = get_tensor(t, "t");
+    TC_CHECK(cap >= x->ndim(), TC_ERR_INVALID_ARGUMENT, "cap is ", cap, " but the tensor has ", x->ndim(),
+             " dims");
+    TC_CHECK(out != nullptr || x->ndim() == 0, TC_ERR_INVALID_ARGUMENT, "out must not be NULL");
+    const Dims& d = strides ? x->strides : x->shape;
+    for (int64_t i = 0; i < d.size(); ++i) out[i] = d[i];
+  });
+}
+}  // namespace
+
+TC_API int32_t tc_tensor_shape(tc_tensor t, int64_t* out, int64_t cap) {
+  return copy_dims("tc_tensor_shape", t, out, cap, false);
+}
+
+TC_API int32_t tc_tensor_strides(tc_tensor t, int64_t* out, int64_t cap) {
+  return copy_dims("tc_tensor_strides", t, out, cap, true);
+}
+
+TC_API int32_t tc_tensor_numel(tc_tensor t, int64_t* out) {
+  return api("tc_tensor_numel", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->numel();
+  });
+}
+
+TC_API int32_t tc_tensor_storage_offset(tc_tensor t, int64_t* out) {
+  return api("tc_tensor_storage_offset", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->offset;
+  });
+}
+
+TC_API int32_t tc_tensor_is_contiguous(tc_tensor t, int32_t* out) {
+  return api("tc_tensor_is_contiguous", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->is_contiguous() ? 1 : 0;
+  });
+}
+
+TC_API int32_t tc_tensor_element_size(tc_tensor t, int64_t* out) {
+  return api("tc_tensor_element_size", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->itemsize();
+  });
+}
+
+TC_API int32_t tc_tensor_data_ptr(tc_tensor t, void** out) {
+  return api("tc_tensor_data_ptr", [&] {
+    out_ptr(out, "out");
+    Tensor x = get_tensor(t, "t");
+    *out = x->numel() == 0 ? nullptr : x->data();
+  });
+}
+
+TC_API int32_t tc_tensor_copy_to(tc_tensor t, void* buf, int64_t nbytes) {
+  return api("tc_tensor_copy_to", [&] {
+    Tensor x = get_tensor(t, "t");
+    const int64_t expected = x->numel() * x->itemsize();
+    TC_CHECK(nbytes == expected, TC_ERR_INVALID_ARGUMENT, "nbytes is ", nbytes, " but the tensor (shape ",
+             x->shape, ", ", dtype_name(x->dtype), ") has ", expected, " bytes");
+    TC_CHECK(buf != nullptr || expected == 0, TC_ERR_INVALID_ARGUMENT, "buf must not be NULL");
+    if (expected == 0) return;
+    Tensor host = to_device(x, kCPU);
+    Tensor dst = from_blob(buf, host->shape, contiguous_strides(host->shape), host->dtype, kCPU, nullptr);
+    copy_into(dst, host);
+  });
+}
+
+TC_API int32_t tc_tensor_item(tc_tensor t, double* out) {
+  return api("tc_tensor_item", [&] {
+    out_ptr(out, "out");
+    Tensor x = get_tensor(t, "t");
+    TC_CHECK(x->numel() == 1, TC_ERR_SHAPE, "item needs a tensor with one element, but shape ", x->shape, " has ",
+             x->numel());
+    *out = read_element(to_device(x, kCPU), 0);
+  });
+}
+
+TC_API int32_t tc_tensor_to_string(tc_tensor t, char* buf, int64_t cap, int64_t* needed) {
+  return api("tc_tensor_to_string", [&] { copy_out(to_string(to_device(get_tensor(t, "t"), kCPU)), buf, cap, needed); });
+}
+
+TC_API int32_t tc_tensor_version(tc_tensor t, int64_t* out) {
+  return api("tc_tensor_version", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->version();
+  });
+}
+
+TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out) {
+  return api("tc_tensor_same", [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(a, "a") == get_tensor(b, "b") ? 1 : 0;
+  });
+}

@@ -1,0 +1,20 @@
+// The CPU allocator: 64-byte aligned blocks. Every CPU byte libtc allocates
+// for tensor data goes through cpu_alloc, so failure injection (test builds)
+// and accounting have one place to hook.
+#pragma once
+#include <cstdint>
+
+namespace tc {
+
+// Throws TC_ERR_OUT_OF_MEMORY naming the size when the allocation fails.
+void* cpu_alloc(int64_t nbytes);
+void cpu_free(void* p) noexcept;
+
+// Test builds (TC_TEST_HOOKS): make the Nth cpu_alloc from now fail
+// (0 = never), from the TC_FAIL_ALLOC_AT environment variable read at init or
+// from tc_set_flag("fail_alloc_at", N).
+void set_fail_alloc_at(int64_t n) noexcept;
+int64_t fail_alloc_at() noexcept;
+bool alloc_hooks_compiled() noexcept;
+
+}  // namespace tc

@@ -1,0 +1,74 @@
+// The autograd graph, kept as small as micrograd's: an op that sees an input
+// requiring grad (with grad mode on) makes a Node that remembers what it needs
+// (SavedTensor) and the edges to its inputs' nodes; the engine (engine.cpp)
+// walks nodes from the root in dependency order and calls apply().
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace tc::autograd {
+
+struct Node;
+
+// Where a gradient goes: input_nr-th output of node (null node = nowhere).
+struct Edge {
+  std::shared_ptr<Node> node;
+  uint32_t input_nr = 0;
+};
+
+// A tensor saved for backward, with the version it had then, so that an
+// in-place change made afterwards is caught (TC_ERR_AUTOGRAD) at unpack.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  explicit SavedTensor(const Tensor& t) : tensor_(t), version_(t ? t->version() : 0), defined_(t != nullptr) {}
+  // The saved tensor; throws TC_ERR_AUTOGRAD naming `node` when it was freed
+  // (backward ran without retain_graph) or modified in place.
+  Tensor unpack(const char* node) const;
+  void release() {
+    tensor_.reset();
+    released_ = true;
+  }
+
+ private:
+  Tensor tensor_;
+  int64_t version_ = 0;
+  bool defined_ = false;
+  bool released_ = false;
+};
+
+struct Node {
+  virtual ~Node() = default;
+  // "MulBackward": reported by tc_tensor_grad_fn_name and in errors.
+  virtual const char* name() const = 0;
+  // Given the gradient of each output (null Tensor = zero), returns the
+  // gradient for each input, in the order of `next` (null = none).
+  virtual std::vector<Tensor> apply(const std::vector<Tensor>& grad_outputs) = 0;
+  // Frees saved tensors (after a backward without retain_graph).
+  virtual void release_saved() {}
+
+  std::vector<Edge> next;    // one per input
+  uint32_t num_outputs = 1;  // how many tensors the op produced
+  // Shapes/dtypes of the outputs, so the engine can check and zero-fill.
+  std::vector<Dims> output_shapes;
+  std::vector<DType> output_dtypes;
+  std::vector<Device> output_devices;
+};
+
+// True when grad mode is on and any of the tensors requires grad.
+bool needs_grad(std::initializer_list<const Tensor*> inputs);
+bool needs_grad(const std::vector<Tensor>& inputs);
+// Connects node to its inputs (edges: the inputs' grad_fn, or an
+// AccumulateGrad for leaves requiring grad) and makes it the grad_fn of every
+// output (requires_grad = true, output_nr = i).
+void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
+            const std::vector<Tensor>& outputs);
+// Runs backward from root; grad may be null for a one-element root.
+void backward(const Tensor& root, const Tensor& grad, bool retain_graph);
+// The gradient of a broadcast op's input: sums grad down to shape.
+Tensor reduce_to_shape(const Tensor& grad, const Dims& shape);
+
+}  // namespace tc::autograd

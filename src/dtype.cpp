@@ -1,0 +1,96 @@
+#include "dtype.h"
+
+#include <cmath>
+
+namespace tc {
+
+namespace {
+struct DTypeInfo {
+  const char* name;
+  int64_t size;
+};
+constexpr DTypeInfo kInfo[TC_DTYPE_COUNT] = {
+    {"float32", 4}, {"float64", 8}, {"float16", 2}, {"bfloat16", 2}, {"int8", 1},
+    {"int16", 2},   {"int32", 4},   {"int64", 8},   {"uint8", 1},    {"bool", 1},
+};
+}  // namespace
+
+bool dtype_valid(int32_t code) noexcept { return code >= 0 && code < TC_DTYPE_COUNT; }
+const char* dtype_name(DType d) noexcept {
+  return dtype_valid(int32_t(d)) ? kInfo[int32_t(d)].name : "unknown";
+}
+int64_t dtype_size(DType d) noexcept { return dtype_valid(int32_t(d)) ? kInfo[int32_t(d)].size : 0; }
+bool is_floating(DType d) noexcept {
+  return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
+}
+bool is_integral(DType d) noexcept {
+  return d == DType::i8 || d == DType::i16 || d == DType::i32 || d == DType::i64 || d == DType::u8;
+}
+
+DType to_dtype(int32_t code, const char* arg) {
+  TC_CHECK(dtype_valid(code), TC_ERR_DTYPE, "unknown dtype code ", code, " for ", arg,
+           " (expected 0..", TC_DTYPE_COUNT - 1, ", a TC_FLOAT32-style constant)");
+  return DType(code);
+}
+
+DType promote_types(DType a, DType b) noexcept {
+  if (a == b) return a;
+  // PyTorch's promotion table, in code order f32 f64 f16 bf16 i8 i16 i32 i64 u8 b8.
+  using D = DType;
+  static const D table[TC_DTYPE_COUNT][TC_DTYPE_COUNT] = {
+      /* f32 */ {D::f32, D::f64, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32},
+      /* f64 */ {D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64},
+      /* f16 */ {D::f32, D::f64, D::f16, D::f32, D::f16, D::f16, D::f16, D::f16, D::f16, D::f16},
+      /* bf16*/ {D::f32, D::f64, D::f32, D::bf16, D::bf16, D::bf16, D::bf16, D::bf16, D::bf16, D::bf16},
+      /* i8  */ {D::f32, D::f64, D::f16, D::bf16, D::i8, D::i16, D::i32, D::i64, D::i16, D::i8},
+      /* i16 */ {D::f32, D::f64, D::f16, D::bf16, D::i16, D::i16, D::i32, D::i64, D::i16, D::i16},
+      /* i32 */ {D::f32, D::f64, D::f16, D::bf16, D::i32, D::i32, D::i32, D::i64, D::i32, D::i32},
+      /* i64 */ {D::f32, D::f64, D::f16, D::bf16, D::i64, D::i64, D::i64, D::i64, D::i64, D::i64},
+      /* u8  */ {D::f32, D::f64, D::f16, D::bf16, D::i16, D::i16, D::i32, D::i64, D::u8, D::u8},
+      /* b8  */ {D::f32, D::f64, D::f16, D::bf16, D::i8, D::i16, D::i32, D::i64, D::u8, D::b8},
+  };
+  return table[int32_t(a)][int32_t(b)];
+}
+
+uint16_t Half::from_float(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t absx = x & 0x7fffffffu;
+  if (absx > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
+  if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow (incl. inf)
+  if (absx < 0x38800000u) {
+    // Subnormal half (or zero): let the FPU round by adding a magic number.
+    float a;
+    std::memcpy(&a, &absx, 4);
+    a += 0.5f;  // 2^-1: aligns the half subnormal bits at the bottom of the mantissa
+    uint32_t r;
+    std::memcpy(&r, &a, 4);
+    return uint16_t(sign | (r - 0x3f000000u));
+  }
+  // Normal: rebias the exponent and round the mantissa to nearest even.
+  uint32_t mant_odd = (absx >> 13) & 1u;
+  uint32_t v = absx + 0xc8000fffu + mant_odd;  // (-112 << 23) + rounding bias
+  return uint16_t(sign | (v >> 13));
+}
+
+float Half::to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  const uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    float f = std::ldexp(float(mant), -24);
+    std::memcpy(&bits, &f, 4);
+    bits |= sign;
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+}  // namespace tc

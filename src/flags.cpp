@@ -1,0 +1,136 @@
+#include "flags.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "alloc.h"
+#include "cuda_probe.h"
+#include "handles.h"
+#include "init.h"
+#include "tensor.h"
+
+namespace tc {
+
+bool cuda_backend_initialized() noexcept;  // src/cuda/ (or cuda_stub.cpp)
+
+namespace {
+
+constexpr bool kHasCuda =
+#ifdef TC_HAVE_CUDA
+    true;
+#else
+    false;
+#endif
+
+struct Flag {
+  const char* name;
+  int64_t (*get)();
+  void (*set)(int64_t);  // nullptr: read-only
+  const char* help;
+};
+
+void set_bool(const char* name, int64_t v) {
+  TC_CHECK(v == 0 || v == 1, TC_ERR_INVALID_ARGUMENT, "flag ", name, " takes 0 or 1, got ", v);
+}
+
+const Flag kFlags[] = {
+    {"has_cuda", [] { return int64_t(kHasCuda); }, nullptr, "built with the CUDA backend"},
+    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS"},
+    {"has_onednn", [] { return int64_t(1); }, nullptr, "built with oneDNN (matmul, conv, pooling)"},
+    {"has_openmp", [] { return int64_t(1); }, nullptr, "built with OpenMP"},
+    {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},
+    {"has_lapack", [] { return int64_t(0); }, nullptr, "built with LAPACK"},
+    {"cxx11_abi", [] { return int64_t(_GLIBCXX_USE_CXX11_ABI); }, nullptr, "libstdc++'s C++11 ABI"},
+    {"cuda_available", [] { return int64_t(cuda_probe().available); }, nullptr,
+     "a GPU and driver usable now (probed without a CUDA context)"},
+    {"cuda_initialized", [] { return int64_t(cuda_backend_initialized()); }, nullptr,
+     "the cuda stage has run successfully"},
+    {"cuda_device_count", [] { return int64_t(cuda_probe().available ? cuda_probe().device_count : 0); }, nullptr,
+     "GPUs usable now"},
+    {"num_threads", [] { return int64_t(num_threads()); },
+     [](int64_t v) {
+       TC_CHECK(v >= 1 && v <= 4096, TC_ERR_INVALID_ARGUMENT, "flag num_threads must be in [1, 4096], got ", v);
+       set_num_threads(int(v));
+     },
+     "intra-op threads"},
+    {"grad_enabled", [] { return int64_t(grad_enabled()); },
+     [](int64_t v) {
+       set_bool("grad_enabled", v);
+       set_grad_enabled(v != 0);
+     },
+     "autograd records graphs (this thread)"},
+    {"deterministic", [] { return int64_t(deterministic()); },
+     [](int64_t v) {
+       set_bool("deterministic", v);
+       set_deterministic(v != 0);
+     },
+     "only deterministic algorithms"},
+    {"default_dtype", [] { return int64_t(default_dtype()); },
+     [](int64_t v) {
+       TC_CHECK(v == TC_FLOAT32 || v == TC_FLOAT64, TC_ERR_INVALID_ARGUMENT,
+                "flag default_dtype must be TC_FLOAT32 (0) or TC_FLOAT64 (1), got ", v);
+       set_default_dtype(DType(v));
+     },
+     "dtype of float results from integer inputs"},
+    {"live_tensors", [] { return live_tensor_count(); }, nullptr, "tensors alive now"},
+    {"live_handles", [] { return live_handle_count(); }, nullptr, "handles of any kind alive now"},
+    {"fail_alloc_at", [] { return fail_alloc_at(); },
+     [](int64_t v) {
+       TC_CHECK(alloc_hooks_compiled(), TC_ERR_NOT_COMPILED,
+                "flag fail_alloc_at needs a build with TC_TEST_HOOKS=ON");
+       TC_CHECK(v >= 0, TC_ERR_INVALID_ARGUMENT, "flag fail_alloc_at must be >= 0, got ", v);
+       set_fail_alloc_at(v);
+     },
+     "test builds: the Nth CPU allocation from now fails (0 = none)"},
+};
+constexpr int64_t kFlagCount = int64_t(sizeof(kFlags) / sizeof(kFlags[0]));
+
+const Flag& find(const char* name) {
+  TC_CHECK(name != nullptr, TC_ERR_INVALID_ARGUMENT, "name must not be NULL");
+  for (const Flag& f : kFlags)
+    if (std::strcmp(f.name, name) == 0) return f;
+  std::ostringstream known;
+  for (int64_t i = 0; i < kFlagCount; ++i) known << (i ? ", " : "") << kFlags[i].name;
+  fail(TC_ERR_INVALID_ARGUMENT, str("unknown flag '", name, "' (known: ", known.str(), ")"));
+}
+
+}  // namespace
+
+int64_t flag_count() noexcept { return kFlagCount; }
+const char* flag_name(int64_t i) noexcept { return i >= 0 && i < kFlagCount ? kFlags[i].name : nullptr; }
+bool flag_settable(int64_t i) noexcept { return i >= 0 && i < kFlagCount && kFlags[i].set != nullptr; }
+
+int64_t get_flag(const char* name) { return find(name).get(); }
+
+void set_flag(const char* name, int64_t value) {
+  const Flag& f = find(name);
+  TC_CHECK(f.set != nullptr, TC_ERR_INVALID_ARGUMENT, "flag ", name, " is read-only");
+  f.set(value);
+}
+
+std::string config_report() {
+  std::ostringstream os;
+  os << "libtc " << TC_VERSION_STRING << " (ABI " << TC_ABI_VERSION << ")\n"
+     << "  build type:   " << TC_BUILD_TYPE << "\n"
+     << "  compiler:     " << TC_CXX_COMPILER << ", C++" << (__cplusplus / 100 % 100) << "\n"
+     << "  CPU features: " << cpu_features() << "\n"
+     << "  OpenMP:       yes, " << num_threads() << " threads\n"
+     << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
+     << "  MKL, LAPACK:  no\n";
+  const CudaProbe& p = cuda_probe();
+  os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
+  if (p.available)
+    os << ", available, " << p.device_count << " device(s)";
+  else
+    os << ", unavailable: " << p.reason;
+  os << "\n  flags:\n";
+  for (const Flag& f : kFlags) {
+    char line[160];
+    std::snprintf(line, sizeof line, "    %-18s = %-6lld %s%s\n", f.name, static_cast<long long>(f.get()),
+                  f.set ? "(settable) " : "", f.help);
+    os << line;
+  }
+  return os.str();
+}
+
+}  // namespace tc

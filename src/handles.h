@@ -1,0 +1,28 @@
+// The handle table: every object the ABI hands out (tensor, optimizer) is a
+// slot here, and a handle is an encoded (generation, kind, slot) number, never
+// a pointer. Looking one up checks kind and generation under the slot's
+// spinlock and returns a strong reference, so a handle freed concurrently by
+// another thread can never be read after free. Slots are never returned to
+// the OS, and generations only grow: handles stay invalid forever once freed,
+// including across tc_shutdown / tc_init cycles.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+namespace tc {
+
+enum class HandleKind : uint8_t { tensor = 1, optimizer = 2 };
+const char* handle_kind_name(HandleKind kind) noexcept;
+
+// Stores obj and returns its handle value (never 0). Throws OOM when full.
+uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj);
+// The object behind a handle, or throws TC_ERR_INVALID_HANDLE naming arg.
+std::shared_ptr<void> handle_get(uint64_t handle, HandleKind kind, const char* arg);
+// Frees a handle, or throws TC_ERR_INVALID_HANDLE. The object itself dies
+// outside the table's locks (after this returns) when it was the last ref.
+void handle_remove(uint64_t handle, HandleKind kind, const char* arg);
+// Frees every live handle (tc_shutdown).
+void handle_clear_all();
+int64_t live_handle_count() noexcept;
+
+}  // namespace tc

@@ -1,0 +1,242 @@
+// Staged initialization. Each stage is a named function run in order under
+// one mutex; its state, time and message are kept for the report. Required
+// stages (core, cpu, random, autograd) fail tc_init; the optional cuda stage
+// is registered lazy and never fails tc_init.
+#include "init.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "alloc.h"
+#include "cuda_probe.h"
+#include "handles.h"
+#include "rng.h"
+
+namespace tc {
+
+void cuda_backend_init();      // src/cuda/ when built with CUDA, else throws NOT_COMPILED
+void cuda_backend_shutdown();  // releases the caching allocator (no-op without CUDA)
+
+namespace {
+
+std::mutex g_mu;
+int g_refs = 0;
+std::atomic<bool> g_initialized{false};
+std::vector<StageInfo> g_stages;
+std::string g_cpu_features;
+
+const char* state_name(int32_t s) {
+  switch (s) {
+    case TC_STAGE_PENDING:
+      return "pending";
+    case TC_STAGE_OK:
+      return "ok";
+    case TC_STAGE_FAILED:
+      return "failed";
+    case TC_STAGE_SKIPPED:
+      return "skipped";
+    case TC_STAGE_LAZY:
+      return "lazy";
+  }
+  return "?";
+}
+
+// Runs body as stage `info`, recording state and duration.
+void run_stage(StageInfo& info, const std::function<void()>& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    body();
+    info.state = TC_STAGE_OK;
+    info.message.clear();
+  } catch (const Error& e) {
+    info.state = TC_STAGE_FAILED;
+    info.message = e.what();
+  } catch (const std::exception& e) {
+    info.state = TC_STAGE_FAILED;
+    info.message = e.what();
+  }
+  info.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  TC_CHECK(end && *end == '\0' && n > 0 && n <= 4096, TC_ERR_INVALID_ARGUMENT, name, "=", v,
+           " is not a thread count in [1, 4096]");
+  return int(n);
+}
+
+void stage_core() {
+  // The registries are static tables; check them once so a broken build
+  // fails here, loudly, instead of in the first op.
+  for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
+    TC_CHECK(dtype_size(DType(d)) > 0, TC_ERR_INTERNAL, "dtype ", d, " has no size");
+  }
+  TC_CHECK(Half(1.5f) == 1.5f && BFloat16(2.0f) == 2.0f, TC_ERR_INTERNAL, "16-bit float conversion is broken");
+#ifdef TC_TEST_HOOKS
+  if (const char* v = std::getenv("TC_FAIL_ALLOC_AT")) set_fail_alloc_at(std::atoll(v));
+#endif
+  cpu_free(cpu_alloc(64));  // the allocator works
+}
+
+void stage_cpu(const tc_init_options& o) {
+  const int cores = int(std::thread::hardware_concurrency());
+  const int n = o.num_threads > 0 ? o.num_threads : env_int("TC_NUM_THREADS", cores > 0 ? cores : 1);
+  TC_CHECK(n >= 1 && n <= 4096, TC_ERR_INVALID_ARGUMENT, "num_threads must be in [1, 4096], got ", n);
+  set_num_threads(n);
+  std::ostringstream f;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("sse4.2")) f << "sse4.2 ";
+  if (__builtin_cpu_supports("avx")) f << "avx ";
+  if (__builtin_cpu_supports("avx2")) f << "avx2 ";
+  if (__builtin_cpu_supports("fma")) f << "fma ";
+  if (__builtin_cpu_supports("avx512f")) f << "avx512f ";
+  g_cpu_features = f.str();
+  if (!g_cpu_features.empty()) g_cpu_features.pop_back();
+  onednn_init();
+}
+
+void stage_random(const tc_init_options& o) {
+  bool use_seed = o.use_seed != 0;
+  uint64_t seed = o.seed;
+  if (!use_seed) {
+    if (const char* v = std::getenv("TC_SEED")) {
+      use_seed = true;
+      seed = std::strtoull(v, nullptr, 10);
+    }
+  }
+  rng_init(use_seed, seed);
+}
+
+void stage_autograd() {
+  // Grad mode is per thread and starts on; the engine keeps no global state
+  // beyond the settings, which start from their documented defaults.
+  set_grad_enabled(true);
+  set_deterministic(false);
+  set_default_dtype(DType::f32);
+}
+
+void undo_all() {
+  handle_clear_all();
+  onednn_shutdown();
+  cuda_backend_shutdown();
+}
+
+StageInfo* find_stage(const std::string& name) {
+  for (auto& s : g_stages)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_initialized() noexcept { return g_initialized.load(std::memory_order_acquire); }
+
+void init(const tc_init_options* options) {
+  tc_init_options o{};
+  if (options) {
+    TC_CHECK(options->size >= offsetof(tc_init_options, num_threads) + sizeof(int32_t) &&
+                 options->size <= 4096,
+             TC_ERR_INVALID_ARGUMENT, "options->size is ", options->size,
+             "; set it to sizeof(tc_init_options) (", sizeof(tc_init_options), ")");
+    std::memcpy(&o, options, std::min<size_t>(options->size, sizeof(o)));
+  }
+  std::lock_guard<std::mutex> g(g_mu);
+  if (g_refs > 0) {
+    ++g_refs;
+    return;
+  }
+  g_stages.clear();
+  g_stages.push_back({"core", TC_STAGE_PENDING, "", 0.0, true});
+  g_stages.push_back({"cpu", TC_STAGE_PENDING, "", 0.0, true});
+  g_stages.push_back({"random", TC_STAGE_PENDING, "", 0.0, true});
+  g_stages.push_back({"autograd", TC_STAGE_PENDING, "", 0.0, true});
+  g_stages.push_back({"cuda", TC_STAGE_PENDING, "", 0.0, false});
+  const std::function<void()> bodies[] = {stage_core, [&] { stage_cpu(o); }, [&] { stage_random(o); },
+                                          stage_autograd};
+  for (size_t i = 0; i < 4; ++i) {
+    run_stage(g_stages[i], bodies[i]);
+    if (g_stages[i].state != TC_STAGE_OK) {
+      undo_all();
+      fail(TC_ERR_INTERNAL, str("required stage '", g_stages[i].name, "' failed: ", g_stages[i].message));
+    }
+  }
+  StageInfo& cuda = g_stages[4];
+#ifdef TC_HAVE_CUDA
+  cuda.state = TC_STAGE_LAZY;
+  cuda.message = "runs on first use of a cuda device, or tc_backend_init(\"cuda\")";
+  if (o.eager_backends) run_stage(cuda, cuda_backend_init);
+#else
+  cuda.state = TC_STAGE_SKIPPED;
+  cuda.message = "libtc was built without CUDA (TC_WITH_CUDA=OFF or no CUDA toolkit at build time)";
+#endif
+  g_refs = 1;
+  g_initialized.store(true, std::memory_order_release);
+}
+
+void shutdown() {
+  std::lock_guard<std::mutex> g(g_mu);
+  TC_CHECK(g_refs > 0, TC_ERR_NOT_INITIALIZED, "libtc is not initialized: tc_shutdown without a matching tc_init");
+  if (--g_refs > 0) return;
+  g_initialized.store(false, std::memory_order_release);
+  undo_all();
+}
+
+std::vector<StageInfo> stage_snapshot() {
+  std::lock_guard<std::mutex> g(g_mu);
+  return g_stages;
+}
+
+const StageInfo* stage_at(int64_t index) {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (index < 0 || index >= int64_t(g_stages.size())) return nullptr;
+  return &g_stages[size_t(index)];
+}
+
+std::string init_report() {
+  std::ostringstream os;
+  double total = 0;
+  os << "libtc " << TC_VERSION_STRING << " init report\n";
+  for (const StageInfo& s : stage_snapshot()) {
+    char line[96];
+    std::snprintf(line, sizeof line, "  %-9s %-8s %9.3f ms", s.name.c_str(), state_name(s.state), s.duration_ms);
+    os << line;
+    if (!s.message.empty()) os << "  (" << s.message << ")";
+    os << "\n";
+    total += s.duration_ms;
+  }
+  char line[64];
+  std::snprintf(line, sizeof line, "  total              %9.3f ms\n", total);
+  os << line;
+  return os.str();
+}
+
+void ensure_backend(const std::string& name) {
+  std::lock_guard<std::mutex> g(g_mu);
+  StageInfo* s = find_stage(name);
+  TC_CHECK(s != nullptr, TC_ERR_INVALID_ARGUMENT, "unknown backend '", name, "' (known: cuda)");
+  if (s->state == TC_STAGE_LAZY) run_stage(*s, cuda_backend_init);
+  switch (s->state) {
+    case TC_STAGE_OK:
+      return;
+    case TC_STAGE_SKIPPED:
+      fail(TC_ERR_NOT_COMPILED, str("backend '", name, "' is not available: ", s->message));
+    default:
+      fail(TC_ERR_UNAVAILABLE, str("backend '", name, "' is unavailable: ", s->message));
+  }
+}
+
+const std::string& cpu_features() { return g_cpu_features; }
+
+}  // namespace tc

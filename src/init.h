@@ -1,0 +1,63 @@
+// Staged initialization (tc_init / tc_shutdown) and the runtime settings the
+// stages set up. Stages run in order: core, cpu, random, autograd; cuda is
+// registered lazy and runs on first use (or tc_backend_init("cuda")).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dtype.h"
+
+namespace tc {
+
+bool is_initialized() noexcept;
+// Any thread: one reference per successful call.
+void init(const tc_init_options* options);
+void shutdown();
+
+struct StageInfo {
+  std::string name;
+  int32_t state;
+  std::string message;
+  double duration_ms;
+  bool required;
+};
+std::vector<StageInfo> stage_snapshot();
+const StageInfo* stage_at(int64_t index);  // stable until shutdown; nullptr if out of range
+std::string init_report();
+// Runs a lazy stage (by name) if it has not run; throws its failure.
+void ensure_backend(const std::string& name);
+
+// CPU features found by the cpu stage ("avx2 fma ...").
+const std::string& cpu_features();
+// The oneDNN CPU engine made by the cpu stage (src/cpu/onednn.cpp), as the
+// C API's dnnl_engine_t; valid between tc_init and tc_shutdown.
+void onednn_init();
+void onednn_shutdown();
+void* onednn_engine();
+
+// ---- runtime settings (src/runtime.cpp) ----
+int num_threads() noexcept;
+void set_num_threads(int n);  // >= 1
+// Makes the calling thread's OpenMP use num_threads() (oneDNN reads it).
+void sync_omp_threads() noexcept;
+bool grad_enabled() noexcept;  // per thread
+void set_grad_enabled(bool on) noexcept;
+bool deterministic() noexcept;
+void set_deterministic(bool on) noexcept;
+DType default_dtype() noexcept;
+void set_default_dtype(DType d);  // f32 or f64
+
+// RAII: grad mode off in a scope (used by optimizers and initializers).
+class NoGradGuard {
+ public:
+  NoGradGuard() : prev_(grad_enabled()) { set_grad_enabled(false); }
+  ~NoGradGuard() { set_grad_enabled(prev_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+}  // namespace tc

@@ -1,0 +1,104 @@
+// Every op of libtc, as the core sees it: plain C++ functions on Tensor that
+// compute the result and, when an input requires grad (and grad mode is on),
+// record a Node (autograd/node.h). The tc_* ABI functions are thin wrappers
+// over these. Errors throw tc::Error with a message naming the op, shapes and
+// dtypes. Negative dims wrap as in PyTorch.
+#pragma once
+#include <vector>
+
+#include "tensor.h"
+
+namespace tc::ops {
+
+// ---- type promotion (ops/promotion.cpp) ----
+// PyTorch's result_type for tensors (0-dim tensors rank below dim-ful ones).
+DType result_type(const std::vector<Tensor>& inputs);
+// The dtype of `tensor (op) python-float scalar`.
+DType result_type_scalar(const Tensor& a);
+// The broadcast shape, or TC_ERR_SHAPE naming op and both shapes.
+Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op);
+
+// ---- views (ops/views.cpp): share storage, differentiable ----
+Tensor reshape(const Tensor& t, const Dims& shape);
+Tensor view(const Tensor& t, const Dims& shape);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& t, const Dims& dims);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor squeeze(const Tensor& t, int64_t dim);  // dim = TC_DIM_ALL: every size-1 dim
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor expand(const Tensor& t, const Dims& shape);
+Tensor contiguous(const Tensor& t);  // differentiable form of tc::contiguous
+Tensor clone(const Tensor& t);
+Tensor detach(const Tensor& t);
+Tensor to_dtype(const Tensor& t, DType dtype);  // differentiable between float dtypes
+Tensor to_device(const Tensor& t, Device device);
+
+// ---- elementwise (ops/elementwise.cpp) ----
+enum class BinaryOp { add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge };
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+enum class ScalarOp { add, sub, mul, div, pow, rsub, rdiv };
+Tensor binary_scalar(ScalarOp op, const Tensor& a, double s);
+enum class UnaryOp { neg, abs, exp, log, sqrt, tanh, sigmoid, relu, gelu };
+Tensor unary(UnaryOp op, const Tensor& a);
+Tensor clamp(const Tensor& a, double lo, double hi);  // NaN = no bound
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+inline Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
+inline Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::sub, a, b); }
+inline Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
+inline Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
+inline Tensor mul_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::mul, a, s); }
+inline Tensor add_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::add, a, s); }
+
+// ---- in place (ops/inplace.cpp): bump the version counter ----
+void add_(const Tensor& self, const Tensor& other);
+void sub_(const Tensor& self, const Tensor& other);
+void mul_(const Tensor& self, const Tensor& other);
+void div_(const Tensor& self, const Tensor& other);
+void zero_(const Tensor& self);
+void fill_(const Tensor& self, double value);
+void copy_(const Tensor& self, const Tensor& src);
+
+// ---- reductions (ops/reduce.cpp); dims empty = all ----
+Tensor sum(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor mean(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);
+Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);
+Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor max_all(const Tensor& a);
+Tensor min_all(const Tensor& a);
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim);
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim);  // dim = TC_DIM_ALL: flattened
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim);
+
+// ---- shape ops (ops/shape.cpp) ----
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor one_hot(const Tensor& indices, int64_t num_classes);
+
+// ---- linear algebra (ops/linalg.cpp, oneDNN) ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);  // bias may be null
+
+// ---- neural-network ops (ops/nn.cpp, ops/conv.cpp) ----
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, int32_t reduction);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int32_t reduction);
+Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction);
+Tensor dropout(const Tensor& a, double p, bool training);
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+              const int64_t padding[2], const int64_t dilation[2], int64_t groups);
+Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]);
+Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]);
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+
+}  // namespace tc::ops

@@ -1,0 +1,202 @@
+#include "tensor.h"
+
+#include <cstdlib>
+#include <limits>
+#include <ostream>
+
+#include "alloc.h"
+#include "init.h"
+
+namespace tc {
+
+// ---- Dims ----
+Dims Dims::filled(int64_t n, int64_t value) {
+  Dims d;
+  d.resize(n, value);
+  return d;
+}
+void Dims::assign(const int64_t* data, int64_t n) {
+  TC_CHECK(n >= 0 && n <= TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "at most ", TC_MAX_DIMS,
+           " dims are supported, got ", n);
+  for (int64_t i = 0; i < n; ++i) d_[i] = data[i];
+  n_ = n;
+}
+void Dims::push_back(int64_t v) {
+  TC_CHECK(n_ < TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "at most ", TC_MAX_DIMS, " dims are supported");
+  d_[n_++] = v;
+}
+void Dims::insert(int64_t pos, int64_t v) {
+  TC_CHECK(n_ < TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "at most ", TC_MAX_DIMS, " dims are supported");
+  for (int64_t i = n_; i > pos; --i) d_[i] = d_[i - 1];
+  d_[pos] = v;
+  ++n_;
+}
+void Dims::erase(int64_t pos) {
+  for (int64_t i = pos; i + 1 < n_; ++i) d_[i] = d_[i + 1];
+  --n_;
+}
+void Dims::resize(int64_t n, int64_t value) {
+  TC_CHECK(n >= 0 && n <= TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "at most ", TC_MAX_DIMS,
+           " dims are supported, got ", n);
+  for (int64_t i = n_; i < n; ++i) d_[i] = value;
+  n_ = n;
+}
+bool Dims::operator==(const Dims& o) const {
+  if (n_ != o.n_) return false;
+  for (int64_t i = 0; i < n_; ++i)
+    if (d_[i] != o.d_[i]) return false;
+  return true;
+}
+std::ostream& operator<<(std::ostream& os, const Dims& d) {
+  os << '[';
+  for (int64_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
+  return os << ']';
+}
+
+int64_t checked_numel(const Dims& shape, const char* what) {
+  int64_t n = 1;
+  bool zero = false;
+  bool overflow = false;
+  for (int64_t s : shape) {
+    TC_CHECK(s >= 0, TC_ERR_INVALID_ARGUMENT, what, ": negative size ", s, " in shape ", shape);
+    if (s == 0) zero = true;
+    if (!overflow && __builtin_mul_overflow(n, s, &n)) overflow = true;
+  }
+  if (zero) return 0;
+  TC_CHECK(!overflow, TC_ERR_OUT_OF_MEMORY, what, ": shape ", shape,
+           " has more elements than int64 can count");
+  return n;
+}
+
+Dims contiguous_strides(const Dims& shape) {
+  Dims st = Dims::filled(shape.size(), 1);
+  int64_t acc = 1;
+  for (int64_t i = shape.size() - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return st;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* what) {
+  const int64_t lo = ndim == 0 ? -1 : -ndim;
+  const int64_t hi = ndim == 0 ? 0 : ndim - 1;
+  TC_CHECK(dim >= lo && dim <= hi, TC_ERR_INDEX, what, ": dim ", dim, " is out of range for a tensor with ",
+           ndim, " dims (expected ", lo, " to ", hi, ")");
+  return dim < 0 ? dim + (ndim == 0 ? 1 : ndim) : dim;
+}
+
+std::string device_name(Device d) {
+  if (device_type(d) == TC_DEVICE_CPU) return "cpu";
+  if (device_type(d) == TC_DEVICE_CUDA) return str("cuda:", device_index(d));
+  return str("unknown(", d, ")");
+}
+
+Device check_device(int32_t code, const char* arg) {
+  const int32_t type = code >> 16;
+  if (type == TC_DEVICE_CPU) {
+    TC_CHECK((code & 0xFFFF) == 0, TC_ERR_INVALID_ARGUMENT, arg, ": cpu has only index 0, got ",
+             code & 0xFFFF);
+    return code;
+  }
+  if (type == TC_DEVICE_CUDA) {
+    ensure_backend("cuda");  // throws NOT_COMPILED or UNAVAILABLE with the reason
+    return code;
+  }
+  fail(TC_ERR_INVALID_ARGUMENT, str(arg, ": unknown device code ", code,
+                                    " (expected TC_DEVICE(TC_DEVICE_CPU or TC_DEVICE_CUDA, index))"));
+}
+
+// ---- Storage ----
+Storage::~Storage() {
+  if (deleter) deleter(data);
+}
+
+std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
+  TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, "allocation on ",
+           device_name(device), " is not available");
+  auto s = std::make_shared<Storage>();
+  s->data = cpu_alloc(nbytes);
+  s->nbytes = nbytes;
+  s->device = device;
+  s->deleter = cpu_free;
+  return s;
+}
+
+// ---- TensorImpl ----
+namespace {
+std::atomic<int64_t> g_live_tensors{0};
+}
+TensorImpl::TensorImpl() { g_live_tensors.fetch_add(1, std::memory_order_relaxed); }
+TensorImpl::~TensorImpl() { g_live_tensors.fetch_sub(1, std::memory_order_relaxed); }
+int64_t live_tensor_count() noexcept { return g_live_tensors.load(std::memory_order_relaxed); }
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (int64_t i = ndim() - 1; i >= 0; --i) {
+    if (shape[i] == 1) continue;
+    if (shape[i] == 0) return true;
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+Tensor empty(const Dims& shape, DType dtype, Device device) {
+  const int64_t n = checked_numel(shape, "empty");
+  int64_t nbytes;
+  TC_CHECK(!__builtin_mul_overflow(n, dtype_size(dtype), &nbytes), TC_ERR_OUT_OF_MEMORY,
+           "a tensor of shape ", shape, " and dtype ", dtype_name(dtype), " needs more than 2^63 bytes");
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = allocate_storage(nbytes, device);
+  t->shape = shape;
+  t->strides = contiguous_strides(shape);
+  t->dtype = dtype;
+  t->device = device;
+  return t;
+}
+
+Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int64_t offset) {
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = base->storage;
+  t->shape = shape;
+  t->strides = strides;
+  t->offset = offset;
+  t->dtype = base->dtype;
+  t->device = base->device;
+  return t;
+}
+
+Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype, Device device,
+                 std::function<void(void*)> deleter) {
+  std::shared_ptr<Storage> s;
+  try {
+    s = std::make_shared<Storage>();
+  } catch (...) {
+    if (deleter) deleter(data);  // the caller was promised exactly one call
+    throw;
+  }
+  s->deleter = std::move(deleter);  // from here on the storage owns the buffer
+  s->data = data;
+  s->device = device;
+  // The extent the strides reach, so nbytes describes the buffer honestly.
+  int64_t extent = 0;
+  bool any_zero = false;
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) any_zero = true;
+    extent += (shape[i] - 1) * strides[i];
+  }
+  s->nbytes = any_zero ? 0 : (extent + 1) * dtype_size(dtype);
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = std::move(s);
+  t->shape = shape;
+  t->strides = strides;
+  t->dtype = dtype;
+  t->device = device;
+  return t;
+}
+
+Tensor empty_like(const Tensor& t) { return empty(t->shape, t->dtype, t->device); }
+Tensor zeros_like(const Tensor& t) { return zeros(t->shape, t->dtype, t->device); }
+
+}  // namespace tc

@@ -1,0 +1,169 @@
+// Tensors and storage, after PyTorch's c10 TensorImpl/StorageImpl: a Storage
+// owns (or borrows) a buffer; a TensorImpl is a strided view over a Storage
+// plus its autograd metadata. Tensor is the shared, refcounted pointer the
+// whole core passes around; a tc_tensor handle owns one Tensor.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dtype.h"
+
+namespace tc {
+
+namespace autograd {
+struct Node;
+}
+
+// Sizes or strides: at most TC_MAX_DIMS entries, stored inline (no heap).
+class Dims {
+ public:
+  Dims() = default;
+  Dims(std::initializer_list<int64_t> v) { assign(v.begin(), int64_t(v.size())); }
+  Dims(const int64_t* data, int64_t n) { assign(data, n); }
+  explicit Dims(const std::vector<int64_t>& v) { assign(v.data(), int64_t(v.size())); }
+  static Dims filled(int64_t n, int64_t value);
+
+  int64_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  int64_t operator[](int64_t i) const { return d_[i]; }
+  int64_t& operator[](int64_t i) { return d_[i]; }
+  const int64_t* data() const { return d_; }
+  int64_t* data() { return d_; }
+  const int64_t* begin() const { return d_; }
+  const int64_t* end() const { return d_ + n_; }
+  int64_t back() const { return d_[n_ - 1]; }
+  void push_back(int64_t v);
+  void insert(int64_t pos, int64_t v);
+  void erase(int64_t pos);
+  void resize(int64_t n, int64_t value = 0);
+  std::vector<int64_t> vec() const { return std::vector<int64_t>(d_, d_ + n_); }
+  bool operator==(const Dims& o) const;
+  bool operator!=(const Dims& o) const { return !(*this == o); }
+
+ private:
+  void assign(const int64_t* data, int64_t n);
+  int64_t d_[TC_MAX_DIMS] = {};
+  int64_t n_ = 0;
+};
+std::ostream& operator<<(std::ostream& os, const Dims& d);
+
+// Number of elements, throwing TC_ERR_INVALID_ARGUMENT for negative sizes and
+// TC_ERR_OUT_OF_MEMORY when the product overflows int64.
+int64_t checked_numel(const Dims& shape, const char* what);
+inline int64_t numel_of(const Dims& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+Dims contiguous_strides(const Dims& shape);
+// Wraps a possibly negative dim into [0, ndim), else TC_ERR_INDEX.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* what);
+
+// The device code of tc.h (type << 16 | index).
+using Device = int32_t;
+constexpr Device kCPU = TC_CPU;
+inline int32_t device_type(Device d) { return d >> 16; }
+inline int32_t device_index(Device d) { return d & 0xFFFF; }
+std::string device_name(Device d);
+// Checks a device code from the ABI: known type, and compiled in.
+Device check_device(int32_t code, const char* arg);
+
+// A buffer. Owned buffers come from the device's allocator; borrowed ones
+// (tc_from_blob, DLPack) carry a deleter called once on destruction.
+struct Storage {
+  void* data = nullptr;
+  int64_t nbytes = 0;
+  Device device = kCPU;
+  std::function<void(void*)> deleter;  // frees data
+  // Bumped by every in-place write to any view of this storage.
+  std::atomic<int64_t> version{0};
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+};
+
+// Allocates nbytes on device. Throws TC_ERR_OUT_OF_MEMORY.
+std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device);
+
+struct TensorImpl;
+using Tensor = std::shared_ptr<TensorImpl>;
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  int64_t offset = 0;  // in elements
+  Dims shape;
+  Dims strides;  // in elements
+  DType dtype = DType::f32;
+  Device device = kCPU;
+
+  // Autograd metadata (src/autograd/).
+  bool requires_grad = false;  // for leaves: set by the user; else: recorded
+  bool retains_grad = false;
+  Tensor grad;
+  std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
+  uint32_t output_nr = 0;                   // which output of grad_fn
+
+  TensorImpl();
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  int64_t ndim() const { return shape.size(); }
+  int64_t numel() const { return numel_of(shape); }
+  int64_t itemsize() const { return dtype_size(dtype); }
+  bool is_contiguous() const;
+  bool is_leaf() const { return grad_fn == nullptr; }
+  // Address of element [0, ..., 0].
+  void* data() const {
+    return storage ? static_cast<char*>(storage->data) + offset * itemsize() : nullptr;
+  }
+  template <typename T>
+  T* data_as() const {
+    return static_cast<T*>(data());
+  }
+  int64_t version() const { return storage ? storage->version.load() : 0; }
+  void bump_version() const {
+    if (storage) storage->version.fetch_add(1);
+  }
+};
+
+// Tensors alive now (the live_tensors flag).
+int64_t live_tensor_count() noexcept;
+
+// ---- creation (src/tensor.cpp, src/factory.cpp) ----
+Tensor empty(const Dims& shape, DType dtype, Device device = kCPU);
+Tensor full(const Dims& shape, double value, DType dtype, Device device = kCPU);
+Tensor zeros(const Dims& shape, DType dtype, Device device = kCPU);
+Tensor ones(const Dims& shape, DType dtype, Device device = kCPU);
+Tensor empty_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t);
+Tensor scalar_tensor(double value, DType dtype, Device device = kCPU);
+Tensor arange(double start, double end, double step, DType dtype, Device device = kCPU);
+// A view over base's storage with its own shape/strides/offset (no autograd).
+Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int64_t offset);
+// A tensor over a caller's buffer; the deleter runs once when it dies.
+Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype, Device device,
+                 std::function<void(void*)> deleter);
+
+// ---- copies and conversions (src/copy.cpp) ----
+// dst[...] = src[...] elementwise with dtype conversion; shapes must match
+// (src may be broadcast to dst with stride 0). Any strides. Bumps no version.
+void copy_into(const Tensor& dst, const Tensor& src);
+Tensor contiguous(const Tensor& t);            // t itself when contiguous
+Tensor clone_data(const Tensor& t);            // new contiguous storage
+Tensor cast(const Tensor& t, DType dtype);     // t itself when dtype matches
+Tensor to_device(const Tensor& t, Device device);
+// Reads element i (row-major logical index) as double, any dtype/strides.
+double read_element(const Tensor& t, int64_t index);
+
+// ---- formatting (src/format.cpp) ----
+std::string to_string(const Tensor& t);
+
+}  // namespace tc
