@@ -100,7 +100,7 @@ void render(const Tensor& t, int64_t dim, int64_t offset, bool summarize, const 
       }
     }
     if (idx[k] < 0) {
-      os << "...";
+      os << (dim == t->ndim() - 1 ? " ..." : "...");  // PyTorch's spacing
       continue;
     }
     render(t, dim + 1, offset + idx[k] * inner, summarize, f, indent, os);

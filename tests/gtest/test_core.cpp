@@ -98,7 +98,7 @@ TEST(Threads, InitCreateRetainFreeAndFlagsAtOnce) {
         if (tc_init(nullptr) != TC_OK) ++errors;
         const int64_t shape[1] = {int64_t(i % 7 + 1)};
         tc_tensor t = nullptr, u = nullptr;
-        if (tc_full(shape, 1, 1, double(w), TC_FLOAT32, TC_CPU, &t) != TC_OK) ++errors;
+        if (tc_full(shape, 1, double(w), TC_FLOAT32, TC_CPU, &t) != TC_OK) ++errors;
         if (tc_tensor_retain(t, &u) != TC_OK) ++errors;
         if (tc_tensor_free(t) != TC_OK) ++errors;
         double v = -1;
