@@ -116,10 +116,14 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
   TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, "allocation on ",
            device_name(device), " is not available");
   auto s = std::make_shared<Storage>();
-  s->data = cpu_alloc(nbytes);
+  if (nbytes <= Storage::kInlineBytes) {
+    s->data = s->inline_bytes;
+  } else {
+    s->data = cpu_alloc(nbytes);
+    s->deleter = cpu_free;
+  }
   s->nbytes = nbytes;
   s->device = device;
-  s->deleter = cpu_free;
   return s;
 }
 

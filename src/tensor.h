@@ -82,6 +82,10 @@ struct Storage {
   std::function<void(void*)> deleter;  // frees data
   // Bumped by every in-place write to any view of this storage.
   std::atomic<int64_t> version{0};
+  // Small tensors (scalars, losses, 1-element ops) keep their bytes here:
+  // one allocation fewer on the hot path of tiny ops.
+  static constexpr int64_t kInlineBytes = 64;
+  alignas(64) unsigned char inline_bytes[kInlineBytes];
 
   Storage() = default;
   Storage(const Storage&) = delete;
