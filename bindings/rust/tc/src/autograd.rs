@@ -1,0 +1,155 @@
+//! Autograd: requires-grad, gradients, backward and the no-grad scope.
+use std::marker::PhantomData;
+
+use crate::error::{check, Result};
+use crate::ffi::{copy_string, new_tensor};
+use crate::Tensor;
+use tc_sys as sys;
+
+/// Autograd.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::Tensor;
+/// let _tc = tc::init()?;
+/// let x = Tensor::from_slice(&[1.0f64, 2.0, 3.0], &[3])?.requires_grad(true)?;
+/// let y = (&x * &x)?.sum_all()?; // sum(x^2)
+/// assert_eq!(y.grad_fn_name()?, "SumBackward");
+/// y.backward()?;
+/// assert_eq!(x.grad()?.unwrap().to_vec::<f64>()?, vec![2.0, 4.0, 6.0]);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// Marks this leaf as requiring grad (floating dtypes only) and returns
+    /// it, for chaining after creation.
+    pub fn requires_grad(self, requires_grad: bool) -> Result<Tensor> {
+        self.set_requires_grad(requires_grad)?;
+        Ok(self)
+    }
+
+    /// Marks this leaf as requiring grad, or not.
+    pub fn set_requires_grad(&self, requires_grad: bool) -> Result<()> {
+        check(unsafe { sys::tc_tensor_set_requires_grad(self.as_raw(), i32::from(requires_grad)) })
+    }
+
+    /// Whether gradients flow to this tensor.
+    pub fn is_requires_grad(&self) -> Result<bool> {
+        let mut b = 0i32;
+        check(unsafe { sys::tc_tensor_requires_grad(self.as_raw(), &mut b) })?;
+        Ok(b != 0)
+    }
+
+    /// Whether the user made this tensor (not a recorded op).
+    pub fn is_leaf(&self) -> Result<bool> {
+        let mut b = 0i32;
+        check(unsafe { sys::tc_tensor_is_leaf(self.as_raw(), &mut b) })?;
+        Ok(b != 0)
+    }
+
+    /// The accumulated gradient, `None` when there is none. It shares data
+    /// with the gradient libtc keeps (see "Threads" on [`Tensor`]).
+    pub fn grad(&self) -> Result<Option<Tensor>> {
+        let mut out: sys::tc_tensor = std::ptr::null_mut();
+        check(unsafe { sys::tc_tensor_grad(self.as_raw(), &mut out) })?;
+        if out.is_null() {
+            Ok(None)
+        } else {
+            Tensor::from_owned_raw(out).map(Some)
+        }
+    }
+
+    /// Sets the gradient to none.
+    pub fn clear_grad(&self) -> Result<()> {
+        check(unsafe { sys::tc_tensor_clear_grad(self.as_raw()) })
+    }
+
+    /// Keeps `.grad` for this non-leaf tensor during backward.
+    pub fn retain_grad(&self) -> Result<()> {
+        check(unsafe { sys::tc_tensor_retain_grad(self.as_raw()) })
+    }
+
+    /// The name of the node that made this tensor ("AddBackward"), or ""
+    /// for a leaf.
+    pub fn grad_fn_name(&self) -> Result<String> {
+        copy_string(|buf, cap, needed| unsafe { sys::tc_tensor_grad_fn_name(self.as_raw(), buf, cap, needed) })
+    }
+
+    /// A view of the data cut from the graph (requires_grad false).
+    pub fn detach(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_detach(self.as_raw(), out) })
+    }
+
+    /// Backpropagates from this one-element tensor and frees the graph's
+    /// saved tensors (a second backward through it is an
+    /// [`ErrorKind::Autograd`](crate::ErrorKind::Autograd) error).
+    pub fn backward(&self) -> Result<()> {
+        self.backward_with(None, false)
+    }
+
+    /// Backpropagates with an explicit `grad` (same shape and dtype as
+    /// `self`; `None` for a one-element tensor), keeping the graph when
+    /// `retain_graph`.
+    pub fn backward_with(&self, grad: Option<&Tensor>, retain_graph: bool) -> Result<()> {
+        let grad = grad.map_or(std::ptr::null_mut(), Tensor::as_raw);
+        check(unsafe { sys::tc_backward(self.as_raw(), grad, i32::from(retain_graph)) })
+    }
+}
+
+/// Sets this thread's grad mode and returns the previous one.
+pub fn set_grad_enabled(enabled: bool) -> Result<bool> {
+    let mut prev = 0i32;
+    check(unsafe { sys::tc_set_grad_enabled(i32::from(enabled), &mut prev) })?;
+    Ok(prev != 0)
+}
+
+/// Whether autograd records graphs on this thread.
+pub fn is_grad_enabled() -> Result<bool> {
+    crate::get_flag(crate::flags::GRAD_ENABLED).map(|v| v != 0)
+}
+
+/// A scope in which this thread records no graphs (like `torch.no_grad()`):
+/// made by [`NoGradGuard::new`], its drop restores the previous mode.
+///
+/// Grad mode is per thread, so the guard is neither `Send` nor `Sync`: it
+/// must be dropped on the thread that made it.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::Tensor;
+/// let _tc = tc::init()?;
+/// let w = Tensor::ones(&[2], tc::DType::Float32, tc::Device::Cpu)?.requires_grad(true)?;
+/// {
+///     let _no_grad = tc::NoGradGuard::new()?;
+///     let y = (&w * 2.0)?;
+///     assert!(!y.is_requires_grad()?);
+/// }
+/// assert!((&w * 2.0)?.is_requires_grad()?);
+/// # Ok(()) }
+/// ```
+#[must_use = "grad mode comes back when the guard is dropped"]
+#[derive(Debug)]
+pub struct NoGradGuard {
+    previous: bool,
+    // Per-thread state: keep the guard on its thread.
+    _not_send: PhantomData<*const ()>,
+}
+
+impl NoGradGuard {
+    /// Turns grad mode off for this thread until the guard drops.
+    pub fn new() -> Result<NoGradGuard> {
+        let previous = set_grad_enabled(false)?;
+        Ok(NoGradGuard { previous, _not_send: PhantomData })
+    }
+}
+
+impl Drop for NoGradGuard {
+    fn drop(&mut self) {
+        let _ = set_grad_enabled(self.previous);
+    }
+}
+
+/// Runs `f` with grad mode off on this thread.
+pub fn no_grad<R>(f: impl FnOnce() -> R) -> Result<R> {
+    let _guard = NoGradGuard::new()?;
+    Ok(f())
+}

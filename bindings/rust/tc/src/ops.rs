@@ -1,0 +1,585 @@
+//! Ops: elementwise, reductions, matmul, shape ops, in-place ops and
+//! initializers, and the `std::ops` operators.
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use crate::error::{check, Error, Result};
+use crate::ffi::{len_i64, new_tensor};
+use crate::Tensor;
+use tc_sys as sys;
+
+type BinaryFn = unsafe extern "C" fn(sys::tc_tensor, sys::tc_tensor, *mut sys::tc_tensor) -> i32;
+type ScalarFn = unsafe extern "C" fn(sys::tc_tensor, f64, *mut sys::tc_tensor) -> i32;
+type UnaryFn = unsafe extern "C" fn(sys::tc_tensor, *mut sys::tc_tensor) -> i32;
+type ReduceFn = unsafe extern "C" fn(sys::tc_tensor, *const i64, i64, i32, *mut sys::tc_tensor) -> i32;
+type InplaceFn = unsafe extern "C" fn(sys::tc_tensor, sys::tc_tensor) -> i32;
+
+impl Tensor {
+    fn binary(&self, other: &Tensor, f: BinaryFn) -> Result<Tensor> {
+        new_tensor(|out| unsafe { f(self.as_raw(), other.as_raw(), out) })
+    }
+    fn scalar_op(&self, s: f64, f: ScalarFn) -> Result<Tensor> {
+        new_tensor(|out| unsafe { f(self.as_raw(), s, out) })
+    }
+    fn unary(&self, f: UnaryFn) -> Result<Tensor> {
+        new_tensor(|out| unsafe { f(self.as_raw(), out) })
+    }
+    fn reduce(&self, dims: &[i64], keepdim: bool, f: ReduceFn) -> Result<Tensor> {
+        new_tensor(|out| unsafe { f(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), i32::from(keepdim), out) })
+    }
+    fn inplace(&mut self, other: &Tensor, f: InplaceFn) -> Result<()> {
+        check(unsafe { f(self.as_raw(), other.as_raw()) })
+    }
+}
+
+/// Elementwise ops with broadcasting and PyTorch's type promotion. Addition,
+/// subtraction, multiplication, division and negation are the `+ - * /`
+/// and unary `-` operators (see [`Tensor`]).
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::Tensor;
+/// let _tc = tc::init()?;
+/// let a = Tensor::from_slice(&[1.0f32, -2.0, 3.0], &[3])?;
+/// let b = Tensor::from_slice(&[2.0f32, 2.0, 2.0], &[3])?;
+/// assert_eq!(a.pow(&b)?.to_vec::<f32>()?, vec![1.0, 4.0, 9.0]);
+/// assert_eq!(a.maximum(&b)?.to_vec::<f32>()?, vec![2.0, 2.0, 3.0]);
+/// assert_eq!(a.gt(&b)?.to_vec_bool()?, vec![false, false, true]);
+/// assert_eq!(a.abs()?.to_vec::<f32>()?, vec![1.0, 2.0, 3.0]);
+/// assert_eq!(a.relu()?.to_vec::<f32>()?, vec![1.0, 0.0, 3.0]);
+/// assert_eq!(a.clamp(Some(0.0), Some(2.0))?.to_vec::<f32>()?, vec![1.0, 0.0, 2.0]);
+/// assert_eq!((10.0 - &a)?.to_vec::<f32>()?, vec![9.0, 12.0, 7.0]);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// `self ** other`, elementwise.
+    pub fn pow(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_pow)
+    }
+    /// `self ** exponent`.
+    pub fn pow_scalar(&self, exponent: f64) -> Result<Tensor> {
+        self.scalar_op(exponent, sys::tc_pow_scalar)
+    }
+    /// The larger of the two, elementwise.
+    pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_maximum)
+    }
+    /// The smaller of the two, elementwise.
+    pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_minimum)
+    }
+    /// `self == other` as a bool tensor.
+    pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_eq)
+    }
+    /// `self != other` as a bool tensor.
+    pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_ne)
+    }
+    /// `self < other` as a bool tensor.
+    pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_lt)
+    }
+    /// `self <= other` as a bool tensor.
+    pub fn le(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_le)
+    }
+    /// `self > other` as a bool tensor.
+    pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_gt)
+    }
+    /// `self >= other` as a bool tensor.
+    pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_ge)
+    }
+    /// `cond ? a : b` elementwise, broadcasting all three; `cond` is bool.
+    pub fn where_cond(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_where(cond.as_raw(), a.as_raw(), b.as_raw(), out) })
+    }
+    /// `|x|`.
+    pub fn abs(&self) -> Result<Tensor> {
+        self.unary(sys::tc_abs)
+    }
+    /// `e^x` (floating dtypes).
+    pub fn exp(&self) -> Result<Tensor> {
+        self.unary(sys::tc_exp)
+    }
+    /// Natural logarithm (floating dtypes).
+    pub fn log(&self) -> Result<Tensor> {
+        self.unary(sys::tc_log)
+    }
+    /// Square root (floating dtypes).
+    pub fn sqrt(&self) -> Result<Tensor> {
+        self.unary(sys::tc_sqrt)
+    }
+    /// Hyperbolic tangent (floating dtypes).
+    pub fn tanh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_tanh)
+    }
+    /// Logistic sigmoid (floating dtypes).
+    pub fn sigmoid(&self) -> Result<Tensor> {
+        self.unary(sys::tc_sigmoid)
+    }
+    /// `max(x, 0)`.
+    pub fn relu(&self) -> Result<Tensor> {
+        self.unary(sys::tc_relu)
+    }
+    /// GELU, the exact (erf) form (floating dtypes).
+    pub fn gelu(&self) -> Result<Tensor> {
+        self.unary(sys::tc_gelu)
+    }
+    /// Clamps to `[lo, hi]`; `None` leaves that side unbounded.
+    pub fn clamp(&self, lo: Option<f64>, hi: Option<f64>) -> Result<Tensor> {
+        let (lo, hi) = (lo.unwrap_or(f64::NAN), hi.unwrap_or(f64::NAN));
+        new_tensor(|out| unsafe { sys::tc_clamp(self.as_raw(), lo, hi, out) })
+    }
+}
+
+/// Reductions. `dims` empty means every dim; `keepdim` keeps reduced dims
+/// with size 1.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::Tensor;
+/// let _tc = tc::init()?;
+/// let x = Tensor::from_slice(&[1.0f64, 5.0, 3.0, 4.0, 2.0, 6.0], &[2, 3])?;
+/// assert_eq!(x.sum(&[1], false)?.to_vec::<f64>()?, vec![9.0, 12.0]);
+/// assert_eq!(x.mean(&[0], true)?.shape()?, vec![1, 3]);
+/// assert_eq!(x.max()?.item()?, 6.0);
+/// let (values, indices) = x.max_dim(1, false)?;
+/// assert_eq!(values.to_vec::<f64>()?, vec![5.0, 6.0]);
+/// assert_eq!(indices.to_vec::<i64>()?, vec![1, 2]);
+/// assert_eq!(x.argmax(None, false)?.item()?, 5.0);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// Sum over `dims` (integer and bool tensors sum to int64).
+    pub fn sum(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.reduce(dims, keepdim, sys::tc_sum)
+    }
+    /// Sum of every element (a 0-dim tensor).
+    pub fn sum_all(&self) -> Result<Tensor> {
+        self.sum(&[], false)
+    }
+    /// Mean over `dims`.
+    pub fn mean(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.reduce(dims, keepdim, sys::tc_mean)
+    }
+    /// Mean of every element (a 0-dim tensor).
+    pub fn mean_all(&self) -> Result<Tensor> {
+        self.mean(&[], false)
+    }
+    /// Variance over `dims` with `correction` (1 = unbiased, Bessel).
+    pub fn var(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_var(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), out)
+        })
+    }
+    /// Standard deviation over `dims` with `correction` (1 = unbiased).
+    pub fn std(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_std(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), out)
+        })
+    }
+    /// `log(sum(exp(x)))` over `dims`, computed stably.
+    pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.reduce(dims, keepdim, sys::tc_logsumexp)
+    }
+    /// The largest element (a 0-dim tensor).
+    pub fn max(&self) -> Result<Tensor> {
+        self.unary(sys::tc_max)
+    }
+    /// The smallest element (a 0-dim tensor).
+    pub fn min(&self) -> Result<Tensor> {
+        self.unary(sys::tc_min)
+    }
+    /// Maximum along `dim`: `(values, int64 indices)` (first occurrence).
+    pub fn max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        self.values_indices(dim, keepdim, sys::tc_max_dim)
+    }
+    /// Minimum along `dim`: `(values, int64 indices)` (first occurrence).
+    pub fn min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        self.values_indices(dim, keepdim, sys::tc_min_dim)
+    }
+    fn values_indices(
+        &self,
+        dim: i64,
+        keepdim: bool,
+        f: unsafe extern "C" fn(sys::tc_tensor, i64, i32, *mut sys::tc_tensor, *mut sys::tc_tensor) -> i32,
+    ) -> Result<(Tensor, Tensor)> {
+        let mut values: sys::tc_tensor = std::ptr::null_mut();
+        let mut indices: sys::tc_tensor = std::ptr::null_mut();
+        check(unsafe { f(self.as_raw(), dim, i32::from(keepdim), &mut values, &mut indices) })?;
+        // Own both before checking either, so neither leaks.
+        let values = Tensor::from_owned_raw(values);
+        let indices = Tensor::from_owned_raw(indices);
+        Ok((values?, indices?))
+    }
+    /// int64 index of the maximum along `dim`, or over the flattened tensor
+    /// for `None`.
+    pub fn argmax(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        let dim = dim.unwrap_or(sys::TC_DIM_ALL);
+        new_tensor(|out| unsafe { sys::tc_argmax(self.as_raw(), dim, i32::from(keepdim), out) })
+    }
+    /// int64 index of the minimum along `dim`, or over the flattened tensor
+    /// for `None`.
+    pub fn argmin(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        let dim = dim.unwrap_or(sys::TC_DIM_ALL);
+        new_tensor(|out| unsafe { sys::tc_argmin(self.as_raw(), dim, i32::from(keepdim), out) })
+    }
+}
+
+/// Linear algebra.
+impl Tensor {
+    /// Matrix product with `torch.matmul`'s rules (dot product for 1-D x 1-D,
+    /// batched with broadcasting).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tc::Error> {
+    /// use tc::Tensor;
+    /// let _tc = tc::init()?;
+    /// let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let b = Tensor::from_slice(&[1.0f32, 1.0], &[2, 1])?;
+    /// assert_eq!(a.matmul(&b)?.to_vec::<f32>()?, vec![3.0, 7.0]);
+    /// let c = Tensor::from_slice(&[1.0f32, 1.0, 1.0], &[3, 1])?;
+    /// assert_eq!(a.matmul(&c).unwrap_err().kind(), tc::ErrorKind::Shape);
+    /// # Ok(()) }
+    /// ```
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_matmul)
+    }
+
+    /// `self @ weight^T + bias`; `weight` is `[out_features, in_features]`.
+    pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let bias = bias.map_or(std::ptr::null_mut(), Tensor::as_raw);
+        new_tensor(|out| unsafe { sys::tc_linear(self.as_raw(), weight.as_raw(), bias, out) })
+    }
+}
+
+/// How a loss reduces over the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Reduction {
+    /// One loss per element.
+    None,
+    /// Their mean.
+    #[default]
+    Mean,
+    /// Their sum.
+    Sum,
+}
+
+impl Reduction {
+    fn code(self) -> i32 {
+        match self {
+            Reduction::None => sys::TC_REDUCTION_NONE,
+            Reduction::Mean => sys::TC_REDUCTION_MEAN,
+            Reduction::Sum => sys::TC_REDUCTION_SUM,
+        }
+    }
+}
+
+/// Neural-network ops.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::{Reduction, Tensor};
+/// let _tc = tc::init()?;
+/// let logits = Tensor::from_slice(&[0.0f32, 0.0, 0.0, 0.0], &[2, 2])?;
+/// let target = Tensor::from_slice(&[0i64, 1], &[2])?;
+/// let loss = logits.cross_entropy(&target, Reduction::Mean)?;
+/// assert!((loss.item()? - std::f64::consts::LN_2).abs() < 1e-6);
+/// assert_eq!(logits.softmax(1)?.to_vec::<f32>()?, vec![0.5; 4]);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// Softmax along `dim`.
+    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_softmax(self.as_raw(), dim, out) })
+    }
+    /// Log-softmax along `dim`.
+    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_log_softmax(self.as_raw(), dim, out) })
+    }
+    /// Softmax cross-entropy of logits `[N, C]` (or `[C]`) against int64
+    /// class indices `[N]` (or `[]`).
+    pub fn cross_entropy(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_cross_entropy(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// Negative log-likelihood of log-probabilities `[N, C]` against int64
+    /// targets `[N]`.
+    pub fn nll_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_nll_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// Mean squared error against `target`.
+    pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_mse_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// Zeroes elements with probability `p` and scales the rest by
+    /// `1/(1-p)` when `training`; the identity otherwise.
+    pub fn dropout(&self, p: f64, training: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_dropout(self.as_raw(), p, i32::from(training), out) })
+    }
+    /// 2-D convolution of `self` `[N, C, H, W]` with `weight`
+    /// `[O, C/groups, kH, kW]`; `stride`, `padding`, `dilation` are
+    /// (height, width).
+    pub fn conv2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 2],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        let bias = bias.map_or(std::ptr::null_mut(), Tensor::as_raw);
+        new_tensor(|out| unsafe {
+            sys::tc_conv2d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias,
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 2-D max pooling of `[N, C, H, W]`; `stride` `None` means `kernel`.
+    pub fn max_pool2d(&self, kernel: [i64; 2], stride: Option<[i64; 2]>, padding: [i64; 2]) -> Result<Tensor> {
+        let stride_ptr = stride.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        new_tensor(|out| unsafe {
+            sys::tc_max_pool2d(self.as_raw(), kernel.as_ptr(), stride_ptr, padding.as_ptr(), out)
+        })
+    }
+    /// 2-D average pooling (padding counts in the divisor, like PyTorch).
+    pub fn avg_pool2d(&self, kernel: [i64; 2], stride: Option<[i64; 2]>, padding: [i64; 2]) -> Result<Tensor> {
+        let stride_ptr = stride.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        new_tensor(|out| unsafe {
+            sys::tc_avg_pool2d(self.as_raw(), kernel.as_ptr(), stride_ptr, padding.as_ptr(), out)
+        })
+    }
+    /// Rows of `weight` `[num, dim]` at int64 `indices`: shape
+    /// `indices.shape + [dim]`.
+    pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_embedding(weight.as_raw(), indices.as_raw(), out) })
+    }
+}
+
+fn raw_list(tensors: &[&Tensor]) -> Vec<sys::tc_tensor> {
+    tensors.iter().map(|t| t.as_raw()).collect()
+}
+
+/// Shape ops.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::Tensor;
+/// let _tc = tc::init()?;
+/// let a = Tensor::from_slice(&[1i64, 2], &[2])?;
+/// let b = Tensor::from_slice(&[3i64, 4], &[2])?;
+/// assert_eq!(Tensor::cat(&[&a, &b], 0)?.to_vec::<i64>()?, vec![1, 2, 3, 4]);
+/// assert_eq!(Tensor::stack(&[&a, &b], 0)?.shape()?, vec![2, 2]);
+/// let parts = Tensor::arange(0.0, 5.0, 1.0, tc::DType::Int64, tc::Device::Cpu)?.split(2, 0)?;
+/// assert_eq!(parts.len(), 3);
+/// assert_eq!(parts[2].to_vec::<i64>()?, vec![4]);
+/// assert_eq!(b.one_hot(Some(5))?.shape()?, vec![2, 5]);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// Concatenates along `dim`.
+    pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+        let raw = raw_list(tensors);
+        new_tensor(|out| unsafe { sys::tc_cat(raw.as_ptr(), len_i64(raw.len()), dim, out) })
+    }
+    /// Stacks along a new dim `dim`.
+    pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+        let raw = raw_list(tensors);
+        new_tensor(|out| unsafe { sys::tc_stack(raw.as_ptr(), len_i64(raw.len()), dim, out) })
+    }
+    fn pieces(
+        &self,
+        mut f: impl FnMut(*mut sys::tc_tensor, i64, *mut i64) -> i32,
+    ) -> Result<Vec<Tensor>> {
+        // A guess first; tc.h: a too small cap fails with *count set and no
+        // handles made, so retry once with the exact count.
+        let mut cap = 8i64;
+        loop {
+            let mut raw: Vec<sys::tc_tensor> = vec![std::ptr::null_mut(); cap as usize];
+            let mut count = 0i64;
+            let status = f(raw.as_mut_ptr(), cap, &mut count);
+            if status != sys::TC_OK {
+                let err = Error::from_status(status);
+                if count > cap {
+                    cap = count;
+                    continue;
+                }
+                return Err(err);
+            }
+            let owned: Vec<Result<Tensor>> =
+                raw[..count.clamp(0, cap) as usize].iter().map(|&h| Tensor::from_owned_raw(h)).collect();
+            return owned.into_iter().collect();
+        }
+    }
+    /// Splits along `dim` into views of `split_size` (the last may be smaller).
+    pub fn split(&self, split_size: i64, dim: i64) -> Result<Vec<Tensor>> {
+        self.pieces(|outs, cap, count| unsafe { sys::tc_split(self.as_raw(), split_size, dim, outs, cap, count) })
+    }
+    /// Splits along `dim` into `chunks` views.
+    pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
+        self.pieces(|outs, cap, count| unsafe { sys::tc_chunk(self.as_raw(), chunks, dim, outs, cap, count) })
+    }
+    /// `out[i][j] = self[index[i][j]][j]` for `dim` 0, and so on (int64 index).
+    pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_gather(self.as_raw(), dim, index.as_raw(), out) })
+    }
+    /// The entries at int64 `index` along `dim`.
+    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_index_select(self.as_raw(), dim, index.as_raw(), out) })
+    }
+    /// int64 one-hot of int64 indices; `None` classes: max index + 1.
+    pub fn one_hot(&self, num_classes: Option<i64>) -> Result<Tensor> {
+        let n = num_classes.unwrap_or(-1);
+        new_tensor(|out| unsafe { sys::tc_one_hot(self.as_raw(), n, out) })
+    }
+}
+
+/// In-place ops: they change `self`'s data (and bump its version), so they
+/// take `&mut self` (see "Threads" on [`Tensor`]). `other` broadcasts to
+/// `self`'s shape; the result dtype must be `self`'s.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::{DType, Device, Tensor};
+/// let _tc = tc::init()?;
+/// let mut x = Tensor::zeros(&[3], DType::Float32, Device::Cpu)?;
+/// x.fill_(2.0)?;
+/// x.mul_(&Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3])?)?;
+/// assert_eq!(x.to_vec::<f32>()?, vec![2.0, 4.0, 6.0]);
+/// assert!(x.version()? >= 2);
+/// # Ok(()) }
+/// ```
+impl Tensor {
+    /// `self += other`.
+    pub fn add_(&mut self, other: &Tensor) -> Result<()> {
+        self.inplace(other, sys::tc_add_)
+    }
+    /// `self -= other`.
+    pub fn sub_(&mut self, other: &Tensor) -> Result<()> {
+        self.inplace(other, sys::tc_sub_)
+    }
+    /// `self *= other`.
+    pub fn mul_(&mut self, other: &Tensor) -> Result<()> {
+        self.inplace(other, sys::tc_mul_)
+    }
+    /// `self /= other`.
+    pub fn div_(&mut self, other: &Tensor) -> Result<()> {
+        self.inplace(other, sys::tc_div_)
+    }
+    /// Copies `src`'s values into `self` (broadcasting, converting dtype).
+    pub fn copy_(&mut self, src: &Tensor) -> Result<()> {
+        self.inplace(src, sys::tc_copy_)
+    }
+    /// Sets every element to zero.
+    pub fn zero_(&mut self) -> Result<()> {
+        check(unsafe { sys::tc_zero_(self.as_raw()) })
+    }
+    /// Sets every element to `value`.
+    pub fn fill_(&mut self, value: f64) -> Result<()> {
+        check(unsafe { sys::tc_fill_(self.as_raw(), value) })
+    }
+    /// Fills with uniform samples in `[low, high)` (never recorded).
+    pub fn uniform_(&mut self, low: f64, high: f64) -> Result<()> {
+        check(unsafe { sys::tc_uniform_(self.as_raw(), low, high) })
+    }
+    /// Fills with normal samples (never recorded).
+    pub fn normal_(&mut self, mean: f64, std: f64) -> Result<()> {
+        check(unsafe { sys::tc_normal_(self.as_raw(), mean, std) })
+    }
+    /// `torch.nn.init.kaiming_uniform_(t, a, mode='fan_in', nonlinearity='leaky_relu')`.
+    pub fn kaiming_uniform_(&mut self, a: f64) -> Result<()> {
+        check(unsafe { sys::tc_kaiming_uniform_(self.as_raw(), a) })
+    }
+    /// `torch.nn.init.xavier_uniform_(t, gain)`.
+    pub fn xavier_uniform_(&mut self, gain: f64) -> Result<()> {
+        check(unsafe { sys::tc_xavier_uniform_(self.as_raw(), gain) })
+    }
+}
+
+// ---- std::ops --------------------------------------------------------------
+//
+// Every operator returns Result<Tensor>: libtc checks shapes and dtypes at run
+// time, and a panicking operator would hide that. Write `(&a + &b)?`.
+
+macro_rules! binary_operator {
+    ($trait:ident, $method:ident, $tensor_fn:path, $scalar_fn:path, $rscalar:expr) => {
+        impl $trait<&Tensor> for &Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: &Tensor) -> Result<Tensor> {
+                self.binary(rhs, $tensor_fn)
+            }
+        }
+        impl $trait<Tensor> for &Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Tensor) -> Result<Tensor> {
+                self.binary(&rhs, $tensor_fn)
+            }
+        }
+        impl $trait<&Tensor> for Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: &Tensor) -> Result<Tensor> {
+                self.binary(rhs, $tensor_fn)
+            }
+        }
+        impl $trait<Tensor> for Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Tensor) -> Result<Tensor> {
+                self.binary(&rhs, $tensor_fn)
+            }
+        }
+        impl $trait<f64> for &Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: f64) -> Result<Tensor> {
+                self.scalar_op(rhs, $scalar_fn)
+            }
+        }
+        impl $trait<f64> for Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: f64) -> Result<Tensor> {
+                self.scalar_op(rhs, $scalar_fn)
+            }
+        }
+        impl $trait<&Tensor> for f64 {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: &Tensor) -> Result<Tensor> {
+                let f: fn(&Tensor, f64) -> Result<Tensor> = $rscalar;
+                f(rhs, self)
+            }
+        }
+        impl $trait<Tensor> for f64 {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Tensor) -> Result<Tensor> {
+                let f: fn(&Tensor, f64) -> Result<Tensor> = $rscalar;
+                f(&rhs, self)
+            }
+        }
+    };
+}
+
+binary_operator!(Add, add, sys::tc_add, sys::tc_add_scalar, |t, s| t.scalar_op(s, sys::tc_add_scalar));
+binary_operator!(Sub, sub, sys::tc_sub, sys::tc_sub_scalar, |t, s| t.scalar_op(s, sys::tc_rsub_scalar));
+binary_operator!(Mul, mul, sys::tc_mul, sys::tc_mul_scalar, |t, s| t.scalar_op(s, sys::tc_mul_scalar));
+binary_operator!(Div, div, sys::tc_div, sys::tc_div_scalar, |t, s| t.scalar_op(s, sys::tc_rdiv_scalar));
+
+impl Neg for &Tensor {
+    type Output = Result<Tensor>;
+    fn neg(self) -> Result<Tensor> {
+        self.unary(sys::tc_neg)
+    }
+}
+
+impl Neg for Tensor {
+    type Output = Result<Tensor>;
+    fn neg(self) -> Result<Tensor> {
+        self.unary(sys::tc_neg)
+    }
+}
