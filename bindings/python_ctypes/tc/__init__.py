@@ -1,0 +1,180 @@
+"""tc: a PyTorch-like Python API over libtc's C ABI (ctypes, no compiled
+extension). `import tc` loads libtc (see tc._lib for where it looks),
+initializes it (tc_init) and registers tc_shutdown at exit."""
+import atexit as _atexit
+import ctypes as _C
+
+from . import _decls
+from ._lib import lib as _L, path as library_path, missing as missing_functions
+from ._errors import (AutogradError, DeviceError, DTypeError, InternalError, InvalidArgumentError,
+                      InvalidHandleError, MissingFunctionError, NotCompiledError, NotInitializedError,
+                      OutOfMemoryError, ShapeError, TcError, TcIndexError, TcIOError,
+                      TcNotImplementedError, UnavailableError, UnknownStatusError, ERROR_CLASSES,
+                      check as _check, status_name)
+
+# ---- initialization ----------------------------------------------------------
+_check(_L.tc_init(None))
+_initialized = True
+
+
+def _shutdown():
+    global _initialized
+    if _initialized:
+        _initialized = False
+        _L.tc_shutdown()
+
+
+_atexit.register(_shutdown)
+
+from ._core import (DTYPES as _DTYPES, bfloat16, bool_ as bool, device, dtype, enable_grad,  # noqa: E402
+                    float16, float32, float64, get_default_dtype, get_flag, int8, int16, int32, int64,
+                    is_grad_enabled, no_grad, promote_types, set_default_dtype, set_flag,
+                    set_grad_enabled, uint8)
+from ._core import flag_names as _flag_names, copy_string as _copy_string  # noqa: E402
+from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, concat, concatenate,  # noqa: E402
+                      empty, empty_like, full, full_like, gather, index_select, initial_seed,
+                      manual_seed, matmul, maximum, minimum, ones, ones_like, rand, rand_like, randn,
+                      randn_like, split, stack, tensor, where, zeros, zeros_like)
+from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
+from . import cuda, nn, optim  # noqa: E402
+from .nn import Parameter  # noqa: E402
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+
+__version__ = "0.1.0"
+
+
+def version():
+    """The loaded library's version string ("0.1.0")."""
+    n, text = _C.c_int32(), _C.c_char_p()
+    _check(_L.tc_version(_C.byref(n), _C.byref(text)))
+    return text.value.decode()
+
+
+def abi_version():
+    out = _C.c_int32()
+    _check(_L.tc_abi_version(_C.byref(out)))
+    return out.value
+
+
+_STAGE_STATES = {0: "pending", 1: "ok", 2: "failed", 3: "skipped", 4: "lazy"}
+
+
+class InitReport(list):
+    """The stages of tc_init: a list of dicts (name, state, required,
+    duration_ms, message); str() gives libtc's text report."""
+
+    def __init__(self, stages, text):
+        super().__init__(stages)
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def init_report():
+    n = _C.c_int64()
+    _check(_L.tc_init_stage_count(_C.byref(n)))
+    stages = []
+    for i in range(n.value):
+        s = _decls.tc_stage_info()
+        s.size = _C.sizeof(s)
+        _check(_L.tc_init_stage(i, _C.byref(s)))
+        stages.append({"name": s.name.decode(), "state": _STAGE_STATES.get(s.state, str(s.state)),
+                       "required": s.required != 0,
+                       "duration_ms": s.duration_ms, "message": (s.message or b"").decode()})
+    return InitReport(stages, _copy_string(_L.tc_init_report))
+
+
+def config():
+    """A build and runtime report like torch.__config__.show()."""
+    return _copy_string(_L.tc_config)
+
+
+class _Flags:
+    """tc.flags: a mapping view of libtc's flags; assignment sets one."""
+
+    def __getitem__(self, name):
+        try:
+            return get_flag(name)
+        except InvalidArgumentError as e:
+            raise KeyError(name) from e
+
+    def __setitem__(self, name, value):
+        set_flag(name, value)
+
+    def __contains__(self, name):
+        return name in self.keys()
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def keys(self):
+        return [n for n, _ in _flag_names()]
+
+    def items(self):
+        return [(n, get_flag(n)) for n in self.keys()]
+
+    def values(self):
+        return [v for _, v in self.items()]
+
+    def settable(self):
+        return [n for n, s in _flag_names() if s]
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __repr__(self):
+        return "tc.flags(%s)" % dict(self.items())
+
+
+flags = _Flags()
+
+
+def set_num_threads(n):
+    set_flag("num_threads", n)
+
+
+def get_num_threads():
+    return get_flag("num_threads")
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def _fwd(name):
+    def f(t, *args, **kwargs):
+        return getattr(t, name)(*args, **kwargs)
+
+    f.__name__ = name
+    f.__doc__ = "tc.%s(t, ...) is t.%s(...)" % (name, name)
+    return f
+
+
+for _name in ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "neg", "abs",
+              "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "clamp", "clip", "sum", "mean", "var",
+              "std", "logsumexp", "max", "min", "argmax", "argmin", "softmax", "log_softmax",
+              "reshape", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten",
+              "clone", "detach", "t", "allclose", "equal", "square", "rsqrt", "amax", "amin"):
+    globals()[_name] = _fwd(_name)
+del _name
+
+subtract, multiply, divide, true_divide, negative = sub, mul, div, div, neg
+
+__all__ = [n for n in globals() if not n.startswith("_")]

@@ -1,0 +1,140 @@
+"""Status codes -> exceptions, mirroring PyTorch's C++ -> Python translation.
+
+Every exception libtc raises is a TcError carrying .code, .name and .message;
+the concrete class also derives from the matching Python built-in, so
+`except IndexError` works as with PyTorch.
+"""
+import ctypes
+
+from . import _decls as D
+from ._lib import lib
+
+
+class TcError(Exception):
+    """A non-zero libtc status: .code (int), .name ("TC_ERR_SHAPE"), .message."""
+
+    def __init__(self, code, name, message):
+        super().__init__("%s: %s" % (name, message) if message else name)
+        self.code = code
+        self.name = name
+        self.message = message
+
+
+class InvalidArgumentError(TcError, ValueError):
+    pass
+
+
+class InvalidHandleError(TcError, RuntimeError):
+    pass
+
+
+class NotInitializedError(TcError, RuntimeError):
+    pass
+
+
+class ShapeError(TcError, ValueError):
+    pass
+
+
+class DTypeError(TcError, TypeError):
+    pass
+
+
+class TcIndexError(TcError, IndexError):
+    pass
+
+
+class OutOfMemoryError(TcError, MemoryError):
+    pass
+
+
+class DeviceError(TcError, RuntimeError):
+    pass
+
+
+class NotCompiledError(TcError, RuntimeError):
+    pass
+
+
+class UnavailableError(TcError, RuntimeError):
+    pass
+
+
+class TcNotImplementedError(TcError, NotImplementedError):
+    pass
+
+
+class AutogradError(TcError, RuntimeError):
+    pass
+
+
+class TcIOError(TcError, RuntimeError):
+    pass
+
+
+class InternalError(TcError, RuntimeError):
+    pass
+
+
+class UnknownStatusError(TcError, RuntimeError):
+    """A status code this package does not know (a newer libtc)."""
+
+
+ERROR_CLASSES = {
+    D.TC_ERR_INVALID_ARGUMENT: InvalidArgumentError,
+    D.TC_ERR_INVALID_HANDLE: InvalidHandleError,
+    D.TC_ERR_NOT_INITIALIZED: NotInitializedError,
+    D.TC_ERR_SHAPE: ShapeError,
+    D.TC_ERR_DTYPE: DTypeError,
+    D.TC_ERR_INDEX: TcIndexError,
+    D.TC_ERR_OUT_OF_MEMORY: OutOfMemoryError,
+    D.TC_ERR_DEVICE: DeviceError,
+    D.TC_ERR_NOT_COMPILED: NotCompiledError,
+    D.TC_ERR_UNAVAILABLE: UnavailableError,
+    D.TC_ERR_NOT_IMPLEMENTED: TcNotImplementedError,
+    D.TC_ERR_AUTOGRAD: AutogradError,
+    D.TC_ERR_IO: TcIOError,
+    D.TC_ERR_INTERNAL: InternalError,
+}
+
+
+def status_name(code):
+    out = ctypes.c_char_p()
+    if lib.tc_status_name(code, ctypes.byref(out)) != 0:
+        return "TC_ERR_UNKNOWN(%d)" % code
+    return out.value.decode()
+
+
+def last_error_message():
+    out = ctypes.c_char_p()
+    lib.tc_last_error(ctypes.byref(out))
+    return (out.value or b"").decode("utf-8", "replace")
+
+
+def error_for(code, message=None):
+    """The exception for a status code, with this thread's last message."""
+    if message is None:
+        message = last_error_message()
+    if not code:
+        raise ValueError("status 0 (TC_OK) is not an error")
+    cls = ERROR_CLASSES.get(code, UnknownStatusError)
+    return cls(code, status_name(code), message)
+
+
+def check(rc):
+    if rc:
+        raise error_for(rc)
+
+
+class MissingFunctionError(NotImplementedError):
+    """The loaded libtc does not export a function of tc.h (an older or
+    partial build)."""
+
+    def __init__(self, name):
+        super().__init__("libtc at %s does not export %s" % (_lib_path(), name))
+        self.function = name
+
+
+def _lib_path():
+    from . import _lib
+    return _lib.path

@@ -1,0 +1,1135 @@
+"""tc.Tensor: one libtc tensor handle, freed exactly once when the Python
+object dies, with PyTorch's methods, operators and indexing."""
+import array
+import collections
+import ctypes as C
+import math
+import numbers
+import struct
+
+from . import _core as K
+from . import _decls as D
+from ._core import VP, byref, fn
+from ._errors import check, error_for
+
+_new = object.__new__
+_I64 = C.c_int64
+_I32 = C.c_int32
+
+_free = fn("tc_tensor_free")
+_retain = fn("tc_tensor_retain")
+_full = fn("tc_full")
+
+
+def _wrap(h):
+    """A Tensor owning handle h (an int)."""
+    t = _new(Tensor)
+    t._h = h
+    t._dt = None
+    return t
+
+
+def _call(f, *args):
+    """Calls f(*args, &out) and wraps the new handle."""
+    out = VP()
+    rc = f(*args, byref(out))
+    if rc:
+        raise error_for(rc)
+    t = _new(Tensor)
+    t._h = out.value
+    t._dt = None
+    return t
+
+
+def _dims(dim):
+    """(int64 array, count) for an optional dim or tuple of dims."""
+    if dim is None:
+        return None, 0
+    if isinstance(dim, int):
+        return (_I64 * 1)(dim), 1
+    return K.int64_array(dim)
+
+
+def _shape_args(size):
+    """Accepts f(2, 3), f((2, 3)), f([2, 3]) and f(tc.Size)."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _float_scalar_dtype(like):
+    """The dtype a Python float takes next to `like` (never widening it)."""
+    dt = like.dtype
+    return dt if dt.is_floating_point else K.get_default_dtype()
+
+
+def _scalar_tensor(value, like):
+    """A 0-d tensor for a Python scalar, on like's device: int -> int64,
+    bool -> bool, float -> like's floating dtype (or the default one)."""
+    if isinstance(value, bool):
+        dt = K.bool_
+    elif isinstance(value, numbers.Integral):
+        dt = K.int64
+    elif isinstance(value, numbers.Real):
+        dt = _float_scalar_dtype(like) if like is not None else K.get_default_dtype()
+    else:
+        raise TypeError("expected a Tensor or a Python number, got %s" % type(value).__name__)
+    dev = like.device.code if like is not None else 0
+    return _call(_full, None, 0, float(value), dt.code, dev)
+
+
+def _as_tensor(x, like):
+    if isinstance(x, Tensor):
+        return x
+    if hasattr(x, "__array__") and not isinstance(x, (int, float, bool)):
+        return tensor(x)
+    return _scalar_tensor(x, like)
+
+
+def _binary(name, scalar_name=None, rscalar_name=None):
+    """a OP b with a Tensor a; b a Tensor or a Python number."""
+    f = fn("tc_" + name)
+    fs = fn("tc_" + scalar_name) if scalar_name else None
+
+    def op(a, b):
+        out = VP()
+        if type(b) is Tensor or isinstance(b, Tensor):
+            rc = f(a._h, b._h, byref(out))
+        elif fs is not None and type(b) is float:
+            rc = fs(a._h, b, byref(out))
+        else:
+            b = _as_tensor(b, a)
+            rc = f(a._h, b._h, byref(out))
+        if rc:
+            raise error_for(rc)
+        t = _new(Tensor)
+        t._h = out.value
+        t._dt = None
+        return t
+
+    op.__name__ = name
+    return op
+
+
+def _rbinary(name, rscalar_name=None):
+    """b OP a with a Tensor a and a Python number b."""
+    f = fn("tc_" + name)
+    frs = fn("tc_" + rscalar_name) if rscalar_name else None
+
+    def op(a, b):
+        if frs is not None and type(b) is float:
+            return _call(frs, a._h, b)
+        b = _as_tensor(b, a)
+        return _call(f, b._h, a._h)
+
+    return op
+
+
+def _unary(name):
+    f = fn("tc_" + name)
+
+    def op(self):
+        out = VP()
+        rc = f(self._h, byref(out))
+        if rc:
+            raise error_for(rc)
+        t = _new(Tensor)
+        t._h = out.value
+        t._dt = None
+        return t
+
+    op.__name__ = name
+    return op
+
+
+def _inplace(name, fill=False):
+    f = fn("tc_" + name)
+
+    def op(self, other):
+        if not isinstance(other, Tensor):
+            other = _scalar_tensor(other, self)
+        check(f(self._h, other._h))
+        return self
+
+    op.__name__ = name
+    return op
+
+
+class Size(tuple):
+    """A shape: a tuple with PyTorch's repr."""
+
+    def __repr__(self):
+        return "tc.Size([%s])" % ", ".join(str(s) for s in self)
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class GradFn:
+    """The node that made a tensor; only its name is exposed."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return "<%s object>" % self._name
+
+
+MinMax = collections.namedtuple("MinMax", ["values", "indices"])
+
+_ndim_f = fn("tc_tensor_ndim")
+_shape_f = fn("tc_tensor_shape")
+_dtype_f = fn("tc_tensor_dtype")
+_item_f = fn("tc_tensor_item")
+_to_dtype_f = fn("tc_to_dtype")
+_to_device_f = fn("tc_to_device")
+_select_f = fn("tc_select")
+_slice_f = fn("tc_slice")
+_unsqueeze_f = fn("tc_unsqueeze")
+_backward_f = fn("tc_backward")
+_copy_to_f = fn("tc_tensor_copy_to")
+
+_ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i",
+                "int64": "q", "uint8": "B", "bool": "B"}
+
+
+class Tensor:
+    """A libtc tensor. Make one with tc.tensor, tc.zeros, ... (not Tensor())."""
+
+    __slots__ = ("_h", "_dt", "__weakref__")
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+    __hash__ = object.__hash__
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("make tensors with tc.tensor(), tc.zeros(), tc.from_numpy() ...")
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            self._h = None
+            try:
+                _free(h)  # stale after tc_shutdown: an ignored error, never a crash
+            except Exception:
+                pass
+
+    # ------------------------------------------------------------ properties
+    @property
+    def handle(self):
+        """The raw tc_tensor handle (owned by this object)."""
+        return self._h
+
+    @property
+    def dtype(self):
+        dt = self._dt
+        if dt is None:
+            out = _I32()
+            check(_dtype_f(self._h, byref(out)))
+            dt = self._dt = K.BY_CODE[out.value]
+        return dt
+
+    @property
+    def device(self):
+        out = _I32()
+        check(lib_tc_tensor_device(self._h, byref(out)))
+        return K.device.from_code(out.value)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self):
+        out = _I64()
+        check(_ndim_f(self._h, byref(out)))
+        return out.value
+
+    def dim(self):
+        return self.ndim
+
+    @property
+    def shape(self):
+        buf = (_I64 * D.TC_MAX_DIMS)()
+        n = _I64()
+        check(_ndim_f(self._h, byref(n)))
+        check(_shape_f(self._h, buf, D.TC_MAX_DIMS))
+        return Size(buf[: n.value])
+
+    def size(self, dim=None):
+        s = self.shape
+        return s if dim is None else s[dim]
+
+    def stride(self, dim=None):
+        buf = (_I64 * D.TC_MAX_DIMS)()
+        check(fn("tc_tensor_strides")(self._h, buf, D.TC_MAX_DIMS))
+        s = tuple(buf[: self.ndim])
+        return s if dim is None else s[dim]
+
+    @property
+    def strides(self):
+        return self.stride()
+
+    def numel(self):
+        out = _I64()
+        check(fn("tc_tensor_numel")(self._h, byref(out)))
+        return out.value
+
+    def nelement(self):
+        return self.numel()
+
+    def element_size(self):
+        out = _I64()
+        check(fn("tc_tensor_element_size")(self._h, byref(out)))
+        return out.value
+
+    def storage_offset(self):
+        out = _I64()
+        check(fn("tc_tensor_storage_offset")(self._h, byref(out)))
+        return out.value
+
+    def is_contiguous(self):
+        out = _I32()
+        check(fn("tc_tensor_is_contiguous")(self._h, byref(out)))
+        return bool(out.value)
+
+    def data_ptr(self):
+        out = VP()
+        check(fn("tc_tensor_data_ptr")(self._h, byref(out)))
+        return out.value or 0
+
+    @property
+    def _version(self):
+        out = _I64()
+        check(fn("tc_tensor_version")(self._h, byref(out)))
+        return out.value
+
+    def is_same(self, other):
+        """True when both are handles of the same libtc tensor."""
+        out = _I32()
+        check(fn("tc_tensor_same")(self._h, other._h, byref(out)))
+        return bool(out.value)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def __len__(self):
+        s = self.shape
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
+    # ------------------------------------------------------------ autograd
+    @property
+    def requires_grad(self):
+        out = _I32()
+        check(fn("tc_tensor_requires_grad")(self._h, byref(out)))
+        return bool(out.value)
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        check(fn("tc_tensor_set_requires_grad")(self._h, 1 if value else 0))
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        out = _I32()
+        check(fn("tc_tensor_is_leaf")(self._h, byref(out)))
+        return bool(out.value)
+
+    @property
+    def grad(self):
+        out = VP()
+        check(fn("tc_tensor_grad")(self._h, byref(out)))
+        return _wrap(out.value) if out.value else None
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            raise NotImplementedError("only `tensor.grad = None` is supported")
+        check(fn("tc_tensor_clear_grad")(self._h))
+
+    @property
+    def grad_fn(self):
+        name = K.copy_string(fn("tc_tensor_grad_fn_name"), self._h)
+        return GradFn(name) if name else None
+
+    def retain_grad(self):
+        check(fn("tc_tensor_retain_grad")(self._h))
+
+    def backward(self, gradient=None, retain_graph=False):
+        g = None
+        if gradient is not None:
+            g = gradient if isinstance(gradient, Tensor) else tensor(gradient, dtype=self.dtype)
+        rc = _backward_f(self._h, g._h if g is not None else None, 1 if retain_graph else 0)
+        if rc:
+            raise error_for(rc)
+
+    def detach(self):
+        return _call(fn("tc_detach"), self._h)
+
+    def detach_(self):
+        raise NotImplementedError("detach_ is not supported; use detach()")
+
+    # ------------------------------------------------------------ conversions
+    def item(self):
+        out = C.c_double()
+        rc = _item_f(self._h, byref(out))
+        if rc:
+            raise error_for(rc)
+        dt = self.dtype
+        if dt is K.bool_:
+            return bool(out.value)
+        if not dt.is_floating_point:
+            return int(out.value)
+        return out.value
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype is K.bool_:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def _flat_values(self):
+        """Every element in row-major order as a Python list."""
+        t = self
+        dt = t.dtype
+        if dt in (K.float16, K.bfloat16):
+            t, dt = t.to(K.float32), K.float32
+        n = t.numel()
+        buf = array.array(_ARRAY_CODES[dt.name], bytes(n * dt.itemsize))
+        if n:
+            addr, _ = buf.buffer_info()
+            check(_copy_to_f(t._h, addr, n * dt.itemsize))
+        values = buf.tolist()
+        if dt is K.bool_:
+            values = [bool(v) for v in values]
+        return values
+
+    def tolist(self):
+        values = self._flat_values()
+        shape = self.shape
+        if not shape:
+            return values[0]
+
+        def nest(vals, dims):
+            if len(dims) == 1:
+                return vals
+            step = len(vals) // dims[0] if dims[0] else 0
+            return [nest(vals[i * step:(i + 1) * step], dims[1:]) for i in range(dims[0])]
+
+        return nest(values, list(shape))
+
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device), to(device, dtype), to(other), keyword forms."""
+        dt = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs.pop("copy", False):
+            raise NotImplementedError("to(copy=True) is not supported; use clone()")
+        if kwargs:
+            raise TypeError("to() got unexpected arguments %s" % sorted(kwargs))
+        for a in args:
+            if isinstance(a, Tensor):
+                dt, dev = a.dtype, a.device
+            elif isinstance(a, K.dtype) or (isinstance(a, type) and a in (float, int, bool)):
+                dt = a
+            elif isinstance(a, (str, K.device, int)):
+                dev = a
+            else:
+                dt = a  # a numpy dtype
+        t = self
+        if dev is not None:
+            t = _call(_to_device_f, t._h, K.device_code(dev))
+        if dt is not None:
+            t = _call(_to_dtype_f, t._h, K.to_dtype(dt).code)
+        if t is self:
+            t = _call(_retain, self._h)
+        return t
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "tc." + self.dtype.name
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(K.float32)
+
+    def double(self):
+        return self.to(K.float64)
+
+    def half(self):
+        return self.to(K.float16)
+
+    def bfloat16(self):
+        return self.to(K.bfloat16)
+
+    def long(self):
+        return self.to(K.int64)
+
+    def int(self):
+        return self.to(K.int32)
+
+    def bool(self):
+        return self.to(K.bool_)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, index=0):
+        return self.to(K.device("cuda", index))
+
+    def __repr__(self):
+        if not self._h:
+            return "tensor(<freed>)"
+        return K.copy_string(fn("tc_tensor_to_string"), self._h)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.numel() == 1 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __iter__(self):
+        n = len(self)
+        for i in range(n):
+            yield _call(_select_f, self._h, 0, i)
+
+    def __reduce__(self):
+        return (tensor, (self.tolist(), self.dtype.name))
+
+    # numpy and DLPack live in _interop; these forward to it.
+    def numpy(self):
+        from ._interop import to_numpy
+        return to_numpy(self)
+
+    def __array__(self, dtype=None):
+        from ._interop import to_numpy
+        import numpy as np
+
+        a = to_numpy(self, for_array=True)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._interop import to_dlpack_capsule
+        return to_dlpack_capsule(self, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from ._interop import dlpack_device
+        return dlpack_device(self)
+
+    # ------------------------------------------------------------ arithmetic
+    add = _binary("add", "add_scalar")
+    sub = _binary("sub", "sub_scalar")
+    mul = _binary("mul", "mul_scalar")
+    div = _binary("div", "div_scalar")
+    pow = _binary("pow", "pow_scalar")
+    maximum = _binary("maximum")
+    minimum = _binary("minimum")
+    eq = _binary("eq")
+    ne = _binary("ne")
+    lt = _binary("lt")
+    le = _binary("le")
+    gt = _binary("gt")
+    ge = _binary("ge")
+    matmul = _binary("matmul")
+    multiply = mul
+    subtract = sub
+    divide = div
+    true_divide = div
+
+    __add__ = add
+    __radd__ = add
+    __sub__ = sub
+    __rsub__ = _rbinary("sub", "rsub_scalar")
+    __mul__ = mul
+    __rmul__ = mul
+    __truediv__ = div
+    __rtruediv__ = _rbinary("div", "rdiv_scalar")
+    __pow__ = pow
+    __rpow__ = _rbinary("pow")
+    __matmul__ = matmul
+    __rmatmul__ = _rbinary("matmul")
+    __eq__ = eq
+    __ne__ = ne
+    __lt__ = lt
+    __le__ = le
+    __gt__ = gt
+    __ge__ = ge
+
+    neg = _unary("neg")
+    __neg__ = neg
+    negative = neg
+    abs = _unary("abs")
+    __abs__ = abs
+    exp = _unary("exp")
+    log = _unary("log")
+    sqrt = _unary("sqrt")
+    tanh = _unary("tanh")
+    sigmoid = _unary("sigmoid")
+    relu = _unary("relu")
+    gelu = _unary("gelu")
+
+    def __pos__(self):
+        return self
+
+    def clamp(self, min=None, max=None):
+        lo = math.nan if min is None else float(min)
+        hi = math.nan if max is None else float(max)
+        return _call(fn("tc_clamp"), self._h, lo, hi)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
+
+    def square(self):
+        return self * self
+
+    def rsqrt(self):
+        return self.sqrt().__rtruediv__(1.0)
+
+    def where(self, condition, other):
+        return where(condition, self, other)
+
+    # in place
+    add_ = _inplace("add_")
+    sub_ = _inplace("sub_")
+    mul_ = _inplace("mul_")
+    div_ = _inplace("div_")
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    def zero_(self):
+        check(fn("tc_zero_")(self._h))
+        return self
+
+    def fill_(self, value):
+        check(fn("tc_fill_")(self._h, float(value)))
+        return self
+
+    def copy_(self, src):
+        if not isinstance(src, Tensor):
+            src = tensor(src, dtype=self.dtype)
+        check(fn("tc_copy_")(self._h, src._h))
+        return self
+
+    def uniform_(self, a=0.0, b=1.0):
+        check(fn("tc_uniform_")(self._h, float(a), float(b)))
+        return self
+
+    def normal_(self, mean=0.0, std=1.0):
+        check(fn("tc_normal_")(self._h, float(mean), float(std)))
+        return self
+
+    # ------------------------------------------------------------ reductions
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        dims, n = _dims(dim)
+        out = _call(fn("tc_sum"), self._h, dims, n, 1 if keepdim else 0)
+        return out if dtype is None else out.to(dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        dims, n = _dims(dim)
+        return _call(fn("tc_mean"), self._h, dims, n, 1 if keepdim else 0)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        dims, n = _dims(dim)
+        c = (1 if unbiased else 0) if correction is None else int(correction)
+        return _call(fn("tc_var"), self._h, dims, n, c, 1 if keepdim else 0)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        dims, n = _dims(dim)
+        c = (1 if unbiased else 0) if correction is None else int(correction)
+        return _call(fn("tc_std"), self._h, dims, n, c, 1 if keepdim else 0)
+
+    def logsumexp(self, dim, keepdim=False):
+        dims, n = _dims(dim)
+        return _call(fn("tc_logsumexp"), self._h, dims, n, 1 if keepdim else 0)
+
+    def _minmax(self, name, dim, keepdim, other):
+        if isinstance(dim, Tensor) or other is not None:
+            return (maximum if name == "max" else minimum)(self, dim if other is None else other)
+        if dim is None:
+            return _call(fn("tc_" + name), self._h)
+        values, indices = VP(), VP()
+        check(fn("tc_%s_dim" % name)(self._h, dim, 1 if keepdim else 0, byref(values), byref(indices)))
+        return MinMax(_wrap(values.value), _wrap(indices.value))
+
+    def max(self, dim=None, keepdim=False, other=None):
+        return self._minmax("max", dim, keepdim, other)
+
+    def min(self, dim=None, keepdim=False, other=None):
+        return self._minmax("min", dim, keepdim, other)
+
+    def amax(self, dim=None, keepdim=False):
+        return self.max() if dim is None else self.max(dim, keepdim).values
+
+    def amin(self, dim=None, keepdim=False):
+        return self.min() if dim is None else self.min(dim, keepdim).values
+
+    def argmax(self, dim=None, keepdim=False):
+        return _call(fn("tc_argmax"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _call(fn("tc_argmin"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
+
+    # ------------------------------------------------------------ nn ops
+    def softmax(self, dim):
+        return _call(fn("tc_softmax"), self._h, dim)
+
+    def log_softmax(self, dim):
+        return _call(fn("tc_log_softmax"), self._h, dim)
+
+    # ------------------------------------------------------------ shape ops
+    def reshape(self, *shape):
+        arr, n = K.int64_array(_shape_args(shape))
+        return _call(fn("tc_reshape"), self._h, arr, n)
+
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (K.dtype, str)):
+            raise NotImplementedError("view(dtype) is not supported")
+        arr, n = K.int64_array(_shape_args(shape))
+        return _call(fn("tc_view"), self._h, arr, n)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        s = list(self.shape)
+        if not s:
+            return self.reshape(1)
+        nd = len(s)
+        start, end = start_dim % nd, end_dim % nd
+        n = 1
+        for d in s[start:end + 1]:
+            n *= d
+        return self.reshape(s[:start] + [n] + s[end + 1:])
+
+    def transpose(self, dim0, dim1):
+        return _call(fn("tc_transpose"), self._h, dim0, dim1)
+
+    swapaxes = transpose
+
+    def t(self):
+        if self.ndim < 2:
+            return _call(_retain, self._h)
+        return self.transpose(0, 1)
+
+    @property
+    def T(self):
+        nd = self.ndim
+        return self.permute(*reversed(range(nd))) if nd > 1 else self.t()
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        arr, n = K.int64_array(_shape_args(dims))
+        return _call(fn("tc_permute"), self._h, arr, n)
+
+    def narrow(self, dim, start, length):
+        return _call(fn("tc_narrow"), self._h, dim, start, length)
+
+    def select(self, dim, index):
+        return _call(_select_f, self._h, dim, index)
+
+    def squeeze(self, dim=None):
+        return _call(fn("tc_squeeze"), self._h, D.TC_DIM_ALL if dim is None else dim)
+
+    def unsqueeze(self, dim):
+        return _call(_unsqueeze_f, self._h, dim)
+
+    def expand(self, *shape):
+        arr, n = K.int64_array(_shape_args(shape))
+        return _call(fn("tc_expand"), self._h, arr, n)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def contiguous(self):
+        return _call(fn("tc_contiguous"), self._h)
+
+    def clone(self):
+        return _call(fn("tc_clone"), self._h)
+
+    def split(self, split_size, dim=0):
+        if not isinstance(split_size, int):
+            sizes = list(split_size)
+            out, start = [], 0
+            for s in sizes:
+                out.append(self.narrow(dim, start, s))
+                start += s
+            return tuple(out)
+        return _split_call(fn("tc_split"), self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _split_call(fn("tc_chunk"), self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return tuple(self.select(dim, i) for i in range(self.shape[dim]))
+
+    def gather(self, dim, index):
+        return _call(fn("tc_gather"), self._h, dim, index._h)
+
+    def index_select(self, dim, index):
+        if not isinstance(index, Tensor):
+            index = tensor(index, dtype=K.int64)
+        return _call(fn("tc_index_select"), self._h, dim, index._h)
+
+    # ------------------------------------------------------------ indexing
+    def _index(self, key):
+        """The view for a basic index (ints, slices, None, Ellipsis), plus
+        advanced (tensor/list) indices applied with index_select."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        n_ellipsis = sum(1 for k in key if k is Ellipsis)
+        if n_ellipsis > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+        nd = self.ndim
+        if consumed > nd:
+            raise IndexError("too many indices for tensor of dimension %d" % nd)
+        t = self
+        dim = 0
+        for k in key:
+            if k is Ellipsis:
+                dim += nd - consumed
+            elif k is None:
+                t = _call(_unsqueeze_f, t._h, dim)
+                dim += 1
+            elif isinstance(k, bool):
+                raise IndexError("boolean indices are not supported")
+            elif isinstance(k, int) or (isinstance(k, Tensor) and k.ndim == 0
+                                        and not k.dtype.is_floating_point and k.dtype is not K.bool_):
+                t = _call(_select_f, t._h, dim, int(k))
+            elif isinstance(k, slice):
+                start, stop, step = k.start, k.stop, k.step
+                step = 1 if step is None else int(step)
+                if step <= 0:
+                    raise ValueError("step must be greater than zero")
+                start = 0 if start is None else int(start)
+                stop = (2**63 - 1) if stop is None else int(stop)
+                t = _call(_slice_f, t._h, dim, start, stop, step)
+                dim += 1
+            elif isinstance(k, (list, Tensor)) or hasattr(k, "__array__"):
+                idx = k if isinstance(k, Tensor) else tensor(k)
+                if idx.dtype is K.bool_:
+                    raise IndexError("boolean mask indexing is not supported")
+                if idx.ndim != 1:
+                    raise IndexError("only 1-D index tensors are supported")
+                t = t.index_select(dim, idx.to(K.int64))
+                dim += 1
+            else:
+                raise IndexError("unsupported index %r" % (k,))
+        return t
+
+    def __getitem__(self, key):
+        if type(key) is int:
+            return _call(_select_f, self._h, 0, key)
+        return self._index(key)
+
+    def __setitem__(self, key, value):
+        target = self._index(key)
+        if isinstance(value, Tensor):
+            target.copy_(value)
+        else:
+            target.fill_(value)
+
+    # ------------------------------------------------------------ misc
+    def new_tensor(self, data):
+        return tensor(data, dtype=self.dtype)
+
+    def new_zeros(self, *size):
+        return zeros(*size, dtype=self.dtype, device=self.device)
+
+    def new_ones(self, *size):
+        return ones(*size, dtype=self.dtype, device=self.device)
+
+    def new_full(self, size, value):
+        return full(size, value, dtype=self.dtype, device=self.device)
+
+    def new_empty(self, *size):
+        return empty(*size, dtype=self.dtype, device=self.device)
+
+    def allclose(self, other, rtol=1e-5, atol=1e-8):
+        a = self.to(K.float64)
+        b = other.to(K.float64) if isinstance(other, Tensor) else other
+        diff = (a - b).abs()
+        return bool((diff <= (b.abs() * rtol + atol if isinstance(b, Tensor) else abs(b) * rtol + atol))
+                    .to(K.int64).sum().item() == a.numel())
+
+    def equal(self, other):
+        return self.shape == other.shape and bool((self == other).to(K.int64).sum().item() == self.numel())
+
+    def one_hot(self, num_classes=-1):
+        return _call(fn("tc_one_hot"), self._h, num_classes)
+
+
+lib_tc_tensor_device = fn("tc_tensor_device")
+
+
+def _split_call(f, t, n, dim):
+    count = _I64()
+    cap = 64
+    while True:
+        outs = (VP * cap)()
+        rc = f(t._h, n, dim, outs, cap, byref(count))
+        if rc == 0:
+            return tuple(_wrap(outs[i]) for i in range(count.value))
+        if rc == D.TC_ERR_INVALID_ARGUMENT and count.value > cap:
+            cap = count.value
+            continue
+        raise error_for(rc)
+
+
+# ================================================================ creation
+
+def _creation(fname):
+    f = fn(fname)
+
+    def make(*size, dtype=None, device=None, requires_grad=False):
+        shape = _shape_args(size)
+        arr, n = K.int64_array(shape)
+        dt = K.to_dtype(dtype) if dtype is not None else K.get_default_dtype()
+        t = _call(f, arr, n, dt.code, K.device_code(device))
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    make.__name__ = fname[3:]
+    return make
+
+
+empty = _creation("tc_empty")
+zeros = _creation("tc_zeros")
+ones = _creation("tc_ones")
+rand = _creation("tc_rand")
+randn = _creation("tc_randn")
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if isinstance(size, int):
+        size = (size,)
+    arr, n = K.int64_array(size)
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = K.bool_
+        elif isinstance(fill_value, numbers.Integral):
+            dtype = K.int64
+        else:
+            dtype = K.get_default_dtype()
+    t = _call(_full, arr, n, float(fill_value), K.to_dtype(dtype).code, K.device_code(device))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _like(maker):
+    def like(t, dtype=None, device=None, requires_grad=False):
+        return maker(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+    like.__name__ = maker.__name__ + "_like"
+    return like
+
+
+empty_like = _like(empty)
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = K.int64 if ints else K.get_default_dtype()
+    t = _call(fn("tc_arange"), float(start), float(end), float(step), K.to_dtype(dtype).code,
+              K.device_code(device))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _flatten_nested(data):
+    """(flat list, shape) of nested sequences; checks they are rectangular."""
+    if isinstance(data, Tensor):
+        return data._flat_values(), tuple(data.shape)
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return [], (0,)
+        parts = [_flatten_nested(x) for x in data]
+        inner = parts[0][1]
+        for _, s in parts:
+            if s != inner:
+                raise ValueError("expected a sequence of equal-length sequences, got shapes %s and %s"
+                                 % (inner, s))
+        flat = []
+        for f, _ in parts:
+            flat.extend(f)
+        return flat, (len(data),) + inner
+    if hasattr(data, "item") and not isinstance(data, (int, float, bool)):  # numpy scalars
+        data = data.item()
+    if not isinstance(data, (int, float, bool, numbers.Number)):
+        raise TypeError("tc.tensor: cannot convert %s to a number" % type(data).__name__)
+    if isinstance(data, complex):
+        raise TypeError("complex numbers are not supported")
+    return [data], ()
+
+
+def _from_flat(flat, shape, dt):
+    """A new CPU tensor of dtype dt from a flat list of Python numbers."""
+    staging = dt
+    if dt in (K.float16, K.bfloat16):
+        staging = K.float32
+    code = _ARRAY_CODES[staging.name]
+    if staging is K.bool_:
+        flat = [1 if v else 0 for v in flat]
+    elif not staging.is_floating_point:
+        flat = [int(v) for v in flat]
+    else:
+        flat = [float(v) for v in flat]
+    buf = array.array(code, flat)
+    arr, n = K.int64_array(shape)
+    nbytes = len(buf) * buf.itemsize
+    addr = buf.buffer_info()[0] if len(buf) else None
+    t = _call(fn("tc_from_data"), addr, nbytes, arr, n, staging.code)
+    if staging is not dt:
+        t = t.to(dt)
+    return t
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of data (nested lists, numbers, numpy
+    arrays, tensors). The dtype is inferred like PyTorch's: bool, int64 or the
+    default float dtype for lists; the array's dtype for numpy arrays."""
+    if isinstance(data, Tensor):
+        t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
+    elif hasattr(data, "__array_interface__") and hasattr(data, "dtype"):
+        from ._interop import tensor_from_numpy_copy
+        t = tensor_from_numpy_copy(data, dtype)
+    else:
+        flat, shape = _flatten_nested(data)
+        if dtype is None:
+            if flat and all(isinstance(v, bool) for v in flat):
+                dt = K.bool_
+            elif all(isinstance(v, numbers.Integral) for v in flat) and flat:
+                dt = K.int64
+            else:
+                dt = K.get_default_dtype()
+        else:
+            dt = K.to_dtype(dtype)
+        t = _from_flat(flat, shape, dt)
+    if device is not None and K.device(device).type != "cpu":
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == K.to_dtype(dtype)):
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+# ================================================================ functional
+
+def _tensor_list(tensors):
+    ts = list(tensors)
+    arr = (VP * max(len(ts), 1))(*[t._h for t in ts])
+    return arr, len(ts)
+
+
+def cat(tensors, dim=0):
+    arr, n = _tensor_list(tensors)
+    return _call(fn("tc_cat"), arr, n, dim)
+
+
+concat = cat
+concatenate = cat
+
+
+def stack(tensors, dim=0):
+    arr, n = _tensor_list(tensors)
+    return _call(fn("tc_stack"), arr, n, dim)
+
+
+def where(condition, input, other):
+    like = input if isinstance(input, Tensor) else (other if isinstance(other, Tensor) else None)
+    a = _as_tensor(input, like)
+    b = _as_tensor(other, like if like is not None else a)
+    return _call(fn("tc_where"), condition._h, a._h, b._h)
+
+
+def maximum(a, b):
+    return a.maximum(b)
+
+
+def minimum(a, b):
+    return a.minimum(b)
+
+
+def split(t, split_size_or_sections, dim=0):
+    return t.split(split_size_or_sections, dim)
+
+
+def chunk(t, chunks, dim=0):
+    return t.chunk(chunks, dim)
+
+
+def gather(t, dim, index):
+    return t.gather(dim, index)
+
+
+def index_select(t, dim, index):
+    return t.index_select(dim, index)
+
+
+def matmul(a, b):
+    return a.matmul(b)
+
+
+def manual_seed(seed):
+    check(fn("tc_manual_seed")(int(seed) & 0xFFFFFFFFFFFFFFFF))
+
+
+def initial_seed():
+    out = C.c_uint64()
+    check(fn("tc_initial_seed")(byref(out)))
+    return out.value

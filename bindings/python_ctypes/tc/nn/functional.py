@@ -1,0 +1,101 @@
+"""tc.nn.functional: the neural-network ops of tc.h as functions."""
+import numbers
+
+from .. import _core as K
+from .. import _decls as D
+from .._core import fn
+from .._tensor import Tensor, _call
+
+_REDUCTIONS = {"none": D.TC_REDUCTION_NONE, "mean": D.TC_REDUCTION_MEAN, "sum": D.TC_REDUCTION_SUM}
+
+
+def _reduction(r):
+    try:
+        return _REDUCTIONS[r]
+    except KeyError:
+        raise ValueError("%r is not a valid value for reduction" % (r,)) from None
+
+
+def _pair(v):
+    if isinstance(v, numbers.Integral):
+        return (int(v), int(v))
+    v = tuple(int(x) for x in v)
+    if len(v) != 2:
+        raise ValueError("expected an int or a pair, got %r" % (v,))
+    return v
+
+
+def _arr2(v):
+    a, b = _pair(v)
+    return (K.I64 * 2)(a, b)
+
+
+def relu(x, inplace=False):
+    return x.relu()
+
+
+def gelu(x, approximate="none"):
+    if approximate != "none":
+        raise NotImplementedError("only the exact (erf) gelu is implemented")
+    return x.gelu()
+
+
+def sigmoid(x):
+    return x.sigmoid()
+
+
+def tanh(x):
+    return x.tanh()
+
+
+def softmax(x, dim):
+    return x.softmax(dim)
+
+
+def log_softmax(x, dim):
+    return x.log_softmax(dim)
+
+
+def linear(x, weight, bias=None):
+    return _call(fn("tc_linear"), x._h, weight._h, bias._h if bias is not None else None)
+
+
+def cross_entropy(input, target, reduction="mean"):
+    return _call(fn("tc_cross_entropy"), input._h, target._h, _reduction(reduction))
+
+
+def nll_loss(input, target, reduction="mean"):
+    return _call(fn("tc_nll_loss"), input._h, target._h, _reduction(reduction))
+
+
+def mse_loss(input, target, reduction="mean"):
+    return _call(fn("tc_mse_loss"), input._h, target._h, _reduction(reduction))
+
+
+def dropout(x, p=0.5, training=True):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    return _call(fn("tc_dropout"), x._h, float(p), 1 if training else 0)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _call(fn("tc_conv2d"), x._h, weight._h, bias._h if bias is not None else None,
+                 _arr2(stride), _arr2(padding), _arr2(dilation), int(groups))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0):
+    return _call(fn("tc_max_pool2d"), x._h, _arr2(kernel_size),
+                 _arr2(stride) if stride is not None else None, _arr2(padding))
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0):
+    return _call(fn("tc_avg_pool2d"), x._h, _arr2(kernel_size),
+                 _arr2(stride) if stride is not None else None, _arr2(padding))
+
+
+def embedding(input, weight):
+    return _call(fn("tc_embedding"), weight._h, input._h)
+
+
+def one_hot(tensor, num_classes=-1):
+    return _call(fn("tc_one_hot"), tensor._h, int(num_classes))

@@ -1,0 +1,391 @@
+"""Module, Parameter and the layers."""
+import collections
+import math
+
+from .. import _core as K
+from .._core import fn
+from .._errors import check
+from .._tensor import Tensor, _call, _new, empty
+from . import functional as F
+from . import init
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad and that Modules register. Shares
+    data with the tensor it is made from (a detached view)."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = empty(0)
+        out = K.VP()
+        check(fn("tc_detach")(data._h, K.byref(out)))
+        p = _new(cls)
+        p._h = out.value
+        p._dt = None
+        if requires_grad:
+            p.requires_grad = True
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+
+class Module:
+    """Base class: assign Parameters and Modules as attributes; they are
+    found by parameters(), named_parameters(), state_dict()."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", collections.OrderedDict())
+        object.__setattr__(self, "_modules", collections.OrderedDict())
+        object.__setattr__(self, "_buffers", collections.OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("call Module.__init__() before assigning attributes")
+        for d in (self._parameters, self._modules):
+            d.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        elif value is None and name in self.__dict__.get("_parameters", {}):
+            self._parameters[name] = None
+        object.__setattr__(self, name, value)
+
+    def register_parameter(self, name, param):
+        setattr(self, name, param)
+
+    def register_buffer(self, name, tensor):
+        self._buffers[name] = tensor
+        object.__setattr__(self, name, tensor)
+
+    def add_module(self, name, module):
+        setattr(self, name, module)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("%s does not define forward()" % type(self).__name__)
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def named_modules(self, prefix=""):
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(prefix + ("." if prefix else "") + name)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def children(self):
+        return iter(m for m in self._modules.values() if m is not None)
+
+    def named_children(self):
+        return iter((n, m) for n, m in self._modules.items() if m is not None)
+
+    def named_parameters(self, prefix="", recurse=True):
+        seen = set()
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for name, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield mprefix + ("." if mprefix else "") + name, p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix=""):
+        for mprefix, m in self.named_modules(prefix):
+            for name, b in m._buffers.items():
+                yield mprefix + ("." if mprefix else "") + name, b
+
+    def state_dict(self):
+        """name -> tensor (detached views sharing the parameters' data)."""
+        out = collections.OrderedDict()
+        for name, p in self.named_parameters():
+            out[name] = p.detach()
+        for name, b in self.named_buffers():
+            out[name] = b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        own = dict(self.named_parameters())
+        own.update(dict(self.named_buffers()))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise KeyError("load_state_dict: missing keys %s, unexpected keys %s" % (missing, unexpected))
+        with K.no_grad():
+            for k, v in state_dict.items():
+                if k in own:
+                    if tuple(own[k].shape) != tuple(v.shape):
+                        raise ValueError("size mismatch for %s: %s vs %s" % (k, own[k].shape, v.shape))
+                    own[k].detach().copy_(v)
+        return missing, unexpected
+
+    def train(self, mode=True):
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            p.grad = None
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad = requires_grad
+        return self
+
+    def apply(self, fn_):
+        for m in self.children():
+            m.apply(fn_)
+        fn_(self)
+        return self
+
+    def to(self, *args, **kwargs):
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is not None:
+                    new = Parameter(p.to(*args, **kwargs), p.requires_grad)
+                    setattr(m, name, new)
+        return self
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, m in self._modules.items():
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append("(%s): %s" % (name, sub))
+        head = type(self).__name__ + "(" + self.extra_repr()
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _param(shape, init_fn):
+    t = empty(*shape)
+    init_fn(t)
+    return Parameter(t)
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        # PyTorch's reset_parameters: kaiming_uniform_(a=sqrt(5)), bias U(-1/sqrt(fan_in), ..)
+        self.weight = _param((out_features, in_features), lambda t: init.kaiming_uniform_(t, math.sqrt(5)))
+        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+        self.bias = _param((out_features,), lambda t: init.uniform_(t, -bound, bound)) if bias else None
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in_features=%d, out_features=%d, bias=%s" % (self.in_features, self.out_features,
+                                                              self.bias is not None)
+
+
+class Conv2d(Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True):
+        super().__init__()
+        kh, kw = F._pair(kernel_size)
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = (kh, kw), F._pair(stride)
+        self.padding, self.dilation, self.groups = F._pair(padding), F._pair(dilation), groups
+        self.weight = _param((out_channels, in_channels // groups, kh, kw),
+                             lambda t: init.kaiming_uniform_(t, math.sqrt(5)))
+        fan_in = (in_channels // groups) * kh * kw
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        self.bias = _param((out_channels,), lambda t: init.uniform_(t, -bound, bound)) if bias else None
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        return "%d, %d, kernel_size=%s, stride=%s, padding=%s" % (
+            self.in_channels, self.out_channels, self.kernel_size, self.stride, self.padding)
+
+
+class _Activation(Module):
+    _fn = None
+
+    def forward(self, x):
+        return type(self)._fn(x)
+
+
+class ReLU(_Activation):
+    def __init__(self, inplace=False):
+        super().__init__()
+
+    _fn = staticmethod(F.relu)
+
+
+class GELU(_Activation):
+    _fn = staticmethod(F.gelu)
+
+
+class Tanh(_Activation):
+    _fn = staticmethod(F.tanh)
+
+
+class Sigmoid(_Activation):
+    _fn = staticmethod(F.sigmoid)
+
+
+class Identity(Module):
+    def forward(self, x):
+        return x
+
+
+class Softmax(Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return x.softmax(self.dim)
+
+
+class LogSoftmax(Softmax):
+    def forward(self, x):
+        return x.log_softmax(self.dim)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return x.flatten(self.start_dim, self.end_dim)
+
+
+class Dropout(Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self):
+        return "p=%s" % self.p
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+
+class AvgPool2d(MaxPool2d):
+    def forward(self, x):
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+
+class Embedding(Module):
+    def __init__(self, num_embeddings, embedding_dim):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.weight = _param((num_embeddings, embedding_dim), lambda t: init.normal_(t))
+
+    def forward(self, indices):
+        return F.embedding(indices, self.weight)
+
+
+class Sequential(Module):
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], collections.OrderedDict):
+            for name, m in modules[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(modules):
+                self.add_module(str(i), m)
+
+    def forward(self, x):
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __getitem__(self, i):
+        mods = list(self._modules.values())
+        if isinstance(i, slice):
+            return Sequential(*mods[i])
+        return mods[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+
+class ModuleList(Module):
+    def __init__(self, modules=()):
+        super().__init__()
+        for m in modules:
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, i):
+        return list(self._modules.values())[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        F._reduction(reduction)
+        self.reduction = reduction
+
+
+class CrossEntropyLoss(_Loss):
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.reduction)
+
+
+class NLLLoss(_Loss):
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.reduction)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)

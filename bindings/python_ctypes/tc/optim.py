@@ -1,0 +1,113 @@
+"""tc.optim: SGD, Adam and AdamW over libtc's optimizers (tc_optimizer_*).
+The update runs in C; Python only holds the handle."""
+import ctypes as C
+
+from . import _decls as D
+from ._core import VP, byref, fn
+from ._errors import check
+
+
+class _ParamGroup(dict):
+    """param_groups[0]: setting ["lr"] reaches the C optimizer (so
+    schedulers written for PyTorch work)."""
+
+    def __init__(self, opt, params, defaults):
+        super().__init__(defaults)
+        dict.__setitem__(self, "params", params)
+        self._opt = opt
+
+    def __getitem__(self, key):
+        if key == "lr":
+            return self._opt.lr
+        return dict.__getitem__(self, key)
+
+    def __setitem__(self, key, value):
+        if key == "lr":
+            self._opt.lr = value
+        dict.__setitem__(self, key, value)
+
+
+class Optimizer:
+    _free = fn("tc_optimizer_free")
+
+    def __init__(self, params, defaults):
+        params = list(params)
+        if params and isinstance(params[0], dict):
+            if len(params) != 1:
+                raise NotImplementedError("tc.optim supports one parameter group")
+            defaults = dict(defaults, **{k: v for k, v in params[0].items() if k != "params"})
+            params = list(params[0]["params"])
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        self._params = params  # keeps the Python objects (and handles) alive
+        self.defaults = defaults
+        arr = (VP * len(params))(*[p._h for p in params])
+        out = VP()
+        self._h = None
+        check(self._create(arr, len(params), byref(out)))
+        self._h = out.value
+        self.param_groups = [_ParamGroup(self, params, defaults)]
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            self._h = None
+            try:
+                Optimizer._free(h)
+            except Exception:
+                pass
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        check(fn("tc_optimizer_step")(self._h))
+        return loss
+
+    def zero_grad(self, set_to_none=True):
+        check(fn("tc_optimizer_zero_grad")(self._h))
+
+    @property
+    def lr(self):
+        out = C.c_double()
+        check(fn("tc_optimizer_get_lr")(self._h, byref(out)))
+        return out.value
+
+    @lr.setter
+    def lr(self, value):
+        check(fn("tc_optimizer_set_lr")(self._h, float(value)))
+
+    def __repr__(self):
+        opts = ", ".join("%s=%r" % kv for kv in sorted(self.defaults.items()))
+        return "%s(%s)" % (type(self).__name__, opts)
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+        o = D.tc_sgd_options()
+        o.size = C.sizeof(o)
+        o.lr, o.momentum, o.dampening = float(lr), float(momentum), float(dampening)
+        o.weight_decay, o.nesterov = float(weight_decay), 1 if nesterov else 0
+        self._opts = o
+        self._create = lambda arr, n, out: fn("tc_optimizer_sgd")(arr, n, byref(o), out)
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov))
+
+
+class Adam(Optimizer):
+    _decoupled = 0
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        o = D.tc_adam_options()
+        o.size = C.sizeof(o)
+        o.decoupled_weight_decay = self._decoupled
+        o.lr, o.beta1, o.beta2 = float(lr), float(betas[0]), float(betas[1])
+        o.eps, o.weight_decay = float(eps), float(weight_decay)
+        self._opts = o
+        self._create = lambda arr, n, out: fn("tc_optimizer_adam")(arr, n, byref(o), out)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+
+
+class AdamW(Adam):
+    _decoupled = 1
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(params, lr, betas, eps, weight_decay)
