@@ -6,7 +6,7 @@
  * Rules that hold for every function below (see DEVELOPERS.md):
  *  - Every function returns an int32_t status: TC_OK (0) or one of TC_ERR_*.
  *    Results come back through out-params, which are always last. On failure
- *    out-params are left untouched (handle out-params are set to NULL).
+ *    out-params are left untouched (initialize handles to NULL to tell).
  *  - On failure the calling thread keeps a message (function, offending
  *    argument, shapes/dtypes) readable with tc_last_error() until that
  *    thread's next failure. Success never clears it.

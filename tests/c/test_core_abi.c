@@ -246,7 +246,7 @@ static void test_tensors(void) {
   tc_tensor z = NULL, o = NULL, f = NULL, a = NULL, e = NULL;
   OK(tc_zeros(shape, 2, TC_FLOAT32, TC_CPU, &z));
   OK(tc_ones(shape, 2, TC_INT32, TC_CPU, &o));
-  OK(tc_full(shape, 2.5, TC_FLOAT64, TC_CPU, &f));
+  OK(tc_full(shape, 2, 2.5, TC_FLOAT64, TC_CPU, &f));
   OK(tc_arange(0, 10, 3, TC_INT64, TC_CPU, &a));
   OK(tc_empty(shape, 2, TC_UINT8, TC_CPU, &e));
   int64_t ndim = 0, numel = 0, got[TC_MAX_DIMS], es = 0, off = -1;
@@ -316,6 +316,7 @@ static void test_tensors(void) {
   CHECK(deleter_calls == 1);
   /* ...and also when the call fails. */
   deleter_calls = 0;
+  blob = NULL;
   CHECK(tc_from_blob(buf, shape, NULL, 2, 99, count_deleter, &deleter_calls, &blob) == TC_ERR_DTYPE);
   CHECK(deleter_calls == 1 && blob == NULL);
   free(buf);
