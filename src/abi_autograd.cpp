@@ -1,0 +1,84 @@
+// tc_* functions of tc.h's autograd section.
+#include "api.h"
+#include "autograd/function.h"
+#include "ops/ops.h"
+
+using namespace tc;
+
+TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad) {
+  return api(__func__, [&] {
+    const Tensor x = get_tensor(t, "t");
+    const bool want = requires_grad != 0;
+    if (!x->is_leaf()) {
+      TC_CHECK(want, TC_ERR_AUTOGRAD, "only leaf tensors can change requires_grad (t was made by ",
+               x->grad_fn->name(), "; use tc_detach to get a leaf)");
+      return;  // a non-leaf already requires grad
+    }
+    TC_CHECK(!want || is_floating(x->dtype), TC_ERR_DTYPE, "only floating-point tensors can require grad, but t is ",
+             dtype_name(x->dtype));
+    x->requires_grad = want;
+  });
+}
+
+TC_API int32_t tc_tensor_requires_grad(tc_tensor t, int32_t* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->requires_grad ? 1 : 0;
+  });
+}
+
+TC_API int32_t tc_tensor_is_leaf(tc_tensor t, int32_t* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = get_tensor(t, "t")->is_leaf() ? 1 : 0;
+  });
+}
+
+TC_API int32_t tc_tensor_grad(tc_tensor t, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor g = get_tensor(t, "t")->grad;
+    *out = g ? new_handle(g) : nullptr;
+  });
+}
+
+TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
+  return api(__func__, [&] { get_tensor(t, "t")->grad.reset(); });
+}
+
+TC_API int32_t tc_tensor_retain_grad(tc_tensor t) {
+  return api(__func__, [&] {
+    const Tensor x = get_tensor(t, "t");
+    TC_CHECK(x->requires_grad, TC_ERR_AUTOGRAD, "retain_grad: t does not require grad");
+    autograd::retain_grad(x);
+  });
+}
+
+TC_API int32_t tc_tensor_grad_fn_name(tc_tensor t, char* buf, int64_t cap, int64_t* needed) {
+  return api(__func__, [&] {
+    const Tensor x = get_tensor(t, "t");
+    copy_out(x->grad_fn ? x->grad_fn->name() : "", buf, cap, needed);
+  });
+}
+
+TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(ops::detach(get_tensor(t, "t")));
+  });
+}
+
+TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph) {
+  return api(__func__, [&] {
+    autograd::backward(get_tensor(root, "root"), get_optional_tensor(grad, "grad"), retain_graph != 0);
+  });
+}
+
+TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous) {
+  return api(__func__, [&] {
+    TC_CHECK(enabled == 0 || enabled == 1, TC_ERR_INVALID_ARGUMENT, "enabled must be 0 or 1 but is ", enabled);
+    const bool prev = grad_enabled();
+    set_grad_enabled(enabled != 0);
+    if (previous) *previous = prev ? 1 : 0;
+  });
+}

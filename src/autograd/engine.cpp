@@ -1,0 +1,253 @@
+// The backward engine: count, for every node reachable from the root, how many
+// edges lead into it; run a node once all of them have delivered their
+// gradient (summing those that meet); hand its input gradients on.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+#include "autograd/function.h"
+#include "cpu/loops.h"
+#include "cpu/reduce.h"
+#include "init.h"
+#include "ops/ops.h"
+
+namespace tc::autograd {
+
+Tensor SavedTensor::unpack(const char* node) const {
+  TC_CHECK(!released_, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time (", node,
+           "'s saved tensors were freed); pass retain_graph=1 to the first backward");
+  if (!defined_) return nullptr;
+  const int64_t now = tensor_->version();
+  TC_CHECK(now == version_, TC_ERR_AUTOGRAD, "a tensor ", node, " saved was modified in place: version ", now,
+           ", expected ", version_, " (an in-place op changed it after it was used; clone it first)");
+  return tensor_;
+}
+
+bool needs_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!grad_enabled()) return false;
+  for (const Tensor* t : inputs) {
+    if (t && *t && (*t)->requires_grad) return true;
+  }
+  return false;
+}
+
+bool needs_grad(const std::vector<Tensor>& inputs) {
+  if (!grad_enabled()) return false;
+  for (const Tensor& t : inputs) {
+    if (t && t->requires_grad) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Where a leaf's gradient ends up.
+struct AccumulateGrad : Node {
+  explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
+    output_shapes.push_back(leaf_->shape);
+    output_dtypes.push_back(leaf_->dtype);
+    output_devices.push_back(leaf_->device);
+  }
+  const char* name() const override { return "AccumulateGrad"; }
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    if (grads[0]) accumulate_grad(leaf_, grads[0]);
+    return {};
+  }
+  Tensor leaf_;
+};
+
+// Non-leaf tensors that asked to keep their grad, found by their grad_fn. Weak
+// references: the registry keeps nothing alive; expired entries are dropped.
+struct Retained {
+  std::weak_ptr<Node> node;
+  std::weak_ptr<TensorImpl> tensor;
+};
+std::mutex g_retained_mu;
+std::vector<Retained> g_retained;
+std::atomic<size_t> g_retained_count{0};
+
+void deliver_retained(const Node* node, const std::vector<Tensor>& grads) {
+  if (g_retained_count.load(std::memory_order_relaxed) == 0) return;
+  std::vector<std::pair<Tensor, Tensor>> todo;
+  {
+    std::lock_guard<std::mutex> g(g_retained_mu);
+    auto dead = [](const Retained& r) { return r.node.expired() || r.tensor.expired(); };
+    g_retained.erase(std::remove_if(g_retained.begin(), g_retained.end(), dead), g_retained.end());
+    g_retained_count.store(g_retained.size());
+    for (const Retained& r : g_retained) {
+      Tensor t = r.tensor.lock();
+      if (t && t->grad_fn.get() == node && t->output_nr < grads.size() && grads[t->output_nr]) {
+        todo.emplace_back(t, grads[t->output_nr]);
+      }
+    }
+  }
+  for (auto& [t, g] : todo) accumulate_grad(t, g);
+}
+
+void check_grad(const Tensor& g, const Node& producer, const Node& consumer, uint32_t input_nr, uint32_t output_nr) {
+  if (output_nr < consumer.output_shapes.size()) {
+    TC_CHECK(g->shape == consumer.output_shapes[output_nr], TC_ERR_AUTOGRAD, "backward: ", producer.name(),
+             " returned a gradient of shape ", g->shape, " for its input ", input_nr, ", but that input (output ",
+             output_nr, " of ", consumer.name(), ") has shape ", consumer.output_shapes[output_nr]);
+  }
+  if (output_nr < consumer.output_dtypes.size()) {
+    TC_CHECK(g->dtype == consumer.output_dtypes[output_nr], TC_ERR_AUTOGRAD, "backward: ", producer.name(),
+             " returned a ", dtype_name(g->dtype), " gradient for its input ", input_nr, ", but that input (output ",
+             output_nr, " of ", consumer.name(), ") is ", dtype_name(consumer.output_dtypes[output_nr]));
+  }
+}
+
+}  // namespace
+
+void retain_grad(const Tensor& t) {
+  if (t->is_leaf()) return;  // leaves that require grad keep theirs anyway
+  if (t->retains_grad) return;
+  t->retains_grad = true;
+  std::lock_guard<std::mutex> g(g_retained_mu);
+  g_retained.push_back({t->grad_fn, t});
+  g_retained_count.store(g_retained.size());
+}
+
+void accumulate_grad(const Tensor& t, const Tensor& g) {
+  if (!t->grad) {
+    t->grad = clone_data(g);  // own storage: g may be a broadcast view or another node's buffer
+    return;
+  }
+  const Tensor& acc = t->grad;
+  TC_DISPATCH_FLOATING(acc->dtype, "accumulate_grad", [&] {
+    using T = scalar_t;
+    cpu::map2<T, T, T>(acc, acc, g, [](T x, T y) { return x + y; });
+  });
+}
+
+void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
+            const std::vector<Tensor>& outputs) {
+  node->next.clear();
+  node->next.reserve(inputs.size());
+  for (const Tensor& in : inputs) {
+    Edge e;
+    if (in && in->requires_grad) {
+      if (in->grad_fn) {
+        e.node = in->grad_fn;
+        e.input_nr = in->output_nr;
+      } else {
+        e.node = std::make_shared<AccumulateGrad>(in);
+      }
+    }
+    node->next.push_back(std::move(e));
+  }
+  node->num_outputs = uint32_t(outputs.size());
+  node->output_shapes.clear();
+  node->output_dtypes.clear();
+  node->output_devices.clear();
+  for (uint32_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    node->output_shapes.push_back(out->shape);
+    node->output_dtypes.push_back(out->dtype);
+    node->output_devices.push_back(out->device);
+    out->requires_grad = true;
+    out->grad_fn = node;
+    out->output_nr = i;
+  }
+}
+
+void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
+  TC_CHECK(root->requires_grad, TC_ERR_AUTOGRAD, "backward: the root tensor (shape ", root->shape,
+           ") does not require grad and has no grad_fn");
+  Tensor grad = grad_in;
+  if (!grad) {
+    TC_CHECK(root->numel() == 1, TC_ERR_AUTOGRAD,
+             "backward: grad can be implicitly created only for a one-element root, but the root has shape ",
+             root->shape, "; pass a gradient of that shape");
+    grad = ones(root->shape, root->dtype, root->device);
+  } else {
+    TC_CHECK(grad->shape == root->shape, TC_ERR_AUTOGRAD, "backward: the gradient has shape ", grad->shape,
+             " but the root has shape ", root->shape);
+    TC_CHECK(grad->dtype == root->dtype, TC_ERR_AUTOGRAD, "backward: the gradient is ", dtype_name(grad->dtype),
+             " but the root is ", dtype_name(root->dtype));
+    TC_CHECK(grad->device == root->device, TC_ERR_AUTOGRAD, "backward: the gradient is on ",
+             device_name(grad->device), " but the root is on ", device_name(root->device));
+  }
+  NoGradGuard no_grad;
+  if (root->is_leaf()) {
+    accumulate_grad(root, grad);
+    return;
+  }
+
+  struct Info {
+    int64_t deps = 0;
+    std::vector<Tensor> grads;
+  };
+  std::unordered_map<Node*, Info> info;
+  // Dependency counts: one per edge into a node from a node of this graph.
+  std::vector<Node*> stack{root->grad_fn.get()};
+  info[root->grad_fn.get()];
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next) {
+      if (!e.node) continue;
+      auto [it, fresh] = info.try_emplace(e.node.get());
+      ++it->second.deps;
+      if (fresh) stack.push_back(e.node.get());
+    }
+  }
+
+  Node* first = root->grad_fn.get();
+  info[first].grads.resize(first->num_outputs);
+  info[first].grads[root->output_nr] = grad;
+  std::vector<Node*> ready{first};
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    Info& in = info[n];
+    in.grads.resize(n->num_outputs);
+    deliver_retained(n, in.grads);
+    const bool any = std::any_of(in.grads.begin(), in.grads.end(), [](const Tensor& t) { return t != nullptr; });
+    std::vector<Tensor> out;
+    if (any) {
+      out = n->apply(in.grads);
+      TC_CHECK(out.size() == n->next.size() || n->next.empty(), TC_ERR_INTERNAL, "backward: ", n->name(),
+               " returned ", out.size(), " gradients for ", n->next.size(), " inputs");
+    }
+    if (!retain_graph) n->release_saved();
+    in.grads.clear();
+    for (size_t i = 0; i < n->next.size(); ++i) {
+      const Edge& e = n->next[i];
+      if (!e.node) continue;
+      Info& child = info[e.node.get()];
+      const Tensor g = i < out.size() ? out[i] : nullptr;
+      if (g) {
+        check_grad(g, *n, *e.node, uint32_t(i), e.input_nr);
+        if (child.grads.size() < e.node->num_outputs) child.grads.resize(e.node->num_outputs);
+        Tensor& slot = child.grads[e.input_nr];
+        slot = slot ? ops::add(slot, g) : g;
+      }
+      if (--child.deps == 0) ready.push_back(e.node.get());
+    }
+  }
+}
+
+Tensor reduce_to_shape(const Tensor& grad, const Dims& shape) {
+  if (grad->shape == shape) return grad;
+  const int64_t lead = grad->ndim() - shape.size();
+  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape, " has fewer dims than ",
+           shape);
+  Dims keep = grad->shape;
+  for (int64_t i = 0; i < grad->ndim(); ++i) {
+    if (i < lead) {
+      keep[i] = 1;
+    } else {
+      const int64_t s = shape[i - lead];
+      TC_CHECK(s == grad->shape[i] || s == 1, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape,
+               " does not broadcast from ", shape);
+      keep[i] = s;
+    }
+  }
+  Tensor out = empty(keep, grad->dtype, grad->device);
+  cpu::reduce(cpu::Reduce::sum, out, grad);
+  return make_view(out, shape, contiguous_strides(shape), 0);
+}
+
+}  // namespace tc::autograd

@@ -1,0 +1,43 @@
+// Helpers shared by the ops' .cpp files: views without autograd (the building
+// blocks of the differentiable views and of several backward formulas) and
+// argument checks with messages that name the op.
+#pragma once
+#include <string>
+
+#include "autograd/function.h"
+#include "ops/ops.h"
+
+namespace tc::ops::detail {
+
+// "float32 tensor of shape [2, 3]": how errors describe an argument.
+std::string describe(const Tensor& t);
+// Both tensors on the same device, else TC_ERR_DEVICE naming op.
+void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// Only f32/f64 and the integer dtypes (optionally bool) are computed on the CPU.
+void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bool);
+
+// Views without autograd.
+Dims infer_shape(const Dims& shape, int64_t numel, const char* op);  // resolves one -1
+Tensor raw_view(const Tensor& t, const Dims& shape);  // null when no view is possible
+Tensor raw_reshape(const Tensor& t, const Dims& shape);  // view, or a contiguous copy
+Tensor raw_permute(const Tensor& t, const Dims& perm);
+Tensor raw_narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor raw_slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor raw_select(const Tensor& t, int64_t dim, int64_t index);
+Tensor raw_expand(const Tensor& t, const Dims& shape);
+// t's shape with the dims in `dims` (wrapped, unique) set to 1; `reduced` marks them.
+Dims keepdim_shape(const Tensor& t, const Dims& dims, const char* op, bool reduced[TC_MAX_DIMS]);
+// Removes the marked dims from a keepdim shape.
+Dims squeeze_marked(const Dims& shape, const bool reduced[TC_MAX_DIMS]);
+
+}  // namespace tc::ops::detail
+
+namespace tc::ops::detail {
+// result_type({a, b}) without building a vector (the hot path of every binary op).
+DType result_type2(const Tensor& a, const Tensor& b);
+}  // namespace tc::ops::detail
+
+namespace tc::ops::detail {
+// gather's adjoint: zeros of in_shape, then out[..., idx[p], ...] += g[p] along dim.
+Tensor scatter_add_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, int64_t dim);
+}  // namespace tc::ops::detail

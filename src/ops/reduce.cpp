@@ -1,0 +1,304 @@
+// Reductions: sum, mean, var/std, logsumexp, max/min (all, or along a dim with
+// indices), argmax/argmin. The kernels (cpu/reduce.cpp) are deterministic; the
+// backward formulas broadcast the output gradient back over the reduced dims.
+#include <cmath>
+
+#include "cpu/dispatch.h"
+#include "cpu/loops.h"
+#include "cpu/reduce.h"
+#include "init.h"
+#include "ops/internal.h"
+
+namespace tc::ops {
+
+using autograd::Grads;
+using namespace detail;
+
+namespace {
+
+// The gradient of a reduction's output (shape `out`, keepdim or not) broadcast to
+// the input's shape: reduced dims put back as size 1, then expanded.
+Tensor expand_back(const Tensor& g, const Dims& keep_shape, const Dims& in_shape) {
+  return raw_expand(raw_reshape(g, keep_shape), in_shape);
+}
+
+struct Reduced {
+  Dims keep;  // input shape with reduced dims 1
+  Dims out;   // keep, or with reduced dims removed
+  bool marked[TC_MAX_DIMS];
+  int64_t count;  // elements per output
+};
+
+Reduced plan(const Tensor& a, const Dims& dims, bool keepdim, const char* op) {
+  Reduced r;
+  r.keep = keepdim_shape(a, dims, op, r.marked);
+  r.out = keepdim ? r.keep : squeeze_marked(r.keep, r.marked);
+  const int64_t outn = numel_of(r.keep);
+  r.count = outn == 0 ? 0 : a->numel() / outn;
+  if (outn == 0) {  // the count of a reduction over dims of an empty tensor
+    r.count = 1;
+    for (int64_t d = 0; d < a->ndim(); ++d) {
+      if (r.marked[d]) r.count *= a->shape[d];
+    }
+  }
+  return r;
+}
+
+Tensor reduce_into(cpu::Reduce op, const Tensor& a, const Reduced& r, DType out_dtype) {
+  Tensor out = empty(r.keep, out_dtype, a->device);
+  cpu::reduce(op, out, a);
+  return r.out == r.keep ? out : make_view(out, r.out, contiguous_strides(r.out), 0);
+}
+
+Tensor sum_nograd(const Tensor& a, const Reduced& r) {
+  const DType out = is_floating(a->dtype) ? a->dtype : DType::i64;
+  return reduce_into(cpu::Reduce::sum, a, r, out);
+}
+
+void check_reduce_input(const char* op, const Tensor& a, bool floating_only) {
+  check_same_device(op, a, a);
+  check_compute_dtype(op, "a", a->dtype, true);
+  TC_CHECK(!floating_only || is_floating(a->dtype), TC_ERR_DTYPE, op,
+           ": expected a float32 or float64 tensor but got ", describe(a));
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
+  check_reduce_input("sum", a, false);
+  const Reduced r = plan(a, dims, keepdim, "sum");
+  Tensor out = sum_nograd(a, r);
+  const Dims keep = r.keep, in = a->shape;
+  autograd::record_function("SumBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+    return {expand_back(g[0], keep, in)};
+  });
+  return out;
+}
+
+Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
+  check_reduce_input("mean", a, true);
+  const Reduced r = plan(a, dims, keepdim, "mean");
+  Tensor out;
+  {
+    NoGradGuard ng;
+    out = mul_scalar(sum_nograd(a, r), 1.0 / double(r.count));
+  }
+  const Dims keep = r.keep, in = a->shape;
+  const double scale = 1.0 / double(r.count);
+  autograd::record_function("MeanBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+    return {expand_back(mul_scalar(g[0], scale), keep, in)};
+  });
+  return out;
+}
+
+namespace {
+// var and its pieces: the centred input and the divisor.
+struct VarParts {
+  Tensor centred;  // a - mean(a), broadcast
+  Tensor var;      // in r.out shape
+  double divisor;
+};
+VarParts var_parts(const Tensor& a, const Reduced& r, int64_t correction) {
+  NoGradGuard ng;
+  VarParts p;
+  Tensor m = raw_reshape(mul_scalar(sum_nograd(a, r), 1.0 / double(r.count)), r.keep);
+  p.centred = sub(a, m);
+  p.divisor = std::max<double>(0.0, double(r.count - correction));
+  Tensor sq = mul(p.centred, p.centred);
+  p.var = binary_scalar(ScalarOp::div, sum_nograd(sq, r), p.divisor);
+  return p;
+}
+}  // namespace
+
+Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) {
+  check_reduce_input("var", a, true);
+  TC_CHECK(correction >= 0, TC_ERR_INVALID_ARGUMENT, "var: correction must be >= 0 but is ", correction);
+  const Reduced r = plan(a, dims, keepdim, "var");
+  VarParts p = var_parts(a, r, correction);
+  Tensor out = p.var;
+  const Dims keep = r.keep, in = a->shape;
+  const double div = p.divisor;
+  autograd::record_function("VarBackward", {a}, {out}, {p.centred}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    // d var / d a = 2 (a - mean) / (N - correction)
+    return {mul(s[0], mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
+  });
+  return out;
+}
+
+Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) {
+  check_reduce_input("std", a, true);
+  TC_CHECK(correction >= 0, TC_ERR_INVALID_ARGUMENT, "std: correction must be >= 0 but is ", correction);
+  const Reduced r = plan(a, dims, keepdim, "std");
+  VarParts p = var_parts(a, r, correction);
+  Tensor out;
+  {
+    NoGradGuard ng;
+    out = unary(UnaryOp::sqrt, p.var);
+  }
+  const Dims keep = r.keep, in = a->shape;
+  const double div = p.divisor;
+  autograd::record_function("StdBackward", {a}, {out}, {p.centred, autograd::alias(out)},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              // d std / d a = (a - mean) / ((N - correction) std)
+                              Tensor scale = binary_scalar(ScalarOp::div, ops::div(g[0], s[1]), div);
+                              return {mul(s[0], expand_back(scale, keep, in))};
+                            });
+  return out;
+}
+
+Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
+  check_reduce_input("logsumexp", a, true);
+  const Reduced r = plan(a, dims, keepdim, "logsumexp");
+  Tensor out;
+  {
+    NoGradGuard ng;
+    // Shifted by the max so exp cannot overflow; an infinite max shifts by 0.
+    Tensor m = empty(r.keep, a->dtype, a->device);
+    if (a->numel() > 0) {
+      cpu::reduce(cpu::Reduce::max, m, a);
+      TC_DISPATCH_FLOATING(a->dtype, "logsumexp", [&] {
+        using T = scalar_t;
+        cpu::map1<T, T>(m, m, [](T x) { return std::isinf(x) ? T(0) : x; });
+      });
+    } else {
+      fill_(m, 0.0);
+    }
+    Tensor e = unary(UnaryOp::exp, sub(a, m));
+    Tensor s = unary(UnaryOp::log, raw_reshape(sum_nograd(e, r), r.keep));
+    out = raw_reshape(add(s, m), r.out);
+  }
+  const Dims keep = r.keep;
+  autograd::record_function("LogsumexpBackward", {a}, {out}, {a, autograd::alias(out)},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              // softmax(a) * g
+                              Tensor p = unary(UnaryOp::exp, sub(s[0], raw_reshape(s[1], keep)));
+                              return {mul(p, raw_reshape(g[0], keep))};
+                            });
+  return out;
+}
+
+namespace {
+
+Tensor extreme_all(const Tensor& a, bool is_max) {
+  const char* op = is_max ? "max" : "min";
+  check_reduce_input(op, a, false);
+  TC_CHECK(a->numel() > 0, TC_ERR_SHAPE, op, ": cannot reduce an empty tensor (shape ", a->shape,
+           ") without an identity");
+  Tensor out = empty(Dims{}, a->dtype, a->device);
+  Tensor keep = make_view(out, Dims::filled(a->ndim(), 1), Dims::filled(a->ndim(), 1), 0);
+  cpu::reduce(is_max ? cpu::Reduce::max : cpu::Reduce::min, keep, a);
+  autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {out}, {a, autograd::alias(out)},
+                            [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              // Every element equal to the result shares the gradient evenly.
+                              Tensor mask = to_dtype(binary(BinaryOp::eq, s[0], s[1]), s[0]->dtype);
+                              Tensor count = sum(mask, {}, false);
+                              return {mul(mask, ops::div(g[0], count))};
+                            });
+  return out;
+}
+
+// Scatters g (shape of indices, keepdim) into zeros of in_shape at indices along dim.
+Tensor scatter_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, int64_t dim);
+
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  const char* op = is_max ? "max_dim" : "min_dim";
+  check_reduce_input(op, a, false);
+  const int64_t n = std::max<int64_t>(a->ndim(), 1);
+  const int64_t d = wrap_dim(dim, n, op);
+  TC_CHECK(a->ndim() == 0 || a->shape[d] > 0, TC_ERR_SHAPE, op, ": cannot reduce dim ", d, " of size 0 (shape ",
+           a->shape, ")");
+  Dims keep = a->shape;
+  if (a->ndim() > 0) keep[d] = 1;
+  Tensor values = empty(keep, a->dtype, a->device), indices = empty(keep, DType::i64, a->device);
+  cpu::arg_reduce(is_max, values, indices, a, a->ndim() == 0 ? 0 : d);
+  Dims out_shape = keep;
+  if (!keepdim && a->ndim() > 0) out_shape.erase(d);
+  Tensor v = keepdim ? values : make_view(values, out_shape, contiguous_strides(out_shape), 0);
+  Tensor i = keepdim ? indices : make_view(indices, out_shape, contiguous_strides(out_shape), 0);
+  const Dims in = a->shape;
+  autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {v}, {indices},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return {scatter_grad(raw_reshape(g[0], keep), s[0], in, d)};
+                            });
+  return {v, i};
+}
+
+Tensor scatter_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, int64_t dim) {
+  Tensor gi = zeros(in_shape, g->dtype, g->device);
+  if (in_shape.empty()) {
+    copy_into(gi, raw_reshape(g, in_shape));
+    return gi;
+  }
+  // gather's adjoint: gi[..., idx[p], ...] += g[p].
+  Tensor gc = tc::contiguous(g), ic = tc::contiguous(idx);
+  const Dims& ishape = ic->shape;
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < dim; ++k) outer *= ishape[k];
+  for (int64_t k = dim + 1; k < ishape.size(); ++k) inner *= ishape[k];
+  const int64_t len = ishape[dim];
+  TC_DISPATCH_FLOATING(g->dtype, "scatter_grad", [&] {
+    using T = scalar_t;
+    const T* gp = gc->data_as<T>();
+    const int64_t* ip = ic->data_as<int64_t>();
+    T* op = gi->data_as<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t l = 0; l < len; ++l) {
+        for (int64_t in = 0; in < inner; ++in) {
+          // Index tensors can be smaller than in_shape in non-dim dims (gather):
+          // address gi with its own strides.
+          int64_t rem = o, off = 0;
+          for (int64_t k = dim - 1; k >= 0; --k) {
+            off += (rem % ishape[k]) * gi->strides[k];
+            rem /= ishape[k];
+          }
+          rem = in;
+          for (int64_t k = ishape.size() - 1; k > dim; --k) {
+            off += (rem % ishape[k]) * gi->strides[k];
+            rem /= ishape[k];
+          }
+          const int64_t p = (o * len + l) * inner + in;
+          op[off + ip[p] * gi->strides[dim]] += gp[p];
+        }
+      }
+    }
+  });
+  return gi;
+}
+
+}  // namespace
+
+// Exposed to shape.cpp (gather's backward).
+namespace detail {
+Tensor scatter_add_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, int64_t dim) {
+  return scatter_grad(g, idx, in_shape, dim);
+}
+}  // namespace detail
+
+Tensor max_all(const Tensor& a) { return extreme_all(a, true); }
+Tensor min_all(const Tensor& a) { return extreme_all(a, false); }
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) { return extreme_dim(a, dim, keepdim, true); }
+std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim(a, dim, keepdim, false);
+}
+
+namespace {
+Tensor arg_extreme(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  const char* op = is_max ? "argmax" : "argmin";
+  check_reduce_input(op, a, false);
+  if (dim == TC_DIM_ALL) {
+    TC_CHECK(a->numel() > 0, TC_ERR_SHAPE, op, ": cannot reduce an empty tensor (shape ", a->shape, ")");
+    Tensor flat = raw_reshape(a, Dims{a->numel()});
+    Tensor idx = empty(Dims{1}, DType::i64, a->device);
+    cpu::arg_reduce(is_max, nullptr, idx, flat, 0);
+    const Dims shape = keepdim ? Dims::filled(a->ndim(), 1) : Dims{};
+    return make_view(idx, shape, contiguous_strides(shape), 0);
+  }
+  NoGradGuard ng;
+  return extreme_dim(a, dim, keepdim, is_max).second;
+}
+}  // namespace
+
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) { return arg_extreme(a, dim, keepdim, true); }
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) { return arg_extreme(a, dim, keepdim, false); }
+
+}  // namespace tc::ops

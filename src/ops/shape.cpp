@@ -1,0 +1,203 @@
+// Shape ops: cat, stack, split, chunk, gather, index_select, one_hot.
+#include <algorithm>
+
+#include "cpu/dispatch.h"
+#include "cpu/loops.h"
+#include "ops/internal.h"
+
+namespace tc::ops {
+
+using autograd::Grads;
+using namespace detail;
+
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
+  TC_CHECK(!ts.empty(), TC_ERR_INVALID_ARGUMENT, "cat: expected at least one tensor");
+  const Tensor& first = ts[0];
+  TC_CHECK(first->ndim() > 0, TC_ERR_SHAPE, "cat: tensor 0 is 0-dim; zero-dim tensors cannot be concatenated");
+  const int64_t d = wrap_dim(dim, first->ndim(), "cat");
+  const DType dt = result_type(ts);
+  Dims shape = first->shape;
+  shape[d] = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Tensor& t = ts[i];
+    check_same_device("cat", first, t);
+    check_compute_dtype("cat", "a tensor", t->dtype, true);
+    TC_CHECK(t->ndim() == first->ndim(), TC_ERR_SHAPE, "cat: tensor ", i, " has ", t->ndim(),
+             " dims but tensor 0 has ", first->ndim(), " (shapes ", t->shape, " and ", first->shape, ")");
+    for (int64_t k = 0; k < t->ndim(); ++k) {
+      TC_CHECK(k == d || t->shape[k] == first->shape[k], TC_ERR_SHAPE, "cat: tensor ", i, " has shape ", t->shape,
+               " but tensor 0 has shape ", first->shape, ": sizes must match except in dim ", d);
+    }
+    shape[d] += t->shape[d];
+  }
+  Tensor out = empty(shape, dt, first->device);
+  int64_t at = 0;
+  std::vector<int64_t> starts;
+  std::vector<Dims> shapes;
+  std::vector<DType> dtypes;
+  for (const Tensor& t : ts) {
+    copy_into(raw_narrow(out, d, at, t->shape[d]), t);
+    starts.push_back(at);
+    shapes.push_back(t->shape);
+    dtypes.push_back(t->dtype);
+    at += t->shape[d];
+  }
+  autograd::record_function("CatBackward", ts, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+    Grads r;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      r.push_back(is_floating(dtypes[i]) ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i]) : nullptr);
+    }
+    return r;
+  });
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
+  TC_CHECK(!ts.empty(), TC_ERR_INVALID_ARGUMENT, "stack: expected at least one tensor");
+  const int64_t d = wrap_dim(dim, ts[0]->ndim() + 1, "stack");
+  std::vector<Tensor> us;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    TC_CHECK(ts[i]->shape == ts[0]->shape, TC_ERR_SHAPE, "stack: tensor ", i, " has shape ", ts[i]->shape,
+             " but tensor 0 has shape ", ts[0]->shape, " (stack needs equal shapes)");
+    us.push_back(unsqueeze(ts[i], d));
+  }
+  return cat(us, d);
+}
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
+  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "split: cannot split a 0-dim tensor");
+  const int64_t d = wrap_dim(dim, a->ndim(), "split");
+  const int64_t size = a->shape[d];
+  TC_CHECK(split_size > 0 || (split_size == 0 && size == 0), TC_ERR_INVALID_ARGUMENT,
+           "split: split_size must be positive but is ", split_size);
+  std::vector<Tensor> out;
+  if (size == 0) {
+    out.push_back(narrow(a, d, 0, 0));
+    return out;
+  }
+  for (int64_t at = 0; at < size; at += split_size) out.push_back(narrow(a, d, at, std::min(split_size, size - at)));
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
+  TC_CHECK(chunks > 0, TC_ERR_INVALID_ARGUMENT, "chunk: chunks must be positive but is ", chunks);
+  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "chunk: cannot chunk a 0-dim tensor");
+  const int64_t d = wrap_dim(dim, a->ndim(), "chunk");
+  const int64_t size = a->shape[d];
+  // Like torch.chunk: pieces of ceil(size / chunks), so there may be fewer pieces.
+  const int64_t piece = std::max<int64_t>(1, (size + chunks - 1) / chunks);
+  return split(a, size == 0 ? 0 : piece, d);
+}
+
+namespace {
+void check_index_tensor(const char* op, const Tensor& index) {
+  TC_CHECK(index->dtype == DType::i64, TC_ERR_DTYPE, op, ": index must be an int64 tensor but is ",
+           describe(index));
+}
+}  // namespace
+
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
+  check_same_device("gather", a, index);
+  check_compute_dtype("gather", "a", a->dtype, true);
+  check_index_tensor("gather", index);
+  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "gather: a is 0-dim");
+  const int64_t d = wrap_dim(dim, a->ndim(), "gather");
+  TC_CHECK(index->ndim() == a->ndim(), TC_ERR_SHAPE,
+           "gather: index has ", index->ndim(), " dims but a has ", a->ndim(), " (a ", a->shape, ", index ",
+           index->shape, ")");
+  for (int64_t k = 0; k < index->ndim(); ++k) {
+    TC_CHECK(k == d || index->shape[k] <= a->shape[k], TC_ERR_SHAPE, "gather: index has shape ", index->shape,
+             " which is larger than a's ", a->shape, " in dim ", k);
+  }
+  const int64_t len = a->shape[d];
+  // Walk index and out together; read a at the gathered position.
+  Tensor out = empty(index->shape, a->dtype, a->device);
+  Tensor ic = tc::contiguous(index);
+  const int64_t* ip = ic->data_as<int64_t>();
+  const int64_t total = index->numel();
+  for (int64_t p = 0; p < total; ++p) {
+    TC_CHECK(ip[p] >= 0 && ip[p] < len, TC_ERR_INDEX, "gather: index ", ip[p], " is out of range for dim ", d,
+             " of size ", len);
+  }
+  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "gather", [&] {
+    using T = scalar_t;
+    T* op = out->data_as<T>();
+    const T* src = a->data_as<T>();
+    const Dims& is = index->shape;
+    cpu::parallel_for(total, cpu::kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        int64_t rem = p, off = 0;
+        for (int64_t k = is.size() - 1; k >= 0; --k) {
+          const int64_t c = rem % is[k];
+          rem /= is[k];
+          off += (k == d ? ip[p] : c) * a->strides[k];
+        }
+        op[p] = src[off];
+      }
+    });
+  });
+  const Dims in = a->shape;
+  autograd::record_function("GatherBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    return {scatter_add_grad(g[0], s[0], in, d)};
+  });
+  return out;
+}
+
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
+  check_same_device("index_select", a, index);
+  check_compute_dtype("index_select", "a", a->dtype, true);
+  check_index_tensor("index_select", index);
+  TC_CHECK(index->ndim() <= 1, TC_ERR_SHAPE, "index_select: index must be 0-dim or 1-D but has shape ",
+           index->shape);
+  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "index_select: a is 0-dim");
+  const int64_t d = wrap_dim(dim, a->ndim(), "index_select");
+  Tensor ic = tc::contiguous(index);
+  const int64_t count = ic->numel();
+  const int64_t* ip = ic->data_as<int64_t>();
+  for (int64_t i = 0; i < count; ++i) {
+    TC_CHECK(ip[i] >= 0 && ip[i] < a->shape[d], TC_ERR_INDEX, "index_select: index ", ip[i],
+             " is out of range for dim ", d, " of size ", a->shape[d]);
+  }
+  Dims shape = a->shape;
+  shape[d] = count;
+  Tensor out = empty(shape, a->dtype, a->device);
+  for (int64_t i = 0; i < count; ++i) copy_into(raw_select(out, d, i), raw_select(a, d, ip[i]));
+  const Dims in = a->shape;
+  autograd::record_function("IndexSelectBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
+    const int64_t* idx = s[0]->data_as<int64_t>();
+    for (int64_t i = 0; i < s[0]->numel(); ++i) {
+      Tensor dst = raw_select(gi, d, idx[i]);
+      copy_into(dst, add(dst, raw_select(g[0], d, i)));  // repeated indices sum
+    }
+    return {gi};
+  });
+  return out;
+}
+
+Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  check_index_tensor("one_hot", indices);
+  TC_CHECK(num_classes >= -1, TC_ERR_INVALID_ARGUMENT, "one_hot: num_classes must be -1 or >= 0 but is ",
+           num_classes);
+  Tensor ic = tc::contiguous(indices);
+  const int64_t n = ic->numel();
+  const int64_t* ip = ic->data_as<int64_t>();
+  int64_t classes = num_classes;
+  if (classes < 0) {
+    TC_CHECK(n > 0, TC_ERR_INVALID_ARGUMENT, "one_hot: cannot infer num_classes from an empty tensor");
+    classes = *std::max_element(ip, ip + n) + 1;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    TC_CHECK(ip[i] >= 0 && ip[i] < classes, TC_ERR_INDEX, "one_hot: class index ", ip[i],
+             " is out of range for num_classes ", classes);
+  }
+  Dims shape = indices->shape;
+  TC_CHECK(shape.size() < TC_MAX_DIMS, TC_ERR_SHAPE, "one_hot: indices have too many dims");
+  shape.push_back(classes);
+  Tensor out = zeros(shape, DType::i64, indices->device);
+  int64_t* op = out->data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i) op[i * classes + ip[i]] = 1;
+  return out;
+}
+
+}  // namespace tc::ops

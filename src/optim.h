@@ -1,0 +1,42 @@
+// Optimizers (torch.optim semantics) as objects of the handle table. Each holds
+// its parameters (the same tensors the caller has) and their per-parameter state.
+#pragma once
+#include <vector>
+
+#include "tensor.h"
+
+namespace tc::optim {
+
+struct Optimizer {
+  virtual ~Optimizer() = default;
+  // One update from the current gradients; parameters without a grad are skipped.
+  virtual void step() = 0;
+  // Sets every parameter's grad to none.
+  void zero_grad() {
+    for (const Tensor& p : params) p->grad.reset();
+  }
+  std::vector<Tensor> params;
+  double lr = 0;
+};
+
+struct SgdOptions {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov;
+};
+struct AdamOptions {
+  double lr, beta1, beta2, eps, weight_decay;
+  bool decoupled;  // AdamW
+};
+
+// Check the parameters (floating leaves requiring grad) and the options the way
+// torch.optim does, throwing TC_ERR_INVALID_ARGUMENT / TC_ERR_AUTOGRAD / TC_ERR_DTYPE.
+std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o);
+std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptions& o);
+
+// torch.nn.init's fan computation and initializers (in place, never recorded).
+void kaiming_uniform_(const Tensor& t, double a);
+void xavier_uniform_(const Tensor& t, double gain);
+void uniform_(const Tensor& t, double low, double high);
+void normal_(const Tensor& t, double mean, double std);
+
+}  // namespace tc::optim
