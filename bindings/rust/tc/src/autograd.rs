@@ -126,6 +126,13 @@ pub fn is_grad_enabled() -> Result<bool> {
 /// assert!((&w * 2.0)?.is_requires_grad()?);
 /// # Ok(()) }
 /// ```
+///
+/// Moving the guard to another thread does not compile:
+///
+/// ```compile_fail
+/// let guard = tc::NoGradGuard::new().unwrap();
+/// std::thread::spawn(move || drop(guard));
+/// ```
 #[must_use = "grad mode comes back when the guard is dropped"]
 #[derive(Debug)]
 pub struct NoGradGuard {
