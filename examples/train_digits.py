@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Trains the MLP 64 -> 128 -> ReLU -> 10 on the 8x8 digits with tc (the
+Python bindings), exactly like examples/train_digits.c: the same data
+scaling (pixels / 16), the same fixed-seed 80/20 split and batch order (the
+same LCG), softmax cross-entropy, Adam (lr 3e-3), 20 epochs of batches of 32.
+
+    python3 examples/train_digits.py [--epochs N] [--batch N] [--lr X] [--seed N] [--threads N]
+
+Run from a checkout: PYTHONPATH=bindings/python_ctypes (and TC_LIBRARY, or a
+build*/ directory holding libtc.so). Prints a progress bar per epoch and the
+final test accuracy; exits 1 if it is below --min-acc (default 0.95).
+"""
+import argparse
+import gzip
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
+
+import tc  # noqa: E402
+from tc import nn  # noqa: E402
+
+MASK64 = (1 << 64) - 1
+
+
+class LCG:
+    """Knuth's MMIX LCG, as in train_digits.c: the same split on every machine."""
+
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    def next(self):
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) & MASK64
+        return self.state >> 33
+
+    def shuffle(self, idx):
+        for i in range(len(idx) - 1, 0, -1):
+            j = self.next() % (i + 1)
+            idx[i], idx[j] = idx[j], idx[i]
+
+
+def load_digits(path):
+    xs, ys = [], []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            v = [int(s) for s in line.split(",")]
+            if len(v) != 65 or not 0 <= v[64] < 10:
+                raise SystemExit("train_digits: %s: malformed line %d" % (path, len(xs) + 1))
+            xs.append([p / 16.0 for p in v[:64]])
+            ys.append(v[64])
+    return xs, ys
+
+
+def batch(x_all, y_all, idx):
+    i = tc.tensor(idx, dtype=tc.int64)
+    return x_all.index_select(0, i), y_all.index_select(0, i)
+
+
+def progress(epoch, epochs, step, steps, loss, width=30):
+    if not sys.stdout.isatty():
+        return  # the bar is for terminals; logs get one line per epoch
+    done = width * step // steps
+    bar = "#" * done + "." * (width - done)
+    sys.stdout.write("\repoch %2d/%d [%s] %3d/%d  loss %.4f" % (epoch, epochs, bar, step, steps, loss))
+    sys.stdout.flush()
+
+
+@tc.no_grad()
+def accuracy(model, x, y):
+    model.eval()
+    pred = model(x).argmax(1)
+    model.train()
+    return (pred == y).to(tc.int64).sum().item() / y.numel()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--data", default=os.path.join(HERE, "data", "digits.csv.gz"))
+    ap.add_argument("--min-acc", type=float, default=0.95)
+    args = ap.parse_args()
+
+    tc.manual_seed(args.seed)
+    if args.threads:
+        tc.set_num_threads(args.threads)
+    xs, ys = load_digits(args.data)
+    order = list(range(len(xs)))
+    rng = LCG(args.seed)
+    rng.shuffle(order)
+    n_train = len(xs) * 8 // 10
+    train_idx, test_idx = order[:n_train], order[n_train:]
+    x_all, y_all = tc.tensor(xs, dtype=tc.float32), tc.tensor(ys, dtype=tc.int64)
+    x_test, y_test = batch(x_all, y_all, test_idx)
+    print("data: %d samples (%d train, %d test); model mlp 64-128-10; %d epochs, batch %d, Adam lr %g, "
+          "%d threads; libtc %s" % (len(xs), n_train, len(test_idx), args.epochs, args.batch, args.lr,
+                                     tc.get_num_threads(), tc.library_path))
+
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = tc.optim.Adam(model.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    steps = (n_train + args.batch - 1) // args.batch
+    start = time.perf_counter()
+    acc = 0.0
+    for epoch in range(1, args.epochs + 1):
+        t0 = time.perf_counter()
+        rng.shuffle(train_idx)
+        loss_sum = 0.0
+        for s in range(steps):
+            idx = train_idx[s * args.batch:(s + 1) * args.batch]
+            x, y = batch(x_all, y_all, idx)
+            loss = loss_fn(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            lv = loss.item()
+            loss_sum += lv * len(idx)
+            progress(epoch, args.epochs, s + 1, steps, lv)
+        acc = accuracy(model, x_test, y_test)
+        sys.stdout.write("\repoch %2d/%d  train_loss %.4f  test_acc %6.2f%%  time %.3fs%s\n"
+                         % (epoch, args.epochs, loss_sum / n_train, 100 * acc, time.perf_counter() - t0, " " * 20))
+    print("final test accuracy %.2f%% after %d epochs in %.2fs" % (100 * acc, args.epochs,
+                                                                 time.perf_counter() - start))
+    return 0 if acc >= args.min_acc else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
