@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "device_hooks.h"
 #include "init.h"
 #include "tensor.h"
 
@@ -100,14 +101,59 @@ void fill_kernel(T* p, int64_t n, T v) {
 
 }  // namespace
 
+namespace {
+
+bool on_cpu(const Tensor& t) { return device_type(t->device) == TC_DEVICE_CPU; }
+
+// Copies that touch a device: bytes move only between contiguous buffers of
+// one dtype; conversions and strides are done on the host side.
+void copy_across_devices(const Tensor& dst, const Tensor& src) {
+  const int64_t nbytes = dst->numel() * dst->itemsize();
+  const bool direct = dst->dtype == src->dtype && dst->is_contiguous() && src->is_contiguous();
+  if (direct) {
+    const Device dev = on_cpu(dst) ? src->device : dst->device;
+    require_cuda(device_index(dev)).copy(dst->data(), dst->device, src->data(), src->device, nbytes);
+    return;
+  }
+  // Stage through the host: src -> host (any layout) -> dst's dtype, contiguous.
+  Tensor host_src = on_cpu(src) ? src : to_device(contiguous_on_device(src), kCPU);
+  Tensor staged = empty(dst->shape, dst->dtype, kCPU);
+  copy_into(staged, host_src);
+  if (on_cpu(dst)) {
+    copy_into(dst, staged);
+  } else if (dst->is_contiguous()) {
+    require_cuda(device_index(dst->device)).copy(dst->data(), dst->device, staged->data(), kCPU, nbytes);
+  } else {
+    fail(TC_ERR_NOT_IMPLEMENTED, str("copy into a non-contiguous ", device_name(dst->device), " tensor"));
+  }
+}
+
+}  // namespace
+
+// A contiguous copy on the same device (device tensors: staged via the host).
+Tensor contiguous_on_device(const Tensor& t) {
+  if (t->is_contiguous()) return t;
+  if (on_cpu(t)) return clone_data(t);
+  Tensor host = empty(t->shape, t->dtype, kCPU);
+  // Read the whole underlying buffer span, then gather on the host.
+  Tensor raw = empty(Dims{t->storage->nbytes / t->itemsize()}, t->dtype, kCPU);
+  require_cuda(device_index(t->device)).copy(raw->data(), kCPU, t->storage->data, t->device, t->storage->nbytes);
+  Tensor view = make_view(raw, t->shape, t->strides, t->offset);
+  copy_into(host, view);
+  Tensor out = empty(t->shape, t->dtype, t->device);
+  require_cuda(device_index(t->device)).copy(out->data(), t->device, host->data(), kCPU, host->numel() * host->itemsize());
+  return out;
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   TC_CHECK(dst->shape == src->shape, TC_ERR_SHAPE, "copy: destination shape ", dst->shape,
            " and source shape ", src->shape, " differ");
-  TC_CHECK(device_type(dst->device) == TC_DEVICE_CPU && device_type(src->device) == TC_DEVICE_CPU,
-           TC_ERR_NOT_IMPLEMENTED, "copy between ", device_name(src->device), " and ",
-           device_name(dst->device), " is not available");
   const int64_t n = dst->numel();
   if (n == 0) return;
+  if (!on_cpu(dst) || !on_cpu(src)) {
+    copy_across_devices(dst, src);
+    return;
+  }
   if (dst->dtype == src->dtype && dst->is_contiguous() && src->is_contiguous()) {
     std::memmove(dst->data(), src->data(), size_t(n * dst->itemsize()));
     return;
@@ -127,6 +173,10 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone_data(const Tensor& t) {
+  if (!on_cpu(t)) {
+    Tensor src = contiguous_on_device(t);
+    if (src != t) return src;
+  }
   Tensor out = empty(t->shape, t->dtype, t->device);
   copy_into(out, t);
   return out;
@@ -141,11 +191,14 @@ Tensor cast(const Tensor& t, DType dtype) {
 
 Tensor to_device(const Tensor& t, Device device) {
   if (t->device == device) return t;
-  fail(TC_ERR_NOT_IMPLEMENTED, str("to_device: moving a tensor from ", device_name(t->device), " to ",
-                                   device_name(device), " is not available in this build"));
+  Tensor src = contiguous_on_device(t);
+  Tensor out = empty(t->shape, t->dtype, device);
+  copy_into(out, src);
+  return out;
 }
 
 double read_element(const Tensor& t, int64_t index) {
+  TC_CHECK(on_cpu(t), TC_ERR_INTERNAL, "read_element needs a cpu tensor");
   int64_t off = 0;
   for (int64_t i = t->ndim() - 1; i >= 0; --i) {
     off += (index % t->shape[i]) * t->strides[i];
@@ -159,6 +212,13 @@ double read_element(const Tensor& t, int64_t index) {
 // ---- factories ----
 
 Tensor full(const Dims& shape, double value, DType dtype, Device device) {
+  if (device != kCPU) {
+    Tensor t = empty(shape, dtype, device);
+    Tensor one = full(Dims{}, value, dtype, kCPU);  // the element's bytes in dtype
+    if (t->numel() > 0)
+      require_cuda(device_index(device)).fill(t->data(), device_index(device), t->numel(), t->itemsize(), one->data());
+    return t;
+  }
   Tensor t = empty(shape, dtype, device);
   const int64_t n = t->numel();
   TC_DISPATCH_ALL(dtype, "full",
@@ -168,7 +228,13 @@ Tensor full(const Dims& shape, double value, DType dtype, Device device) {
 
 Tensor zeros(const Dims& shape, DType dtype, Device device) {
   Tensor t = empty(shape, dtype, device);
-  if (t->numel() > 0) std::memset(t->data(), 0, size_t(t->numel() * t->itemsize()));
+  const int64_t nbytes = t->numel() * t->itemsize();
+  if (nbytes == 0) return t;
+  if (on_cpu(t)) {
+    std::memset(t->data(), 0, size_t(nbytes));
+  } else {
+    require_cuda(device_index(device)).memset_zero(t->data(), device_index(device), nbytes);
+  }
   return t;
 }
 
@@ -182,6 +248,7 @@ Tensor arange(double start, double end, double step, DType dtype, Device device)
   TC_CHECK(std::isfinite(start) && std::isfinite(end), TC_ERR_INVALID_ARGUMENT,
            "arange: start and end must be finite, got ", start, " and ", end);
   TC_CHECK(dtype != DType::b8, TC_ERR_DTYPE, "arange: bool is not supported");
+  if (device != kCPU) return to_device(arange(start, end, step, dtype, kCPU), device);
   const double count = std::ceil((end - start) / step);
   TC_CHECK(count < 9.2e18, TC_ERR_OUT_OF_MEMORY, "arange: ", count, " elements are too many");
   const int64_t n = count > 0 ? int64_t(count) : 0;

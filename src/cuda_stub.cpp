@@ -8,5 +8,6 @@ void cuda_backend_init() {
 }
 void cuda_backend_shutdown() {}
 bool cuda_backend_initialized() noexcept { return false; }
+bool cuda_forked_child() noexcept { return false; }
 }  // namespace tc
 #endif

@@ -120,7 +120,10 @@ void fill(const Tensor& t, Dist dist, double a, double b, const char* what) {
   TC_CHECK(is_floating(t->dtype), TC_ERR_DTYPE, what, ": expected a floating tensor but got ",
            dtype_name(t->dtype));
   const DType work = t->dtype == DType::f64 ? DType::f64 : DType::f32;
-  Tensor dst = (t->is_contiguous() && t->dtype == work) ? t : empty(t->shape, work, t->device);
+  // Device tensors get the same stream of numbers as the CPU, made on the
+  // host and copied: reproducible across devices for one seed.
+  const bool direct = t->is_contiguous() && t->dtype == work && device_type(t->device) == TC_DEVICE_CPU;
+  Tensor dst = direct ? t : empty(t->shape, work, kCPU);
   TC_DISPATCH_FLOATING(work, what, [&] { generate(dst->data_as<scalar_t>(), dst->numel(), dist, a, b); });
   if (dst != t) copy_into(t, dst);
 }

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "alloc.h"
+#include "device_hooks.h"
 #include "init.h"
 
 namespace tc {
@@ -100,7 +101,7 @@ Device check_device(int32_t code, const char* arg) {
     return code;
   }
   if (type == TC_DEVICE_CUDA) {
-    ensure_backend("cuda");  // throws NOT_COMPILED or UNAVAILABLE with the reason
+    require_cuda(code & 0xFFFF);  // throws NOT_COMPILED, UNAVAILABLE or INDEX with the reason
     return code;
   }
   fail(TC_ERR_INVALID_ARGUMENT, str(arg, ": unknown device code ", code,
@@ -113,8 +114,18 @@ Storage::~Storage() {
 }
 
 std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
-  TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, "allocation on ",
-           device_name(device), " is not available");
+  if (device_type(device) == TC_DEVICE_CUDA) {
+    const DeviceHooks& cuda = require_cuda(device_index(device));
+    auto s = std::make_shared<Storage>();
+    const int32_t index = device_index(device);
+    s->data = cuda.alloc(nbytes, index);
+    s->deleter = [free = cuda.free, index](void* p) { free(p, index); };
+    s->nbytes = nbytes;
+    s->device = device;
+    return s;
+  }
+  TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_INVALID_ARGUMENT, "allocation on unknown device ",
+           device_name(device));
   auto s = std::make_shared<Storage>();
   if (nbytes <= Storage::kInlineBytes) {
     s->data = s->inline_bytes;

@@ -161,6 +161,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
 // (src may be broadcast to dst with stride 0). Any strides. Bumps no version.
 void copy_into(const Tensor& dst, const Tensor& src);
 Tensor contiguous(const Tensor& t);            // t itself when contiguous
+Tensor contiguous_on_device(const Tensor& t);  // same, for any device
 Tensor clone_data(const Tensor& t);            // new contiguous storage
 Tensor cast(const Tensor& t, DType dtype);     // t itself when dtype matches
 Tensor to_device(const Tensor& t, Device device);
