@@ -27,6 +27,19 @@ def fn(name):
         return missing
 
 
+def fast(name):
+    """An unprototyped pointer to `name` (restype int32, no argtypes) for the
+    hot paths: every argument passed to it must already be a ctypes object
+    (c_void_p handle, c_double, byref), so ctypes converts nothing. The
+    declared function (with argtypes) stays what everything else uses."""
+    f = fn(name)
+    if getattr(f, "missing", False):
+        return f
+    g = type(f)((name, lib))
+    g.restype = C.c_int32
+    return g
+
+
 def has(name):
     return hasattr(lib, name)
 

@@ -9,22 +9,24 @@ import struct
 
 from . import _core as K
 from . import _decls as D
-from ._core import VP, byref, fn
+from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
 
 _new = object.__new__
 _I64 = C.c_int64
 _I32 = C.c_int32
 
-_free = fn("tc_tensor_free")
+_free = fast("tc_tensor_free")
+_double = C.c_double
 _retain = fn("tc_tensor_retain")
 _full = fn("tc_full")
 
 
 def _wrap(h):
-    """A Tensor owning handle h (an int)."""
+    """A Tensor owning handle h (an int or a c_void_p). Tensors keep their
+    handle as a c_void_p, passed to ctypes without conversion."""
     t = _new(Tensor)
-    t._h = h
+    t._h = h if type(h) is VP else VP(h)
     t._dt = None
     return t
 
@@ -36,7 +38,7 @@ def _call(f, *args):
     if rc:
         raise error_for(rc)
     t = _new(Tensor)
-    t._h = out.value
+    t._h = out
     t._dt = None
     return t
 
@@ -88,22 +90,22 @@ def _as_tensor(x, like):
 
 def _binary(name, scalar_name=None, rscalar_name=None):
     """a OP b with a Tensor a; b a Tensor or a Python number."""
-    f = fn("tc_" + name)
-    fs = fn("tc_" + scalar_name) if scalar_name else None
+    f = fast("tc_" + name)
+    fs = fast("tc_" + scalar_name) if scalar_name else None
 
     def op(a, b):
         out = VP()
         if type(b) is Tensor or isinstance(b, Tensor):
             rc = f(a._h, b._h, byref(out))
         elif fs is not None and type(b) is float:
-            rc = fs(a._h, b, byref(out))
+            rc = fs(a._h, _double(b), byref(out))
         else:
             b = _as_tensor(b, a)
             rc = f(a._h, b._h, byref(out))
         if rc:
             raise error_for(rc)
         t = _new(Tensor)
-        t._h = out.value
+        t._h = out
         t._dt = None
         return t
 
@@ -126,7 +128,7 @@ def _rbinary(name, rscalar_name=None):
 
 
 def _unary(name):
-    f = fn("tc_" + name)
+    f = fast("tc_" + name)
 
     def op(self):
         out = VP()
@@ -134,7 +136,7 @@ def _unary(name):
         if rc:
             raise error_for(rc)
         t = _new(Tensor)
-        t._h = out.value
+        t._h = out
         t._dt = None
         return t
 
@@ -194,8 +196,9 @@ _to_device_f = fn("tc_to_device")
 _select_f = fn("tc_select")
 _slice_f = fn("tc_slice")
 _unsqueeze_f = fn("tc_unsqueeze")
-_backward_f = fn("tc_backward")
+_backward_f = fast("tc_backward")
 _copy_to_f = fn("tc_tensor_copy_to")
+_sum_f = fn("tc_sum")
 
 _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i",
                 "int64": "q", "uint8": "B", "bool": "B"}
@@ -212,19 +215,22 @@ class Tensor:
         raise TypeError("make tensors with tc.tensor(), tc.zeros(), tc.from_numpy() ...")
 
     def __del__(self):
-        h = getattr(self, "_h", None)
+        try:
+            h = self._h
+        except AttributeError:  # never got a handle (a failed constructor)
+            return
         if h:
             self._h = None
             try:
-                _free(h)  # stale after tc_shutdown: an ignored error, never a crash
-            except Exception:
+                _free(h)  # after tc_shutdown the handle is stale: an ignored error, never a crash
+            except Exception:  # interpreter teardown
                 pass
 
     # ------------------------------------------------------------ properties
     @property
     def handle(self):
-        """The raw tc_tensor handle (owned by this object)."""
-        return self._h
+        """The raw tc_tensor handle as an int (owned by this object)."""
+        return self._h.value
 
     @property
     def dtype(self):
@@ -350,7 +356,7 @@ class Tensor:
     def grad(self):
         out = VP()
         check(fn("tc_tensor_grad")(self._h, byref(out)))
-        return _wrap(out.value) if out.value else None
+        return _wrap(out) if out.value else None
 
     @grad.setter
     def grad(self, value):
@@ -370,7 +376,7 @@ class Tensor:
         g = None
         if gradient is not None:
             g = gradient if isinstance(gradient, Tensor) else tensor(gradient, dtype=self.dtype)
-        rc = _backward_f(self._h, g._h if g is not None else None, 1 if retain_graph else 0)
+        rc = _backward_f(self._h, g._h if g is not None else None, _I32(1 if retain_graph else 0))
         if rc:
             raise error_for(rc)
 
@@ -499,7 +505,7 @@ class Tensor:
         return self.to(K.device("cuda", index))
 
     def __repr__(self):
-        if not self._h:
+        if self._h is None:
             return "tensor(<freed>)"
         return K.copy_string(fn("tc_tensor_to_string"), self._h)
 
@@ -650,7 +656,7 @@ class Tensor:
     # ------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim=False, dtype=None):
         dims, n = _dims(dim)
-        out = _call(fn("tc_sum"), self._h, dims, n, 1 if keepdim else 0)
+        out = _call(_sum_f, self._h, dims, n, 1 if keepdim else 0)
         return out if dtype is None else out.to(dtype)
 
     def mean(self, dim=None, keepdim=False):
@@ -678,7 +684,7 @@ class Tensor:
             return _call(fn("tc_" + name), self._h)
         values, indices = VP(), VP()
         check(fn("tc_%s_dim" % name)(self._h, dim, 1 if keepdim else 0, byref(values), byref(indices)))
-        return MinMax(_wrap(values.value), _wrap(indices.value))
+        return MinMax(_wrap(values), _wrap(indices))
 
     def max(self, dim=None, keepdim=False, other=None):
         return self._minmax("max", dim, keepdim, other)

@@ -22,7 +22,7 @@ class Parameter(Tensor):
         out = K.VP()
         check(fn("tc_detach")(data._h, K.byref(out)))
         p = _new(cls)
-        p._h = out.value
+        p._h = out
         p._dt = None
         if requires_grad:
             p.requires_grad = True

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""tc (Python, ctypes) side by side with PyTorch, in one run; prints a table
+of times and ratios (tc / torch: below 1.0 means tc is faster).
+
+  1. a 1-element add: a + b                         (target <= 0.7x torch.add)
+  2. the tiny graph (x*w+b).relu().sum().backward()  (target <= 0.3x torch)
+  3. one MLP training step (64-128-10, batch 32, cross-entropy, Adam)
+  4. `import tc` vs `import torch`: wall time and peak RSS of a fresh process
+
+Run: TC_LIBRARY=build/libtc.so /usr/bin/python3 bench/bench_python.py [--quick]
+Timings are the median of several repeats; threads are set to 1 on both
+sides for the tiny cases (like-for-like, no OpenMP wake-ups).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PKG = os.path.join(HERE, "..", "bindings", "python_ctypes")
+sys.path.insert(0, PKG)
+
+
+def per_call(fn, number, repeat):
+    """Median seconds per call of fn over `repeat` runs of `number` calls."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def import_cost(module):
+    # VmHWM (peak RSS of this process image): ru_maxrss would carry the
+    # parent's peak over fork+exec on Linux.
+    code = ("import time; t0 = time.perf_counter(); import %s; t1 = time.perf_counter(); "
+            "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
+            "print(t1 - t0, hwm)" % module)
+    env = dict(os.environ, PYTHONPATH=PKG)
+    walls, rss = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        total = time.perf_counter() - t0
+        imp, kb = out.stdout.split()
+        walls.append((float(imp), total))
+        rss.append(int(kb) / 1024.0)
+    imp = statistics.median(w[0] for w in walls)
+    total = statistics.median(w[1] for w in walls)
+    return imp, total, statistics.median(rss)
+
+
+def fmt_t(s):
+    if s < 1e-3:
+        return "%8.2f us" % (s * 1e6)
+    if s < 1:
+        return "%8.2f ms" % (s * 1e3)
+    return "%8.2f s " % s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = ap.parse_args()
+    scale = 0.2 if args.quick else 1.0
+    rep = 5 if args.quick else 9
+
+    import tc
+    import torch
+
+    rows = []
+    tc.set_num_threads(1)
+    torch.set_num_threads(1)
+
+    # 1. one-element add
+    a, b = tc.ones(1), tc.ones(1)
+    ta, tb = torch.ones(1), torch.ones(1)
+    n = int(50000 * scale)
+    rows.append(("1-element add (a + b)", per_call(lambda: a + b, n, rep),
+                 per_call(lambda: torch.add(ta, tb), n, rep), "<= 0.7"))
+
+    # 2. tiny graph
+    x = tc.randn(8)
+    w = tc.randn(8, requires_grad=True)
+    bb = tc.randn(8, requires_grad=True)
+    tx = torch.randn(8)
+    tw = torch.randn(8, requires_grad=True)
+    tbb = torch.randn(8, requires_grad=True)
+
+    def tiny_tc():
+        w.grad = None
+        bb.grad = None
+        (x * w + bb).relu().sum().backward()
+
+    def tiny_torch():
+        tw.grad = None
+        tbb.grad = None
+        (tx * tw + tbb).relu().sum().backward()
+
+    n = int(10000 * scale)
+    rows.append(("tiny graph fwd+bwd", per_call(tiny_tc, n, rep), per_call(tiny_torch, n, rep), "<= 0.3"))
+
+    # 3. MLP step (default threads on both sides)
+    tc.set_num_threads(max(1, os.cpu_count() or 1))
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    tc.manual_seed(0)
+    torch.manual_seed(0)
+    model = tc.nn.Sequential(tc.nn.Linear(64, 128), tc.nn.ReLU(), tc.nn.Linear(128, 10))
+    opt = tc.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = tc.nn.CrossEntropyLoss()
+    xb, yb = tc.rand(32, 64), tc.tensor([i % 10 for i in range(32)])
+    tmodel = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    topt = torch.optim.Adam(tmodel.parameters(), lr=1e-3)
+    tloss = torch.nn.CrossEntropyLoss()
+    txb, tyb = torch.rand(32, 64), torch.tensor([i % 10 for i in range(32)])
+
+    def step_tc():
+        opt.zero_grad()
+        loss_fn(model(xb), yb).backward()
+        opt.step()
+
+    def step_torch():
+        topt.zero_grad()
+        tloss(tmodel(txb), tyb).backward()
+        topt.step()
+
+    n = int(1000 * scale)
+    rows.append(("MLP step 64-128-10, batch 32", per_call(step_tc, n, rep), per_call(step_torch, n, rep), ""))
+
+    print("tc %s (%s) vs torch %s; %d threads for the MLP step, 1 for the tiny cases"
+          % (tc.version(), tc.library_path, torch.__version__, tc.get_num_threads()))
+    print("%-32s %12s %12s %8s %8s" % ("benchmark", "tc", "torch", "ratio", "target"))
+    for name, t_tc, t_th, target in rows:
+        print("%-32s %12s %12s %7.2fx %8s" % (name, fmt_t(t_tc), fmt_t(t_th), t_tc / t_th, target))
+
+    imp_tc, total_tc, rss_tc = import_cost("tc")
+    imp_th, total_th, rss_th = import_cost("torch")
+    print("%-32s %12s %12s %7.2fx" % ("import wall time (in process)", fmt_t(imp_tc), fmt_t(imp_th), imp_tc / imp_th))
+    print("%-32s %12s %12s %7.2fx" % ("python -c 'import x' wall", fmt_t(total_tc), fmt_t(total_th),
+                                      total_tc / total_th))
+    print("%-32s %9.1f MB %9.1f MB %7.2fx" % ("peak RSS after import", rss_tc, rss_th, rss_tc / rss_th))
+
+
+if __name__ == "__main__":
+    main()
