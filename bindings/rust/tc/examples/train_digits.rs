@@ -191,6 +191,7 @@ fn find_data(arg: Option<PathBuf>) -> Result<PathBuf, String> {
     [PathBuf::from("examples/data/digits.csv.gz"), here]
         .into_iter()
         .find(|p| p.is_file())
+        .map(|p| p.canonicalize().unwrap_or(p))
         .ok_or_else(|| "cannot find examples/data/digits.csv.gz; pass --data PATH".to_string())
 }
 

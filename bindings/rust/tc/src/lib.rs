@@ -67,3 +67,8 @@ pub mod flags {
 
 /// The raw FFI crate, for what this API does not cover.
 pub use tc_sys;
+
+/// The README's examples, run as doc tests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
