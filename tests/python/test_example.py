@@ -1,0 +1,22 @@
+"""examples/train_digits.py reaches the C example's accuracy (>= 95%) with
+the same split, model and optimizer."""
+import os
+import re
+import subprocess
+import sys
+
+from conftest import REPO, need
+
+import tc
+
+
+def test_train_digits_reaches_95_percent():
+    need("tc_linear", "tc_cross_entropy", "tc_optimizer_adam", "tc_index_select", "tc_argmax")
+    env = dict(os.environ, TC_LIBRARY=tc.library_path)
+    res = subprocess.run([sys.executable, os.path.join(REPO, "examples", "train_digits.py"), "--threads", "1"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = re.search(r"final test accuracy ([\d.]+)% after 20 epochs", res.stdout)
+    assert m, res.stdout
+    assert float(m.group(1)) >= 95.0
+    assert "1437 train, 360 test" in res.stdout  # the C example's 80/20 split
