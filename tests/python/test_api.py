@@ -370,3 +370,39 @@ def test_no_grad_and_enable_grad():
     with tc.set_grad_enabled(False):
         assert not tc.is_grad_enabled()
     assert tc.is_grad_enabled()
+
+
+# ---------------------------------------------------------------- coverage
+
+def test_every_header_function_is_used_by_the_package():
+    """Each tc.h function is called somewhere in the package (by its full name,
+    or by the short name the op factories (_binary, _unary, _inplace) prefix
+    with "tc_")."""
+    import glob
+    import re
+
+    files = glob.glob(os.path.join(PKG, "tc", "**", "*.py"), recursive=True)
+    src = "".join(open(f).read() for f in files if not f.endswith("_decls.py"))
+    short = set(re.findall(r'_(?:binary|rbinary|unary|inplace)\("(\w+)"(?:, "(\w+)")?', src))
+    short_names = {"tc_" + n for pair in short for n in pair if n}
+    unused = [n for n in tc._decls.FUNCTIONS
+              if n not in short_names and not re.search(r'[".]%s\b' % n, src)]
+    assert unused == []
+
+
+def test_registries_match_the_library():
+    for d in tc._DTYPES:
+        assert tc._core.library_dtype_info(d) == (d.name, d.itemsize)
+        assert tc._core.to_dtype(d.name) is d
+    assert tc._core.to_dtype("long") is tc.int64 and tc._core.to_dtype("double") is tc.float64
+    assert str(tc.device("cpu")) == "cpu" and repr(tc.device("cpu")) == "device(type='cpu')"
+    with pytest.raises(tc.TcError):
+        tc.device("tpu")
+
+
+def test_last_error_and_is_initialized():
+    assert tc.is_initialized()
+    with pytest.raises(tc.TcError) as ei:
+        tc.set_flag("definitely_not_a_flag", 3)
+    code, msg = tc.last_error()
+    assert code == ei.value.code and msg == ei.value.message and "definitely_not_a_flag" in msg

@@ -10,7 +10,7 @@ from ._errors import (AutogradError, DeviceError, DTypeError, InternalError, Inv
                       InvalidHandleError, MissingFunctionError, NotCompiledError, NotInitializedError,
                       OutOfMemoryError, ShapeError, TcError, TcIndexError, TcIOError,
                       TcNotImplementedError, UnavailableError, UnknownStatusError, ERROR_CLASSES,
-                      check as _check, status_name)
+                      check as _check, last_error, status_name)
 
 # ---- initialization ----------------------------------------------------------
 _check(_L.tc_init(None))
@@ -54,6 +54,12 @@ def version():
     n, text = _C.c_int32(), _C.c_char_p()
     _check(_L.tc_version(_C.byref(n), _C.byref(text)))
     return text.value.decode()
+
+
+def is_initialized():
+    out = _C.c_int32()
+    _check(_L.tc_is_initialized(_C.byref(out)))
+    return out.value == 1
 
 
 def abi_version():

@@ -101,9 +101,20 @@ def _dtype_by_name(name):
     for d in DTYPES:
         if d.name == name:
             return d
+    code = C.c_int32()
+    if lib.tc_dtype_from_name(name.encode(), byref(code)) == 0:  # libtc's aliases ("long", "half"...)
+        return BY_CODE[code.value]
     if name in _ALIASES:
         return _ALIASES[name]
     raise TypeError("unknown dtype %r" % (name,))
+
+
+def library_dtype_info(d):
+    """(name, element size) of a dtype as libtc's registry reports them."""
+    name, size = C.c_char_p(), C.c_int64()
+    check(lib.tc_dtype_name(to_dtype(d).code, byref(name)))
+    check(lib.tc_dtype_size(to_dtype(d).code, byref(size)))
+    return name.value.decode(), size.value
 
 
 def to_dtype(x):
@@ -172,7 +183,7 @@ class device:
         return hash(self.code)
 
     def __str__(self):
-        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+        return copy_string(lib.tc_device_name, self.code)
 
     def __repr__(self):
         if self.index is None:

@@ -111,6 +111,18 @@ def last_error_message():
     return (out.value or b"").decode("utf-8", "replace")
 
 
+def last_error():
+    """(code, message) of the calling thread's last libtc failure ((0, "")
+    when there was none)."""
+    code = ctypes.c_int32()
+    lib.tc_last_error_code(ctypes.byref(code))
+    needed = ctypes.c_int64()
+    lib.tc_last_error_copy(None, 0, ctypes.byref(needed))
+    buf = ctypes.create_string_buffer(max(needed.value, 1))
+    lib.tc_last_error_copy(buf, len(buf), ctypes.byref(needed))
+    return code.value, buf.value.decode("utf-8", "replace")
+
+
 def error_for(code, message=None):
     """The exception for a status code, with this thread's last message."""
     if message is None:

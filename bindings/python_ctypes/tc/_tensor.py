@@ -681,9 +681,10 @@ class Tensor:
         if isinstance(dim, Tensor) or other is not None:
             return (maximum if name == "max" else minimum)(self, dim if other is None else other)
         if dim is None:
-            return _call(fn("tc_" + name), self._h)
+            return _call(fn("tc_max") if name == "max" else fn("tc_min"), self._h)
         values, indices = VP(), VP()
-        check(fn("tc_%s_dim" % name)(self._h, dim, 1 if keepdim else 0, byref(values), byref(indices)))
+        f = fn("tc_max_dim") if name == "max" else fn("tc_min_dim")
+        check(f(self._h, dim, 1 if keepdim else 0, byref(values), byref(indices)))
         return MinMax(_wrap(values), _wrap(indices))
 
     def max(self, dim=None, keepdim=False, other=None):
