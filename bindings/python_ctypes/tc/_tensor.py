@@ -993,30 +993,44 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return t
 
 
+_NUMBER_TYPES = (bool, int, float)
+
+
+def _scalar_value(v):
+    """A Python number from a number-like leaf (numpy scalar, 1-element tensor)."""
+    if isinstance(v, _NUMBER_TYPES):
+        return v
+    if isinstance(v, Tensor):
+        return v.item()
+    if isinstance(v, complex):
+        raise TypeError("complex numbers are not supported")
+    if hasattr(v, "item"):
+        v = v.item()
+        if isinstance(v, _NUMBER_TYPES):
+            return v
+    if isinstance(v, numbers.Real):
+        return float(v)
+    raise TypeError("tc.tensor: cannot convert %s to a number" % type(v).__name__)
+
+
 def _flatten_nested(data):
-    """(flat list, shape) of nested sequences; checks they are rectangular."""
+    """(flat list of Python numbers, shape) of nested sequences, level by
+    level (no recursion per element); checks they are rectangular."""
     if isinstance(data, Tensor):
         return data._flat_values(), tuple(data.shape)
-    if isinstance(data, (list, tuple)):
-        if not data:
-            return [], (0,)
-        parts = [_flatten_nested(x) for x in data]
-        inner = parts[0][1]
-        for _, s in parts:
-            if s != inner:
-                raise ValueError("expected a sequence of equal-length sequences, got shapes %s and %s"
-                                 % (inner, s))
-        flat = []
-        for f, _ in parts:
-            flat.extend(f)
-        return flat, (len(data),) + inner
-    if hasattr(data, "item") and not isinstance(data, (int, float, bool)):  # numpy scalars
-        data = data.item()
-    if not isinstance(data, (int, float, bool, numbers.Number)):
-        raise TypeError("tc.tensor: cannot convert %s to a number" % type(data).__name__)
-    if isinstance(data, complex):
-        raise TypeError("complex numbers are not supported")
-    return [data], ()
+    shape = []
+    level = [data]
+    while level and isinstance(level[0], (list, tuple)):
+        n = len(level[0])
+        for x in level:
+            if not isinstance(x, (list, tuple)) or len(x) != n:
+                raise ValueError("expected a sequence of equal-length sequences at dim %d" % len(shape))
+        shape.append(n)
+        level = [y for x in level for y in x]
+    types = set(map(type, level))
+    if not types.issubset(_NUMBER_TYPES):
+        level = [_scalar_value(v) for v in level]
+    return level, tuple(shape)
 
 
 def _from_flat(flat, shape, dt):
@@ -1027,10 +1041,8 @@ def _from_flat(flat, shape, dt):
     code = _ARRAY_CODES[staging.name]
     if staging is K.bool_:
         flat = [1 if v else 0 for v in flat]
-    elif not staging.is_floating_point:
-        flat = [int(v) for v in flat]
-    else:
-        flat = [float(v) for v in flat]
+    elif not staging.is_floating_point and float in set(map(type, flat)):
+        flat = [int(v) for v in flat]  # truncation toward zero, like torch.tensor(..., dtype=int)
     buf = array.array(code, flat)
     arr, n = K.int64_array(shape)
     nbytes = len(buf) * buf.itemsize
@@ -1053,9 +1065,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     else:
         flat, shape = _flatten_nested(data)
         if dtype is None:
-            if flat and all(isinstance(v, bool) for v in flat):
+            types = set(map(type, flat))
+            if flat and types == {bool}:
                 dt = K.bool_
-            elif all(isinstance(v, numbers.Integral) for v in flat) and flat:
+            elif flat and types <= {int, bool}:
                 dt = K.int64
             else:
                 dt = K.get_default_dtype()
