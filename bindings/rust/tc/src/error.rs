@@ -187,6 +187,40 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The stable name libtc gives a status code (`tc_status_name`):
+/// `"TC_OK"`, `"TC_ERR_SHAPE"`... Unknown codes give `None`. Callable
+/// without [`init`](crate::init).
+///
+/// ```
+/// assert_eq!(tc::status_name(tc_sys::TC_ERR_DTYPE), Some("TC_ERR_DTYPE"));
+/// assert_eq!(tc::status_name(12345), None);
+/// ```
+pub fn status_name(code: i32) -> Option<&'static str> {
+    let mut name: *const std::ffi::c_char = std::ptr::null();
+    let status = unsafe { sys::tc_status_name(code, &mut name) };
+    // SAFETY: tc.h: the string is static.
+    (status == sys::TC_OK).then(|| unsafe { crate::ffi::static_str(name) })
+}
+
+/// The calling thread's last libtc failure (`tc_last_error_code` and its
+/// message), `None` if there was none. Useful after calling `tc_sys`
+/// directly; this crate's own calls return their [`Error`] already.
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// let _tc = tc::init()?;
+/// let _ = tc::get_flag("no_such_flag");
+/// let last = tc::last_error().expect("a failure happened on this thread");
+/// assert_eq!(last.kind(), tc::ErrorKind::InvalidArgument);
+/// assert!(last.message().contains("no_such_flag"));
+/// # Ok(()) }
+/// ```
+pub fn last_error() -> Option<Error> {
+    let mut code = sys::TC_OK;
+    let status = unsafe { sys::tc_last_error_code(&mut code) };
+    (status == sys::TC_OK && code != sys::TC_OK).then(|| Error::from_status(code))
+}
+
 /// `Result<T, tc::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

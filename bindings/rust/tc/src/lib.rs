@@ -50,7 +50,7 @@ mod views;
 pub use autograd::{is_grad_enabled, no_grad, set_grad_enabled, NoGradGuard};
 pub use cuda::{cuda_empty_cache, cuda_memory_stats, CudaMemoryStats};
 pub use dtype::{DType, Device, Element};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{last_error, status_name, Error, ErrorKind, Result};
 pub use flag::{flags, get_flag, set_flag, FlagInfo};
 pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed, is_initialized,

@@ -16,6 +16,7 @@ fn kinds_match_status_codes_and_names() {
         assert_eq!(unsafe { tc_sys::tc_status_name(code, &mut name) }, tc_sys::TC_OK);
         let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_str().unwrap();
         assert_eq!(kind.name(), name, "name of status {code}");
+        assert_eq!(tc::status_name(code), Some(name));
     }
     assert_eq!(ErrorKind::from_code(999), ErrorKind::Unknown(999));
     assert_eq!(ErrorKind::Unknown(999).code(), 999);

@@ -41,6 +41,9 @@ fn dtype_and_device_names_match_libtc() {
         let mut name: *const std::ffi::c_char = std::ptr::null();
         assert_eq!(unsafe { tc_sys::tc_dtype_name(dtype.code(), &mut name) }, 0);
         assert_eq!(unsafe { std::ffi::CStr::from_ptr(name) }.to_str().unwrap(), dtype.name());
+        let mut size = 0i64;
+        assert_eq!(unsafe { tc_sys::tc_dtype_size(dtype.code(), &mut size) }, 0);
+        assert_eq!(size as usize, dtype.size(), "{dtype}");
     }
     assert_eq!(DType::from_name("float").unwrap(), DType::Float32);
     assert_eq!(DType::from_name("long").unwrap(), DType::Int64);

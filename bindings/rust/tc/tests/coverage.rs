@@ -1,0 +1,38 @@
+//! Every function of tc.h is wrapped by the safe crate: each `tc_*` name
+//! declared in the header appears as `sys::tc_*` in tc/src. Fails when tc.h
+//! grows a function the crate does not expose yet.
+use std::path::Path;
+
+/// Functions the crate deliberately does not call, and why.
+const NOT_WRAPPED: &[(&str, &str)] = &[
+    ("tc_last_error", "its pointer dies at the thread's next failure; tc_last_error_copy is used"),
+    ("tc_dtype_name", "DType::name is a static table; tests/tensors.rs checks it against libtc"),
+    ("tc_dtype_size", "DType::size is a static table; tests/tensors.rs checks it against libtc"),
+];
+
+#[test]
+fn every_tc_h_function_is_wrapped() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(manifest.join("../../../include/tc.h")).expect("read include/tc.h");
+    let mut sources = String::new();
+    for entry in std::fs::read_dir(manifest.join("src")).unwrap() {
+        sources += &std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    }
+    let declared: Vec<&str> = header
+        .split("TC_API int32_t ")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('(').expect("a declaration")])
+        .collect();
+    assert!(declared.len() > 150, "parsed {} declarations", declared.len());
+    let missing: Vec<&&str> = declared
+        .iter()
+        .filter(|name| !NOT_WRAPPED.iter().any(|(n, _)| n == *name))
+        .filter(|name| {
+            let used = format!("sys::{name}(");
+            let passed = format!("sys::{name},");
+            let passed_last = format!("sys::{name})");
+            !(sources.contains(&used) || sources.contains(&passed) || sources.contains(&passed_last))
+        })
+        .collect();
+    assert!(missing.is_empty(), "tc.h functions without a safe wrapper: {missing:?}");
+}
