@@ -1,0 +1,615 @@
+// libFuzzer harness: the input bytes drive a sequence of ABI calls (create,
+// view, ops, backward, free, retain, flags, in-place ops, optimizers) over a
+// small pool of handle slots, including freed, double-freed and forged
+// handles. The oracle, besides the sanitizers: every status is a known code
+// and never TC_ERR_INTERNAL, every failure leaves a message naming the
+// function and its handle out-param untouched, and once the input's own
+// handles are freed, live_handles and live_tensors are back where they were
+// (no leak, no over-free, no autograd reference cycle).
+//
+// Sizes are kept small (dims 0..6) except for deliberately extreme values
+// that libtc must reject before allocating (negative, INT64_MIN/MAX, 2^62):
+// a huge but valid request would only test the machine's memory.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dlpack.h"
+#include "tc.h"
+
+namespace {
+
+constexpr int kSlots = 8;
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
+
+[[noreturn]] void die(const char* fn, const std::string& why) {
+  const char* msg = "";
+  tc_last_error(&msg);
+  std::fprintf(stderr, "fuzz_abi_sequence: %s: %s (last error: %s)\n", fn, why.c_str(), msg ? msg : "(null)");
+  std::abort();
+}
+
+tc_tensor untouched() { return reinterpret_cast<tc_tensor>(uintptr_t(0x5A5A5A5A5A5A5A5AULL)); }
+
+// Checks one status against the ABI's promises.
+void check(const char* fn, int32_t rc) {
+  if (rc < 0 || rc >= TC_STATUS_COUNT) die(fn, "unknown status " + std::to_string(rc));
+  if (rc == TC_OK) return;
+  if (rc == TC_ERR_INTERNAL) die(fn, "TC_ERR_INTERNAL");
+  int32_t code = -1;
+  tc_last_error_code(&code);
+  if (code != rc) die(fn, "tc_last_error_code differs from the status");
+  const char* msg = nullptr;
+  tc_last_error(&msg);
+  if (!msg || !std::strstr(msg, fn)) die(fn, "the message does not name the function");
+}
+
+struct Pool {
+  tc_tensor h[kSlots] = {};
+  bool owned[kSlots] = {};
+  tc_optimizer opt = nullptr;
+  bool opt_owned = false;
+
+  // Stores a new handle in slot i (freeing what we owned there).
+  void put(int i, tc_tensor t) {
+    if (owned[i]) check("tc_tensor_free", tc_tensor_free(h[i]));
+    h[i] = t;
+    owned[i] = true;
+  }
+  void release_all() {
+    for (int i = 0; i < kSlots; ++i) {
+      if (owned[i]) {
+        const int32_t rc = tc_tensor_free(h[i]);
+        if (rc != TC_OK) die("tc_tensor_free", "could not free a handle the harness owns");
+      }
+      owned[i] = false;
+      h[i] = nullptr;
+    }
+    if (opt_owned && tc_optimizer_free(opt) != TC_OK) die("tc_optimizer_free", "could not free the optimizer");
+    opt_owned = false;
+    opt = nullptr;
+  }
+};
+
+class Runner {
+ public:
+  Runner(const uint8_t* data, size_t size) : in_(data, size) {}
+
+  void run() {
+    int steps = 0;
+    while (in_.remaining_bytes() > 0 && steps++ < 64) step();
+    pool_.release_all();
+  }
+
+ private:
+  FuzzedDataProvider in_;
+  Pool pool_;
+
+  int slot() { return in_.ConsumeIntegralInRange<int>(0, kSlots - 1); }
+  // A handle argument: usually a slot (live, freed or empty), sometimes forged.
+  tc_tensor handle() {
+    const int i = slot();
+    switch (in_.ConsumeIntegralInRange<int>(0, 15)) {
+      case 0:
+        return nullptr;
+      case 1:  // another generation of the same slot
+        return reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(pool_.h[i]) + (uint64_t(1) << 32));
+      case 2:  // the optimizer, as a tensor
+        return reinterpret_cast<tc_tensor>(pool_.opt);
+      case 3:
+        return reinterpret_cast<tc_tensor>(in_.ConsumeIntegral<uint64_t>());
+      default:
+        return pool_.h[i];
+    }
+  }
+  int64_t dim_size() {
+    if (in_.ConsumeIntegralInRange<int>(0, 31) == 0) {
+      static const int64_t extreme[] = {-1, -2, kI64Min, kI64Max, int64_t(1) << 62, kI64Max / 2};
+      return extreme[in_.ConsumeIntegralInRange<int>(0, 5)];
+    }
+    return in_.ConsumeIntegralInRange<int64_t>(0, 6);
+  }
+  int64_t dim_index() {
+    if (in_.ConsumeIntegralInRange<int>(0, 15) == 0) return in_.ConsumeIntegral<int64_t>();
+    return in_.ConsumeIntegralInRange<int64_t>(-4, 4);
+  }
+  std::vector<int64_t> shape(bool small_only = false) {
+    int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 4);
+    if (in_.ConsumeIntegralInRange<int>(0, 63) == 0) n = in_.ConsumeIntegralInRange<int64_t>(0, 20);
+    std::vector<int64_t> s(static_cast<size_t>(n));
+    for (auto& x : s) x = small_only ? in_.ConsumeIntegralInRange<int64_t>(-1, 6) : dim_size();
+    return s;
+  }
+  int32_t dtype() {
+    if (in_.ConsumeIntegralInRange<int>(0, 15) == 0) return in_.ConsumeIntegral<int32_t>();
+    return in_.ConsumeIntegralInRange<int32_t>(0, TC_DTYPE_COUNT - 1);
+  }
+
+  // Calls fn(out) and stores a new handle in slot `dst`, checking the
+  // out-param promise.
+  template <typename F>
+  void make(const char* name, F fn) {
+    const int dst = slot();
+    tc_tensor out = untouched();
+    const int32_t rc = fn(&out);
+    check(name, rc);
+    if (rc == TC_OK) {
+      if (out == untouched()) die(name, "succeeded without writing its out-param");
+      if (out) pool_.put(dst, out);  // tc_tensor_grad may give NULL
+    } else if (out != untouched()) {
+      die(name, "wrote its out-param on failure");
+    }
+  }
+
+  void step() {
+    const int op = in_.ConsumeIntegralInRange<int>(0, 24);
+    switch (op) {
+      case 0: {  // factories
+        const std::vector<int64_t> s = shape();
+        const int64_t ndim = int64_t(s.size());
+        const int32_t dt = dtype();
+        switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
+          case 0: make("tc_zeros", [&](tc_tensor* o) { return tc_zeros(s.data(), ndim, dt, TC_CPU, o); }); break;
+          case 1: make("tc_ones", [&](tc_tensor* o) { return tc_ones(s.data(), ndim, dt, TC_CPU, o); }); break;
+          case 2: {
+            const double v = in_.ConsumeFloatingPoint<double>();
+            make("tc_full", [&](tc_tensor* o) { return tc_full(s.data(), ndim, v, dt, TC_CPU, o); });
+            break;
+          }
+          case 3: make("tc_randn", [&](tc_tensor* o) { return tc_randn(s.data(), ndim, dt, TC_CPU, o); }); break;
+          case 4: make("tc_rand", [&](tc_tensor* o) { return tc_rand(s.data(), ndim, TC_FLOAT32, TC_CPU, o); }); break;
+          default: {
+            const double start = in_.ConsumeFloatingPointInRange<double>(-50, 50);
+            const double end = in_.ConsumeFloatingPointInRange<double>(-50, 50);
+            const double step = in_.ConsumeFloatingPoint<double>();
+            if (step != 0 && std::abs((end - start) / step) > 4096) break;  // keep it small
+            make("tc_arange", [&](tc_tensor* o) { return tc_arange(start, end, step, dt, TC_CPU, o); });
+          }
+        }
+        break;
+      }
+      case 1: {  // from_data with the input's own bytes
+        const std::vector<int64_t> s = shape();
+        const int32_t dt = dtype();
+        const std::vector<uint8_t> bytes = in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 256));
+        make("tc_from_data", [&](tc_tensor* o) {
+          return tc_from_data(bytes.data(), int64_t(bytes.size()), s.data(), int64_t(s.size()), dt, o);
+        });
+        break;
+      }
+      case 2: {  // free (the slot keeps the value: later uses are use-after-free)
+        const int i = slot();
+        const int32_t rc = tc_tensor_free(pool_.h[i]);
+        check("tc_tensor_free", rc);
+        if (pool_.owned[i] && rc != TC_OK) die("tc_tensor_free", "could not free an owned handle");
+        if (!pool_.owned[i] && rc == TC_OK) die("tc_tensor_free", "freed a handle twice");
+        pool_.owned[i] = false;
+        break;
+      }
+      case 3: {
+        tc_tensor t = handle();
+        make("tc_tensor_retain", [&](tc_tensor* o) { return tc_tensor_retain(t, o); });
+        break;
+      }
+      case 4: {  // views
+        tc_tensor t = handle();
+        const int64_t d0 = dim_index(), d1 = dim_index(), d2 = dim_index();
+        switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
+          case 0: make("tc_transpose", [&](tc_tensor* o) { return tc_transpose(t, d0, d1, o); }); break;
+          case 1: make("tc_narrow", [&](tc_tensor* o) { return tc_narrow(t, d0, d1, d2, o); }); break;
+          case 2: {
+            const int64_t st = in_.ConsumeIntegralInRange<int>(0, 3) ? in_.ConsumeIntegralInRange<int64_t>(-1, 3) : in_.ConsumeIntegral<int64_t>();
+            make("tc_slice", [&](tc_tensor* o) { return tc_slice(t, d0, d1, d2, st, o); });
+            break;
+          }
+          case 3: make("tc_select", [&](tc_tensor* o) { return tc_select(t, d0, d1, o); }); break;
+          case 4: make("tc_squeeze", [&](tc_tensor* o) { return tc_squeeze(t, in_.ConsumeBool() ? TC_DIM_ALL : d0, o); }); break;
+          case 5: make("tc_unsqueeze", [&](tc_tensor* o) { return tc_unsqueeze(t, d0, o); }); break;
+          case 6: {
+            const std::vector<int64_t> s = shape();
+            make("tc_reshape", [&](tc_tensor* o) { return tc_reshape(t, s.data(), int64_t(s.size()), o); });
+            break;
+          }
+          case 7: {
+            const std::vector<int64_t> s = shape();
+            make("tc_view", [&](tc_tensor* o) { return tc_view(t, s.data(), int64_t(s.size()), o); });
+            break;
+          }
+          case 8: {
+            const std::vector<int64_t> s = shape(true);  // expand only to small sizes
+            make("tc_expand", [&](tc_tensor* o) { return tc_expand(t, s.data(), int64_t(s.size()), o); });
+            break;
+          }
+          default: {
+            std::vector<int64_t> p = {d0, d1, d2, dim_index()};
+            const int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 4);
+            make("tc_permute", [&](tc_tensor* o) { return tc_permute(t, p.data(), n, o); });
+          }
+        }
+        break;
+      }
+      case 5: {  // binary ops
+        tc_tensor a = handle(), b = handle();
+        switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
+          case 0: make("tc_add", [&](tc_tensor* o) { return tc_add(a, b, o); }); break;
+          case 1: make("tc_sub", [&](tc_tensor* o) { return tc_sub(a, b, o); }); break;
+          case 2: make("tc_mul", [&](tc_tensor* o) { return tc_mul(a, b, o); }); break;
+          case 3: make("tc_div", [&](tc_tensor* o) { return tc_div(a, b, o); }); break;
+          case 4: make("tc_pow", [&](tc_tensor* o) { return tc_pow(a, b, o); }); break;
+          case 5: make("tc_maximum", [&](tc_tensor* o) { return tc_maximum(a, b, o); }); break;
+          case 6: make("tc_lt", [&](tc_tensor* o) { return tc_lt(a, b, o); }); break;
+          case 7: make("tc_eq", [&](tc_tensor* o) { return tc_eq(a, b, o); }); break;
+          case 8: make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); }); break;
+          default: {
+            tc_tensor c = handle();
+            make("tc_where", [&](tc_tensor* o) { return tc_where(c, a, b, o); });
+          }
+        }
+        break;
+      }
+      case 6: {  // unary and scalar ops
+        tc_tensor a = handle();
+        const double s = in_.ConsumeFloatingPoint<double>();
+        switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
+          case 0: make("tc_neg", [&](tc_tensor* o) { return tc_neg(a, o); }); break;
+          case 1: make("tc_abs", [&](tc_tensor* o) { return tc_abs(a, o); }); break;
+          case 2: make("tc_exp", [&](tc_tensor* o) { return tc_exp(a, o); }); break;
+          case 3: make("tc_log", [&](tc_tensor* o) { return tc_log(a, o); }); break;
+          case 4: make("tc_sqrt", [&](tc_tensor* o) { return tc_sqrt(a, o); }); break;
+          case 5: make("tc_tanh", [&](tc_tensor* o) { return tc_tanh(a, o); }); break;
+          case 6: make("tc_sigmoid", [&](tc_tensor* o) { return tc_sigmoid(a, o); }); break;
+          case 7: make("tc_relu", [&](tc_tensor* o) { return tc_relu(a, o); }); break;
+          case 8: make("tc_gelu", [&](tc_tensor* o) { return tc_gelu(a, o); }); break;
+          case 9: make("tc_clamp", [&](tc_tensor* o) { return tc_clamp(a, s, in_.ConsumeFloatingPoint<double>(), o); }); break;
+          case 10: make("tc_add_scalar", [&](tc_tensor* o) { return tc_add_scalar(a, s, o); }); break;
+          case 11: make("tc_pow_scalar", [&](tc_tensor* o) { return tc_pow_scalar(a, s, o); }); break;
+          case 12: make("tc_rdiv_scalar", [&](tc_tensor* o) { return tc_rdiv_scalar(a, s, o); }); break;
+          default: make("tc_clone", [&](tc_tensor* o) { return tc_clone(a, o); });
+        }
+        break;
+      }
+      case 7: {  // reductions
+        tc_tensor a = handle();
+        std::vector<int64_t> dims = {dim_index(), dim_index(), dim_index()};
+        int64_t nd = in_.ConsumeIntegralInRange<int64_t>(0, 3);
+        if (in_.ConsumeIntegralInRange<int>(0, 31) == 0) nd = in_.ConsumeIntegralInRange<int64_t>(-3, 20);
+        if (nd > 3) dims.resize(size_t(nd), 0);
+        const int32_t keep = in_.ConsumeIntegralInRange<int32_t>(0, 1);
+        switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
+          case 0: make("tc_sum", [&](tc_tensor* o) { return tc_sum(a, dims.data(), nd, keep, o); }); break;
+          case 1: make("tc_mean", [&](tc_tensor* o) { return tc_mean(a, dims.data(), nd, keep, o); }); break;
+          case 2: make("tc_var", [&](tc_tensor* o) { return tc_var(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, o); }); break;
+          case 3: make("tc_logsumexp", [&](tc_tensor* o) { return tc_logsumexp(a, dims.data(), nd, keep, o); }); break;
+          case 4: make("tc_max", [&](tc_tensor* o) { return tc_max(a, o); }); break;
+          case 5: make("tc_argmax", [&](tc_tensor* o) { return tc_argmax(a, in_.ConsumeBool() ? TC_DIM_ALL : dims[0], keep, o); }); break;
+          case 6: {
+            const int dst2 = slot();
+            tc_tensor v = untouched(), ix = untouched();
+            const int32_t rc = tc_max_dim(a, dims[0], keep, &v, &ix);
+            check("tc_max_dim", rc);
+            if (rc == TC_OK) {
+              pool_.put(slot(), v);
+              pool_.put(dst2, ix);
+            } else if (v != untouched() || ix != untouched()) {
+              die("tc_max_dim", "wrote an out-param on failure");
+            }
+            break;
+          }
+          case 7: make("tc_softmax", [&](tc_tensor* o) { return tc_softmax(a, dims[0], o); }); break;
+          case 8: make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); }); break;
+          default: make("tc_std", [&](tc_tensor* o) { return tc_std(a, dims.data(), nd, 1, keep, o); });
+        }
+        break;
+      }
+      case 8: {  // backward
+        tc_tensor root = handle();
+        tc_tensor grad = in_.ConsumeBool() ? nullptr : handle();
+        check("tc_backward", tc_backward(root, grad, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+        break;
+      }
+      case 9: {  // autograd accessors
+        tc_tensor t = handle();
+        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
+          case 0: check("tc_tensor_set_requires_grad", tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2))); break;
+          case 1: make("tc_tensor_grad", [&](tc_tensor* o) { return tc_tensor_grad(t, o); }); break;
+          case 2: make("tc_detach", [&](tc_tensor* o) { return tc_detach(t, o); }); break;
+          case 3: check("tc_tensor_clear_grad", tc_tensor_clear_grad(t)); break;
+          case 4: check("tc_tensor_retain_grad", tc_tensor_retain_grad(t)); break;
+          case 5: {
+            char buf[32];
+            int64_t needed = 0;
+            check("tc_tensor_grad_fn_name", tc_tensor_grad_fn_name(t, buf, in_.ConsumeIntegralInRange<int64_t>(-1, 32), &needed));
+            break;
+          }
+          default: {
+            int32_t v = 0;
+            check("tc_tensor_is_leaf", tc_tensor_is_leaf(t, &v));
+          }
+        }
+        break;
+      }
+      case 10: {  // grad mode and flags
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0: {
+            int32_t prev = 0;
+            check("tc_set_grad_enabled", tc_set_grad_enabled(in_.ConsumeIntegralInRange<int32_t>(-1, 2), &prev));
+            break;
+          }
+          case 1: check("tc_set_flag", tc_set_flag("deterministic", in_.ConsumeIntegralInRange<int64_t>(-1, 2))); break;
+          case 2: check("tc_set_flag", tc_set_flag("default_dtype", in_.ConsumeIntegralInRange<int64_t>(-1, 3))); break;
+          default: {
+            int64_t count = 0, v = 0;
+            tc_flag_count(&count);
+            const char* name = nullptr;
+            if (tc_flag_info(in_.ConsumeIntegralInRange<int64_t>(-1, count), &name, nullptr) == TC_OK)
+              check("tc_get_flag", tc_get_flag(name, &v));
+          }
+        }
+        break;
+      }
+      case 11: {  // in-place ops
+        tc_tensor a = handle(), b = handle();
+        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
+          case 0: check("tc_add_", tc_add_(a, b)); break;
+          case 1: check("tc_mul_", tc_mul_(a, b)); break;
+          case 2: check("tc_div_", tc_div_(a, b)); break;
+          case 3: check("tc_copy_", tc_copy_(a, b)); break;
+          case 4: check("tc_zero_", tc_zero_(a)); break;
+          case 5: check("tc_fill_", tc_fill_(a, in_.ConsumeFloatingPoint<double>())); break;
+          default: check("tc_uniform_", tc_uniform_(a, in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()));
+        }
+        break;
+      }
+      case 12: {  // nn ops
+        tc_tensor a = handle(), b = handle();
+        const int32_t red = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
+        switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
+          case 0: make("tc_cross_entropy", [&](tc_tensor* o) { return tc_cross_entropy(a, b, red, o); }); break;
+          case 1: make("tc_nll_loss", [&](tc_tensor* o) { return tc_nll_loss(a, b, red, o); }); break;
+          case 2: make("tc_mse_loss", [&](tc_tensor* o) { return tc_mse_loss(a, b, red, o); }); break;
+          case 3: make("tc_dropout", [&](tc_tensor* o) { return tc_dropout(a, in_.ConsumeFloatingPoint<double>(), 1, o); }); break;
+          case 4: {
+            tc_tensor bias = in_.ConsumeBool() ? nullptr : handle();
+            make("tc_linear", [&](tc_tensor* o) { return tc_linear(a, b, bias, o); });
+            break;
+          }
+          default: make("tc_embedding", [&](tc_tensor* o) { return tc_embedding(a, b, o); });
+        }
+        break;
+      }
+      case 13: {  // cat / stack / split / chunk
+        tc_tensor ts[3] = {handle(), handle(), handle()};
+        const int64_t count = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+        const int64_t dim = dim_index();
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0: make("tc_cat", [&](tc_tensor* o) { return tc_cat(ts, count, dim, o); }); break;
+          case 1: make("tc_stack", [&](tc_tensor* o) { return tc_stack(ts, count, dim, o); }); break;
+          default: {
+            tc_tensor outs[4];
+            for (auto& o : outs) o = untouched();
+            int64_t n = -1;
+            const int64_t size = in_.ConsumeIntegralInRange<int>(0, 7) ? in_.ConsumeIntegralInRange<int64_t>(-1, 4) : in_.ConsumeIntegral<int64_t>();
+            const int64_t cap = in_.ConsumeIntegralInRange<int64_t>(-1, 4);
+            const bool split = in_.ConsumeBool();
+            const char* fn = split ? "tc_split" : "tc_chunk";
+            const int32_t rc = split ? tc_split(ts[0], size, dim, outs, cap, &n) : tc_chunk(ts[0], size, dim, outs, cap, &n);
+            check(fn, rc);
+            if (rc == TC_OK) {
+              if (n < 0 || n > cap) die(fn, "bad count");
+              for (int64_t i = 0; i < n; ++i) pool_.put(int(i % kSlots), outs[i]);
+            } else {
+              for (auto& o : outs)
+                if (o != untouched()) die(fn, "wrote a handle on failure");
+            }
+          }
+        }
+        break;
+      }
+      case 14: {  // conversions
+        tc_tensor a = handle();
+        const int32_t dt = dtype();
+        if (in_.ConsumeBool()) {
+          make("tc_to_dtype", [&](tc_tensor* o) { return tc_to_dtype(a, dt, o); });
+        } else {
+          make("tc_contiguous", [&](tc_tensor* o) { return tc_contiguous(a, o); });
+        }
+        break;
+      }
+      case 15: {  // optimizers
+        switch (in_.ConsumeIntegralInRange<int>(0, 4)) {
+          case 0: {
+            tc_tensor ps[3] = {handle(), handle(), handle()};
+            const int64_t n = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            tc_optimizer o = nullptr;
+            int32_t rc;
+            const char* fn;
+            if (in_.ConsumeBool()) {
+              tc_sgd_options so{};
+              so.size = sizeof so;
+              so.lr = in_.ConsumeFloatingPoint<double>();
+              so.momentum = in_.ConsumeFloatingPointInRange<double>(-1, 2);
+              so.nesterov = in_.ConsumeIntegralInRange<int32_t>(0, 1);
+              so.weight_decay = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              fn = "tc_optimizer_sgd";
+              rc = tc_optimizer_sgd(ps, n, &so, &o);
+            } else {
+              tc_adam_options ao{};
+              ao.size = sizeof ao;
+              ao.lr = in_.ConsumeFloatingPoint<double>();
+              ao.beta1 = in_.ConsumeFloatingPointInRange<double>(-1, 2);
+              ao.beta2 = in_.ConsumeFloatingPointInRange<double>(-1, 2);
+              ao.eps = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              ao.decoupled_weight_decay = in_.ConsumeIntegralInRange<int32_t>(0, 1);
+              fn = "tc_optimizer_adam";
+              rc = tc_optimizer_adam(ps, n, &ao, &o);
+            }
+            check(fn, rc);
+            if (rc == TC_OK) {
+              if (pool_.opt_owned) check("tc_optimizer_free", tc_optimizer_free(pool_.opt));
+              pool_.opt = o;
+              pool_.opt_owned = true;
+            }
+            break;
+          }
+          case 1: check("tc_optimizer_step", tc_optimizer_step(pool_.opt)); break;
+          case 2: check("tc_optimizer_zero_grad", tc_optimizer_zero_grad(pool_.opt)); break;
+          case 3: check("tc_optimizer_set_lr", tc_optimizer_set_lr(pool_.opt, in_.ConsumeFloatingPoint<double>())); break;
+          default: {
+            const int32_t rc = tc_optimizer_free(pool_.opt);
+            check("tc_optimizer_free", rc);
+            if (pool_.opt_owned && rc != TC_OK) die("tc_optimizer_free", "could not free an owned optimizer");
+            pool_.opt_owned = false;  // the value stays: later uses are use-after-free
+          }
+        }
+        break;
+      }
+      case 16: {  // reading data out
+        tc_tensor a = handle();
+        int64_t numel = 0, size = 0;
+        if (tc_tensor_numel(a, &numel) == TC_OK && tc_tensor_element_size(a, &size) == TC_OK && numel * size <= 4096) {
+          std::vector<uint8_t> buf(size_t(numel * size) + 1);
+          const int64_t delta = in_.ConsumeIntegralInRange<int64_t>(-1, 1);
+          check("tc_tensor_copy_to", tc_tensor_copy_to(a, buf.data(), numel * size + delta < 0 ? 0 : numel * size + delta));
+        }
+        double v = 0;
+        check("tc_tensor_item", tc_tensor_item(a, &v));
+        break;
+      }
+      case 17: {
+        tc_tensor a = handle();
+        char buf[64];
+        int64_t needed = 0;
+        int64_t numel = 0;
+        if (tc_tensor_numel(a, &numel) == TC_OK && numel > 100000) break;  // printing is linear
+        check("tc_tensor_to_string", tc_tensor_to_string(a, buf, in_.ConsumeIntegralInRange<int64_t>(0, 64), &needed));
+        break;
+      }
+      case 18: {  // gather / index_select / one_hot
+        tc_tensor a = handle(), ix = handle();
+        const int64_t d = dim_index();
+        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+          case 0: make("tc_gather", [&](tc_tensor* o) { return tc_gather(a, d, ix, o); }); break;
+          case 1: make("tc_index_select", [&](tc_tensor* o) { return tc_index_select(a, d, ix, o); }); break;
+          default: {
+            const int64_t classes = in_.ConsumeIntegralInRange<int64_t>(-2, 16);
+            make("tc_one_hot", [&](tc_tensor* o) { return tc_one_hot(ix, classes, o); });
+          }
+        }
+        break;
+      }
+      case 19: {  // pooling and convolution on whatever is in the slots
+        tc_tensor x = handle(), w = handle();
+        int64_t k[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 4), in_.ConsumeIntegralInRange<int64_t>(-1, 4)};
+        int64_t s[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 3), in_.ConsumeIntegralInRange<int64_t>(-1, 3)};
+        int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2), in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+        int64_t d[2] = {in_.ConsumeIntegralInRange<int64_t>(0, 2), in_.ConsumeIntegralInRange<int64_t>(0, 2)};
+        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+          case 0: make("tc_max_pool2d", [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); }); break;
+          case 1: make("tc_avg_pool2d", [&](tc_tensor* o) { return tc_avg_pool2d(x, k, s, p, o); }); break;
+          default: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            make("tc_conv2d", [&](tc_tensor* o) { return tc_conv2d(x, w, b, s, p, d, groups, o); });
+          }
+        }
+        break;
+      }
+      case 20: {  // initializers
+        tc_tensor a = handle();
+        const double v = in_.ConsumeFloatingPoint<double>();
+        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+          case 0: check("tc_normal_", tc_normal_(a, 0, v)); break;
+          case 1: check("tc_kaiming_uniform_", tc_kaiming_uniform_(a, v)); break;
+          default: check("tc_xavier_uniform_", tc_xavier_uniform_(a, v));
+        }
+        break;
+      }
+      case 21: {  // accessors
+        tc_tensor a = handle();
+        int64_t dims[TC_MAX_DIMS];
+        const int64_t cap = in_.ConsumeIntegralInRange<int64_t>(-1, TC_MAX_DIMS);
+        check("tc_tensor_shape", tc_tensor_shape(a, dims, cap));
+        check("tc_tensor_strides", tc_tensor_strides(a, dims, cap));
+        int64_t v = 0;
+        int32_t same = 0;
+        check("tc_tensor_version", tc_tensor_version(a, &v));
+        check("tc_tensor_same", tc_tensor_same(a, handle(), &same));
+        break;
+      }
+      case 22: {  // DLPack round trip of a slot
+        tc_tensor a = handle();
+        void* m = nullptr;
+        const int32_t rc = tc_to_dlpack(a, &m);
+        check("tc_to_dlpack", rc);
+        if (rc == TC_OK) {
+          tc_tensor back = untouched();
+          const int32_t rc2 = tc_from_dlpack(m, 1, &back);
+          check("tc_from_dlpack", rc2);
+          if (rc2 == TC_OK) {
+            pool_.put(slot(), back);
+          } else {
+            // On failure the caller keeps it: call its deleter.
+            auto* v = static_cast<DLManagedTensorVersioned*>(m);
+            v->deleter(v);
+          }
+        }
+        break;
+      }
+      case 23: {  // seeds and the generator
+        check("tc_manual_seed", tc_manual_seed(in_.ConsumeIntegral<uint64_t>()));
+        break;
+      }
+      default: {  // in-place on the optimizer's parameters through a view, then step
+        tc_tensor a = handle();
+        tc_tensor v = nullptr;
+        if (tc_detach(a, &v) == TC_OK) {
+          check("tc_mul_", tc_mul_(v, v));
+          tc_tensor_free(v);
+        }
+        break;
+      }
+    }
+  }
+};
+
+int64_t flag(const char* name) {
+  int64_t v = -1;
+  if (tc_get_flag(name, &v) != TC_OK) die("tc_get_flag", name);
+  return v;
+}
+
+int64_t g_tensors0 = 0, g_handles0 = 0;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  tc_init_options o{};
+  o.size = sizeof o;
+  o.num_threads = 1;  // deterministic and cheap; threads are the TSan test's job
+  o.use_seed = 1;
+  o.seed = 1;
+  if (tc_init(&o) != TC_OK) die("tc_init", "failed");
+  g_tensors0 = flag("live_tensors");
+  g_handles0 = flag("live_handles");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Runner(data, size).run();
+  // Restore this thread's settings for the next input.
+  tc_set_grad_enabled(1, nullptr);
+  tc_set_flag("deterministic", 0);
+  tc_set_flag("default_dtype", TC_FLOAT32);
+  tc_manual_seed(1);
+  const int64_t tensors = flag("live_tensors"), handles = flag("live_handles");
+  if (handles != g_handles0) die("live_handles", std::to_string(handles - g_handles0) + " handles leaked");
+  if (tensors != g_tensors0) die("live_tensors", std::to_string(tensors - g_tensors0) + " tensors leaked (a cycle?)");
+  return 0;
+}

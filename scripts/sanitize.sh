@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The C/C++ tests under sanitizers:
+#  1. build-asan (TC_SANITIZE=address: ASan + UBSan, LeakSanitizer on): every
+#     ctest test except the Python and Rust ones (GoogleTest cases, the plain-C
+#     programs, the exported-symbols check);
+#  2. build-tsan (TC_SANITIZE=thread): the many-thread stress tests and the
+#     init/shutdown cycles, with one intra-op thread (TC_NUM_THREADS=1,
+#     OMP_NUM_THREADS=1) and tests/tsan.supp: libgomp and libdnnl are not
+#     TSan-instrumented, so their internal synchronization is invisible to it
+#     (see tests/tsan.supp).
+#   scripts/sanitize.sh [asan|tsan|all]   (default all; JOBS=2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WHAT="${1:-all}"
+JOBS="${JOBS:-2}"
+ROOT="$PWD"
+status=0
+
+configure() {  # dir sanitizer
+  if [ ! -f "$1/CMakeCache.txt" ]; then
+    cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DTC_SANITIZE="$2" \
+      -DTC_TEST_HOOKS=ON -DTC_BUILD_BENCH=OFF -DTC_WITH_CUDA=OFF >/dev/null
+  fi
+}
+
+if [ "$WHAT" = all ] || [ "$WHAT" = asan ]; then
+  start=$(date +%s)
+  configure build-asan address
+  cmake --build build-asan -j"$JOBS" >/dev/null
+  export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0"
+  set +e
+  (cd build-asan && ctest -j"$JOBS" -E '^(python|rust)' --output-on-failure --timeout 600) >build-asan/ctest.log 2>&1
+  rc=$?
+  set -e
+  summary=$(grep -E 'tests passed|tests failed' build-asan/ctest.log | tail -1)
+  echo "sanitize: asan+ubsan+lsan: $summary ($(( $(date +%s) - start ))s); log build-asan/ctest.log"
+  if [ $rc -ne 0 ]; then
+    grep -E '^\s+[0-9]+ - ' build-asan/ctest.log | head -20 || true
+    status=1
+  fi
+  unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+fi
+
+if [ "$WHAT" = all ] || [ "$WHAT" = tsan ]; then
+  start=$(date +%s)
+  configure build-tsan thread
+  cmake --build build-tsan -j"$JOBS" --target tc_gtest >/dev/null
+  export TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0"
+  export TC_NUM_THREADS=1 OMP_NUM_THREADS=1
+  set +e
+  build-tsan/tests/tc_gtest --gtest_filter='StressThreads.*:Threads.*:InitCycles.*' >build-tsan/stress.log 2>&1
+  rc=$?
+  set -e
+  races=$(grep -c 'WARNING: ThreadSanitizer' build-tsan/stress.log || true)
+  echo "sanitize: tsan: $(grep -E '^\[  (PASSED|FAILED)' build-tsan/stress.log | tr '\n' ' ')$races reports ($(( $(date +%s) - start ))s); log build-tsan/stress.log"
+  [ $rc -ne 0 ] && status=1
+  unset TSAN_OPTIONS TC_NUM_THREADS OMP_NUM_THREADS
+fi
+exit $status

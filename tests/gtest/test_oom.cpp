@@ -1,0 +1,265 @@
+// Out-of-memory injection. A realistic training step through the ABI
+// (create tensors, linear layers with matmul/add/relu, cross_entropy,
+// backward, an Adam step, views and reductions, then free everything) is run
+// once to count its CPU allocations (tc::alloc_count), then once per
+// allocation N with the Nth one failing (flag "fail_alloc_at", test builds).
+// Every run must end with a call that returns TC_ERR_OUT_OF_MEMORY with a
+// message naming the function, no crash, and live_tensors / live_handles
+// back where they started once the workload has freed what it made; under
+// ASan/LSan nothing may leak. libtc must work normally afterwards.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "alloc.h"
+#include "tc.h"
+
+// Weak: the test builds (and skips) while these are being written.
+#pragma weak tc_matmul
+#pragma weak tc_add
+#pragma weak tc_relu
+#pragma weak tc_cross_entropy
+#pragma weak tc_backward
+#pragma weak tc_optimizer_adam
+#pragma weak tc_optimizer_step
+#pragma weak tc_optimizer_zero_grad
+#pragma weak tc_optimizer_free
+#pragma weak tc_tensor_set_requires_grad
+#pragma weak tc_sum
+#pragma weak tc_reshape
+#pragma weak tc_transpose
+#pragma weak tc_to_dtype
+#pragma weak tc_tensor_grad
+#pragma weak tc_softmax
+#pragma weak tc_mul_scalar
+
+// Under ASan, a request larger than its allocator supports aborts unless
+// allocator_may_return_null is set; libtc must see the NULL (and report
+// TC_ERR_OUT_OF_MEMORY) as it would without ASan. (Only read by ASan builds.)
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
+
+namespace {
+
+int64_t flag(const char* name) {
+  int64_t v = -1;
+  EXPECT_EQ(tc_get_flag(name, &v), TC_OK) << name;
+  return v;
+}
+
+bool workload_available() {
+  const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),          reinterpret_cast<void*>(&tc_add),
+                       reinterpret_cast<void*>(&tc_relu),            reinterpret_cast<void*>(&tc_cross_entropy),
+                       reinterpret_cast<void*>(&tc_backward),        reinterpret_cast<void*>(&tc_optimizer_adam),
+                       reinterpret_cast<void*>(&tc_optimizer_step),  reinterpret_cast<void*>(&tc_optimizer_zero_grad),
+                       reinterpret_cast<void*>(&tc_optimizer_free),  reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
+                       reinterpret_cast<void*>(&tc_sum),             reinterpret_cast<void*>(&tc_reshape),
+                       reinterpret_cast<void*>(&tc_transpose),       reinterpret_cast<void*>(&tc_to_dtype),
+                       reinterpret_cast<void*>(&tc_tensor_grad),     reinterpret_cast<void*>(&tc_softmax),
+                       reinterpret_cast<void*>(&tc_mul_scalar)};
+  for (const void* f : fns)
+    if (!f) return false;
+  return true;
+}
+
+// The first failure of a workload run.
+struct Failure {
+  int32_t code = TC_OK;
+  std::string function;  // the call that failed (as the workload names it)
+  std::string message;   // tc_last_error right after it
+};
+
+// A two-layer MLP training step. Stops at the first failing call, like a
+// careful caller, and always frees what it made.
+class Workload {
+ public:
+  Failure run() {
+    step();
+    for (tc_tensor& t : tensors_) {
+      if (t) {
+        EXPECT_EQ(tc_tensor_free(t), TC_OK);
+      }
+    }
+    tensors_.clear();
+    if (opt_) {
+      EXPECT_EQ(tc_optimizer_free(opt_), TC_OK);
+    }
+    opt_ = nullptr;
+    return failure_;
+  }
+
+ private:
+  std::vector<tc_tensor> tensors_;
+  tc_optimizer opt_ = nullptr;
+  Failure failure_;
+
+  bool check(const char* fn, int32_t rc) {
+    if (rc == TC_OK) return true;
+    failure_.code = rc;
+    failure_.function = fn;
+    const char* msg = "";
+    tc_last_error(&msg);
+    failure_.message = msg ? msg : "";
+    return false;
+  }
+  // A slot for an out-param; freed by run().
+  tc_tensor* slot() {
+    tensors_.push_back(nullptr);
+    return &tensors_.back();
+  }
+#define STEP(fn, ...) \
+  if (!check(#fn, fn(__VA_ARGS__))) return
+
+  void step() {
+    // Sizes above Storage's inline buffer, so every tensor allocates.
+    const int64_t xs[] = {16, 32}, w1s[] = {32, 64}, b1s[] = {64}, w2s[] = {64, 10};
+    std::vector<int64_t> labels(16);
+    for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t(i % 10);
+    const int64_t ts[] = {16};
+    tensors_.reserve(64);  // slots stay put: pointers into tensors_ are out-params
+
+    tc_tensor *x = slot(), *w1 = slot(), *b1 = slot(), *w2 = slot(), *target = slot();
+    STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, x);
+    STEP(tc_randn, w1s, 2, TC_FLOAT32, TC_CPU, w1);
+    STEP(tc_zeros, b1s, 1, TC_FLOAT32, TC_CPU, b1);
+    STEP(tc_rand, w2s, 2, TC_FLOAT32, TC_CPU, w2);
+    STEP(tc_from_data, labels.data(), int64_t(labels.size() * 8), ts, 1, TC_INT64, target);
+    for (tc_tensor* p : {w1, b1, w2}) STEP(tc_tensor_set_requires_grad, *p, 1);
+    tc_tensor params[] = {*w1, *b1, *w2};
+    tc_adam_options ao{};
+    ao.size = sizeof ao;
+    ao.lr = 1e-3;
+    ao.beta1 = 0.9;
+    ao.beta2 = 0.999;
+    ao.eps = 1e-8;
+    STEP(tc_optimizer_adam, params, 3, &ao, &opt_);
+
+    for (int iter = 0; iter < 2; ++iter) {
+      tc_tensor *h = slot(), *hb = slot(), *r = slot(), *logits = slot(), *loss = slot();
+      STEP(tc_matmul, *x, *w1, h);
+      STEP(tc_add, *h, *b1, hb);
+      STEP(tc_relu, *hb, r);
+      STEP(tc_matmul, *r, *w2, logits);
+      STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
+      STEP(tc_backward, *loss, nullptr, 0);
+      STEP(tc_optimizer_step, opt_);
+      // Views, conversions and reductions of the results.
+      tc_tensor *g = slot(), *wt = slot(), *flat = slot(), *d64 = slot(), *sm = slot(), *total = slot(),
+                *scaled = slot();
+      STEP(tc_tensor_grad, *w1, g);
+      STEP(tc_transpose, *w1, 0, 1, wt);
+      const int64_t fs[] = {-1};
+      STEP(tc_reshape, *wt, fs, 1, flat);  // a copy: wt is not contiguous
+      STEP(tc_to_dtype, *logits, TC_FLOAT64, d64);
+      STEP(tc_softmax, *d64, 1, sm);
+      STEP(tc_sum, *sm, nullptr, 0, 0, total);
+      STEP(tc_mul_scalar, *total, 0.5, scaled);
+      STEP(tc_optimizer_zero_grad, opt_);
+    }
+  }
+#undef STEP
+};
+
+class Oom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!tc::alloc_hooks_compiled()) GTEST_SKIP() << "built without TC_TEST_HOOKS";
+    if (!workload_available()) GTEST_SKIP() << "the workload's ops are not all defined yet";
+    ASSERT_EQ(tc_init(nullptr), TC_OK);
+    ASSERT_EQ(tc_manual_seed(1), TC_OK);
+    tensors0_ = flag("live_tensors");
+    handles0_ = flag("live_handles");
+  }
+  void TearDown() override {
+    if (IsSkipped()) return;
+    tc_set_flag("fail_alloc_at", 0);
+    EXPECT_EQ(tc_shutdown(), TC_OK);
+  }
+  int64_t tensors0_ = 0, handles0_ = 0;
+};
+
+TEST_F(Oom, EveryAllocationOfATrainingStepFailsCleanly) {
+  // 1. Count the allocations of a clean run (twice: the count must be stable).
+  const int64_t c0 = tc::alloc_count();
+  Failure clean = Workload().run();
+  ASSERT_EQ(clean.code, TC_OK) << clean.function << ": " << clean.message;
+  const int64_t count = tc::alloc_count() - c0;
+  const int64_t c1 = tc::alloc_count();
+  ASSERT_EQ(Workload().run().code, TC_OK);
+  ASSERT_EQ(tc::alloc_count() - c1, count) << "the workload's allocations are not deterministic";
+  ASSERT_GT(count, 20) << "the workload hardly allocates: is Storage's inline buffer larger now?";
+  EXPECT_EQ(flag("live_tensors"), tensors0_);
+  EXPECT_EQ(flag("live_handles"), handles0_);
+
+  // 2. Fail each allocation in turn.
+  std::vector<std::string> where;
+  for (int64_t n = 1; n <= count; ++n) {
+    SCOPED_TRACE("allocation " + std::to_string(n) + " of " + std::to_string(count));
+    ASSERT_EQ(tc_set_flag("fail_alloc_at", n), TC_OK);
+    const Failure f = Workload().run();
+    EXPECT_EQ(flag("fail_alloc_at"), 0) << "the injected failure never fired";
+    EXPECT_EQ(f.code, TC_ERR_OUT_OF_MEMORY) << f.function << ": " << f.message;
+    EXPECT_NE(f.message.find(f.function), std::string::npos) << "message does not name " << f.function << ": "
+                                                              << f.message;
+    EXPECT_NE(f.message.find("out of memory"), std::string::npos) << f.message;
+    EXPECT_EQ(flag("live_tensors"), tensors0_) << "after failing in " << f.function;
+    EXPECT_EQ(flag("live_handles"), handles0_) << "after failing in " << f.function;
+    where.push_back(f.function);
+    if (HasFailure()) break;  // one broken point is enough to read
+  }
+  tc_set_flag("fail_alloc_at", 0);
+
+  // 3. libtc still works, and gives the same allocation count.
+  const int64_t c2 = tc::alloc_count();
+  const Failure again = Workload().run();
+  EXPECT_EQ(again.code, TC_OK) << again.function << ": " << again.message;
+  EXPECT_EQ(tc::alloc_count() - c2, count);
+
+  std::string summary;
+  for (size_t i = 0; i < where.size(); ++i)
+    if (i == 0 || where[i] != where[i - 1]) summary += (summary.empty() ? "" : " ") + where[i];
+  std::printf("oom walk: %lld allocation-failure points walked; failing calls in order: %s\n",
+              static_cast<long long>(count), summary.c_str());
+}
+
+// Failure points in tc_init itself (the environment variable's path): the
+// Nth allocation from init fails, and tc_init reports it as such.
+TEST(OomInit, EnvironmentVariableFailsTheFirstAllocationOfInit) {
+  if (!tc::alloc_hooks_compiled()) GTEST_SKIP() << "built without TC_TEST_HOOKS";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("TC_FAIL_ALLOC_AT", "1", 1);
+        const int32_t rc = tc_init(nullptr);
+        const char* msg = "";
+        tc_last_error(&msg);
+        int32_t init = -1;
+        tc_is_initialized(&init);
+        std::fprintf(stderr, "tc_init -> %d (%s), initialized %d\n", rc, msg, init);
+        unsetenv("TC_FAIL_ALLOC_AT");
+        // Works again once the injected failure has fired.
+        const int32_t rc2 = tc_init(nullptr);
+        if (rc2 == TC_OK) tc_shutdown();
+        std::exit(rc == TC_ERR_OUT_OF_MEMORY && init == 0 && rc2 == TC_OK ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "tc_init -> 7");
+}
+
+// Too-large requests are refused as OUT_OF_MEMORY (not a crash, not an
+// abort), whether the size overflows int64 or the system refuses it.
+TEST(OomHuge, HugeTensorsAreRefused) {
+  ASSERT_EQ(tc_init(nullptr), TC_OK);
+  const int64_t before = flag("live_tensors");
+  const int64_t shapes[][2] = {{int64_t(1) << 31, int64_t(1) << 31}, {int64_t(1) << 40, 16}, {int64_t(1) << 62, 4}};
+  for (const auto& s : shapes) {
+    tc_tensor t = nullptr;
+    EXPECT_EQ(tc_empty(s, 2, TC_FLOAT64, TC_CPU, &t), TC_ERR_OUT_OF_MEMORY) << s[0] << " x " << s[1];
+    EXPECT_EQ(t, nullptr);
+  }
+  EXPECT_EQ(flag("live_tensors"), before);
+  EXPECT_EQ(tc_shutdown(), TC_OK);
+}
+
+}  // namespace
