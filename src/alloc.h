@@ -16,5 +16,8 @@ void cpu_free(void* p) noexcept;
 void set_fail_alloc_at(int64_t n) noexcept;
 int64_t fail_alloc_at() noexcept;
 bool alloc_hooks_compiled() noexcept;
+// Calls of cpu_alloc since the process started (successful or not), so a
+// test can count a workload's allocations and then fail each one in turn.
+int64_t alloc_count() noexcept;
 
 }  // namespace tc

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <thread>
 
@@ -56,12 +57,19 @@ void run_stage(StageInfo& info, const std::function<void()>& body) {
   try {
     body();
     info.state = TC_STAGE_OK;
+    info.code = TC_OK;
     info.message.clear();
   } catch (const Error& e) {
     info.state = TC_STAGE_FAILED;
+    info.code = e.code();
+    info.message = e.what();
+  } catch (const std::bad_alloc& e) {
+    info.state = TC_STAGE_FAILED;
+    info.code = TC_ERR_OUT_OF_MEMORY;
     info.message = e.what();
   } catch (const std::exception& e) {
     info.state = TC_STAGE_FAILED;
+    info.code = TC_ERR_INTERNAL;
     info.message = e.what();
   }
   info.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -83,7 +91,8 @@ void stage_core() {
   for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
     TC_CHECK(dtype_size(DType(d)) > 0, TC_ERR_INTERNAL, "dtype ", d, " has no size");
   }
-  TC_CHECK(Half(1.5f) == 1.5f && BFloat16(2.0f) == 2.0f, TC_ERR_INTERNAL, "16-bit float conversion is broken");
+  TC_CHECK(Half(1.5f) == 1.5f && BFloat16(2.0f) == 2.0f, TC_ERR_INTERNAL,
+           "16-bit float conversion is broken");
 #ifdef TC_TEST_HOOKS
   if (const char* v = std::getenv("TC_FAIL_ALLOC_AT")) set_fail_alloc_at(std::atoll(v));
 #endif
@@ -146,12 +155,17 @@ bool is_initialized() noexcept { return g_initialized.load(std::memory_order_acq
 void init(const tc_init_options* options) {
   tc_init_options o{};
   if (options) {
-    TC_CHECK(options->size >= offsetof(tc_init_options, num_threads) + sizeof(int32_t) &&
-                 options->size <= 4096,
-             TC_ERR_INVALID_ARGUMENT, "options->size is ", options->size,
-             "; set it to sizeof(tc_init_options) (", sizeof(tc_init_options), ")");
+    TC_CHECK(
+        options->size >= offsetof(tc_init_options, num_threads) + sizeof(int32_t) && options->size <= 4096,
+        TC_ERR_INVALID_ARGUMENT, "options->size is ", options->size, "; set it to sizeof(tc_init_options) (",
+        sizeof(tc_init_options), ")");
     std::memcpy(&o, options, std::min<size_t>(options->size, sizeof(o)));
   }
+  // Bad settings are the caller's error (TC_ERR_INVALID_ARGUMENT), so check
+  // them here rather than let the cpu stage fail (which tc_init reports as
+  // TC_ERR_INTERNAL).
+  TC_CHECK(o.num_threads >= 0 && o.num_threads <= 4096, TC_ERR_INVALID_ARGUMENT,
+           "options->num_threads must be in [0, 4096] (0: default) but is ", o.num_threads);
   std::lock_guard<std::mutex> g(g_mu);
   if (g_refs > 0) {
     ++g_refs;
@@ -169,7 +183,10 @@ void init(const tc_init_options* options) {
     run_stage(g_stages[i], bodies[i]);
     if (g_stages[i].state != TC_STAGE_OK) {
       undo_all();
-      fail(TC_ERR_INTERNAL, str("required stage '", g_stages[i].name, "' failed: ", g_stages[i].message));
+      // The stage's own code: a bad setting or an allocation failure is not
+      // a bug in libtc.
+      const int32_t code = g_stages[i].code != TC_OK ? g_stages[i].code : TC_ERR_INTERNAL;
+      fail(code, str("required stage '", g_stages[i].name, "' failed: ", g_stages[i].message));
     }
   }
   StageInfo& cuda = g_stages[4];
@@ -187,7 +204,8 @@ void init(const tc_init_options* options) {
 
 void shutdown() {
   std::lock_guard<std::mutex> g(g_mu);
-  TC_CHECK(g_refs > 0, TC_ERR_NOT_INITIALIZED, "libtc is not initialized: tc_shutdown without a matching tc_init");
+  TC_CHECK(g_refs > 0, TC_ERR_NOT_INITIALIZED,
+           "libtc is not initialized: tc_shutdown without a matching tc_init");
   if (--g_refs > 0) return;
   g_initialized.store(false, std::memory_order_release);
   undo_all();
@@ -210,7 +228,8 @@ std::string init_report() {
   os << "libtc " << TC_VERSION_STRING << " init report\n";
   for (const StageInfo& s : stage_snapshot()) {
     char line[96];
-    std::snprintf(line, sizeof line, "  %-9s %-8s %9.3f ms", s.name.c_str(), state_name(s.state), s.duration_ms);
+    std::snprintf(line, sizeof line, "  %-9s %-8s %9.3f ms", s.name.c_str(), state_name(s.state),
+                  s.duration_ms);
     os << line;
     if (!s.message.empty()) os << "  (" << s.message << ")";
     os << "\n";

@@ -21,6 +21,7 @@ struct StageInfo {
   std::string message;
   double duration_ms;
   bool required;
+  int32_t code = TC_OK;  // the failure's status code (FAILED), so tc_init can return it
 };
 std::vector<StageInfo> stage_snapshot();
 const StageInfo* stage_at(int64_t index);  // stable until shutdown; nullptr if out of range
