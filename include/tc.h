@@ -138,11 +138,11 @@ TC_API int32_t tc_is_initialized(int32_t* out);
  * valid until tc_shutdown. Set .size = sizeof(tc_stage_info). */
 typedef struct tc_stage_info {
   uint32_t size;
-  int32_t state;        /* TC_STAGE_* */
-  const char* name;     /* "core", "cpu", "random", "autograd", "cuda" */
-  const char* message;  /* why it failed or was skipped, else "" */
-  double duration_ms;   /* time the stage took (0 while pending or lazy) */
-  int32_t required;     /* 1 if its failure fails tc_init */
+  int32_t state;       /* TC_STAGE_* */
+  const char* name;    /* "core", "cpu", "random", "autograd", "cuda" */
+  const char* message; /* why it failed or was skipped, else "" */
+  double duration_ms;  /* time the stage took (0 while pending or lazy) */
+  int32_t required;    /* 1 if its failure fails tc_init */
   uint32_t reserved;
 } tc_stage_info;
 
@@ -239,21 +239,18 @@ TC_API int32_t tc_tensor_free(tc_tensor t);
 /* Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the
  * product must fit in int64 and in memory). dtype is a TC_* dtype code;
  * device a TC_DEVICE value. Too large a tensor gives TC_ERR_OUT_OF_MEMORY. */
-TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
-                        tc_tensor* out);
-TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
-                        tc_tensor* out);
-TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
+TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
+TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
+TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype, int32_t device,
                        tc_tensor* out);
-TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype,
-                       int32_t device, tc_tensor* out);
 /* [start, end) by step, like torch.arange; step must be non-zero. */
 TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device,
                          tc_tensor* out);
 /* A new CPU tensor holding a copy of nbytes of data; nbytes must equal
  * numel * element size. */
-TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape,
-                            int64_t ndim, int32_t dtype, tc_tensor* out);
+TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape, int64_t ndim,
+                            int32_t dtype, tc_tensor* out);
 
 /* Called once when libtc no longer needs a caller's buffer. */
 typedef void (*tc_deleter)(void* data, void* context);
@@ -261,15 +258,12 @@ typedef void (*tc_deleter)(void* data, void* context);
  * (contiguous), else ndim element strides (>= 0). deleter (may be NULL) is
  * called exactly once with (data, context): when the last tensor using the
  * buffer dies, or before returning if this call fails. */
-TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides,
-                            int64_t ndim, int32_t dtype, tc_deleter deleter, void* context,
-                            tc_tensor* out);
+TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim,
+                            int32_t dtype, tc_deleter deleter, void* context, tc_tensor* out);
 /* Uniform [0, 1) and standard normal samples from the default generator
  * (floating dtypes only). */
-TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
-                       tc_tensor* out);
-TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
-                        tc_tensor* out);
+TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
+TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 /* Reseeds the default generator; the same seed gives the same samples. */
 TC_API int32_t tc_manual_seed(uint64_t seed);
 /* The seed the default generator was last seeded with. */
@@ -322,12 +316,10 @@ TC_API int32_t tc_view(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tenso
 /* Negative dims count from the end, as in PyTorch, everywhere. */
 TC_API int32_t tc_transpose(tc_tensor t, int64_t dim0, int64_t dim1, tc_tensor* out);
 TC_API int32_t tc_permute(tc_tensor t, const int64_t* dims, int64_t ndim, tc_tensor* out);
-TC_API int32_t tc_narrow(tc_tensor t, int64_t dim, int64_t start, int64_t length,
-                         tc_tensor* out);
+TC_API int32_t tc_narrow(tc_tensor t, int64_t dim, int64_t start, int64_t length, tc_tensor* out);
 /* Python's t[start:end:step] along dim (step > 0; start/end clamped, and
  * negative ones count from the end). */
-TC_API int32_t tc_slice(tc_tensor t, int64_t dim, int64_t start, int64_t end, int64_t step,
-                        tc_tensor* out);
+TC_API int32_t tc_slice(tc_tensor t, int64_t dim, int64_t start, int64_t end, int64_t step, tc_tensor* out);
 /* t[..., index, ...] along dim: removes that dim. */
 TC_API int32_t tc_select(tc_tensor t, int64_t dim, int64_t index, tc_tensor* out);
 /* Removes dim when its size is 1; dim = TC_DIM_ALL removes every size-1 dim. */
@@ -400,25 +392,20 @@ TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 /* Reductions over dims (ndims entries; ndims = 0 means every dim), keeping
  * reduced dims as size 1 when keepdim is non-zero. sum of an integer or bool
  * tensor gives int64, like PyTorch. */
-TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                      tc_tensor* out);
-TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                       tc_tensor* out);
+TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
 /* Variance and standard deviation with Bessel's correction (1 = unbiased). */
-TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
-                      int32_t keepdim, tc_tensor* out);
-TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
-                      int32_t keepdim, tc_tensor* out);
-TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                            tc_tensor* out);
+TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
+                      tc_tensor* out);
+TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
+                      tc_tensor* out);
+TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
 /* Maximum/minimum of every element (a 0-dim tensor). */
 TC_API int32_t tc_max(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_min(tc_tensor a, tc_tensor* out);
 /* Along one dim: values and int64 indices (first occurrence). */
-TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
-                          tc_tensor* indices);
-TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
-                          tc_tensor* indices);
+TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
+TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
 /* int64 index of the maximum/minimum along dim, or over the flattened
  * tensor when dim = TC_DIM_ALL. */
 TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
@@ -438,21 +425,17 @@ TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tenso
 TC_API int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
 TC_API int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
 /* logits [N, C] (or [C]), target int64 class indices [N] (or []). */
-TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction,
-                                tc_tensor* out);
+TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, tc_tensor* out);
 /* log_probs [N, C], target int64 [N]. */
-TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction,
-                           tc_tensor* out);
-TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction,
-                           tc_tensor* out);
+TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc_tensor* out);
+TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
 /* Zeroes elements with probability p (from the default generator) and
  * scales the rest by 1/(1-p) when training is non-zero; identity otherwise. */
 TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out);
 /* x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL. stride,
  * padding and dilation are 2 entries each (height, width). */
 TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                         const int64_t* padding, const int64_t* dilation, int64_t groups,
-                         tc_tensor* out);
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out);
 /* x [N, C, H, W]; kernel, stride, padding: 2 entries each. stride NULL means
  * stride = kernel. avg_pool2d counts padding in the divisor, like PyTorch. */
 TC_API int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
@@ -469,8 +452,8 @@ TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc
  * pieces, as views. Writes up to cap handles to outs and the number of pieces
  * to *count; cap too small gives TC_ERR_INVALID_ARGUMENT (with *count set and
  * no handles made). */
-TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs,
-                        int64_t cap, int64_t* count);
+TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap,
+                        int64_t* count);
 TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap,
                         int64_t* count);
 /* out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64. */
@@ -559,10 +542,10 @@ typedef struct tc_adam_options {
 
 /* Optimizers over count parameter handles (retained; the caller keeps its
  * own). Every parameter must be a floating leaf that requires grad. */
-TC_API int32_t tc_optimizer_sgd(const tc_tensor* params, int64_t count,
-                                const tc_sgd_options* options, tc_optimizer* out);
-TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count,
-                                 const tc_adam_options* options, tc_optimizer* out);
+TC_API int32_t tc_optimizer_sgd(const tc_tensor* params, int64_t count, const tc_sgd_options* options,
+                                tc_optimizer* out);
+TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count, const tc_adam_options* options,
+                                 tc_optimizer* out);
 /* One update from the parameters' current gradients (ones without grad are
  * skipped). */
 TC_API int32_t tc_optimizer_step(tc_optimizer opt);

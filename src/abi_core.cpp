@@ -69,8 +69,8 @@ TC_API int32_t tc_init_stage(int64_t index, tc_stage_info* out) {
     TC_CHECK(out->size >= sizeof(tc_stage_info), TC_ERR_INVALID_ARGUMENT, "out->size is ", out->size,
              "; set it to sizeof(tc_stage_info) (", sizeof(tc_stage_info), ")");
     const StageInfo* s = stage_at(index);
-    TC_CHECK(s != nullptr, TC_ERR_INDEX, "stage index ", index, " is out of range (",
-             stage_snapshot().size(), " stages)");
+    TC_CHECK(s != nullptr, TC_ERR_INDEX, "stage index ", index, " is out of range (", stage_snapshot().size(),
+             " stages)");
     out->state = s->state;
     out->name = s->name.c_str();
     out->message = s->message.c_str();

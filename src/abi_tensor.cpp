@@ -22,8 +22,8 @@ namespace {
 
 // The shared body of the shape-dtype-device factories.
 template <typename Make>
-int32_t create(const char* fn, const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out,
-               Make make) {
+int32_t create(const char* fn, const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device,
+               tc_tensor* out, Make make) {
   return api(fn, [&] {
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
@@ -74,15 +74,16 @@ TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32
   });
 }
 
-TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device, tc_tensor* out) {
+TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device,
+                         tc_tensor* out) {
   return api("tc_arange", [&] {
     out_ptr(out, "out");
     *out = new_handle(arange(start, end, step, to_dtype(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
-TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape, int64_t ndim, int32_t dtype,
-                            tc_tensor* out) {
+TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape, int64_t ndim,
+                            int32_t dtype, tc_tensor* out) {
   return api("tc_from_data", [&] {
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
@@ -97,8 +98,8 @@ TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* sha
   });
 }
 
-TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim, int32_t dtype,
-                            tc_deleter deleter, void* context, tc_tensor* out) {
+TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim,
+                            int32_t dtype, tc_deleter deleter, void* context, tc_tensor* out) {
   bool handed_over = false;  // once true, the tensor's storage calls the deleter
   const int32_t rc = api("tc_from_blob", [&] {
     out_ptr(out, "out");
@@ -109,7 +110,8 @@ TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* str
     if (strides) {
       st = Dims(strides, ndim);
       for (int64_t i = 0; i < ndim; ++i)
-        TC_CHECK(st[i] >= 0, TC_ERR_INVALID_ARGUMENT, "strides[", i, "] is ", st[i], "; strides must be >= 0");
+        TC_CHECK(st[i] >= 0, TC_ERR_INVALID_ARGUMENT, "strides[", i, "] is ", st[i],
+                 "; strides must be >= 0");
     }
     std::function<void(void*)> del;
     if (deleter) del = [deleter, context](void* p) { deleter(p, context); };
@@ -218,14 +220,15 @@ TC_API int32_t tc_tensor_item(tc_tensor t, double* out) {
   return api("tc_tensor_item", [&] {
     out_ptr(out, "out");
     Tensor x = get_tensor(t, "t");
-    TC_CHECK(x->numel() == 1, TC_ERR_SHAPE, "item needs a tensor with one element, but shape ", x->shape, " has ",
-             x->numel());
+    TC_CHECK(x->numel() == 1, TC_ERR_SHAPE, "item needs a tensor with one element, but shape ", x->shape,
+             " has ", x->numel());
     *out = read_element(to_device(x, kCPU), 0);
   });
 }
 
 TC_API int32_t tc_tensor_to_string(tc_tensor t, char* buf, int64_t cap, int64_t* needed) {
-  return api("tc_tensor_to_string", [&] { copy_out(to_string(to_device(get_tensor(t, "t"), kCPU)), buf, cap, needed); });
+  return api("tc_tensor_to_string",
+             [&] { copy_out(to_string(to_device(get_tensor(t, "t"), kCPU)), buf, cap, needed); });
 }
 
 TC_API int32_t tc_tensor_version(tc_tensor t, int64_t* out) {

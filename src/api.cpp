@@ -30,8 +30,8 @@ Dims shape_arg(const int64_t* shape, int64_t ndim, const char* arg) {
            ndim);
   Dims d(shape, ndim);
   for (int64_t i = 0; i < ndim; ++i) {
-    TC_CHECK(d[i] >= 0, TC_ERR_INVALID_ARGUMENT, arg, ": size ", d[i], " at dim ", i,
-             " is negative (shape ", d, ")");
+    TC_CHECK(d[i] >= 0, TC_ERR_INVALID_ARGUMENT, arg, ": size ", d[i], " at dim ", i, " is negative (shape ",
+             d, ")");
   }
   checked_numel(d, arg);
   return d;
@@ -40,8 +40,8 @@ Dims shape_arg(const int64_t* shape, int64_t ndim, const char* arg) {
 Dims dims_arg(const int64_t* dims, int64_t count, const char* arg) {
   TC_CHECK(count >= 0 && count <= TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, arg, ": count must be in [0, ",
            TC_MAX_DIMS, "] but is ", count);
-  TC_CHECK(count == 0 || dims != nullptr, TC_ERR_INVALID_ARGUMENT, arg, " must not be NULL when its count is ",
-           count);
+  TC_CHECK(count == 0 || dims != nullptr, TC_ERR_INVALID_ARGUMENT, arg,
+           " must not be NULL when its count is ", count);
   return Dims(dims, count);
 }
 
@@ -50,9 +50,7 @@ Tensor get_tensor(tc_tensor h, const char* arg) {
       handle_get(reinterpret_cast<uint64_t>(h), HandleKind::tensor, arg));
 }
 
-Tensor get_optional_tensor(tc_tensor h, const char* arg) {
-  return h ? get_tensor(h, arg) : Tensor();
-}
+Tensor get_optional_tensor(tc_tensor h, const char* arg) { return h ? get_tensor(h, arg) : Tensor(); }
 
 tc_tensor new_handle(Tensor t) {
   TC_CHECK(t != nullptr, TC_ERR_INTERNAL, "an op returned no tensor");

@@ -137,11 +137,13 @@ Tensor contiguous_on_device(const Tensor& t) {
   Tensor host = empty(t->shape, t->dtype, kCPU);
   // Read the whole underlying buffer span, then gather on the host.
   Tensor raw = empty(Dims{t->storage->nbytes / t->itemsize()}, t->dtype, kCPU);
-  require_cuda(device_index(t->device)).copy(raw->data(), kCPU, t->storage->data, t->device, t->storage->nbytes);
+  require_cuda(device_index(t->device))
+      .copy(raw->data(), kCPU, t->storage->data, t->device, t->storage->nbytes);
   Tensor view = make_view(raw, t->shape, t->strides, t->offset);
   copy_into(host, view);
   Tensor out = empty(t->shape, t->dtype, t->device);
-  require_cuda(device_index(t->device)).copy(out->data(), t->device, host->data(), kCPU, host->numel() * host->itemsize());
+  require_cuda(device_index(t->device))
+      .copy(out->data(), t->device, host->data(), kCPU, host->numel() * host->itemsize());
   return out;
 }
 
@@ -161,9 +163,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   const Layout l = coalesce(dst->shape, dst->strides, src->strides);
   TC_DISPATCH_ALL(dst->dtype, "copy", [&] {
     using D = scalar_t;
-    TC_DISPATCH_ALL(src->dtype, "copy", [&] {
-      copy_kernel<D, scalar_t>(dst->data_as<D>(), src->data_as<scalar_t>(), l);
-    });
+    TC_DISPATCH_ALL(src->dtype, "copy",
+                    [&] { copy_kernel<D, scalar_t>(dst->data_as<D>(), src->data_as<scalar_t>(), l); });
   });
 }
 
@@ -204,9 +205,8 @@ double read_element(const Tensor& t, int64_t index) {
     off += (index % t->shape[i]) * t->strides[i];
     index /= t->shape[i];
   }
-  return TC_DISPATCH_ALL(t->dtype, "read_element", [&] {
-    return convert<double, scalar_t>(t->data_as<scalar_t>()[off]);
-  });
+  return TC_DISPATCH_ALL(t->dtype, "read_element",
+                         [&] { return convert<double, scalar_t>(t->data_as<scalar_t>()[off]); });
 }
 
 // ---- factories ----
@@ -216,7 +216,8 @@ Tensor full(const Dims& shape, double value, DType dtype, Device device) {
     Tensor t = empty(shape, dtype, device);
     Tensor one = full(Dims{}, value, dtype, kCPU);  // the element's bytes in dtype
     if (t->numel() > 0)
-      require_cuda(device_index(device)).fill(t->data(), device_index(device), t->numel(), t->itemsize(), one->data());
+      require_cuda(device_index(device))
+          .fill(t->data(), device_index(device), t->numel(), t->itemsize(), one->data());
     return t;
   }
   Tensor t = empty(shape, dtype, device);
@@ -243,8 +244,8 @@ Tensor ones(const Dims& shape, DType dtype, Device device) { return full(shape, 
 Tensor scalar_tensor(double value, DType dtype, Device device) { return full(Dims{}, value, dtype, device); }
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
-  TC_CHECK(step != 0 && std::isfinite(step), TC_ERR_INVALID_ARGUMENT, "arange: step must be finite and non-zero, got ",
-           step);
+  TC_CHECK(step != 0 && std::isfinite(step), TC_ERR_INVALID_ARGUMENT,
+           "arange: step must be finite and non-zero, got ", step);
   TC_CHECK(std::isfinite(start) && std::isfinite(end), TC_ERR_INVALID_ARGUMENT,
            "arange: start and end must be finite, got ", start, " and ", end);
   TC_CHECK(dtype != DType::b8, TC_ERR_DTYPE, "arange: bool is not supported");

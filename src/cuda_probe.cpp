@@ -20,8 +20,9 @@ CudaProbe run_probe() {
   }
   void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (!nvml) {
-    p.reason = "the NVIDIA driver is installed but NVML (libnvidia-ml.so.1) is not, so devices cannot be "
-               "counted without initializing CUDA";
+    p.reason =
+        "the NVIDIA driver is installed but NVML (libnvidia-ml.so.1) is not, so devices cannot be "
+        "counted without initializing CUDA";
     dlclose(driver);
     return p;
   }
@@ -36,7 +37,8 @@ CudaProbe run_probe() {
   } else if (int rc = nvml_init(); rc != 0) {
     p.reason = str("nvmlInit_v2 failed with NVML error ", rc, " (driver not loaded or no permission)");
   } else {
-    if (int rc2 = nvml_count(&count); rc2 != 0) p.reason = str("nvmlDeviceGetCount_v2 failed with NVML error ", rc2);
+    if (int rc2 = nvml_count(&count); rc2 != 0)
+      p.reason = str("nvmlDeviceGetCount_v2 failed with NVML error ", rc2);
     nvml_shutdown();
   }
   dlclose(nvml);

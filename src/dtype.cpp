@@ -28,8 +28,8 @@ bool is_integral(DType d) noexcept {
 }
 
 DType to_dtype(int32_t code, const char* arg) {
-  TC_CHECK(dtype_valid(code), TC_ERR_DTYPE, "unknown dtype code ", code, " for ", arg,
-           " (expected 0..", TC_DTYPE_COUNT - 1, ", a TC_FLOAT32-style constant)");
+  TC_CHECK(dtype_valid(code), TC_ERR_DTYPE, "unknown dtype code ", code, " for ", arg, " (expected 0..",
+           TC_DTYPE_COUNT - 1, ", a TC_FLOAT32-style constant)");
   return DType(code);
 }
 
@@ -57,7 +57,7 @@ uint16_t Half::from_float(float f) {
   std::memcpy(&x, &f, 4);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t absx = x & 0x7fffffffu;
-  if (absx > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
+  if (absx > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN
   if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow (incl. inf)
   if (absx < 0x38800000u) {
     // Subnormal half (or zero): let the FPU round by adding a magic number.

@@ -62,17 +62,48 @@ DType to_dtype(int32_t code, const char* arg);
 // PyTorch's promote_types for two dtypes.
 DType promote_types(DType a, DType b) noexcept;
 
-template <typename T> struct dtype_of;
-template <> struct dtype_of<float> { static constexpr DType value = DType::f32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::f64; };
-template <> struct dtype_of<Half> { static constexpr DType value = DType::f16; };
-template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::bf16; };
-template <> struct dtype_of<int8_t> { static constexpr DType value = DType::i8; };
-template <> struct dtype_of<int16_t> { static constexpr DType value = DType::i16; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::i32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::i64; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::u8; };
-template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
+template <typename T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::f32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::f64;
+};
+template <>
+struct dtype_of<Half> {
+  static constexpr DType value = DType::f16;
+};
+template <>
+struct dtype_of<BFloat16> {
+  static constexpr DType value = DType::bf16;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr DType value = DType::i8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr DType value = DType::i16;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::i32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::i64;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr DType value = DType::u8;
+};
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::b8;
+};
 
 }  // namespace tc
 
@@ -100,32 +131,32 @@ template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
     ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": unknown dtype ", static_cast<int>(dtype))); \
   }()
 // Float32 and float64 only (the compute dtypes on the CPU).
-#define TC_DISPATCH_FLOATING(dtype, what, ...)                                     \
-  [&] {                                                                            \
-    switch (dtype) {                                                               \
-      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                   \
-      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                  \
-      default:                                                                     \
-        break;                                                                     \
-    }                                                                              \
-    ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": expected a float32 or float64 tensor but got ", \
-                                       ::tc::dtype_name(dtype)));                 \
+#define TC_DISPATCH_FLOATING(dtype, what, ...)                                                               \
+  [&] {                                                                                                      \
+    switch (dtype) {                                                                                         \
+      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                                             \
+      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                                            \
+      default:                                                                                               \
+        break;                                                                                               \
+    }                                                                                                        \
+    ::tc::fail(TC_ERR_DTYPE,                                                                                 \
+               ::tc::str(what, ": expected a float32 or float64 tensor but got ", ::tc::dtype_name(dtype))); \
   }()
 // Float32, float64 and the integer types (no bool, no 16-bit floats).
-#define TC_DISPATCH_NUMERIC(dtype, what, ...)                                               \
-  [&] {                                                                                     \
-    switch (dtype) {                                                                        \
-      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                            \
-      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                           \
-      TC_DISPATCH_CASE_(i8, int8_t, __VA_ARGS__)                                            \
-      TC_DISPATCH_CASE_(i16, int16_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(i32, int32_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(i64, int64_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(u8, uint8_t, __VA_ARGS__)                                           \
-      default:                                                                              \
-        break;                                                                              \
-    }                                                                                       \
-    ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": dtype ", ::tc::dtype_name(dtype),           \
+#define TC_DISPATCH_NUMERIC(dtype, what, ...)                                                \
+  [&] {                                                                                      \
+    switch (dtype) {                                                                         \
+      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                             \
+      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                            \
+      TC_DISPATCH_CASE_(i8, int8_t, __VA_ARGS__)                                             \
+      TC_DISPATCH_CASE_(i16, int16_t, __VA_ARGS__)                                           \
+      TC_DISPATCH_CASE_(i32, int32_t, __VA_ARGS__)                                           \
+      TC_DISPATCH_CASE_(i64, int64_t, __VA_ARGS__)                                           \
+      TC_DISPATCH_CASE_(u8, uint8_t, __VA_ARGS__)                                            \
+      default:                                                                               \
+        break;                                                                               \
+    }                                                                                        \
+    ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": dtype ", ::tc::dtype_name(dtype),            \
                                        " is not supported (expected float32, float64 or an " \
-                                       "integer dtype)"));                                  \
+                                       "integer dtype)"));                                   \
   }()

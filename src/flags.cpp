@@ -45,11 +45,12 @@ const Flag kFlags[] = {
      "a GPU and driver usable now (probed without a CUDA context)"},
     {"cuda_initialized", [] { return int64_t(cuda_backend_initialized()); }, nullptr,
      "the cuda stage has run successfully"},
-    {"cuda_device_count", [] { return int64_t(cuda_probe().available ? cuda_probe().device_count : 0); }, nullptr,
-     "GPUs usable now"},
+    {"cuda_device_count", [] { return int64_t(cuda_probe().available ? cuda_probe().device_count : 0); },
+     nullptr, "GPUs usable now"},
     {"num_threads", [] { return int64_t(num_threads()); },
      [](int64_t v) {
-       TC_CHECK(v >= 1 && v <= 4096, TC_ERR_INVALID_ARGUMENT, "flag num_threads must be in [1, 4096], got ", v);
+       TC_CHECK(v >= 1 && v <= 4096, TC_ERR_INVALID_ARGUMENT, "flag num_threads must be in [1, 4096], got ",
+                v);
        set_num_threads(int(v));
      },
      "intra-op threads"},

@@ -32,9 +32,9 @@ struct Slot {
 
 struct Table {
   std::atomic<Slot*> chunks[kMaxChunks] = {};
-  std::mutex mu;                 // guards free_slots, used, chunk creation
+  std::mutex mu;  // guards free_slots, used, chunk creation
   std::vector<uint32_t> free_slots;
-  uint32_t used = 0;             // slots ever handed out
+  uint32_t used = 0;  // slots ever handed out
   std::atomic<int64_t> live{0};
 
   Slot* slot(uint32_t index) {
@@ -80,7 +80,8 @@ Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
   if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind)) {
     const bool newer = s->generation > d.generation;
     s->release();
-    bad_handle(arg, kind, newer ? "it was freed, or is stale from before tc_shutdown" : "not a handle libtc made");
+    bad_handle(arg, kind,
+               newer ? "it was freed, or is stale from before tc_shutdown" : "not a handle libtc made");
   }
   return s;
 }

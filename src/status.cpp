@@ -3,12 +3,21 @@
 namespace tc {
 
 const char* status_name(int32_t code) noexcept {
-  static const char* const names[TC_STATUS_COUNT] = {
-      "TC_OK",           "TC_ERR_INVALID_ARGUMENT", "TC_ERR_INVALID_HANDLE",
-      "TC_ERR_NOT_INITIALIZED", "TC_ERR_SHAPE",     "TC_ERR_DTYPE",
-      "TC_ERR_INDEX",    "TC_ERR_OUT_OF_MEMORY",    "TC_ERR_DEVICE",
-      "TC_ERR_NOT_COMPILED", "TC_ERR_UNAVAILABLE",  "TC_ERR_NOT_IMPLEMENTED",
-      "TC_ERR_AUTOGRAD", "TC_ERR_IO",               "TC_ERR_INTERNAL"};
+  static const char* const names[TC_STATUS_COUNT] = {"TC_OK",
+                                                     "TC_ERR_INVALID_ARGUMENT",
+                                                     "TC_ERR_INVALID_HANDLE",
+                                                     "TC_ERR_NOT_INITIALIZED",
+                                                     "TC_ERR_SHAPE",
+                                                     "TC_ERR_DTYPE",
+                                                     "TC_ERR_INDEX",
+                                                     "TC_ERR_OUT_OF_MEMORY",
+                                                     "TC_ERR_DEVICE",
+                                                     "TC_ERR_NOT_COMPILED",
+                                                     "TC_ERR_UNAVAILABLE",
+                                                     "TC_ERR_NOT_IMPLEMENTED",
+                                                     "TC_ERR_AUTOGRAD",
+                                                     "TC_ERR_IO",
+                                                     "TC_ERR_INTERNAL"};
   if (code < 0 || code >= TC_STATUS_COUNT) return nullptr;
   return names[code];
 }

@@ -44,7 +44,7 @@ int32_t last_error_code() noexcept;
 }  // namespace tc
 
 // TC_CHECK(cond, TC_ERR_SHAPE, "a has shape ", a, " but b has ", b);
-#define TC_CHECK(cond, code, ...)                     \
-  do {                                                \
+#define TC_CHECK(cond, code, ...)                            \
+  do {                                                       \
     if (!(cond)) ::tc::fail((code), ::tc::str(__VA_ARGS__)); \
   } while (0)

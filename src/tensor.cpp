@@ -160,8 +160,8 @@ bool TensorImpl::is_contiguous() const {
 Tensor empty(const Dims& shape, DType dtype, Device device) {
   const int64_t n = checked_numel(shape, "empty");
   int64_t nbytes;
-  TC_CHECK(!__builtin_mul_overflow(n, dtype_size(dtype), &nbytes), TC_ERR_OUT_OF_MEMORY,
-           "a tensor of shape ", shape, " and dtype ", dtype_name(dtype), " needs more than 2^63 bytes");
+  TC_CHECK(!__builtin_mul_overflow(n, dtype_size(dtype), &nbytes), TC_ERR_OUT_OF_MEMORY, "a tensor of shape ",
+           shape, " and dtype ", dtype_name(dtype), " needs more than 2^63 bytes");
   auto t = std::make_shared<TensorImpl>();
   t->storage = allocate_storage(nbytes, device);
   t->shape = shape;

@@ -125,9 +125,7 @@ struct TensorImpl {
   bool is_contiguous() const;
   bool is_leaf() const { return grad_fn == nullptr; }
   // Address of element [0, ..., 0].
-  void* data() const {
-    return storage ? static_cast<char*>(storage->data) + offset * itemsize() : nullptr;
-  }
+  void* data() const { return storage ? static_cast<char*>(storage->data) + offset * itemsize() : nullptr; }
   template <typename T>
   T* data_as() const {
     return static_cast<T*>(data());

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <mutex>
 
-#include "cuda/cuda_check.h"
 #include "cuda/caching_allocator.h"
+#include "cuda/cuda_check.h"
 #include "cuda_probe.h"
 #include "device_hooks.h"
 
@@ -19,7 +19,7 @@ int cuda_fill_pattern(void* dst, int64_t n, int64_t element_size, const void* pa
 
 namespace {
 
-std::atomic<bool> g_initialized{false};  // the stage succeeded in this process
+std::atomic<bool> g_initialized{false};   // the stage succeeded in this process
 std::atomic<bool> g_forked_child{false};  // this process is a child forked after that
 int g_device_count = 0;
 
@@ -35,8 +35,10 @@ void copy(void* dst, int32_t dst_device, const void* src, int32_t src_device, in
   const bool src_host = (src_device >> 16) == TC_DEVICE_CPU;
   const cudaMemcpyKind kind = dst_host ? (src_host ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost)
                                        : (src_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice);
-  if (!dst_host) TC_CUDA_CHECK(cudaSetDevice(dst_device & 0xFFFF));
-  else if (!src_host) TC_CUDA_CHECK(cudaSetDevice(src_device & 0xFFFF));
+  if (!dst_host)
+    TC_CUDA_CHECK(cudaSetDevice(dst_device & 0xFFFF));
+  else if (!src_host)
+    TC_CUDA_CHECK(cudaSetDevice(src_device & 0xFFFF));
   if (kind == cudaMemcpyDeviceToDevice && (dst_device & 0xFFFF) != (src_device & 0xFFFF)) {
     TC_CUDA_CHECK(cudaMemcpyPeer(dst, dst_device & 0xFFFF, src, src_device & 0xFFFF, size_t(nbytes)));
     return;
@@ -59,7 +61,8 @@ void fill(void* dst, int32_t index, int64_t n, int64_t element_size, const void*
 int32_t device_count() { return g_device_count; }
 
 const DeviceHooks kHooks = {
-    cuda_cache_alloc, cuda_cache_free, copy, memset_zero, fill, cuda_cache_stats, cuda_cache_empty, device_count,
+    cuda_cache_alloc, cuda_cache_free,  copy,         memset_zero, fill,
+    cuda_cache_stats, cuda_cache_empty, device_count,
 };
 
 }  // namespace

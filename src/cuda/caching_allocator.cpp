@@ -13,9 +13,9 @@ namespace tc {
 
 namespace {
 
-constexpr int64_t kSmallRound = 512;            // small blocks: multiples of 512 B
-constexpr int64_t kLargeThreshold = 1 << 20;    // from 1 MiB on...
-constexpr int64_t kLargeRound = 2 << 20;        // ...multiples of 2 MiB
+constexpr int64_t kSmallRound = 512;          // small blocks: multiples of 512 B
+constexpr int64_t kLargeThreshold = 1 << 20;  // from 1 MiB on...
+constexpr int64_t kLargeRound = 2 << 20;      // ...multiples of 2 MiB
 
 struct DeviceCache {
   std::multimap<int64_t, void*> free_blocks;  // size -> block

@@ -7,8 +7,8 @@ namespace tc {
 [[noreturn]] void cuda_fail(const char* call, int error);
 }  // namespace tc
 
-#define TC_CUDA_CHECK(call)                                   \
-  do {                                                        \
-    const auto tc_cuda_err_ = (call);                         \
+#define TC_CUDA_CHECK(call)                                           \
+  do {                                                                \
+    const auto tc_cuda_err_ = (call);                                 \
     if (tc_cuda_err_ != 0) ::tc::cuda_fail(#call, int(tc_cuda_err_)); \
   } while (0)

@@ -11,15 +11,15 @@
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond)                                                               \
-  do {                                                                            \
-    ++checks;                                                                     \
-    if (!(cond)) {                                                                \
-      const char* msg_ = "";                                                      \
-      tc_last_error(&msg_);                                                       \
+#define CHECK(cond)                                                                                  \
+  do {                                                                                               \
+    ++checks;                                                                                        \
+    if (!(cond)) {                                                                                   \
+      const char* msg_ = "";                                                                         \
+      tc_last_error(&msg_);                                                                          \
       fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, msg_); \
-      ++failures;                                                                 \
-    }                                                                             \
+      ++failures;                                                                                    \
+    }                                                                                                \
   } while (0)
 #define OK(call) CHECK((call) == TC_OK)
 
@@ -110,7 +110,8 @@ static void test_init_stages(void) {
   CHECK(needed > 10);
   char* report = malloc((size_t)needed);
   OK(tc_init_report(report, needed, &needed));
-  CHECK(strstr(report, "core") && strstr(report, "autograd") && strstr(report, "cuda") && strstr(report, "ms"));
+  CHECK(strstr(report, "core") && strstr(report, "autograd") && strstr(report, "cuda") &&
+        strstr(report, "ms"));
   /* Truncation keeps a terminated prefix and still reports the full size. */
   char small[8];
   int64_t needed2 = 0;
@@ -290,7 +291,7 @@ static void test_tensors(void) {
   OK(tc_tensor_copy_to(h, hb, sizeof hb));
   OK(tc_tensor_copy_to(b, bb, sizeof bb));
   CHECK(hb[0] == 0x3e00 && hb[1] == 0xc000 && hb[3] == 0x7bff); /* 1.5, -2, 65504 in IEEE half */
-  CHECK(bb[0] == 0x3fc0 && bb[1] == 0xc000);                  /* 1.5, -2 in bfloat16 */
+  CHECK(bb[0] == 0x3fc0 && bb[1] == 0xc000);                    /* 1.5, -2 in bfloat16 */
   tc_tensor back = NULL;
   OK(tc_to_dtype(h, TC_FLOAT32, &back));
   float fb[4];
@@ -350,7 +351,8 @@ static void test_tensors(void) {
   char text[256];
   int64_t needed = 0;
   OK(tc_tensor_to_string(f, text, sizeof text, &needed));
-  CHECK(strcmp(text, "tensor([[2.5000, 2.5000, 2.5000],\n        [2.5000, 2.5000, 2.5000]], dtype=float64)") == 0);
+  CHECK(strcmp(text,
+               "tensor([[2.5000, 2.5000, 2.5000],\n        [2.5000, 2.5000, 2.5000]], dtype=float64)") == 0);
   OK(tc_tensor_to_string(a, text, sizeof text, &needed));
   CHECK(strcmp(text, "tensor([0, 3, 6, 9])") == 0);
   OK(tc_tensor_to_string(z, text, sizeof text, &needed));

@@ -29,10 +29,10 @@ TEST(Half, EveryHalfRoundTripsThroughFloat) {
 }
 
 TEST(Half, RoundsToNearestEven) {
-  EXPECT_EQ(tc::Half::from_float(1.0f + 1.0f / 2048), 0x3c00);      // halfway: to even (down)
-  EXPECT_EQ(tc::Half::from_float(1.0f + 3.0f / 2048), 0x3c02);      // halfway: to even (up)
-  EXPECT_EQ(tc::Half::from_float(65520.0f), 0x7c00);                // overflows to inf
-  EXPECT_EQ(tc::Half::from_float(5.96046448e-08f), 0x0001);         // smallest subnormal
+  EXPECT_EQ(tc::Half::from_float(1.0f + 1.0f / 2048), 0x3c00);  // halfway: to even (down)
+  EXPECT_EQ(tc::Half::from_float(1.0f + 3.0f / 2048), 0x3c02);  // halfway: to even (up)
+  EXPECT_EQ(tc::Half::from_float(65520.0f), 0x7c00);            // overflows to inf
+  EXPECT_EQ(tc::Half::from_float(5.96046448e-08f), 0x0001);     // smallest subnormal
   EXPECT_EQ(tc::Half::from_float(-0.0f), 0x8000);
   EXPECT_TRUE(std::isnan(tc::Half::to_float(tc::Half::from_float(NAN))));
 }
@@ -135,8 +135,10 @@ TEST(Threads, FreeingAHandleWhileAnotherThreadReadsItNeverCrashes) {
       int64_t n = 0;
       tc_tensor h = reinterpret_cast<tc_tensor>(shared.load());
       const int32_t rc = tc_tensor_numel(h, &n);
-      if (rc == TC_OK) EXPECT_EQ(n, 16);
-      else EXPECT_EQ(rc, TC_ERR_INVALID_HANDLE);
+      if (rc == TC_OK)
+        EXPECT_EQ(n, 16);
+      else
+        EXPECT_EQ(rc, TC_ERR_INVALID_HANDLE);
     }
   });
   for (int i = 0; i < 2000; ++i) {
