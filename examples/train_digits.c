@@ -149,7 +149,8 @@ static void model_init(Model* m, int kind) {
     m->params[2] = new_param(w2, 2, 128, 0);
     m->params[3] = new_param(b2, 1, 128, 1);
   } else {
-    const int64_t cw[4] = {16, 1, 3, 3}, cb[1] = {16}, fw[2] = {NUM_CLASSES, 16 * 4 * 4}, fb[1] = {NUM_CLASSES};
+    const int64_t cw[4] = {16, 1, 3, 3}, cb[1] = {16}, fw[2] = {NUM_CLASSES, 16 * 4 * 4},
+                  fb[1] = {NUM_CLASSES};
     m->params[0] = new_param(cw, 4, 9, 0);
     m->params[1] = new_param(cb, 1, 9, 1);
     m->params[2] = new_param(fw, 2, 16 * 4 * 4, 0);
@@ -260,15 +261,24 @@ int main(int argc, char** argv) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage();
     if (!v) usage();
-    if (!strcmp(a, "--data")) data_path = v;
-    else if (!strcmp(a, "--model") && !strcmp(v, "mlp")) kind = MODEL_MLP;
-    else if (!strcmp(a, "--model") && !strcmp(v, "cnn")) kind = MODEL_CNN;
-    else if (!strcmp(a, "--epochs")) epochs = atoi(v);
-    else if (!strcmp(a, "--batch")) batch = atoi(v);
-    else if (!strcmp(a, "--lr")) lr = atof(v);
-    else if (!strcmp(a, "--threads")) threads = atoi(v);
-    else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
-    else usage();
+    if (!strcmp(a, "--data"))
+      data_path = v;
+    else if (!strcmp(a, "--model") && !strcmp(v, "mlp"))
+      kind = MODEL_MLP;
+    else if (!strcmp(a, "--model") && !strcmp(v, "cnn"))
+      kind = MODEL_CNN;
+    else if (!strcmp(a, "--epochs"))
+      epochs = atoi(v);
+    else if (!strcmp(a, "--batch"))
+      batch = atoi(v);
+    else if (!strcmp(a, "--lr"))
+      lr = atof(v);
+    else if (!strcmp(a, "--threads"))
+      threads = atoi(v);
+    else if (!strcmp(a, "--seed"))
+      seed = strtoull(v, NULL, 10);
+    else
+      usage();
     ++i;
   }
   if (epochs <= 0) epochs = kind == MODEL_MLP ? 20 : 15;
@@ -314,9 +324,10 @@ int main(int argc, char** argv) {
   const int n_train = data.n * 8 / 10, n_test = data.n - n_train;
   int* train_idx = order;
   const int* test_idx = order + n_train;
-  printf("data: %s, %d samples (%d train, %d test); model %s; %d epochs, batch %d, Adam lr %g, %lld threads\n",
-         used, data.n, n_train, n_test, kind == MODEL_MLP ? "mlp 64-128-10" : "cnn", epochs, batch, lr,
-         (long long)nthreads);
+  printf(
+      "data: %s, %d samples (%d train, %d test); model %s; %d epochs, batch %d, Adam lr %g, %lld threads\n",
+      used, data.n, n_train, n_test, kind == MODEL_MLP ? "mlp 64-128-10" : "cnn", epochs, batch, lr,
+      (long long)nthreads);
 
   Model model;
   model_init(&model, kind);
@@ -357,8 +368,8 @@ int main(int argc, char** argv) {
       if (tty) progress(s + 1, steps, loss_sum / (off + n));
     }
     acc = evaluate(&model, &data, test_idx, n_test);
-    printf("epoch %2d  train_loss %.4f  test_acc %6.2f%%  time %.3fs\n", epoch, loss_sum / n_train, 100.0 * acc,
-           now_s() - t0);
+    printf("epoch %2d  train_loss %.4f  test_acc %6.2f%%  time %.3fs\n", epoch, loss_sum / n_train,
+           100.0 * acc, now_s() - t0);
     fflush(stdout);
   }
   printf("final test accuracy %.2f%% after %d epochs in %.2fs\n", 100.0 * acc, epochs, now_s() - t_start);

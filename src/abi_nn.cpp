@@ -56,7 +56,8 @@ int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, 
   return api(__func__, [&] {
     out_ptr(out, "out");
     check_reduction(reduction);
-    *out = new_handle(tc::ops::cross_entropy(get_tensor(logits, "logits"), get_tensor(target, "target"), reduction));
+    *out = new_handle(
+        tc::ops::cross_entropy(get_tensor(logits, "logits"), get_tensor(target, "target"), reduction));
   });
 }
 
@@ -64,7 +65,8 @@ int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc
   return api(__func__, [&] {
     out_ptr(out, "out");
     check_reduction(reduction);
-    *out = new_handle(tc::ops::nll_loss(get_tensor(log_probs, "log_probs"), get_tensor(target, "target"), reduction));
+    *out = new_handle(
+        tc::ops::nll_loss(get_tensor(log_probs, "log_probs"), get_tensor(target, "target"), reduction));
   });
 }
 
@@ -83,8 +85,8 @@ int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out) {
   });
 }
 
-int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride, const int64_t* padding,
-                  const int64_t* dilation, int64_t groups, tc_tensor* out) {
+int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                  const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::conv2d(get_tensor(x, "x"), get_tensor(weight, "weight"),
@@ -99,8 +101,8 @@ int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
     out_ptr(out, "out");
     in_ptr(kernel, "kernel");
     // NULL stride means stride = kernel, as PyTorch's default.
-    *out = new_handle(
-        tc::ops::max_pool2d(get_tensor(x, "x"), kernel, stride ? stride : kernel, in_ptr(padding, "padding")));
+    *out = new_handle(tc::ops::max_pool2d(get_tensor(x, "x"), kernel, stride ? stride : kernel,
+                                          in_ptr(padding, "padding")));
   });
 }
 
@@ -109,8 +111,8 @@ int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
   return api(__func__, [&] {
     out_ptr(out, "out");
     in_ptr(kernel, "kernel");
-    *out = new_handle(
-        tc::ops::avg_pool2d(get_tensor(x, "x"), kernel, stride ? stride : kernel, in_ptr(padding, "padding")));
+    *out = new_handle(tc::ops::avg_pool2d(get_tensor(x, "x"), kernel, stride ? stride : kernel,
+                                          in_ptr(padding, "padding")));
   });
 }
 

@@ -1,7 +1,7 @@
 #include "cpu/matmul.h"
 
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <vector>
@@ -53,8 +53,8 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   const bool small = double(m) * double(n) * double(k) <= double(1 << 18);
   const int threads = omp_get_max_threads();
   if (small && threads > 1 && !omp_in_parallel()) omp_set_num_threads(1);
-  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b,
-                                      ldb, beta, c, ldc);
+  const dnnl_status_t st =
+      dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (small && threads > 1 && !omp_in_parallel()) omp_set_num_threads(threads);
   TC_CHECK(st == dnnl_success, TC_ERR_INTERNAL, "dnnl_sgemm failed with status ", int(st), " (m=", m,
            " n=", n, " k=", k, " lda=", lda, " ldb=", ldb, " ldc=", ldc, ")");

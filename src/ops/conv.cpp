@@ -19,9 +19,9 @@ namespace {
 using detail::check_float;
 
 struct ConvGeom {
-  int64_t n, c, h, w;       // input
-  int64_t o, kh, kw;        // weight
-  int64_t groups, cg, og;   // per-group channels
+  int64_t n, c, h, w;      // input
+  int64_t o, kh, kw;       // weight
+  int64_t groups, cg, og;  // per-group channels
   int64_t sh, sw, ph, pw, dh, dw;
   int64_t ho, wo;
   int64_t col_rows() const { return cg * kh * kw; }
@@ -83,7 +83,8 @@ void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeom& g) {
         if (b) {
           for (int64_t o = 0; o < g.og; ++o) std::fill(out + o * p, out + (o + 1) * p, b[gr * g.og + o]);
         }
-        cpu::gemm(false, false, g.og, p, k, T(1), w + gr * g.og * k, k, col.data(), p, b ? T(1) : T(0), out, p);
+        cpu::gemm(false, false, g.og, p, k, T(1), w + gr * g.og * k, k, col.data(), p, b ? T(1) : T(0), out,
+                  p);
       }
     }
   }
@@ -138,8 +139,8 @@ struct Conv2dBackward : autograd::Node {
     if (geom.n == 0) return out;
     TC_DISPATCH_FLOATING(x->dtype, name(), [&] {
       using T = scalar_t;
-      conv_backward<T>(x->data_as<T>(), w->data_as<T>(), gy->data_as<T>(), out[0] ? out[0]->data_as<T>() : nullptr,
-                       out[1] ? out[1]->data_as<T>() : nullptr,
+      conv_backward<T>(x->data_as<T>(), w->data_as<T>(), gy->data_as<T>(),
+                       out[0] ? out[0]->data_as<T>() : nullptr, out[1] ? out[1]->data_as<T>() : nullptr,
                        out.size() > 2 && out[2] ? out[2]->data_as<T>() : nullptr, geom);
     });
     return out;
@@ -157,18 +158,27 @@ struct PoolGeom {
   int64_t planes, h, w, kh, kw, sh, sw, ph, pw, ho, wo;
 };
 
-PoolGeom pool_geom(const Tensor& x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                   const char* op) {
+PoolGeom pool_geom(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                   const int64_t padding[2], const char* op) {
   check_float(x, op, "x");
   TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
   check_pair(kernel, 1, op, "kernel");
   check_pair(stride, 1, op, "stride");
   check_pair(padding, 0, op, "padding");
   TC_CHECK(padding[0] * 2 <= kernel[0] && padding[1] * 2 <= kernel[1], TC_ERR_INVALID_ARGUMENT, op,
-           ": padding [", padding[0], ", ", padding[1], "] must be at most half the kernel [", kernel[0], ", ",
-           kernel[1], "]");
-  PoolGeom g{x->shape[0] * x->shape[1], x->shape[2], x->shape[3], kernel[0], kernel[1], stride[0], stride[1],
-             padding[0], padding[1], 0, 0};
+           ": padding [", padding[0], ", ", padding[1], "] must be at most half the kernel [", kernel[0],
+           ", ", kernel[1], "]");
+  PoolGeom g{x->shape[0] * x->shape[1],
+             x->shape[2],
+             x->shape[3],
+             kernel[0],
+             kernel[1],
+             stride[0],
+             stride[1],
+             padding[0],
+             padding[1],
+             0,
+             0};
   g.ho = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
   g.wo = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
   TC_CHECK(g.h + 2 * g.ph >= g.kh && g.w + 2 * g.pw >= g.kw, TC_ERR_SHAPE, op, ": kernel [", g.kh, ", ", g.kw,
@@ -290,7 +300,8 @@ std::vector<Tensor> AvgPool2dBackward::apply(const std::vector<Tensor>& grads) {
   Tensor gy = tc::contiguous(grads[0]);
   Tensor gx = zeros(x_shape, dtype);
   const PoolGeom g = geom;
-  TC_DISPATCH_FLOATING(dtype, name(), [&] { avg_pool_backward(gy->data_as<scalar_t>(), gx->data_as<scalar_t>(), g); });
+  TC_DISPATCH_FLOATING(dtype, name(),
+                       [&] { avg_pool_backward(gy->data_as<scalar_t>(), gx->data_as<scalar_t>(), g); });
   return {gx};
 }
 
@@ -303,7 +314,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   check_float(w, op, "weight");
   detail::check_same_dtype(x, w, op, "x", "weight");
   TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
-  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [O, C/groups, kH, kW] but has shape ", w->shape);
+  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [O, C/groups, kH, kW] but has shape ",
+           w->shape);
   check_pair(stride, 1, op, "stride");
   check_pair(padding, 0, op, "padding");
   check_pair(dilation, 1, op, "dilation");
@@ -334,7 +346,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   if (y->numel() > 0) {
     TC_DISPATCH_FLOATING(x->dtype, op, [&] {
       using T = scalar_t;
-      conv_forward<T>(xc->data_as<T>(), wc->data_as<T>(), bc ? bc->data_as<T>() : nullptr, y->data_as<T>(), g);
+      conv_forward<T>(xc->data_as<T>(), wc->data_as<T>(), bc ? bc->data_as<T>() : nullptr, y->data_as<T>(),
+                      g);
     });
   }
   std::vector<Tensor> inputs = detail::defined({x, w, bias});
@@ -348,7 +361,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   return y;
 }
 
-Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2]) {
+Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]) {
   const char* op = "max_pool2d";
   const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
   Tensor xc = tc::contiguous(x);
@@ -368,12 +382,14 @@ Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride
   return y;
 }
 
-Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2]) {
+Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]) {
   const char* op = "avg_pool2d";
   const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
   Tensor xc = tc::contiguous(x);
   Tensor y = empty(pool_out_shape(x, g), x->dtype);
-  TC_DISPATCH_FLOATING(x->dtype, op, [&] { avg_pool_forward(xc->data_as<scalar_t>(), y->data_as<scalar_t>(), g); });
+  TC_DISPATCH_FLOATING(x->dtype, op,
+                       [&] { avg_pool_forward(xc->data_as<scalar_t>(), y->data_as<scalar_t>(), g); });
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<AvgPool2dBackward>();
     node->x_shape = x->shape;

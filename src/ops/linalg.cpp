@@ -257,8 +257,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias) {
     detail::check_float(bias, op, "bias");
     detail::check_same_dtype(x, bias, op, "x", "bias");
-    TC_CHECK(bias->ndim() == 1 && bias->shape[0] == outf, TC_ERR_SHAPE, op, ": bias must have shape [",
-             outf, "] but has shape ", bias->shape);
+    TC_CHECK(bias->ndim() == 1 && bias->shape[0] == outf, TC_ERR_SHAPE, op, ": bias must have shape [", outf,
+             "] but has shape ", bias->shape);
   }
   Tensor x2 = flatten_rows(x);
   const int64_t rows = x2->shape[0];

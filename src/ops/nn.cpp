@@ -21,8 +21,8 @@ using detail::reshaped;
 
 void check_reduction(int32_t reduction, const char* op) {
   TC_CHECK(reduction == TC_REDUCTION_NONE || reduction == TC_REDUCTION_MEAN || reduction == TC_REDUCTION_SUM,
-           TC_ERR_INVALID_ARGUMENT, op, ": reduction must be TC_REDUCTION_NONE (0), MEAN (1) or SUM (2) but is ",
-           reduction);
+           TC_ERR_INVALID_ARGUMENT, op,
+           ": reduction must be TC_REDUCTION_NONE (0), MEAN (1) or SUM (2) but is ", reduction);
 }
 
 // A tensor sharing t's storage but not its autograd identity: a node may keep
@@ -66,7 +66,8 @@ void softmax_kernel(const T* x, T* y, Around s, bool log) {
         for (int64_t d = 0; d < s.size; ++d) yr[d * s.inner] = xr[d * s.inner] - mx - lse;
       } else {
         const double inv = 1.0 / sum;
-        for (int64_t d = 0; d < s.size; ++d) yr[d * s.inner] = T(std::exp(double(xr[d * s.inner] - mx)) * inv);
+        for (int64_t d = 0; d < s.size; ++d)
+          yr[d * s.inner] = T(std::exp(double(xr[d * s.inner] - mx)) * inv);
       }
     }
   }
@@ -136,7 +137,8 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
 
 // Checks a class-index target against [N, C] (or [C]) scores and returns it
 // contiguous; an out-of-range class is TC_ERR_INDEX naming index and count.
-Tensor check_class_target(const Tensor& scores, const Tensor& target, const char* op, const char* scores_name) {
+Tensor check_class_target(const Tensor& scores, const Tensor& target, const char* op,
+                          const char* scores_name) {
   detail::check_cpu(target, op, "target");
   TC_CHECK(target->dtype == DType::i64, TC_ERR_DTYPE, op, ": target must be int64 class indices but is ",
            dtype_name(target->dtype));
@@ -158,7 +160,8 @@ Tensor check_class_target(const Tensor& scores, const Tensor& target, const char
 
 // The per-row losses reduced as asked: [N] / [] for none, [] otherwise.
 template <typename T>
-Tensor reduce_losses(const std::vector<double>& losses, int32_t reduction, const Dims& none_shape, DType dtype) {
+Tensor reduce_losses(const std::vector<double>& losses, int32_t reduction, const Dims& none_shape,
+                     DType dtype) {
   if (reduction == TC_REDUCTION_NONE) {
     Tensor out = empty(none_shape, dtype);
     T* o = out->data_as<T>();
@@ -183,7 +186,7 @@ struct RowGrad {
 };
 
 struct CrossEntropyBackward : autograd::Node {
-  Tensor probs;  // softmax of the logits, [N, C] (internal: nobody else can modify it)
+  Tensor probs;   // softmax of the logits, [N, C] (internal: nobody else can modify it)
   Tensor target;  // contiguous int64 [N]
   Dims logits_shape;
   int32_t reduction;
@@ -371,7 +374,8 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int32_t reduction
   check_float(log_probs, op, "log_probs");
   check_reduction(reduction, op);
   Tensor t = check_class_target(log_probs, target, op, "log_probs");
-  const int64_t c = log_probs->shape[log_probs->ndim() - 1], n = log_probs->ndim() == 2 ? log_probs->shape[0] : 1;
+  const int64_t c = log_probs->shape[log_probs->ndim() - 1],
+                n = log_probs->ndim() == 2 ? log_probs->shape[0] : 1;
   Tensor x = tc::contiguous(log_probs);
   std::vector<double> losses(static_cast<size_t>(n));
   const int64_t* pt = t->data_as<int64_t>();
@@ -477,7 +481,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   TC_DISPATCH_FLOATING(weight->dtype, op, [&] {
     const scalar_t* pw = w->data_as<scalar_t>();
     scalar_t* o = out->data_as<scalar_t>();
-    for (int64_t i = 0; i < idx->numel(); ++i) std::copy(pw + pi[i] * dim, pw + (pi[i] + 1) * dim, o + i * dim);
+    for (int64_t i = 0; i < idx->numel(); ++i)
+      std::copy(pw + pi[i] * dim, pw + (pi[i] + 1) * dim, o + i * dim);
   });
   if (autograd::needs_grad({&weight})) {
     auto node = std::make_shared<EmbeddingBackward>();

@@ -55,22 +55,26 @@ inline H tensor(const std::vector<double>& v, const std::vector<int64_t>& shape,
   H t;
   if (dtype == TC_FLOAT32) {
     std::vector<float> f(v.begin(), v.end());
-    EXPECT_EQ(tc_from_data(f.data(), int64_t(f.size() * 4), shape.data(), int64_t(shape.size()), dtype, t.out()),
-              TC_OK)
+    EXPECT_EQ(
+        tc_from_data(f.data(), int64_t(f.size() * 4), shape.data(), int64_t(shape.size()), dtype, t.out()),
+        TC_OK)
         << last_error();
   } else if (dtype == TC_INT64) {
     std::vector<int64_t> f(v.begin(), v.end());
-    EXPECT_EQ(tc_from_data(f.data(), int64_t(f.size() * 8), shape.data(), int64_t(shape.size()), dtype, t.out()),
-              TC_OK)
+    EXPECT_EQ(
+        tc_from_data(f.data(), int64_t(f.size() * 8), shape.data(), int64_t(shape.size()), dtype, t.out()),
+        TC_OK)
         << last_error();
   } else if (dtype == TC_INT32) {
     std::vector<int32_t> f(v.begin(), v.end());
-    EXPECT_EQ(tc_from_data(f.data(), int64_t(f.size() * 4), shape.data(), int64_t(shape.size()), dtype, t.out()),
-              TC_OK)
+    EXPECT_EQ(
+        tc_from_data(f.data(), int64_t(f.size() * 4), shape.data(), int64_t(shape.size()), dtype, t.out()),
+        TC_OK)
         << last_error();
   } else {
-    EXPECT_EQ(tc_from_data(v.data(), int64_t(v.size() * 8), shape.data(), int64_t(shape.size()), dtype, t.out()),
-              TC_OK)
+    EXPECT_EQ(
+        tc_from_data(v.data(), int64_t(v.size() * 8), shape.data(), int64_t(shape.size()), dtype, t.out()),
+        TC_OK)
         << last_error();
   }
   return t;
@@ -150,7 +154,8 @@ using Fn = std::function<tc_tensor(const std::vector<tc_tensor>&)>;
 // Compares the gradient backward gives for every input that requires grad
 // with central differences of <f(inputs), v> for a fixed random v. Inputs
 // must be float64; non-contiguous inputs are perturbed through their strides.
-inline void gradcheck(const Fn& f, const std::vector<tc_tensor>& inputs, double eps = 1e-6, double tol = 1e-6) {
+inline void gradcheck(const Fn& f, const std::vector<tc_tensor>& inputs, double eps = 1e-6,
+                      double tol = 1e-6) {
   H out(f(inputs));
   ASSERT_NE(out.get(), nullptr) << last_error();
   const std::vector<int64_t> oshape = shape(out);

@@ -18,8 +18,8 @@ tc_tensor matmul_of(const std::vector<tc_tensor>& in) {
 
 // The reference: out[b][i][j] = sum_k a[b][i][k] * bm[b][k][j] for contiguous
 // operands already broadcast to the same batch count.
-std::vector<double> naive_bmm(const std::vector<double>& a, const std::vector<double>& b, int64_t batch, int64_t m,
-                              int64_t k, int64_t n, bool a_broadcast, bool b_broadcast) {
+std::vector<double> naive_bmm(const std::vector<double>& a, const std::vector<double>& b, int64_t batch,
+                              int64_t m, int64_t k, int64_t n, bool a_broadcast, bool b_broadcast) {
   std::vector<double> out(size_t(batch * m * n), 0.0);
   for (int64_t bi = 0; bi < batch; ++bi)
     for (int64_t i = 0; i < m; ++i)
@@ -114,10 +114,10 @@ TEST_F(Linalg, MatmulGradients) {
     std::vector<int64_t> a, b;
     const char* name;
   };
-  for (const Case& cs : {Case{{3, 4}, {4, 2}, "MmBackward"}, Case{{4}, {4}, "DotBackward"},
-                         Case{{3, 4}, {4}, "MvBackward"}, Case{{4}, {4, 2}, "MatmulBackward"},
-                         Case{{2, 1, 3, 4}, {5, 4, 2}, "MatmulBackward"}, Case{{2, 3, 4}, {4, 2}, "MatmulBackward"},
-                         Case{{3, 4}, {2, 4, 2}, "MatmulBackward"}}) {
+  for (const Case& cs :
+       {Case{{3, 4}, {4, 2}, "MmBackward"}, Case{{4}, {4}, "DotBackward"}, Case{{3, 4}, {4}, "MvBackward"},
+        Case{{4}, {4, 2}, "MatmulBackward"}, Case{{2, 1, 3, 4}, {5, 4, 2}, "MatmulBackward"},
+        Case{{2, 3, 4}, {4, 2}, "MatmulBackward"}, Case{{3, 4}, {2, 4, 2}, "MatmulBackward"}}) {
     SCOPED_TRACE(cs.name);
     H a = random(cs.a, 5, TC_FLOAT64, true), b = random(cs.b, 6, TC_FLOAT64, true);
     H c;
