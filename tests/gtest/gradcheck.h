@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/node.h"
+#include "autograd/function.h"
 #include "init.h"
 #include "ops/ops.h"
 #include "rng.h"
