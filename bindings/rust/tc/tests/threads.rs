@@ -55,7 +55,9 @@ fn concurrent_reads_of_shared_tensors() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for r in results {
-        assert_eq!(r, expected, "every thread computes the same product");
+        // Same inputs, same result; allow for a different reduction order
+        // when the OpenMP teams of concurrent callers differ in size.
+        assert!((r - expected).abs() <= 1e-9 * expected.abs().max(1.0), "{r} vs {expected}");
     }
 }
 
