@@ -1,0 +1,53 @@
+#!/bin/sh
+# Runs libtc's benchmarks from a build dir (it builds nothing) and the same
+# measurements in PyTorch (/usr/bin/python3, Debian's python3-torch), then
+# prints one markdown table side by side with ratios.
+#   bench/run.sh [BUILD_DIR]        (default: build)
+# Ratios are libtc / torch: for times (ns, us, ms, MB) lower is better, for
+# rates (GB/s, GFLOP/s) higher is better. The dnnl column is dnnl_sgemm
+# called directly, the bound for libtc's matmul.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+[ -d "$build/bench" ] || { echo "run.sh: no $build/bench; build first (cmake --build $build)" >&2; exit 1; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for b in add matmul mlp tiny_graph init; do
+  exe="$build/bench/bench_bench_$b"
+  [ -x "$exe" ] || exe="$build/bench/bench_$b"
+  if [ -x "$exe" ]; then
+    echo "running $(basename "$exe")..." >&2
+    "$exe" >>"$out" || echo "run.sh: $exe failed" >&2
+  else
+    echo "run.sh: missing $exe" >&2
+  fi
+done
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "running bench/torch_side.py..." >&2
+  /usr/bin/python3 "$here/torch_side.py" >>"$out" || echo "run.sh: torch_side.py failed" >&2
+else
+  echo "run.sh: /usr/bin/python3 has no torch; the torch column stays empty" >&2
+fi
+/usr/bin/python3 - "$out" <<'PY'
+import sys
+rows, order, units = {}, [], {}
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) != 5 or p[0] != "RESULT":
+        continue
+    _, metric, impl, value, unit = p
+    if metric not in rows:
+        rows[metric] = {}
+        order.append(metric)
+    rows[metric][impl] = float(value)
+    units[metric] = unit
+fmt = lambda v: "" if v is None else f"{v:.4g}"
+print("| metric | unit | libtc | torch | libtc/torch | dnnl_sgemm | libtc/dnnl |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for m in order:
+    r = rows[m]
+    l, t, d = r.get("libtc"), r.get("torch"), r.get("dnnl")
+    lt = l / t if l is not None and t else None
+    ld = l / d if l is not None and d else None
+    print(f"| {m} | {units[m]} | {fmt(l)} | {fmt(t)} | {fmt(lt)} | {fmt(d)} | {fmt(ld)} |")
+PY
