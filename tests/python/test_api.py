@@ -406,3 +406,23 @@ def test_last_error_and_is_initialized():
         tc.set_flag("definitely_not_a_flag", 3)
     code, msg = tc.last_error()
     assert code == ei.value.code and msg == ei.value.message and "definitely_not_a_flag" in msg
+
+
+@pytest.mark.skipif(not tc.cuda.is_available(), reason="no usable CUDA GPU (tc.cuda.is_available() is False)")
+def test_cuda_tensors():
+    x = tc.arange(6, dtype=tc.float32).reshape(2, 3)
+    g = x.cuda()
+    assert g.device == tc.device("cuda:0") and g.is_cuda and g.__dlpack_device__() == (2, 0)
+    assert g.cpu().tolist() == x.tolist()
+    with pytest.raises(TypeError):
+        g.numpy()
+    stats = tc.cuda.memory_stats()
+    assert stats["allocated_bytes"] >= 24
+
+
+def test_cuda_unavailable_reports_reason():
+    if tc.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    assert tc.cuda.device_count() == 0
+    with pytest.raises((tc.NotCompiledError, tc.UnavailableError)):
+        tc.zeros(2, device="cuda")

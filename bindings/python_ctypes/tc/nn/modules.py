@@ -34,6 +34,8 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
+    __str__ = __repr__
+
 
 class Module:
     """Base class: assign Parameters and Modules as attributes; they are
