@@ -2,7 +2,7 @@
 /* Core costs through the C ABI: ns per checked-handle call (tc_tensor_numel:
  * one handle lookup, nothing else), ns per create+free of a 1-element
  * tensor, and ns per tc_init+tc_shutdown of an already-initialized library
- * (the reference-counted fast path). Prints "key value" lines. */
+ * (the reference-counted fast path). Prints RESULT lines for bench/run.sh. */
 #include <stdio.h>
 #include <time.h>
 
@@ -31,7 +31,7 @@ int main(void) {
     const double per = (now_ns() - t0) / iters;
     if (per < best) best = per;
   }
-  printf("handle_call_ns %.1f\n", best);
+  printf("RESULT checked_handle_call libtc %.1f ns\n", best);
   best = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
     const double t0 = now_ns();
@@ -43,13 +43,13 @@ int main(void) {
     const double per = (now_ns() - t0) / (iters / 10);
     if (per < best) best = per;
   }
-  printf("create_free_ns %.1f\n", best);
+  printf("RESULT create_free_1_element libtc %.1f ns\n", best);
   const double t0 = now_ns();
   for (int i = 0; i < iters / 10; ++i) {
     tc_init(NULL);
     tc_shutdown();
   }
-  printf("init_refcount_ns %.1f\n", (now_ns() - t0) / (iters / 10));
+  printf("RESULT init_shutdown_refcounted libtc %.1f ns\n", (now_ns() - t0) / (iters / 10));
   tc_tensor_free(t);
   tc_shutdown();
   return acc == (int64_t)iters * 5 ? 0 : 2;

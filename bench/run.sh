@@ -12,9 +12,8 @@ build=${1:-$here/../build}
 [ -d "$build/bench" ] || { echo "run.sh: no $build/bench; build first (cmake --build $build)" >&2; exit 1; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for b in add matmul mlp tiny_graph init; do
-  exe="$build/bench/bench_bench_$b"
-  [ -x "$exe" ] || exe="$build/bench/bench_$b"
+for b in core add matmul mlp tiny_graph init; do
+  exe="$build/bench/bench_$b"
   if [ -x "$exe" ]; then
     echo "running $(basename "$exe")..." >&2
     "$exe" >>"$out" || echo "run.sh: $exe failed" >&2
