@@ -3,7 +3,8 @@
 //!
 //! Where: `TC_LIB_DIR` when set (ctest sets it to the CMake target's dir);
 //! otherwise the newest `libtc.so` in the repository's build trees
-//! (`<repo>/build*/`, the layout scripts/setup.sh and DEVELOPERS.md use).
+//! (`<repo>/build*/`, the layout scripts/setup.sh and DEVELOPERS.md use),
+//! leaving out sanitizer builds (TC_SANITIZE in their CMakeCache.txt).
 //!
 //! The directory is also exported as `DEP_TC_LIB_DIR` (this crate has
 //! `links = "tc"`) so the `tc` crate's build script can put the rpath on
@@ -14,11 +15,24 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+/// Whether the CMake build in `dir` was configured with TC_SANITIZE.
+fn sanitized(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("CMakeCache.txt")).is_ok_and(|cache| {
+        cache
+            .lines()
+            .any(|l| l.starts_with("TC_SANITIZE:") && !l.ends_with('='))
+    })
+}
+
 fn newest_build_lib(repo: &Path) -> Option<PathBuf> {
     let mut best: Option<(SystemTime, PathBuf)> = None;
     for entry in fs::read_dir(repo).ok()?.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().starts_with("build") || !entry.path().is_dir() {
+            continue;
+        }
+        if sanitized(&entry.path()) {
+            // An ASan/TSan libtc needs its runtime loaded first: not for cargo.
             continue;
         }
         let lib = entry.path().join("libtc.so");

@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn runs(program: &str) -> bool {
-    Command::new(program).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 #[test]
@@ -34,7 +38,10 @@ fn committed_bindings_match_tc_h() {
             .lines()
             .zip(committed.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(|| "length differs".to_string(), |i| format!("first difference at line {}", i + 1));
+            .map_or_else(
+                || "length differs".to_string(),
+                |i| format!("first difference at line {}", i + 1),
+            );
         panic!(
             "bindings/rust/tc-sys/src/bindings.rs is stale ({line}): run bindings/rust/tc-sys/regen.sh and commit"
         );

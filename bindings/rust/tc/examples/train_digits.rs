@@ -32,14 +32,19 @@ struct Args {
 }
 
 fn usage() -> ! {
-    eprintln!(
-        "usage: train_digits [--epochs N] [--batch N] [--lr X] [--threads N] [--seed N] [--data PATH]"
-    );
+    eprintln!("usage: train_digits [--epochs N] [--batch N] [--lr X] [--threads N] [--seed N] [--data PATH]");
     std::process::exit(2)
 }
 
 fn parse_args() -> Args {
-    let mut args = Args { epochs: 20, batch: 32, lr: 3e-3, threads: None, seed: 42, data: None };
+    let mut args = Args {
+        epochs: 20,
+        batch: 32,
+        lr: 3e-3,
+        threads: None,
+        seed: 42,
+        data: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         if flag == "-h" || flag == "--help" {
@@ -76,14 +81,24 @@ fn load_digits(path: &Path) -> Result<Digits, String> {
         .output()
         .map_err(|e| format!("cannot run gzip: {e}"))?;
     if !out.status.success() {
-        return Err(format!("gzip -dc {}: {}", path.display(), String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!(
+            "gzip -dc {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
     let text = String::from_utf8(out.stdout).map_err(|e| format!("{}: not text: {e}", path.display()))?;
-    let mut d = Digits { x: Vec::new(), y: Vec::new() };
+    let mut d = Digits {
+        x: Vec::new(),
+        y: Vec::new(),
+    };
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let malformed = || format!("{}: malformed line {}", path.display(), n + 1);
-        let values: Vec<i64> =
-            line.split(',').map(|v| v.trim().parse::<i64>()).collect::<Result<_, _>>().map_err(|_| malformed())?;
+        let values: Vec<i64> = line
+            .split(',')
+            .map(|v| v.trim().parse::<i64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| malformed())?;
         if values.len() != NUM_PIXELS + 1 || !(0..NUM_CLASSES as i64).contains(&values[NUM_PIXELS]) {
             return Err(malformed());
         }
@@ -103,7 +118,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) as u32
     }
     fn shuffle(&mut self, idx: &mut [usize]) {
@@ -149,7 +167,9 @@ impl Mlp {
     }
     /// logits [B, 10] for x [B, 64].
     fn forward(&self, x: &Tensor) -> tc::Result<Tensor> {
-        x.linear(&self.w1, Some(&self.b1))?.relu()?.linear(&self.w2, Some(&self.b2))
+        x.linear(&self.w1, Some(&self.b1))?
+            .relu()?
+            .linear(&self.w2, Some(&self.b2))
     }
 }
 
@@ -158,7 +178,10 @@ fn batch(d: &Digits, idx: &[usize]) -> tc::Result<(Tensor, Tensor)> {
     let x: Vec<f32> = idx.iter().flat_map(|&i| d.x[i]).collect();
     let y: Vec<i64> = idx.iter().map(|&i| d.y[i]).collect();
     let n = idx.len() as i64;
-    Ok((Tensor::from_vec(x, &[n, NUM_PIXELS as i64])?, Tensor::from_vec(y, &[n])?))
+    Ok((
+        Tensor::from_vec(x, &[n, NUM_PIXELS as i64])?,
+        Tensor::from_vec(y, &[n])?,
+    ))
 }
 
 /// Test accuracy in [0, 1], without recording a graph.
@@ -166,7 +189,12 @@ fn evaluate(model: &Mlp, d: &Digits, idx: &[usize]) -> tc::Result<f64> {
     let _no_grad = tc::NoGradGuard::new()?;
     let (x, y) = batch(d, idx)?;
     let predicted = model.forward(&x)?.argmax(Some(1), false)?;
-    let correct = predicted.eq(&y)?.to_vec_bool()?.into_iter().filter(|&c| c).count();
+    let correct = predicted
+        .eq(&y)?
+        .to_vec_bool()?
+        .into_iter()
+        .filter(|&c| c)
+        .count();
     Ok(correct as f64 / idx.len() as f64)
 }
 
@@ -230,7 +258,13 @@ fn run(args: Args) -> Result<f64, Box<dyn std::error::Error>> {
 
     let accuracy = {
         let model = Mlp::new()?;
-        let mut opt = Adam::new(&model.params(), AdamOptions { lr: args.lr, ..Default::default() })?;
+        let mut opt = Adam::new(
+            &model.params(),
+            AdamOptions {
+                lr: args.lr,
+                ..Default::default()
+            },
+        )?;
         let tty = std::io::stderr().is_terminal();
         let steps = n_train.div_ceil(args.batch);
         let start = Instant::now();
@@ -279,7 +313,10 @@ fn main() -> ExitCode {
     match run(parse_args()) {
         Ok(accuracy) if accuracy >= 0.95 => ExitCode::SUCCESS,
         Ok(accuracy) => {
-            eprintln!("train_digits: test accuracy {:.2}% is below 95%", 100.0 * accuracy);
+            eprintln!(
+                "train_digits: test accuracy {:.2}% is below 95%",
+                100.0 * accuracy
+            );
             ExitCode::FAILURE
         }
         Err(e) => {

@@ -71,7 +71,9 @@ impl Tensor {
     /// The name of the node that made this tensor ("AddBackward"), or ""
     /// for a leaf.
     pub fn grad_fn_name(&self) -> Result<String> {
-        copy_string(|buf, cap, needed| unsafe { sys::tc_tensor_grad_fn_name(self.as_raw(), buf, cap, needed) })
+        copy_string(|buf, cap, needed| unsafe {
+            sys::tc_tensor_grad_fn_name(self.as_raw(), buf, cap, needed)
+        })
     }
 
     /// A view of the data cut from the graph (requires_grad false).
@@ -145,7 +147,10 @@ impl NoGradGuard {
     /// Turns grad mode off for this thread until the guard drops.
     pub fn new() -> Result<NoGradGuard> {
         let previous = set_grad_enabled(false)?;
-        Ok(NoGradGuard { previous, _not_send: PhantomData })
+        Ok(NoGradGuard {
+            previous,
+            _not_send: PhantomData,
+        })
     }
 }
 

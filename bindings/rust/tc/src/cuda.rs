@@ -23,7 +23,11 @@ pub fn cuda_memory_stats(device: Device) -> Result<CudaMemoryStats> {
     let mut raw: sys::tc_cuda_memory_stats = unsafe { std::mem::zeroed() };
     raw.size = std::mem::size_of::<sys::tc_cuda_memory_stats>() as u32;
     check(unsafe { sys::tc_cuda_memory_stats_get(device.raw(), &mut raw) })?;
-    Ok(CudaMemoryStats { allocated: raw.allocated, reserved: raw.reserved, peak_allocated: raw.peak_allocated })
+    Ok(CudaMemoryStats {
+        allocated: raw.allocated,
+        reserved: raw.reserved,
+        peak_allocated: raw.peak_allocated,
+    })
 }
 
 /// Gives cached, unused CUDA blocks back to the driver.

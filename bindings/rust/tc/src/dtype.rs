@@ -103,7 +103,10 @@ impl DType {
 
     /// Floating-point dtypes (the ones that can require grad).
     pub fn is_floating(self) -> bool {
-        matches!(self, DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16)
+        matches!(
+            self,
+            DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16
+        )
     }
 
     /// The dtype of a name or alias, as libtc parses it ("float", "long",
@@ -125,7 +128,10 @@ impl DType {
 }
 
 pub(crate) fn unknown_dtype(code: i32) -> Error {
-    Error::new(ErrorKind::Dtype, format!("libtc returned dtype code {code}, unknown to this crate"))
+    Error::new(
+        ErrorKind::Dtype,
+        format!("libtc returned dtype code {code}, unknown to this crate"),
+    )
 }
 
 impl fmt::Display for DType {
@@ -179,8 +185,12 @@ impl Device {
         let name = c_string(name)?;
         let mut raw = 0i32;
         check(unsafe { sys::tc_device_from_name(name.as_ptr(), &mut raw) })?;
-        Device::from_raw(raw)
-            .ok_or_else(|| Error::new(ErrorKind::Device, format!("libtc returned device {raw:#x}, unknown to this crate")))
+        Device::from_raw(raw).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Device,
+                format!("libtc returned device {raw:#x}, unknown to this crate"),
+            )
+        })
     }
 }
 

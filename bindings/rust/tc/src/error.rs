@@ -148,7 +148,10 @@ impl Error {
     /// An error of `kind` with `message` (for errors found on the Rust side,
     /// like a dtype mismatch in [`Tensor::to_vec`](crate::Tensor::to_vec)).
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into() }
+        Error {
+            kind,
+            message: message.into(),
+        }
     }
 
     /// The error for a failed call that returned `status`, with the calling
@@ -156,7 +159,10 @@ impl Error {
     pub(crate) fn from_status(status: i32) -> Error {
         let message = copy_string(|buf, cap, needed| unsafe { sys::tc_last_error_copy(buf, cap, needed) })
             .unwrap_or_default();
-        Error { kind: ErrorKind::from_code(status), message }
+        Error {
+            kind: ErrorKind::from_code(status),
+            message,
+        }
     }
 
     /// The kind of failure.

@@ -94,7 +94,10 @@ pub fn flags() -> Result<Vec<FlagInfo>> {
             let mut settable = 0i32;
             check(unsafe { sys::tc_flag_info(i, &mut name, &mut settable) })?;
             // SAFETY: tc.h: the name is a static string.
-            Ok(FlagInfo { name: unsafe { static_str(name) }, settable: settable != 0 })
+            Ok(FlagInfo {
+                name: unsafe { static_str(name) },
+                settable: settable != 0,
+            })
         })
         .collect()
 }

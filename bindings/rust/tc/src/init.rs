@@ -76,7 +76,10 @@ pub fn init_with(options: &InitOptions) -> Result<InitGuard> {
     if abi != sys::TC_ABI_VERSION {
         return Err(Error::new(
             ErrorKind::AbiMismatch,
-            format!("libtc has ABI version {abi}; this crate was generated for {}", sys::TC_ABI_VERSION),
+            format!(
+                "libtc has ABI version {abi}; this crate was generated for {}",
+                sys::TC_ABI_VERSION
+            ),
         ));
     }
     let raw = sys::tc_init_options {

@@ -53,8 +53,8 @@ pub use dtype::{DType, Device, Element};
 pub use error::{last_error, status_name, Error, ErrorKind, Result};
 pub use flag::{flags, get_flag, set_flag, FlagInfo};
 pub use init::{
-    abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed, is_initialized,
-    manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
+    abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
+    is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
 pub use ops::Reduction;
 pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};

@@ -24,7 +24,15 @@ impl Tensor {
         new_tensor(|out| unsafe { f(self.as_raw(), out) })
     }
     fn reduce(&self, dims: &[i64], keepdim: bool, f: ReduceFn) -> Result<Tensor> {
-        new_tensor(|out| unsafe { f(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), i32::from(keepdim), out) })
+        new_tensor(|out| unsafe {
+            f(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                i32::from(keepdim),
+                out,
+            )
+        })
     }
     fn inplace(&mut self, other: &Tensor, f: InplaceFn) -> Result<()> {
         check(unsafe { f(self.as_raw(), other.as_raw()) })
@@ -171,13 +179,27 @@ impl Tensor {
     /// Variance over `dims` with `correction` (1 = unbiased, Bessel).
     pub fn var(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_var(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), out)
+            sys::tc_var(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                out,
+            )
         })
     }
     /// Standard deviation over `dims` with `correction` (1 = unbiased).
     pub fn std(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_std(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), out)
+            sys::tc_std(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                out,
+            )
         })
     }
     /// `log(sum(exp(x)))` over `dims`, computed stably.
@@ -302,7 +324,9 @@ impl Tensor {
     /// Softmax cross-entropy of logits `[N, C]` (or `[C]`) against int64
     /// class indices `[N]` (or `[]`).
     pub fn cross_entropy(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_cross_entropy(self.as_raw(), target.as_raw(), reduction.code(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_cross_entropy(self.as_raw(), target.as_raw(), reduction.code(), out)
+        })
     }
     /// Negative log-likelihood of log-probabilities `[N, C]` against int64
     /// targets `[N]`.
@@ -345,14 +369,24 @@ impl Tensor {
         })
     }
     /// 2-D max pooling of `[N, C, H, W]`; `stride` `None` means `kernel`.
-    pub fn max_pool2d(&self, kernel: [i64; 2], stride: Option<[i64; 2]>, padding: [i64; 2]) -> Result<Tensor> {
+    pub fn max_pool2d(
+        &self,
+        kernel: [i64; 2],
+        stride: Option<[i64; 2]>,
+        padding: [i64; 2],
+    ) -> Result<Tensor> {
         let stride_ptr = stride.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         new_tensor(|out| unsafe {
             sys::tc_max_pool2d(self.as_raw(), kernel.as_ptr(), stride_ptr, padding.as_ptr(), out)
         })
     }
     /// 2-D average pooling (padding counts in the divisor, like PyTorch).
-    pub fn avg_pool2d(&self, kernel: [i64; 2], stride: Option<[i64; 2]>, padding: [i64; 2]) -> Result<Tensor> {
+    pub fn avg_pool2d(
+        &self,
+        kernel: [i64; 2],
+        stride: Option<[i64; 2]>,
+        padding: [i64; 2],
+    ) -> Result<Tensor> {
         let stride_ptr = stride.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         new_tensor(|out| unsafe {
             sys::tc_avg_pool2d(self.as_raw(), kernel.as_ptr(), stride_ptr, padding.as_ptr(), out)
@@ -396,10 +430,7 @@ impl Tensor {
         let raw = raw_list(tensors);
         new_tensor(|out| unsafe { sys::tc_stack(raw.as_ptr(), len_i64(raw.len()), dim, out) })
     }
-    fn pieces(
-        &self,
-        mut f: impl FnMut(*mut sys::tc_tensor, i64, *mut i64) -> i32,
-    ) -> Result<Vec<Tensor>> {
+    fn pieces(&self, mut f: impl FnMut(*mut sys::tc_tensor, i64, *mut i64) -> i32) -> Result<Vec<Tensor>> {
         // A guess first; tc.h: a too small cap fails with *count set and no
         // handles made, so retry once with the exact count.
         let mut cap = 8i64;
@@ -415,14 +446,18 @@ impl Tensor {
                 }
                 return Err(err);
             }
-            let owned: Vec<Result<Tensor>> =
-                raw[..count.clamp(0, cap) as usize].iter().map(|&h| Tensor::from_owned_raw(h)).collect();
+            let owned: Vec<Result<Tensor>> = raw[..count.clamp(0, cap) as usize]
+                .iter()
+                .map(|&h| Tensor::from_owned_raw(h))
+                .collect();
             return owned.into_iter().collect();
         }
     }
     /// Splits along `dim` into views of `split_size` (the last may be smaller).
     pub fn split(&self, split_size: i64, dim: i64) -> Result<Vec<Tensor>> {
-        self.pieces(|outs, cap, count| unsafe { sys::tc_split(self.as_raw(), split_size, dim, outs, cap, count) })
+        self.pieces(|outs, cap, count| unsafe {
+            sys::tc_split(self.as_raw(), split_size, dim, outs, cap, count)
+        })
     }
     /// Splits along `dim` into `chunks` views.
     pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
@@ -565,10 +600,14 @@ macro_rules! binary_operator {
     };
 }
 
-binary_operator!(Add, add, sys::tc_add, sys::tc_add_scalar, |t, s| t.scalar_op(s, sys::tc_add_scalar));
-binary_operator!(Sub, sub, sys::tc_sub, sys::tc_sub_scalar, |t, s| t.scalar_op(s, sys::tc_rsub_scalar));
-binary_operator!(Mul, mul, sys::tc_mul, sys::tc_mul_scalar, |t, s| t.scalar_op(s, sys::tc_mul_scalar));
-binary_operator!(Div, div, sys::tc_div, sys::tc_div_scalar, |t, s| t.scalar_op(s, sys::tc_rdiv_scalar));
+binary_operator!(Add, add, sys::tc_add, sys::tc_add_scalar, |t, s| t
+    .scalar_op(s, sys::tc_add_scalar));
+binary_operator!(Sub, sub, sys::tc_sub, sys::tc_sub_scalar, |t, s| t
+    .scalar_op(s, sys::tc_rsub_scalar));
+binary_operator!(Mul, mul, sys::tc_mul, sys::tc_mul_scalar, |t, s| t
+    .scalar_op(s, sys::tc_mul_scalar));
+binary_operator!(Div, div, sys::tc_div, sys::tc_div_scalar, |t, s| t
+    .scalar_op(s, sys::tc_rdiv_scalar));
 
 impl Neg for &Tensor {
     type Output = Result<Tensor>;

@@ -21,7 +21,13 @@ pub struct SgdOptions {
 impl Default for SgdOptions {
     /// lr 1e-3 (torch's default), no momentum, no weight decay.
     fn default() -> Self {
-        SgdOptions { lr: 1e-3, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false }
+        SgdOptions {
+            lr: 1e-3,
+            momentum: 0.0,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+        }
     }
 }
 
@@ -42,7 +48,13 @@ pub struct AdamOptions {
 
 impl Default for AdamOptions {
     fn default() -> Self {
-        AdamOptions { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 }
+        AdamOptions {
+            lr: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.0,
+        }
     }
 }
 
@@ -64,7 +76,13 @@ pub struct AdamWOptions {
 
 impl Default for AdamWOptions {
     fn default() -> Self {
-        AdamWOptions { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 1e-2 }
+        AdamWOptions {
+            lr: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 1e-2,
+        }
     }
 }
 
@@ -91,7 +109,10 @@ fn make(
     let mut out: sys::tc_optimizer = std::ptr::null_mut();
     check(f(raw.as_ptr(), raw.len() as i64, &mut out))?;
     if out.is_null() {
-        return Err(Error::new(ErrorKind::Internal, "libtc returned TC_OK and a NULL optimizer"));
+        return Err(Error::new(
+            ErrorKind::Internal,
+            "libtc returned TC_OK and a NULL optimizer",
+        ));
     }
     Ok(Handle(out))
 }
@@ -199,13 +220,22 @@ impl Sgd {
             dampening: options.dampening,
             weight_decay: options.weight_decay,
         };
-        let handle = make(params, |p, n, out| unsafe { sys::tc_optimizer_sgd(p, n, &raw, out) })?;
+        let handle = make(params, |p, n, out| unsafe {
+            sys::tc_optimizer_sgd(p, n, &raw, out)
+        })?;
         Ok(Sgd { handle })
     }
 }
 optimizer!(Sgd);
 
-fn adam_raw(lr: f64, beta1: f64, beta2: f64, eps: f64, weight_decay: f64, decoupled: bool) -> sys::tc_adam_options {
+fn adam_raw(
+    lr: f64,
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    weight_decay: f64,
+    decoupled: bool,
+) -> sys::tc_adam_options {
     sys::tc_adam_options {
         size: std::mem::size_of::<sys::tc_adam_options>() as u32,
         decoupled_weight_decay: i32::from(decoupled),
@@ -240,7 +270,9 @@ impl Adam {
     /// Adam over `params`.
     pub fn new(params: &[&Tensor], o: AdamOptions) -> Result<Adam> {
         let raw = adam_raw(o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, false);
-        let handle = make(params, |p, n, out| unsafe { sys::tc_optimizer_adam(p, n, &raw, out) })?;
+        let handle = make(params, |p, n, out| unsafe {
+            sys::tc_optimizer_adam(p, n, &raw, out)
+        })?;
         Ok(Adam { handle })
     }
 }
@@ -257,7 +289,9 @@ impl AdamW {
     /// AdamW over `params`.
     pub fn new(params: &[&Tensor], o: AdamWOptions) -> Result<AdamW> {
         let raw = adam_raw(o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, true);
-        let handle = make(params, |p, n, out| unsafe { sys::tc_optimizer_adam(p, n, &raw, out) })?;
+        let handle = make(params, |p, n, out| unsafe {
+            sys::tc_optimizer_adam(p, n, &raw, out)
+        })?;
         Ok(AdamW { handle })
     }
 }

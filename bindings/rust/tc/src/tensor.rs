@@ -90,8 +90,10 @@ fn shape_len(shape: &[i64]) -> i64 {
 
 fn numel_of(shape: &[i64]) -> Result<usize> {
     shape.iter().try_fold(1usize, |acc, &d| {
-        let d = usize::try_from(d).map_err(|_| Error::new(ErrorKind::Shape, format!("negative size in {shape:?}")))?;
-        acc.checked_mul(d).ok_or_else(|| Error::new(ErrorKind::OutOfMemory, format!("shape {shape:?} too large")))
+        let d = usize::try_from(d)
+            .map_err(|_| Error::new(ErrorKind::Shape, format!("negative size in {shape:?}")))?;
+        acc.checked_mul(d)
+            .ok_or_else(|| Error::new(ErrorKind::OutOfMemory, format!("shape {shape:?} too large")))
     })
 }
 
@@ -105,7 +107,10 @@ impl Tensor {
     /// Wraps a handle this crate owns (from an out-param).
     pub(crate) fn from_owned_raw(raw: sys::tc_tensor) -> Result<Tensor> {
         if raw.is_null() {
-            return Err(Error::new(ErrorKind::Internal, "libtc returned TC_OK and a NULL tensor"));
+            return Err(Error::new(
+                ErrorKind::Internal,
+                "libtc returned TC_OK and a NULL tensor",
+            ));
         }
         Ok(Tensor { raw })
     }
@@ -132,7 +137,9 @@ impl Tensor {
 
     /// Uninitialized data (`tc_empty`).
     pub fn empty(shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_empty(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_empty(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out)
+        })
     }
 
     /// Zeros (`tc_zeros`).
@@ -145,18 +152,29 @@ impl Tensor {
     /// # Ok(()) }
     /// ```
     pub fn zeros(shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_zeros(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_zeros(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out)
+        })
     }
 
     /// Ones (`tc_ones`).
     pub fn ones(shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_ones(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_ones(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out)
+        })
     }
 
     /// Every element `value` (`tc_full`).
     pub fn full(shape: &[i64], value: f64, dtype: DType, device: Device) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_full(shape.as_ptr(), shape_len(shape), value, dtype.code(), device.raw(), out)
+            sys::tc_full(
+                shape.as_ptr(),
+                shape_len(shape),
+                value,
+                dtype.code(),
+                device.raw(),
+                out,
+            )
         })
     }
 
@@ -175,12 +193,16 @@ impl Tensor {
 
     /// Uniform samples in [0, 1) from the default generator (`tc_rand`).
     pub fn rand(shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_rand(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_rand(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out)
+        })
     }
 
     /// Standard normal samples from the default generator (`tc_randn`).
     pub fn randn(shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_randn(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_randn(shape.as_ptr(), shape_len(shape), dtype.code(), device.raw(), out)
+        })
     }
 
     /// A CPU tensor of `shape` holding a copy of `data` (`tc_from_data`).
@@ -201,12 +223,22 @@ impl Tensor {
         if n != data.len() {
             return Err(Error::new(
                 ErrorKind::Shape,
-                format!("{} elements do not fill shape {shape:?} ({n} elements)", data.len()),
+                format!(
+                    "{} elements do not fill shape {shape:?} ({n} elements)",
+                    data.len()
+                ),
             ));
         }
         let nbytes = std::mem::size_of_val(data) as i64;
         new_tensor(|out| unsafe {
-            sys::tc_from_data(data.as_ptr().cast(), nbytes, shape.as_ptr(), shape_len(shape), T::DTYPE.code(), out)
+            sys::tc_from_data(
+                data.as_ptr().cast(),
+                nbytes,
+                shape.as_ptr(),
+                shape_len(shape),
+                T::DTYPE.code(),
+                out,
+            )
         })
     }
 
@@ -226,7 +258,10 @@ impl Tensor {
         if n != data.len() {
             return Err(Error::new(
                 ErrorKind::Shape,
-                format!("{} elements do not fill shape {shape:?} ({n} elements)", data.len()),
+                format!(
+                    "{} elements do not fill shape {shape:?} ({n} elements)",
+                    data.len()
+                ),
             ));
         }
         if data.is_empty() {
@@ -296,7 +331,10 @@ impl Tensor {
         let n = shape.len() as i64;
         let d = if dim < 0 { dim + n } else { dim };
         if !(0..n).contains(&d) {
-            return Err(Error::new(ErrorKind::Index, format!("dim {dim} out of range for {n} dims")));
+            return Err(Error::new(
+                ErrorKind::Index,
+                format!("dim {dim} out of range for {n} dims"),
+            ));
         }
         Ok(shape[d as usize])
     }
@@ -380,7 +418,10 @@ impl Tensor {
         if dtype != T::DTYPE {
             return Err(Error::new(
                 ErrorKind::Dtype,
-                format!("tensor is {dtype}, {what} needs {} (convert with to_dtype first)", T::DTYPE),
+                format!(
+                    "tensor is {dtype}, {what} needs {} (convert with to_dtype first)",
+                    T::DTYPE
+                ),
             ));
         }
         Ok(())
@@ -393,7 +434,10 @@ impl Tensor {
         self.check_dtype::<T>("copy_to_slice")?;
         let n = self.numel()?;
         if n != out.len() {
-            return Err(Error::new(ErrorKind::Shape, format!("tensor has {n} elements, slice has {}", out.len())));
+            return Err(Error::new(
+                ErrorKind::Shape,
+                format!("tensor has {n} elements, slice has {}", out.len()),
+            ));
         }
         let nbytes = std::mem::size_of_val(out) as i64;
         check(unsafe { sys::tc_tensor_copy_to(self.raw, out.as_mut_ptr().cast(), nbytes) })
@@ -425,7 +469,10 @@ impl Tensor {
     pub fn to_vec_bool(&self) -> Result<Vec<bool>> {
         let dtype = self.dtype()?;
         if dtype != DType::Bool {
-            return Err(Error::new(ErrorKind::Dtype, format!("tensor is {dtype}, to_vec_bool needs bool")));
+            return Err(Error::new(
+                ErrorKind::Dtype,
+                format!("tensor is {dtype}, to_vec_bool needs bool"),
+            ));
         }
         let n = self.numel()?;
         let mut bytes = vec![0u8; n];
@@ -482,7 +529,10 @@ impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.shape(), self.dtype(), self.device()) {
             (Ok(shape), Ok(dtype), Ok(device)) => {
-                write!(f, "Tensor {{ shape: {shape:?}, dtype: {dtype}, device: {device} }}")
+                write!(
+                    f,
+                    "Tensor {{ shape: {shape:?}, dtype: {dtype}, device: {device} }}"
+                )
             }
             _ => write!(f, "Tensor {{ invalid handle {:p} }}", self.raw),
         }

@@ -38,7 +38,10 @@ fn gradients_match_finite_differences() {
     let analytic = x.grad().unwrap().expect("x has a grad").to_vec::<f64>().unwrap();
     let numeric = numeric_grad(&|t| f(t).unwrap().item().unwrap(), &x0, &[2, 3]);
     for (a, n) in analytic.iter().zip(&numeric) {
-        assert!((a - n).abs() < 1e-5 * (1.0 + n.abs()), "analytic {analytic:?} numeric {numeric:?}");
+        assert!(
+            (a - n).abs() < 1e-5 * (1.0 + n.abs()),
+            "analytic {analytic:?} numeric {numeric:?}"
+        );
     }
 }
 
@@ -51,21 +54,37 @@ fn graph_bookkeeping() {
     assert!(x.grad().unwrap().is_none());
     let y = (&x * 3.0).unwrap();
     assert!(!y.is_leaf().unwrap() && y.is_requires_grad().unwrap());
-    assert!(y.grad_fn_name().unwrap().ends_with("Backward"), "{}", y.grad_fn_name().unwrap());
+    assert!(
+        y.grad_fn_name().unwrap().ends_with("Backward"),
+        "{}",
+        y.grad_fn_name().unwrap()
+    );
     y.retain_grad().unwrap();
     let z = y.sum_all().unwrap();
     z.backward_with(None, true).unwrap();
-    assert_eq!(y.grad().unwrap().unwrap().to_vec::<f64>().unwrap(), vec![1.0, 1.0]);
-    assert_eq!(x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(), vec![3.0, 3.0]);
+    assert_eq!(
+        y.grad().unwrap().unwrap().to_vec::<f64>().unwrap(),
+        vec![1.0, 1.0]
+    );
+    assert_eq!(
+        x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(),
+        vec![3.0, 3.0]
+    );
     // retain_graph: a second backward accumulates.
     z.backward().unwrap();
-    assert_eq!(x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(), vec![6.0, 6.0]);
+    assert_eq!(
+        x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(),
+        vec![6.0, 6.0]
+    );
     x.clear_grad().unwrap();
     assert!(x.grad().unwrap().is_none());
     // An explicit output gradient.
     let y = (&x * &x).unwrap();
     y.backward_with(Some(&f64s(&[1.0, 0.5], &[2])), false).unwrap();
-    assert_eq!(x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(), vec![2.0, 2.0]);
+    assert_eq!(
+        x.grad().unwrap().unwrap().to_vec::<f64>().unwrap(),
+        vec![2.0, 2.0]
+    );
     // detach cuts the graph but shares data.
     let d = x.detach().unwrap();
     assert!(!d.is_requires_grad().unwrap());
@@ -77,7 +96,10 @@ fn graph_bookkeeping() {
 #[test]
 fn no_grad_guard_restores_the_mode() {
     let _tc = tc::init().unwrap();
-    let w = Tensor::ones(&[2], DType::Float32, Device::Cpu).unwrap().requires_grad(true).unwrap();
+    let w = Tensor::ones(&[2], DType::Float32, Device::Cpu)
+        .unwrap()
+        .requires_grad(true)
+        .unwrap();
     assert!(tc::is_grad_enabled().unwrap());
     {
         let _g = NoGradGuard::new().unwrap();

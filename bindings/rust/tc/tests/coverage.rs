@@ -5,9 +5,18 @@ use std::path::Path;
 
 /// Functions the crate deliberately does not call, and why.
 const NOT_WRAPPED: &[(&str, &str)] = &[
-    ("tc_last_error", "its pointer dies at the thread's next failure; tc_last_error_copy is used"),
-    ("tc_dtype_name", "DType::name is a static table; tests/tensors.rs checks it against libtc"),
-    ("tc_dtype_size", "DType::size is a static table; tests/tensors.rs checks it against libtc"),
+    (
+        "tc_last_error",
+        "its pointer dies at the thread's next failure; tc_last_error_copy is used",
+    ),
+    (
+        "tc_dtype_name",
+        "DType::name is a static table; tests/tensors.rs checks it against libtc",
+    ),
+    (
+        "tc_dtype_size",
+        "DType::size is a static table; tests/tensors.rs checks it against libtc",
+    ),
 ];
 
 #[test]
@@ -34,5 +43,8 @@ fn every_tc_h_function_is_wrapped() {
             !(sources.contains(&used) || sources.contains(&passed) || sources.contains(&passed_last))
         })
         .collect();
-    assert!(missing.is_empty(), "tc.h functions without a safe wrapper: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "tc.h functions without a safe wrapper: {missing:?}"
+    );
 }

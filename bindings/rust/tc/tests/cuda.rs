@@ -6,7 +6,10 @@ use tc::{DType, Device, ErrorKind, Tensor};
 fn cuda_round_trip_and_memory_stats() {
     let _tc = tc::init().unwrap();
     if let Err(e) = tc::backend_init("cuda") {
-        assert!(matches!(e.kind(), ErrorKind::NotCompiled | ErrorKind::Unavailable), "{e}");
+        assert!(
+            matches!(e.kind(), ErrorKind::NotCompiled | ErrorKind::Unavailable),
+            "{e}"
+        );
         assert_eq!(tc::get_flag(tc::flags::CUDA_INITIALIZED).unwrap(), 0);
         eprintln!("SKIPPED: no usable CUDA: {e}");
         return;
@@ -20,7 +23,9 @@ fn cuda_round_trip_and_memory_stats() {
     let back = gpu.to_device(Device::Cpu).unwrap();
     assert_eq!(back.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
     let stats = tc::cuda_memory_stats(Device::Cuda(0)).unwrap();
-    assert!(stats.allocated > 0 && stats.peak_allocated >= stats.allocated && stats.reserved >= stats.allocated);
+    assert!(
+        stats.allocated > 0 && stats.peak_allocated >= stats.allocated && stats.reserved >= stats.allocated
+    );
     let z = Tensor::zeros(&[1024], DType::Float32, Device::Cuda(0)).unwrap();
     drop((z, gpu));
     tc::cuda_empty_cache().unwrap();

@@ -10,7 +10,10 @@ fn kinds_match_status_codes_and_names() {
     // tc_status_name is callable before tc_init.
     for code in 1..tc_sys::TC_STATUS_COUNT {
         let kind = ErrorKind::from_code(code);
-        assert!(!matches!(kind, ErrorKind::Unknown(_)), "status {code} has no ErrorKind");
+        assert!(
+            !matches!(kind, ErrorKind::Unknown(_)),
+            "status {code} has no ErrorKind"
+        );
         assert_eq!(kind.code(), code);
         let mut name: *const std::ffi::c_char = std::ptr::null();
         assert_eq!(unsafe { tc_sys::tc_status_name(code, &mut name) }, tc_sys::TC_OK);
@@ -35,7 +38,10 @@ fn shape_mismatch() {
     assert_eq!(a.matmul(&b).unwrap_err().kind(), ErrorKind::Shape);
     assert_eq!(a.view(&[5]).unwrap_err().kind(), ErrorKind::Shape);
     // Rust-side check before the call.
-    assert_eq!(Tensor::from_slice(&[1.0f32; 5], &[2, 3]).unwrap_err().kind(), ErrorKind::Shape);
+    assert_eq!(
+        Tensor::from_slice(&[1.0f32; 5], &[2, 3]).unwrap_err().kind(),
+        ErrorKind::Shape
+    );
     let mut out = [0f32; 5];
     assert_eq!(a.copy_to_slice(&mut out).unwrap_err().kind(), ErrorKind::Shape);
 }
@@ -73,10 +79,22 @@ fn index_errors() {
 #[test]
 fn invalid_argument() {
     let _tc = tc::init().unwrap();
-    assert_eq!(tc::get_flag("no_such_flag").unwrap_err().kind(), ErrorKind::InvalidArgument);
-    assert_eq!(tc::set_flag(tc::flags::LIVE_TENSORS, 3).unwrap_err().kind(), ErrorKind::InvalidArgument);
-    assert_eq!(tc::get_flag("nul\0inside").unwrap_err().kind(), ErrorKind::InvalidArgument);
-    assert_eq!(DType::from_name("complex1024").unwrap_err().kind(), ErrorKind::Dtype);
+    assert_eq!(
+        tc::get_flag("no_such_flag").unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+    assert_eq!(
+        tc::set_flag(tc::flags::LIVE_TENSORS, 3).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+    assert_eq!(
+        tc::get_flag("nul\0inside").unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+    assert_eq!(
+        DType::from_name("complex1024").unwrap_err().kind(),
+        ErrorKind::Dtype
+    );
     let err = Tensor::arange(0.0, 1.0, 0.0, DType::Float32, Device::Cpu).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
 }
@@ -116,7 +134,10 @@ fn cuda_backend_unavailable_or_works() {
     }
     if tc::get_flag(tc::flags::HAS_CUDA).unwrap() == 0 {
         let err = Tensor::zeros(&[2], DType::Float32, Device::Cuda(0)).unwrap_err();
-        assert!(matches!(err.kind(), ErrorKind::NotCompiled | ErrorKind::Unavailable), "{err}");
+        assert!(
+            matches!(err.kind(), ErrorKind::NotCompiled | ErrorKind::Unavailable),
+            "{err}"
+        );
     }
 }
 
@@ -127,5 +148,11 @@ fn losses_check_their_targets() {
     let float_target = f32s(&[0.0, 1.0], &[2]);
     assert!(logits.cross_entropy(&float_target, Reduction::Mean).is_err());
     let bad_class = Tensor::from_slice(&[0i64, 7], &[2]).unwrap();
-    assert_eq!(logits.cross_entropy(&bad_class, Reduction::Mean).unwrap_err().kind(), ErrorKind::Index);
+    assert_eq!(
+        logits
+            .cross_entropy(&bad_class, Reduction::Mean)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Index
+    );
 }

@@ -23,10 +23,18 @@ fn flag_list_and_values() {
         tc::flags::LIVE_TENSORS,
         tc::flags::LIVE_HANDLES,
     ] {
-        let info = all.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("flag {name} listed"));
+        let info = all
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("flag {name} listed"));
         let value = tc::get_flag(name).unwrap();
-        let settable = [tc::flags::NUM_THREADS, tc::flags::GRAD_ENABLED, tc::flags::DETERMINISTIC, tc::flags::DEFAULT_DTYPE]
-            .contains(&name);
+        let settable = [
+            tc::flags::NUM_THREADS,
+            tc::flags::GRAD_ENABLED,
+            tc::flags::DETERMINISTIC,
+            tc::flags::DEFAULT_DTYPE,
+        ]
+        .contains(&name);
         assert_eq!(info.settable, settable, "{name}");
         if !settable {
             assert!(tc::set_flag(name, value).is_err(), "{name} is read-only");
@@ -50,7 +58,11 @@ fn settable_flags_change_behaviour() {
     tc::set_flag(tc::flags::DEFAULT_DTYPE, i64::from(DType::Float64.code())).unwrap();
     let r = (&ints * 0.5).map(|t| t.dtype());
     tc::set_flag(tc::flags::DEFAULT_DTYPE, i64::from(DType::Float32.code())).unwrap();
-    assert_eq!(r.unwrap().unwrap(), DType::Float64, "int * scalar gives the default dtype");
+    assert_eq!(
+        r.unwrap().unwrap(),
+        DType::Float64,
+        "int * scalar gives the default dtype"
+    );
     assert!(tc::set_flag(tc::flags::DEFAULT_DTYPE, i64::from(DType::Int32.code())).is_err());
 
     tc::set_flag(tc::flags::DETERMINISTIC, 1).unwrap();
@@ -62,7 +74,11 @@ fn settable_flags_change_behaviour() {
 #[test]
 fn init_report_stages_config_and_seed() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _tc = tc::init_with(&tc::InitOptions { seed: Some(1234), ..Default::default() }).unwrap();
+    let _tc = tc::init_with(&tc::InitOptions {
+        seed: Some(1234),
+        ..Default::default()
+    })
+    .unwrap();
     let stages = tc::init_stages().unwrap();
     let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["core", "cpu", "random", "autograd", "cuda"]);
@@ -78,15 +94,32 @@ fn init_report_stages_config_and_seed() {
     let config = tc::config().unwrap();
     assert!(config.contains(tc::version().1), "{config}");
     let (number, text) = tc::version();
-    assert_eq!(number, 100 * tc_sys::TC_VERSION_MINOR + 10000 * tc_sys::TC_VERSION_MAJOR + tc_sys::TC_VERSION_PATCH);
-    assert_eq!(text, format!("{}.{}.{}", tc_sys::TC_VERSION_MAJOR, tc_sys::TC_VERSION_MINOR, tc_sys::TC_VERSION_PATCH));
+    assert_eq!(
+        number,
+        100 * tc_sys::TC_VERSION_MINOR + 10000 * tc_sys::TC_VERSION_MAJOR + tc_sys::TC_VERSION_PATCH
+    );
+    assert_eq!(
+        text,
+        format!(
+            "{}.{}.{}",
+            tc_sys::TC_VERSION_MAJOR,
+            tc_sys::TC_VERSION_MINOR,
+            tc_sys::TC_VERSION_PATCH
+        )
+    );
     assert_eq!(tc::abi_version().unwrap(), tc_sys::TC_ABI_VERSION);
 
     // The same seed gives the same samples.
     tc::manual_seed(99).unwrap();
     assert_eq!(tc::initial_seed().unwrap(), 99);
-    let a = Tensor::randn(&[16], DType::Float32, Device::Cpu).unwrap().to_vec::<f32>().unwrap();
+    let a = Tensor::randn(&[16], DType::Float32, Device::Cpu)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
     tc::manual_seed(99).unwrap();
-    let b = Tensor::randn(&[16], DType::Float32, Device::Cpu).unwrap().to_vec::<f32>().unwrap();
+    let b = Tensor::randn(&[16], DType::Float32, Device::Cpu)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
     assert_eq!(a, b);
 }

@@ -16,7 +16,10 @@ fn not_initialized_then_stale_after_shutdown() {
     assert!(!tc::is_initialized());
     let err = Tensor::zeros(&[1], DType::Float32, Device::Cpu).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotInitialized);
-    assert_eq!(tc::get_flag(tc::flags::NUM_THREADS).unwrap_err().kind(), ErrorKind::NotInitialized);
+    assert_eq!(
+        tc::get_flag(tc::flags::NUM_THREADS).unwrap_err().kind(),
+        ErrorKind::NotInitialized
+    );
     assert!(!err.message().is_empty());
 
     let guard = tc::init().unwrap();
@@ -39,7 +42,11 @@ fn not_initialized_then_stale_after_shutdown() {
 fn guards_are_counted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let a = tc::init().unwrap();
-    let b = tc::init_with(&tc::InitOptions { seed: Some(1), ..Default::default() }).unwrap();
+    let b = tc::init_with(&tc::InitOptions {
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
     let t = Tensor::zeros(&[3], DType::Float32, Device::Cpu).unwrap();
     drop(a);
     assert!(tc::is_initialized());
@@ -52,7 +59,11 @@ fn guards_are_counted() {
 #[test]
 fn drop_brings_live_tensors_back_to_zero() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _tc = tc::init_with(&tc::InitOptions { seed: Some(3), ..Default::default() }).unwrap();
+    let _tc = tc::init_with(&tc::InitOptions {
+        seed: Some(3),
+        ..Default::default()
+    })
+    .unwrap();
     assert_eq!(live_tensors(), 0);
     {
         let a = Tensor::randn(&[4, 3], DType::Float32, Device::Cpu).unwrap();
@@ -70,13 +81,23 @@ fn drop_brings_live_tensors_back_to_zero() {
 
     // A training step: graph, gradients, optimizer state.
     {
-        let w = Tensor::randn(&[3, 4], DType::Float32, Device::Cpu).unwrap().requires_grad(true).unwrap();
-        let bias = Tensor::zeros(&[3], DType::Float32, Device::Cpu).unwrap().requires_grad(true).unwrap();
+        let w = Tensor::randn(&[3, 4], DType::Float32, Device::Cpu)
+            .unwrap()
+            .requires_grad(true)
+            .unwrap();
+        let bias = Tensor::zeros(&[3], DType::Float32, Device::Cpu)
+            .unwrap()
+            .requires_grad(true)
+            .unwrap();
         let mut opt = Adam::new(&[&w, &bias], AdamOptions::default()).unwrap();
         for _ in 0..3 {
             let x = Tensor::randn(&[5, 4], DType::Float32, Device::Cpu).unwrap();
             let y = Tensor::from_slice(&[0i64, 1, 2, 0, 1], &[5]).unwrap();
-            let loss = x.linear(&w, Some(&bias)).unwrap().cross_entropy(&y, Reduction::Mean).unwrap();
+            let loss = x
+                .linear(&w, Some(&bias))
+                .unwrap()
+                .cross_entropy(&y, Reduction::Mean)
+                .unwrap();
             opt.zero_grad().unwrap();
             loss.backward().unwrap();
             opt.step().unwrap();
@@ -103,6 +124,9 @@ fn from_vec_buffer_is_released_once() {
     // libtc refuses more than TC_MAX_DIMS dims after taking the buffer: it
     // calls the deleter then (under ASan a leak or double free would show).
     let err = Tensor::from_vec(vec![1i64], &[1; 17]).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::InvalidArgument | ErrorKind::Shape), "{err}");
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidArgument | ErrorKind::Shape),
+        "{err}"
+    );
     assert_eq!(live_tensors(), 0);
 }

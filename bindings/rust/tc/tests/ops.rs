@@ -8,7 +8,10 @@ fn vals(t: &Tensor) -> Vec<f64> {
     t.to_dtype(DType::Float64).unwrap().to_vec::<f64>().unwrap()
 }
 fn close(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-6 * (1.0 + y.abs()))
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-6 * (1.0 + y.abs()))
 }
 
 #[test]
@@ -57,12 +60,23 @@ fn elementwise() {
     let ex: Vec<f64> = [-1.0f64, 0.0, 2.0].iter().map(|v| v.exp()).collect();
     assert!(close(&vals(&x.exp().unwrap()), &ex));
     assert!(close(&vals(&x.exp().unwrap().log().unwrap()), &[-1.0, 0.0, 2.0]));
-    assert!(close(&vals(&x.abs().unwrap().sqrt().unwrap()), &[1.0, 0.0, 2f64.sqrt()]));
-    assert!(close(&vals(&x.tanh().unwrap()), &[(-1f64).tanh(), 0.0, 2f64.tanh()]));
-    assert!(close(&vals(&x.sigmoid().unwrap()), &[1.0 / (1.0 + 1f64.exp()), 0.5, 1.0 / (1.0 + (-2f64).exp())]));
+    assert!(close(
+        &vals(&x.abs().unwrap().sqrt().unwrap()),
+        &[1.0, 0.0, 2f64.sqrt()]
+    ));
+    assert!(close(
+        &vals(&x.tanh().unwrap()),
+        &[(-1f64).tanh(), 0.0, 2f64.tanh()]
+    ));
+    assert!(close(
+        &vals(&x.sigmoid().unwrap()),
+        &[1.0 / (1.0 + 1f64.exp()), 0.5, 1.0 / (1.0 + (-2f64).exp())]
+    ));
     assert_eq!(vals(&x.relu().unwrap()), vec![0.0, 0.0, 2.0]);
     let g = vals(&x.gelu().unwrap());
-    assert!((g[0] - -0.15865525393145707).abs() < 1e-6 && g[1] == 0.0 && (g[2] - 1.9544997361036416).abs() < 1e-6);
+    assert!(
+        (g[0] - -0.15865525393145707).abs() < 1e-6 && g[1] == 0.0 && (g[2] - 1.9544997361036416).abs() < 1e-6
+    );
     assert_eq!(vals(&x.clamp(Some(-0.5), None).unwrap()), vec![-0.5, 0.0, 2.0]);
     assert_eq!(vals(&x.clamp(None, Some(1.0)).unwrap()), vec![-1.0, 0.0, 1.0]);
     assert_eq!(vals(&x.pow_scalar(2.0).unwrap()), vec![1.0, 0.0, 4.0]);
@@ -75,7 +89,10 @@ fn elementwise() {
     assert_eq!(x.ge(&y).unwrap().to_vec_bool().unwrap(), vec![false, true, false]);
     let cond = x.gt(&y).unwrap();
     assert_eq!(cond.dtype().unwrap(), DType::Bool);
-    assert_eq!(vals(&Tensor::where_cond(&x.lt(&y).unwrap(), &x, &y).unwrap()), vec![-1.0, 0.0, 2.0]);
+    assert_eq!(
+        vals(&Tensor::where_cond(&x.lt(&y).unwrap(), &x, &y).unwrap()),
+        vec![-1.0, 0.0, 2.0]
+    );
 }
 
 #[test]
@@ -88,14 +105,23 @@ fn reductions() {
     assert_eq!(x.mean_all().unwrap().item().unwrap(), 3.5);
     assert_eq!(vals(&x.mean(&[1], false).unwrap()), vec![2.0, 5.0]);
     assert_eq!(vals(&x.var(&[1], 1, false).unwrap()), vec![1.0, 1.0]);
-    assert!(close(&vals(&x.std(&[1], 0, false).unwrap()), &[(2f64 / 3.0).sqrt(); 2]));
+    assert!(close(
+        &vals(&x.std(&[1], 0, false).unwrap()),
+        &[(2f64 / 3.0).sqrt(); 2]
+    ));
     let lse = (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
     assert!(close(&vals(&x.logsumexp(&[1], false).unwrap())[..1], &[lse]));
     assert_eq!(x.min().unwrap().item().unwrap(), 1.0);
     let (v, i) = x.min_dim(0, true).unwrap();
-    assert_eq!((vals(&v), i.to_vec::<i64>().unwrap()), (vec![1.0, 2.0, 3.0], vec![0, 0, 0]));
+    assert_eq!(
+        (vals(&v), i.to_vec::<i64>().unwrap()),
+        (vec![1.0, 2.0, 3.0], vec![0, 0, 0])
+    );
     assert_eq!(x.argmin(None, false).unwrap().item().unwrap(), 0.0);
-    assert_eq!(x.argmax(Some(0), false).unwrap().to_vec::<i64>().unwrap(), vec![1, 1, 1]);
+    assert_eq!(
+        x.argmax(Some(0), false).unwrap().to_vec::<i64>().unwrap(),
+        vec![1, 1, 1]
+    );
     let ints = Tensor::from_slice(&[1i32, 2, 3], &[3]).unwrap();
     assert_eq!(ints.sum_all().unwrap().dtype().unwrap(), DType::Int64);
 }
@@ -113,7 +139,10 @@ fn linear_algebra() {
     assert_eq!(batch.matmul(&b).unwrap().shape().unwrap(), vec![4, 2, 2]);
     let w = f64s(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0], &[2, 3]);
     let bias = f64s(&[10.0, 20.0], &[2]);
-    assert_eq!(vals(&a.linear(&w, Some(&bias)).unwrap()), vec![11.0, 22.0, 14.0, 25.0]);
+    assert_eq!(
+        vals(&a.linear(&w, Some(&bias)).unwrap()),
+        vec![11.0, 22.0, 14.0, 25.0]
+    );
     assert_eq!(vals(&a.linear(&w, None).unwrap()), vec![1.0, 2.0, 4.0, 5.0]);
 }
 
@@ -128,17 +157,39 @@ fn nn_ops() {
     let target = Tensor::from_slice(&[2i64, 0], &[2]).unwrap();
     let per = vals(&logits.cross_entropy(&target, Reduction::None).unwrap());
     assert!(close(&per, &[-lsm[2], -lsm[3]]));
-    let mean = logits.cross_entropy(&target, Reduction::Mean).unwrap().item().unwrap();
+    let mean = logits
+        .cross_entropy(&target, Reduction::Mean)
+        .unwrap()
+        .item()
+        .unwrap();
     assert!((mean - (per[0] + per[1]) / 2.0).abs() < 1e-12);
-    let sum = logits.log_softmax(1).unwrap().nll_loss(&target, Reduction::Sum).unwrap().item().unwrap();
+    let sum = logits
+        .log_softmax(1)
+        .unwrap()
+        .nll_loss(&target, Reduction::Sum)
+        .unwrap()
+        .item()
+        .unwrap();
     assert!((sum - (per[0] + per[1])).abs() < 1e-12);
-    let mse = logits.mse_loss(&logits.deep_clone().unwrap(), Reduction::Mean).unwrap().item().unwrap();
+    let mse = logits
+        .mse_loss(&logits.deep_clone().unwrap(), Reduction::Mean)
+        .unwrap()
+        .item()
+        .unwrap();
     assert_eq!(mse, 0.0);
     assert_eq!(vals(&logits.dropout(0.5, false).unwrap()), vals(&logits));
-    let dropped = vals(&Tensor::ones(&[1000], DType::Float64, Device::Cpu).unwrap().dropout(0.5, true).unwrap());
+    let dropped = vals(
+        &Tensor::ones(&[1000], DType::Float64, Device::Cpu)
+            .unwrap()
+            .dropout(0.5, true)
+            .unwrap(),
+    );
     assert!(dropped.iter().all(|&v| v == 0.0 || v == 2.0));
     // conv2d with a 1x1 identity kernel, pooling, embedding.
-    let img = Tensor::arange(0.0, 16.0, 1.0, DType::Float32, Device::Cpu).unwrap().reshape(&[1, 1, 4, 4]).unwrap();
+    let img = Tensor::arange(0.0, 16.0, 1.0, DType::Float32, Device::Cpu)
+        .unwrap()
+        .reshape(&[1, 1, 4, 4])
+        .unwrap();
     let k = Tensor::ones(&[1, 1, 1, 1], DType::Float32, Device::Cpu).unwrap();
     let conv = img.conv2d(&k, None, [1, 1], [0, 0], [1, 1], 1).unwrap();
     assert_eq!(conv.to_vec::<f32>().unwrap(), img.to_vec::<f32>().unwrap());
@@ -163,18 +214,30 @@ fn shape_ops() {
     let _tc = tc::init().unwrap();
     let a = f64s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
     let b = f64s(&[5.0, 6.0], &[1, 2]);
-    assert_eq!(vals(&Tensor::cat(&[&a, &b], 0).unwrap()), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    assert_eq!(Tensor::stack(&[&a, &a, &a], 1).unwrap().shape().unwrap(), vec![2, 3, 2]);
+    assert_eq!(
+        vals(&Tensor::cat(&[&a, &b], 0).unwrap()),
+        vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
+    assert_eq!(
+        Tensor::stack(&[&a, &a, &a], 1).unwrap().shape().unwrap(),
+        vec![2, 3, 2]
+    );
     let long = Tensor::arange(0.0, 20.0, 1.0, DType::Int64, Device::Cpu).unwrap();
     let pieces = long.split(2, 0).unwrap(); // 10 pieces: more than the first guess
     assert_eq!(pieces.len(), 10);
     assert_eq!(pieces[9].to_vec::<i64>().unwrap(), vec![18, 19]);
     let chunks = long.chunk(3, 0).unwrap();
-    assert_eq!(chunks.iter().map(|c| c.numel().unwrap()).collect::<Vec<_>>(), vec![7, 7, 6]);
+    assert_eq!(
+        chunks.iter().map(|c| c.numel().unwrap()).collect::<Vec<_>>(),
+        vec![7, 7, 6]
+    );
     let idx = Tensor::from_slice(&[1i64, 0, 0, 1], &[2, 2]).unwrap();
     assert_eq!(vals(&a.gather(0, &idx).unwrap()), vec![3.0, 2.0, 1.0, 4.0]);
     let rows = Tensor::from_slice(&[1i64, 1, 0], &[3]).unwrap();
-    assert_eq!(vals(&a.index_select(0, &rows).unwrap()), vec![3.0, 4.0, 3.0, 4.0, 1.0, 2.0]);
+    assert_eq!(
+        vals(&a.index_select(0, &rows).unwrap()),
+        vec![3.0, 4.0, 3.0, 4.0, 1.0, 2.0]
+    );
     let oh = rows.one_hot(None).unwrap();
     assert_eq!(oh.to_vec::<i64>().unwrap(), vec![0, 1, 0, 1, 1, 0]);
 }

@@ -2,7 +2,10 @@
 use tc::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions, Tensor};
 
 fn param(v: &[f64]) -> Tensor {
-    Tensor::from_slice(v, &[v.len() as i64]).unwrap().requires_grad(true).unwrap()
+    Tensor::from_slice(v, &[v.len() as i64])
+        .unwrap()
+        .requires_grad(true)
+        .unwrap()
 }
 
 /// loss = sum(c * p): gradient c.
@@ -14,7 +17,12 @@ fn linear_loss(p: &Tensor, c: f64) {
 fn sgd_with_momentum_and_weight_decay() {
     let _tc = tc::init().unwrap();
     let p = param(&[1.0, -1.0]);
-    let opts = SgdOptions { lr: 0.1, momentum: 0.9, weight_decay: 0.5, ..Default::default() };
+    let opts = SgdOptions {
+        lr: 0.1,
+        momentum: 0.9,
+        weight_decay: 0.5,
+        ..Default::default()
+    };
     let mut opt = Sgd::new(&[&p], opts).unwrap();
     // torch: g = grad + wd * p; buf = g (first step), then buf = m*buf + g; p -= lr * buf
     let mut expect = [1.0f64, -1.0];
@@ -30,7 +38,10 @@ fn sgd_with_momentum_and_weight_decay() {
         }
     }
     let got = p.to_vec::<f64>().unwrap();
-    assert!(got.iter().zip(&expect).all(|(a, b)| (a - b).abs() < 1e-12), "{got:?} vs {expect:?}");
+    assert!(
+        got.iter().zip(&expect).all(|(a, b)| (a - b).abs() < 1e-12),
+        "{got:?} vs {expect:?}"
+    );
     assert_eq!(opt.lr().unwrap(), 0.1);
     opt.set_lr(0.01).unwrap();
     assert_eq!(opt.lr().unwrap(), 0.01);
@@ -41,8 +52,23 @@ fn adam_and_adamw() {
     let _tc = tc::init().unwrap();
     let a = param(&[1.0]);
     let w = param(&[1.0]);
-    let mut adam = Adam::new(&[&a], AdamOptions { lr: 0.1, ..Default::default() }).unwrap();
-    let mut adamw = AdamW::new(&[&w], AdamWOptions { lr: 0.1, weight_decay: 0.5, ..Default::default() }).unwrap();
+    let mut adam = Adam::new(
+        &[&a],
+        AdamOptions {
+            lr: 0.1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut adamw = AdamW::new(
+        &[&w],
+        AdamWOptions {
+            lr: 0.1,
+            weight_decay: 0.5,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     for opt in [&mut adam as &mut dyn Optimizer, &mut adamw] {
         opt.zero_grad().unwrap();
     }
@@ -69,6 +95,13 @@ fn parameters_must_be_float_leaves_requiring_grad() {
     assert!(Sgd::new(&[&no_grad], SgdOptions::default()).is_err());
     let non_leaf = (&param(&[1.0]) * 2.0).unwrap();
     assert!(Adam::new(&[&non_leaf], AdamOptions::default()).is_err());
-    let err = Sgd::new(&[&param(&[1.0])], SgdOptions { lr: -1.0, ..Default::default() }).unwrap_err();
+    let err = Sgd::new(
+        &[&param(&[1.0])],
+        SgdOptions {
+            lr: -1.0,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(err.kind(), tc::ErrorKind::InvalidArgument);
 }

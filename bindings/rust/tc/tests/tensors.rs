@@ -40,14 +40,20 @@ fn dtype_and_device_names_match_libtc() {
         assert_eq!(DType::from_name(dtype.name()).unwrap(), dtype);
         let mut name: *const std::ffi::c_char = std::ptr::null();
         assert_eq!(unsafe { tc_sys::tc_dtype_name(dtype.code(), &mut name) }, 0);
-        assert_eq!(unsafe { std::ffi::CStr::from_ptr(name) }.to_str().unwrap(), dtype.name());
+        assert_eq!(
+            unsafe { std::ffi::CStr::from_ptr(name) }.to_str().unwrap(),
+            dtype.name()
+        );
         let mut size = 0i64;
         assert_eq!(unsafe { tc_sys::tc_dtype_size(dtype.code(), &mut size) }, 0);
         assert_eq!(size as usize, dtype.size(), "{dtype}");
     }
     assert_eq!(DType::from_name("float").unwrap(), DType::Float32);
     assert_eq!(DType::from_name("long").unwrap(), DType::Int64);
-    assert_eq!(DType::promote(DType::Int64, DType::Float32).unwrap(), DType::Float32);
+    assert_eq!(
+        DType::promote(DType::Int64, DType::Float32).unwrap(),
+        DType::Float32
+    );
     assert_eq!(DType::promote(DType::Bool, DType::UInt8).unwrap(), DType::UInt8);
     assert_eq!(Device::Cpu.name().unwrap(), "cpu");
     assert_eq!(Device::from_name("cpu").unwrap(), Device::Cpu);
@@ -67,16 +73,25 @@ fn vec_and_slice_conversions() {
     let mut out = [0f64; 4];
     t.copy_to_slice(&mut out).unwrap();
     assert_eq!(out, [0.5; 4]);
-    for (v, dtype) in [(Tensor::try_from(vec![1i8]).unwrap(), DType::Int8), (Tensor::try_from(vec![1u8]).unwrap(), DType::UInt8)] {
+    for (v, dtype) in [
+        (Tensor::try_from(vec![1i8]).unwrap(), DType::Int8),
+        (Tensor::try_from(vec![1u8]).unwrap(), DType::UInt8),
+    ] {
         assert_eq!(v.dtype().unwrap(), dtype);
     }
     // Non-contiguous data comes out in row-major order.
     let m = Tensor::from_slice(&[1i64, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
     assert_eq!(m.t().unwrap().to_vec::<i64>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
     // to_dtype converts explicitly.
-    assert_eq!(m.to_dtype(DType::Float64).unwrap().to_vec::<f64>().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(
+        m.to_dtype(DType::Float64).unwrap().to_vec::<f64>().unwrap(),
+        vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
     let same = m.to_dtype(DType::Int64).unwrap();
-    assert!(same.is_same(&m).unwrap(), "to_dtype to the same dtype is the same tensor");
+    assert!(
+        same.is_same(&m).unwrap(),
+        "to_dtype to the same dtype is the same tensor"
+    );
     assert!(m.to_device(Device::Cpu).unwrap().is_same(&m).unwrap());
 }
 
@@ -127,7 +142,10 @@ fn display_and_debug() {
     let _tc = tc::init().unwrap();
     let t = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
     assert_eq!(t.to_string(), "tensor([[1., 2.],\n        [3., 4.]])");
-    assert_eq!(format!("{t:?}"), "Tensor { shape: [2, 2], dtype: float32, device: cpu }");
+    assert_eq!(
+        format!("{t:?}"),
+        "Tensor { shape: [2, 2], dtype: float32, device: cpu }"
+    );
 }
 
 #[test]
@@ -135,10 +153,16 @@ fn random_tensors_follow_the_seed() {
     let _tc = tc::init().unwrap();
     // Other tests draw from the same default generator concurrently; compare
     // statistics rather than exact reruns here (lifecycle tests reruns).
-    let r = Tensor::rand(&[1000], DType::Float64, Device::Cpu).unwrap().to_vec::<f64>().unwrap();
+    let r = Tensor::rand(&[1000], DType::Float64, Device::Cpu)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert!(r.iter().all(|&v| (0.0..1.0).contains(&v)));
     let n = Tensor::randn(&[4000], DType::Float64, Device::Cpu).unwrap();
     let mean = n.mean_all().unwrap().item().unwrap();
     let std = n.std(&[], 1, false).unwrap().item().unwrap();
-    assert!(mean.abs() < 0.1 && (std - 1.0).abs() < 0.1, "mean {mean} std {std}");
+    assert!(
+        mean.abs() < 0.1 && (std - 1.0).abs() < 0.1,
+        "mean {mean} std {std}"
+    );
 }

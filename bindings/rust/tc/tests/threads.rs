@@ -57,7 +57,10 @@ fn concurrent_reads_of_shared_tensors() {
     for r in results {
         // Same inputs, same result; allow for a different reduction order
         // when the OpenMP teams of concurrent callers differ in size.
-        assert!((r - expected).abs() <= 1e-9 * expected.abs().max(1.0), "{r} vs {expected}");
+        assert!(
+            (r - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+            "{r} vs {expected}"
+        );
     }
 }
 
@@ -86,10 +89,17 @@ fn arc_shared_tensor_and_per_thread_errors() {
 #[test]
 fn grad_mode_is_per_thread() {
     let _tc = tc::init().unwrap();
-    let w = Tensor::ones(&[2], DType::Float32, Device::Cpu).unwrap().requires_grad(true).unwrap();
+    let w = Tensor::ones(&[2], DType::Float32, Device::Cpu)
+        .unwrap()
+        .requires_grad(true)
+        .unwrap();
     let _off = tc::NoGradGuard::new().unwrap();
     assert!(!(&w * 2.0).unwrap().is_requires_grad().unwrap());
-    let recorded = thread::scope(|s| s.spawn(|| (&w * 2.0).unwrap().is_requires_grad().unwrap()).join().unwrap());
+    let recorded = thread::scope(|s| {
+        s.spawn(|| (&w * 2.0).unwrap().is_requires_grad().unwrap())
+            .join()
+            .unwrap()
+    });
     assert!(recorded, "another thread still records");
 }
 
@@ -99,8 +109,18 @@ fn independent_training_on_many_threads() {
     let finals: Vec<f64> = (0..3)
         .map(|_| {
             thread::spawn(|| {
-                let w = Tensor::zeros(&[1], DType::Float64, Device::Cpu).unwrap().requires_grad(true).unwrap();
-                let mut opt = tc::Sgd::new(&[&w], tc::SgdOptions { lr: 0.1, ..Default::default() }).unwrap();
+                let w = Tensor::zeros(&[1], DType::Float64, Device::Cpu)
+                    .unwrap()
+                    .requires_grad(true)
+                    .unwrap();
+                let mut opt = tc::Sgd::new(
+                    &[&w],
+                    tc::SgdOptions {
+                        lr: 0.1,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 for _ in 0..100 {
                     // (w - 3)^2
                     let loss = ((&w - 3.0).unwrap().pow_scalar(2.0)).unwrap().sum_all().unwrap();
