@@ -14,8 +14,8 @@ TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad) {
                x->grad_fn->name(), "; use tc_detach to get a leaf)");
       return;  // a non-leaf already requires grad
     }
-    TC_CHECK(!want || is_floating(x->dtype), TC_ERR_DTYPE, "only floating-point tensors can require grad, but t is ",
-             dtype_name(x->dtype));
+    TC_CHECK(!want || is_floating(x->dtype), TC_ERR_DTYPE,
+             "only floating-point tensors can require grad, but t is ", dtype_name(x->dtype));
     x->requires_grad = want;
   });
 }
@@ -76,7 +76,8 @@ TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph)
 
 TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous) {
   return api(__func__, [&] {
-    TC_CHECK(enabled == 0 || enabled == 1, TC_ERR_INVALID_ARGUMENT, "enabled must be 0 or 1 but is ", enabled);
+    TC_CHECK(enabled == 0 || enabled == 1, TC_ERR_INVALID_ARGUMENT, "enabled must be 0 or 1 but is ",
+             enabled);
     const bool prev = grad_enabled();
     set_grad_enabled(enabled != 0);
     if (previous) *previous = prev ? 1 : 0;

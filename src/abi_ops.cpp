@@ -61,23 +61,45 @@ void pieces_out(const std::vector<Tensor>& pieces, tc_tensor* outs, int64_t cap,
 
 }  // namespace
 
-TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::add, a, b, out); }
-TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::sub, a, b, out); }
-TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::mul, a, b, out); }
-TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::div, a, b, out); }
-TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::pow, a, b, out); }
+TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::add, a, b, out);
+}
+TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::sub, a, b, out);
+}
+TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::mul, a, b, out);
+}
+TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::div, a, b, out);
+}
+TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::pow, a, b, out);
+}
 TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return binary(__func__, ops::BinaryOp::maximum, a, b, out);
 }
 TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return binary(__func__, ops::BinaryOp::minimum, a, b, out);
 }
-TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::eq, a, b, out); }
-TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::ne, a, b, out); }
-TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::lt, a, b, out); }
-TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::le, a, b, out); }
-TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::gt, a, b, out); }
-TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out) { return binary(__func__, ops::BinaryOp::ge, a, b, out); }
+TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::eq, a, b, out);
+}
+TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::ne, a, b, out);
+}
+TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::lt, a, b, out);
+}
+TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::le, a, b, out);
+}
+TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::gt, a, b, out);
+}
+TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return binary(__func__, ops::BinaryOp::ge, a, b, out);
+}
 
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out) {
   return api(__func__, [&] {
@@ -87,11 +109,21 @@ TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out
   });
 }
 
-TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out) { return scalar(__func__, ops::ScalarOp::add, a, s, out); }
-TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out) { return scalar(__func__, ops::ScalarOp::sub, a, s, out); }
-TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out) { return scalar(__func__, ops::ScalarOp::mul, a, s, out); }
-TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out) { return scalar(__func__, ops::ScalarOp::div, a, s, out); }
-TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out) { return scalar(__func__, ops::ScalarOp::pow, a, s, out); }
+TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return scalar(__func__, ops::ScalarOp::add, a, s, out);
+}
+TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return scalar(__func__, ops::ScalarOp::sub, a, s, out);
+}
+TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return scalar(__func__, ops::ScalarOp::mul, a, s, out);
+}
+TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return scalar(__func__, ops::ScalarOp::div, a, s, out);
+}
+TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return scalar(__func__, ops::ScalarOp::pow, a, s, out);
+}
 TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out) {
   return scalar(__func__, ops::ScalarOp::rsub, a, s, out);
 }
@@ -105,7 +137,9 @@ TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out) { return unary(__func__, ops:
 TC_API int32_t tc_log(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::log, a, out); }
 TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::sqrt, a, out); }
 TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::tanh, a, out); }
-TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::sigmoid, a, out); }
+TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out) {
+  return unary(__func__, ops::UnaryOp::sigmoid, a, out);
+}
 TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::relu, a, out); }
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::gelu, a, out); }
 
@@ -114,32 +148,41 @@ TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out) {
 }
 
 TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::sum(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
+  return op1(__func__, a, out,
+             [&](const Tensor& x) { return ops::sum(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 
 TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::mean(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
+  return op1(__func__, a, out,
+             [&](const Tensor& x) { return ops::mean(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 
 TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::var(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0); });
+  return op1(__func__, a, out, [&](const Tensor& x) {
+    return ops::var(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
+  });
 }
 
 TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::std(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0); });
+  return op1(__func__, a, out, [&](const Tensor& x) {
+    return ops::std(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
+  });
 }
 
-TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
+TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                            tc_tensor* out) {
   return op1(__func__, a, out,
              [&](const Tensor& x) { return ops::logsumexp(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 
-TC_API int32_t tc_max(tc_tensor a, tc_tensor* out) { return op1(__func__, a, out, [](const Tensor& x) { return ops::max_all(x); }); }
-TC_API int32_t tc_min(tc_tensor a, tc_tensor* out) { return op1(__func__, a, out, [](const Tensor& x) { return ops::min_all(x); }); }
+TC_API int32_t tc_max(tc_tensor a, tc_tensor* out) {
+  return op1(__func__, a, out, [](const Tensor& x) { return ops::max_all(x); });
+}
+TC_API int32_t tc_min(tc_tensor a, tc_tensor* out) {
+  return op1(__func__, a, out, [](const Tensor& x) { return ops::min_all(x); });
+}
 
 namespace {
 int32_t extreme_dim(const char* fn, bool is_max, tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
@@ -186,14 +229,16 @@ TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc
   });
 }
 
-TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap, int64_t* count) {
+TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap,
+                        int64_t* count) {
   return api(__func__, [&] {
     out_ptr(count, "count");
     pieces_out(ops::split(get_tensor(a, "a"), split_size, dim), outs, cap, count);
   });
 }
 
-TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap, int64_t* count) {
+TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap,
+                        int64_t* count) {
   return api(__func__, [&] {
     out_ptr(count, "count");
     pieces_out(ops::chunk(get_tensor(a, "a"), chunks, dim), outs, cap, count);

@@ -23,8 +23,8 @@ std::shared_ptr<optim::Optimizer> get_optimizer(tc_optimizer h) {
 template <typename Opts>
 const Opts& options_arg(const Opts* o, const char* arg) {
   in_ptr(o, arg);
-  TC_CHECK(o->size >= sizeof(Opts), TC_ERR_INVALID_ARGUMENT, arg, "->size is ", o->size, " but must be at least ",
-           sizeof(Opts), " (set it to sizeof the struct)");
+  TC_CHECK(o->size >= sizeof(Opts), TC_ERR_INVALID_ARGUMENT, arg, "->size is ", o->size,
+           " but must be at least ", sizeof(Opts), " (set it to sizeof the struct)");
   return *o;
 }
 
@@ -63,8 +63,8 @@ TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count, const t
   return api(__func__, [&] {
     out_ptr(out, "out");
     const tc_adam_options& o = options_arg(options, "options");
-    auto opt = optim::make_adam(param_list(params, count),
-                                {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.decoupled_weight_decay != 0});
+    auto opt = optim::make_adam(param_list(params, count), {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay,
+                                                            o.decoupled_weight_decay != 0});
     *out = new_optimizer(std::move(opt));
   });
 }

@@ -23,11 +23,13 @@ Dims sizes_arg(const int64_t* shape, int64_t ndim) { return dims_arg(shape, ndim
 }  // namespace
 
 TC_API int32_t tc_to_dtype(tc_tensor t, int32_t dtype, tc_tensor* out) {
-  return view_op(__func__, t, out, [&](const Tensor& x) { return ops::to_dtype(x, to_dtype(dtype, "dtype")); });
+  return view_op(__func__, t, out,
+                 [&](const Tensor& x) { return ops::to_dtype(x, to_dtype(dtype, "dtype")); });
 }
 
 TC_API int32_t tc_to_device(tc_tensor t, int32_t device, tc_tensor* out) {
-  return view_op(__func__, t, out, [&](const Tensor& x) { return ops::to_device(x, check_device(device, "device")); });
+  return view_op(__func__, t, out,
+                 [&](const Tensor& x) { return ops::to_device(x, check_device(device, "device")); });
 }
 
 TC_API int32_t tc_reshape(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out) {
@@ -43,7 +45,8 @@ TC_API int32_t tc_transpose(tc_tensor t, int64_t dim0, int64_t dim1, tc_tensor* 
 }
 
 TC_API int32_t tc_permute(tc_tensor t, const int64_t* dims, int64_t ndim, tc_tensor* out) {
-  return view_op(__func__, t, out, [&](const Tensor& x) { return ops::permute(x, dims_arg(dims, ndim, "dims")); });
+  return view_op(__func__, t, out,
+                 [&](const Tensor& x) { return ops::permute(x, dims_arg(dims, ndim, "dims")); });
 }
 
 TC_API int32_t tc_narrow(tc_tensor t, int64_t dim, int64_t start, int64_t length, tc_tensor* out) {

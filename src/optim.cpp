@@ -18,11 +18,11 @@ void check_params(const std::vector<Tensor>& params, const char* what) {
     const Tensor& p = params[i];
     TC_CHECK(p->dtype == DType::f32 || p->dtype == DType::f64, TC_ERR_DTYPE, what, ": parameter ", i, " is ",
              dtype_name(p->dtype), " (expected float32 or float64)");
-    TC_CHECK(p->is_leaf(), TC_ERR_AUTOGRAD, what, ": parameter ", i, " is not a leaf (made by ", p->grad_fn->name(),
-             ")");
+    TC_CHECK(p->is_leaf(), TC_ERR_AUTOGRAD, what, ": parameter ", i, " is not a leaf (made by ",
+             p->grad_fn->name(), ")");
     TC_CHECK(p->requires_grad, TC_ERR_AUTOGRAD, what, ": parameter ", i, " does not require grad");
-    TC_CHECK(device_type(p->device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, what, ": parameter ", i, " is on ",
-             device_name(p->device), "; optimizers run on the CPU only");
+    TC_CHECK(device_type(p->device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, what, ": parameter ", i,
+             " is on ", device_name(p->device), "; optimizers run on the CPU only");
   }
 }
 
@@ -152,14 +152,16 @@ std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptio
 namespace {
 
 void check_init_target(const Tensor& t, const char* what) {
-  TC_CHECK(t->dtype == DType::f32 || t->dtype == DType::f64, TC_ERR_DTYPE, what, ": expected a float32 or float64 tensor but got ",
-           dtype_name(t->dtype));
+  TC_CHECK(t->dtype == DType::f32 || t->dtype == DType::f64, TC_ERR_DTYPE, what,
+           ": expected a float32 or float64 tensor but got ", dtype_name(t->dtype));
 }
 
 // torch.nn.init._calculate_fan_in_and_fan_out.
 std::pair<double, double> fans(const Tensor& t, const char* what) {
-  TC_CHECK(t->ndim() >= 2, TC_ERR_SHAPE, what, ": fan in and fan out cannot be computed for a tensor with fewer "
-           "than 2 dims (shape ", t->shape, ")");
+  TC_CHECK(t->ndim() >= 2, TC_ERR_SHAPE, what,
+           ": fan in and fan out cannot be computed for a tensor with fewer "
+           "than 2 dims (shape ",
+           t->shape, ")");
   double receptive = 1;
   for (int64_t d = 2; d < t->ndim(); ++d) receptive *= double(t->shape[d]);
   return {double(t->shape[1]) * receptive, double(t->shape[0]) * receptive};

@@ -85,16 +85,19 @@ void deliver_retained(const Node* node, const std::vector<Tensor>& grads) {
   for (auto& [t, g] : todo) accumulate_grad(t, g);
 }
 
-void check_grad(const Tensor& g, const Node& producer, const Node& consumer, uint32_t input_nr, uint32_t output_nr) {
+void check_grad(const Tensor& g, const Node& producer, const Node& consumer, uint32_t input_nr,
+                uint32_t output_nr) {
   if (output_nr < consumer.output_shapes.size()) {
     TC_CHECK(g->shape == consumer.output_shapes[output_nr], TC_ERR_AUTOGRAD, "backward: ", producer.name(),
-             " returned a gradient of shape ", g->shape, " for its input ", input_nr, ", but that input (output ",
-             output_nr, " of ", consumer.name(), ") has shape ", consumer.output_shapes[output_nr]);
+             " returned a gradient of shape ", g->shape, " for its input ", input_nr,
+             ", but that input (output ", output_nr, " of ", consumer.name(), ") has shape ",
+             consumer.output_shapes[output_nr]);
   }
   if (output_nr < consumer.output_dtypes.size()) {
     TC_CHECK(g->dtype == consumer.output_dtypes[output_nr], TC_ERR_AUTOGRAD, "backward: ", producer.name(),
-             " returned a ", dtype_name(g->dtype), " gradient for its input ", input_nr, ", but that input (output ",
-             output_nr, " of ", consumer.name(), ") is ", dtype_name(consumer.output_dtypes[output_nr]));
+             " returned a ", dtype_name(g->dtype), " gradient for its input ", input_nr,
+             ", but that input (output ", output_nr, " of ", consumer.name(), ") is ",
+             dtype_name(consumer.output_dtypes[output_nr]));
   }
 }
 
@@ -164,8 +167,8 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   } else {
     TC_CHECK(grad->shape == root->shape, TC_ERR_AUTOGRAD, "backward: the gradient has shape ", grad->shape,
              " but the root has shape ", root->shape);
-    TC_CHECK(grad->dtype == root->dtype, TC_ERR_AUTOGRAD, "backward: the gradient is ", dtype_name(grad->dtype),
-             " but the root is ", dtype_name(root->dtype));
+    TC_CHECK(grad->dtype == root->dtype, TC_ERR_AUTOGRAD, "backward: the gradient is ",
+             dtype_name(grad->dtype), " but the root is ", dtype_name(root->dtype));
     TC_CHECK(grad->device == root->device, TC_ERR_AUTOGRAD, "backward: the gradient is on ",
              device_name(grad->device), " but the root is on ", device_name(root->device));
   }
@@ -204,7 +207,8 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
     Info& in = info[n];
     in.grads.resize(n->num_outputs);
     deliver_retained(n, in.grads);
-    const bool any = std::any_of(in.grads.begin(), in.grads.end(), [](const Tensor& t) { return t != nullptr; });
+    const bool any =
+        std::any_of(in.grads.begin(), in.grads.end(), [](const Tensor& t) { return t != nullptr; });
     std::vector<Tensor> out;
     if (any) {
       out = n->apply(in.grads);
@@ -232,16 +236,16 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
 Tensor reduce_to_shape(const Tensor& grad, const Dims& shape) {
   if (grad->shape == shape) return grad;
   const int64_t lead = grad->ndim() - shape.size();
-  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape, " has fewer dims than ",
-           shape);
+  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape,
+           " has fewer dims than ", shape);
   Dims keep = grad->shape;
   for (int64_t i = 0; i < grad->ndim(); ++i) {
     if (i < lead) {
       keep[i] = 1;
     } else {
       const int64_t s = shape[i - lead];
-      TC_CHECK(s == grad->shape[i] || s == 1, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape,
-               " does not broadcast from ", shape);
+      TC_CHECK(s == grad->shape[i] || s == 1, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ",
+               grad->shape, " does not broadcast from ", shape);
       keep[i] = s;
     }
   }

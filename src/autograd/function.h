@@ -38,8 +38,8 @@ struct FunctionNode : Node {
 
 // Records `name` as the grad_fn of outputs when any input needs grad; saved may
 // hold null tensors. Returns whether it recorded.
-inline bool record_function(const char* name, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                            std::vector<Tensor> saved, BackwardFn fn) {
+inline bool record_function(const char* name, const std::vector<Tensor>& inputs,
+                            const std::vector<Tensor>& outputs, std::vector<Tensor> saved, BackwardFn fn) {
   if (!needs_grad(inputs)) return false;
   std::vector<SavedTensor> s;
   s.reserve(saved.size());

@@ -188,7 +188,8 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 // out[i] = f(a[i], b[i], c[i]) (for where and fused backward formulas).
 template <typename O, typename A, typename B, typename C, typename F>
 void map3(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, F f) {
-  const Operand ops[4] = {operand(out), operand(a, out->shape), operand(b, out->shape), operand(c, out->shape)};
+  const Operand ops[4] = {operand(out), operand(a, out->shape), operand(b, out->shape),
+                          operand(c, out->shape)};
   StridedLoop<4> loop(out->shape, ops);
   parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
     loop.run(lo, hi, [&](char** p, int64_t n, const int64_t* s) {

@@ -68,7 +68,8 @@ Acc reduce_span(const T* x, int64_t n) {
 template <typename Op, typename Acc, typename T>
 Acc reduce_row(const T* x, int64_t n) {
   Acc acc = Op::identity();
-  for (int64_t c = 0; c < n; c += kChunk) acc = Op::combine(acc, reduce_span<Op, Acc>(x + c, std::min(kChunk, n - c)));
+  for (int64_t c = 0; c < n; c += kChunk)
+    acc = Op::combine(acc, reduce_span<Op, Acc>(x + c, std::min(kChunk, n - c)));
   return acc;
 }
 
@@ -77,9 +78,10 @@ template <typename Op, typename Acc, typename T, typename O>
 void reduce_rows(O* out, const T* in, int64_t K, int64_t R) {
   const int64_t nt = num_threads();
   if (K >= 2 * nt || R <= kChunk) {
-    parallel_for(K, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(R, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) out[k] = O(reduce_row<Op, Acc>(in + k * R, R));
-    });
+    parallel_for(K, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(R, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t k = b; k < e; ++k) out[k] = O(reduce_row<Op, Acc>(in + k * R, R));
+                 });
     return;
   }
   // Few long rows: the chunks of a row in parallel, combined in order.

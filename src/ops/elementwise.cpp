@@ -123,8 +123,8 @@ Tensor finish(const Tensor& g, const Dims& shape, DType dtype) {
 }
 
 void check_binary_dtypes(const char* name, const Tensor& a, const Tensor& b, DType ct, bool cmp) {
-  const bool half = a->dtype == DType::f16 || a->dtype == DType::bf16 || b->dtype == DType::f16 ||
-                    b->dtype == DType::bf16;
+  const bool half =
+      a->dtype == DType::f16 || a->dtype == DType::bf16 || b->dtype == DType::f16 || b->dtype == DType::bf16;
   TC_CHECK(!half, TC_ERR_DTYPE, name, ": float16/bfloat16 arithmetic is not supported on the CPU (a is ",
            describe(a), ", b is ", describe(b), "); convert to float32 first");
   TC_CHECK(cmp || ct != DType::b8, TC_ERR_DTYPE, name, ": arithmetic on bool tensors is not supported (a is ",
@@ -154,7 +154,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
       kBinaryGradNames[int(op)], {a, b}, {out}, save ? std::vector<Tensor>{a, b} : std::vector<Tensor>{},
       [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
         const Tensor& g = gs[0];
-        Tensor x = saved.empty() ? nullptr : cast(saved[0], ct), y = saved.empty() ? nullptr : cast(saved[1], ct);
+        Tensor x = saved.empty() ? nullptr : cast(saved[0], ct),
+               y = saved.empty() ? nullptr : cast(saved[1], ct);
         Tensor ga, gb;
         switch (op) {
           case BinaryOp::add:
@@ -210,9 +211,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 }
 
 namespace {
-const char* const kScalarNames[] = {"add_scalar", "sub_scalar", "mul_scalar", "div_scalar",
+const char* const kScalarNames[] = {"add_scalar", "sub_scalar",  "mul_scalar", "div_scalar",
                                     "pow_scalar", "rsub_scalar", "rdiv_scalar"};
-const char* const kScalarGradNames[] = {"AddBackward", "SubBackward", "MulBackward", "DivBackward",
+const char* const kScalarGradNames[] = {"AddBackward", "SubBackward",  "MulBackward", "DivBackward",
                                         "PowBackward", "RsubBackward", "DivBackward"};
 
 template <typename T>
@@ -283,8 +284,8 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
 
 namespace {
 const char* const kUnaryNames[] = {"neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "gelu"};
-const char* const kUnaryGradNames[] = {"NegBackward",  "AbsBackward",     "ExpBackward",
-                                       "LogBackward",  "SqrtBackward",    "TanhBackward",
+const char* const kUnaryGradNames[] = {"NegBackward",     "AbsBackward",  "ExpBackward",
+                                       "LogBackward",     "SqrtBackward", "TanhBackward",
                                        "SigmoidBackward", "ReluBackward", "GeluBackward"};
 constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
@@ -373,8 +374,9 @@ Tensor unary(UnaryOp op, const Tensor& a) {
   check_same_device(name, a, a);
   check_compute_dtype(name, "a", a->dtype, false);
   const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
-  TC_CHECK(integer_ok || is_floating(a->dtype), TC_ERR_DTYPE, name, ": expected a float32 or float64 tensor but got ",
-           describe(a), " (convert integer tensors with tc_to_dtype first)");
+  TC_CHECK(integer_ok || is_floating(a->dtype), TC_ERR_DTYPE, name,
+           ": expected a float32 or float64 tensor but got ", describe(a),
+           " (convert integer tensors with tc_to_dtype first)");
   Tensor out = empty(a->shape, a->dtype, a->device);
   TC_DISPATCH_NUMERIC(a->dtype, name, [&] { unary_kernel<scalar_t>(op, out, a); });
   if (!autograd::needs_grad({&a})) return out;
@@ -407,19 +409,21 @@ Tensor clamp(const Tensor& a, double lo, double hi) {
       return x;
     });
   });
-  autograd::record_function("ClampBackward", {a}, {out}, {a}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-    return {fused2(g[0], s[0], [=](auto g, auto x) {
-      const bool inside = (!has_lo || x >= lo) && (!has_hi || x <= hi);
-      return inside ? g : decltype(g)(0);
-    })};
-  });
+  autograd::record_function("ClampBackward", {a}, {out}, {a},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return {fused2(g[0], s[0], [=](auto g, auto x) {
+                                const bool inside = (!has_lo || x >= lo) && (!has_hi || x <= hi);
+                                return inside ? g : decltype(g)(0);
+                              })};
+                            });
   return out;
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", cond, a);
   check_same_device("where", a, b);
-  TC_CHECK(cond->dtype == DType::b8, TC_ERR_DTYPE, "where: cond must be a bool tensor but is ", describe(cond));
+  TC_CHECK(cond->dtype == DType::b8, TC_ERR_DTYPE, "where: cond must be a bool tensor but is ",
+           describe(cond));
   const DType ct = result_type2(a, b);
   check_binary_dtypes("where", a, b, ct, true);
   const Dims shape = broadcast_shapes(cond->shape, broadcast_shapes(a->shape, b->shape, "where"), "where");
@@ -433,18 +437,20 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const bool need_a = a->requires_grad, need_b = b->requires_grad;
   const Dims sa = a->shape, sb = b->shape;
   const DType da = a->dtype, db = b->dtype;
-  autograd::record_function("WhereBackward", {a, b}, {out}, {cond}, [=](const Grads& gs, const std::vector<Tensor>& s) -> Grads {
-    const Tensor& g = gs[0];
-    auto pick = [&](bool when) {
-      Tensor r = empty(g->shape, g->dtype, g->device);
-      TC_DISPATCH_FLOATING(g->dtype, "WhereBackward", [&] {
-        using T = scalar_t;
-        cpu::map2<T, T, bool>(r, g, s[0], [when](T x, bool c) { return c == when ? x : T(0); });
+  autograd::record_function(
+      "WhereBackward", {a, b}, {out}, {cond}, [=](const Grads& gs, const std::vector<Tensor>& s) -> Grads {
+        const Tensor& g = gs[0];
+        auto pick = [&](bool when) {
+          Tensor r = empty(g->shape, g->dtype, g->device);
+          TC_DISPATCH_FLOATING(g->dtype, "WhereBackward", [&] {
+            using T = scalar_t;
+            cpu::map2<T, T, bool>(r, g, s[0], [when](T x, bool c) { return c == when ? x : T(0); });
+          });
+          return r;
+        };
+        return {need_a ? finish(pick(true), sa, da) : nullptr,
+                need_b ? finish(pick(false), sb, db) : nullptr};
       });
-      return r;
-    };
-    return {need_a ? finish(pick(true), sa, da) : nullptr, need_b ? finish(pick(false), sb, db) : nullptr};
-  });
   return out;
 }
 

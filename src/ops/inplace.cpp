@@ -19,10 +19,12 @@ void check_inplace(const char* op, const Tensor& self, const Tensor* other) {
   TC_CHECK(!self->requires_grad || !self->is_leaf(), TC_ERR_AUTOGRAD, op,
            ": a leaf tensor that requires grad is used in an in-place operation (use no-grad mode, or "
            "detach/clone it first)");
-  TC_CHECK(!self->requires_grad, TC_ERR_AUTOGRAD, op, ": in-place ops on tensors that require grad (this one was made by ",
-           self->grad_fn->name(), ") are not supported by libtc; use the out-of-place op");
-  TC_CHECK(!other || !(*other)->requires_grad, TC_ERR_AUTOGRAD, op,
-           ": the other operand requires grad, and libtc does not record in-place ops; use the out-of-place op");
+  TC_CHECK(!self->requires_grad, TC_ERR_AUTOGRAD, op,
+           ": in-place ops on tensors that require grad (this one was made by ", self->grad_fn->name(),
+           ") are not supported by libtc; use the out-of-place op");
+  TC_CHECK(
+      !other || !(*other)->requires_grad, TC_ERR_AUTOGRAD, op,
+      ": the other operand requires grad, and libtc does not record in-place ops; use the out-of-place op");
 }
 
 void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Tensor& other) {
@@ -30,8 +32,9 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
   check_inplace(name, self, &other);
   DType ct = result_type2(self, other);
   if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
-  TC_CHECK(ct == self->dtype, TC_ERR_DTYPE, name, ": the result of ", describe(self), " and ", describe(other),
-           " would be ", dtype_name(ct), ", which cannot be written into self (", dtype_name(self->dtype), ")");
+  TC_CHECK(ct == self->dtype, TC_ERR_DTYPE, name, ": the result of ", describe(self), " and ",
+           describe(other), " would be ", dtype_name(ct), ", which cannot be written into self (",
+           dtype_name(self->dtype), ")");
   check_compute_dtype(name, "self", self->dtype, false);
   const Dims shape = broadcast_shapes(self->shape, other->shape, name);
   TC_CHECK(shape == self->shape, TC_ERR_SHAPE, name, ": other (shape ", other->shape,

@@ -18,8 +18,8 @@ void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bo
 
 // Views without autograd.
 Dims infer_shape(const Dims& shape, int64_t numel, const char* op);  // resolves one -1
-Tensor raw_view(const Tensor& t, const Dims& shape);  // null when no view is possible
-Tensor raw_reshape(const Tensor& t, const Dims& shape);  // view, or a contiguous copy
+Tensor raw_view(const Tensor& t, const Dims& shape);                 // null when no view is possible
+Tensor raw_reshape(const Tensor& t, const Dims& shape);              // view, or a contiguous copy
 Tensor raw_permute(const Tensor& t, const Dims& perm);
 Tensor raw_narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor raw_slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);

@@ -1,11 +1,12 @@
 // Reductions: sum, mean, var/std, logsumexp, max/min (all, or along a dim with
 // indices), argmax/argmin. The kernels (cpu/reduce.cpp) are deterministic; the
 // backward formulas broadcast the output gradient back over the reduced dims.
+#include "cpu/reduce.h"
+
 #include <cmath>
 
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"
-#include "cpu/reduce.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -69,9 +70,9 @@ Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
   const Reduced r = plan(a, dims, keepdim, "sum");
   Tensor out = sum_nograd(a, r);
   const Dims keep = r.keep, in = a->shape;
-  autograd::record_function("SumBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {expand_back(g[0], keep, in)};
-  });
+  autograd::record_function(
+      "SumBackward", {a}, {out}, {},
+      [=](const Grads& g, const std::vector<Tensor>&) -> Grads { return {expand_back(g[0], keep, in)}; });
   return out;
 }
 
@@ -85,9 +86,10 @@ Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
   }
   const Dims keep = r.keep, in = a->shape;
   const double scale = 1.0 / double(r.count);
-  autograd::record_function("MeanBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {expand_back(mul_scalar(g[0], scale), keep, in)};
-  });
+  autograd::record_function("MeanBackward", {a}, {out}, {},
+                            [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {expand_back(mul_scalar(g[0], scale), keep, in)};
+                            });
   return out;
 }
 
@@ -118,10 +120,11 @@ Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   Tensor out = p.var;
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
-  autograd::record_function("VarBackward", {a}, {out}, {p.centred}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-    // d var / d a = 2 (a - mean) / (N - correction)
-    return {mul(s[0], mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
-  });
+  autograd::record_function("VarBackward", {a}, {out}, {p.centred},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              // d var / d a = 2 (a - mean) / (N - correction)
+                              return {mul(s[0], mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
+                            });
   return out;
 }
 
@@ -205,8 +208,8 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
   check_reduce_input(op, a, false);
   const int64_t n = std::max<int64_t>(a->ndim(), 1);
   const int64_t d = wrap_dim(dim, n, op);
-  TC_CHECK(a->ndim() == 0 || a->shape[d] > 0, TC_ERR_SHAPE, op, ": cannot reduce dim ", d, " of size 0 (shape ",
-           a->shape, ")");
+  TC_CHECK(a->ndim() == 0 || a->shape[d] > 0, TC_ERR_SHAPE, op, ": cannot reduce dim ", d,
+           " of size 0 (shape ", a->shape, ")");
   Dims keep = a->shape;
   if (a->ndim() > 0) keep[d] = 1;
   Tensor values = empty(keep, a->dtype, a->device), indices = empty(keep, DType::i64, a->device);
@@ -276,7 +279,9 @@ Tensor scatter_add_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape
 
 Tensor max_all(const Tensor& a) { return extreme_all(a, true); }
 Tensor min_all(const Tensor& a) { return extreme_all(a, false); }
-std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) { return extreme_dim(a, dim, keepdim, true); }
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim(a, dim, keepdim, true);
+}
 std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim) {
   return extreme_dim(a, dim, keepdim, false);
 }

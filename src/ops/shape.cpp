@@ -13,7 +13,8 @@ using namespace detail;
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   TC_CHECK(!ts.empty(), TC_ERR_INVALID_ARGUMENT, "cat: expected at least one tensor");
   const Tensor& first = ts[0];
-  TC_CHECK(first->ndim() > 0, TC_ERR_SHAPE, "cat: tensor 0 is 0-dim; zero-dim tensors cannot be concatenated");
+  TC_CHECK(first->ndim() > 0, TC_ERR_SHAPE,
+           "cat: tensor 0 is 0-dim; zero-dim tensors cannot be concatenated");
   const int64_t d = wrap_dim(dim, first->ndim(), "cat");
   const DType dt = result_type(ts);
   Dims shape = first->shape;
@@ -25,8 +26,8 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     TC_CHECK(t->ndim() == first->ndim(), TC_ERR_SHAPE, "cat: tensor ", i, " has ", t->ndim(),
              " dims but tensor 0 has ", first->ndim(), " (shapes ", t->shape, " and ", first->shape, ")");
     for (int64_t k = 0; k < t->ndim(); ++k) {
-      TC_CHECK(k == d || t->shape[k] == first->shape[k], TC_ERR_SHAPE, "cat: tensor ", i, " has shape ", t->shape,
-               " but tensor 0 has shape ", first->shape, ": sizes must match except in dim ", d);
+      TC_CHECK(k == d || t->shape[k] == first->shape[k], TC_ERR_SHAPE, "cat: tensor ", i, " has shape ",
+               t->shape, " but tensor 0 has shape ", first->shape, ": sizes must match except in dim ", d);
     }
     shape[d] += t->shape[d];
   }
@@ -42,13 +43,15 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     dtypes.push_back(t->dtype);
     at += t->shape[d];
   }
-  autograd::record_function("CatBackward", ts, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    Grads r;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      r.push_back(is_floating(dtypes[i]) ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i]) : nullptr);
-    }
-    return r;
-  });
+  autograd::record_function(
+      "CatBackward", ts, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        Grads r;
+        for (size_t i = 0; i < starts.size(); ++i) {
+          r.push_back(is_floating(dtypes[i]) ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i])
+                                             : nullptr);
+        }
+        return r;
+      });
   return out;
 }
 
@@ -75,7 +78,8 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
     out.push_back(narrow(a, d, 0, 0));
     return out;
   }
-  for (int64_t at = 0; at < size; at += split_size) out.push_back(narrow(a, d, at, std::min(split_size, size - at)));
+  for (int64_t at = 0; at < size; at += split_size)
+    out.push_back(narrow(a, d, at, std::min(split_size, size - at)));
   return out;
 }
 
@@ -102,9 +106,8 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   check_index_tensor("gather", index);
   TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "gather: a is 0-dim");
   const int64_t d = wrap_dim(dim, a->ndim(), "gather");
-  TC_CHECK(index->ndim() == a->ndim(), TC_ERR_SHAPE,
-           "gather: index has ", index->ndim(), " dims but a has ", a->ndim(), " (a ", a->shape, ", index ",
-           index->shape, ")");
+  TC_CHECK(index->ndim() == a->ndim(), TC_ERR_SHAPE, "gather: index has ", index->ndim(), " dims but a has ",
+           a->ndim(), " (a ", a->shape, ", index ", index->shape, ")");
   for (int64_t k = 0; k < index->ndim(); ++k) {
     TC_CHECK(k == d || index->shape[k] <= a->shape[k], TC_ERR_SHAPE, "gather: index has shape ", index->shape,
              " which is larger than a's ", a->shape, " in dim ", k);
@@ -137,9 +140,10 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
     });
   });
   const Dims in = a->shape;
-  autograd::record_function("GatherBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-    return {scatter_add_grad(g[0], s[0], in, d)};
-  });
+  autograd::record_function("GatherBackward", {a}, {out}, {ic},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return {scatter_add_grad(g[0], s[0], in, d)};
+                            });
   return out;
 }
 
@@ -163,15 +167,16 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   Tensor out = empty(shape, a->dtype, a->device);
   for (int64_t i = 0; i < count; ++i) copy_into(raw_select(out, d, i), raw_select(a, d, ip[i]));
   const Dims in = a->shape;
-  autograd::record_function("IndexSelectBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-    Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
-    const int64_t* idx = s[0]->data_as<int64_t>();
-    for (int64_t i = 0; i < s[0]->numel(); ++i) {
-      Tensor dst = raw_select(gi, d, idx[i]);
-      copy_into(dst, add(dst, raw_select(g[0], d, i)));  // repeated indices sum
-    }
-    return {gi};
-  });
+  autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
+                              const int64_t* idx = s[0]->data_as<int64_t>();
+                              for (int64_t i = 0; i < s[0]->numel(); ++i) {
+                                Tensor dst = raw_select(gi, d, idx[i]);
+                                copy_into(dst, add(dst, raw_select(g[0], d, i)));  // repeated indices sum
+                              }
+                              return {gi};
+                            });
   return out;
 }
 

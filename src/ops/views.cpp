@@ -34,7 +34,8 @@ Dims infer_shape(const Dims& shape, int64_t numel, const char* op) {
       TC_CHECK(infer < 0, TC_ERR_SHAPE, op, ": only one dim can be -1 (shape ", shape, ")");
       infer = i;
     } else {
-      TC_CHECK(shape[i] >= 0, TC_ERR_SHAPE, op, ": invalid size ", shape[i], " at dim ", i, " (shape ", shape, ")");
+      TC_CHECK(shape[i] >= 0, TC_ERR_SHAPE, op, ": invalid size ", shape[i], " at dim ", i, " (shape ", shape,
+               ")");
       known *= shape[i];
     }
   }
@@ -121,7 +122,8 @@ Dims keepdim_shape(const Tensor& t, const Dims& dims, const char* op, bool reduc
   for (int64_t i = 0; i < dims.size(); ++i) {
     const int64_t d = wrap_dim(dims[i], std::max<int64_t>(t->ndim(), 1), op);
     if (t->ndim() == 0) continue;  // a 0-dim tensor reduces over "dim 0" like PyTorch
-    TC_CHECK(!reduced[d], TC_ERR_INVALID_ARGUMENT, op, ": dim ", d, " appears more than once in the dims ", dims);
+    TC_CHECK(!reduced[d], TC_ERR_INVALID_ARGUMENT, op, ": dim ", d, " appears more than once in the dims ",
+             dims);
     reduced[d] = true;
   }
   for (int64_t d = 0; d < t->ndim(); ++d) {
@@ -157,8 +159,9 @@ Tensor scatter_into_zeros(const Dims& base_shape, const Tensor& g, ViewFn view_o
 Tensor reshape_like(const Tensor& t, const Dims& shape, bool must_view, const char* op) {
   const Dims target = infer_shape(shape, t->numel(), op);
   Tensor v = raw_view(t, target);
-  TC_CHECK(v || !must_view, TC_ERR_SHAPE, op, ": a view of shape ", target, " is not possible for a tensor of shape ",
-           t->shape, " and strides ", t->strides, " (use reshape, which copies)");
+  TC_CHECK(v || !must_view, TC_ERR_SHAPE, op, ": a view of shape ", target,
+           " is not possible for a tensor of shape ", t->shape, " and strides ", t->strides,
+           " (use reshape, which copies)");
   const bool copied = !v;
   if (copied) v = raw_reshape(t, target);
   const Dims in_shape = t->shape;
@@ -185,9 +188,10 @@ Tensor permute(const Tensor& t, const Dims& dims) {
     perm.push_back(d);
   }
   Tensor out = raw_permute(t, perm);
-  autograd::record_function("PermuteBackward", {t}, {out}, {}, [inverse](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {raw_permute(g[0], inverse)};
-  });
+  autograd::record_function("PermuteBackward", {t}, {out}, {},
+                            [inverse](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {raw_permute(g[0], inverse)};
+                            });
   return out;
 }
 
@@ -199,9 +203,10 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   for (int64_t i = 0; i < t->ndim(); ++i) perm.push_back(i);
   std::swap(perm[a], perm[b]);
   Tensor out = raw_permute(t, perm);
-  autograd::record_function("TransposeBackward", {t}, {out}, {}, [perm](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {raw_permute(g[0], perm)};  // a swap is its own inverse
-  });
+  autograd::record_function("TransposeBackward", {t}, {out}, {},
+                            [perm](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {raw_permute(g[0], perm)};  // a swap is its own inverse
+                            });
   return out;
 }
 
@@ -212,13 +217,15 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   if (start < 0 && start >= -size) start += size;
   TC_CHECK(start >= 0 && start <= size, TC_ERR_INDEX, "narrow: start ", start, " is out of range for dim ", d,
            " of size ", size);
-  TC_CHECK(length >= 0 && start + length <= size, TC_ERR_INDEX, "narrow: start (", start, ") + length (", length,
-           ") exceeds dim ", d, " of size ", size);
+  TC_CHECK(length >= 0 && start + length <= size, TC_ERR_INDEX, "narrow: start (", start, ") + length (",
+           length, ") exceeds dim ", d, " of size ", size);
   Tensor out = raw_narrow(t, d, start, length);
   const Dims in_shape = t->shape;
-  autograd::record_function("NarrowBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_narrow(z, d, start, length); })};
-  });
+  autograd::record_function(
+      "NarrowBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        return {scatter_into_zeros(in_shape, g[0],
+                                   [&](const Tensor& z) { return raw_narrow(z, d, start, length); })};
+      });
   return out;
 }
 
@@ -235,9 +242,11 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   end = std::max(clampi(end), start);
   Tensor out = raw_slice(t, d, start, end, step);
   const Dims in_shape = t->shape;
-  autograd::record_function("SliceBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_slice(z, d, start, end, step); })};
-  });
+  autograd::record_function(
+      "SliceBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        return {scatter_into_zeros(in_shape, g[0],
+                                   [&](const Tensor& z) { return raw_slice(z, d, start, end, step); })};
+      });
   return out;
 }
 
@@ -245,14 +254,15 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   TC_CHECK(t->ndim() > 0, TC_ERR_INDEX, "select: cannot select from a 0-dim tensor");
   const int64_t d = wrap_dim(dim, t->ndim(), "select");
   const int64_t size = t->shape[d];
-  TC_CHECK(index >= -size && index < size, TC_ERR_INDEX, "select: index ", index, " is out of range for dim ", d,
-           " of size ", size);
+  TC_CHECK(index >= -size && index < size, TC_ERR_INDEX, "select: index ", index, " is out of range for dim ",
+           d, " of size ", size);
   if (index < 0) index += size;
   Tensor out = raw_select(t, d, index);
   const Dims in_shape = t->shape;
-  autograd::record_function("SelectBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_select(z, d, index); })};
-  });
+  autograd::record_function(
+      "SelectBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        return {scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_select(z, d, index); })};
+      });
   return out;
 }
 
@@ -267,9 +277,10 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
   }
   Tensor out = make_view(t, shape, strides, t->offset);
   const Dims in_shape = t->shape;
-  autograd::record_function("SqueezeBackward", {t}, {out}, {}, [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {raw_reshape(g[0], in_shape)};
-  });
+  autograd::record_function("SqueezeBackward", {t}, {out}, {},
+                            [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {raw_reshape(g[0], in_shape)};
+                            });
   return out;
 }
 
@@ -282,20 +293,22 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   strides.insert(d, stride);
   Tensor out = make_view(t, shape, strides, t->offset);
   const Dims in_shape = t->shape;
-  autograd::record_function("UnsqueezeBackward", {t}, {out}, {}, [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {raw_reshape(g[0], in_shape)};
-  });
+  autograd::record_function("UnsqueezeBackward", {t}, {out}, {},
+                            [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {raw_reshape(g[0], in_shape)};
+                            });
   return out;
 }
 
 Tensor expand(const Tensor& t, const Dims& shape_in) {
-  TC_CHECK(shape_in.size() >= t->ndim(), TC_ERR_SHAPE, "expand: the shape ", shape_in, " has fewer dims than the tensor's ",
-           t->shape);
+  TC_CHECK(shape_in.size() >= t->ndim(), TC_ERR_SHAPE, "expand: the shape ", shape_in,
+           " has fewer dims than the tensor's ", t->shape);
   Dims shape = shape_in;
   const int64_t lead = shape.size() - t->ndim();
   for (int64_t i = 0; i < shape.size(); ++i) {
     if (i < lead) {
-      TC_CHECK(shape[i] >= 0, TC_ERR_SHAPE, "expand: size ", shape[i], " is invalid for the new leading dim ", i);
+      TC_CHECK(shape[i] >= 0, TC_ERR_SHAPE, "expand: size ", shape[i], " is invalid for the new leading dim ",
+               i);
       continue;
     }
     const int64_t have = t->shape[i - lead];
@@ -305,17 +318,17 @@ Tensor expand(const Tensor& t, const Dims& shape_in) {
   }
   Tensor out = raw_expand(t, shape);
   const Dims in_shape = t->shape;
-  autograd::record_function("ExpandBackward", {t}, {out}, {}, [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {autograd::reduce_to_shape(g[0], in_shape)};
-  });
+  autograd::record_function("ExpandBackward", {t}, {out}, {},
+                            [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {autograd::reduce_to_shape(g[0], in_shape)};
+                            });
   return out;
 }
 
 Tensor clone(const Tensor& t) {
   Tensor out = clone_data(t);
-  autograd::record_function("CloneBackward", {t}, {out}, {}, [](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {g[0]};
-  });
+  autograd::record_function("CloneBackward", {t}, {out}, {},
+                            [](const Grads& g, const std::vector<Tensor>&) -> Grads { return {g[0]}; });
   return out;
 }
 
@@ -328,9 +341,9 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   Tensor out = cast(t, dtype);
   if (is_floating(dtype) && is_floating(t->dtype)) {
     const DType in = t->dtype;
-    autograd::record_function("ToCopyBackward", {t}, {out}, {}, [in](const Grads& g, const std::vector<Tensor>&) -> Grads {
-      return {cast(g[0], in)};
-    });
+    autograd::record_function(
+        "ToCopyBackward", {t}, {out}, {},
+        [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {cast(g[0], in)}; });
   }
   return out;
 }
@@ -339,9 +352,9 @@ Tensor to_device(const Tensor& t, Device device) {
   if (t->device == device) return t;
   Tensor out = tc::to_device(t, device);
   const Device in = t->device;
-  autograd::record_function("ToCopyBackward", {t}, {out}, {}, [in](const Grads& g, const std::vector<Tensor>&) -> Grads {
-    return {tc::to_device(g[0], in)};
-  });
+  autograd::record_function(
+      "ToCopyBackward", {t}, {out}, {},
+      [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {tc::to_device(g[0], in)}; });
   return out;
 }
 

@@ -107,8 +107,8 @@ struct GradcheckOptions {
   double rtol = 1e-4;
 };
 
-inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const Inputs&)>& f, const Inputs& inputs,
-                                            GradcheckOptions opt = {}) {
+inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const Inputs&)>& f,
+                                            const Inputs& inputs, GradcheckOptions opt = {}) {
   for (const tc::Tensor& x : inputs) {
     if (x && x->dtype == tc::DType::f64) {
       x->requires_grad = true;
@@ -128,8 +128,8 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
     if (!x || x->dtype != tc::DType::f64) continue;
     if (!x->grad) return ::testing::AssertionFailure() << "input " << k << " got no gradient";
     if (x->grad->shape != x->shape) {
-      return ::testing::AssertionFailure() << "input " << k << " has shape " << x->shape << " but its grad has "
-                                           << x->grad->shape;
+      return ::testing::AssertionFailure()
+             << "input " << k << " has shape " << x->shape << " but its grad has " << x->grad->shape;
     }
     for (int64_t i = 0; i < x->numel(); ++i) {
       double* p = element(x, i);

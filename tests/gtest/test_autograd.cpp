@@ -120,14 +120,16 @@ TEST_F(Autograd, InPlaceModifiedSavedTensorError) {
   Tensor y = ops::sum(ops::mul(a, x), {}, false);
   ops::add_(a, tensor({1}, {1}));  // a was saved by MulBackward
   const std::string msg = message_of([&] { tc::autograd::backward(y, nullptr, false); });
-  EXPECT_NE(msg.find("a tensor MulBackward saved was modified in place: version 1, expected 0"), std::string::npos)
+  EXPECT_NE(msg.find("a tensor MulBackward saved was modified in place: version 1, expected 0"),
+            std::string::npos)
       << msg;
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, nullptr, true); }), TC_ERR_AUTOGRAD);
   // The output of exp is saved too: modifying it through a view is caught.
   Tensor z = ops::unary(ops::UnaryOp::exp, x);
   Tensor zd = ops::detach(z);
   ops::mul_(zd, tensor({2}, {}));
-  EXPECT_EQ(expect_code([&] { tc::autograd::backward(ops::sum(z, {}, false), nullptr, false); }), TC_ERR_AUTOGRAD);
+  EXPECT_EQ(expect_code([&] { tc::autograd::backward(ops::sum(z, {}, false), nullptr, false); }),
+            TC_ERR_AUTOGRAD);
 }
 
 TEST_F(Autograd, RootErrors) {
@@ -138,7 +140,8 @@ TEST_F(Autograd, RootErrors) {
   const std::string msg = message_of([&] { tc::autograd::backward(y, nullptr, true); });
   EXPECT_NE(msg.find("one-element"), std::string::npos) << msg;
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, nullptr, true); }), TC_ERR_AUTOGRAD);
-  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({4}), true); }), TC_ERR_AUTOGRAD);  // wrong shape
+  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({4}), true); }),
+            TC_ERR_AUTOGRAD);  // wrong shape
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({3}, DType::f32), true); }), TC_ERR_AUTOGRAD);
   tc::autograd::backward(y, tensor({1, 2, 3}, {3}), false);
   EXPECT_EQ(values(x->grad), (std::vector<double>{2, 4, 6}));

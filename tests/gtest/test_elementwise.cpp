@@ -26,7 +26,8 @@ TEST_F(Elementwise, AllBinaryOpsValues) {
   Tensor a = tensor({1, -2, 3}, {3}), b = tensor({2, 2, -3}, {3});
   EXPECT_EQ(values(ops::sub(a, b)), (std::vector<double>{-1, -4, 6}));
   EXPECT_EQ(values(ops::div(a, b)), (std::vector<double>{0.5, -1, -1}));
-  EXPECT_EQ(values(ops::binary(ops::BinaryOp::pow, a, tensor({2, 3, 0}, {3}))), (std::vector<double>{1, -8, 1}));
+  EXPECT_EQ(values(ops::binary(ops::BinaryOp::pow, a, tensor({2, 3, 0}, {3}))),
+            (std::vector<double>{1, -8, 1}));
   EXPECT_EQ(values(ops::binary(ops::BinaryOp::maximum, a, b)), (std::vector<double>{2, 2, 3}));
   EXPECT_EQ(values(ops::binary(ops::BinaryOp::minimum, a, b)), (std::vector<double>{1, -2, -3}));
   Tensor eq = ops::binary(ops::BinaryOp::eq, a, tensor({1, 2, 3}, {3}));
@@ -93,7 +94,8 @@ TEST_F(Elementwise, Errors) {
       EXPECT_NE(std::string(e.what()).find("bool"), std::string::npos);
     }
   }
-  EXPECT_EQ(values(ops::binary(ops::BinaryOp::eq, t, t)), (std::vector<double>{1, 1}));  // comparisons are fine
+  EXPECT_EQ(values(ops::binary(ops::BinaryOp::eq, t, t)),
+            (std::vector<double>{1, 1}));  // comparisons are fine
   Tensor ints = tensor({1, 2}, {2}, DType::i32);
   for (auto op : {ops::UnaryOp::exp, ops::UnaryOp::log, ops::UnaryOp::sqrt, ops::UnaryOp::tanh,
                   ops::UnaryOp::sigmoid, ops::UnaryOp::gelu}) {
@@ -170,7 +172,8 @@ TEST_F(Elementwise, LargeParallelMatchesSerial) {
   Tensor r = ops::mul(mt, row);
   for (int64_t i = 0; i < 1024; i += 37) {
     for (int64_t j = 0; j < 512; j += 41) {
-      ASSERT_EQ(tc::read_element(r, i * 512 + j), m->data_as<double>()[j * 1024 + i] * row->data_as<double>()[j]);
+      ASSERT_EQ(tc::read_element(r, i * 512 + j),
+                m->data_as<double>()[j * 1024 + i] * row->data_as<double>()[j]);
     }
   }
 }
@@ -181,8 +184,8 @@ TEST_F(Elementwise, GradBinary) {
   };
   for (auto op : {ops::BinaryOp::add, ops::BinaryOp::sub, ops::BinaryOp::mul, ops::BinaryOp::div,
                   ops::BinaryOp::maximum, ops::BinaryOp::minimum}) {
-    EXPECT_TRUE(check(op, {randn({3, 4}), uniform({4}, 0.5, 2)})) << int(op);             // broadcast b
-    EXPECT_TRUE(check(op, {uniform({2, 1, 3}, 0.5, 2), randn({4, 1})})) << int(op);      // both broadcast
+    EXPECT_TRUE(check(op, {randn({3, 4}), uniform({4}, 0.5, 2)})) << int(op);        // broadcast b
+    EXPECT_TRUE(check(op, {uniform({2, 1, 3}, 0.5, 2), randn({4, 1})})) << int(op);  // both broadcast
     EXPECT_TRUE(check(op, {noncontiguous(randn({3, 4})), uniform({3, 4}, 1, 2)})) << int(op);
   }
   EXPECT_TRUE(check(ops::BinaryOp::pow, {uniform({3, 4}, 0.5, 2), randn({4})}));
@@ -200,7 +203,8 @@ TEST_F(Elementwise, GradBinary) {
 TEST_F(Elementwise, GradUnaryScalarClampWhere) {
   for (auto op : {ops::UnaryOp::neg, ops::UnaryOp::abs, ops::UnaryOp::exp, ops::UnaryOp::tanh,
                   ops::UnaryOp::sigmoid, ops::UnaryOp::relu, ops::UnaryOp::gelu}) {
-    EXPECT_TRUE(gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {noncontiguous(randn({3, 5}))}))
+    EXPECT_TRUE(
+        gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {noncontiguous(randn({3, 5}))}))
         << int(op);
   }
   for (auto op : {ops::UnaryOp::log, ops::UnaryOp::sqrt}) {
@@ -214,7 +218,8 @@ TEST_F(Elementwise, GradUnaryScalarClampWhere) {
   }
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::clamp(x[0], -0.5, 0.5); }, {randn({10})}));
   Tensor c = ops::binary(ops::BinaryOp::gt, randn({3, 4}), tensor({0}, {}));
-  EXPECT_TRUE(gradcheck([c](const Inputs& x) { return ops::where(c, x[0], x[1]); }, {randn({4}), randn({3, 1})}));
+  EXPECT_TRUE(
+      gradcheck([c](const Inputs& x) { return ops::where(c, x[0], x[1]); }, {randn({4}), randn({3, 1})}));
 }
 
 TEST_F(Elementwise, GradFnNames) {

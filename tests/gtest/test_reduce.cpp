@@ -113,15 +113,21 @@ TEST_F(Reduce, Gradients) {
     return gradcheck([f](const Inputs& in) { return f(in[0]); }, {x});
   };
   EXPECT_TRUE(one([](const Tensor& x) { return ops::sum(x, {}, false); }, randn({3, 4})));
-  EXPECT_TRUE(one([](const Tensor& x) { return ops::sum(x, {0, 2}, true); }, noncontiguous(randn({3, 4, 2}))));
+  EXPECT_TRUE(one(
+      [](const Tensor& x) {
+        return ops::sum(x, {0, 2}, true);
+      },
+      noncontiguous(randn({3, 4, 2}))));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::mean(x, {1}, false); }, noncontiguous(randn({3, 4}))));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::var(x, {1}, 1, false); }, randn({3, 5})));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::var(x, {}, 0, true); }, randn({3, 5})));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::std(x, {0}, 1, true); }, randn({4, 3})));
-  EXPECT_TRUE(one([](const Tensor& x) { return ops::logsumexp(x, {1}, false); }, noncontiguous(randn({3, 4}))));
+  EXPECT_TRUE(
+      one([](const Tensor& x) { return ops::logsumexp(x, {1}, false); }, noncontiguous(randn({3, 4}))));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::max_all(x); }, randn({3, 4})));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::min_all(x); }, randn({3, 4})));
-  EXPECT_TRUE(one([](const Tensor& x) { return ops::max_dim(x, 1, false).first; }, noncontiguous(randn({3, 4}))));
+  EXPECT_TRUE(
+      one([](const Tensor& x) { return ops::max_dim(x, 1, false).first; }, noncontiguous(randn({3, 4}))));
   EXPECT_TRUE(one([](const Tensor& x) { return ops::min_dim(x, 0, true).first; }, randn({3, 4})));
   // Ties in max share the gradient evenly, like torch.max().
   Tensor t = tensor({2, 2, 1}, {3});

@@ -69,9 +69,16 @@ TEST_F(ShapeOps, GatherIndexSelectOneHot) {
 }
 
 TEST_F(ShapeOps, Gradients) {
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::cat({x[0], x[1]}, 1); },
-                        {randn({2, 3}), noncontiguous(randn({2, 2}))}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::stack({x[0], x[1]}, 0); }, {randn({3}), randn({3})}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return ops::cat({x[0], x[1]}, 1);
+      },
+      {randn({2, 3}), noncontiguous(randn({2, 2}))}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return ops::stack({x[0], x[1]}, 0);
+      },
+      {randn({3}), randn({3})}));
   EXPECT_TRUE(gradcheck(
       [](const Inputs& x) {
         auto p = ops::split(x[0], 2, 1);
@@ -79,7 +86,8 @@ TEST_F(ShapeOps, Gradients) {
       },
       {randn({2, 3})}));
   Tensor idx = tensor({2, 0, 2, 1}, {2, 2}, DType::i64);  // repeated index: gradients add
-  EXPECT_TRUE(gradcheck([idx](const Inputs& x) { return ops::gather(x[0], 1, idx); }, {noncontiguous(randn({2, 3}))}));
+  EXPECT_TRUE(gradcheck([idx](const Inputs& x) { return ops::gather(x[0], 1, idx); },
+                        {noncontiguous(randn({2, 3}))}));
   Tensor sel = tensor({1, 1, 0}, {3}, DType::i64);
   EXPECT_TRUE(gradcheck([sel](const Inputs& x) { return ops::index_select(x[0], 0, sel); }, {randn({2, 3})}));
 }

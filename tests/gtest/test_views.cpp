@@ -108,7 +108,11 @@ TEST_F(Views, Gradients) {
     EXPECT_TRUE(one([](const Tensor& x) { return ops::slice(x, 0, 0, 5, 2); }, in({5, 2})));
     EXPECT_TRUE(one([](const Tensor& x) { return ops::select(x, 1, 2); }, in({3, 4})));
     EXPECT_TRUE(one([](const Tensor& x) { return ops::squeeze(ops::unsqueeze(x, 1), 1); }, in({3, 4})));
-    EXPECT_TRUE(one([](const Tensor& x) { return ops::expand(ops::unsqueeze(x, 0), {2, 3, 4}); }, in({3, 4})));
+    EXPECT_TRUE(one(
+        [](const Tensor& x) {
+          return ops::expand(ops::unsqueeze(x, 0), {2, 3, 4});
+        },
+        in({3, 4})));
     EXPECT_TRUE(one([](const Tensor& x) { return ops::contiguous(x); }, in({3, 4})));
     EXPECT_TRUE(one([](const Tensor& x) { return ops::clone(x); }, in({3, 4})));
   }
