@@ -1,7 +1,6 @@
 """The package's API: loading, init, flags, creation, properties, indexing,
 conversions, repr, autograd basics."""
 import gc
-import math
 import os
 import subprocess
 import sys

@@ -4,8 +4,6 @@ against torch.autograd with the same random upstream gradient).
 
 An op's test is skipped, naming the function, only while the loaded libtc
 does not export it."""
-import math
-
 import pytest
 
 import tc

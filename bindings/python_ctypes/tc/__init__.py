@@ -181,6 +181,6 @@ for _name in ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "
     globals()[_name] = _fwd(_name)
 del _name
 
-subtract, multiply, divide, true_divide, negative = sub, mul, div, div, neg
+subtract, multiply, divide, true_divide, negative = (globals()[n] for n in ("sub", "mul", "div", "div", "neg"))
 
 __all__ = [n for n in globals() if not n.startswith("_")]

@@ -5,7 +5,7 @@ import ctypes as C
 import threading
 
 from . import _decls as D
-from ._errors import MissingFunctionError, check, error_for
+from ._errors import MissingFunctionError, check
 from ._lib import lib
 
 VP = C.c_void_p

@@ -5,7 +5,6 @@ import collections
 import ctypes as C
 import math
 import numbers
-import struct
 
 from . import _core as K
 from . import _decls as D
@@ -531,7 +530,6 @@ class Tensor:
 
     def __array__(self, dtype=None):
         from ._interop import to_numpy
-        import numpy as np
 
         a = to_numpy(self, for_array=True)
         return a if dtype is None else a.astype(dtype, copy=False)

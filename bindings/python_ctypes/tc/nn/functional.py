@@ -4,7 +4,7 @@ import numbers
 from .. import _core as K
 from .. import _decls as D
 from .._core import fn
-from .._tensor import Tensor, _call
+from .._tensor import _call
 
 _REDUCTIONS = {"none": D.TC_REDUCTION_NONE, "mean": D.TC_REDUCTION_MEAN, "sum": D.TC_REDUCTION_SUM}
 

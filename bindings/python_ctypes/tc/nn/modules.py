@@ -5,7 +5,7 @@ import math
 from .. import _core as K
 from .._core import fn
 from .._errors import check
-from .._tensor import Tensor, _call, _new, empty
+from .._tensor import Tensor, _new, empty
 from . import functional as F
 from . import init
 
