@@ -250,3 +250,18 @@ def test_c_abi_import_failure_leaves_ownership():
     assert lib.tc_from_dlpack(ctypes.byref(v), 1, ctypes.byref(out)) == tc._decls.TC_ERR_NOT_IMPLEMENTED
     assert lib.tc_from_dlpack(None, 1, ctypes.byref(out)) == tc._decls.TC_ERR_INVALID_ARGUMENT
     assert deleted == []
+
+
+def test_dlpack_of_strided_offset_views():
+    need("tc_slice", "tc_transpose")
+    torch = pytest.importorskip("torch")
+    t = tc.arange(20, dtype=tc.float32).reshape(4, 5)
+    v = t[1:, ::2]  # a storage offset and a step
+    a = np.from_dlpack(v)
+    assert a.tolist() == np.arange(20.0).reshape(4, 5)[1:, ::2].tolist()
+    assert a.ctypes.data == v.data_ptr()
+    y = torch.from_dlpack(t.t())
+    assert y.stride() == (1, 5) and y.tolist() == np.arange(20.0).reshape(4, 5).T.tolist()
+    back = tc.from_dlpack(y[1:, 2:])
+    assert back.tolist() == np.arange(20.0).reshape(4, 5).T[1:, 2:].tolist()
+    assert back.stride() == (1, 5)
