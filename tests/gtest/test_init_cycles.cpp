@@ -22,7 +22,8 @@
 #endif
 #endif
 #ifdef TC_SANITIZER_HEAP
-#include <sanitizer/allocator_interface.h>
+// From <sanitizer/allocator_interface.h> (not shipped with every compiler).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #pragma weak tc_add
