@@ -1,4 +1,6 @@
 // tc_* functions of tc.h's initializer and optimizer sections.
+#include <cmath>
+
 #include "api.h"
 #include "optim.h"
 
@@ -86,7 +88,7 @@ TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out) {
 
 TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr) {
   return api(__func__, [&] {
-    TC_CHECK(lr >= 0, TC_ERR_INVALID_ARGUMENT, "lr must be >= 0 but is ", lr);
+    TC_CHECK(std::isfinite(lr) && lr >= 0, TC_ERR_INVALID_ARGUMENT, "lr must be finite and >= 0 but is ", lr);
     get_optimizer(opt)->lr = lr;
   });
 }

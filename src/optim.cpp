@@ -119,9 +119,11 @@ struct Adam : Optimizer {
 
 std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o) {
   check_params(params, "sgd");
-  TC_CHECK(o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
-  TC_CHECK(o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ", o.momentum);
-  TC_CHECK(o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid weight_decay ", o.weight_decay);
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
+  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ",
+           o.momentum);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "sgd: invalid weight_decay ", o.weight_decay);
   TC_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), TC_ERR_INVALID_ARGUMENT,
            "sgd: nesterov momentum requires a momentum and zero dampening");
   auto s = std::make_shared<Sgd>();
@@ -134,11 +136,12 @@ std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions
 
 std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptions& o) {
   check_params(params, "adam");
-  TC_CHECK(o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid learning rate ", o.lr);
-  TC_CHECK(o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid epsilon ", o.eps);
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid learning rate ", o.lr);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid epsilon ", o.eps);
   TC_CHECK(o.beta1 >= 0 && o.beta1 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta1 ", o.beta1);
   TC_CHECK(o.beta2 >= 0 && o.beta2 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta2 ", o.beta2);
-  TC_CHECK(o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid weight_decay ", o.weight_decay);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "adam: invalid weight_decay ", o.weight_decay);
   auto a = std::make_shared<Adam>();
   a->o = o;
   a->lr = o.lr;

@@ -165,11 +165,11 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
              root->shape, "; pass a gradient of that shape");
     grad = ones(root->shape, root->dtype, root->device);
   } else {
-    TC_CHECK(grad->shape == root->shape, TC_ERR_AUTOGRAD, "backward: the gradient has shape ", grad->shape,
+    TC_CHECK(grad->shape == root->shape, TC_ERR_SHAPE, "backward: the gradient has shape ", grad->shape,
              " but the root has shape ", root->shape);
-    TC_CHECK(grad->dtype == root->dtype, TC_ERR_AUTOGRAD, "backward: the gradient is ",
-             dtype_name(grad->dtype), " but the root is ", dtype_name(root->dtype));
-    TC_CHECK(grad->device == root->device, TC_ERR_AUTOGRAD, "backward: the gradient is on ",
+    TC_CHECK(grad->dtype == root->dtype, TC_ERR_DTYPE, "backward: the gradient is ", dtype_name(grad->dtype),
+             " but the root is ", dtype_name(root->dtype));
+    TC_CHECK(grad->device == root->device, TC_ERR_DEVICE, "backward: the gradient is on ",
              device_name(grad->device), " but the root is on ", device_name(root->device));
   }
   NoGradGuard no_grad;

@@ -36,7 +36,8 @@ Dims infer_shape(const Dims& shape, int64_t numel, const char* op) {
     } else {
       TC_CHECK(shape[i] >= 0, TC_ERR_SHAPE, op, ": invalid size ", shape[i], " at dim ", i, " (shape ", shape,
                ")");
-      known *= shape[i];
+      TC_CHECK(!__builtin_mul_overflow(known, shape[i], &known), TC_ERR_SHAPE, op, ": the product of shape ",
+               shape, " overflows int64");
     }
   }
   if (infer >= 0) {
@@ -217,7 +218,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   if (start < 0 && start >= -size) start += size;
   TC_CHECK(start >= 0 && start <= size, TC_ERR_INDEX, "narrow: start ", start, " is out of range for dim ", d,
            " of size ", size);
-  TC_CHECK(length >= 0 && start + length <= size, TC_ERR_INDEX, "narrow: start (", start, ") + length (",
+  TC_CHECK(length >= 0 && length <= size - start, TC_ERR_INDEX, "narrow: start (", start, ") + length (",
            length, ") exceeds dim ", d, " of size ", size);
   Tensor out = raw_narrow(t, d, start, length);
   const Dims in_shape = t->shape;
@@ -316,6 +317,7 @@ Tensor expand(const Tensor& t, const Dims& shape_in) {
     TC_CHECK(shape[i] == have || have == 1, TC_ERR_SHAPE, "expand: the tensor of shape ", t->shape,
              " cannot be expanded to ", shape_in, " (dim ", i, ": ", have, " vs ", shape[i], ")");
   }
+  checked_numel(shape, "expand");  // a huge shape must not wrap around
   Tensor out = raw_expand(t, shape);
   const Dims in_shape = t->shape;
   autograd::record_function("ExpandBackward", {t}, {out}, {},

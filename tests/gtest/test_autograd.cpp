@@ -140,9 +140,12 @@ TEST_F(Autograd, RootErrors) {
   const std::string msg = message_of([&] { tc::autograd::backward(y, nullptr, true); });
   EXPECT_NE(msg.find("one-element"), std::string::npos) << msg;
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, nullptr, true); }), TC_ERR_AUTOGRAD);
-  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({4}), true); }),
-            TC_ERR_AUTOGRAD);  // wrong shape
-  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({3}, DType::f32), true); }), TC_ERR_AUTOGRAD);
+  // A gradient of the wrong shape or dtype: the shape and dtype codes, like every other op.
+  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({4}), true); }), TC_ERR_SHAPE);
+  EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, randn({3}, DType::f32), true); }), TC_ERR_DTYPE);
+  EXPECT_NE(
+      message_of([&] { tc::autograd::backward(y, randn({4}), true); }).find("the gradient has shape [4]"),
+      std::string::npos);
   tc::autograd::backward(y, tensor({1, 2, 3}, {3}), false);
   EXPECT_EQ(values(x->grad), (std::vector<double>{2, 4, 6}));
 }

@@ -76,6 +76,10 @@ TEST_F(Views, Errors) {
   EXPECT_EQ(code_of([&] { ops::expand(a, {2, 4}); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::expand(a, {3}); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::unsqueeze(a, 4); }), TC_ERR_INDEX);
+  // Sizes whose product wraps around int64 are caught, not taken for a valid shape.
+  EXPECT_EQ(code_of([&] { ops::reshape(a, {(int64_t(1) << 62) + 3, 2}); }), TC_ERR_SHAPE);
+  EXPECT_EQ(code_of([&] { ops::narrow(a, 1, 1, INT64_MAX); }), TC_ERR_INDEX);
+  EXPECT_NE(code_of([&] { ops::expand(a, {INT64_MAX, INT64_MAX, 2, 3}); }), TC_OK);
 }
 
 TEST_F(Views, ToDtypeAndDevice) {
