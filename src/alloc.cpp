@@ -2,6 +2,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
 
 #include "status.h"
 
@@ -10,7 +13,55 @@ namespace tc {
 namespace {
 std::atomic<int64_t> g_fail_countdown{0};  // > 0: fail when it reaches 0
 std::atomic<int64_t> g_alloc_calls{0};
+
+// The large-block cache. Only blocks of at least kCpuCacheMinBlock pass
+// through it, so its lock is taken about once per megabyte allocated.
+struct LargeBlocks {
+  std::mutex mu;
+  std::unordered_map<void*, int64_t> size_of;  // every live or cached large block
+  std::multimap<int64_t, void*> cached;        // size -> free block
+  int64_t cached_bytes = 0;
+};
+LargeBlocks& large() {
+  static auto* l = new LargeBlocks();  // never destroyed: tensors may outlive statics
+  return *l;
+}
+int64_t large_size_class(int64_t n) { return (n + 65535) & ~int64_t(65535); }
+
+void* take_cached(int64_t size) {
+  LargeBlocks& l = large();
+  std::lock_guard<std::mutex> g(l.mu);
+  auto it = l.cached.lower_bound(size);
+  if (it == l.cached.end() || it->first > size + size / 4) return nullptr;
+  void* p = it->second;
+  l.cached_bytes -= it->first;
+  l.cached.erase(it);
+  return p;
+}
+
+void* os_alloc(int64_t size) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, size_t(size)) != 0) return nullptr;
+  return p;
+}
 }  // namespace
+
+void cpu_cache_release() noexcept {
+  LargeBlocks& l = large();
+  std::lock_guard<std::mutex> g(l.mu);
+  for (auto& [size, p] : l.cached) {
+    l.size_of.erase(p);
+    std::free(p);
+  }
+  l.cached.clear();
+  l.cached_bytes = 0;
+}
+
+int64_t cpu_cached_bytes() noexcept {
+  LargeBlocks& l = large();
+  std::lock_guard<std::mutex> g(l.mu);
+  return l.cached_bytes;
+}
 
 bool alloc_hooks_compiled() noexcept {
 #ifdef TC_TEST_HOOKS
@@ -35,14 +86,58 @@ void* cpu_alloc(int64_t nbytes) {
   // Round up to the alignment; an empty tensor still gets a unique pointer.
   const int64_t rounded = (nbytes + 63) & ~int64_t(63);
   TC_CHECK(rounded >= nbytes, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
-  void* p = nullptr;
-  if (posix_memalign(&p, 64, size_t(rounded > 0 ? rounded : 64)) != 0 || p == nullptr) {
+  if (nbytes < kCpuCacheMinBlock) {  // the same test as cpu_free's
+    void* p = os_alloc(rounded > 0 ? rounded : 64);
+    TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
+    return p;
+  }
+  const int64_t size = large_size_class(rounded);
+  if (void* p = take_cached(size)) return p;
+  void* p = os_alloc(size);
+  if (!p) {
+    cpu_cache_release();  // cached blocks of other sizes may make room
+    p = os_alloc(size);
+  }
+  if (!p) {
     fail(TC_ERR_OUT_OF_MEMORY,
          str("out of memory allocating ", nbytes, " bytes (", double(nbytes) / (1 << 30), " GiB) on cpu"));
+  }
+  LargeBlocks& l = large();
+  try {
+    std::lock_guard<std::mutex> g(l.mu);
+    l.size_of.emplace(p, size);
+  } catch (...) {
+    std::free(p);
+    throw;
   }
   return p;
 }
 
-void cpu_free(void* p) noexcept { std::free(p); }
+void cpu_free(void* p, int64_t nbytes) noexcept {
+  if (!p) return;
+  if (nbytes < kCpuCacheMinBlock) {
+    std::free(p);
+    return;
+  }
+  LargeBlocks& l = large();
+  {
+    std::lock_guard<std::mutex> g(l.mu);
+    auto it = l.size_of.find(p);
+    if (it != l.size_of.end()) {
+      const int64_t size = it->second;
+      if (l.cached_bytes + size <= kCpuCacheLimit) {
+        try {
+          l.cached.emplace(size, p);
+          l.cached_bytes += size;
+          return;
+        } catch (...) {
+          // No memory for the cache's bookkeeping: free the block instead.
+        }
+      }
+      l.size_of.erase(it);
+    }
+  }
+  std::free(p);
+}
 
 }  // namespace tc

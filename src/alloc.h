@@ -8,7 +8,19 @@ namespace tc {
 
 // Throws TC_ERR_OUT_OF_MEMORY naming the size when the allocation fails.
 void* cpu_alloc(int64_t nbytes);
-void cpu_free(void* p) noexcept;
+// nbytes: what was asked of cpu_alloc (it tells small blocks from large ones).
+void cpu_free(void* p, int64_t nbytes) noexcept;
+
+// Large blocks (>= 1 MiB) are cached when freed, up to kCpuCacheLimit bytes,
+// and handed out again for requests of about the same size: a fresh 64 MB
+// output would otherwise page-fault through the kernel on every op (the OS
+// hands it out zeroed, page by page), which costs more than the op itself.
+constexpr int64_t kCpuCacheMinBlock = int64_t(1) << 20;
+constexpr int64_t kCpuCacheLimit = int64_t(1) << 30;
+// Gives every cached block back to the OS (tc_shutdown, and before an
+// allocation is declared failed).
+void cpu_cache_release() noexcept;
+int64_t cpu_cached_bytes() noexcept;
 
 // Test builds (TC_TEST_HOOKS): make the Nth cpu_alloc from now fail
 // (0 = never), from the TC_FAIL_ALLOC_AT environment variable read at init or

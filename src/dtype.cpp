@@ -19,7 +19,6 @@ bool dtype_valid(int32_t code) noexcept { return code >= 0 && code < TC_DTYPE_CO
 const char* dtype_name(DType d) noexcept {
   return dtype_valid(int32_t(d)) ? kInfo[int32_t(d)].name : "unknown";
 }
-int64_t dtype_size(DType d) noexcept { return dtype_valid(int32_t(d)) ? kInfo[int32_t(d)].size : 0; }
 bool is_floating(DType d) noexcept {
   return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
 }

@@ -54,7 +54,11 @@ struct BFloat16 {
 
 bool dtype_valid(int32_t code) noexcept;
 const char* dtype_name(DType d) noexcept;
-int64_t dtype_size(DType d) noexcept;
+// Inline: asked on every tensor access.
+inline int64_t dtype_size(DType d) noexcept {
+  constexpr int8_t kSizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1};
+  return uint32_t(d) < uint32_t(TC_DTYPE_COUNT) ? kSizes[int32_t(d)] : 0;
+}
 bool is_floating(DType d) noexcept;
 bool is_integral(DType d) noexcept;  // integers, not bool
 // Throws TC_ERR_DTYPE for an unknown code; arg names the argument.

@@ -96,7 +96,7 @@ void stage_core() {
 #ifdef TC_TEST_HOOKS
   if (const char* v = std::getenv("TC_FAIL_ALLOC_AT")) set_fail_alloc_at(std::atoll(v));
 #endif
-  cpu_free(cpu_alloc(64));  // the allocator works
+  cpu_free(cpu_alloc(64), 64);  // the allocator works
 }
 
 void stage_cpu(const tc_init_options& o) {
@@ -138,6 +138,7 @@ void stage_autograd() {
 
 void undo_all() {
   handle_clear_all();
+  cpu_cache_release();
   onednn_shutdown();
   cuda_backend_shutdown();
 }

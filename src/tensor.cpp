@@ -131,7 +131,7 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
     s->data = s->inline_bytes;
   } else {
     s->data = cpu_alloc(nbytes);
-    s->deleter = cpu_free;
+    s->deleter = [nbytes](void* p) { cpu_free(p, nbytes); };
   }
   s->nbytes = nbytes;
   s->device = device;

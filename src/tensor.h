@@ -23,6 +23,15 @@ struct Node;
 class Dims {
  public:
   Dims() = default;
+  // Copies only the used entries: Dims are copied on every op's hot path.
+  Dims(const Dims& o) : n_(o.n_) {
+    for (int64_t i = 0; i < n_; ++i) d_[i] = o.d_[i];
+  }
+  Dims& operator=(const Dims& o) {
+    n_ = o.n_;
+    for (int64_t i = 0; i < n_; ++i) d_[i] = o.d_[i];
+    return *this;
+  }
   Dims(std::initializer_list<int64_t> v) { assign(v.begin(), int64_t(v.size())); }
   Dims(const int64_t* data, int64_t n) { assign(data, n); }
   explicit Dims(const std::vector<int64_t>& v) { assign(v.data(), int64_t(v.size())); }
@@ -47,7 +56,7 @@ class Dims {
 
  private:
   void assign(const int64_t* data, int64_t n);
-  int64_t d_[TC_MAX_DIMS] = {};
+  int64_t d_[TC_MAX_DIMS];  // entries past n_ are never read: left uninitialized
   int64_t n_ = 0;
 };
 std::ostream& operator<<(std::ostream& os, const Dims& d);
@@ -85,7 +94,8 @@ struct Storage {
   // Small tensors (scalars, losses, 1-element ops) keep their bytes here:
   // one allocation fewer on the hot path of tiny ops.
   static constexpr int64_t kInlineBytes = 64;
-  alignas(64) unsigned char inline_bytes[kInlineBytes];
+  alignas(16) unsigned char inline_bytes[kInlineBytes];  // 16, not 64: over-aligned
+  // objects go through the slow aligned operator new
 
   Storage() = default;
   Storage(const Storage&) = delete;

@@ -1517,8 +1517,9 @@ void run_case(const Entry& e, const std::string& what, M& m, const Call& call, c
       EXPECT_EQ(*p, sentinel_handle()) << "a failed " << e.name << " wrote its handle out-param";
     for (tc_optimizer* p : m.used_opt)
       EXPECT_EQ(reinterpret_cast<tc_tensor>(*p), sentinel_handle()) << "a failed " << e.name << " wrote its optimizer out-param";
-    if (m.hs_used)
+    if (m.hs_used) {
       for (tc_tensor& h : m.o.hs) EXPECT_EQ(h, sentinel_handle()) << "a failed " << e.name << " wrote a handle";
+    }
     blank(&m.o.stage.size, sizeof m.o.stage.size);  // inputs, set by the call's lambda
     blank(&m.o.cms.size, sizeof m.o.cms.size);
     const auto* bytes = reinterpret_cast<const uint8_t*>(&rest);
