@@ -72,21 +72,28 @@ void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeom& g) {
   // then run single-threaded): small images gain most that way. Tiny batches
   // stay on one thread, where a fork/join would cost more than the work.
   const bool parallel = g.n > 1 && double(g.n) * double(g.o) * double(k) * double(p) > double(1 << 20);
-#pragma omp parallel if (parallel)
+  auto sample = [&](int64_t n, std::vector<T>& col) {
+    for (int64_t gr = 0; gr < g.groups; ++gr) {
+      im2col(x + (n * g.c + gr * g.cg) * g.h * g.w, col.data(), g);
+      T* out = y + (n * g.o + gr * g.og) * p;
+      if (b) {
+        for (int64_t o = 0; o < g.og; ++o) std::fill(out + o * p, out + (o + 1) * p, b[gr * g.og + o]);
+      }
+      cpu::gemm(false, false, g.og, p, k, T(1), w + gr * g.og * k, k, col.data(), p, b ? T(1) : T(0), out, p);
+    }
+  };
+  if (!parallel) {
+    // Outside any parallel region (an inactive `if (false)` one would make
+    // oneDNN's threads a nested team, created anew on every call).
+    std::vector<T> col(size_t(k * p));
+    for (int64_t n = 0; n < g.n; ++n) sample(n, col);
+    return;
+  }
+#pragma omp parallel
   {
     std::vector<T> col(size_t(k * p));
 #pragma omp for schedule(static)
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t gr = 0; gr < g.groups; ++gr) {
-        im2col(x + (n * g.c + gr * g.cg) * g.h * g.w, col.data(), g);
-        T* out = y + (n * g.o + gr * g.og) * p;
-        if (b) {
-          for (int64_t o = 0; o < g.og; ++o) std::fill(out + o * p, out + (o + 1) * p, b[gr * g.og + o]);
-        }
-        cpu::gemm(false, false, g.og, p, k, T(1), w + gr * g.og * k, k, col.data(), p, b ? T(1) : T(0), out,
-                  p);
-      }
-    }
+    for (int64_t n = 0; n < g.n; ++n) sample(n, col);
   }
 }
 

@@ -67,8 +67,7 @@ void batched_gemm(const T* pa, const T* pb, T* pc, const Dims& batch, const Dims
   // Many small products: one GEMM per thread beats threads inside each one.
   const bool per_thread = count >= 2 && m * n * k < (1 << 18);
   sync_omp_threads();
-#pragma omp parallel for schedule(static) if (per_thread)
-  for (int64_t i = 0; i < count; ++i) {
+  auto one = [&](int64_t i) {
     int64_t oa = 0, ob = 0;
     for (int64_t d = nbatch - 1, idx = i; d >= 0; --d) {
       const int64_t j = idx % batch[d];
@@ -77,7 +76,15 @@ void batched_gemm(const T* pa, const T* pb, T* pc, const Dims& batch, const Dims
       ob += j * sb[d];
     }
     cpu::gemm(la.trans, lb.trans, m, n, k, T(1), pa + oa, la.ld, pb + ob, lb.ld, T(0), pc + i * m * n, n);
+  };
+  if (!per_thread) {
+    // No enclosing parallel region, not even an inactive `if (false)` one:
+    // oneDNN's own threads would then be a nested team, made anew per call.
+    for (int64_t i = 0; i < count; ++i) one(i);
+    return;
   }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; ++i) one(i);
 }
 
 // a [..., M, K] times b [..., K, N] (both >= 2-D, any strides) with broadcast
