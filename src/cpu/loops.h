@@ -140,6 +140,15 @@ struct StridedLoop {
 // out[i] = f(a[i]) over out's shape (a broadcast to it).
 template <typename O, typename A, typename F>
 void map1(const Tensor& out, const Tensor& a, F f) {
+  if (a->shape == out->shape && out->is_contiguous() && a->is_contiguous()) {
+    // The common case, without the strided machinery (it dominates tiny ops).
+    O* o = out->data_as<O>();
+    const A* x = a->data_as<A>();
+    parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i]);
+    });
+    return;
+  }
   const Operand ops[2] = {operand(out), operand(a, out->shape)};
   StridedLoop<2> loop(out->shape, ops);
   parallel_for(out->numel(), kParallelGrain, [&](int64_t b, int64_t e) {
@@ -160,6 +169,17 @@ void map1(const Tensor& out, const Tensor& a, F f) {
 // out[i] = f(a[i], b[i]) over out's shape (a and b broadcast to it).
 template <typename O, typename A, typename B, typename F>
 void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  if (a->shape == out->shape && b->shape == out->shape && out->is_contiguous() && a->is_contiguous() &&
+      b->is_contiguous()) {
+    // The common case, without the strided machinery (it dominates tiny ops).
+    O* o = out->data_as<O>();
+    const A* x = a->data_as<A>();
+    const B* y = b->data_as<B>();
+    parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
+    });
+    return;
+  }
   const Operand ops[3] = {operand(out), operand(a, out->shape), operand(b, out->shape)};
   StridedLoop<3> loop(out->shape, ops);
   parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
