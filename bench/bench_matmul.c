@@ -37,7 +37,8 @@ static void run_tc(void* p) {
 
 static void run_dnnl(void* p) {
   Ctx* c = p;
-  if (dnnl_sgemm('N', 'N', c->n, c->n, c->n, 1.0f, c->pa, c->n, c->pb, c->n, 0.0f, c->pc, c->n) != dnnl_success)
+  if (dnnl_sgemm('N', 'N', c->n, c->n, c->n, 1.0f, c->pa, c->n, c->pb, c->n, 0.0f, c->pc, c->n) !=
+      dnnl_success)
     exit(1);
 }
 

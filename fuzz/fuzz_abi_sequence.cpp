@@ -72,7 +72,8 @@ struct Pool {
       owned[i] = false;
       h[i] = nullptr;
     }
-    if (opt_owned && tc_optimizer_free(opt) != TC_OK) die("tc_optimizer_free", "could not free the optimizer");
+    if (opt_owned && tc_optimizer_free(opt) != TC_OK)
+      die("tc_optimizer_free", "could not free the optimizer");
     opt_owned = false;
     opt = nullptr;
   }
@@ -156,15 +157,23 @@ class Runner {
         const int64_t ndim = int64_t(s.size());
         const int32_t dt = dtype();
         switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
-          case 0: make("tc_zeros", [&](tc_tensor* o) { return tc_zeros(s.data(), ndim, dt, TC_CPU, o); }); break;
-          case 1: make("tc_ones", [&](tc_tensor* o) { return tc_ones(s.data(), ndim, dt, TC_CPU, o); }); break;
+          case 0:
+            make("tc_zeros", [&](tc_tensor* o) { return tc_zeros(s.data(), ndim, dt, TC_CPU, o); });
+            break;
+          case 1:
+            make("tc_ones", [&](tc_tensor* o) { return tc_ones(s.data(), ndim, dt, TC_CPU, o); });
+            break;
           case 2: {
             const double v = in_.ConsumeFloatingPoint<double>();
             make("tc_full", [&](tc_tensor* o) { return tc_full(s.data(), ndim, v, dt, TC_CPU, o); });
             break;
           }
-          case 3: make("tc_randn", [&](tc_tensor* o) { return tc_randn(s.data(), ndim, dt, TC_CPU, o); }); break;
-          case 4: make("tc_rand", [&](tc_tensor* o) { return tc_rand(s.data(), ndim, TC_FLOAT32, TC_CPU, o); }); break;
+          case 3:
+            make("tc_randn", [&](tc_tensor* o) { return tc_randn(s.data(), ndim, dt, TC_CPU, o); });
+            break;
+          case 4:
+            make("tc_rand", [&](tc_tensor* o) { return tc_rand(s.data(), ndim, TC_FLOAT32, TC_CPU, o); });
+            break;
           default: {
             const double start = in_.ConsumeFloatingPointInRange<double>(-50, 50);
             const double end = in_.ConsumeFloatingPointInRange<double>(-50, 50);
@@ -178,7 +187,8 @@ class Runner {
       case 1: {  // from_data with the input's own bytes
         const std::vector<int64_t> s = shape();
         const int32_t dt = dtype();
-        const std::vector<uint8_t> bytes = in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 256));
+        const std::vector<uint8_t> bytes =
+            in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 256));
         make("tc_from_data", [&](tc_tensor* o) {
           return tc_from_data(bytes.data(), int64_t(bytes.size()), s.data(), int64_t(s.size()), dt, o);
         });
@@ -202,16 +212,29 @@ class Runner {
         tc_tensor t = handle();
         const int64_t d0 = dim_index(), d1 = dim_index(), d2 = dim_index();
         switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
-          case 0: make("tc_transpose", [&](tc_tensor* o) { return tc_transpose(t, d0, d1, o); }); break;
-          case 1: make("tc_narrow", [&](tc_tensor* o) { return tc_narrow(t, d0, d1, d2, o); }); break;
+          case 0:
+            make("tc_transpose", [&](tc_tensor* o) { return tc_transpose(t, d0, d1, o); });
+            break;
+          case 1:
+            make("tc_narrow", [&](tc_tensor* o) { return tc_narrow(t, d0, d1, d2, o); });
+            break;
           case 2: {
-            const int64_t st = in_.ConsumeIntegralInRange<int>(0, 3) ? in_.ConsumeIntegralInRange<int64_t>(-1, 3) : in_.ConsumeIntegral<int64_t>();
+            const int64_t st = in_.ConsumeIntegralInRange<int>(0, 3)
+                                   ? in_.ConsumeIntegralInRange<int64_t>(-1, 3)
+                                   : in_.ConsumeIntegral<int64_t>();
             make("tc_slice", [&](tc_tensor* o) { return tc_slice(t, d0, d1, d2, st, o); });
             break;
           }
-          case 3: make("tc_select", [&](tc_tensor* o) { return tc_select(t, d0, d1, o); }); break;
-          case 4: make("tc_squeeze", [&](tc_tensor* o) { return tc_squeeze(t, in_.ConsumeBool() ? TC_DIM_ALL : d0, o); }); break;
-          case 5: make("tc_unsqueeze", [&](tc_tensor* o) { return tc_unsqueeze(t, d0, o); }); break;
+          case 3:
+            make("tc_select", [&](tc_tensor* o) { return tc_select(t, d0, d1, o); });
+            break;
+          case 4:
+            make("tc_squeeze",
+                 [&](tc_tensor* o) { return tc_squeeze(t, in_.ConsumeBool() ? TC_DIM_ALL : d0, o); });
+            break;
+          case 5:
+            make("tc_unsqueeze", [&](tc_tensor* o) { return tc_unsqueeze(t, d0, o); });
+            break;
           case 6: {
             const std::vector<int64_t> s = shape();
             make("tc_reshape", [&](tc_tensor* o) { return tc_reshape(t, s.data(), int64_t(s.size()), o); });
@@ -238,15 +261,33 @@ class Runner {
       case 5: {  // binary ops
         tc_tensor a = handle(), b = handle();
         switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
-          case 0: make("tc_add", [&](tc_tensor* o) { return tc_add(a, b, o); }); break;
-          case 1: make("tc_sub", [&](tc_tensor* o) { return tc_sub(a, b, o); }); break;
-          case 2: make("tc_mul", [&](tc_tensor* o) { return tc_mul(a, b, o); }); break;
-          case 3: make("tc_div", [&](tc_tensor* o) { return tc_div(a, b, o); }); break;
-          case 4: make("tc_pow", [&](tc_tensor* o) { return tc_pow(a, b, o); }); break;
-          case 5: make("tc_maximum", [&](tc_tensor* o) { return tc_maximum(a, b, o); }); break;
-          case 6: make("tc_lt", [&](tc_tensor* o) { return tc_lt(a, b, o); }); break;
-          case 7: make("tc_eq", [&](tc_tensor* o) { return tc_eq(a, b, o); }); break;
-          case 8: make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); }); break;
+          case 0:
+            make("tc_add", [&](tc_tensor* o) { return tc_add(a, b, o); });
+            break;
+          case 1:
+            make("tc_sub", [&](tc_tensor* o) { return tc_sub(a, b, o); });
+            break;
+          case 2:
+            make("tc_mul", [&](tc_tensor* o) { return tc_mul(a, b, o); });
+            break;
+          case 3:
+            make("tc_div", [&](tc_tensor* o) { return tc_div(a, b, o); });
+            break;
+          case 4:
+            make("tc_pow", [&](tc_tensor* o) { return tc_pow(a, b, o); });
+            break;
+          case 5:
+            make("tc_maximum", [&](tc_tensor* o) { return tc_maximum(a, b, o); });
+            break;
+          case 6:
+            make("tc_lt", [&](tc_tensor* o) { return tc_lt(a, b, o); });
+            break;
+          case 7:
+            make("tc_eq", [&](tc_tensor* o) { return tc_eq(a, b, o); });
+            break;
+          case 8:
+            make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); });
+            break;
           default: {
             tc_tensor c = handle();
             make("tc_where", [&](tc_tensor* o) { return tc_where(c, a, b, o); });
@@ -258,20 +299,48 @@ class Runner {
         tc_tensor a = handle();
         const double s = in_.ConsumeFloatingPoint<double>();
         switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
-          case 0: make("tc_neg", [&](tc_tensor* o) { return tc_neg(a, o); }); break;
-          case 1: make("tc_abs", [&](tc_tensor* o) { return tc_abs(a, o); }); break;
-          case 2: make("tc_exp", [&](tc_tensor* o) { return tc_exp(a, o); }); break;
-          case 3: make("tc_log", [&](tc_tensor* o) { return tc_log(a, o); }); break;
-          case 4: make("tc_sqrt", [&](tc_tensor* o) { return tc_sqrt(a, o); }); break;
-          case 5: make("tc_tanh", [&](tc_tensor* o) { return tc_tanh(a, o); }); break;
-          case 6: make("tc_sigmoid", [&](tc_tensor* o) { return tc_sigmoid(a, o); }); break;
-          case 7: make("tc_relu", [&](tc_tensor* o) { return tc_relu(a, o); }); break;
-          case 8: make("tc_gelu", [&](tc_tensor* o) { return tc_gelu(a, o); }); break;
-          case 9: make("tc_clamp", [&](tc_tensor* o) { return tc_clamp(a, s, in_.ConsumeFloatingPoint<double>(), o); }); break;
-          case 10: make("tc_add_scalar", [&](tc_tensor* o) { return tc_add_scalar(a, s, o); }); break;
-          case 11: make("tc_pow_scalar", [&](tc_tensor* o) { return tc_pow_scalar(a, s, o); }); break;
-          case 12: make("tc_rdiv_scalar", [&](tc_tensor* o) { return tc_rdiv_scalar(a, s, o); }); break;
-          default: make("tc_clone", [&](tc_tensor* o) { return tc_clone(a, o); });
+          case 0:
+            make("tc_neg", [&](tc_tensor* o) { return tc_neg(a, o); });
+            break;
+          case 1:
+            make("tc_abs", [&](tc_tensor* o) { return tc_abs(a, o); });
+            break;
+          case 2:
+            make("tc_exp", [&](tc_tensor* o) { return tc_exp(a, o); });
+            break;
+          case 3:
+            make("tc_log", [&](tc_tensor* o) { return tc_log(a, o); });
+            break;
+          case 4:
+            make("tc_sqrt", [&](tc_tensor* o) { return tc_sqrt(a, o); });
+            break;
+          case 5:
+            make("tc_tanh", [&](tc_tensor* o) { return tc_tanh(a, o); });
+            break;
+          case 6:
+            make("tc_sigmoid", [&](tc_tensor* o) { return tc_sigmoid(a, o); });
+            break;
+          case 7:
+            make("tc_relu", [&](tc_tensor* o) { return tc_relu(a, o); });
+            break;
+          case 8:
+            make("tc_gelu", [&](tc_tensor* o) { return tc_gelu(a, o); });
+            break;
+          case 9:
+            make("tc_clamp",
+                 [&](tc_tensor* o) { return tc_clamp(a, s, in_.ConsumeFloatingPoint<double>(), o); });
+            break;
+          case 10:
+            make("tc_add_scalar", [&](tc_tensor* o) { return tc_add_scalar(a, s, o); });
+            break;
+          case 11:
+            make("tc_pow_scalar", [&](tc_tensor* o) { return tc_pow_scalar(a, s, o); });
+            break;
+          case 12:
+            make("tc_rdiv_scalar", [&](tc_tensor* o) { return tc_rdiv_scalar(a, s, o); });
+            break;
+          default:
+            make("tc_clone", [&](tc_tensor* o) { return tc_clone(a, o); });
         }
         break;
       }
@@ -283,12 +352,28 @@ class Runner {
         if (nd > 3) dims.resize(size_t(nd), 0);
         const int32_t keep = in_.ConsumeIntegralInRange<int32_t>(0, 1);
         switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
-          case 0: make("tc_sum", [&](tc_tensor* o) { return tc_sum(a, dims.data(), nd, keep, o); }); break;
-          case 1: make("tc_mean", [&](tc_tensor* o) { return tc_mean(a, dims.data(), nd, keep, o); }); break;
-          case 2: make("tc_var", [&](tc_tensor* o) { return tc_var(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, o); }); break;
-          case 3: make("tc_logsumexp", [&](tc_tensor* o) { return tc_logsumexp(a, dims.data(), nd, keep, o); }); break;
-          case 4: make("tc_max", [&](tc_tensor* o) { return tc_max(a, o); }); break;
-          case 5: make("tc_argmax", [&](tc_tensor* o) { return tc_argmax(a, in_.ConsumeBool() ? TC_DIM_ALL : dims[0], keep, o); }); break;
+          case 0:
+            make("tc_sum", [&](tc_tensor* o) { return tc_sum(a, dims.data(), nd, keep, o); });
+            break;
+          case 1:
+            make("tc_mean", [&](tc_tensor* o) { return tc_mean(a, dims.data(), nd, keep, o); });
+            break;
+          case 2:
+            make("tc_var", [&](tc_tensor* o) {
+              return tc_var(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, o);
+            });
+            break;
+          case 3:
+            make("tc_logsumexp", [&](tc_tensor* o) { return tc_logsumexp(a, dims.data(), nd, keep, o); });
+            break;
+          case 4:
+            make("tc_max", [&](tc_tensor* o) { return tc_max(a, o); });
+            break;
+          case 5:
+            make("tc_argmax", [&](tc_tensor* o) {
+              return tc_argmax(a, in_.ConsumeBool() ? TC_DIM_ALL : dims[0], keep, o);
+            });
+            break;
           case 6: {
             const int dst2 = slot();
             tc_tensor v = untouched(), ix = untouched();
@@ -302,9 +387,14 @@ class Runner {
             }
             break;
           }
-          case 7: make("tc_softmax", [&](tc_tensor* o) { return tc_softmax(a, dims[0], o); }); break;
-          case 8: make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); }); break;
-          default: make("tc_std", [&](tc_tensor* o) { return tc_std(a, dims.data(), nd, 1, keep, o); });
+          case 7:
+            make("tc_softmax", [&](tc_tensor* o) { return tc_softmax(a, dims[0], o); });
+            break;
+          case 8:
+            make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); });
+            break;
+          default:
+            make("tc_std", [&](tc_tensor* o) { return tc_std(a, dims.data(), nd, 1, keep, o); });
         }
         break;
       }
@@ -317,15 +407,27 @@ class Runner {
       case 9: {  // autograd accessors
         tc_tensor t = handle();
         switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
-          case 0: check("tc_tensor_set_requires_grad", tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2))); break;
-          case 1: make("tc_tensor_grad", [&](tc_tensor* o) { return tc_tensor_grad(t, o); }); break;
-          case 2: make("tc_detach", [&](tc_tensor* o) { return tc_detach(t, o); }); break;
-          case 3: check("tc_tensor_clear_grad", tc_tensor_clear_grad(t)); break;
-          case 4: check("tc_tensor_retain_grad", tc_tensor_retain_grad(t)); break;
+          case 0:
+            check("tc_tensor_set_requires_grad",
+                  tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2)));
+            break;
+          case 1:
+            make("tc_tensor_grad", [&](tc_tensor* o) { return tc_tensor_grad(t, o); });
+            break;
+          case 2:
+            make("tc_detach", [&](tc_tensor* o) { return tc_detach(t, o); });
+            break;
+          case 3:
+            check("tc_tensor_clear_grad", tc_tensor_clear_grad(t));
+            break;
+          case 4:
+            check("tc_tensor_retain_grad", tc_tensor_retain_grad(t));
+            break;
           case 5: {
             char buf[32];
             int64_t needed = 0;
-            check("tc_tensor_grad_fn_name", tc_tensor_grad_fn_name(t, buf, in_.ConsumeIntegralInRange<int64_t>(-1, 32), &needed));
+            check("tc_tensor_grad_fn_name",
+                  tc_tensor_grad_fn_name(t, buf, in_.ConsumeIntegralInRange<int64_t>(-1, 32), &needed));
             break;
           }
           default: {
@@ -339,11 +441,16 @@ class Runner {
         switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
           case 0: {
             int32_t prev = 0;
-            check("tc_set_grad_enabled", tc_set_grad_enabled(in_.ConsumeIntegralInRange<int32_t>(-1, 2), &prev));
+            check("tc_set_grad_enabled",
+                  tc_set_grad_enabled(in_.ConsumeIntegralInRange<int32_t>(-1, 2), &prev));
             break;
           }
-          case 1: check("tc_set_flag", tc_set_flag("deterministic", in_.ConsumeIntegralInRange<int64_t>(-1, 2))); break;
-          case 2: check("tc_set_flag", tc_set_flag("default_dtype", in_.ConsumeIntegralInRange<int64_t>(-1, 3))); break;
+          case 1:
+            check("tc_set_flag", tc_set_flag("deterministic", in_.ConsumeIntegralInRange<int64_t>(-1, 2)));
+            break;
+          case 2:
+            check("tc_set_flag", tc_set_flag("default_dtype", in_.ConsumeIntegralInRange<int64_t>(-1, 3)));
+            break;
           default: {
             int64_t count = 0, v = 0;
             tc_flag_count(&count);
@@ -357,13 +464,27 @@ class Runner {
       case 11: {  // in-place ops
         tc_tensor a = handle(), b = handle();
         switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
-          case 0: check("tc_add_", tc_add_(a, b)); break;
-          case 1: check("tc_mul_", tc_mul_(a, b)); break;
-          case 2: check("tc_div_", tc_div_(a, b)); break;
-          case 3: check("tc_copy_", tc_copy_(a, b)); break;
-          case 4: check("tc_zero_", tc_zero_(a)); break;
-          case 5: check("tc_fill_", tc_fill_(a, in_.ConsumeFloatingPoint<double>())); break;
-          default: check("tc_uniform_", tc_uniform_(a, in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()));
+          case 0:
+            check("tc_add_", tc_add_(a, b));
+            break;
+          case 1:
+            check("tc_mul_", tc_mul_(a, b));
+            break;
+          case 2:
+            check("tc_div_", tc_div_(a, b));
+            break;
+          case 3:
+            check("tc_copy_", tc_copy_(a, b));
+            break;
+          case 4:
+            check("tc_zero_", tc_zero_(a));
+            break;
+          case 5:
+            check("tc_fill_", tc_fill_(a, in_.ConsumeFloatingPoint<double>()));
+            break;
+          default:
+            check("tc_uniform_",
+                  tc_uniform_(a, in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()));
         }
         break;
       }
@@ -371,16 +492,26 @@ class Runner {
         tc_tensor a = handle(), b = handle();
         const int32_t red = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
         switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
-          case 0: make("tc_cross_entropy", [&](tc_tensor* o) { return tc_cross_entropy(a, b, red, o); }); break;
-          case 1: make("tc_nll_loss", [&](tc_tensor* o) { return tc_nll_loss(a, b, red, o); }); break;
-          case 2: make("tc_mse_loss", [&](tc_tensor* o) { return tc_mse_loss(a, b, red, o); }); break;
-          case 3: make("tc_dropout", [&](tc_tensor* o) { return tc_dropout(a, in_.ConsumeFloatingPoint<double>(), 1, o); }); break;
+          case 0:
+            make("tc_cross_entropy", [&](tc_tensor* o) { return tc_cross_entropy(a, b, red, o); });
+            break;
+          case 1:
+            make("tc_nll_loss", [&](tc_tensor* o) { return tc_nll_loss(a, b, red, o); });
+            break;
+          case 2:
+            make("tc_mse_loss", [&](tc_tensor* o) { return tc_mse_loss(a, b, red, o); });
+            break;
+          case 3:
+            make("tc_dropout",
+                 [&](tc_tensor* o) { return tc_dropout(a, in_.ConsumeFloatingPoint<double>(), 1, o); });
+            break;
           case 4: {
             tc_tensor bias = in_.ConsumeBool() ? nullptr : handle();
             make("tc_linear", [&](tc_tensor* o) { return tc_linear(a, b, bias, o); });
             break;
           }
-          default: make("tc_embedding", [&](tc_tensor* o) { return tc_embedding(a, b, o); });
+          default:
+            make("tc_embedding", [&](tc_tensor* o) { return tc_embedding(a, b, o); });
         }
         break;
       }
@@ -389,17 +520,24 @@ class Runner {
         const int64_t count = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
         const int64_t dim = dim_index();
         switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
-          case 0: make("tc_cat", [&](tc_tensor* o) { return tc_cat(ts, count, dim, o); }); break;
-          case 1: make("tc_stack", [&](tc_tensor* o) { return tc_stack(ts, count, dim, o); }); break;
+          case 0:
+            make("tc_cat", [&](tc_tensor* o) { return tc_cat(ts, count, dim, o); });
+            break;
+          case 1:
+            make("tc_stack", [&](tc_tensor* o) { return tc_stack(ts, count, dim, o); });
+            break;
           default: {
             tc_tensor outs[4];
             for (auto& o : outs) o = untouched();
             int64_t n = -1;
-            const int64_t size = in_.ConsumeIntegralInRange<int>(0, 7) ? in_.ConsumeIntegralInRange<int64_t>(-1, 4) : in_.ConsumeIntegral<int64_t>();
+            const int64_t size = in_.ConsumeIntegralInRange<int>(0, 7)
+                                     ? in_.ConsumeIntegralInRange<int64_t>(-1, 4)
+                                     : in_.ConsumeIntegral<int64_t>();
             const int64_t cap = in_.ConsumeIntegralInRange<int64_t>(-1, 4);
             const bool split = in_.ConsumeBool();
             const char* fn = split ? "tc_split" : "tc_chunk";
-            const int32_t rc = split ? tc_split(ts[0], size, dim, outs, cap, &n) : tc_chunk(ts[0], size, dim, outs, cap, &n);
+            const int32_t rc =
+                split ? tc_split(ts[0], size, dim, outs, cap, &n) : tc_chunk(ts[0], size, dim, outs, cap, &n);
             check(fn, rc);
             if (rc == TC_OK) {
               if (n < 0 || n > cap) die(fn, "bad count");
@@ -458,9 +596,15 @@ class Runner {
             }
             break;
           }
-          case 1: check("tc_optimizer_step", tc_optimizer_step(pool_.opt)); break;
-          case 2: check("tc_optimizer_zero_grad", tc_optimizer_zero_grad(pool_.opt)); break;
-          case 3: check("tc_optimizer_set_lr", tc_optimizer_set_lr(pool_.opt, in_.ConsumeFloatingPoint<double>())); break;
+          case 1:
+            check("tc_optimizer_step", tc_optimizer_step(pool_.opt));
+            break;
+          case 2:
+            check("tc_optimizer_zero_grad", tc_optimizer_zero_grad(pool_.opt));
+            break;
+          case 3:
+            check("tc_optimizer_set_lr", tc_optimizer_set_lr(pool_.opt, in_.ConsumeFloatingPoint<double>()));
+            break;
           default: {
             const int32_t rc = tc_optimizer_free(pool_.opt);
             check("tc_optimizer_free", rc);
@@ -473,10 +617,12 @@ class Runner {
       case 16: {  // reading data out
         tc_tensor a = handle();
         int64_t numel = 0, size = 0;
-        if (tc_tensor_numel(a, &numel) == TC_OK && tc_tensor_element_size(a, &size) == TC_OK && numel * size <= 4096) {
+        if (tc_tensor_numel(a, &numel) == TC_OK && tc_tensor_element_size(a, &size) == TC_OK &&
+            numel * size <= 4096) {
           std::vector<uint8_t> buf(size_t(numel * size) + 1);
           const int64_t delta = in_.ConsumeIntegralInRange<int64_t>(-1, 1);
-          check("tc_tensor_copy_to", tc_tensor_copy_to(a, buf.data(), numel * size + delta < 0 ? 0 : numel * size + delta));
+          check("tc_tensor_copy_to",
+                tc_tensor_copy_to(a, buf.data(), numel * size + delta < 0 ? 0 : numel * size + delta));
         }
         double v = 0;
         check("tc_tensor_item", tc_tensor_item(a, &v));
@@ -488,15 +634,20 @@ class Runner {
         int64_t needed = 0;
         int64_t numel = 0;
         if (tc_tensor_numel(a, &numel) == TC_OK && numel > 100000) break;  // printing is linear
-        check("tc_tensor_to_string", tc_tensor_to_string(a, buf, in_.ConsumeIntegralInRange<int64_t>(0, 64), &needed));
+        check("tc_tensor_to_string",
+              tc_tensor_to_string(a, buf, in_.ConsumeIntegralInRange<int64_t>(0, 64), &needed));
         break;
       }
       case 18: {  // gather / index_select / one_hot
         tc_tensor a = handle(), ix = handle();
         const int64_t d = dim_index();
         switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
-          case 0: make("tc_gather", [&](tc_tensor* o) { return tc_gather(a, d, ix, o); }); break;
-          case 1: make("tc_index_select", [&](tc_tensor* o) { return tc_index_select(a, d, ix, o); }); break;
+          case 0:
+            make("tc_gather", [&](tc_tensor* o) { return tc_gather(a, d, ix, o); });
+            break;
+          case 1:
+            make("tc_index_select", [&](tc_tensor* o) { return tc_index_select(a, d, ix, o); });
+            break;
           default: {
             const int64_t classes = in_.ConsumeIntegralInRange<int64_t>(-2, 16);
             make("tc_one_hot", [&](tc_tensor* o) { return tc_one_hot(ix, classes, o); });
@@ -506,13 +657,21 @@ class Runner {
       }
       case 19: {  // pooling and convolution on whatever is in the slots
         tc_tensor x = handle(), w = handle();
-        int64_t k[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 4), in_.ConsumeIntegralInRange<int64_t>(-1, 4)};
-        int64_t s[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 3), in_.ConsumeIntegralInRange<int64_t>(-1, 3)};
-        int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2), in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+        int64_t k[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 4),
+                        in_.ConsumeIntegralInRange<int64_t>(-1, 4)};
+        int64_t s[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 3),
+                        in_.ConsumeIntegralInRange<int64_t>(-1, 3)};
+        int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
+                        in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
         int64_t d[2] = {in_.ConsumeIntegralInRange<int64_t>(0, 2), in_.ConsumeIntegralInRange<int64_t>(0, 2)};
         switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
-          case 0: make("tc_max_pool2d", [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); }); break;
-          case 1: make("tc_avg_pool2d", [&](tc_tensor* o) { return tc_avg_pool2d(x, k, s, p, o); }); break;
+          case 0:
+            make("tc_max_pool2d",
+                 [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); });
+            break;
+          case 1:
+            make("tc_avg_pool2d", [&](tc_tensor* o) { return tc_avg_pool2d(x, k, s, p, o); });
+            break;
           default: {
             tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
             const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
@@ -525,9 +684,14 @@ class Runner {
         tc_tensor a = handle();
         const double v = in_.ConsumeFloatingPoint<double>();
         switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
-          case 0: check("tc_normal_", tc_normal_(a, 0, v)); break;
-          case 1: check("tc_kaiming_uniform_", tc_kaiming_uniform_(a, v)); break;
-          default: check("tc_xavier_uniform_", tc_xavier_uniform_(a, v));
+          case 0:
+            check("tc_normal_", tc_normal_(a, 0, v));
+            break;
+          case 1:
+            check("tc_kaiming_uniform_", tc_kaiming_uniform_(a, v));
+            break;
+          default:
+            check("tc_xavier_uniform_", tc_xavier_uniform_(a, v));
         }
         break;
       }
@@ -610,6 +774,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tc_manual_seed(1);
   const int64_t tensors = flag("live_tensors"), handles = flag("live_handles");
   if (handles != g_handles0) die("live_handles", std::to_string(handles - g_handles0) + " handles leaked");
-  if (tensors != g_tensors0) die("live_tensors", std::to_string(tensors - g_tensors0) + " tensors leaked (a cycle?)");
+  if (tensors != g_tensors0)
+    die("live_tensors", std::to_string(tensors - g_tensors0) + " tensors leaked (a cycle?)");
   return 0;
 }

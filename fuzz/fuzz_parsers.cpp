@@ -67,7 +67,8 @@ void exercise(tc_tensor t) {
 
 // Whether every element (shape, element strides, byte offset) lies in
 // [g_buffer, g_buffer + sizeof g_buffer). 128-bit arithmetic: no overflow.
-bool inside_buffer(const int64_t* shape, const int64_t* strides, int32_t ndim, int64_t itemsize, uint64_t offset) {
+bool inside_buffer(const int64_t* shape, const int64_t* strides, int32_t ndim, int64_t itemsize,
+                   uint64_t offset) {
   if (ndim < 0 || ndim > TC_MAX_DIMS) return false;
   __int128 lo = 0, hi = 0;
   for (int32_t i = 0; i < ndim; ++i) {
@@ -94,21 +95,27 @@ void fuzz_dlpack(FuzzedDataProvider& in) {
   const bool versioned = in.ConsumeBool();
   int64_t shape[kArr], strides[kArr];
   for (int i = 0; i < kArr; ++i) {
-    shape[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8) : in.ConsumeIntegral<int64_t>();
-    strides[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(-2, 16) : in.ConsumeIntegral<int64_t>();
+    shape[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8)
+                                                    : in.ConsumeIntegral<int64_t>();
+    strides[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(-2, 16)
+                                                      : in.ConsumeIntegral<int64_t>();
   }
   DLTensor dl{};
   dl.data = in.ConsumeIntegralInRange<int>(0, 15) ? static_cast<void*>(g_buffer) : nullptr;
-  dl.device.device_type = DLDeviceType(in.ConsumeIntegralInRange<int>(0, 3) ? 1 : in.ConsumeIntegral<int32_t>());
+  dl.device.device_type =
+      DLDeviceType(in.ConsumeIntegralInRange<int>(0, 3) ? 1 : in.ConsumeIntegral<int32_t>());
   dl.device.device_id = in.ConsumeIntegralInRange<int>(0, 3) ? 0 : in.ConsumeIntegral<int32_t>();
-  dl.ndim = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int32_t>(0, 4) : in.ConsumeIntegralInRange<int32_t>(-3, kArr);
+  dl.ndim = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int32_t>(0, 4)
+                                                 : in.ConsumeIntegralInRange<int32_t>(-3, kArr);
   dl.dtype.code = in.ConsumeIntegral<uint8_t>() % 8;
   static const uint8_t bits[] = {8, 16, 32, 64, 1, 0, 24, 128};
-  dl.dtype.bits = in.ConsumeIntegralInRange<int>(0, 7) ? bits[in.ConsumeIntegralInRange<int>(0, 3)] : in.ConsumeIntegral<uint8_t>();
+  dl.dtype.bits = in.ConsumeIntegralInRange<int>(0, 7) ? bits[in.ConsumeIntegralInRange<int>(0, 3)]
+                                                       : in.ConsumeIntegral<uint8_t>();
   dl.dtype.lanes = in.ConsumeIntegralInRange<int>(0, 7) ? 1 : in.ConsumeIntegral<uint16_t>();
   dl.shape = in.ConsumeIntegralInRange<int>(0, 15) ? shape : nullptr;
   dl.strides = in.ConsumeBool() ? strides : nullptr;
-  dl.byte_offset = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<uint64_t>(0, 64) : in.ConsumeIntegral<uint64_t>();
+  dl.byte_offset = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<uint64_t>(0, 64)
+                                                        : in.ConsumeIntegral<uint64_t>();
 
   g_deletes = 0;
   DLManagedTensor legacy{};
@@ -127,7 +134,9 @@ void fuzz_dlpack(FuzzedDataProvider& in) {
     managed = &legacy;
   }
   tc_tensor t = nullptr;
-  const int32_t rc = tc_from_dlpack(managed, in.ConsumeIntegralInRange<int>(0, 15) ? int32_t(versioned) : in.ConsumeIntegral<int32_t>(), &t);
+  const int32_t rc = tc_from_dlpack(
+      managed, in.ConsumeIntegralInRange<int>(0, 15) ? int32_t(versioned) : in.ConsumeIntegral<int32_t>(),
+      &t);
   check("tc_from_dlpack", rc);
   if (rc != TC_OK) {
     if (g_deletes != 0) die("tc_from_dlpack", "called the deleter of a tensor it did not take");
@@ -135,30 +144,38 @@ void fuzz_dlpack(FuzzedDataProvider& in) {
     return;
   }
   if (g_deletes != 0) die("tc_from_dlpack", "called the deleter too early");
-  const bool readable = dl.data && dl.ndim >= 0 && dl.ndim <= TC_MAX_DIMS &&
-                        (dl.ndim == 0 || dl.shape) && inside_buffer(dl.shape ? dl.shape : shape, dl.strides, dl.ndim,
-                                                                    dl_itemsize(dl.dtype), dl.byte_offset);
+  const bool readable =
+      dl.data && dl.ndim >= 0 && dl.ndim <= TC_MAX_DIMS && (dl.ndim == 0 || dl.shape) &&
+      inside_buffer(dl.shape ? dl.shape : shape, dl.strides, dl.ndim, dl_itemsize(dl.dtype), dl.byte_offset);
   if (readable) exercise(t);
   check("tc_tensor_free", tc_tensor_free(t));
-  if (g_deletes != 1) die("tc_from_dlpack", "deleter called " + std::to_string(g_deletes) + " times after the tensor died");
+  if (g_deletes != 1)
+    die("tc_from_dlpack", "deleter called " + std::to_string(g_deletes) + " times after the tensor died");
 }
 
 void fuzz_blob(FuzzedDataProvider& in) {
   int64_t shape[kArr], strides[kArr];
   for (int i = 0; i < kArr; ++i) {
-    shape[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8) : in.ConsumeIntegral<int64_t>();
-    strides[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(-1, 16) : in.ConsumeIntegral<int64_t>();
+    shape[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8)
+                                                    : in.ConsumeIntegral<int64_t>();
+    strides[i] = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(-1, 16)
+                                                      : in.ConsumeIntegral<int64_t>();
   }
-  const int64_t ndim = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 4) : in.ConsumeIntegralInRange<int64_t>(-3, kArr);
-  const int32_t dtype = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int32_t>(0, TC_DTYPE_COUNT - 1) : in.ConsumeIntegral<int32_t>();
+  const int64_t ndim = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 4)
+                                                            : in.ConsumeIntegralInRange<int64_t>(-3, kArr);
+  const int32_t dtype = in.ConsumeIntegralInRange<int>(0, 7)
+                            ? in.ConsumeIntegralInRange<int32_t>(0, TC_DTYPE_COUNT - 1)
+                            : in.ConsumeIntegral<int32_t>();
   const bool with_strides = in.ConsumeBool();
   g_deletes = 0;
   tc_tensor t = nullptr;
-  const int32_t rc = tc_from_blob(g_buffer, shape, with_strides ? strides : nullptr, ndim, dtype,
-                                  [](void*, void*) { ++g_deletes; }, nullptr, &t);
+  const int32_t rc = tc_from_blob(
+      g_buffer, shape, with_strides ? strides : nullptr, ndim, dtype, [](void*, void*) { ++g_deletes; },
+      nullptr, &t);
   check("tc_from_blob", rc);
   if (rc != TC_OK) {
-    if (g_deletes != 1) die("tc_from_blob", "a failed call must call the deleter once, called " + std::to_string(g_deletes));
+    if (g_deletes != 1)
+      die("tc_from_blob", "a failed call must call the deleter once, called " + std::to_string(g_deletes));
     return;
   }
   int64_t itemsize = 0;
@@ -170,7 +187,9 @@ void fuzz_blob(FuzzedDataProvider& in) {
 
 void fuzz_from_data(FuzzedDataProvider& in) {
   int64_t shape[kArr];
-  for (auto& s : shape) s = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8) : in.ConsumeIntegral<int64_t>();
+  for (auto& s : shape)
+    s = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 8)
+                                             : in.ConsumeIntegral<int64_t>();
   const int64_t ndim = in.ConsumeIntegralInRange<int64_t>(-1, 6);
   const int32_t dtype = in.ConsumeIntegralInRange<int32_t>(-1, TC_DTYPE_COUNT);
   const std::vector<uint8_t> bytes = in.ConsumeBytes<uint8_t>(in.ConsumeIntegralInRange<size_t>(0, 512));
@@ -195,14 +214,23 @@ void fuzz_shapes(FuzzedDataProvider& in) {
     base = r;
   }
   int64_t arr[kArr];
-  for (auto& a : arr) a = in.ConsumeIntegralInRange<int>(0, 3) ? in.ConsumeIntegralInRange<int64_t>(-2, 24) : in.ConsumeIntegral<int64_t>();
-  const int64_t n = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 5) : in.ConsumeIntegralInRange<int64_t>(-3, kArr);
+  for (auto& a : arr)
+    a = in.ConsumeIntegralInRange<int>(0, 3) ? in.ConsumeIntegralInRange<int64_t>(-2, 24)
+                                             : in.ConsumeIntegral<int64_t>();
+  const int64_t n = in.ConsumeIntegralInRange<int>(0, 7) ? in.ConsumeIntegralInRange<int64_t>(0, 5)
+                                                         : in.ConsumeIntegralInRange<int64_t>(-3, kArr);
   tc_tensor t = nullptr;
   int32_t rc;
   const char* fn;
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0: fn = "tc_reshape"; rc = tc_reshape(base, arr, n, &t); break;
-    case 1: fn = "tc_view"; rc = tc_view(base, arr, n, &t); break;
+    case 0:
+      fn = "tc_reshape";
+      rc = tc_reshape(base, arr, n, &t);
+      break;
+    case 1:
+      fn = "tc_view";
+      rc = tc_view(base, arr, n, &t);
+      break;
     case 2:
       // expand: keep the result small (a huge broadcast is valid but slow to read).
       for (int64_t i = 0; i < n && i < kArr; ++i)
@@ -210,7 +238,10 @@ void fuzz_shapes(FuzzedDataProvider& in) {
       fn = "tc_expand";
       rc = tc_expand(base, arr, n, &t);
       break;
-    default: fn = "tc_permute"; rc = tc_permute(base, arr, n, &t); break;
+    default:
+      fn = "tc_permute";
+      rc = tc_permute(base, arr, n, &t);
+      break;
   }
   check(fn, rc);
   if (rc == TC_OK) {
@@ -224,7 +255,9 @@ void fuzz_names(FuzzedDataProvider& in) {
   int32_t v = 0;
   int64_t f = 0;
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0: check("tc_dtype_from_name", tc_dtype_from_name(s.c_str(), &v)); break;
+    case 0:
+      check("tc_dtype_from_name", tc_dtype_from_name(s.c_str(), &v));
+      break;
     case 1: {
       const int32_t rc = tc_device_from_name(s.c_str(), &v);
       check("tc_device_from_name", rc);
@@ -235,7 +268,9 @@ void fuzz_names(FuzzedDataProvider& in) {
       }
       break;
     }
-    case 2: check("tc_get_flag", tc_get_flag(s.c_str(), &f)); break;
+    case 2:
+      check("tc_get_flag", tc_get_flag(s.c_str(), &f));
+      break;
     default:
       // Any settable flag but the two that change more than this input:
       // num_threads (thread pools) and fail_alloc_at (later allocations).
@@ -258,7 +293,8 @@ void fuzz_codes(FuzzedDataProvider& in) {
   check("tc_dtype_name", tc_dtype_name(c, &s));
   check("tc_dtype_size", tc_dtype_size(c, &n));
   check("tc_promote_types", tc_promote_types(c, d, &v));
-  if ((c >> 16) != TC_DEVICE_CUDA) check("tc_device_name", tc_device_name(c, buf, in.ConsumeIntegralInRange<int64_t>(-1, 32), &n));
+  if ((c >> 16) != TC_DEVICE_CUDA)
+    check("tc_device_name", tc_device_name(c, buf, in.ConsumeIntegralInRange<int64_t>(-1, 32), &n));
   check("tc_flag_info", tc_flag_info(i, &s, &v));
   tc_stage_info st{};
   st.size = in.ConsumeIntegral<uint32_t>() % 128;
@@ -306,14 +342,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   switch (in.ConsumeIntegralInRange<int>(0, 7)) {
-    case 0: fuzz_names(in); break;
-    case 1: fuzz_codes(in); break;
-    case 2: fuzz_dlpack(in); break;
-    case 3: fuzz_blob(in); break;
-    case 4: fuzz_from_data(in); break;
-    case 5: fuzz_shapes(in); break;
-    case 6: fuzz_init_options(in); break;
-    default: fuzz_dlpack(in); break;
+    case 0:
+      fuzz_names(in);
+      break;
+    case 1:
+      fuzz_codes(in);
+      break;
+    case 2:
+      fuzz_dlpack(in);
+      break;
+    case 3:
+      fuzz_blob(in);
+      break;
+    case 4:
+      fuzz_from_data(in);
+      break;
+    case 5:
+      fuzz_shapes(in);
+      break;
+    case 6:
+      fuzz_init_options(in);
+      break;
+    default:
+      fuzz_dlpack(in);
+      break;
   }
   if (flag("live_handles") != g_handles0) die("live_handles", "a handle leaked");
   if (flag("live_tensors") != g_tensors0) die("live_tensors", "a tensor leaked");

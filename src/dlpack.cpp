@@ -3,11 +3,12 @@
 // DLManagedTensorVersioned that holds one reference to the tensor; import
 // wraps the producer's buffer in a borrowed Storage whose deleter calls the
 // producer's deleter exactly once, when the last tensor using it dies.
+#include "dlpack.h"
+
 #include <atomic>
 #include <memory>
 
 #include "api.h"
-#include "dlpack.h"
 
 using namespace tc;
 
@@ -79,15 +80,16 @@ Device from_dl_device(DLDevice d) {
              d.device_id, " is out of range");
     return check_device(TC_DEVICE(TC_DEVICE_CUDA, d.device_id), "DLPack device");
   }
-  fail(TC_ERR_NOT_IMPLEMENTED, str("DLPack device type ", int(d.device_type),
-                                   " is not supported (only kDLCPU and kDLCUDA)"));
+  fail(TC_ERR_NOT_IMPLEMENTED,
+       str("DLPack device type ", int(d.device_type), " is not supported (only kDLCPU and kDLCUDA)"));
 }
 
 // Wraps a DLTensor's buffer; release() runs once when the storage dies, but
 // only after arm() (so a failed import leaves the producer's tensor alone).
-Tensor wrap(const DLTensor& dl, std::function<void()> release, const std::shared_ptr<std::atomic<bool>>& armed) {
-  TC_CHECK(dl.ndim >= 0 && dl.ndim <= TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "DLPack tensor has ndim ", dl.ndim,
-           " (libtc allows 0..", TC_MAX_DIMS, ")");
+Tensor wrap(const DLTensor& dl, std::function<void()> release,
+            const std::shared_ptr<std::atomic<bool>>& armed) {
+  TC_CHECK(dl.ndim >= 0 && dl.ndim <= TC_MAX_DIMS, TC_ERR_INVALID_ARGUMENT, "DLPack tensor has ndim ",
+           dl.ndim, " (libtc allows 0..", TC_MAX_DIMS, ")");
   TC_CHECK(dl.ndim == 0 || dl.shape != nullptr, TC_ERR_INVALID_ARGUMENT, "DLPack tensor has a NULL shape");
   const DType dtype = from_dl_dtype(dl.dtype);
   const Device device = from_dl_device(dl.device);
@@ -152,10 +154,20 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out) 
       auto* m = static_cast<DLManagedTensorVersioned*>(managed);
       TC_CHECK(m->version.major == DLPACK_MAJOR_VERSION, TC_ERR_NOT_IMPLEMENTED, "DLPack major version ",
                m->version.major, " is not supported (libtc reads ", DLPACK_MAJOR_VERSION, ".x)");
-      t = wrap(m->dl_tensor, [m] { if (m->deleter) m->deleter(m); }, armed);
+      t = wrap(
+          m->dl_tensor,
+          [m] {
+            if (m->deleter) m->deleter(m);
+          },
+          armed);
     } else {
       auto* m = static_cast<DLManagedTensor*>(managed);
-      t = wrap(m->dl_tensor, [m] { if (m->deleter) m->deleter(m); }, armed);
+      t = wrap(
+          m->dl_tensor,
+          [m] {
+            if (m->deleter) m->deleter(m);
+          },
+          armed);
     }
     tc_tensor h = new_handle(t);
     armed->store(true);  // from here on libtc owns `managed`

@@ -159,8 +159,9 @@ struct Conv2dBackward : autograd::Node {
 constexpr int64_t kMaxGeometry = int64_t(1) << 31;
 
 void check_pair(const int64_t v[2], int64_t min, const char* op, const char* what) {
-  TC_CHECK(v[0] >= min && v[1] >= min && v[0] <= kMaxGeometry && v[1] <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT,
-           op, ": ", what, " must be in [", min, ", 2^31] but is [", v[0], ", ", v[1], "]");
+  TC_CHECK(v[0] >= min && v[1] >= min && v[0] <= kMaxGeometry && v[1] <= kMaxGeometry,
+           TC_ERR_INVALID_ARGUMENT, op, ": ", what, " must be in [", min, ", 2^31] but is [", v[0], ", ",
+           v[1], "]");
 }
 
 // ---------------------------------------------------------------- pooling --

@@ -52,7 +52,8 @@ bool cycle() {
   if (tc_init(nullptr) != TC_OK) return false;
   const int64_t shape[] = {32, 32};  // above the inline buffer: real allocations
   tc_tensor a = nullptr, b = nullptr, c = nullptr, kept = nullptr;
-  bool ok = tc_ones(shape, 2, TC_FLOAT32, TC_CPU, &a) == TC_OK && tc_zeros(shape, 2, TC_FLOAT64, TC_CPU, &b) == TC_OK &&
+  bool ok = tc_ones(shape, 2, TC_FLOAT32, TC_CPU, &a) == TC_OK &&
+            tc_zeros(shape, 2, TC_FLOAT64, TC_CPU, &b) == TC_OK &&
             tc_rand(shape, 2, TC_FLOAT32, TC_CPU, &kept) == TC_OK;
   if (ok && reinterpret_cast<void*>(&tc_add) != nullptr) ok = tc_add(a, b, &c) == TC_OK;
   int64_t live = -1;
@@ -76,8 +77,9 @@ TEST(InitCycles, ThousandCyclesWithSteadyMemory) {
   const int64_t heap1 = heap_in_use(), rss1 = rss_bytes();
   EXPECT_EQ(tc::live_tensor_count(), tensors0) << "tc_shutdown left tensors alive";
   std::printf("init cycles: 1000 cycles; heap in use %lld -> %lld bytes (%+lld), RSS %lld -> %lld KiB\n",
-              static_cast<long long>(heap0), static_cast<long long>(heap1), static_cast<long long>(heap1 - heap0),
-              static_cast<long long>(rss0 / 1024), static_cast<long long>(rss1 / 1024));
+              static_cast<long long>(heap0), static_cast<long long>(heap1),
+              static_cast<long long>(heap1 - heap0), static_cast<long long>(rss0 / 1024),
+              static_cast<long long>(rss1 / 1024));
   // Steady: a leak of even 64 bytes per cycle would show as 64,000.
   EXPECT_LT(heap1 - heap0, 16 * 1024) << "heap grows with init/shutdown cycles";
   EXPECT_LT(rss1 - rss0, 4 * 1024 * 1024) << "RSS grows with init/shutdown cycles";

@@ -28,9 +28,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -217,38 +217,45 @@ const double kNaN = std::nan("");
 enum class Bad { none, null, freed, stale, garbage, pointer, wrong_kind };
 const char* bad_name(Bad b) {
   switch (b) {
-    case Bad::none: return "valid";
-    case Bad::null: return "NULL";
-    case Bad::freed: return "freed handle";
-    case Bad::stale: return "stale handle (from before tc_shutdown)";
-    case Bad::garbage: return "forged handle (live slot, wrong generation)";
-    case Bad::pointer: return "a pointer cast to a handle";
-    case Bad::wrong_kind: return "wrong-kind handle";
+    case Bad::none:
+      return "valid";
+    case Bad::null:
+      return "NULL";
+    case Bad::freed:
+      return "freed handle";
+    case Bad::stale:
+      return "stale handle (from before tc_shutdown)";
+    case Bad::garbage:
+      return "forged handle (live slot, wrong generation)";
+    case Bad::pointer:
+      return "a pointer cast to a handle";
+    case Bad::wrong_kind:
+      return "wrong-kind handle";
   }
   return "?";
 }
 
 // Tensors and an optimizer the valid calls use; all freed in TearDown.
 struct Fixtures {
-  tc_tensor a = nullptr;      // float32 [2,3]
-  tc_tensor b = nullptr;      // float32 [2,3]
-  tc_tensor bt = nullptr;     // float32 [3,2]
-  tc_tensor v = nullptr;      // float32 [3]
-  tc_tensor s = nullptr;      // float32 [] (one element)
-  tc_tensor cond = nullptr;   // bool [2,3]
-  tc_tensor ia = nullptr;     // int64 [2,3] (values 0/1: a gather index)
-  tc_tensor cls = nullptr;    // int64 [2] = {0, 2} (class targets, indices)
-  tc_tensor img = nullptr;    // float32 [1,2,4,4]
-  tc_tensor w = nullptr;      // float32 [3,2,3,3] (conv weight)
-  tc_tensor bias = nullptr;   // float32 [3]
-  tc_tensor emb = nullptr;    // float32 [4,3] (embedding table)
-  tc_tensor p = nullptr;      // float32 [2,3], requires grad (a leaf)
-  tc_tensor leaf = nullptr;   // float32 [2,3] for set_requires_grad
-  tc_tensor lw = nullptr;     // float32 [4,3] (linear weight)
-  tc_tensor lb = nullptr;     // float32 [4] (linear bias)
-  tc_tensor t3 = nullptr;     // float32 [2,4,4] (a 3-D input)
-  tc_tensor i32 = nullptr;    // int32 [2,3]
-  tc_optimizer opt = nullptr; // SGD over p
+  tc_tensor a = nullptr;       // float32 [2,3]
+  tc_tensor b = nullptr;       // float32 [2,3]
+  tc_tensor bt = nullptr;      // float32 [3,2]
+  tc_tensor v = nullptr;       // float32 [3]
+  tc_tensor s = nullptr;       // float32 [] (one element)
+  tc_tensor cond = nullptr;    // bool [2,3]
+  tc_tensor ia = nullptr;      // int64 [2,3] (values 0/1: a gather index)
+  tc_tensor cls = nullptr;     // int64 [2] = {0, 2} (class targets, indices)
+  tc_tensor img = nullptr;     // float32 [1,2,4,4]
+  tc_tensor w = nullptr;       // float32 [3,2,3,3] (conv weight)
+  tc_tensor bias = nullptr;    // float32 [3]
+  tc_tensor emb = nullptr;     // float32 [4,3] (embedding table)
+  tc_tensor p = nullptr;       // float32 [2,3], requires grad (a leaf)
+  tc_tensor leaf = nullptr;    // float32 [2,3] for set_requires_grad
+  tc_tensor lw = nullptr;      // float32 [4,3] (linear weight)
+  tc_tensor lb = nullptr;      // float32 [4] (linear bias)
+  tc_tensor t3 = nullptr;      // float32 [2,4,4] (a 3-D input)
+  tc_tensor i32 = nullptr;     // int32 [2,3]
+  tc_optimizer opt = nullptr;  // SGD over p
   // Spoiled handles.
   tc_tensor freed = nullptr, stale = nullptr, garbage = nullptr, wrong = nullptr;
   tc_optimizer opt_freed = nullptr, opt_stale = nullptr, opt_garbage = nullptr, opt_wrong = nullptr;
@@ -276,7 +283,7 @@ struct M {
   Outs o;
   int bad_arg = -1;
   Bad how = Bad::none;
-  std::vector<tc_tensor*> used_h;      // handle out-params of this call
+  std::vector<tc_tensor*> used_h;  // handle out-params of this call
   std::vector<tc_optimizer*> used_opt;
   bool hs_used = false;
   // A message snapshot taken by done(), for calls that clean up afterwards.
@@ -295,29 +302,45 @@ struct M {
   tc_tensor H(int i, tc_tensor good) const {
     if (!spoiled(i)) return good;
     switch (how) {
-      case Bad::null: return nullptr;
-      case Bad::freed: return f.freed;
-      case Bad::stale: return f.stale;
-      case Bad::garbage: return f.garbage;
-      case Bad::pointer: return reinterpret_cast<tc_tensor>(const_cast<Outs*>(&o));
-      case Bad::wrong_kind: return f.wrong;
-      default: return good;
+      case Bad::null:
+        return nullptr;
+      case Bad::freed:
+        return f.freed;
+      case Bad::stale:
+        return f.stale;
+      case Bad::garbage:
+        return f.garbage;
+      case Bad::pointer:
+        return reinterpret_cast<tc_tensor>(const_cast<Outs*>(&o));
+      case Bad::wrong_kind:
+        return f.wrong;
+      default:
+        return good;
     }
   }
   tc_optimizer Z(int i, tc_optimizer good) const {
     if (!spoiled(i)) return good;
     switch (how) {
-      case Bad::null: return nullptr;
-      case Bad::freed: return f.opt_freed;
-      case Bad::stale: return f.opt_stale;
-      case Bad::garbage: return f.opt_garbage;
-      case Bad::pointer: return reinterpret_cast<tc_optimizer>(const_cast<Outs*>(&o));
-      case Bad::wrong_kind: return f.opt_wrong;
-      default: return good;
+      case Bad::null:
+        return nullptr;
+      case Bad::freed:
+        return f.opt_freed;
+      case Bad::stale:
+        return f.opt_stale;
+      case Bad::garbage:
+        return f.opt_garbage;
+      case Bad::pointer:
+        return reinterpret_cast<tc_optimizer>(const_cast<Outs*>(&o));
+      case Bad::wrong_kind:
+        return f.opt_wrong;
+      default:
+        return good;
     }
   }
   template <typename T>
-  T* P(int i, T* good) const { return spoiled(i) ? nullptr : good; }
+  T* P(int i, T* good) const {
+    return spoiled(i) ? nullptr : good;
+  }
   // The k-th handle out-param.
   tc_tensor* O(int i, int k = 0) {
     used_h.push_back(&o.h[k]);
@@ -358,9 +381,9 @@ struct Entry {
   std::string sig;
   Call call;
   std::vector<Extra> extras;
-  std::vector<int32_t> ok = {TC_OK};                  // the valid call's status
+  std::vector<int32_t> ok = {TC_OK};                    // the valid call's status
   std::vector<int32_t> pre = {TC_ERR_NOT_INITIALIZED};  // before init / after shutdown
-  std::function<void(M&)> cleanup;                    // after a call that succeeded
+  std::function<void(M&)> cleanup;                      // after a call that succeeded
 };
 
 Extra X(std::string what, std::vector<int32_t> expected, Call c) {
@@ -388,7 +411,7 @@ Entry with_cleanup(Entry e, std::function<void(M&)> c) {
   return e;
 }
 
-#define FN(f) #f, reinterpret_cast<void*>(&f)
+#define FN(f) #f, reinterpret_cast < void*>(&f)
 #define HAVE(f) (reinterpret_cast<void*>(&f) != nullptr)
 
 // ---- helpers that make fresh objects (guarded: the function may be missing) ----
@@ -400,7 +423,8 @@ tc_tensor make_f32(std::initializer_list<int64_t> shape, float start = 0.5f) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = start + 0.25f * float(i % 7);
   tc_tensor t = nullptr;
-  if (tc_from_data(v.data(), int64_t(n * 4), s.data(), int64_t(s.size()), TC_FLOAT32, &t) != TC_OK) return nullptr;
+  if (tc_from_data(v.data(), int64_t(n * 4), s.data(), int64_t(s.size()), TC_FLOAT32, &t) != TC_OK)
+    return nullptr;
   return t;
 }
 tc_tensor make_i64(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> values) {
@@ -475,29 +499,92 @@ void count_delete(void*, void*) { ++g_blob_deletes; }
 template <typename F>
 std::vector<Extra> factory_extras(F fn) {
   return {
-      X("dtype -1", {TC_ERR_DTYPE}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, -1, TC_CPU, m.O(9)); }),
-      X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, TC_DTYPE_COUNT, TC_CPU, m.O(9)); }),
-      X("dtype INT32_MAX", {TC_ERR_DTYPE}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, kI32Max, TC_CPU, m.O(9)); }),
-      X("device type 7", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, TC_FLOAT32, TC_DEVICE(7, 0), m.O(9)); }),
-      X("device -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, TC_FLOAT32, -1, m.O(9)); }),
-      X("device cpu:3", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2}; return fn(s, 1, TC_FLOAT32, TC_DEVICE(0, 3), m.O(9)); }),
-      X("ndim -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2}; return fn(s, -1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("ndim TC_MAX_DIMS+1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[TC_MAX_DIMS + 1] = {}; return fn(s, TC_MAX_DIMS + 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("ndim INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2}; return fn(s, kI64Min, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("negative size", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {2, -3}; return fn(s, 2, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("size INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {kI64Min}; return fn(s, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {kI64Max, 2}; return fn(s, 2, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("shape product overflows int64 (16 dims of 16)", {TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[16]; for (auto& x : s) x = 16; return fn(s, 16, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("bytes overflow int64 (2^62 float32)", {TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {int64_t(1) << 62}; return fn(s, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-      X("does not fit in memory (2^50 bytes)", {TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {int64_t(1) << 47}; return fn(s, 1, TC_FLOAT64, TC_CPU, m.O(9)); }),
+      X("dtype -1", {TC_ERR_DTYPE},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, -1, TC_CPU, m.O(9));
+        }),
+      X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, TC_DTYPE_COUNT, TC_CPU, m.O(9));
+        }),
+      X("dtype INT32_MAX", {TC_ERR_DTYPE},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, kI32Max, TC_CPU, m.O(9));
+        }),
+      X("device type 7", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, TC_FLOAT32, TC_DEVICE(7, 0), m.O(9));
+        }),
+      X("device -1", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, TC_FLOAT32, -1, m.O(9));
+        }),
+      X("device cpu:3", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, 1, TC_FLOAT32, TC_DEVICE(0, 3), m.O(9));
+        }),
+      X("ndim -1", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, -1, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("ndim TC_MAX_DIMS+1", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[TC_MAX_DIMS + 1] = {};
+          return fn(s, TC_MAX_DIMS + 1, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("ndim INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2};
+          return fn(s, kI64Min, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("negative size", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {2, -3};
+          return fn(s, 2, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("size INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t s[] = {kI64Min};
+          return fn(s, 1, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY},
+        [fn](M& m) {
+          int64_t s[] = {kI64Max, 2};
+          return fn(s, 2, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("shape product overflows int64 (16 dims of 16)", {TC_ERR_OUT_OF_MEMORY},
+        [fn](M& m) {
+          int64_t s[16];
+          for (auto& x : s) x = 16;
+          return fn(s, 16, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("bytes overflow int64 (2^62 float32)", {TC_ERR_OUT_OF_MEMORY},
+        [fn](M& m) {
+          int64_t s[] = {int64_t(1) << 62};
+          return fn(s, 1, TC_FLOAT32, TC_CPU, m.O(9));
+        }),
+      X("does not fit in memory (2^50 bytes)", {TC_ERR_OUT_OF_MEMORY},
+        [fn](M& m) {
+          int64_t s[] = {int64_t(1) << 47};
+          return fn(s, 1, TC_FLOAT64, TC_CPU, m.O(9));
+        }),
   };
 }
 
 // Cases shared by tensor-out unary ops: none beyond the signature. Binary ops:
 std::vector<Extra> binary_extras(int32_t (*fn)(tc_tensor, tc_tensor, tc_tensor*), bool bool_ok) {
   std::vector<Extra> x = {
-      X("shapes that do not broadcast ([2,3] and [3,2])", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.a, m.f.bt, m.O(9)); }),
-      X("shapes that do not broadcast ([3] and [2,3]^T)", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.bt, m.f.v, m.O(9)); }),
+      X("shapes that do not broadcast ([2,3] and [3,2])", {TC_ERR_SHAPE},
+        [fn](M& m) { return fn(m.f.a, m.f.bt, m.O(9)); }),
+      X("shapes that do not broadcast ([3] and [2,3]^T)", {TC_ERR_SHAPE},
+        [fn](M& m) { return fn(m.f.bt, m.f.v, m.O(9)); }),
   };
   if (!bool_ok)
     x.push_back(X("bool arithmetic", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.cond, m.f.cond, m.O(9)); }));
@@ -505,13 +592,41 @@ std::vector<Extra> binary_extras(int32_t (*fn)(tc_tensor, tc_tensor, tc_tensor*)
 }
 std::vector<Extra> reduce_extras(std::function<int32_t(M&, const int64_t*, int64_t)> fn) {
   return {
-      X("dim 2 of a 2-D tensor", {TC_ERR_INDEX}, [fn](M& m) { int64_t d[] = {2}; return fn(m, d, 1); }),
-      X("dim -3 of a 2-D tensor", {TC_ERR_INDEX}, [fn](M& m) { int64_t d[] = {-3}; return fn(m, d, 1); }),
-      X("dim INT64_MIN", {TC_ERR_INDEX}, [fn](M& m) { int64_t d[] = {kI64Min}; return fn(m, d, 1); }),
-      X("dim INT64_MAX", {TC_ERR_INDEX}, [fn](M& m) { int64_t d[] = {kI64Max}; return fn(m, d, 1); }),
-      X("repeated dim", {TC_ERR_INVALID_ARGUMENT, TC_ERR_INDEX}, [fn](M& m) { int64_t d[] = {1, -1}; return fn(m, d, 2); }),
-      X("ndims -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t d[] = {0}; return fn(m, d, -1); }),
-      X("ndims TC_MAX_DIMS+1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t d[TC_MAX_DIMS + 1] = {}; return fn(m, d, TC_MAX_DIMS + 1); }),
+      X("dim 2 of a 2-D tensor", {TC_ERR_INDEX},
+        [fn](M& m) {
+          int64_t d[] = {2};
+          return fn(m, d, 1);
+        }),
+      X("dim -3 of a 2-D tensor", {TC_ERR_INDEX},
+        [fn](M& m) {
+          int64_t d[] = {-3};
+          return fn(m, d, 1);
+        }),
+      X("dim INT64_MIN", {TC_ERR_INDEX},
+        [fn](M& m) {
+          int64_t d[] = {kI64Min};
+          return fn(m, d, 1);
+        }),
+      X("dim INT64_MAX", {TC_ERR_INDEX},
+        [fn](M& m) {
+          int64_t d[] = {kI64Max};
+          return fn(m, d, 1);
+        }),
+      X("repeated dim", {TC_ERR_INVALID_ARGUMENT, TC_ERR_INDEX},
+        [fn](M& m) {
+          int64_t d[] = {1, -1};
+          return fn(m, d, 2);
+        }),
+      X("ndims -1", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t d[] = {0};
+          return fn(m, d, -1);
+        }),
+      X("ndims TC_MAX_DIMS+1", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          int64_t d[TC_MAX_DIMS + 1] = {};
+          return fn(m, d, TC_MAX_DIMS + 1);
+        }),
   };
 }
 std::vector<Extra> dim_extras(std::function<int32_t(M&, int64_t)> fn) {
@@ -540,7 +655,8 @@ std::vector<Extra> inplace_binary_extras(int32_t (*fn)(tc_tensor, tc_tensor)) {
   return {
       X("other does not broadcast to self", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.a, m.f.bt); }),
       X("other larger than self", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.v, m.f.a); }),
-      X("result dtype is not self's (int32 self, float32 other)", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.i32, m.f.a); }),
+      X("result dtype is not self's (int32 self, float32 other)", {TC_ERR_DTYPE},
+        [fn](M& m) { return fn(m.f.i32, m.f.a); }),
       X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [fn](M& m) { return fn(m.f.p, m.f.b); }),
   };
 }
@@ -563,56 +679,61 @@ std::vector<Entry> build_table() {
   add(with_pre(E(FN(tc_abi_version), "P", [](M& m) { return tc_abi_version(m.I32(0)); }), {TC_OK}));
   add(with_pre(E(FN(tc_status_name), "-P", [](M& m) { return tc_status_name(TC_ERR_SHAPE, m.P(1, m.o.cs)); },
                  {X("code -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_status_name(-1, m.o.cs); }),
-                  X("code TC_STATUS_COUNT", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_status_name(TC_STATUS_COUNT, m.o.cs); }),
-                  X("code INT32_MIN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_status_name(std::numeric_limits<int32_t>::min(), m.o.cs); })}),
+                  X("code TC_STATUS_COUNT", {TC_ERR_INVALID_ARGUMENT},
+                    [](M& m) { return tc_status_name(TC_STATUS_COUNT, m.o.cs); }),
+                  X("code INT32_MIN", {TC_ERR_INVALID_ARGUMENT},
+                    [](M& m) { return tc_status_name(std::numeric_limits<int32_t>::min(), m.o.cs); })}),
                {TC_OK}));
   add(with_pre(E(FN(tc_last_error), "P", [](M& m) { return tc_last_error(m.P(0, m.o.cs)); }), {TC_OK}));
   add(with_pre(E(FN(tc_last_error_code), "P", [](M& m) { return tc_last_error_code(m.I32(0)); }), {TC_OK}));
-  add(with_pre(E(FN(tc_last_error_copy), "--p", [](M& m) { return tc_last_error_copy(m.o.buf, sizeof m.o.buf, m.o.i64); },
-                 copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_last_error_copy(b, c, n); })),
-               {TC_OK}));
-  add(with_cleanup(
-      with_pre(E(FN(tc_init), "p", [](M&) { return tc_init(nullptr); },
-                 {X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
-                    [](M& m) {
-                      tc_init_options o{};
-                      o.size = 0;
-                      (void)m;
-                      return tc_init(&o);
-                    }),
-                  X("options->size 3", {TC_ERR_INVALID_ARGUMENT},
-                    [](M&) {
-                      tc_init_options o{};
-                      o.size = 3;
-                      return tc_init(&o);
-                    }),
-                  X("options->num_threads 5000", {TC_ERR_INVALID_ARGUMENT},
-                    [](M&) {
-                      tc_init_options o{};
-                      o.size = sizeof o;
-                      o.num_threads = 5000;
-                      return tc_init(&o);
-                    }),
-                  X("options->num_threads -1", {TC_ERR_INVALID_ARGUMENT},
-                    [](M&) {
-                      tc_init_options o{};
-                      o.size = sizeof o;
-                      o.num_threads = -1;
-                      return tc_init(&o);
-                    }),
-                  X("options->size 1 GiB", {TC_ERR_INVALID_ARGUMENT},
-                    [](M&) {
-                      tc_init_options o{};
-                      o.size = 1u << 30;
-                      return tc_init(&o);
-                    })}),
-               {TC_OK}),
-      [](M&) { tc_shutdown(); }));
-  add(with_pre(E(FN(tc_shutdown), "", [](M&) {
-                 // Valid: one more reference, dropped again.
-                 tc_init(nullptr);
-                 return tc_shutdown();
-               }),
+  add(with_pre(
+      E(
+          FN(tc_last_error_copy), "--p",
+          [](M& m) { return tc_last_error_copy(m.o.buf, sizeof m.o.buf, m.o.i64); },
+          copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_last_error_copy(b, c, n); })),
+      {TC_OK}));
+  add(with_cleanup(with_pre(E(FN(tc_init), "p", [](M&) { return tc_init(nullptr); },
+                              {X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
+                                 [](M& m) {
+                                   tc_init_options o{};
+                                   o.size = 0;
+                                   (void)m;
+                                   return tc_init(&o);
+                                 }),
+                               X("options->size 3", {TC_ERR_INVALID_ARGUMENT},
+                                 [](M&) {
+                                   tc_init_options o{};
+                                   o.size = 3;
+                                   return tc_init(&o);
+                                 }),
+                               X("options->num_threads 5000", {TC_ERR_INVALID_ARGUMENT},
+                                 [](M&) {
+                                   tc_init_options o{};
+                                   o.size = sizeof o;
+                                   o.num_threads = 5000;
+                                   return tc_init(&o);
+                                 }),
+                               X("options->num_threads -1", {TC_ERR_INVALID_ARGUMENT},
+                                 [](M&) {
+                                   tc_init_options o{};
+                                   o.size = sizeof o;
+                                   o.num_threads = -1;
+                                   return tc_init(&o);
+                                 }),
+                               X("options->size 1 GiB", {TC_ERR_INVALID_ARGUMENT},
+                                 [](M&) {
+                                   tc_init_options o{};
+                                   o.size = 1u << 30;
+                                   return tc_init(&o);
+                                 })}),
+                            {TC_OK}),
+                   [](M&) { tc_shutdown(); }));
+  add(with_pre(E(FN(tc_shutdown), "",
+                 [](M&) {
+                   // Valid: one more reference, dropped again.
+                   tc_init(nullptr);
+                   return tc_shutdown();
+                 }),
                {TC_OK}));
   add(with_pre(E(FN(tc_is_initialized), "P", [](M& m) { return tc_is_initialized(m.I32(0)); }), {TC_OK}));
   add(E(FN(tc_init_stage_count), "P", [](M& m) { return tc_init_stage_count(m.I64(0)); }));
@@ -621,35 +742,60 @@ std::vector<Entry> build_table() {
           m.o.stage.size = sizeof(tc_stage_info);
           return tc_init_stage(0, m.P(1, &m.o.stage));
         },
-        {X("index -1", {TC_ERR_INDEX}, [](M& m) { m.o.stage.size = sizeof(tc_stage_info); return tc_init_stage(-1, &m.o.stage); }),
-         X("index 1000", {TC_ERR_INDEX}, [](M& m) { m.o.stage.size = sizeof(tc_stage_info); return tc_init_stage(1000, &m.o.stage); }),
-         X("index INT64_MIN", {TC_ERR_INDEX}, [](M& m) { m.o.stage.size = sizeof(tc_stage_info); return tc_init_stage(kI64Min, &m.o.stage); }),
-         X("out->size 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { m.o.stage.size = 0; return tc_init_stage(0, &m.o.stage); })}));
-  add(E(FN(tc_init_report), "--p", [](M& m) { return tc_init_report(m.o.buf, sizeof m.o.buf, m.o.i64); },
-        copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_init_report(b, c, n); })));
-  add(with_ok(E(FN(tc_backend_init), "P", [](M& m) { return tc_backend_init(m.P(0, "cuda")); },
-                {X("unknown backend", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_backend_init("vulkan"); }),
-                 X("empty name", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_backend_init(""); })}),
-              {TC_OK, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}));
-  add(E(FN(tc_config), "--p", [](M& m) { return tc_config(m.o.buf, sizeof m.o.buf, m.o.i64); },
-        copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_config(b, c, n); })));
+        {X("index -1", {TC_ERR_INDEX},
+           [](M& m) {
+             m.o.stage.size = sizeof(tc_stage_info);
+             return tc_init_stage(-1, &m.o.stage);
+           }),
+         X("index 1000", {TC_ERR_INDEX},
+           [](M& m) {
+             m.o.stage.size = sizeof(tc_stage_info);
+             return tc_init_stage(1000, &m.o.stage);
+           }),
+         X("index INT64_MIN", {TC_ERR_INDEX},
+           [](M& m) {
+             m.o.stage.size = sizeof(tc_stage_info);
+             return tc_init_stage(kI64Min, &m.o.stage);
+           }),
+         X("out->size 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           m.o.stage.size = 0;
+           return tc_init_stage(0, &m.o.stage);
+         })}));
+  add(E(
+      FN(tc_init_report), "--p", [](M& m) { return tc_init_report(m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_init_report(b, c, n); })));
+  add(with_ok(
+      E(FN(tc_backend_init), "P", [](M& m) { return tc_backend_init(m.P(0, "cuda")); },
+        {X("unknown backend", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_backend_init("vulkan"); }),
+         X("empty name", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_backend_init(""); })}),
+      {TC_OK, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}));
+  add(E(
+      FN(tc_config), "--p", [](M& m) { return tc_config(m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_config(b, c, n); })));
 
   // Flags.
   add(E(FN(tc_get_flag), "PP", [](M& m) { return tc_get_flag(m.P(0, "live_tensors"), m.I64(1)); },
-        {X("unknown name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_get_flag("no_such_flag", m.o.i64); }),
+        {X("unknown name", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_get_flag("no_such_flag", m.o.i64); }),
          X("empty name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_get_flag("", m.o.i64); }),
-         X("name with a trailing space", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_get_flag("num_threads ", m.o.i64); })}));
-  add(E(FN(tc_set_flag), "P-", [](M& m) { return tc_set_flag(m.P(0, "deterministic"), 0); },
-        {X("unknown name", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("no_such_flag", 1); }),
-         X("read-only flag", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("live_tensors", 0); }),
-         X("read-only flag has_cuda", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("has_cuda", 1); }),
-         X("num_threads 0", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("num_threads", 0); }),
-         X("num_threads INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("num_threads", kI64Max); }),
-         X("grad_enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("grad_enabled", 2); }),
-         X("deterministic -1", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("deterministic", -1); }),
-         X("default_dtype TC_INT64", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("default_dtype", TC_INT64); }),
-         X("default_dtype 1000", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("default_dtype", 1000); }),
-         X("fail_alloc_at -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED}, [](M&) { return tc_set_flag("fail_alloc_at", -1); })}));
+         X("name with a trailing space", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_get_flag("num_threads ", m.o.i64); })}));
+  add(E(
+      FN(tc_set_flag), "P-", [](M& m) { return tc_set_flag(m.P(0, "deterministic"), 0); },
+      {X("unknown name", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("no_such_flag", 1); }),
+       X("read-only flag", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("live_tensors", 0); }),
+       X("read-only flag has_cuda", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("has_cuda", 1); }),
+       X("num_threads 0", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("num_threads", 0); }),
+       X("num_threads INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
+         [](M&) { return tc_set_flag("num_threads", kI64Max); }),
+       X("grad_enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("grad_enabled", 2); }),
+       X("deterministic -1", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_flag("deterministic", -1); }),
+       X("default_dtype TC_INT64", {TC_ERR_INVALID_ARGUMENT},
+         [](M&) { return tc_set_flag("default_dtype", TC_INT64); }),
+       X("default_dtype 1000", {TC_ERR_INVALID_ARGUMENT},
+         [](M&) { return tc_set_flag("default_dtype", 1000); }),
+       X("fail_alloc_at -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED},
+         [](M&) { return tc_set_flag("fail_alloc_at", -1); })}));
   add(E(FN(tc_flag_count), "P", [](M& m) { return tc_flag_count(m.I64(0)); }));
   add(E(FN(tc_flag_info), "-Pp", [](M& m) { return tc_flag_info(0, m.P(1, m.o.cs), m.o.i32); },
         {X("index -1", {TC_ERR_INDEX}, [](M& m) { return tc_flag_info(-1, m.o.cs, m.o.i32); }),
@@ -659,7 +805,8 @@ std::vector<Entry> build_table() {
   // Registries.
   add(E(FN(tc_dtype_name), "-P", [](M& m) { return tc_dtype_name(TC_FLOAT32, m.P(1, m.o.cs)); },
         {X("dtype -1", {TC_ERR_DTYPE}, [](M& m) { return tc_dtype_name(-1, m.o.cs); }),
-         X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE}, [](M& m) { return tc_dtype_name(TC_DTYPE_COUNT, m.o.cs); })}));
+         X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE},
+           [](M& m) { return tc_dtype_name(TC_DTYPE_COUNT, m.o.cs); })}));
   add(E(FN(tc_dtype_size), "-P", [](M& m) { return tc_dtype_size(TC_FLOAT64, m.I64(1)); },
         {X("dtype -1", {TC_ERR_DTYPE}, [](M& m) { return tc_dtype_size(-1, m.o.i64); }),
          X("dtype INT32_MAX", {TC_ERR_DTYPE}, [](M& m) { return tc_dtype_size(kI32Max, m.o.i64); })}));
@@ -669,23 +816,33 @@ std::vector<Entry> build_table() {
          X("prefix of a name", {TC_ERR_DTYPE}, [](M& m) { return tc_dtype_from_name("floa", m.o.i32); })}));
   add(E(FN(tc_promote_types), "--P", [](M& m) { return tc_promote_types(TC_INT32, TC_FLOAT32, m.I32(2)); },
         {X("a -1", {TC_ERR_DTYPE}, [](M& m) { return tc_promote_types(-1, TC_FLOAT32, m.o.i32); }),
-         X("b TC_DTYPE_COUNT", {TC_ERR_DTYPE}, [](M& m) { return tc_promote_types(TC_FLOAT32, TC_DTYPE_COUNT, m.o.i32); })}));
-  add(E(FN(tc_device_name), "--pp", [](M& m) { return tc_device_name(TC_CPU, m.o.buf, sizeof m.o.buf, m.o.i64); },
-        [] {
-          auto x = copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_device_name(TC_CPU, b, c, n); });
-          x.push_back(X("device type 5", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_name(TC_DEVICE(5, 0), m.o.buf, 64, m.o.i64); }));
-          x.push_back(X("device -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_name(-1, m.o.buf, 64, m.o.i64); }));
-          return x;
-        }()));
-  add(E(FN(tc_device_from_name), "PP", [](M& m) { return tc_device_from_name(m.P(0, "cpu"), m.I32(1)); },
-        {X("unknown name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("gpu", m.o.i32); }),
-         X("empty name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("", m.o.i32); }),
-         X("cuda: without index", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:", m.o.i32); }),
-         X("cuda:-1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:-1", m.o.i32); }),
-         X("cuda:65536", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:65536", m.o.i32); }),
-         X("cuda:99999999999999999999", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:99999999999999999999", m.o.i32); }),
-         X("cuda:1x", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:1x", m.o.i32); }),
-         X("cudax", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cudax", m.o.i32); })}));
+         X("b TC_DTYPE_COUNT", {TC_ERR_DTYPE},
+           [](M& m) { return tc_promote_types(TC_FLOAT32, TC_DTYPE_COUNT, m.o.i32); })}));
+  add(E(
+      FN(tc_device_name), "--pp",
+      [](M& m) { return tc_device_name(TC_CPU, m.o.buf, sizeof m.o.buf, m.o.i64); },
+      [] {
+        auto x = copy_out_extras(
+            [](M&, char* b, int64_t c, int64_t* n) { return tc_device_name(TC_CPU, b, c, n); });
+        x.push_back(X("device type 5", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_device_name(TC_DEVICE(5, 0), m.o.buf, 64, m.o.i64); }));
+        x.push_back(X("device -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_device_name(-1, m.o.buf, 64, m.o.i64); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_device_from_name), "PP", [](M& m) { return tc_device_from_name(m.P(0, "cpu"), m.I32(1)); },
+      {X("unknown name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("gpu", m.o.i32); }),
+       X("empty name", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("", m.o.i32); }),
+       X("cuda: without index", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_device_from_name("cuda:", m.o.i32); }),
+       X("cuda:-1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:-1", m.o.i32); }),
+       X("cuda:65536", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_device_from_name("cuda:65536", m.o.i32); }),
+       X("cuda:99999999999999999999", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_device_from_name("cuda:99999999999999999999", m.o.i32); }),
+       X("cuda:1x", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cuda:1x", m.o.i32); }),
+       X("cudax", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_device_from_name("cudax", m.o.i32); })}));
 
   // Handles and creation.
   add(E(FN(tc_tensor_retain), "HO", [](M& m) { return tc_tensor_retain(m.H(0, m.f.a), m.O(1)); }));
@@ -701,79 +858,206 @@ std::vector<Entry> build_table() {
           tc_tensor_free(x);
           return tc_tensor_free(x);
         })}));
-  add(E(FN(tc_empty), "P---O", [](M& m) { int64_t s[] = {2, 3}; return tc_empty(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4)); },
-        factory_extras(tc_empty)));
-  add(E(FN(tc_zeros), "P---O", [](M& m) { int64_t s[] = {2, 3}; return tc_zeros(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4)); },
-        factory_extras(tc_zeros)));
-  add(E(FN(tc_ones), "P---O", [](M& m) { int64_t s[] = {2, 3}; return tc_ones(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4)); },
-        factory_extras(tc_ones)));
-  add(E(FN(tc_full), "P----O", [](M& m) { int64_t s[] = {2, 3}; return tc_full(m.P(0, s), 2, 1.5, TC_FLOAT32, TC_CPU, m.O(5)); },
-        factory_extras([](const int64_t* s, int64_t n, int32_t d, int32_t dev, tc_tensor* o) { return tc_full(s, n, 2.0, d, dev, o); })));
+  add(E(
+      FN(tc_empty), "P---O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_empty(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4));
+      },
+      factory_extras(tc_empty)));
+  add(E(
+      FN(tc_zeros), "P---O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_zeros(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4));
+      },
+      factory_extras(tc_zeros)));
+  add(E(
+      FN(tc_ones), "P---O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_ones(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4));
+      },
+      factory_extras(tc_ones)));
+  add(E(
+      FN(tc_full), "P----O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_full(m.P(0, s), 2, 1.5, TC_FLOAT32, TC_CPU, m.O(5));
+      },
+      factory_extras([](const int64_t* s, int64_t n, int32_t d, int32_t dev, tc_tensor* o) {
+        return tc_full(s, n, 2.0, d, dev, o);
+      })));
   add(E(FN(tc_arange), "-----O", [](M& m) { return tc_arange(0, 5, 1, TC_FLOAT32, TC_CPU, m.O(5)); },
-        {X("step 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_arange(0, 5, 0, TC_FLOAT32, TC_CPU, m.O(9)); }),
-         X("step NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_arange(0, 5, kNaN, TC_FLOAT32, TC_CPU, m.O(9)); }),
-         X("start NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_arange(kNaN, 5, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-         X("end infinite", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_arange(0, INFINITY, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-         X("1e300 elements", {TC_ERR_OUT_OF_MEMORY}, [](M& m) { return tc_arange(0, 1e300, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
-         X("(end-start) overflows double", {TC_ERR_OUT_OF_MEMORY}, [](M& m) { return tc_arange(-1.7e308, 1.7e308, 1e-300, TC_FLOAT64, TC_CPU, m.O(9)); }),
-         X("1e18 elements", {TC_ERR_OUT_OF_MEMORY}, [](M& m) { return tc_arange(0, 1e18, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
+        {X("step 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_arange(0, 5, 0, TC_FLOAT32, TC_CPU, m.O(9)); }),
+         X("step NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_arange(0, 5, kNaN, TC_FLOAT32, TC_CPU, m.O(9)); }),
+         X("start NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_arange(kNaN, 5, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
+         X("end infinite", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_arange(0, INFINITY, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
+         X("1e300 elements", {TC_ERR_OUT_OF_MEMORY},
+           [](M& m) { return tc_arange(0, 1e300, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
+         X("(end-start) overflows double", {TC_ERR_OUT_OF_MEMORY},
+           [](M& m) { return tc_arange(-1.7e308, 1.7e308, 1e-300, TC_FLOAT64, TC_CPU, m.O(9)); }),
+         X("1e18 elements", {TC_ERR_OUT_OF_MEMORY},
+           [](M& m) { return tc_arange(0, 1e18, 1, TC_FLOAT32, TC_CPU, m.O(9)); }),
          X("dtype 99", {TC_ERR_DTYPE}, [](M& m) { return tc_arange(0, 5, 1, 99, TC_CPU, m.O(9)); }),
-         X("device type 9", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_arange(0, 5, 1, TC_FLOAT32, TC_DEVICE(9, 0), m.O(9)); })}));
+         X("device type 9", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_arange(0, 5, 1, TC_FLOAT32, TC_DEVICE(9, 0), m.O(9)); })}));
   add(E(FN(tc_from_data), "P-P--O",
         [](M& m) {
           static const float d[6] = {1, 2, 3, 4, 5, 6};
           int64_t s[] = {2, 3};
           return tc_from_data(m.P(0, d), 24, m.P(2, s), 2, TC_FLOAT32, m.O(5));
         },
-        {X("nbytes one too many", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[7] = {}; int64_t s[] = {2, 3}; return tc_from_data(d, 28, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("nbytes one too few", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[6] = {}; int64_t s[] = {2, 3}; return tc_from_data(d, 23, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("nbytes -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[6] = {}; int64_t s[] = {2, 3}; return tc_from_data(d, -1, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("nbytes for float64 with float32", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { double d[6] = {}; int64_t s[] = {2, 3}; return tc_from_data(d, 48, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY}, [](M& m) { float d[6] = {}; int64_t s[] = {kI64Max, 3}; return tc_from_data(d, 24, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("bytes overflow int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[6] = {}; int64_t s[] = {int64_t(1) << 62}; return tc_from_data(d, 24, s, 1, TC_FLOAT32, m.O(9)); }),
-         X("ndim 17", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[6] = {}; int64_t s[17] = {}; return tc_from_data(d, 0, s, 17, TC_FLOAT32, m.O(9)); }),
-         X("negative size", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { float d[6] = {}; int64_t s[] = {-2, -3}; return tc_from_data(d, 24, s, 2, TC_FLOAT32, m.O(9)); }),
-         X("dtype -7", {TC_ERR_DTYPE}, [](M& m) { float d[6] = {}; int64_t s[] = {2, 3}; return tc_from_data(d, 24, s, 2, -7, m.O(9)); })}));
-  add(E(FN(tc_from_blob), "PPp----O",
-        [](M& m) {
-          int64_t s[] = {2, 3};
-          return tc_from_blob(m.P(0, static_cast<void*>(g_blob)), m.P(1, s), nullptr, 2, TC_FLOAT32, nullptr, nullptr, m.O(7));
-        },
-        [] {
-          // Every failing call must have called the deleter exactly once.
-          auto blob = [](std::string what, std::vector<int32_t> codes,
-                         std::function<int32_t(tc_deleter, tc_tensor*)> call) {
-            return X(what + " (deleter runs once)", codes, [call](M& m) {
-              g_blob_deletes = 0;
-              const int32_t rc = m.done(call(count_delete, m.O(9)));
-              if (rc != TC_OK && g_blob_deletes != 1) return -100 - g_blob_deletes;  // a distinct failure
-              return rc;
-            });
-          };
-          return std::vector<Extra>{
-              blob("negative stride", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {2, 3}, st[] = {3, -1}; return tc_from_blob(g_blob, s, st, 2, TC_FLOAT32, d, nullptr, o); }),
-              blob("ndim -1", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {2, 3}; return tc_from_blob(g_blob, s, nullptr, -1, TC_FLOAT32, d, nullptr, o); }),
-              blob("ndim 17", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[17] = {}; return tc_from_blob(g_blob, s, nullptr, 17, TC_FLOAT32, d, nullptr, o); }),
-              blob("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {kI64Max, kI64Max}; return tc_from_blob(g_blob, s, nullptr, 2, TC_FLOAT32, d, nullptr, o); }),
-              blob("negative size", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {-1}; return tc_from_blob(g_blob, s, nullptr, 1, TC_FLOAT32, d, nullptr, o); }),
-              blob("dtype 10", {TC_ERR_DTYPE}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {2}; return tc_from_blob(g_blob, s, nullptr, 1, TC_DTYPE_COUNT, d, nullptr, o); }),
-              blob("data NULL", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { int64_t s[] = {2}; return tc_from_blob(nullptr, s, nullptr, 1, TC_FLOAT32, d, nullptr, o); }),
-              blob("shape NULL with ndim 2", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor* o) { return tc_from_blob(g_blob, nullptr, nullptr, 2, TC_FLOAT32, d, nullptr, o); }),
-              blob("out NULL", {TC_ERR_INVALID_ARGUMENT}, [](tc_deleter d, tc_tensor*) { int64_t s[] = {2}; return tc_from_blob(g_blob, s, nullptr, 1, TC_FLOAT32, d, nullptr, nullptr); }),
-          };
-        }()));
-  add(E(FN(tc_rand), "P---O", [](M& m) { int64_t s[] = {2, 3}; return tc_rand(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4)); },
-        [] {
-          auto x = factory_extras(tc_rand);
-          x.push_back(X("integer dtype", {TC_ERR_DTYPE}, [](M& m) { int64_t s[] = {2}; return tc_rand(s, 1, TC_INT32, TC_CPU, m.O(9)); }));
-          return x;
-        }()));
-  add(E(FN(tc_randn), "P---O", [](M& m) { int64_t s[] = {2, 3}; return tc_randn(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4)); },
-        [] {
-          auto x = factory_extras(tc_randn);
-          x.push_back(X("bool dtype", {TC_ERR_DTYPE}, [](M& m) { int64_t s[] = {2}; return tc_randn(s, 1, TC_BOOL, TC_CPU, m.O(9)); }));
-          return x;
-        }()));
+        {X("nbytes one too many", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[7] = {};
+             int64_t s[] = {2, 3};
+             return tc_from_data(d, 28, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("nbytes one too few", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[] = {2, 3};
+             return tc_from_data(d, 23, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("nbytes -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[] = {2, 3};
+             return tc_from_data(d, -1, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("nbytes for float64 with float32", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             double d[6] = {};
+             int64_t s[] = {2, 3};
+             return tc_from_data(d, 48, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[] = {kI64Max, 3};
+             return tc_from_data(d, 24, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("bytes overflow int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[] = {int64_t(1) << 62};
+             return tc_from_data(d, 24, s, 1, TC_FLOAT32, m.O(9));
+           }),
+         X("ndim 17", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[17] = {};
+             return tc_from_data(d, 0, s, 17, TC_FLOAT32, m.O(9));
+           }),
+         X("negative size", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float d[6] = {};
+             int64_t s[] = {-2, -3};
+             return tc_from_data(d, 24, s, 2, TC_FLOAT32, m.O(9));
+           }),
+         X("dtype -7", {TC_ERR_DTYPE}, [](M& m) {
+           float d[6] = {};
+           int64_t s[] = {2, 3};
+           return tc_from_data(d, 24, s, 2, -7, m.O(9));
+         })}));
+  add(E(
+      FN(tc_from_blob), "PPp----O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_from_blob(m.P(0, static_cast<void*>(g_blob)), m.P(1, s), nullptr, 2, TC_FLOAT32, nullptr,
+                            nullptr, m.O(7));
+      },
+      [] {
+        // Every failing call must have called the deleter exactly once.
+        auto blob = [](std::string what, std::vector<int32_t> codes,
+                       std::function<int32_t(tc_deleter, tc_tensor*)> call) {
+          return X(what + " (deleter runs once)", codes, [call](M& m) {
+            g_blob_deletes = 0;
+            const int32_t rc = m.done(call(count_delete, m.O(9)));
+            if (rc != TC_OK && g_blob_deletes != 1) return -100 - g_blob_deletes;  // a distinct failure
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            blob("negative stride", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {2, 3}, st[] = {3, -1};
+                   return tc_from_blob(g_blob, s, st, 2, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("ndim -1", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {2, 3};
+                   return tc_from_blob(g_blob, s, nullptr, -1, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("ndim 17", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[17] = {};
+                   return tc_from_blob(g_blob, s, nullptr, 17, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {kI64Max, kI64Max};
+                   return tc_from_blob(g_blob, s, nullptr, 2, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("negative size", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {-1};
+                   return tc_from_blob(g_blob, s, nullptr, 1, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("dtype 10", {TC_ERR_DTYPE},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {2};
+                   return tc_from_blob(g_blob, s, nullptr, 1, TC_DTYPE_COUNT, d, nullptr, o);
+                 }),
+            blob("data NULL", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   int64_t s[] = {2};
+                   return tc_from_blob(nullptr, s, nullptr, 1, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("shape NULL with ndim 2", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor* o) {
+                   return tc_from_blob(g_blob, nullptr, nullptr, 2, TC_FLOAT32, d, nullptr, o);
+                 }),
+            blob("out NULL", {TC_ERR_INVALID_ARGUMENT},
+                 [](tc_deleter d, tc_tensor*) {
+                   int64_t s[] = {2};
+                   return tc_from_blob(g_blob, s, nullptr, 1, TC_FLOAT32, d, nullptr, nullptr);
+                 }),
+        };
+      }()));
+  add(E(
+      FN(tc_rand), "P---O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_rand(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4));
+      },
+      [] {
+        auto x = factory_extras(tc_rand);
+        x.push_back(X("integer dtype", {TC_ERR_DTYPE}, [](M& m) {
+          int64_t s[] = {2};
+          return tc_rand(s, 1, TC_INT32, TC_CPU, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_randn), "P---O",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        return tc_randn(m.P(0, s), 2, TC_FLOAT32, TC_CPU, m.O(4));
+      },
+      [] {
+        auto x = factory_extras(tc_randn);
+        x.push_back(X("bool dtype", {TC_ERR_DTYPE}, [](M& m) {
+          int64_t s[] = {2};
+          return tc_randn(s, 1, TC_BOOL, TC_CPU, m.O(9));
+        }));
+        return x;
+      }()));
   add(E(FN(tc_manual_seed), "-", [](M&) { return tc_manual_seed(42); }));
   add(E(FN(tc_initial_seed), "P", [](M& m) { return tc_initial_seed(m.P(0, &m.o.u64)); }));
 
@@ -782,87 +1066,185 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_tensor_device), "HP", [](M& m) { return tc_tensor_device(m.H(0, m.f.a), m.I32(1)); }));
   add(E(FN(tc_tensor_ndim), "HP", [](M& m) { return tc_tensor_ndim(m.H(0, m.f.a), m.I64(1)); }));
   add(E(FN(tc_tensor_shape), "HP-", [](M& m) { return tc_tensor_shape(m.H(0, m.f.a), m.I64(1), 2); },
-        {X("cap 1 < ndim 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_shape(m.f.a, m.o.i64, 1); }),
+        {X("cap 1 < ndim 2", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_shape(m.f.a, m.o.i64, 1); }),
          X("cap -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_shape(m.f.a, m.o.i64, -1); })}));
   add(E(FN(tc_tensor_strides), "HP-", [](M& m) { return tc_tensor_strides(m.H(0, m.f.a), m.I64(1), 2); },
-        {X("cap 1 < ndim 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_strides(m.f.a, m.o.i64, 1); }),
-         X("cap INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_strides(m.f.a, m.o.i64, kI64Min); })}));
+        {X("cap 1 < ndim 2", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_strides(m.f.a, m.o.i64, 1); }),
+         X("cap INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_strides(m.f.a, m.o.i64, kI64Min); })}));
   add(E(FN(tc_tensor_numel), "HP", [](M& m) { return tc_tensor_numel(m.H(0, m.f.a), m.I64(1)); }));
-  add(E(FN(tc_tensor_storage_offset), "HP", [](M& m) { return tc_tensor_storage_offset(m.H(0, m.f.a), m.I64(1)); }));
-  add(E(FN(tc_tensor_is_contiguous), "HP", [](M& m) { return tc_tensor_is_contiguous(m.H(0, m.f.a), m.I32(1)); }));
-  add(E(FN(tc_tensor_element_size), "HP", [](M& m) { return tc_tensor_element_size(m.H(0, m.f.a), m.I64(1)); }));
-  add(E(FN(tc_tensor_data_ptr), "HP", [](M& m) { return tc_tensor_data_ptr(m.H(0, m.f.a), m.P(1, &m.o.vp)); }));
-  add(E(FN(tc_tensor_copy_to), "HP-", [](M& m) { return tc_tensor_copy_to(m.H(0, m.f.a), m.P(1, static_cast<void*>(m.o.buf)), 24); },
-        {X("nbytes one too many", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, 25); }),
-         X("nbytes one too few", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, 23); }),
+  add(E(FN(tc_tensor_storage_offset), "HP",
+        [](M& m) { return tc_tensor_storage_offset(m.H(0, m.f.a), m.I64(1)); }));
+  add(E(FN(tc_tensor_is_contiguous), "HP",
+        [](M& m) { return tc_tensor_is_contiguous(m.H(0, m.f.a), m.I32(1)); }));
+  add(E(FN(tc_tensor_element_size), "HP",
+        [](M& m) { return tc_tensor_element_size(m.H(0, m.f.a), m.I64(1)); }));
+  add(E(FN(tc_tensor_data_ptr), "HP",
+        [](M& m) { return tc_tensor_data_ptr(m.H(0, m.f.a), m.P(1, &m.o.vp)); }));
+  add(E(FN(tc_tensor_copy_to), "HP-",
+        [](M& m) { return tc_tensor_copy_to(m.H(0, m.f.a), m.P(1, static_cast<void*>(m.o.buf)), 24); },
+        {X("nbytes one too many", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, 25); }),
+         X("nbytes one too few", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, 23); }),
          X("nbytes 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, 0); }),
-         X("nbytes INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, kI64Min); })}));
+         X("nbytes INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_copy_to(m.f.a, m.o.buf, kI64Min); })}));
   add(E(FN(tc_tensor_item), "HP", [](M& m) { return tc_tensor_item(m.H(0, m.f.s), m.P(1, &m.o.d)); },
         {X("6 elements", {TC_ERR_SHAPE}, [](M& m) { return tc_tensor_item(m.f.a, &m.o.d); })}));
-  add(E(FN(tc_tensor_to_string), "H-pp", [](M& m) { return tc_tensor_to_string(m.H(0, m.f.a), m.o.buf, sizeof m.o.buf, m.o.i64); },
-        copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) { return tc_tensor_to_string(m.f.a, b, c, n); })));
+  add(E(
+      FN(tc_tensor_to_string), "H-pp",
+      [](M& m) { return tc_tensor_to_string(m.H(0, m.f.a), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras(
+          [](M& m, char* b, int64_t c, int64_t* n) { return tc_tensor_to_string(m.f.a, b, c, n); })));
   add(E(FN(tc_tensor_version), "HP", [](M& m) { return tc_tensor_version(m.H(0, m.f.a), m.I64(1)); }));
-  add(E(FN(tc_tensor_same), "HHP", [](M& m) { return tc_tensor_same(m.H(0, m.f.a), m.H(1, m.f.b), m.I32(2)); }));
+  add(E(FN(tc_tensor_same), "HHP",
+        [](M& m) { return tc_tensor_same(m.H(0, m.f.a), m.H(1, m.f.b), m.I32(2)); }));
 
   // Conversions and views.
   add(E(FN(tc_to_dtype), "H-O", [](M& m) { return tc_to_dtype(m.H(0, m.f.a), TC_FLOAT64, m.O(2)); },
         {X("dtype -1", {TC_ERR_DTYPE}, [](M& m) { return tc_to_dtype(m.f.a, -1, m.O(9)); }),
-         X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE}, [](M& m) { return tc_to_dtype(m.f.a, TC_DTYPE_COUNT, m.O(9)); })}));
+         X("dtype TC_DTYPE_COUNT", {TC_ERR_DTYPE},
+           [](M& m) { return tc_to_dtype(m.f.a, TC_DTYPE_COUNT, m.O(9)); })}));
   add(E(FN(tc_to_device), "H-O", [](M& m) { return tc_to_device(m.H(0, m.f.a), TC_CPU, m.O(2)); },
-        {X("device type 3", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_to_device(m.f.a, TC_DEVICE(3, 0), m.O(9)); }),
-         X("device cpu:1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_to_device(m.f.a, TC_DEVICE(0, 1), m.O(9)); }),
-         X("device INT32_MIN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_to_device(m.f.a, std::numeric_limits<int32_t>::min(), m.O(9)); })}));
+        {X("device type 3", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_to_device(m.f.a, TC_DEVICE(3, 0), m.O(9)); }),
+         X("device cpu:1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_to_device(m.f.a, TC_DEVICE(0, 1), m.O(9)); }),
+         X("device INT32_MIN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_to_device(m.f.a, std::numeric_limits<int32_t>::min(), m.O(9)); })}));
   auto reshape_like = [](int32_t (*fn)(tc_tensor, const int64_t*, int64_t, tc_tensor*)) {
     return std::vector<Extra>{
-        X("numel mismatch", {TC_ERR_SHAPE}, [fn](M& m) { int64_t s[] = {4, 2}; return fn(m.f.a, s, 2, m.O(9)); }),
-        X("two -1 sizes", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {-1, -1}; return fn(m.f.a, s, 2, m.O(9)); }),
-        X("size -2", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {-2, -3}; return fn(m.f.a, s, 2, m.O(9)); }),
-        X("-1 with a 0 size", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {0, -1}; return fn(m.f.a, s, 2, m.O(9)); }),
-        X("shape product overflows int64", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {kI64Max, 2, 3}; return fn(m.f.a, s, 3, m.O(9)); }),
-        X("overflow that wraps to 6", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {(int64_t(1) << 62) + 3, 2}; return fn(m.f.a, s, 2, m.O(9)); }),
-        X("-1 with an overflowing product", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY}, [fn](M& m) { int64_t s[] = {-1, kI64Max, kI64Max}; return fn(m.f.a, s, 3, m.O(9)); }),
-        X("ndim -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[] = {6}; return fn(m.f.a, s, -1, m.O(9)); }),
-        X("ndim 17", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { int64_t s[17]; for (auto& x : s) x = 1; return fn(m.f.a, s, 17, m.O(9)); }),
+        X("numel mismatch", {TC_ERR_SHAPE},
+          [fn](M& m) {
+            int64_t s[] = {4, 2};
+            return fn(m.f.a, s, 2, m.O(9));
+          }),
+        X("two -1 sizes", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            int64_t s[] = {-1, -1};
+            return fn(m.f.a, s, 2, m.O(9));
+          }),
+        X("size -2", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            int64_t s[] = {-2, -3};
+            return fn(m.f.a, s, 2, m.O(9));
+          }),
+        X("-1 with a 0 size", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            int64_t s[] = {0, -1};
+            return fn(m.f.a, s, 2, m.O(9));
+          }),
+        X("shape product overflows int64", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY},
+          [fn](M& m) {
+            int64_t s[] = {kI64Max, 2, 3};
+            return fn(m.f.a, s, 3, m.O(9));
+          }),
+        X("overflow that wraps to 6", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY},
+          [fn](M& m) {
+            int64_t s[] = {(int64_t(1) << 62) + 3, 2};
+            return fn(m.f.a, s, 2, m.O(9));
+          }),
+        X("-1 with an overflowing product", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY},
+          [fn](M& m) {
+            int64_t s[] = {-1, kI64Max, kI64Max};
+            return fn(m.f.a, s, 3, m.O(9));
+          }),
+        X("ndim -1", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            int64_t s[] = {6};
+            return fn(m.f.a, s, -1, m.O(9));
+          }),
+        X("ndim 17", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            int64_t s[17];
+            for (auto& x : s) x = 1;
+            return fn(m.f.a, s, 17, m.O(9));
+          }),
     };
   };
-  add(E(FN(tc_reshape), "HP-O", [](M& m) { int64_t s[] = {3, -1}; return tc_reshape(m.H(0, m.f.a), m.P(1, s), 2, m.O(3)); },
-        reshape_like(tc_reshape)));
-  add(E(FN(tc_view), "HP-O", [](M& m) { int64_t s[] = {6}; return tc_view(m.H(0, m.f.a), m.P(1, s), 1, m.O(3)); },
-        [&] {
-          auto x = reshape_like(tc_view);
-          x.push_back(X("view of a transposed tensor needs a copy", {TC_ERR_SHAPE}, [](M& m) {
-            tc_tensor tt = nullptr;
-            if (tc_transpose(m.f.a, 0, 1, &tt) != TC_OK) return -1;
-            int64_t s[] = {6};
-            const int32_t rc = m.done(tc_view(tt, s, 1, m.O(9)));
-            tc_tensor_free(tt);
-            return rc;
-          }));
-          return x;
-        }()));
+  add(E(
+      FN(tc_reshape), "HP-O",
+      [](M& m) {
+        int64_t s[] = {3, -1};
+        return tc_reshape(m.H(0, m.f.a), m.P(1, s), 2, m.O(3));
+      },
+      reshape_like(tc_reshape)));
+  add(E(
+      FN(tc_view), "HP-O",
+      [](M& m) {
+        int64_t s[] = {6};
+        return tc_view(m.H(0, m.f.a), m.P(1, s), 1, m.O(3));
+      },
+      [&] {
+        auto x = reshape_like(tc_view);
+        x.push_back(X("view of a transposed tensor needs a copy", {TC_ERR_SHAPE}, [](M& m) {
+          tc_tensor tt = nullptr;
+          if (tc_transpose(m.f.a, 0, 1, &tt) != TC_OK) return -1;
+          int64_t s[] = {6};
+          const int32_t rc = m.done(tc_view(tt, s, 1, m.O(9)));
+          tc_tensor_free(tt);
+          return rc;
+        }));
+        return x;
+      }()));
   add(E(FN(tc_transpose), "H--O", [](M& m) { return tc_transpose(m.H(0, m.f.a), 0, 1, m.O(3)); },
         {X("dim0 2 of a 2-D tensor", {TC_ERR_INDEX}, [](M& m) { return tc_transpose(m.f.a, 2, 0, m.O(9)); }),
          X("dim1 -3", {TC_ERR_INDEX}, [](M& m) { return tc_transpose(m.f.a, 0, -3, m.O(9)); }),
          X("dim0 INT64_MIN", {TC_ERR_INDEX}, [](M& m) { return tc_transpose(m.f.a, kI64Min, 0, m.O(9)); }),
          X("dim1 INT64_MAX", {TC_ERR_INDEX}, [](M& m) { return tc_transpose(m.f.a, 0, kI64Max, m.O(9)); })}));
-  add(E(FN(tc_permute), "HP-O", [](M& m) { int64_t d[] = {1, 0}; return tc_permute(m.H(0, m.f.a), m.P(1, d), 2, m.O(3)); },
-        {X("repeated dim", {TC_ERR_INVALID_ARGUMENT, TC_ERR_INDEX}, [](M& m) { int64_t d[] = {0, 0}; return tc_permute(m.f.a, d, 2, m.O(9)); }),
-         X("dim out of range", {TC_ERR_INDEX}, [](M& m) { int64_t d[] = {0, 2}; return tc_permute(m.f.a, d, 2, m.O(9)); }),
-         X("dim INT64_MIN", {TC_ERR_INDEX}, [](M& m) { int64_t d[] = {kI64Min, 0}; return tc_permute(m.f.a, d, 2, m.O(9)); }),
-         X("too few dims", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) { int64_t d[] = {0}; return tc_permute(m.f.a, d, 1, m.O(9)); }),
-         X("ndim 17", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) { int64_t d[17] = {}; return tc_permute(m.f.a, d, 17, m.O(9)); }),
-         X("ndim -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) { int64_t d[2] = {}; return tc_permute(m.f.a, d, -1, m.O(9)); })}));
-  add(E(FN(tc_narrow), "H---O", [](M& m) { return tc_narrow(m.H(0, m.f.a), 1, 1, 2, m.O(4)); },
-        {X("dim 2", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 2, 0, 1, m.O(9)); }),
-         X("start past the end", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, 4, 0, m.O(9)); }),
-         X("start + length past the end", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, 2, 2, m.O(9)); }),
-         X("negative length", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_narrow(m.f.a, 1, 0, -1, m.O(9)); }),
-         X("start + length overflows int64", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, 1, kI64Max, m.O(9)); }),
-         X("start INT64_MIN", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, kI64Min, 1, m.O(9)); })}));
+  add(E(FN(tc_permute), "HP-O",
+        [](M& m) {
+          int64_t d[] = {1, 0};
+          return tc_permute(m.H(0, m.f.a), m.P(1, d), 2, m.O(3));
+        },
+        {X("repeated dim", {TC_ERR_INVALID_ARGUMENT, TC_ERR_INDEX},
+           [](M& m) {
+             int64_t d[] = {0, 0};
+             return tc_permute(m.f.a, d, 2, m.O(9));
+           }),
+         X("dim out of range", {TC_ERR_INDEX},
+           [](M& m) {
+             int64_t d[] = {0, 2};
+             return tc_permute(m.f.a, d, 2, m.O(9));
+           }),
+         X("dim INT64_MIN", {TC_ERR_INDEX},
+           [](M& m) {
+             int64_t d[] = {kI64Min, 0};
+             return tc_permute(m.f.a, d, 2, m.O(9));
+           }),
+         X("too few dims", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t d[] = {0};
+             return tc_permute(m.f.a, d, 1, m.O(9));
+           }),
+         X("ndim 17", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t d[17] = {};
+             return tc_permute(m.f.a, d, 17, m.O(9));
+           }),
+         X("ndim -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) {
+           int64_t d[2] = {};
+           return tc_permute(m.f.a, d, -1, m.O(9));
+         })}));
+  add(E(
+      FN(tc_narrow), "H---O", [](M& m) { return tc_narrow(m.H(0, m.f.a), 1, 1, 2, m.O(4)); },
+      {X("dim 2", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 2, 0, 1, m.O(9)); }),
+       X("start past the end", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, 4, 0, m.O(9)); }),
+       X("start + length past the end", {TC_ERR_INDEX},
+         [](M& m) { return tc_narrow(m.f.a, 1, 2, 2, m.O(9)); }),
+       X("negative length", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_narrow(m.f.a, 1, 0, -1, m.O(9)); }),
+       X("start + length overflows int64", {TC_ERR_INDEX},
+         [](M& m) { return tc_narrow(m.f.a, 1, 1, kI64Max, m.O(9)); }),
+       X("start INT64_MIN", {TC_ERR_INDEX}, [](M& m) { return tc_narrow(m.f.a, 1, kI64Min, 1, m.O(9)); })}));
   add(E(FN(tc_slice), "H----O", [](M& m) { return tc_slice(m.H(0, m.f.a), 1, kI64Min, kI64Max, 2, m.O(5)); },
         {X("step 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_slice(m.f.a, 1, 0, 3, 0, m.O(9)); }),
          X("step -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_slice(m.f.a, 1, 0, 3, -1, m.O(9)); }),
-         X("step INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_slice(m.f.a, 1, 0, 3, kI64Min, m.O(9)); }),
+         X("step INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_slice(m.f.a, 1, 0, 3, kI64Min, m.O(9)); }),
          X("dim 5", {TC_ERR_INDEX}, [](M& m) { return tc_slice(m.f.a, 5, 0, 3, 1, m.O(9)); })}));
   add(E(FN(tc_select), "H--O", [](M& m) { return tc_select(m.H(0, m.f.a), 1, -1, m.O(3)); },
         {X("index 3 of size 3", {TC_ERR_INDEX}, [](M& m) { return tc_select(m.f.a, 1, 3, m.O(9)); }),
@@ -886,33 +1268,91 @@ std::vector<Entry> build_table() {
            tc_tensor_free(big);
            return rc;
          })}));
-  add(E(FN(tc_expand), "HP-O", [](M& m) { int64_t s[] = {4, 2, -1}; return tc_expand(m.H(0, m.f.a), m.P(1, s), 3, m.O(3)); },
-        {X("size 3 into 4", {TC_ERR_SHAPE}, [](M& m) { int64_t s[] = {2, 4}; return tc_expand(m.f.a, s, 2, m.O(9)); }),
-         X("fewer dims than the tensor", {TC_ERR_SHAPE}, [](M& m) { int64_t s[] = {3}; return tc_expand(m.f.a, s, 1, m.O(9)); }),
-         X("-1 for a new leading dim", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { int64_t s[] = {-1, 2, 3}; return tc_expand(m.f.a, s, 3, m.O(9)); }),
-         X("size -5", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { int64_t s[] = {-5, 2, 3}; return tc_expand(m.f.a, s, 3, m.O(9)); }),
-         X("shape product overflows int64", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY}, [](M& m) { int64_t s[] = {kI64Max, kI64Max, 2, 3}; return tc_expand(m.f.a, s, 4, m.O(9)); }),
-         X("ndim 17", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) { int64_t s[17]; for (auto& x : s) x = 1; s[15] = 2; s[16] = 3; return tc_expand(m.f.a, s, 17, m.O(9)); })}));
+  add(E(FN(tc_expand), "HP-O",
+        [](M& m) {
+          int64_t s[] = {4, 2, -1};
+          return tc_expand(m.H(0, m.f.a), m.P(1, s), 3, m.O(3));
+        },
+        {X("size 3 into 4", {TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t s[] = {2, 4};
+             return tc_expand(m.f.a, s, 2, m.O(9));
+           }),
+         X("fewer dims than the tensor", {TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t s[] = {3};
+             return tc_expand(m.f.a, s, 1, m.O(9));
+           }),
+         X("-1 for a new leading dim", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t s[] = {-1, 2, 3};
+             return tc_expand(m.f.a, s, 3, m.O(9));
+           }),
+         X("size -5", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t s[] = {-5, 2, 3};
+             return tc_expand(m.f.a, s, 3, m.O(9));
+           }),
+         X("shape product overflows int64", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_OUT_OF_MEMORY},
+           [](M& m) {
+             int64_t s[] = {kI64Max, kI64Max, 2, 3};
+             return tc_expand(m.f.a, s, 4, m.O(9));
+           }),
+         X("ndim 17", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [](M& m) {
+           int64_t s[17];
+           for (auto& x : s) x = 1;
+           s[15] = 2;
+           s[16] = 3;
+           return tc_expand(m.f.a, s, 17, m.O(9));
+         })}));
   add(E(FN(tc_contiguous), "HO", [](M& m) { return tc_contiguous(m.H(0, m.f.a), m.O(1)); }));
   add(E(FN(tc_clone), "HO", [](M& m) { return tc_clone(m.H(0, m.f.a), m.O(1)); }));
 
   // Binary ops.
-  add(E(FN(tc_add), "HHO", [](M& m) { return tc_add(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_add, false)));
-  add(E(FN(tc_sub), "HHO", [](M& m) { return tc_sub(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_sub, false)));
-  add(E(FN(tc_mul), "HHO", [](M& m) { return tc_mul(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_mul, false)));
-  add(E(FN(tc_div), "HHO", [](M& m) { return tc_div(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_div, false)));
-  add(E(FN(tc_pow), "HHO", [](M& m) { return tc_pow(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_pow, false)));
-  add(E(FN(tc_maximum), "HHO", [](M& m) { return tc_maximum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_maximum, true)));
-  add(E(FN(tc_minimum), "HHO", [](M& m) { return tc_minimum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_minimum, true)));
-  add(E(FN(tc_eq), "HHO", [](M& m) { return tc_eq(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_eq, true)));
-  add(E(FN(tc_ne), "HHO", [](M& m) { return tc_ne(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_ne, true)));
-  add(E(FN(tc_lt), "HHO", [](M& m) { return tc_lt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_lt, true)));
-  add(E(FN(tc_le), "HHO", [](M& m) { return tc_le(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_le, true)));
-  add(E(FN(tc_gt), "HHO", [](M& m) { return tc_gt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_gt, true)));
-  add(E(FN(tc_ge), "HHO", [](M& m) { return tc_ge(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); }, binary_extras(tc_ge, true)));
-  add(E(FN(tc_where), "HHHO", [](M& m) { return tc_where(m.H(0, m.f.cond), m.H(1, m.f.a), m.H(2, m.f.b), m.O(3)); },
+  add(E(
+      FN(tc_add), "HHO", [](M& m) { return tc_add(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_add, false)));
+  add(E(
+      FN(tc_sub), "HHO", [](M& m) { return tc_sub(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_sub, false)));
+  add(E(
+      FN(tc_mul), "HHO", [](M& m) { return tc_mul(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_mul, false)));
+  add(E(
+      FN(tc_div), "HHO", [](M& m) { return tc_div(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_div, false)));
+  add(E(
+      FN(tc_pow), "HHO", [](M& m) { return tc_pow(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_pow, false)));
+  add(E(
+      FN(tc_maximum), "HHO", [](M& m) { return tc_maximum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_maximum, true)));
+  add(E(
+      FN(tc_minimum), "HHO", [](M& m) { return tc_minimum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_minimum, true)));
+  add(E(
+      FN(tc_eq), "HHO", [](M& m) { return tc_eq(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_eq, true)));
+  add(E(
+      FN(tc_ne), "HHO", [](M& m) { return tc_ne(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_ne, true)));
+  add(E(
+      FN(tc_lt), "HHO", [](M& m) { return tc_lt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_lt, true)));
+  add(E(
+      FN(tc_le), "HHO", [](M& m) { return tc_le(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_le, true)));
+  add(E(
+      FN(tc_gt), "HHO", [](M& m) { return tc_gt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_gt, true)));
+  add(E(
+      FN(tc_ge), "HHO", [](M& m) { return tc_ge(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
+      binary_extras(tc_ge, true)));
+  add(E(FN(tc_where), "HHHO",
+        [](M& m) { return tc_where(m.H(0, m.f.cond), m.H(1, m.f.a), m.H(2, m.f.b), m.O(3)); },
         {X("cond is not bool", {TC_ERR_DTYPE}, [](M& m) { return tc_where(m.f.a, m.f.a, m.f.b, m.O(9)); }),
-         X("shapes that do not broadcast", {TC_ERR_SHAPE}, [](M& m) { return tc_where(m.f.cond, m.f.bt, m.f.b, m.O(9)); })}));
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_where(m.f.cond, m.f.bt, m.f.b, m.O(9)); })}));
 
   // Scalar forms and unary ops.
 #define SCALAR(fn_) add(E(FN(fn_), "H-O", [](M& m) { return fn_(m.H(0, m.f.a), 2.0, m.O(2)); }))
@@ -925,9 +1365,9 @@ std::vector<Entry> build_table() {
   SCALAR(tc_rdiv_scalar);
 #undef SCALAR
 #define UNARY(fn_) add(E(FN(fn_), "HO", [](M& m) { return fn_(m.H(0, m.f.a), m.O(1)); }))
-#define UNARY_FLOAT(fn_)                                                                   \
-  add(E(FN(fn_), "HO", [](M& m) { return fn_(m.H(0, m.f.a), m.O(1)); },                       \
-        {X("integer input", {TC_ERR_DTYPE}, [](M& m) { return fn_(m.f.i32, m.O(9)); }),      \
+#define UNARY_FLOAT(fn_)                                                                \
+  add(E(FN(fn_), "HO", [](M& m) { return fn_(m.H(0, m.f.a), m.O(1)); },                 \
+        {X("integer input", {TC_ERR_DTYPE}, [](M& m) { return fn_(m.f.i32, m.O(9)); }), \
          X("bool input", {TC_ERR_DTYPE}, [](M& m) { return fn_(m.f.cond, m.O(9)); })}))
   UNARY(tc_neg);
   UNARY(tc_abs);
@@ -943,44 +1383,81 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_clamp), "H--O", [](M& m) { return tc_clamp(m.H(0, m.f.a), 0.0, kNaN, m.O(3)); }));
 
   // Reductions.
-  add(E(FN(tc_sum), "HP--O", [](M& m) { int64_t d[] = {1}; return tc_sum(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4)); },
-        reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_sum(m.f.a, d, n, 0, m.O(9)); })));
-  add(E(FN(tc_mean), "HP--O", [](M& m) { int64_t d[] = {1}; return tc_mean(m.H(0, m.f.a), m.P(1, d), 1, 1, m.O(4)); },
-        reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_mean(m.f.a, d, n, 0, m.O(9)); })));
-  add(E(FN(tc_var), "HP---O", [](M& m) { int64_t d[] = {1}; return tc_var(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5)); },
-        [] {
-          auto x = reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_var(m.f.a, d, n, 1, 0, m.O(9)); });
-          x.push_back(X("correction -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { int64_t d[] = {1}; return tc_var(m.f.a, d, 1, -1, 0, m.O(9)); }));
-          return x;
-        }()));
-  add(E(FN(tc_std), "HP---O", [](M& m) { int64_t d[] = {1}; return tc_std(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5)); },
-        reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_std(m.f.a, d, n, 1, 0, m.O(9)); })));
-  add(E(FN(tc_logsumexp), "HP--O", [](M& m) { int64_t d[] = {1}; return tc_logsumexp(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4)); },
-        reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_logsumexp(m.f.a, d, n, 0, m.O(9)); })));
+  add(E(
+      FN(tc_sum), "HP--O",
+      [](M& m) {
+        int64_t d[] = {1};
+        return tc_sum(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4));
+      },
+      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_sum(m.f.a, d, n, 0, m.O(9)); })));
+  add(E(
+      FN(tc_mean), "HP--O",
+      [](M& m) {
+        int64_t d[] = {1};
+        return tc_mean(m.H(0, m.f.a), m.P(1, d), 1, 1, m.O(4));
+      },
+      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_mean(m.f.a, d, n, 0, m.O(9)); })));
+  add(E(
+      FN(tc_var), "HP---O",
+      [](M& m) {
+        int64_t d[] = {1};
+        return tc_var(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5));
+      },
+      [] {
+        auto x = reduce_extras(
+            [](M& m, const int64_t* d, int64_t n) { return tc_var(m.f.a, d, n, 1, 0, m.O(9)); });
+        x.push_back(X("correction -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+          int64_t d[] = {1};
+          return tc_var(m.f.a, d, 1, -1, 0, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_std), "HP---O",
+      [](M& m) {
+        int64_t d[] = {1};
+        return tc_std(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5));
+      },
+      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_std(m.f.a, d, n, 1, 0, m.O(9)); })));
+  add(E(
+      FN(tc_logsumexp), "HP--O",
+      [](M& m) {
+        int64_t d[] = {1};
+        return tc_logsumexp(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4));
+      },
+      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_logsumexp(m.f.a, d, n, 0, m.O(9)); })));
   auto empty_input = [](int32_t (*fn)(tc_tensor, tc_tensor*)) {
-    return std::vector<Extra>{X("empty tensor", {TC_ERR_SHAPE, TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) {
-      int64_t s[] = {0, 3};
-      tc_tensor e = nullptr;
-      if (tc_zeros(s, 2, TC_FLOAT32, TC_CPU, &e) != TC_OK) return -1;
-      const int32_t rc = m.done(fn(e, m.O(9)));
-      tc_tensor_free(e);
-      return rc;
-    })};
+    return std::vector<Extra>{
+        X("empty tensor", {TC_ERR_SHAPE, TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) {
+          int64_t s[] = {0, 3};
+          tc_tensor e = nullptr;
+          if (tc_zeros(s, 2, TC_FLOAT32, TC_CPU, &e) != TC_OK) return -1;
+          const int32_t rc = m.done(fn(e, m.O(9)));
+          tc_tensor_free(e);
+          return rc;
+        })};
   };
-  add(E(FN(tc_max), "HO", [](M& m) { return tc_max(m.H(0, m.f.a), m.O(1)); }, empty_input(tc_max)));
-  add(E(FN(tc_min), "HO", [](M& m) { return tc_min(m.H(0, m.f.a), m.O(1)); }, empty_input(tc_min)));
-  add(E(FN(tc_max_dim), "H--OO", [](M& m) { return tc_max_dim(m.H(0, m.f.a), 1, 0, m.O(3, 0), m.O(4, 1)); },
-        dim_extras([](M& m, int64_t d) { return tc_max_dim(m.f.a, d, 0, m.O(9, 0), m.O(9, 1)); })));
-  add(E(FN(tc_min_dim), "H--OO", [](M& m) { return tc_min_dim(m.H(0, m.f.a), 1, 1, m.O(3, 0), m.O(4, 1)); },
-        dim_extras([](M& m, int64_t d) { return tc_min_dim(m.f.a, d, 0, m.O(9, 0), m.O(9, 1)); })));
-  add(E(FN(tc_argmax), "H--O", [](M& m) { return tc_argmax(m.H(0, m.f.a), TC_DIM_ALL, 0, m.O(3)); },
-        dim_extras([](M& m, int64_t d) { return tc_argmax(m.f.a, d, 0, m.O(9)); })));
-  add(E(FN(tc_argmin), "H--O", [](M& m) { return tc_argmin(m.H(0, m.f.a), 0, 1, m.O(3)); },
-        dim_extras([](M& m, int64_t d) { return tc_argmin(m.f.a, d, 0, m.O(9)); })));
+  add(E(
+      FN(tc_max), "HO", [](M& m) { return tc_max(m.H(0, m.f.a), m.O(1)); }, empty_input(tc_max)));
+  add(E(
+      FN(tc_min), "HO", [](M& m) { return tc_min(m.H(0, m.f.a), m.O(1)); }, empty_input(tc_min)));
+  add(E(
+      FN(tc_max_dim), "H--OO", [](M& m) { return tc_max_dim(m.H(0, m.f.a), 1, 0, m.O(3, 0), m.O(4, 1)); },
+      dim_extras([](M& m, int64_t d) { return tc_max_dim(m.f.a, d, 0, m.O(9, 0), m.O(9, 1)); })));
+  add(E(
+      FN(tc_min_dim), "H--OO", [](M& m) { return tc_min_dim(m.H(0, m.f.a), 1, 1, m.O(3, 0), m.O(4, 1)); },
+      dim_extras([](M& m, int64_t d) { return tc_min_dim(m.f.a, d, 0, m.O(9, 0), m.O(9, 1)); })));
+  add(E(
+      FN(tc_argmax), "H--O", [](M& m) { return tc_argmax(m.H(0, m.f.a), TC_DIM_ALL, 0, m.O(3)); },
+      dim_extras([](M& m, int64_t d) { return tc_argmax(m.f.a, d, 0, m.O(9)); })));
+  add(E(
+      FN(tc_argmin), "H--O", [](M& m) { return tc_argmin(m.H(0, m.f.a), 0, 1, m.O(3)); },
+      dim_extras([](M& m, int64_t d) { return tc_argmin(m.f.a, d, 0, m.O(9)); })));
 
   // Linear algebra and nn.
   add(E(FN(tc_matmul), "HHO", [](M& m) { return tc_matmul(m.H(0, m.f.a), m.H(1, m.f.bt), m.O(2)); },
-        {X("inner sizes differ ([2,3] @ [2,3])", {TC_ERR_SHAPE}, [](M& m) { return tc_matmul(m.f.a, m.f.b, m.O(9)); }),
+        {X("inner sizes differ ([2,3] @ [2,3])", {TC_ERR_SHAPE},
+           [](M& m) { return tc_matmul(m.f.a, m.f.b, m.O(9)); }),
          X("0-dim operand", {TC_ERR_SHAPE}, [](M& m) { return tc_matmul(m.f.s, m.f.a, m.O(9)); }),
          X("integer and float operands", {TC_ERR_DTYPE}, [](M& m) {
            tc_tensor it = make(TC_INT32, {3, 2});
@@ -988,203 +1465,298 @@ std::vector<Entry> build_table() {
            free_t(it);
            return rc;
          })}));
-  add(E(FN(tc_linear), "HHhO", [](M& m) { return tc_linear(m.H(0, m.f.a), m.H(1, m.f.lw), m.H(2, m.f.lb), m.O(3)); },
-        {X("weight in_features differ", {TC_ERR_SHAPE}, [](M& m) { return tc_linear(m.f.a, m.f.bt, nullptr, m.O(9)); }),
-         X("bias of the wrong size", {TC_ERR_SHAPE}, [](M& m) { return tc_linear(m.f.a, m.f.b, m.f.b, m.O(9)); })}));
-  add(E(FN(tc_softmax), "H-O", [](M& m) { return tc_softmax(m.H(0, m.f.a), -1, m.O(2)); },
-        dim_extras([](M& m, int64_t d) { return tc_softmax(m.f.a, d, m.O(9)); })));
-  add(E(FN(tc_log_softmax), "H-O", [](M& m) { return tc_log_softmax(m.H(0, m.f.a), 1, m.O(2)); },
-        dim_extras([](M& m, int64_t d) { return tc_log_softmax(m.f.a, d, m.O(9)); })));
-  add(E(FN(tc_cross_entropy), "HH-O", [](M& m) { return tc_cross_entropy(m.H(0, m.f.a), m.H(1, m.f.cls), TC_REDUCTION_MEAN, m.O(3)); },
-        [] {
-          auto x = reduction_extras([](M& m, int32_t r) { return tc_cross_entropy(m.f.a, m.f.cls, r, m.O(9)); });
-          x.push_back(X("float target of another shape", {TC_ERR_DTYPE, TC_ERR_SHAPE}, [](M& m) { return tc_cross_entropy(m.f.a, m.f.v, TC_REDUCTION_MEAN, m.O(9)); }));
-          x.push_back(X("target batch size differs", {TC_ERR_SHAPE}, [](M& m) {
-            tc_tensor t3 = make_i64({3}, {0, 1, 2});
-            const int32_t rc = m.done(tc_cross_entropy(m.f.a, t3, TC_REDUCTION_MEAN, m.O(9)));
-            free_t(t3);
-            return rc;
-          }));
-          x.push_back(X("class index 3 of 3", {TC_ERR_INDEX}, [](M& m) {
-            tc_tensor t2 = make_i64({2}, {0, 3});
-            const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_SUM, m.O(9)));
-            free_t(t2);
-            return rc;
-          }));
-          x.push_back(X("class index -1", {TC_ERR_INDEX}, [](M& m) {
-            tc_tensor t2 = make_i64({2}, {-1, 0});
-            const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_NONE, m.O(9)));
-            free_t(t2);
-            return rc;
-          }));
-          x.push_back(X("class index INT64_MIN", {TC_ERR_INDEX}, [](M& m) {
-            tc_tensor t2 = make_i64({2}, {kI64Min, 0});
-            const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_NONE, m.O(9)));
-            free_t(t2);
-            return rc;
-          }));
-          return x;
-        }()));
-  add(E(FN(tc_nll_loss), "HH-O", [](M& m) { return tc_nll_loss(m.H(0, m.f.a), m.H(1, m.f.cls), TC_REDUCTION_SUM, m.O(3)); },
-        [] {
-          auto x = reduction_extras([](M& m, int32_t r) { return tc_nll_loss(m.f.a, m.f.cls, r, m.O(9)); });
-          x.push_back(X("class index 7 of 3", {TC_ERR_INDEX}, [](M& m) {
-            tc_tensor t2 = make_i64({2}, {7, 0});
-            const int32_t rc = m.done(tc_nll_loss(m.f.a, t2, TC_REDUCTION_MEAN, m.O(9)));
-            free_t(t2);
-            return rc;
-          }));
-          x.push_back(X("float target", {TC_ERR_DTYPE, TC_ERR_SHAPE}, [](M& m) { return tc_nll_loss(m.f.a, m.f.v, TC_REDUCTION_MEAN, m.O(9)); }));
-          return x;
-        }()));
-  add(E(FN(tc_mse_loss), "HH-O", [](M& m) { return tc_mse_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_NONE, m.O(3)); },
-        [] {
-          auto x = reduction_extras([](M& m, int32_t r) { return tc_mse_loss(m.f.a, m.f.b, r, m.O(9)); });
-          x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE}, [](M& m) { return tc_mse_loss(m.f.a, m.f.bt, TC_REDUCTION_MEAN, m.O(9)); }));
-          return x;
-        }()));
+  add(E(FN(tc_linear), "HHhO",
+        [](M& m) { return tc_linear(m.H(0, m.f.a), m.H(1, m.f.lw), m.H(2, m.f.lb), m.O(3)); },
+        {X("weight in_features differ", {TC_ERR_SHAPE},
+           [](M& m) { return tc_linear(m.f.a, m.f.bt, nullptr, m.O(9)); }),
+         X("bias of the wrong size", {TC_ERR_SHAPE},
+           [](M& m) { return tc_linear(m.f.a, m.f.b, m.f.b, m.O(9)); })}));
+  add(E(
+      FN(tc_softmax), "H-O", [](M& m) { return tc_softmax(m.H(0, m.f.a), -1, m.O(2)); },
+      dim_extras([](M& m, int64_t d) { return tc_softmax(m.f.a, d, m.O(9)); })));
+  add(E(
+      FN(tc_log_softmax), "H-O", [](M& m) { return tc_log_softmax(m.H(0, m.f.a), 1, m.O(2)); },
+      dim_extras([](M& m, int64_t d) { return tc_log_softmax(m.f.a, d, m.O(9)); })));
+  add(E(
+      FN(tc_cross_entropy), "HH-O",
+      [](M& m) { return tc_cross_entropy(m.H(0, m.f.a), m.H(1, m.f.cls), TC_REDUCTION_MEAN, m.O(3)); },
+      [] {
+        auto x =
+            reduction_extras([](M& m, int32_t r) { return tc_cross_entropy(m.f.a, m.f.cls, r, m.O(9)); });
+        x.push_back(X("float target of another shape", {TC_ERR_DTYPE, TC_ERR_SHAPE},
+                      [](M& m) { return tc_cross_entropy(m.f.a, m.f.v, TC_REDUCTION_MEAN, m.O(9)); }));
+        x.push_back(X("target batch size differs", {TC_ERR_SHAPE}, [](M& m) {
+          tc_tensor t3 = make_i64({3}, {0, 1, 2});
+          const int32_t rc = m.done(tc_cross_entropy(m.f.a, t3, TC_REDUCTION_MEAN, m.O(9)));
+          free_t(t3);
+          return rc;
+        }));
+        x.push_back(X("class index 3 of 3", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {0, 3});
+          const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_SUM, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        x.push_back(X("class index -1", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {-1, 0});
+          const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_NONE, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        x.push_back(X("class index INT64_MIN", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {kI64Min, 0});
+          const int32_t rc = m.done(tc_cross_entropy(m.f.a, t2, TC_REDUCTION_NONE, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_nll_loss), "HH-O",
+      [](M& m) { return tc_nll_loss(m.H(0, m.f.a), m.H(1, m.f.cls), TC_REDUCTION_SUM, m.O(3)); },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) { return tc_nll_loss(m.f.a, m.f.cls, r, m.O(9)); });
+        x.push_back(X("class index 7 of 3", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {7, 0});
+          const int32_t rc = m.done(tc_nll_loss(m.f.a, t2, TC_REDUCTION_MEAN, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        x.push_back(X("float target", {TC_ERR_DTYPE, TC_ERR_SHAPE},
+                      [](M& m) { return tc_nll_loss(m.f.a, m.f.v, TC_REDUCTION_MEAN, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_mse_loss), "HH-O",
+      [](M& m) { return tc_mse_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_NONE, m.O(3)); },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) { return tc_mse_loss(m.f.a, m.f.b, r, m.O(9)); });
+        x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_mse_loss(m.f.a, m.f.bt, TC_REDUCTION_MEAN, m.O(9)); }));
+        return x;
+      }()));
   add(E(FN(tc_dropout), "H--O", [](M& m) { return tc_dropout(m.H(0, m.f.a), 0.5, 1, m.O(3)); },
         {X("p -0.1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_dropout(m.f.a, -0.1, 1, m.O(9)); }),
          X("p 1.5", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_dropout(m.f.a, 1.5, 1, m.O(9)); }),
          X("p NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_dropout(m.f.a, kNaN, 1, m.O(9)); })}));
-  add(E(FN(tc_conv2d), "HHhPPP-O",
-        [](M& m) {
-          int64_t st[] = {1, 1}, pad[] = {1, 1}, dil[] = {1, 1};
-          return tc_conv2d(m.H(0, m.f.img), m.H(1, m.f.w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad), m.P(5, dil), 1, m.O(7));
-        },
-        [] {
-          auto conv = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t d0, int64_t groups) {
-            return X(what, codes, [=](M& m) {
-              int64_t st[] = {s0, 1}, pad[] = {p0, 0}, dil[] = {d0, 1};
-              return tc_conv2d(m.f.img, m.f.w, m.f.bias, st, pad, dil, groups, m.O(9));
-            });
-          };
-          return std::vector<Extra>{
-              conv("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, 0),
-              conv("groups -1", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, -1),
-              conv("groups 2 (3 output channels)", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, 1, 0, 1, 2),
-              conv("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 1, 1),
-              conv("stride -1", {TC_ERR_INVALID_ARGUMENT}, -1, 0, 1, 1),
-              conv("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 1, 1),
-              conv("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1),
-              conv("kernel larger than the padded input", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, 1, 0, 5, 1),
-              conv("stride INT64_MAX", {TC_OK, TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, kI64Max, 0, 1, 1),
-              conv("padding INT64_MAX (output size overflows)", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE, TC_ERR_OUT_OF_MEMORY}, 1, kI64Max, 1, 1),
-              conv("dilation INT64_MAX", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, 1, 0, kI64Max, 1),
-              X("3-D input", {TC_ERR_SHAPE}, [](M& m) { int64_t st[] = {1, 1}, pad[] = {0, 0}, dil[] = {1, 1}; return tc_conv2d(m.f.t3, m.f.w, nullptr, st, pad, dil, 1, m.O(9)); }),
-              X("input channels differ", {TC_ERR_SHAPE}, [](M& m) {
+  add(E(
+      FN(tc_conv2d), "HHhPPP-O",
+      [](M& m) {
+        int64_t st[] = {1, 1}, pad[] = {1, 1}, dil[] = {1, 1};
+        return tc_conv2d(m.H(0, m.f.img), m.H(1, m.f.w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad),
+                         m.P(5, dil), 1, m.O(7));
+      },
+      [] {
+        auto conv = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t d0,
+                       int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1}, pad[] = {p0, 0}, dil[] = {d0, 1};
+            return tc_conv2d(m.f.img, m.f.w, m.f.bias, st, pad, dil, groups, m.O(9));
+          });
+        };
+        return std::vector<Extra>{
+            conv("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, 0),
+            conv("groups -1", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, -1),
+            conv("groups 2 (3 output channels)", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, 1, 0, 1, 2),
+            conv("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 1, 1),
+            conv("stride -1", {TC_ERR_INVALID_ARGUMENT}, -1, 0, 1, 1),
+            conv("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 1, 1),
+            conv("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1),
+            conv("kernel larger than the padded input", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, 1, 0, 5, 1),
+            conv("stride INT64_MAX", {TC_OK, TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, kI64Max, 0, 1, 1),
+            conv("padding INT64_MAX (output size overflows)",
+                 {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE, TC_ERR_OUT_OF_MEMORY}, 1, kI64Max, 1, 1),
+            conv("dilation INT64_MAX", {TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, 1, 0, kI64Max, 1),
+            X("3-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1}, pad[] = {0, 0}, dil[] = {1, 1};
+                return tc_conv2d(m.f.t3, m.f.w, nullptr, st, pad, dil, 1, m.O(9));
+              }),
+            X("input channels differ", {TC_ERR_SHAPE},
+              [](M& m) {
                 int64_t st[] = {1, 1}, pad[] = {0, 0}, dil[] = {1, 1};
                 tc_tensor x3 = make_f32({1, 3, 4, 4});
                 const int32_t rc = m.done(tc_conv2d(x3, m.f.w, nullptr, st, pad, dil, 1, m.O(9)));
                 free_t(x3);
                 return rc;
               }),
-              X("bias of the wrong size", {TC_ERR_SHAPE}, [](M& m) { int64_t st[] = {1, 1}, pad[] = {0, 0}, dil[] = {1, 1}; return tc_conv2d(m.f.img, m.f.w, m.f.lb, st, pad, dil, 1, m.O(9)); }),
-          };
-        }()));
-  auto pool_extras = [](int32_t (*fn)(tc_tensor, const int64_t*, const int64_t*, const int64_t*, tc_tensor*)) {
-    auto pool = [fn](std::string what, std::vector<int32_t> codes, int64_t k, int64_t s, int64_t p) {
-      return X(what, codes, [=](M& m) {
-        int64_t ks[] = {k, 2}, ss[] = {s, 2}, ps[] = {p, 0};
-        return fn(m.f.img, ks, ss, ps, m.O(9));
-      });
-    };
-    return std::vector<Extra>{
-        pool("kernel 0", {TC_ERR_INVALID_ARGUMENT}, 0, 1, 0),
-        pool("kernel -2", {TC_ERR_INVALID_ARGUMENT}, -2, 1, 0),
-        pool("kernel larger than the input", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, 9, 1, 0),
-        pool("kernel INT64_MAX", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, kI64Max, 1, 0),
-        pool("stride 0", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 0),
-        pool("padding -1", {TC_ERR_INVALID_ARGUMENT}, 2, 1, -1),
-        pool("padding larger than half the kernel", {TC_ERR_INVALID_ARGUMENT}, 2, 1, 2),
-        pool("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 2, 1, kI64Max),
-        X("3-D input", {TC_ERR_SHAPE}, [fn](M& m) { int64_t ks[] = {2, 2}; return fn(m.f.t3, ks, nullptr, ks, m.O(9)); }),
-    };
-  };
-  add(E(FN(tc_max_pool2d), "HPpPO",
-        [](M& m) { int64_t k[] = {2, 2}, p[] = {0, 0}; return tc_max_pool2d(m.H(0, m.f.img), m.P(1, k), nullptr, m.P(3, p), m.O(4)); },
-        pool_extras(tc_max_pool2d)));
-  add(E(FN(tc_avg_pool2d), "HPpPO",
-        [](M& m) { int64_t k[] = {2, 2}, s[] = {1, 1}, p[] = {1, 1}; return tc_avg_pool2d(m.H(0, m.f.img), m.P(1, k), s, m.P(3, p), m.O(4)); },
-        pool_extras(tc_avg_pool2d)));
+            X("bias of the wrong size", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1}, pad[] = {0, 0}, dil[] = {1, 1};
+                return tc_conv2d(m.f.img, m.f.w, m.f.lb, st, pad, dil, 1, m.O(9));
+              }),
+        };
+      }()));
+  auto pool_extras =
+      [](int32_t (*fn)(tc_tensor, const int64_t*, const int64_t*, const int64_t*, tc_tensor*)) {
+        auto pool = [fn](std::string what, std::vector<int32_t> codes, int64_t k, int64_t s, int64_t p) {
+          return X(what, codes, [=](M& m) {
+            int64_t ks[] = {k, 2}, ss[] = {s, 2}, ps[] = {p, 0};
+            return fn(m.f.img, ks, ss, ps, m.O(9));
+          });
+        };
+        return std::vector<Extra>{
+            pool("kernel 0", {TC_ERR_INVALID_ARGUMENT}, 0, 1, 0),
+            pool("kernel -2", {TC_ERR_INVALID_ARGUMENT}, -2, 1, 0),
+            pool("kernel larger than the input", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, 9, 1, 0),
+            pool("kernel INT64_MAX", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, kI64Max, 1, 0),
+            pool("stride 0", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 0),
+            pool("padding -1", {TC_ERR_INVALID_ARGUMENT}, 2, 1, -1),
+            pool("padding larger than half the kernel", {TC_ERR_INVALID_ARGUMENT}, 2, 1, 2),
+            pool("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 2, 1, kI64Max),
+            X("3-D input", {TC_ERR_SHAPE},
+              [fn](M& m) {
+                int64_t ks[] = {2, 2};
+                return fn(m.f.t3, ks, nullptr, ks, m.O(9));
+              }),
+        };
+      };
+  add(E(
+      FN(tc_max_pool2d), "HPpPO",
+      [](M& m) {
+        int64_t k[] = {2, 2}, p[] = {0, 0};
+        return tc_max_pool2d(m.H(0, m.f.img), m.P(1, k), nullptr, m.P(3, p), m.O(4));
+      },
+      pool_extras(tc_max_pool2d)));
+  add(E(
+      FN(tc_avg_pool2d), "HPpPO",
+      [](M& m) {
+        int64_t k[] = {2, 2}, s[] = {1, 1}, p[] = {1, 1};
+        return tc_avg_pool2d(m.H(0, m.f.img), m.P(1, k), s, m.P(3, p), m.O(4));
+      },
+      pool_extras(tc_avg_pool2d)));
   add(E(FN(tc_embedding), "HHO", [](M& m) { return tc_embedding(m.H(0, m.f.emb), m.H(1, m.f.cls), m.O(2)); },
         {X("float indices", {TC_ERR_DTYPE}, [](M& m) { return tc_embedding(m.f.emb, m.f.v, m.O(9)); }),
-         X("index 4 of 4 rows", {TC_ERR_INDEX}, [](M& m) {
-           tc_tensor ix = make_i64({2}, {1, 4});
-           const int32_t rc = m.done(tc_embedding(m.f.emb, ix, m.O(9)));
-           free_t(ix);
-           return rc;
-         }),
-         X("index -1", {TC_ERR_INDEX}, [](M& m) {
-           tc_tensor ix = make_i64({1}, {-1});
-           const int32_t rc = m.done(tc_embedding(m.f.emb, ix, m.O(9)));
-           free_t(ix);
-           return rc;
-         }),
+         X("index 4 of 4 rows", {TC_ERR_INDEX},
+           [](M& m) {
+             tc_tensor ix = make_i64({2}, {1, 4});
+             const int32_t rc = m.done(tc_embedding(m.f.emb, ix, m.O(9)));
+             free_t(ix);
+             return rc;
+           }),
+         X("index -1", {TC_ERR_INDEX},
+           [](M& m) {
+             tc_tensor ix = make_i64({1}, {-1});
+             const int32_t rc = m.done(tc_embedding(m.f.emb, ix, m.O(9)));
+             free_t(ix);
+             return rc;
+           }),
          X("1-D weight", {TC_ERR_SHAPE}, [](M& m) { return tc_embedding(m.f.v, m.f.cls, m.O(9)); })}));
 
   // Shape ops.
   auto cat_like = [](int32_t (*fn)(const tc_tensor*, int64_t, int64_t, tc_tensor*), bool stack) {
     std::vector<Extra> x = {
-        X("count 0", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { tc_tensor ts[] = {m.f.a}; return fn(ts, 0, 0, m.O(9)); }),
-        X("count -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { tc_tensor ts[] = {m.f.a}; return fn(ts, -1, 0, m.O(9)); }),
-        X("count INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { tc_tensor ts[] = {m.f.a}; return fn(ts, kI64Min, 0, m.O(9)); }),
-        X("dim 3", {TC_ERR_INDEX}, [fn](M& m) { tc_tensor ts[] = {m.f.a, m.f.b}; return fn(ts, 2, 3, m.O(9)); }),
-        X("dim INT64_MIN", {TC_ERR_INDEX}, [fn](M& m) { tc_tensor ts[] = {m.f.a, m.f.b}; return fn(ts, 2, kI64Min, m.O(9)); }),
-        X("shapes differ", {TC_ERR_SHAPE}, [fn](M& m) { tc_tensor ts[] = {m.f.a, m.f.v}; return fn(ts, 2, 0, m.O(9)); }),
+        X("count 0", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a};
+            return fn(ts, 0, 0, m.O(9));
+          }),
+        X("count -1", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a};
+            return fn(ts, -1, 0, m.O(9));
+          }),
+        X("count INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a};
+            return fn(ts, kI64Min, 0, m.O(9));
+          }),
+        X("dim 3", {TC_ERR_INDEX},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a, m.f.b};
+            return fn(ts, 2, 3, m.O(9));
+          }),
+        X("dim INT64_MIN", {TC_ERR_INDEX},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a, m.f.b};
+            return fn(ts, 2, kI64Min, m.O(9));
+          }),
+        X("shapes differ", {TC_ERR_SHAPE},
+          [fn](M& m) {
+            tc_tensor ts[] = {m.f.a, m.f.v};
+            return fn(ts, 2, 0, m.O(9));
+          }),
     };
     if (stack)
-      x.push_back(X("same ndim, other sizes", {TC_ERR_SHAPE}, [fn](M& m) { tc_tensor ts[] = {m.f.a, m.f.bt}; return fn(ts, 2, 0, m.O(9)); }));
+      x.push_back(X("same ndim, other sizes", {TC_ERR_SHAPE}, [fn](M& m) {
+        tc_tensor ts[] = {m.f.a, m.f.bt};
+        return fn(ts, 2, 0, m.O(9));
+      }));
     return x;
   };
   // Positions 4 and 5 are the two elements of the tensors array.
-  add(E(FN(tc_cat), "P--OHH", [](M& m) { tc_tensor ts[] = {m.H(4, m.f.a), m.H(5, m.f.b)}; return tc_cat(m.P(0, ts), 2, 1, m.O(3)); },
-        cat_like(tc_cat, false)));
-  add(E(FN(tc_stack), "P--OHH", [](M& m) { tc_tensor ts[] = {m.H(4, m.f.a), m.H(5, m.f.b)}; return tc_stack(m.P(0, ts), 2, -1, m.O(3)); },
-        cat_like(tc_stack, true)));
-  auto split_like = [](int32_t (*fn)(tc_tensor, int64_t, int64_t, tc_tensor*, int64_t, int64_t*), const char* size_name) {
+  add(E(
+      FN(tc_cat), "P--OHH",
+      [](M& m) {
+        tc_tensor ts[] = {m.H(4, m.f.a), m.H(5, m.f.b)};
+        return tc_cat(m.P(0, ts), 2, 1, m.O(3));
+      },
+      cat_like(tc_cat, false)));
+  add(E(
+      FN(tc_stack), "P--OHH",
+      [](M& m) {
+        tc_tensor ts[] = {m.H(4, m.f.a), m.H(5, m.f.b)};
+        return tc_stack(m.P(0, ts), 2, -1, m.O(3));
+      },
+      cat_like(tc_stack, true)));
+  auto split_like = [](int32_t (*fn)(tc_tensor, int64_t, int64_t, tc_tensor*, int64_t, int64_t*),
+                       const char* size_name) {
     return std::vector<Extra>{
-        X(std::string(size_name) + " 0", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return fn(m.f.a, 0, 1, m.HS(9), 8, m.o.i64); }),
-        X(std::string(size_name) + " -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return fn(m.f.a, -1, 1, m.HS(9), 8, m.o.i64); }),
-        X(std::string(size_name) + " INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return fn(m.f.a, kI64Min, 1, m.HS(9), 8, m.o.i64); }),
+        X(std::string(size_name) + " 0", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) { return fn(m.f.a, 0, 1, m.HS(9), 8, m.o.i64); }),
+        X(std::string(size_name) + " -1", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) { return fn(m.f.a, -1, 1, m.HS(9), 8, m.o.i64); }),
+        X(std::string(size_name) + " INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+          [fn](M& m) { return fn(m.f.a, kI64Min, 1, m.HS(9), 8, m.o.i64); }),
         X("dim 2", {TC_ERR_INDEX}, [fn](M& m) { return fn(m.f.a, 1, 2, m.HS(9), 8, m.o.i64); }),
         X("cap -1", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return fn(m.f.a, 1, 1, m.HS(9), -1, m.o.i64); }),
-        X("a 0-dim tensor", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.s, 1, 0, m.HS(9), 8, m.o.i64); }),
+        X("a 0-dim tensor", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT, TC_ERR_SHAPE},
+          [fn](M& m) { return fn(m.f.s, 1, 0, m.HS(9), 8, m.o.i64); }),
     };
   };
-  add(E(FN(tc_split), "H--P-P", [](M& m) { return tc_split(m.H(0, m.f.a), 2, 1, m.HS(3), 8, m.I64(5)); },
-        [&] {
-          auto x = split_like(tc_split, "split_size");
-          // Documented: *count is set, no handles made; checked by its own test.
-          return x;
-        }()));
-  add(E(FN(tc_chunk), "H--P-P", [](M& m) { return tc_chunk(m.H(0, m.f.a), 3, 1, m.HS(3), 8, m.I64(5)); },
-        split_like(tc_chunk, "chunks")));
+  add(E(
+      FN(tc_split), "H--P-P", [](M& m) { return tc_split(m.H(0, m.f.a), 2, 1, m.HS(3), 8, m.I64(5)); },
+      [&] {
+        auto x = split_like(tc_split, "split_size");
+        // Documented: *count is set, no handles made; checked by its own test.
+        return x;
+      }()));
+  add(E(
+      FN(tc_chunk), "H--P-P", [](M& m) { return tc_chunk(m.H(0, m.f.a), 3, 1, m.HS(3), 8, m.I64(5)); },
+      split_like(tc_chunk, "chunks")));
   add(E(FN(tc_gather), "H-HO", [](M& m) { return tc_gather(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.O(3)); },
         {X("float index", {TC_ERR_DTYPE}, [](M& m) { return tc_gather(m.f.a, 0, m.f.b, m.O(9)); }),
          X("dim 2", {TC_ERR_INDEX}, [](M& m) { return tc_gather(m.f.a, 2, m.f.ia, m.O(9)); }),
-         X("index value 2 along a dim of size 2", {TC_ERR_INDEX}, [](M& m) {
-           tc_tensor ix = make_i64({1, 3}, {0, 2, 1});
-           const int32_t rc = m.done(tc_gather(m.f.a, 0, ix, m.O(9)));
-           free_t(ix);
-           return rc;
-         }),
-         X("index value INT64_MIN", {TC_ERR_INDEX}, [](M& m) {
-           tc_tensor ix = make_i64({1, 1}, {kI64Min});
-           const int32_t rc = m.done(tc_gather(m.f.a, 1, ix, m.O(9)));
-           free_t(ix);
-           return rc;
-         }),
-         X("index of another ndim", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_gather(m.f.a, 0, m.f.cls, m.O(9)); })}));
-  add(E(FN(tc_index_select), "H-HO", [](M& m) { return tc_index_select(m.H(0, m.f.a), 1, m.H(2, m.f.cls), m.O(3)); },
+         X("index value 2 along a dim of size 2", {TC_ERR_INDEX},
+           [](M& m) {
+             tc_tensor ix = make_i64({1, 3}, {0, 2, 1});
+             const int32_t rc = m.done(tc_gather(m.f.a, 0, ix, m.O(9)));
+             free_t(ix);
+             return rc;
+           }),
+         X("index value INT64_MIN", {TC_ERR_INDEX},
+           [](M& m) {
+             tc_tensor ix = make_i64({1, 1}, {kI64Min});
+             const int32_t rc = m.done(tc_gather(m.f.a, 1, ix, m.O(9)));
+             free_t(ix);
+             return rc;
+           }),
+         X("index of another ndim", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_gather(m.f.a, 0, m.f.cls, m.O(9)); })}));
+  add(E(FN(tc_index_select), "H-HO",
+        [](M& m) { return tc_index_select(m.H(0, m.f.a), 1, m.H(2, m.f.cls), m.O(3)); },
         {X("float index", {TC_ERR_DTYPE}, [](M& m) { return tc_index_select(m.f.a, 1, m.f.v, m.O(9)); }),
-         X("2-D index", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_index_select(m.f.a, 1, m.f.ia, m.O(9)); }),
+         X("2-D index", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_index_select(m.f.a, 1, m.f.ia, m.O(9)); }),
          X("dim -3", {TC_ERR_INDEX}, [](M& m) { return tc_index_select(m.f.a, -3, m.f.cls, m.O(9)); }),
-         X("index value 2 along a dim of size 2", {TC_ERR_INDEX}, [](M& m) { return tc_index_select(m.f.a, 0, m.f.cls, m.O(9)); })}));
+         X("index value 2 along a dim of size 2", {TC_ERR_INDEX},
+           [](M& m) { return tc_index_select(m.f.a, 0, m.f.cls, m.O(9)); })}));
   add(E(FN(tc_one_hot), "H-O", [](M& m) { return tc_one_hot(m.H(0, m.f.cls), -1, m.O(2)); },
-        {X("num_classes 2 with index 2", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_one_hot(m.f.cls, 2, m.O(9)); }),
+        {X("num_classes 2 with index 2", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_one_hot(m.f.cls, 2, m.O(9)); }),
          X("num_classes -2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_one_hot(m.f.cls, -2, m.O(9)); }),
-         X("num_classes INT64_MAX", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_one_hot(m.f.cls, kI64Max, m.O(9)); }),
+         X("num_classes INT64_MAX", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_one_hot(m.f.cls, kI64Max, m.O(9)); }),
          X("float indices", {TC_ERR_DTYPE}, [](M& m) { return tc_one_hot(m.f.v, 3, m.O(9)); }),
          X("negative index", {TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [](M& m) {
            tc_tensor ix = make_i64({2}, {-1, 0});
@@ -1194,10 +1766,18 @@ std::vector<Entry> build_table() {
          })}));
 
   // In-place ops.
-  add(E(FN(tc_add_), "HH", [](M& m) { return tc_add_(m.H(0, m.f.a), m.H(1, m.f.b)); }, inplace_binary_extras(tc_add_)));
-  add(E(FN(tc_sub_), "HH", [](M& m) { return tc_sub_(m.H(0, m.f.a), m.H(1, m.f.b)); }, inplace_binary_extras(tc_sub_)));
-  add(E(FN(tc_mul_), "HH", [](M& m) { return tc_mul_(m.H(0, m.f.a), m.H(1, m.f.b)); }, inplace_binary_extras(tc_mul_)));
-  add(E(FN(tc_div_), "HH", [](M& m) { return tc_div_(m.H(0, m.f.a), m.H(1, m.f.b)); }, inplace_binary_extras(tc_div_)));
+  add(E(
+      FN(tc_add_), "HH", [](M& m) { return tc_add_(m.H(0, m.f.a), m.H(1, m.f.b)); },
+      inplace_binary_extras(tc_add_)));
+  add(E(
+      FN(tc_sub_), "HH", [](M& m) { return tc_sub_(m.H(0, m.f.a), m.H(1, m.f.b)); },
+      inplace_binary_extras(tc_sub_)));
+  add(E(
+      FN(tc_mul_), "HH", [](M& m) { return tc_mul_(m.H(0, m.f.a), m.H(1, m.f.b)); },
+      inplace_binary_extras(tc_mul_)));
+  add(E(
+      FN(tc_div_), "HH", [](M& m) { return tc_div_(m.H(0, m.f.a), m.H(1, m.f.b)); },
+      inplace_binary_extras(tc_div_)));
   add(E(FN(tc_zero_), "H", [](M& m) { return tc_zero_(m.H(0, m.f.a)); },
         {X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_zero_(m.f.p); })}));
   add(E(FN(tc_fill_), "H-", [](M& m) { return tc_fill_(m.H(0, m.f.a), 0.5); },
@@ -1207,7 +1787,8 @@ std::vector<Entry> build_table() {
          X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_copy_(m.f.p, m.f.b); })}));
 
   // Autograd.
-  add(E(FN(tc_tensor_set_requires_grad), "H-", [](M& m) { return tc_tensor_set_requires_grad(m.H(0, m.f.leaf), 1); },
+  add(E(FN(tc_tensor_set_requires_grad), "H-",
+        [](M& m) { return tc_tensor_set_requires_grad(m.H(0, m.f.leaf), 1); },
         {X("integer tensor", {TC_ERR_DTYPE}, [](M& m) { return tc_tensor_set_requires_grad(m.f.i32, 1); }),
          X("bool tensor", {TC_ERR_DTYPE}, [](M& m) { return tc_tensor_set_requires_grad(m.f.cond, 1); }),
          X("non-leaf", {TC_ERR_AUTOGRAD, TC_ERR_INVALID_ARGUMENT}, [](M& m) {
@@ -1216,87 +1797,107 @@ std::vector<Entry> build_table() {
            free_t(r);
            return rc;
          })}));
-  add(E(FN(tc_tensor_requires_grad), "HP", [](M& m) { return tc_tensor_requires_grad(m.H(0, m.f.p), m.I32(1)); }));
+  add(E(FN(tc_tensor_requires_grad), "HP",
+        [](M& m) { return tc_tensor_requires_grad(m.H(0, m.f.p), m.I32(1)); }));
   add(E(FN(tc_tensor_is_leaf), "HP", [](M& m) { return tc_tensor_is_leaf(m.H(0, m.f.p), m.I32(1)); }));
   add(E(FN(tc_tensor_grad), "HO", [](M& m) { return tc_tensor_grad(m.H(0, m.f.p), m.O(1)); }));
   add(E(FN(tc_tensor_clear_grad), "H", [](M& m) { return tc_tensor_clear_grad(m.H(0, m.f.p)); }));
-  add(E(FN(tc_tensor_retain_grad), "H", [](M& m) {
-        tc_tensor r = make_root(m);
-        const int32_t rc = m.done(tc_tensor_retain_grad(m.H(0, r)));
-        free_t(r);
-        return rc;
-      }, {X("tensor that does not require grad", {TC_ERR_AUTOGRAD, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_retain_grad(m.f.a); })}));
-  add(E(FN(tc_tensor_grad_fn_name), "H-pp", [](M& m) { return tc_tensor_grad_fn_name(m.H(0, m.f.p), m.o.buf, sizeof m.o.buf, m.o.i64); },
-        copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) { return tc_tensor_grad_fn_name(m.f.p, b, c, n); })));
+  add(E(FN(tc_tensor_retain_grad), "H",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          const int32_t rc = m.done(tc_tensor_retain_grad(m.H(0, r)));
+          free_t(r);
+          return rc;
+        },
+        {X("tensor that does not require grad", {TC_ERR_AUTOGRAD, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_retain_grad(m.f.a); })}));
+  add(E(
+      FN(tc_tensor_grad_fn_name), "H-pp",
+      [](M& m) { return tc_tensor_grad_fn_name(m.H(0, m.f.p), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras(
+          [](M& m, char* b, int64_t c, int64_t* n) { return tc_tensor_grad_fn_name(m.f.p, b, c, n); })));
   add(E(FN(tc_detach), "HO", [](M& m) { return tc_detach(m.H(0, m.f.p), m.O(1)); }));
-  add(E(FN(tc_backward), "Hh-", [](M& m) {
-        tc_tensor r = make_root(m);
-        const int32_t rc = m.done(tc_backward(m.H(0, r), m.H(1, nullptr), 0));
-        free_t(r);
-        return rc;
-      },
-      {X("root that does not require grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_backward(m.f.s, nullptr, 0); }),
-       X("non-scalar root without grad", {TC_ERR_AUTOGRAD, TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) {
-         tc_tensor sq = nullptr;
-         if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
-         const int32_t rc = m.done(tc_backward(sq, nullptr, 0));
-         free_t(sq);
-         return rc;
-       }),
-       X("grad of the wrong shape", {TC_ERR_SHAPE, TC_ERR_AUTOGRAD}, [](M& m) {
-         tc_tensor sq = nullptr;
-         if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
-         const int32_t rc = m.done(tc_backward(sq, m.f.bt, 0));
-         free_t(sq);
-         return rc;
-       }),
-       X("grad of the wrong dtype", {TC_ERR_DTYPE, TC_ERR_AUTOGRAD}, [](M& m) {
-         tc_tensor sq = nullptr;
-         if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
-         tc_tensor g = make(TC_FLOAT64, {2, 3});
-         const int32_t rc = m.done(tc_backward(sq, g, 0));
-         free_t(g);
-         free_t(sq);
-         return rc;
-       }),
-       X("second backward through a freed graph", {TC_ERR_AUTOGRAD}, [](M& m) {
-         tc_tensor r = make_root(m);
-         if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
-         const int32_t rc = m.done(tc_backward(r, nullptr, 0));
-         free_t(r);
-         return rc;
-       })}));
+  add(E(FN(tc_backward), "Hh-",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          const int32_t rc = m.done(tc_backward(m.H(0, r), m.H(1, nullptr), 0));
+          free_t(r);
+          return rc;
+        },
+        {X("root that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_backward(m.f.s, nullptr, 0); }),
+         X("non-scalar root without grad", {TC_ERR_AUTOGRAD, TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_backward(sq, nullptr, 0));
+             free_t(sq);
+             return rc;
+           }),
+         X("grad of the wrong shape", {TC_ERR_SHAPE, TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_backward(sq, m.f.bt, 0));
+             free_t(sq);
+             return rc;
+           }),
+         X("grad of the wrong dtype", {TC_ERR_DTYPE, TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             tc_tensor g = make(TC_FLOAT64, {2, 3});
+             const int32_t rc = m.done(tc_backward(sq, g, 0));
+             free_t(g);
+             free_t(sq);
+             return rc;
+           }),
+         X("second backward through a freed graph", {TC_ERR_AUTOGRAD}, [](M& m) {
+           tc_tensor r = make_root(m);
+           if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
+           const int32_t rc = m.done(tc_backward(r, nullptr, 0));
+           free_t(r);
+           return rc;
+         })}));
   add(E(FN(tc_set_grad_enabled), "-p", [](M& m) { return tc_set_grad_enabled(1, m.o.i32); },
         {X("enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(2, m.o.i32); }),
          X("enabled -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(-1, m.o.i32); })}));
 
   // Initializers.
-  add(E(FN(tc_uniform_), "H--", [](M& m) { return tc_uniform_(m.H(0, m.f.a), -1, 1); },
-        [] {
-          auto x = init_fill_extras([](tc_tensor t) { return tc_uniform_(t, 0, 1); });
-          x.push_back(X("low > high", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_uniform_(m.f.a, 1, -1); }));
-          x.push_back(X("NaN bound", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_uniform_(m.f.a, kNaN, 1); }));
-          return x;
-        }()));
-  add(E(FN(tc_normal_), "H--", [](M& m) { return tc_normal_(m.H(0, m.f.a), 0, 1); },
-        [] {
-          auto x = init_fill_extras([](tc_tensor t) { return tc_normal_(t, 0, 1); });
-          x.push_back(X("std -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_normal_(m.f.a, 0, -1); }));
-          x.push_back(X("std NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_normal_(m.f.a, 0, kNaN); }));
-          return x;
-        }()));
-  add(E(FN(tc_kaiming_uniform_), "H-", [](M& m) { return tc_kaiming_uniform_(m.H(0, m.f.a), std::sqrt(5.0)); },
-        [] {
-          auto x = init_fill_extras([](tc_tensor t) { return tc_kaiming_uniform_(t, 0); });
-          x.push_back(X("0-dim tensor", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_kaiming_uniform_(m.f.s, 0); }));
-          return x;
-        }()));
-  add(E(FN(tc_xavier_uniform_), "H-", [](M& m) { return tc_xavier_uniform_(m.H(0, m.f.a), 1.0); },
-        [] {
-          auto x = init_fill_extras([](tc_tensor t) { return tc_xavier_uniform_(t, 1); });
-          x.push_back(X("1-D tensor", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_xavier_uniform_(m.f.v, 1); }));
-          return x;
-        }()));
+  add(E(
+      FN(tc_uniform_), "H--", [](M& m) { return tc_uniform_(m.H(0, m.f.a), -1, 1); },
+      [] {
+        auto x = init_fill_extras([](tc_tensor t) { return tc_uniform_(t, 0, 1); });
+        x.push_back(
+            X("low > high", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_uniform_(m.f.a, 1, -1); }));
+        x.push_back(
+            X("NaN bound", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_uniform_(m.f.a, kNaN, 1); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_normal_), "H--", [](M& m) { return tc_normal_(m.H(0, m.f.a), 0, 1); },
+      [] {
+        auto x = init_fill_extras([](tc_tensor t) { return tc_normal_(t, 0, 1); });
+        x.push_back(X("std -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_normal_(m.f.a, 0, -1); }));
+        x.push_back(X("std NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_normal_(m.f.a, 0, kNaN); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_kaiming_uniform_), "H-", [](M& m) { return tc_kaiming_uniform_(m.H(0, m.f.a), std::sqrt(5.0)); },
+      [] {
+        auto x = init_fill_extras([](tc_tensor t) { return tc_kaiming_uniform_(t, 0); });
+        x.push_back(X("0-dim tensor", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_kaiming_uniform_(m.f.s, 0); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_xavier_uniform_), "H-", [](M& m) { return tc_xavier_uniform_(m.H(0, m.f.a), 1.0); },
+      [] {
+        auto x = init_fill_extras([](tc_tensor t) { return tc_xavier_uniform_(t, 1); });
+        x.push_back(X("1-D tensor", {TC_ERR_SHAPE, TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_xavier_uniform_(m.f.v, 1); }));
+        return x;
+      }()));
 
   // Optimizers. Position 4 is the element of the params array.
   auto sgd_opts = [](double lr) {
@@ -1320,15 +1921,63 @@ std::vector<Entry> build_table() {
           const tc_sgd_options o = sgd_opts(0.1);
           return tc_optimizer_sgd(m.P(0, ps), 1, m.P(2, &o), m.OZ(3));
         },
-        {X("count 0", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(0.1); return tc_optimizer_sgd(ps, 0, &o, m.OZ(9)); }),
-         X("count -1", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(0.1); return tc_optimizer_sgd(ps, -1, &o, m.OZ(9)); }),
-         X("options->size 0", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(0.1); o.size = 0; return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("lr -1", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(-1); return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("lr NaN", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(kNaN); return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("momentum -0.5", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(0.1); o.momentum = -0.5; return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("nesterov without momentum", {TC_ERR_INVALID_ARGUMENT}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = sgd_opts(0.1); o.nesterov = 1; return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("parameter that does not require grad", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.a}; auto o = sgd_opts(0.1); return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
-         X("integer parameter", {TC_ERR_DTYPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD}, [sgd_opts](M& m) { tc_tensor ps[] = {m.f.i32}; auto o = sgd_opts(0.1); return tc_optimizer_sgd(ps, 1, &o, m.OZ(9)); }),
+        {X("count 0", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(0.1);
+             return tc_optimizer_sgd(ps, 0, &o, m.OZ(9));
+           }),
+         X("count -1", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(0.1);
+             return tc_optimizer_sgd(ps, -1, &o, m.OZ(9));
+           }),
+         X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(0.1);
+             o.size = 0;
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("lr -1", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(-1);
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("lr NaN", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(kNaN);
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("momentum -0.5", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(0.1);
+             o.momentum = -0.5;
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("nesterov without momentum", {TC_ERR_INVALID_ARGUMENT},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = sgd_opts(0.1);
+             o.nesterov = 1;
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("parameter that does not require grad", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.a};
+             auto o = sgd_opts(0.1);
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
+         X("integer parameter", {TC_ERR_DTYPE, TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD},
+           [sgd_opts](M& m) {
+             tc_tensor ps[] = {m.f.i32};
+             auto o = sgd_opts(0.1);
+             return tc_optimizer_sgd(ps, 1, &o, m.OZ(9));
+           }),
          X("non-leaf parameter", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD}, [sgd_opts](M& m) {
            tc_tensor r = make_root(m);
            tc_tensor ps[] = {r};
@@ -1343,20 +1992,61 @@ std::vector<Entry> build_table() {
           const tc_adam_options o = adam_opts(1e-3);
           return tc_optimizer_adam(m.P(0, ps), 1, m.P(2, &o), m.OZ(3));
         },
-        {X("count 0", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(0.1); return tc_optimizer_adam(ps, 0, &o, m.OZ(9)); }),
-         X("options->size 4", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(0.1); o.size = 4; return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); }),
-         X("lr -1", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(-1); return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); }),
-         X("beta1 1.0", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(0.1); o.beta1 = 1.0; return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); }),
-         X("beta2 -0.1", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(0.1); o.beta2 = -0.1; return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); }),
-         X("eps -1", {TC_ERR_INVALID_ARGUMENT}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.p}; auto o = adam_opts(0.1); o.eps = -1; return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); }),
-         X("parameter that does not require grad", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD}, [adam_opts](M& m) { tc_tensor ps[] = {m.f.b}; auto o = adam_opts(0.1); return tc_optimizer_adam(ps, 1, &o, m.OZ(9)); })}));
+        {X("count 0", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(0.1);
+             return tc_optimizer_adam(ps, 0, &o, m.OZ(9));
+           }),
+         X("options->size 4", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(0.1);
+             o.size = 4;
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           }),
+         X("lr -1", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(-1);
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           }),
+         X("beta1 1.0", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(0.1);
+             o.beta1 = 1.0;
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           }),
+         X("beta2 -0.1", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(0.1);
+             o.beta2 = -0.1;
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           }),
+         X("eps -1", {TC_ERR_INVALID_ARGUMENT},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adam_opts(0.1);
+             o.eps = -1;
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           }),
+         X("parameter that does not require grad", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD},
+           [adam_opts](M& m) {
+             tc_tensor ps[] = {m.f.b};
+             auto o = adam_opts(0.1);
+             return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
+           })}));
   add(E(FN(tc_optimizer_step), "Z", [](M& m) { return tc_optimizer_step(m.Z(0, m.f.opt)); }));
   add(E(FN(tc_optimizer_zero_grad), "Z", [](M& m) { return tc_optimizer_zero_grad(m.Z(0, m.f.opt)); }));
-  add(E(FN(tc_optimizer_get_lr), "ZP", [](M& m) { return tc_optimizer_get_lr(m.Z(0, m.f.opt), m.P(1, &m.o.d)); }));
+  add(E(FN(tc_optimizer_get_lr), "ZP",
+        [](M& m) { return tc_optimizer_get_lr(m.Z(0, m.f.opt), m.P(1, &m.o.d)); }));
   add(E(FN(tc_optimizer_set_lr), "Z-", [](M& m) { return tc_optimizer_set_lr(m.Z(0, m.f.opt), 0.1); },
         {X("lr -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_optimizer_set_lr(m.f.opt, -1); }),
          X("lr NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_optimizer_set_lr(m.f.opt, kNaN); }),
-         X("lr -infinity", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_optimizer_set_lr(m.f.opt, -INFINITY); })}));
+         X("lr -infinity", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_optimizer_set_lr(m.f.opt, -INFINITY); })}));
   add(E(FN(tc_optimizer_free), "Z",
         [](M& m) {
           tc_optimizer o = make_sgd(m.f.p);
@@ -1371,9 +2061,11 @@ std::vector<Entry> build_table() {
         })}));
 
   // DLPack.
-  add(with_cleanup(E(FN(tc_to_dlpack), "HP", [](M& m) { return tc_to_dlpack(m.H(0, m.f.a), m.P(1, &m.o.vp)); }),
-                   [](M& m) { free_dlpack(m.o.vp); }));
-  auto dl_case = [](std::string what, std::vector<int32_t> codes, std::function<void(DlBox*)> spoil, int32_t versioned = 0) {
+  add(with_cleanup(
+      E(FN(tc_to_dlpack), "HP", [](M& m) { return tc_to_dlpack(m.H(0, m.f.a), m.P(1, &m.o.vp)); }),
+      [](M& m) { free_dlpack(m.o.vp); }));
+  auto dl_case = [](std::string what, std::vector<int32_t> codes, std::function<void(DlBox*)> spoil,
+                    int32_t versioned = 0) {
     return X(what + " (caller keeps it)", codes, [=](M& m) {
       DlBox* box = make_dl_box();
       spoil(box);
@@ -1389,40 +2081,59 @@ std::vector<Entry> build_table() {
           if (rc != TC_OK) delete box;
           return rc;
         },
-        {dl_case("versioned 2", {TC_ERR_INVALID_ARGUMENT}, [](DlBox*) {}, 2),
-         dl_case("versioned -1", {TC_ERR_INVALID_ARGUMENT}, [](DlBox*) {}, -1),
+        {dl_case(
+             "versioned 2", {TC_ERR_INVALID_ARGUMENT}, [](DlBox*) {}, 2),
+         dl_case(
+             "versioned -1", {TC_ERR_INVALID_ARGUMENT}, [](DlBox*) {}, -1),
          dl_case("ndim -1", {TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->m.dl_tensor.ndim = -1; }),
          dl_case("ndim 17", {TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->m.dl_tensor.ndim = 17; }),
          dl_case("shape NULL", {TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->m.dl_tensor.shape = nullptr; }),
          dl_case("negative size", {TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->shape[0] = -2; }),
-         dl_case("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->shape[0] = kI64Max; }),
+         dl_case("shape product overflows int64", {TC_ERR_OUT_OF_MEMORY, TC_ERR_INVALID_ARGUMENT},
+                 [](DlBox* b) { b->shape[0] = kI64Max; }),
          dl_case("data NULL", {TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) { b->m.dl_tensor.data = nullptr; }),
-         dl_case("dtype code 3 (opaque)", {TC_ERR_DTYPE}, [](DlBox* b) { b->m.dl_tensor.dtype = DLDataType{3, 64, 1}; }),
-         dl_case("dtype float 24 bits", {TC_ERR_DTYPE}, [](DlBox* b) { b->m.dl_tensor.dtype = DLDataType{kDLFloat, 24, 1}; }),
+         dl_case("dtype code 3 (opaque)", {TC_ERR_DTYPE},
+                 [](DlBox* b) {
+                   b->m.dl_tensor.dtype = DLDataType{3, 64, 1};
+                 }),
+         dl_case("dtype float 24 bits", {TC_ERR_DTYPE},
+                 [](DlBox* b) {
+                   b->m.dl_tensor.dtype = DLDataType{kDLFloat, 24, 1};
+                 }),
          dl_case("dtype 4 lanes", {TC_ERR_DTYPE}, [](DlBox* b) { b->m.dl_tensor.dtype.lanes = 4; }),
-         dl_case("device type Vulkan", {TC_ERR_NOT_IMPLEMENTED, TC_ERR_INVALID_ARGUMENT, TC_ERR_DEVICE}, [](DlBox* b) { b->m.dl_tensor.device = DLDevice{kDLVulkan, 0}; }),
-         dl_case("device type 12345", {TC_ERR_NOT_IMPLEMENTED, TC_ERR_INVALID_ARGUMENT, TC_ERR_DEVICE}, [](DlBox* b) { b->m.dl_tensor.device.device_type = DLDeviceType(12345); }),
-         dl_case("cuda device_id -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}, [](DlBox* b) { b->m.dl_tensor.device = DLDevice{kDLCUDA, -1}; }),
+         dl_case("device type Vulkan", {TC_ERR_NOT_IMPLEMENTED, TC_ERR_INVALID_ARGUMENT, TC_ERR_DEVICE},
+                 [](DlBox* b) {
+                   b->m.dl_tensor.device = DLDevice{kDLVulkan, 0};
+                 }),
+         dl_case("device type 12345", {TC_ERR_NOT_IMPLEMENTED, TC_ERR_INVALID_ARGUMENT, TC_ERR_DEVICE},
+                 [](DlBox* b) { b->m.dl_tensor.device.device_type = DLDeviceType(12345); }),
+         dl_case("cuda device_id -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE},
+                 [](DlBox* b) {
+                   b->m.dl_tensor.device = DLDevice{kDLCUDA, -1};
+                 }),
          dl_case("negative stride", {TC_ERR_NOT_IMPLEMENTED, TC_ERR_INVALID_ARGUMENT}, [](DlBox* b) {
            static int64_t st[2] = {3, -1};
            b->m.dl_tensor.strides = st;
          })}));
 
   // CUDA: without the backend these report NOT_COMPILED/UNAVAILABLE.
-  add(with_ok(E(FN(tc_cuda_memory_stats_get), "-P",
-                [](M& m) {
-                  m.o.cms.size = sizeof(tc_cuda_memory_stats);
-                  return tc_cuda_memory_stats_get(TC_DEVICE(TC_DEVICE_CUDA, 0), m.P(1, &m.o.cms));
-                },
-                {X("a cpu device", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE, TC_ERR_DEVICE}, [](M& m) {
-                   m.o.cms.size = sizeof(tc_cuda_memory_stats);
-                   return tc_cuda_memory_stats_get(TC_CPU, &m.o.cms);
-                 }),
-                 X("device type 9", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}, [](M& m) {
-                   m.o.cms.size = sizeof(tc_cuda_memory_stats);
-                   return tc_cuda_memory_stats_get(TC_DEVICE(9, 0), &m.o.cms);
-                 })}),
-              {TC_OK, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}));
+  add(with_ok(
+      E(FN(tc_cuda_memory_stats_get), "-P",
+        [](M& m) {
+          m.o.cms.size = sizeof(tc_cuda_memory_stats);
+          return tc_cuda_memory_stats_get(TC_DEVICE(TC_DEVICE_CUDA, 0), m.P(1, &m.o.cms));
+        },
+        {X("a cpu device", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE, TC_ERR_DEVICE},
+           [](M& m) {
+             m.o.cms.size = sizeof(tc_cuda_memory_stats);
+             return tc_cuda_memory_stats_get(TC_CPU, &m.o.cms);
+           }),
+         X("device type 9", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE},
+           [](M& m) {
+             m.o.cms.size = sizeof(tc_cuda_memory_stats);
+             return tc_cuda_memory_stats_get(TC_DEVICE(9, 0), &m.o.cms);
+           })}),
+      {TC_OK, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}));
   add(with_ok(E(FN(tc_cuda_empty_cache), "", [](M&) { return tc_cuda_empty_cache(); }),
               {TC_OK, TC_ERR_NOT_COMPILED, TC_ERR_UNAVAILABLE}));
   return t;
@@ -1479,8 +2190,8 @@ void cleanup_success(const Entry& e, M& m) {
 
 // Runs one case and checks everything a failing call promises. Returns the
 // status so callers can count.
-void run_case(const Entry& e, const std::string& what, M& m, const Call& call, const std::vector<int32_t>& expected,
-              bool initialized = true) {
+void run_case(const Entry& e, const std::string& what, M& m, const Call& call,
+              const std::vector<int32_t>& expected, bool initialized = true) {
   SCOPED_TRACE(std::string(e.name) + ": " + what);
   m.reset();
   const int64_t handles_before = initialized ? live_handles() : 0;
@@ -1510,15 +2221,18 @@ void run_case(const Entry& e, const std::string& what, M& m, const Call& call, c
     // that initialized its handle to NULL sees NULL.
     Outs rest = m.o;
     auto blank = [&](const void* field, size_t n) {
-      std::memset(reinterpret_cast<char*>(&rest) + (static_cast<const char*>(field) - reinterpret_cast<const char*>(&m.o)),
+      std::memset(reinterpret_cast<char*>(&rest) +
+                      (static_cast<const char*>(field) - reinterpret_cast<const char*>(&m.o)),
                   kPattern, n);
     };
     for (tc_tensor* p : m.used_h)
       EXPECT_EQ(*p, sentinel_handle()) << "a failed " << e.name << " wrote its handle out-param";
     for (tc_optimizer* p : m.used_opt)
-      EXPECT_EQ(reinterpret_cast<tc_tensor>(*p), sentinel_handle()) << "a failed " << e.name << " wrote its optimizer out-param";
+      EXPECT_EQ(reinterpret_cast<tc_tensor>(*p), sentinel_handle())
+          << "a failed " << e.name << " wrote its optimizer out-param";
     if (m.hs_used) {
-      for (tc_tensor& h : m.o.hs) EXPECT_EQ(h, sentinel_handle()) << "a failed " << e.name << " wrote a handle";
+      for (tc_tensor& h : m.o.hs)
+        EXPECT_EQ(h, sentinel_handle()) << "a failed " << e.name << " wrote a handle";
     }
     blank(&m.o.stage.size, sizeof m.o.stage.size);  // inputs, set by the call's lambda
     blank(&m.o.cms.size, sizeof m.o.cms.size);
@@ -1540,8 +2254,9 @@ void run_case(const Entry& e, const std::string& what, M& m, const Call& call, c
 // Fixture values for runs where libtc is not initialized: plausible-looking
 // handles that were never made.
 void fake_fixtures(Fixtures& f) {
-  tc_tensor* ts[] = {&f.a, &f.b, &f.bt, &f.v, &f.s, &f.cond, &f.ia, &f.cls, &f.img, &f.w, &f.bias,
-                     &f.emb, &f.p, &f.leaf, &f.lw, &f.lb, &f.t3, &f.i32, &f.freed, &f.stale, &f.garbage, &f.wrong};
+  tc_tensor* ts[] = {&f.a,   &f.b,   &f.bt,    &f.v,     &f.s,       &f.cond, &f.ia, &f.cls,
+                     &f.img, &f.w,   &f.bias,  &f.emb,   &f.p,       &f.leaf, &f.lw, &f.lb,
+                     &f.t3,  &f.i32, &f.freed, &f.stale, &f.garbage, &f.wrong};
   uint64_t v = (uint64_t(7) << 32) | (uint64_t(1) << 24) | 1;
   for (tc_tensor* t : ts) *t = reinterpret_cast<tc_tensor>(v++);
   f.opt = f.opt_freed = f.opt_stale = f.opt_garbage = f.opt_wrong =
@@ -1572,7 +2287,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     ASSERT_EQ(tc_init(nullptr), TC_OK);
     m.f.stale = make(TC_FLOAT32, {2, 3});
     tc_tensor sp = make(TC_FLOAT32, {2});
-    if (HAVE(tc_tensor_set_requires_grad) && tc_tensor_set_requires_grad(sp, 1) == TC_OK) m.f.opt_stale = make_sgd(sp);
+    if (HAVE(tc_tensor_set_requires_grad) && tc_tensor_set_requires_grad(sp, 1) == TC_OK)
+      m.f.opt_stale = make_sgd(sp);
     ASSERT_EQ(tc_shutdown(), TC_OK);
     ASSERT_EQ(tc_init(nullptr), TC_OK);
 
@@ -1595,8 +2311,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     f.i32 = make(TC_INT32, {2, 3});
     f.ia = make_i64({2, 3}, {0, 1, 0, 1, 1, 0});
     f.cls = make_i64({2}, {0, 2});
-    ASSERT_TRUE(f.a && f.b && f.bt && f.v && f.s && f.img && f.w && f.bias && f.emb && f.p && f.leaf && f.lw && f.lb &&
-                f.t3 && f.cond && f.i32 && f.ia && f.cls);
+    ASSERT_TRUE(f.a && f.b && f.bt && f.v && f.s && f.img && f.w && f.bias && f.emb && f.p && f.leaf &&
+                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.ia && f.cls);
     if (HAVE(tc_tensor_set_requires_grad)) {
       ASSERT_EQ(tc_tensor_set_requires_grad(f.p, 1), TC_OK);
     }
@@ -1608,7 +2324,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     f.garbage = reinterpret_cast<tc_tensor>(live + (uint64_t(1000) << 32));  // same slot, other generation
     if (f.opt) {
       f.wrong = reinterpret_cast<tc_tensor>(f.opt);
-      f.opt_garbage = reinterpret_cast<tc_optimizer>(reinterpret_cast<uint64_t>(f.opt) + (uint64_t(1000) << 32));
+      f.opt_garbage =
+          reinterpret_cast<tc_optimizer>(reinterpret_cast<uint64_t>(f.opt) + (uint64_t(1000) << 32));
       f.opt_freed = make_sgd(f.p);
       tc_optimizer_free(f.opt_freed);
     } else {
@@ -1617,7 +2334,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
       f.opt_garbage = reinterpret_cast<tc_optimizer>((uint64_t(1000) << 32) | (uint64_t(2) << 24) | 1);
       f.opt_freed = reinterpret_cast<tc_optimizer>((uint64_t(1) << 32) | (uint64_t(2) << 24) | 0xfffff0);
     }
-    if (!f.opt_stale) f.opt_stale = reinterpret_cast<tc_optimizer>((uint64_t(2) << 32) | (uint64_t(2) << 24) | 0xfffff1);
+    if (!f.opt_stale)
+      f.opt_stale = reinterpret_cast<tc_optimizer>((uint64_t(2) << 32) | (uint64_t(2) << 24) | 0xfffff1);
     f.opt_wrong = reinterpret_cast<tc_optimizer>(f.a);
   }
   void TearDown() override {
@@ -1626,8 +2344,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (!init) return;
     Fixtures& f = m.f;
     if (f.opt) tc_optimizer_free(f.opt);
-    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p, f.leaf,
-                        f.lw, f.lb, f.t3})
+    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
+                        f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
     int64_t handles = -1;
     tc_get_flag("live_handles", &handles);
@@ -1739,7 +2457,8 @@ TEST(MisuseTable, CoversEveryFunctionInTheHeader) {
     EXPECT_TRUE(tabled.insert(e.name).second) << e.name << " is in the table twice";
     EXPECT_TRUE(declared.count(e.name)) << e.name << " is in the table but not declared in tc.h";
   }
-  for (const std::string& d : declared) EXPECT_TRUE(tabled.count(d)) << d << " is declared in tc.h but has no misuse entry";
+  for (const std::string& d : declared)
+    EXPECT_TRUE(tabled.count(d)) << d << " is declared in tc.h but has no misuse entry";
 }
 
 TEST(MisuseTable, EveryFunctionIsLinked) {

@@ -50,14 +50,22 @@ int64_t flag(const char* name) {
 }
 
 bool workload_available() {
-  const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),          reinterpret_cast<void*>(&tc_add),
-                       reinterpret_cast<void*>(&tc_relu),            reinterpret_cast<void*>(&tc_cross_entropy),
-                       reinterpret_cast<void*>(&tc_backward),        reinterpret_cast<void*>(&tc_optimizer_adam),
-                       reinterpret_cast<void*>(&tc_optimizer_step),  reinterpret_cast<void*>(&tc_optimizer_zero_grad),
-                       reinterpret_cast<void*>(&tc_optimizer_free),  reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
-                       reinterpret_cast<void*>(&tc_sum),             reinterpret_cast<void*>(&tc_reshape),
-                       reinterpret_cast<void*>(&tc_transpose),       reinterpret_cast<void*>(&tc_to_dtype),
-                       reinterpret_cast<void*>(&tc_tensor_grad),     reinterpret_cast<void*>(&tc_softmax),
+  const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),
+                       reinterpret_cast<void*>(&tc_add),
+                       reinterpret_cast<void*>(&tc_relu),
+                       reinterpret_cast<void*>(&tc_cross_entropy),
+                       reinterpret_cast<void*>(&tc_backward),
+                       reinterpret_cast<void*>(&tc_optimizer_adam),
+                       reinterpret_cast<void*>(&tc_optimizer_step),
+                       reinterpret_cast<void*>(&tc_optimizer_zero_grad),
+                       reinterpret_cast<void*>(&tc_optimizer_free),
+                       reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
+                       reinterpret_cast<void*>(&tc_sum),
+                       reinterpret_cast<void*>(&tc_reshape),
+                       reinterpret_cast<void*>(&tc_transpose),
+                       reinterpret_cast<void*>(&tc_to_dtype),
+                       reinterpret_cast<void*>(&tc_tensor_grad),
+                       reinterpret_cast<void*>(&tc_softmax),
                        reinterpret_cast<void*>(&tc_mul_scalar)};
   for (const void* f : fns)
     if (!f) return false;
@@ -201,8 +209,8 @@ TEST_F(Oom, EveryAllocationOfATrainingStepFailsCleanly) {
     const Failure f = Workload().run();
     EXPECT_EQ(flag("fail_alloc_at"), 0) << "the injected failure never fired";
     EXPECT_EQ(f.code, TC_ERR_OUT_OF_MEMORY) << f.function << ": " << f.message;
-    EXPECT_NE(f.message.find(f.function), std::string::npos) << "message does not name " << f.function << ": "
-                                                              << f.message;
+    EXPECT_NE(f.message.find(f.function), std::string::npos)
+        << "message does not name " << f.function << ": " << f.message;
     EXPECT_NE(f.message.find("out of memory"), std::string::npos) << f.message;
     EXPECT_EQ(flag("live_tensors"), tensors0_) << "after failing in " << f.function;
     EXPECT_EQ(flag("live_handles"), handles0_) << "after failing in " << f.function;
@@ -252,7 +260,8 @@ TEST(OomInit, EnvironmentVariableFailsTheFirstAllocationOfInit) {
 TEST(OomHuge, HugeTensorsAreRefused) {
   ASSERT_EQ(tc_init(nullptr), TC_OK);
   const int64_t before = flag("live_tensors");
-  const int64_t shapes[][2] = {{int64_t(1) << 31, int64_t(1) << 31}, {int64_t(1) << 40, 16}, {int64_t(1) << 62, 4}};
+  const int64_t shapes[][2] = {
+      {int64_t(1) << 31, int64_t(1) << 31}, {int64_t(1) << 40, 16}, {int64_t(1) << 62, 4}};
   for (const auto& s : shapes) {
     tc_tensor t = nullptr;
     EXPECT_EQ(tc_empty(s, 2, TC_FLOAT64, TC_CPU, &t), TC_ERR_OUT_OF_MEMORY) << s[0] << " x " << s[1];

@@ -30,11 +30,16 @@
 namespace {
 
 bool ops_available() {
-  const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),       reinterpret_cast<void*>(&tc_add),
-                       reinterpret_cast<void*>(&tc_relu),         reinterpret_cast<void*>(&tc_sum),
-                       reinterpret_cast<void*>(&tc_backward),     reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
-                       reinterpret_cast<void*>(&tc_tensor_grad),  reinterpret_cast<void*>(&tc_set_grad_enabled),
-                       reinterpret_cast<void*>(&tc_tensor_requires_grad), reinterpret_cast<void*>(&tc_transpose),
+  const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),
+                       reinterpret_cast<void*>(&tc_add),
+                       reinterpret_cast<void*>(&tc_relu),
+                       reinterpret_cast<void*>(&tc_sum),
+                       reinterpret_cast<void*>(&tc_backward),
+                       reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
+                       reinterpret_cast<void*>(&tc_tensor_grad),
+                       reinterpret_cast<void*>(&tc_set_grad_enabled),
+                       reinterpret_cast<void*>(&tc_tensor_requires_grad),
+                       reinterpret_cast<void*>(&tc_transpose),
                        reinterpret_cast<void*>(&tc_contiguous)};
   for (const void* f : fns)
     if (!f) return false;
@@ -113,13 +118,17 @@ TEST(StressThreads, SharedReadsPrivateWritesGradModeAndBackward) {
       if (tc_add(A, B, &sum) != TC_OK) fail("tc_add on shared tensors");
       if (std::fabs(sum_of(mm) - want_mm) > 1e-3 * (1 + std::fabs(want_mm))) fail("matmul result differs");
       if (std::fabs(sum_of(sum) - want_add) > 1e-4 * (1 + std::fabs(want_add))) fail("add result differs");
-      if (tc_tensor_copy_to(sum, buf.data(), n * n * 4) != TC_OK || std::memcmp(buf.data(), want_apb.data(), buf.size() * 4))
+      if (tc_tensor_copy_to(sum, buf.data(), n * n * 4) != TC_OK ||
+          std::memcmp(buf.data(), want_apb.data(), buf.size() * 4))
         fail("copy of add differs");
-      if (tc_tensor_retain(A, &extra) != TC_OK || tc_tensor_free(extra) != TC_OK) fail("retain/free of a shared tensor");
-      if (tc_transpose(B, 0, 1, &at) != TC_OK || tc_contiguous(at, &atc) != TC_OK) fail("views of a shared tensor");
+      if (tc_tensor_retain(A, &extra) != TC_OK || tc_tensor_free(extra) != TC_OK)
+        fail("retain/free of a shared tensor");
+      if (tc_transpose(B, 0, 1, &at) != TC_OK || tc_contiguous(at, &atc) != TC_OK)
+        fail("views of a shared tensor");
       char text[64];
       int64_t needed = 0;
-      if (tc_tensor_to_string(A, text, sizeof text, &needed) != TC_OK || needed < 10) fail("printing a shared tensor");
+      if (tc_tensor_to_string(A, text, sizeof text, &needed) != TC_OK || needed < 10)
+        fail("printing a shared tensor");
       for (tc_tensor t : {mm, sum, at, atc})
         if (t) tc_tensor_free(t);
 
@@ -133,7 +142,8 @@ TEST(StressThreads, SharedReadsPrivateWritesGradModeAndBackward) {
       }
       tc_tensor_set_requires_grad(w, 1);
       tc_tensor h = nullptr, r = nullptr, loss = nullptr, g = nullptr;
-      if (tc_matmul(A, w, &h) != TC_OK || tc_relu(h, &r) != TC_OK || tc_sum(r, nullptr, 0, 0, &loss) != TC_OK) {
+      if (tc_matmul(A, w, &h) != TC_OK || tc_relu(h, &r) != TC_OK ||
+          tc_sum(r, nullptr, 0, 0, &loss) != TC_OK) {
         fail("forward");
       } else {
         int32_t rg = -1;
