@@ -196,12 +196,19 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   s->device = device;
   // The extent the strides reach, so nbytes describes the buffer honestly.
   int64_t extent = 0;
-  bool any_zero = false;
+  bool any_zero = false, overflow = false;
   for (int64_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) any_zero = true;
-    extent += (shape[i] - 1) * strides[i];
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(shape[i] > 0 ? shape[i] - 1 : 0, strides[i], &reach);
+    overflow |= __builtin_add_overflow(extent, reach, &extent);
   }
-  s->nbytes = any_zero ? 0 : (extent + 1) * dtype_size(dtype);
+  int64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(extent + (overflow ? 0 : 1), dtype_size(dtype), &nbytes);
+  // Throwing here destroys s, which calls the deleter: still exactly once.
+  TC_CHECK(any_zero || !overflow, TC_ERR_INVALID_ARGUMENT, "from_blob: shape ", shape, " with strides ",
+           strides, " reaches beyond 2^63 bytes");
+  s->nbytes = any_zero ? 0 : nbytes;
   auto t = std::make_shared<TensorImpl>();
   t->storage = std::move(s);
   t->shape = shape;

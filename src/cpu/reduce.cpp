@@ -29,7 +29,7 @@ bool is_nan(T v) {
 template <typename Acc>
 struct SumOp {
   static Acc identity() { return Acc(0); }
-  static Acc combine(Acc a, Acc b) { return a + b; }
+  static Acc combine(Acc a, Acc b) { return wrapping_add(a, b); }  // int64 sums wrap, as in PyTorch
 };
 template <typename Acc>
 struct MaxOp {

@@ -65,11 +65,11 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
   using cpu::map2;
   switch (op) {
     case BinaryOp::add:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x + y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_add(x, y); });
     case BinaryOp::sub:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x - y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_sub(x, y); });
     case BinaryOp::mul:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x * y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_mul(x, y); });
     case BinaryOp::div:
       if constexpr (std::is_floating_point_v<T>) {
         return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x / y); });
@@ -230,7 +230,7 @@ void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
     case ScalarOp::div:
       return map1<T, T>(out, a, [s](T x) { return T(x / s); });
     case ScalarOp::pow:
-      if (sd == 2) return map1<T, T>(out, a, [](T x) { return T(x * x); });
+      if (sd == 2) return map1<T, T>(out, a, [](T x) { return cpu::wrapping_mul(x, x); });
       if (sd == 1) return map1<T, T>(out, a, [](T x) { return x; });
       if (sd == 0.5) return map1<T, T>(out, a, [](T x) { return T(std::sqrt(x)); });
       return map1<T, T>(out, a, [s](T x) { return T(std::pow(x, s)); });
@@ -295,9 +295,9 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a) {
   using cpu::map1;
   switch (op) {
     case UnaryOp::neg:
-      return map1<T, T>(out, a, [](T x) { return T(-x); });
+      return map1<T, T>(out, a, [](T x) { return cpu::wrapping_neg(x); });
     case UnaryOp::abs:
-      return map1<T, T>(out, a, [](T x) { return x < T(0) ? T(-x) : x; });
+      return map1<T, T>(out, a, [](T x) { return x < T(0) ? cpu::wrapping_neg(x) : x; });
     case UnaryOp::relu:
       return map1<T, T>(out, a, [](T x) { return x < T(0) ? T(0) : x; });
     default:

@@ -44,11 +44,11 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
     using T = scalar_t;
     switch (op) {
       case BinaryOp::add:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return T(x + y); });
+        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_add(x, y); });
       case BinaryOp::sub:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return T(x - y); });
+        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_sub(x, y); });
       case BinaryOp::mul:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return T(x * y); });
+        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_mul(x, y); });
       case BinaryOp::div:
         return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return T(x / y); });
       default:

@@ -171,4 +171,14 @@ inline std::string last_error() {
   return msg;
 }
 
+// The status a core call throws (TC_OK when it does not throw).
+inline int32_t code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const tc::Error& e) {
+    return e.code();
+  }
+  return TC_OK;
+}
+
 }  // namespace tc_test

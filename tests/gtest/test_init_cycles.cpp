@@ -80,8 +80,9 @@ TEST(InitCycles, ThousandCyclesWithSteadyMemory) {
               static_cast<long long>(heap0), static_cast<long long>(heap1),
               static_cast<long long>(heap1 - heap0), static_cast<long long>(rss0 / 1024),
               static_cast<long long>(rss1 / 1024));
-  // Steady: a leak of even 64 bytes per cycle would show as 64,000.
-  EXPECT_LT(heap1 - heap0, 16 * 1024) << "heap grows with init/shutdown cycles";
+  // Steady: a leak of even 64 bytes per cycle would show as 64,000. The
+  // slack is the allocators' granularity (TSan's counts in 16 KiB steps).
+  EXPECT_LE(heap1 - heap0, 32 * 1024) << "heap grows with init/shutdown cycles";
   EXPECT_LT(rss1 - rss0, 4 * 1024 * 1024) << "RSS grows with init/shutdown cycles";
 }
 

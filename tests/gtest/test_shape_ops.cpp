@@ -8,17 +8,6 @@ namespace ops = tc::ops;
 
 class ShapeOps : public TcTest {};
 
-namespace {
-int32_t code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const tc::Error& e) {
-    return e.code();
-  }
-  return TC_OK;
-}
-}  // namespace
-
 TEST_F(ShapeOps, CatStackValuesAndPromotion) {
   Tensor a = tensor({1, 2, 3, 4}, {2, 2}), b = tensor({5, 6}, {1, 2}, DType::i32);
   Tensor c = ops::cat({a, b}, 0);

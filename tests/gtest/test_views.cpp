@@ -9,17 +9,6 @@ namespace ops = tc::ops;
 
 class Views : public TcTest {};
 
-namespace {
-int32_t code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const tc::Error& e) {
-    return e.code();
-  }
-  return TC_OK;
-}
-}  // namespace
-
 TEST_F(Views, ShareStorageAndShapes) {
   Tensor a = tensor({0, 1, 2, 3, 4, 5}, {2, 3});
   Tensor t = ops::transpose(a, 0, 1);
