@@ -88,7 +88,9 @@ TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* sha
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
     const DType d = to_dtype(dtype, "dtype");
-    const int64_t expected = checked_numel(s, "shape") * dtype_size(d);
+    int64_t expected = 0;
+    TC_CHECK(!__builtin_mul_overflow(checked_numel(s, "shape"), dtype_size(d), &expected),
+             TC_ERR_OUT_OF_MEMORY, "shape ", s, " of ", dtype_name(d), " needs more than 2^63 bytes");
     TC_CHECK(nbytes == expected, TC_ERR_INVALID_ARGUMENT, "nbytes is ", nbytes, " but shape ", s, " of ",
              dtype_name(d), " needs ", expected);
     TC_CHECK(data != nullptr || expected == 0, TC_ERR_INVALID_ARGUMENT, "data must not be NULL");

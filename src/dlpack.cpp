@@ -6,6 +6,7 @@
 #include "dlpack.h"
 
 #include <atomic>
+#include <cstring>
 #include <memory>
 
 #include "api.h"
@@ -74,14 +75,19 @@ DType from_dl_dtype(DLDataType t) {
 }
 
 Device from_dl_device(DLDevice d) {
-  if (d.device_type == kDLCPU) return kCPU;
-  if (d.device_type == kDLCUDA) {
+  // Read the enum as the int it is stored as: a producer may put any value
+  // there, and loading an out-of-range enum value is undefined behaviour.
+  int32_t type = 0;
+  static_assert(sizeof(d.device_type) == sizeof(type), "DLDeviceType is an int");
+  std::memcpy(&type, &d.device_type, sizeof type);
+  if (type == kDLCPU) return kCPU;
+  if (type == kDLCUDA) {
     TC_CHECK(d.device_id >= 0 && d.device_id <= 0xFFFF, TC_ERR_INVALID_ARGUMENT, "DLPack device_id ",
              d.device_id, " is out of range");
     return check_device(TC_DEVICE(TC_DEVICE_CUDA, d.device_id), "DLPack device");
   }
   fail(TC_ERR_NOT_IMPLEMENTED,
-       str("DLPack device type ", int(d.device_type), " is not supported (only kDLCPU and kDLCUDA)"));
+       str("DLPack device type ", type, " is not supported (only kDLCPU and kDLCUDA)"));
 }
 
 // Wraps a DLTensor's buffer; release() runs once when the storage dies, but

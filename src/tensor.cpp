@@ -74,7 +74,9 @@ Dims contiguous_strides(const Dims& shape) {
   int64_t acc = 1;
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= shape[i] > 0 ? shape[i] : 1;
+    // A shape with a 0 has no elements, so any stride is right; saturating
+    // keeps huge sizes next to that 0 from overflowing.
+    if (__builtin_mul_overflow(acc, shape[i] > 0 ? shape[i] : 1, &acc)) acc = INT64_MAX;
   }
   return st;
 }

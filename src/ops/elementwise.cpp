@@ -2,6 +2,7 @@
 // are lambdas over cpu::map1/map2/map3 (a switch outside the loop, so each inner
 // loop is a plain vectorizable one); backward formulas are fused the same way.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "cpu/dispatch.h"
@@ -402,7 +403,16 @@ Tensor clamp(const Tensor& a, double lo, double hi) {
   Tensor out = empty(a->shape, ct, a->device);
   TC_DISPATCH_NUMERIC(ct, "clamp", [&] {
     using T = scalar_t;
-    const T l = has_lo ? T(lo) : T(0), h = has_hi ? T(hi) : T(0);
+    // Bounds beyond T's range clamp nothing on that side; converting them
+    // as they are would be undefined behaviour (found by the fuzzer).
+    auto bound = [](double v) {
+      if constexpr (std::is_integral_v<T>) {
+        if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+        if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+      }
+      return T(v);
+    };
+    const T l = has_lo ? bound(lo) : T(0), h = has_hi ? bound(hi) : T(0);
     cpu::map1<T, T>(out, ac, [=](T x) {
       if (has_lo && x < l) x = l;
       if (has_hi && x > h) x = h;
