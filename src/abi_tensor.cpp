@@ -96,6 +96,7 @@ TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* sha
     TC_CHECK(data != nullptr || expected == 0, TC_ERR_INVALID_ARGUMENT, "data must not be NULL");
     Tensor t = empty(s, d, kCPU);
     if (expected > 0) std::memcpy(t->data(), data, size_t(expected));
+    if (d == DType::b8) normalize_bools(t->data(), expected);
     *out = new_handle(std::move(t));
   });
 }
@@ -118,7 +119,9 @@ TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* str
     std::function<void(void*)> del;
     if (deleter) del = [deleter, context](void* p) { deleter(p, context); };
     handed_over = true;
-    *out = new_handle(from_blob(data, s, st, d, kCPU, std::move(del)));
+    Tensor t = from_blob(data, s, st, d, kCPU, std::move(del));
+    if (d == DType::b8) check_bools(t, "data");
+    *out = new_handle(std::move(t));
   });
   if (rc != TC_OK && !handed_over && deleter) deleter(data, context);
   return rc;

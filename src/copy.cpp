@@ -261,4 +261,22 @@ Tensor arange(double start, double end, double step, DType dtype, Device device)
   return t;
 }
 
+void normalize_bools(void* data, int64_t nbytes) {
+  auto* p = static_cast<uint8_t*>(data);
+  for (int64_t i = 0; i < nbytes; ++i) p[i] = p[i] != 0;
+}
+
+void check_bools(const Tensor& t, const char* arg) {
+  if (t->numel() == 0) return;
+  // Read through uint8_t: the point is to find bytes that are not bools.
+  Tensor bytes = make_view(t, t->shape, t->strides, t->offset);
+  bytes->dtype = DType::u8;
+  const Tensor flat = contiguous(bytes);
+  const uint8_t* p = flat->data_as<uint8_t>();
+  for (int64_t i = 0; i < flat->numel(); ++i) {
+    TC_CHECK(p[i] <= 1, TC_ERR_INVALID_ARGUMENT, arg, ": a bool tensor's bytes must be 0 or 1, but element ",
+             i, " is ", int(p[i]));
+  }
+}
+
 }  // namespace tc

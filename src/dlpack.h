@@ -61,7 +61,7 @@ typedef enum {
 } DLDataTypeCode;
 
 typedef struct {
-  uint8_t code;  /* DLDataTypeCode */
+  uint8_t code; /* DLDataTypeCode */
   uint8_t bits;
   uint16_t lanes;
 } DLDataType;

@@ -174,6 +174,9 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int64_t offset) {
+  // Every view passes here: no tensor may have more elements than int64
+  // counts, whatever arithmetic produced its shape.
+  checked_numel(shape, "view");
   auto t = std::make_shared<TensorImpl>();
   t->storage = base->storage;
   t->shape = shape;

@@ -176,6 +176,12 @@ Tensor to_device(const Tensor& t, Device device);
 // Reads element i (row-major logical index) as double, any dtype/strides.
 double read_element(const Tensor& t, int64_t index);
 
+// Bool tensors hold bytes 0 or 1 only (any other byte read as bool is
+// undefined behaviour): data copied in is normalized, data borrowed (from_blob,
+// DLPack) is checked, TC_ERR_INVALID_ARGUMENT naming arg otherwise.
+void normalize_bools(void* data, int64_t nbytes);
+void check_bools(const Tensor& t, const char* arg);
+
 // ---- formatting (src/format.cpp) ----
 std::string to_string(const Tensor& t);
 

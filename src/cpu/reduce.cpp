@@ -29,7 +29,7 @@ bool is_nan(T v) {
 template <typename Acc>
 struct SumOp {
   static Acc identity() { return Acc(0); }
-  static Acc combine(Acc a, Acc b) { return wrapping_add(a, b); }  // int64 sums wrap, as in PyTorch
+  static Acc combine(Acc a, Acc b) { return a + b; }
 };
 template <typename Acc>
 struct MaxOp {
@@ -161,7 +161,10 @@ void reduce_dispatch_op(Reduce op, const Tensor& out, const Tensor& a) {
     if constexpr (std::is_floating_point_v<T>) {
       return reduce_typed<SumOp<double>, double, T, T>(out, a);
     } else {
-      return reduce_typed<SumOp<int64_t>, int64_t, T, int64_t>(out, a);
+      // Integer sums accumulate in uint64: they wrap like PyTorch's int64
+      // sums, without signed overflow (undefined behaviour). (Wrapping through
+      // casts inside combine() made GCC 12 -O3 miscompile the lane loop.)
+      return reduce_typed<SumOp<uint64_t>, uint64_t, T, int64_t>(out, a);
     }
   }
   if (op == Reduce::max) return reduce_typed<MaxOp<T>, T, T, T>(out, a);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "handles.h"
+#include "ops/ops.h"
 #include "tc.h"
 #include "tensor.h"
 
@@ -72,6 +73,20 @@ TEST_F(Core, CopyBetweenStridesAndDtypes) {
   tc::Tensor wide = tc::make_view(one, tc::Dims{4}, tc::Dims{0}, 0);
   tc::Tensor copy = tc::clone_data(wide);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(copy->data_as<float>()[i], 7.0f);
+}
+
+TEST_F(Core, IntegerSumsAreExactAndWrapLikePyTorch) {
+  // 20 uint8 ones: GCC 12 -O3 once miscompiled the 8-lane sum to 13.
+  for (int64_t n : {7, 8, 9, 20, 1001}) {
+    tc::Tensor ones = tc::ones(tc::Dims{n}, tc::DType::u8);
+    tc::Tensor s = tc::ops::sum(ones, tc::Dims{}, false);
+    EXPECT_EQ(s->dtype, tc::DType::i64);
+    EXPECT_EQ(s->data_as<int64_t>()[0], n);
+  }
+  tc::Tensor big = tc::full(tc::Dims{2}, 0, tc::DType::i64);
+  big->data_as<int64_t>()[0] = INT64_MAX;
+  big->data_as<int64_t>()[1] = 1;
+  EXPECT_EQ(tc::ops::sum(big, tc::Dims{}, false)->data_as<int64_t>()[0], INT64_MIN);
 }
 
 TEST_F(Core, LargeTensorPrintoutIsSummarized) {
