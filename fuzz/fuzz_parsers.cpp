@@ -304,7 +304,7 @@ void fuzz_codes(FuzzedDataProvider& in) {
 void fuzz_init_options(FuzzedDataProvider& in) {
   alignas(8) uint8_t raw[4096 + 64] = {};
   const std::vector<uint8_t> bytes = in.ConsumeBytes<uint8_t>(sizeof raw);
-  std::memcpy(raw, bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(raw, bytes.data(), bytes.size());
   auto* o = reinterpret_cast<tc_init_options*>(raw);
   if (o->size > 4096 + 64) o->size %= 4096 + 64;  // the harness owns only this much
   // libtc is initialized: a valid call only counts a reference.
@@ -327,7 +327,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   o.size = sizeof o;
   o.num_threads = 1;
   if (tc_init(&o) != TC_OK) die("tc_init", "failed");
-  for (size_t i = 0; i < sizeof g_buffer; ++i) g_buffer[i] = uint8_t(i * 37);
+  // Bytes 0 and 1 only: borrowed bool data must hold those (tc.h, tc_from_blob),
+  // and every other dtype accepts any bit pattern.
+  for (size_t i = 0; i < sizeof g_buffer; ++i) g_buffer[i] = uint8_t((i * 37) >> 3 & 1);
   return 0;
 }
 

@@ -257,7 +257,8 @@ typedef void (*tc_deleter)(void* data, void* context);
 /* A CPU tensor over a caller's buffer, without copying. strides may be NULL
  * (contiguous), else ndim element strides (>= 0). deleter (may be NULL) is
  * called exactly once with (data, context): when the last tensor using the
- * buffer dies, or before returning if this call fails. */
+ * buffer dies, or before returning if this call fails. data must be aligned
+ * to the element size, and bool data must hold bytes 0 or 1 only. */
 TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim,
                             int32_t dtype, tc_deleter deleter, void* context, tc_tensor* out);
 /* Uniform [0, 1) and standard normal samples from the default generator

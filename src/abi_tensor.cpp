@@ -119,9 +119,7 @@ TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* str
     std::function<void(void*)> del;
     if (deleter) del = [deleter, context](void* p) { deleter(p, context); };
     handed_over = true;
-    Tensor t = from_blob(data, s, st, d, kCPU, std::move(del));
-    if (d == DType::b8) check_bools(t, "data");
-    *out = new_handle(std::move(t));
+    *out = new_handle(from_blob(data, s, st, d, kCPU, std::move(del)));
   });
   if (rc != TC_OK && !handed_over && deleter) deleter(data, context);
   return rc;

@@ -37,6 +37,19 @@ inline D convert(S v) {
   }
 }
 
+// Loads an element; a bool goes through its byte, so that a byte other
+// than 0 or 1 (borrowed data) reads as true instead of being UB.
+template <typename S>
+inline S load(const S* p) {
+  if constexpr (std::is_same_v<S, bool>) {
+    uint8_t byte;
+    std::memcpy(&byte, p, 1);
+    return byte != 0;
+  } else {
+    return *p;
+  }
+}
+
 struct Layout {
   Dims shape, a, b;  // a, b: strides of the two operands
 };
@@ -85,9 +98,9 @@ void copy_kernel(D* dst, const S* src, const Layout& l) {
     D* d = dst + off_d;
     const S* s = src + off_s;
     if (da == 1 && sb == 1) {
-      for (int64_t j = 0; j < inner; ++j) d[j] = convert<D, S>(s[j]);
+      for (int64_t j = 0; j < inner; ++j) d[j] = convert<D, S>(load(s + j));
     } else {
-      for (int64_t j = 0; j < inner; ++j) d[j * da] = convert<D, S>(s[j * sb]);
+      for (int64_t j = 0; j < inner; ++j) d[j * da] = convert<D, S>(load(s + j * sb));
     }
   }
 }
@@ -206,7 +219,7 @@ double read_element(const Tensor& t, int64_t index) {
     index /= t->shape[i];
   }
   return TC_DISPATCH_ALL(t->dtype, "read_element",
-                         [&] { return convert<double, scalar_t>(t->data_as<scalar_t>()[off]); });
+                         [&] { return convert<double, scalar_t>(load(t->data_as<scalar_t>() + off)); });
 }
 
 // ---- factories ----
@@ -264,19 +277,6 @@ Tensor arange(double start, double end, double step, DType dtype, Device device)
 void normalize_bools(void* data, int64_t nbytes) {
   auto* p = static_cast<uint8_t*>(data);
   for (int64_t i = 0; i < nbytes; ++i) p[i] = p[i] != 0;
-}
-
-void check_bools(const Tensor& t, const char* arg) {
-  if (t->numel() == 0) return;
-  // Read through uint8_t: the point is to find bytes that are not bools.
-  Tensor bytes = make_view(t, t->shape, t->strides, t->offset);
-  bytes->dtype = DType::u8;
-  const Tensor flat = contiguous(bytes);
-  const uint8_t* p = flat->data_as<uint8_t>();
-  for (int64_t i = 0; i < flat->numel(); ++i) {
-    TC_CHECK(p[i] <= 1, TC_ERR_INVALID_ARGUMENT, arg, ": a bool tensor's bytes must be 0 or 1, but element ",
-             i, " is ", int(p[i]));
-  }
 }
 
 }  // namespace tc

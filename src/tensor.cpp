@@ -149,10 +149,10 @@ TensorImpl::~TensorImpl() { g_live_tensors.fetch_sub(1, std::memory_order_relaxe
 int64_t live_tensor_count() noexcept { return g_live_tensors.load(std::memory_order_relaxed); }
 
 bool TensorImpl::is_contiguous() const {
+  if (numel() == 0) return true;  // also keeps `expected` below from overflowing
   int64_t expected = 1;
   for (int64_t i = ndim() - 1; i >= 0; --i) {
     if (shape[i] == 1) continue;
-    if (shape[i] == 0) return true;
     if (strides[i] != expected) return false;
     expected *= shape[i];
   }
@@ -189,6 +189,11 @@ Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int
 
 Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype, Device device,
                  std::function<void(void*)> deleter) {
+  if (reinterpret_cast<uintptr_t>(data) % uintptr_t(dtype_size(dtype)) != 0) {
+    if (deleter) deleter(data);  // exactly once, also on failure
+    fail(TC_ERR_INVALID_ARGUMENT, str("from_blob: data ", data, " is not aligned to the ", dtype_size(dtype),
+                                      "-byte elements of ", dtype_name(dtype)));
+  }
   std::shared_ptr<Storage> s;
   try {
     s = std::make_shared<Storage>();

@@ -65,6 +65,10 @@ std::ostream& operator<<(std::ostream& os, const Dims& d);
 // TC_ERR_OUT_OF_MEMORY when the product overflows int64.
 int64_t checked_numel(const Dims& shape, const char* what);
 inline int64_t numel_of(const Dims& shape) {
+  // A 0 anywhere means no elements, whatever the other sizes (which may then
+  // be huge: their product is never formed).
+  for (int64_t s : shape)
+    if (s == 0) return 0;
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   return n;
@@ -176,11 +180,11 @@ Tensor to_device(const Tensor& t, Device device);
 // Reads element i (row-major logical index) as double, any dtype/strides.
 double read_element(const Tensor& t, int64_t index);
 
-// Bool tensors hold bytes 0 or 1 only (any other byte read as bool is
-// undefined behaviour): data copied in is normalized, data borrowed (from_blob,
-// DLPack) is checked, TC_ERR_INVALID_ARGUMENT naming arg otherwise.
+// Bool tensors hold bytes 0 or 1. Data copied in (tc_from_data) is
+// normalized to that; borrowed data (from_blob, DLPack) is the caller's
+// promise, and the core's readers (copies, printing) read any byte as
+// `byte != 0`, so a broken promise gives a wrong value, never UB.
 void normalize_bools(void* data, int64_t nbytes);
-void check_bools(const Tensor& t, const char* arg);
 
 // ---- formatting (src/format.cpp) ----
 std::string to_string(const Tensor& t);
