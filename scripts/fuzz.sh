@@ -48,7 +48,11 @@ for h in "${HARNESSES[@]}"; do
   [ -f "fuzz/$h.dict" ] && dict=(-dict="fuzz/$h.dict")
   log="$BUILD/$h.log"
   set +e
-  "$BUILD/fuzz/$h" "$corpus" "fuzz/corpus/$h" "${dict[@]}" -max_total_time="$SECONDS_PER_HARNESS" \
+  # FUZZ_RUNS=N: a fixed number of executions from a fixed seed (CI: the
+  # same inputs every run, so a landing never depends on luck).
+  runs=()
+  [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS" -seed=1)
+  "$BUILD/fuzz/$h" "$corpus" "fuzz/corpus/$h" "${dict[@]}" "${runs[@]}" -max_total_time="$SECONDS_PER_HARNESS" \
     -max_len=4096 -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=1000000 -print_final_stats=1 \
     -artifact_prefix="$BUILD/findings/$h-" >"$log" 2>&1
   rc=$?
