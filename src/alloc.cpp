@@ -83,9 +83,10 @@ void* cpu_alloc(int64_t nbytes) {
   }
 #endif
   TC_CHECK(nbytes >= 0, TC_ERR_INVALID_ARGUMENT, "negative allocation size ", nbytes);
+  TC_CHECK(nbytes <= (int64_t(1) << 62), TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes,
+           " bytes on cpu");
   // Round up to the alignment; an empty tensor still gets a unique pointer.
   const int64_t rounded = (nbytes + 63) & ~int64_t(63);
-  TC_CHECK(rounded >= nbytes, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
   if (nbytes < kCpuCacheMinBlock) {  // the same test as cpu_free's
     void* p = os_alloc(rounded > 0 ? rounded : 64);
     TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");

@@ -213,8 +213,9 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
     overflow |= __builtin_mul_overflow(shape[i] > 0 ? shape[i] - 1 : 0, strides[i], &reach);
     overflow |= __builtin_add_overflow(extent, reach, &extent);
   }
-  int64_t nbytes = 0;
-  overflow |= __builtin_mul_overflow(extent + (overflow ? 0 : 1), dtype_size(dtype), &nbytes);
+  int64_t elements = 0, nbytes = 0;
+  overflow |= __builtin_add_overflow(extent, 1, &elements);
+  overflow |= __builtin_mul_overflow(elements, dtype_size(dtype), &nbytes);
   // Throwing here destroys s, which calls the deleter: still exactly once.
   TC_CHECK(any_zero || !overflow, TC_ERR_INVALID_ARGUMENT, "from_blob: shape ", shape, " with strides ",
            strides, " reaches beyond 2^63 bytes");

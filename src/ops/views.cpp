@@ -95,22 +95,30 @@ Tensor raw_permute(const Tensor& t, const Dims& perm) {
 Tensor raw_narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   Dims shape = t->shape;
   shape[dim] = length;
-  return make_view(t, shape, t->strides, t->offset + (length > 0 ? start * t->strides[dim] : 0));
+  int64_t skip = 0;
+  if (length > 0 && __builtin_mul_overflow(start, t->strides[dim], &skip)) skip = 0;  // only with no elements
+  return make_view(t, shape, t->strides, t->offset + skip);
 }
 
 Tensor raw_slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
   Dims shape = t->shape, strides = t->strides;
   const int64_t len = end > start ? (end - start + step - 1) / step : 0;
   shape[dim] = len;
-  strides[dim] *= step;
-  return make_view(t, shape, strides, t->offset + (len > 0 ? start * t->strides[dim] : 0));
+  // These products can only overflow when the tensor has no elements (its
+  // strides are then arbitrary and may be huge); any value is right then.
+  if (__builtin_mul_overflow(strides[dim], step, &strides[dim])) strides[dim] = 0;
+  int64_t skip = 0;
+  if (len > 0 && __builtin_mul_overflow(start, t->strides[dim], &skip)) skip = 0;
+  return make_view(t, shape, strides, t->offset + skip);
 }
 
 Tensor raw_select(const Tensor& t, int64_t dim, int64_t index) {
   Dims shape = t->shape, strides = t->strides;
   shape.erase(dim);
   strides.erase(dim);
-  return make_view(t, shape, strides, t->offset + index * t->strides[dim]);
+  int64_t skip = 0;
+  if (__builtin_mul_overflow(index, t->strides[dim], &skip)) skip = 0;  // only with no elements
+  return make_view(t, shape, strides, t->offset + skip);
 }
 
 Tensor raw_expand(const Tensor& t, const Dims& shape) {
