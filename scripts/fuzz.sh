@@ -33,10 +33,10 @@ fi
 cmake --build "$BUILD" -j"$JOBS" --target "${HARNESSES[@]}" >/dev/null
 
 # A fuzzed shape may ask for many GB: that is legal input, and libtc must
-# answer TC_ERR_OUT_OF_MEMORY. ASan makes any request over 1 GiB fail (NULL),
+# answer TC_ERR_OUT_OF_MEMORY. ASan makes any request over 64 MiB fail (NULL),
 # so libtc's OOM path runs; libFuzzer's own malloc limit is set above that so
 # it does not report such a request as a finding.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:abort_on_error=1:max_allocation_size_mb=1024}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:abort_on_error=1:max_allocation_size_mb=64}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TC_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$BUILD/findings"
@@ -53,7 +53,7 @@ for h in "${HARNESSES[@]}"; do
   runs=()
   [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS" -seed=1)
   "$BUILD/fuzz/$h" "$corpus" "fuzz/corpus/$h" "${dict[@]}" "${runs[@]}" -max_total_time="$SECONDS_PER_HARNESS" \
-    -max_len=4096 -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=1000000 -print_final_stats=1 \
+    -max_len=4096 -timeout=60 -rss_limit_mb=4096 -malloc_limit_mb=1000000 -print_final_stats=1 \
     -artifact_prefix="$BUILD/findings/$h-" >"$log" 2>&1
   rc=$?
   set -e

@@ -1,5 +1,6 @@
 #include "tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <ostream>
@@ -110,6 +111,17 @@ Device check_device(int32_t code, const char* arg) {
                                     " (expected TC_DEVICE(TC_DEVICE_CPU or TC_DEVICE_CUDA, index))"));
 }
 
+namespace {
+// A tensor without elements never uses its strides, but its strides can
+// still be huge (a huge size beside a 0, saturated): kernels multiply them
+// by element sizes and counts, so they are capped where that cannot overflow.
+void cap_strides_if_empty(const Dims& shape, Dims& strides) {
+  if (numel_of(shape) != 0) return;
+  constexpr int64_t kCap = int64_t(1) << 40;
+  for (int64_t i = 0; i < strides.size(); ++i) strides[i] = std::min(strides[i], kCap);
+}
+}  // namespace
+
 // ---- Storage ----
 Storage::~Storage() {
   if (deleter) deleter(data);
@@ -168,6 +180,7 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   t->storage = allocate_storage(nbytes, device);
   t->shape = shape;
   t->strides = contiguous_strides(shape);
+  cap_strides_if_empty(shape, t->strides);
   t->dtype = dtype;
   t->device = device;
   return t;
@@ -181,6 +194,7 @@ Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int
   t->storage = base->storage;
   t->shape = shape;
   t->strides = strides;
+  cap_strides_if_empty(shape, t->strides);
   t->offset = offset;
   t->dtype = base->dtype;
   t->device = base->device;
@@ -224,6 +238,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   t->storage = std::move(s);
   t->shape = shape;
   t->strides = strides;
+  cap_strides_if_empty(shape, t->strides);
   t->dtype = dtype;
   t->device = device;
   return t;

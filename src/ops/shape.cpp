@@ -67,6 +67,8 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   return cat(us, d);
 }
 
+constexpr int64_t kMaxPieces = int64_t(1) << 20;
+
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "split: cannot split a 0-dim tensor");
   const int64_t d = wrap_dim(dim, a->ndim(), "split");
@@ -78,6 +80,12 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
     out.push_back(narrow(a, d, 0, 0));
     return out;
   }
+  // Each piece becomes a handle: a request for millions of them (a huge
+  // broadcast dim split by 1, say) is refused before any is made.
+  const int64_t pieces = size / split_size + (size % split_size != 0);
+  TC_CHECK(pieces <= kMaxPieces, TC_ERR_INVALID_ARGUMENT, "split: dim ", d, " of size ", size,
+           " in pieces of ", split_size, " would make ", pieces, " tensors (at most ", kMaxPieces, ")");
+  out.reserve(size_t(pieces));
   for (int64_t at = 0; at < size; at += split_size)
     out.push_back(narrow(a, d, at, std::min(split_size, size - at)));
   return out;
