@@ -67,6 +67,7 @@ struct StridedLoop {
   int64_t sizes[TC_MAX_DIMS];
   int64_t strides[N][TC_MAX_DIMS];  // bytes
   char* base[N];
+  bool empty = false;  // some dim is 0: run() calls no row
 
   StridedLoop(const Dims& shape, const Operand (&ops)[N]) {
     for (int k = 0; k < N; ++k) base[k] = ops[k].data;
@@ -75,6 +76,14 @@ struct StridedLoop {
     int64_t rs[TC_MAX_DIMS];
     int64_t rst[N][TC_MAX_DIMS];
     int n = 0;
+    // An element-less loop never runs a row; its strides may be anything (a
+    // fuzzed view's 2^62 times the itemsize overflows), so none is multiplied.
+    for (int64_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 0) {
+        empty = true;
+        return;
+      }
+    }
     for (int64_t d = shape.size() - 1; d >= 0; --d) {
       if (shape[d] == 1) continue;
       bool merge = n > 0;
@@ -100,7 +109,7 @@ struct StridedLoop {
   // lies in the linear index range [begin, end).
   template <typename F>
   void run(int64_t begin, int64_t end, F&& row) const {
-    if (begin >= end) return;
+    if (begin >= end || empty) return;
     if (ndim == 0) {
       char* p[N];
       int64_t zero[N] = {};

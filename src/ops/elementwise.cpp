@@ -34,8 +34,8 @@ T int_pow(T base, T exp) {
     }
     T r = 1;
     while (exp) {
-      if (exp & 1) r = T(r * base);
-      base = T(base * base);
+      if (exp & 1) r = cpu::wrapping_mul(r, base);  // overflow wraps, as in PyTorch
+      base = cpu::wrapping_mul(base, base);
       exp >>= 1;
     }
     return r;

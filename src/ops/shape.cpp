@@ -29,7 +29,10 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       TC_CHECK(k == d || t->shape[k] == first->shape[k], TC_ERR_SHAPE, "cat: tensor ", i, " has shape ",
                t->shape, " but tensor 0 has shape ", first->shape, ": sizes must match except in dim ", d);
     }
-    shape[d] += t->shape[d];
+    // Element-less tensors may have any sizes: a sum past int64 is an error, not UB.
+    TC_CHECK(!__builtin_add_overflow(shape[d], t->shape[d], &shape[d]), TC_ERR_SHAPE,
+             "cat: the sizes in dim ", d, " add up to more than 2^63 - 1 (tensor ", i, " has shape ",
+             t->shape, ")");
   }
   Tensor out = empty(shape, dt, first->device);
   int64_t at = 0;
