@@ -11,8 +11,10 @@ namespace tc::ops::detail {
 
 // "float32 tensor of shape [2, 3]": how errors describe an argument.
 std::string describe(const Tensor& t);
-// Both tensors on the same device, else TC_ERR_DEVICE naming op.
-void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// Both tensors on the same device, else TC_ERR_DEVICE naming op. A device other
+// than the CPU is TC_ERR_NOT_IMPLEMENTED unless the op has CUDA kernels and
+// says so (cuda_ok).
+void check_same_device(const char* op, const Tensor& a, const Tensor& b, bool cuda_ok = false);
 // Only f32/f64 and the integer dtypes (optionally bool) are computed on the CPU.
 void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bool);
 

@@ -12,11 +12,11 @@ namespace detail {
 
 std::string describe(const Tensor& t) { return str(dtype_name(t->dtype), " tensor of shape ", t->shape); }
 
-void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+void check_same_device(const char* op, const Tensor& a, const Tensor& b, bool cuda_ok) {
   TC_CHECK(a->device == b->device, TC_ERR_DEVICE, op, ": tensors are on different devices (",
            device_name(a->device), " and ", device_name(b->device), ")");
-  TC_CHECK(device_type(a->device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, op, ": not implemented on ",
-           device_name(a->device));
+  TC_CHECK(device_type(a->device) == TC_DEVICE_CPU || (cuda_ok && device_type(a->device) == TC_DEVICE_CUDA),
+           TC_ERR_NOT_IMPLEMENTED, op, ": not implemented on ", device_name(a->device));
 }
 
 void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bool) {
