@@ -34,12 +34,14 @@ Reduced plan(const Tensor& a, const Dims& dims, bool keepdim, const char* op) {
   Reduced r;
   r.keep = keepdim_shape(a, dims, op, r.marked);
   r.out = keepdim ? r.keep : squeeze_marked(r.keep, r.marked);
-  const int64_t outn = numel_of(r.keep);
+  // An element-less input may have huge sizes: an output too large to count is OOM.
+  const int64_t outn = checked_numel(r.keep, op);
   r.count = outn == 0 ? 0 : a->numel() / outn;
   if (outn == 0) {  // the count of a reduction over dims of an empty tensor
     r.count = 1;
     for (int64_t d = 0; d < a->ndim(); ++d) {
-      if (r.marked[d]) r.count *= a->shape[d];
+      // Only a mean's divisor, of an element-less output: saturate instead of overflowing.
+      if (r.marked[d] && __builtin_mul_overflow(r.count, a->shape[d], &r.count)) r.count = INT64_MAX;
     }
   }
   return r;
