@@ -69,8 +69,12 @@ inline int64_t numel_of(const Dims& shape) {
   // be huge: their product is never formed).
   for (int64_t s : shape)
     if (s == 0) return 0;
+  // Saturates at INT64_MAX: a shape derived from an element-less tensor's huge
+  // sizes (a broadcast batch, a keepdim shape) has no representable count, and
+  // whatever then allocates it reports TC_ERR_OUT_OF_MEMORY.
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape)
+    if (__builtin_mul_overflow(n, s, &n)) return INT64_MAX;
   return n;
 }
 Dims contiguous_strides(const Dims& shape);
