@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <type_traits>
 
 #include "autograd/node.h"
 #include "tensor.h"
@@ -25,8 +26,8 @@ struct Formatter {
     switch (style) {
       case Style::boolean:
         return v != 0 ? "True" : "False";
-      case Style::integer:
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      case Style::integer:  // integer dtypes print through text(), exactly; this is bool/robustness only
+        std::snprintf(buf, sizeof buf, "%.0f", v);
         break;
       case Style::int_float:
         if (std::isfinite(v))
@@ -49,6 +50,27 @@ struct Formatter {
     }
     return buf;
   }
+
+  // Element `index` (row-major) of t as printed. Integer dtypes are read exactly:
+  // through double, int64 values past 2^53 would print rounded.
+  std::string text(const Tensor& t, int64_t index) const {
+    if (style != Style::integer) return format(read_element(t, index));
+    int64_t off = 0;
+    for (int64_t i = t->ndim() - 1; i >= 0; --i) {
+      off += (index % t->shape[i]) * t->strides[i];
+      index /= t->shape[i];
+    }
+    const long long v = TC_DISPATCH_ALL(t->dtype, "format", [&]() -> long long {
+      if constexpr (std::is_integral_v<scalar_t>) {
+        return static_cast<long long>(t->data_as<scalar_t>()[off]);
+      } else {
+        return 0;  // not reached: floating dtypes never get Style::integer
+      }
+    });
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld", v);
+    return buf;
+  }
 };
 
 constexpr int64_t kEdge = 3;
@@ -67,10 +89,10 @@ std::vector<int64_t> shown(int64_t size, bool summarize) {
   return idx;
 }
 
-// Collects the values that will be printed (for choosing the format).
-void collect(const Tensor& t, int64_t dim, int64_t offset, bool summarize, std::vector<double>& out) {
+// Collects the indices of the elements that will be printed (for choosing the format).
+void collect(const Tensor& t, int64_t dim, int64_t offset, bool summarize, std::vector<int64_t>& out) {
   if (dim == t->ndim()) {
-    out.push_back(read_element(t, offset));
+    out.push_back(offset);
     return;
   }
   int64_t inner = 1;
@@ -82,7 +104,7 @@ void collect(const Tensor& t, int64_t dim, int64_t offset, bool summarize, std::
 void render(const Tensor& t, int64_t dim, int64_t offset, bool summarize, const Formatter& f, int indent,
             std::ostringstream& os) {
   if (dim == t->ndim()) {
-    std::string s = f.format(read_element(t, offset));
+    std::string s = f.text(t, offset);
     os << std::string(size_t(std::max<int64_t>(0, f.width - int64_t(s.size()))), ' ') << s;
     return;
   }
@@ -108,8 +130,11 @@ void render(const Tensor& t, int64_t dim, int64_t offset, bool summarize, const 
   os << ']';
 }
 
-Formatter choose(const Tensor& t, const std::vector<double>& values) {
+Formatter choose(const Tensor& t, const std::vector<int64_t>& shown_indices) {
   Formatter f;
+  std::vector<double> values;
+  values.reserve(shown_indices.size());
+  for (int64_t i : shown_indices) values.push_back(read_element(t, i));
   if (t->dtype == DType::b8) {
     f.style = Style::boolean;
   } else if (!is_floating(t->dtype)) {
@@ -130,7 +155,7 @@ Formatter choose(const Tensor& t, const std::vector<double>& values) {
       f.style = sci ? Style::sci : Style::fixed;
     }
   }
-  for (double v : values) f.width = std::max<int>(f.width, int(f.format(v).size()));
+  for (int64_t i : shown_indices) f.width = std::max<int>(f.width, int(f.text(t, i).size()));
   return f;
 }
 
@@ -143,7 +168,7 @@ std::string to_string(const Tensor& t) {
   if (t->numel() == 0) {
     os << "[]";
   } else {
-    std::vector<double> values;
+    std::vector<int64_t> values;
     collect(t, 0, 0, summarize, values);
     const Formatter f = choose(t, values);
     render(t, 0, 0, summarize, f, 7, os);

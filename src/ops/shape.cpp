@@ -100,7 +100,7 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   const int64_t d = wrap_dim(dim, a->ndim(), "chunk");
   const int64_t size = a->shape[d];
   // Like torch.chunk: pieces of ceil(size / chunks), so there may be fewer pieces.
-  const int64_t piece = std::max<int64_t>(1, (size + chunks - 1) / chunks);
+  const int64_t piece = std::max<int64_t>(1, size / chunks + (size % chunks != 0));  // no size + chunks overflow
   return split(a, size == 0 ? 0 : piece, d);
 }
 
