@@ -9,6 +9,8 @@
 #include "autograd/function.h"
 #include "cpu/loops.h"
 #include "cpu/reduce.h"
+#include "cuda/dispatch.h"
+#include "cuda/reduce.h"
 #include "init.h"
 #include "ops/ops.h"
 
@@ -118,6 +120,11 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
     return;
   }
   const Tensor& acc = t->grad;
+  if (on_cuda(acc)) {  // acc is contiguous (a clone): the sum is copied back into it
+    NoGradGuard ng;
+    copy_into(acc, ops::add(acc, g));
+    return;
+  }
   TC_DISPATCH_FLOATING(acc->dtype, "accumulate_grad", [&] {
     using T = scalar_t;
     cpu::map2<T, T, T>(acc, acc, g, [](T x, T y) { return x + y; });
@@ -250,7 +257,10 @@ Tensor reduce_to_shape(const Tensor& grad, const Dims& shape) {
     }
   }
   Tensor out = empty(keep, grad->dtype, grad->device);
-  cpu::reduce(cpu::Reduce::sum, out, grad);
+  if (on_cuda(grad))
+    TC_CUDA_CALL(cuda::reduce(cuda::Reduce::sum, out, grad));
+  else
+    cpu::reduce(cpu::Reduce::sum, out, grad);
   return make_view(out, shape, contiguous_strides(shape), 0);
 }
 

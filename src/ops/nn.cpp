@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "cuda/dispatch.h"
+#include "cuda/reduce.h"
 #include "dtype.h"
 #include "init.h"
 #include "ops/nn_util.h"
@@ -16,8 +18,19 @@
 namespace tc::ops {
 namespace {
 
-using detail::check_float;
 using detail::reshaped;
+
+// A floating input: float32/float64 on the CPU; on CUDA also float16/bfloat16
+// (computed in float).
+void check_float(const Tensor& t, const char* op, const char* arg) {
+  if (!on_cuda(t)) return detail::check_float(t, op, arg);
+  TC_CHECK(is_floating(t->dtype), TC_ERR_DTYPE, op, ": ", arg, " must be a floating-point tensor but is ",
+           dtype_name(t->dtype));
+}
+void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* an, const char* bn) {
+  TC_CHECK(a->device == b->device, TC_ERR_DEVICE, op, ": ", an, " is on ", device_name(a->device), " but ",
+           bn, " is on ", device_name(b->device));
+}
 
 void check_reduction(int32_t reduction, const char* op) {
   TC_CHECK(reduction == TC_REDUCTION_NONE || reduction == TC_REDUCTION_MEAN || reduction == TC_REDUCTION_SUM,
@@ -102,6 +115,12 @@ struct SoftmaxBackward : autograd::Node {
   const char* name() const override { return log ? "LogSoftmaxBackward" : "SoftmaxBackward"; }
   void release_saved() override { y_saved.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    if (on_cuda(grads[0])) {  // any strides
+      Tensor yc = y_saved.unpack(name());
+      Tensor gxc = empty(yc->shape, yc->dtype, yc->device);
+      TC_CUDA_CALL(cuda::softmax_backward(gxc, grads[0], yc, dim, log));
+      return {gxc};
+    }
     Tensor y = tc::contiguous(y_saved.unpack(name()));
     Tensor g = tc::contiguous(grads[0]);
     Tensor gx = empty(y->shape, y->dtype);
@@ -118,9 +137,11 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
   check_float(a, op, "a");
   // A 0-dim tensor is one row of one element, as in PyTorch (dim 0 or -1).
   const int64_t d = a->ndim() == 0 ? (wrap_dim(dim, 1, op), 0) : wrap_dim(dim, a->ndim(), op);
-  Tensor x = tc::contiguous(a);
-  Tensor y = empty(a->shape, a->dtype);
-  if (y->numel() > 0) {
+  Tensor y = empty(a->shape, a->dtype, a->device);
+  if (on_cuda(a)) {
+    TC_CUDA_CALL(cuda::softmax(y, a, d, log));
+  } else if (y->numel() > 0) {
+    Tensor x = tc::contiguous(a);
     TC_DISPATCH_FLOATING(a->dtype, op, [&] {
       softmax_kernel(x->data_as<scalar_t>(), y->data_as<scalar_t>(), around(a->shape, d), log);
     });
@@ -139,7 +160,10 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
 // contiguous; an out-of-range class is TC_ERR_INDEX naming index and count.
 Tensor check_class_target(const Tensor& scores, const Tensor& target, const char* op,
                           const char* scores_name) {
-  detail::check_cpu(target, op, "target");
+  if (on_cuda(scores))
+    check_same_device(scores, target, op, scores_name, "target");
+  else
+    detail::check_cpu(target, op, "target");
   TC_CHECK(target->dtype == DType::i64, TC_ERR_DTYPE, op, ": target must be int64 class indices but is ",
            dtype_name(target->dtype));
   TC_CHECK(scores->ndim() == 1 || scores->ndim() == 2, TC_ERR_SHAPE, op, ": ", scores_name,
@@ -150,6 +174,14 @@ Tensor check_class_target(const Tensor& scores, const Tensor& target, const char
            scores->shape, batched ? " (expected [N])" : " (expected a 0-dim tensor)");
   Tensor t = tc::contiguous(target);
   const int64_t classes = scores->shape[scores->ndim() - 1];
+  if (on_cuda(t)) {
+    TC_CUDA_CALL([&] {
+      const int64_t i = cuda::first_out_of_range(t, classes);
+      TC_CHECK(i < 0, TC_ERR_INDEX, op, ": target ", cuda::read_index(t, i), " at position ", i,
+               " is out of range for ", classes, " classes");
+    }());
+    return t;
+  }
   const int64_t* p = t->data_as<int64_t>();
   for (int64_t i = 0; i < t->numel(); ++i) {
     TC_CHECK(p[i] >= 0 && p[i] < classes, TC_ERR_INDEX, op, ": target ", p[i], " at position ", i,
@@ -200,6 +232,11 @@ struct CrossEntropyBackward : autograd::Node {
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
     const int64_t n = probs->shape[0], c = probs->shape[1];
+    if (on_cuda(probs)) {
+      Tensor gxc = empty(probs->shape, probs->dtype, probs->device);
+      TC_CUDA_CALL(cuda::cross_entropy_backward(gxc, probs, target, tc::contiguous(grads[0]), reduction));
+      return {reshaped(gxc, logits_shape)};
+    }
     RowGrad rg{tc::contiguous(grads[0]), reduction, n};
     Tensor gx = empty(probs->shape, probs->dtype);
     TC_DISPATCH_FLOATING(probs->dtype, name(), [&] {
@@ -225,6 +262,11 @@ struct NllLossBackward : autograd::Node {
   const char* name() const override { return "NllLossBackward"; }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     const int64_t c = input_shape[input_shape.size() - 1], n = input_shape.size() == 2 ? input_shape[0] : 1;
+    if (on_cuda(target)) {
+      Tensor gxc = zeros(input_shape, dtype, target->device);
+      TC_CUDA_CALL(cuda::nll_backward(gxc, target, tc::contiguous(grads[0]), reduction));
+      return {gxc};
+    }
     RowGrad rg{tc::contiguous(grads[0]), reduction, n};
     Tensor gx = zeros(input_shape, dtype);
     TC_DISPATCH_FLOATING(dtype, name(), [&] {
@@ -245,6 +287,7 @@ struct MseLossBackward : autograd::Node {
     target_saved.release();
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    if (on_cuda(grads[0])) return apply_ops(grads[0]);
     Tensor x = tc::contiguous(input_saved.unpack(name())), t = tc::contiguous(target_saved.unpack(name()));
     const int64_t n = x->numel();
     RowGrad rg{tc::contiguous(grads[0]), reduction, n};
@@ -270,6 +313,17 @@ struct MseLossBackward : autograd::Node {
     }
     return out;
   }
+  // The same formula through the ops (devices other than the CPU):
+  // 2 (x - t) g_i, with g_i = g (none), g (sum) or g / n (mean).
+  std::vector<Tensor> apply_ops(const Tensor& g) {
+    Tensor x = input_saved.unpack(name()), t = target_saved.unpack(name());
+    Tensor gi = reduction == TC_REDUCTION_MEAN ? binary_scalar(ScalarOp::div, g, double(x->numel())) : g;
+    Tensor gx = mul(mul_scalar(sub(x, t), 2.0), gi);
+    std::vector<Tensor> out(2);
+    if (detail::wants_grad(*this, 0)) out[0] = gx;
+    if (detail::wants_grad(*this, 1)) out[1] = unary(UnaryOp::neg, gx);
+    return out;
+  }
 };
 
 // Multiplies by a saved tensor of the same shape (dropout's scaled mask).
@@ -281,6 +335,7 @@ struct MaskBackward : autograd::Node {
     TC_CHECK(mask != nullptr, TC_ERR_AUTOGRAD, name(),
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
+    if (on_cuda(mask)) return {mul(grads[0], mask)};
     Tensor g = tc::contiguous(grads[0]);
     Tensor gx = empty(mask->shape, mask->dtype);
     TC_DISPATCH_FLOATING(mask->dtype, name(), [&] {
@@ -300,8 +355,14 @@ struct EmbeddingBackward : autograd::Node {
   void release_saved() override { indices_saved.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor idx = tc::contiguous(indices_saved.unpack(name()));
-    Tensor g = tc::contiguous(grads[0]);
     const int64_t dim = weight_shape[1];
+    if (on_cuda(idx)) {  // each column summed by one thread in index order: deterministic
+      Tensor gwc = zeros(weight_shape, dtype, idx->device);
+      TC_CUDA_CALL(cuda::index_scatter_add(gwc, reshaped(grads[0], {idx->numel(), dim}), 0,
+                                           reshaped(idx, {idx->numel()}), true));
+      return {gwc};
+    }
+    Tensor g = tc::contiguous(grads[0]);
     Tensor gw = zeros(weight_shape, dtype);
     TC_DISPATCH_FLOATING(dtype, name(), [&] {
       const int64_t* pi = idx->data_as<int64_t>();
@@ -347,16 +408,26 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, int32_t reducti
   check_reduction(reduction, op);
   Tensor t = check_class_target(logits, target, op, "logits");
   const int64_t c = logits->shape[logits->ndim() - 1], n = logits->ndim() == 2 ? logits->shape[0] : 1;
-  Tensor x = tc::contiguous(logits);
-  Tensor probs = empty({n, c}, logits->dtype);
-  std::vector<double> losses(size_t(n), 0.0);
-  TC_DISPATCH_FLOATING(logits->dtype, op, [&] {
-    using T = scalar_t;
-    cross_entropy_kernel<T>(x->data_as<T>(), t->data_as<int64_t>(), probs->data_as<T>(), losses.data(), n, c);
-  });
-  Tensor out = TC_DISPATCH_FLOATING(logits->dtype, op, [&] {
-    return reduce_losses<scalar_t>(losses, reduction, logits->ndim() == 2 ? Dims{n} : Dims{}, logits->dtype);
-  });
+  const Dims none_shape = logits->ndim() == 2 ? Dims{n} : Dims{};
+  Tensor probs = empty({n, c}, logits->dtype, logits->device);
+  Tensor out;
+  if (on_cuda(logits)) {
+    Tensor losses = empty({n}, DType::f64, logits->device);
+    out = empty(reduction == TC_REDUCTION_NONE ? none_shape : Dims{}, logits->dtype, logits->device);
+    TC_CUDA_CALL(cuda::cross_entropy_forward(probs, losses, logits, t));
+    TC_CUDA_CALL(cuda::reduce_losses(out, losses, reduction));
+  } else {
+    Tensor x = tc::contiguous(logits);
+    std::vector<double> losses(size_t(n), 0.0);
+    TC_DISPATCH_FLOATING(logits->dtype, op, [&] {
+      using T = scalar_t;
+      cross_entropy_kernel<T>(x->data_as<T>(), t->data_as<int64_t>(), probs->data_as<T>(), losses.data(), n,
+                              c);
+    });
+    out = TC_DISPATCH_FLOATING(logits->dtype, op, [&] {
+      return reduce_losses<scalar_t>(losses, reduction, none_shape, logits->dtype);
+    });
+  }
   if (autograd::needs_grad({&logits})) {
     auto node = std::make_shared<CrossEntropyBackward>();
     node->probs = probs;
@@ -376,14 +447,22 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int32_t reduction
   Tensor t = check_class_target(log_probs, target, op, "log_probs");
   const int64_t c = log_probs->shape[log_probs->ndim() - 1],
                 n = log_probs->ndim() == 2 ? log_probs->shape[0] : 1;
-  Tensor x = tc::contiguous(log_probs);
-  std::vector<double> losses(static_cast<size_t>(n));
-  const int64_t* pt = t->data_as<int64_t>();
-  for (int64_t i = 0; i < n; ++i) losses[i] = -read_element(x, i * c + pt[i]);
-  Tensor out = TC_DISPATCH_FLOATING(log_probs->dtype, op, [&] {
-    return reduce_losses<scalar_t>(losses, reduction, log_probs->ndim() == 2 ? Dims{n} : Dims{},
-                                   log_probs->dtype);
-  });
+  const Dims none_shape = log_probs->ndim() == 2 ? Dims{n} : Dims{};
+  Tensor out;
+  if (on_cuda(log_probs)) {
+    Tensor losses = empty({n}, DType::f64, log_probs->device);
+    out = empty(reduction == TC_REDUCTION_NONE ? none_shape : Dims{}, log_probs->dtype, log_probs->device);
+    TC_CUDA_CALL(cuda::nll_forward(losses, log_probs, t));
+    TC_CUDA_CALL(cuda::reduce_losses(out, losses, reduction));
+  } else {
+    Tensor x = tc::contiguous(log_probs);
+    std::vector<double> losses(static_cast<size_t>(n));
+    const int64_t* pt = t->data_as<int64_t>();
+    for (int64_t i = 0; i < n; ++i) losses[i] = -read_element(x, i * c + pt[i]);
+    out = TC_DISPATCH_FLOATING(log_probs->dtype, op, [&] {
+      return reduce_losses<scalar_t>(losses, reduction, none_shape, log_probs->dtype);
+    });
+  }
   if (autograd::needs_grad({&log_probs})) {
     auto node = std::make_shared<NllLossBackward>();
     node->target = reshaped(clone_data(t), {n});
@@ -395,6 +474,18 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int32_t reduction
   return out;
 }
 
+namespace {
+// mse_loss through the ops (devices other than the CPU): the squares summed
+// by the deterministic reduction (float32 accumulating in double).
+Tensor mse_ops(const Tensor& input, const Tensor& target, int32_t reduction) {
+  NoGradGuard ng;
+  Tensor d = sub(input, target);
+  Tensor sq = mul(d, d);
+  if (reduction == TC_REDUCTION_NONE) return sq;
+  return reduction == TC_REDUCTION_MEAN ? mean(sq, {}, false) : sum(sq, {}, false);
+}
+}  // namespace
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction) {
   const char* op = "mse_loss";
   check_float(input, op, "input");
@@ -403,21 +494,23 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction) {
   check_reduction(reduction, op);
   TC_CHECK(input->shape == target->shape, TC_ERR_SHAPE, op, ": input of shape ", input->shape,
            " and target of shape ", target->shape, " must have the same shape");
-  Tensor x = tc::contiguous(input), t = tc::contiguous(target);
-  const int64_t n = x->numel();
-  Tensor out = TC_DISPATCH_FLOATING(input->dtype, op, [&] {
-    using T = scalar_t;
-    const T *px = x->data_as<T>(), *pt = t->data_as<T>();
-    if (reduction == TC_REDUCTION_NONE) {
-      Tensor o = empty(input->shape, input->dtype);
-      T* po = o->data_as<T>();
-      for (int64_t i = 0; i < n; ++i) po[i] = (px[i] - pt[i]) * (px[i] - pt[i]);
-      return o;
-    }
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += double(px[i] - pt[i]) * double(px[i] - pt[i]);
-    return scalar_tensor(reduction == TC_REDUCTION_MEAN ? sum / double(n) : sum, input->dtype);
-  });
+  check_same_device(input, target, op, "input", "target");
+  Tensor out =
+      on_cuda(input) ? mse_ops(input, target, reduction) : TC_DISPATCH_FLOATING(input->dtype, op, [&] {
+        Tensor x = tc::contiguous(input), t = tc::contiguous(target);
+        const int64_t n = x->numel();
+        using T = scalar_t;
+        const T *px = x->data_as<T>(), *pt = t->data_as<T>();
+        if (reduction == TC_REDUCTION_NONE) {
+          Tensor o = empty(input->shape, input->dtype);
+          T* po = o->data_as<T>();
+          for (int64_t i = 0; i < n; ++i) po[i] = (px[i] - pt[i]) * (px[i] - pt[i]);
+          return o;
+        }
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += double(px[i] - pt[i]) * double(px[i] - pt[i]);
+        return scalar_tensor(reduction == TC_REDUCTION_MEAN ? sum / double(n) : sum, input->dtype);
+      });
   if (autograd::needs_grad({&input, &target})) {
     auto node = std::make_shared<MseLossBackward>();
     node->input_saved = autograd::SavedTensor(input);
@@ -434,22 +527,29 @@ Tensor dropout(const Tensor& a, double p, bool training) {
   TC_CHECK(p >= 0.0 && p <= 1.0, TC_ERR_INVALID_ARGUMENT, op, ": p must be in [0, 1] but is ", p);
   // Identity, as PyTorch returns its input unchanged outside training.
   if (!training || p == 0.0) return a;
-  Tensor mask = empty(a->shape, a->dtype);
+  Tensor mask = empty(a->shape, a->dtype, a->device);
   fill_bernoulli(mask, 1.0 - p);
-  Tensor x = tc::contiguous(a);
-  Tensor out = empty(a->shape, a->dtype);
   // p = 1 drops everything; scale 0 instead of 1/0 keeps the result zeros.
   const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
-  TC_DISPATCH_FLOATING(a->dtype, op, [&] {
-    using T = scalar_t;
-    T* m = mask->data_as<T>();
-    const T* px = x->data_as<T>();
-    T* o = out->data_as<T>();
-    for (int64_t i = 0; i < out->numel(); ++i) {
-      m[i] = m[i] * T(scale);
-      o[i] = px[i] * m[i];
-    }
-  });
+  Tensor out;
+  if (on_cuda(a)) {
+    NoGradGuard ng;
+    mask = mul_scalar(mask, scale);
+    out = mul(a, mask);
+  } else {
+    Tensor x = tc::contiguous(a);
+    out = empty(a->shape, a->dtype);
+    TC_DISPATCH_FLOATING(a->dtype, op, [&] {
+      using T = scalar_t;
+      T* m = mask->data_as<T>();
+      const T* px = x->data_as<T>();
+      T* o = out->data_as<T>();
+      for (int64_t i = 0; i < out->numel(); ++i) {
+        m[i] = m[i] * T(scale);
+        o[i] = px[i] * m[i];
+      }
+    });
+  }
   if (autograd::needs_grad({&a})) {
     auto node = std::make_shared<MaskBackward>();
     node->mask = mask;
@@ -458,32 +558,8 @@ Tensor dropout(const Tensor& a, double p, bool training) {
   return out;
 }
 
-Tensor embedding(const Tensor& weight, const Tensor& indices) {
-  const char* op = "embedding";
-  check_float(weight, op, "weight");
-  detail::check_ndim(weight, 2, op, "weight");
-  detail::check_cpu(indices, op, "indices");
-  TC_CHECK(indices->dtype == DType::i64, TC_ERR_DTYPE, op, ": indices must be int64 but are ",
-           dtype_name(indices->dtype));
-  TC_CHECK(indices->ndim() < TC_MAX_DIMS, TC_ERR_SHAPE, op, ": indices of shape ", indices->shape,
-           " leave no room for the embedding dim");
-  const int64_t num = weight->shape[0], dim = weight->shape[1];
-  Tensor idx = tc::contiguous(indices);
-  const int64_t* pi = idx->data_as<int64_t>();
-  for (int64_t i = 0; i < idx->numel(); ++i) {
-    TC_CHECK(pi[i] >= 0 && pi[i] < num, TC_ERR_INDEX, op, ": index ", pi[i], " at position ", i,
-             " is out of range for ", num, " embeddings");
-  }
-  Dims out_shape = indices->shape;
-  out_shape.push_back(dim);
-  Tensor w = tc::contiguous(weight);
-  Tensor out = empty(out_shape, weight->dtype);
-  TC_DISPATCH_FLOATING(weight->dtype, op, [&] {
-    const scalar_t* pw = w->data_as<scalar_t>();
-    scalar_t* o = out->data_as<scalar_t>();
-    for (int64_t i = 0; i < idx->numel(); ++i)
-      std::copy(pw + pi[i] * dim, pw + (pi[i] + 1) * dim, o + i * dim);
-  });
+namespace {
+Tensor record_embedding(const Tensor& weight, const Tensor& indices, const Tensor& out) {
   if (autograd::needs_grad({&weight})) {
     auto node = std::make_shared<EmbeddingBackward>();
     node->indices_saved = autograd::SavedTensor(indices);
@@ -492,6 +568,50 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
     autograd::record(node, {weight}, {out});
   }
   return out;
+}
+}  // namespace
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  const char* op = "embedding";
+  check_float(weight, op, "weight");
+  detail::check_ndim(weight, 2, op, "weight");
+  if (on_cuda(weight))
+    check_same_device(weight, indices, op, "weight", "indices");
+  else
+    detail::check_cpu(indices, op, "indices");
+  TC_CHECK(indices->dtype == DType::i64, TC_ERR_DTYPE, op, ": indices must be int64 but are ",
+           dtype_name(indices->dtype));
+  TC_CHECK(indices->ndim() < TC_MAX_DIMS, TC_ERR_SHAPE, op, ": indices of shape ", indices->shape,
+           " leave no room for the embedding dim");
+  const int64_t num = weight->shape[0], dim = weight->shape[1];
+  Tensor idx = tc::contiguous(indices);
+  Dims out_shape = indices->shape;
+  out_shape.push_back(dim);
+  if (on_cuda(weight)) {
+    Tensor outc = empty(out_shape, weight->dtype, weight->device);
+    TC_CUDA_CALL([&] {
+      const int64_t i = cuda::first_out_of_range(idx, num);
+      TC_CHECK(i < 0, TC_ERR_INDEX, op, ": index ", cuda::read_index(idx, i), " at position ", i,
+               " is out of range for ", num, " embeddings");
+      const int64_t n = idx->numel();
+      cuda::index_gather(reshaped(outc, {n, dim}), weight, 0, reshaped(idx, {n}), true);
+    }());
+    return record_embedding(weight, indices, outc);
+  }
+  const int64_t* pi = idx->data_as<int64_t>();
+  for (int64_t i = 0; i < idx->numel(); ++i) {
+    TC_CHECK(pi[i] >= 0 && pi[i] < num, TC_ERR_INDEX, op, ": index ", pi[i], " at position ", i,
+             " is out of range for ", num, " embeddings");
+  }
+  Tensor w = tc::contiguous(weight);
+  Tensor out = empty(out_shape, weight->dtype);
+  TC_DISPATCH_FLOATING(weight->dtype, op, [&] {
+    const scalar_t* pw = w->data_as<scalar_t>();
+    scalar_t* o = out->data_as<scalar_t>();
+    for (int64_t i = 0; i < idx->numel(); ++i)
+      std::copy(pw + pi[i] * dim, pw + (pi[i] + 1) * dim, o + i * dim);
+  });
+  return record_embedding(weight, indices, out);
 }
 
 }  // namespace tc::ops

@@ -7,6 +7,8 @@
 
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"
+#include "cuda/dispatch.h"
+#include "cuda/reduce.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -47,10 +49,35 @@ Reduced plan(const Tensor& a, const Dims& dims, bool keepdim, const char* op) {
   return r;
 }
 
+// The reduction kernel of a's device; out has a's shape with the reduced dims 1.
+void reduce_kernel(cpu::Reduce op, const Tensor& out, const Tensor& a) {
+  if (on_cuda(a)) {
+    TC_CUDA_CALL(cuda::reduce(op == cpu::Reduce::sum   ? cuda::Reduce::sum
+                              : op == cpu::Reduce::max ? cuda::Reduce::max
+                                                       : cuda::Reduce::min,
+                              out, a));
+    return;
+  }
+  cpu::reduce(op, out, a);
+}
+
+void arg_reduce_kernel(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a,
+                       int64_t dim) {
+  if (on_cuda(a)) {
+    TC_CUDA_CALL(cuda::arg_reduce(is_max, values, indices, a, dim));
+    return;
+  }
+  cpu::arg_reduce(is_max, values, indices, a, dim);
+}
+
+Tensor out_view(const Tensor& out, const Reduced& r) {
+  return r.out == r.keep ? out : make_view(out, r.out, contiguous_strides(r.out), 0);
+}
+
 Tensor reduce_into(cpu::Reduce op, const Tensor& a, const Reduced& r, DType out_dtype) {
   Tensor out = empty(r.keep, out_dtype, a->device);
-  cpu::reduce(op, out, a);
-  return r.out == r.keep ? out : make_view(out, r.out, contiguous_strides(r.out), 0);
+  reduce_kernel(op, out, a);
+  return out_view(out, r);
 }
 
 Tensor sum_nograd(const Tensor& a, const Reduced& r) {
@@ -59,8 +86,11 @@ Tensor sum_nograd(const Tensor& a, const Reduced& r) {
 }
 
 void check_reduce_input(const char* op, const Tensor& a, bool floating_only) {
-  check_same_device(op, a, a);
-  check_compute_dtype(op, "a", a->dtype, true);
+  // CUDA reduces every dtype, float16/bfloat16 included (accumulating in float).
+  if (!on_cuda(a)) {
+    check_same_device(op, a, a);
+    check_compute_dtype(op, "a", a->dtype, true);
+  }
   TC_CHECK(!floating_only || is_floating(a->dtype), TC_ERR_DTYPE, op,
            ": expected a float32 or float64 tensor but got ", describe(a));
 }
@@ -82,7 +112,11 @@ Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
   check_reduce_input("mean", a, true);
   const Reduced r = plan(a, dims, keepdim, "mean");
   Tensor out;
-  {
+  if (on_cuda(a)) {  // the scale fused into the sum: one rounding for 16-bit floats
+    out = empty(r.keep, a->dtype, a->device);
+    TC_CUDA_CALL(cuda::reduce(cuda::Reduce::sum, out, a, 1.0 / double(r.count)));
+    out = out_view(out, r);
+  } else {
     NoGradGuard ng;
     out = mul_scalar(sum_nograd(a, r), 1.0 / double(r.count));
   }
@@ -158,15 +192,19 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
   {
     NoGradGuard ng;
     // Shifted by the max so exp cannot overflow; an infinite max shifts by 0.
-    Tensor m = empty(r.keep, a->dtype, a->device);
-    if (a->numel() > 0) {
+    Tensor m;
+    if (a->numel() == 0) {
+      m = zeros(r.keep, a->dtype, a->device);
+    } else if (on_cuda(a)) {
+      m = empty(r.keep, a->dtype, a->device);
+      TC_CUDA_CALL(cuda::reduce(cuda::Reduce::max, m, a, 1.0, true));
+    } else {
+      m = empty(r.keep, a->dtype, a->device);
       cpu::reduce(cpu::Reduce::max, m, a);
       TC_DISPATCH_FLOATING(a->dtype, "logsumexp", [&] {
         using T = scalar_t;
         cpu::map1<T, T>(m, m, [](T x) { return std::isinf(x) ? T(0) : x; });
       });
-    } else {
-      fill_(m, 0.0);
     }
     Tensor e = unary(UnaryOp::exp, sub(a, m));
     Tensor s = unary(UnaryOp::log, raw_reshape(sum_nograd(e, r), r.keep));
@@ -191,7 +229,7 @@ Tensor extreme_all(const Tensor& a, bool is_max) {
            ") without an identity");
   Tensor out = empty(Dims{}, a->dtype, a->device);
   Tensor keep = make_view(out, Dims::filled(a->ndim(), 1), Dims::filled(a->ndim(), 1), 0);
-  cpu::reduce(is_max ? cpu::Reduce::max : cpu::Reduce::min, keep, a);
+  reduce_kernel(is_max ? cpu::Reduce::max : cpu::Reduce::min, keep, a);
   autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {out}, {a, autograd::alias(out)},
                             [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // Every element equal to the result shares the gradient evenly.
@@ -215,7 +253,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
   Dims keep = a->shape;
   if (a->ndim() > 0) keep[d] = 1;
   Tensor values = empty(keep, a->dtype, a->device), indices = empty(keep, DType::i64, a->device);
-  cpu::arg_reduce(is_max, values, indices, a, a->ndim() == 0 ? 0 : d);
+  arg_reduce_kernel(is_max, values, indices, a, a->ndim() == 0 ? 0 : d);
   Dims out_shape = keep;
   if (!keepdim && a->ndim() > 0) out_shape.erase(d);
   Tensor v = keepdim ? values : make_view(values, out_shape, contiguous_strides(out_shape), 0);
@@ -232,6 +270,10 @@ Tensor scatter_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, in
   Tensor gi = zeros(in_shape, g->dtype, g->device);
   if (in_shape.empty()) {
     copy_into(gi, raw_reshape(g, in_shape));
+    return gi;
+  }
+  if (on_cuda(g)) {
+    TC_CUDA_CALL(cuda::index_scatter_add(gi, g, dim, tc::contiguous(idx), false));
     return gi;
   }
   // gather's adjoint: gi[..., idx[p], ...] += g[p].
@@ -296,7 +338,7 @@ Tensor arg_extreme(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
     TC_CHECK(a->numel() > 0, TC_ERR_SHAPE, op, ": cannot reduce an empty tensor (shape ", a->shape, ")");
     Tensor flat = raw_reshape(a, Dims{a->numel()});
     Tensor idx = empty(Dims{1}, DType::i64, a->device);
-    cpu::arg_reduce(is_max, nullptr, idx, flat, 0);
+    arg_reduce_kernel(is_max, nullptr, idx, flat, 0);
     const Dims shape = keepdim ? Dims::filled(a->ndim(), 1) : Dims{};
     return make_view(idx, shape, contiguous_strides(shape), 0);
   }

@@ -3,12 +3,29 @@
 
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"
+#include "cuda/dispatch.h"
+#include "cuda/reduce.h"
+#include "init.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
 
 using autograd::Grads;
 using namespace detail;
+
+namespace {
+// Same device and a dtype the device computes: the CPU's checks there; CUDA
+// handles every dtype (16-bit floats included).
+void check_operands(const char* op, const char* arg, const Tensor& a, const Tensor& b) {
+  if (on_cuda(a) || on_cuda(b)) {
+    TC_CHECK(a->device == b->device, TC_ERR_DEVICE, op, ": tensors are on different devices (",
+             device_name(a->device), " and ", device_name(b->device), ")");
+    return;
+  }
+  check_same_device(op, a, b);
+  check_compute_dtype(op, arg, a->dtype, true);
+}
+}  // namespace
 
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   TC_CHECK(!ts.empty(), TC_ERR_INVALID_ARGUMENT, "cat: expected at least one tensor");
@@ -21,8 +38,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   shape[d] = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
     const Tensor& t = ts[i];
-    check_same_device("cat", first, t);
-    check_compute_dtype("cat", "a tensor", t->dtype, true);
+    check_operands("cat", "a tensor", t, first);
     TC_CHECK(t->ndim() == first->ndim(), TC_ERR_SHAPE, "cat: tensor ", i, " has ", t->ndim(),
              " dims but tensor 0 has ", first->ndim(), " (shapes ", t->shape, " and ", first->shape, ")");
     for (int64_t k = 0; k < t->ndim(); ++k) {
@@ -40,7 +56,10 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   std::vector<Dims> shapes;
   std::vector<DType> dtypes;
   for (const Tensor& t : ts) {
-    copy_into(raw_narrow(out, d, at, t->shape[d]), t);
+    if (on_cuda(out))  // converted first when its dtype is not the result's
+      TC_CUDA_CALL(cuda::strided_copy(raw_narrow(out, d, at, t->shape[d]), cast(t, dt)));
+    else
+      copy_into(raw_narrow(out, d, at, t->shape[d]), t);
     starts.push_back(at);
     shapes.push_back(t->shape);
     dtypes.push_back(t->dtype);
@@ -111,9 +130,19 @@ void check_index_tensor(const char* op, const Tensor& index) {
 }
 }  // namespace
 
+namespace {
+Tensor record_gather(const Tensor& a, int64_t d, const Tensor& ic, const Tensor& out) {
+  const Dims in = a->shape;
+  autograd::record_function("GatherBackward", {a}, {out}, {ic},
+                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return {scatter_add_grad(g[0], s[0], in, d)};
+                            });
+  return out;
+}
+}  // namespace
+
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
-  check_same_device("gather", a, index);
-  check_compute_dtype("gather", "a", a->dtype, true);
+  check_operands("gather", "a", a, index);
   check_index_tensor("gather", index);
   TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "gather: a is 0-dim");
   const int64_t d = wrap_dim(dim, a->ndim(), "gather");
@@ -127,6 +156,15 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   // Walk index and out together; read a at the gathered position.
   Tensor out = empty(index->shape, a->dtype, a->device);
   Tensor ic = tc::contiguous(index);
+  if (on_cuda(a)) {
+    TC_CUDA_CALL([&] {
+      const int64_t i = cuda::first_out_of_range(ic, len);
+      TC_CHECK(i < 0, TC_ERR_INDEX, "gather: index ", cuda::read_index(ic, i), " is out of range for dim ", d,
+               " of size ", len);
+      cuda::index_gather(out, a, d, ic, false);
+    }());
+    return record_gather(a, d, ic, out);
+  }
   const int64_t* ip = ic->data_as<int64_t>();
   const int64_t total = index->numel();
   for (int64_t p = 0; p < total; ++p) {
@@ -150,17 +188,11 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
       }
     });
   });
-  const Dims in = a->shape;
-  autograd::record_function("GatherBackward", {a}, {out}, {ic},
-                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {scatter_add_grad(g[0], s[0], in, d)};
-                            });
-  return out;
+  return record_gather(a, d, ic, out);
 }
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
-  check_same_device("index_select", a, index);
-  check_compute_dtype("index_select", "a", a->dtype, true);
+  check_operands("index_select", "a", a, index);
   check_index_tensor("index_select", index);
   TC_CHECK(index->ndim() <= 1, TC_ERR_SHAPE, "index_select: index must be 0-dim or 1-D but has shape ",
            index->shape);
@@ -168,6 +200,25 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   const int64_t d = wrap_dim(dim, a->ndim(), "index_select");
   Tensor ic = tc::contiguous(index);
   const int64_t count = ic->numel();
+  const Dims in = a->shape;
+  if (on_cuda(a)) {
+    Dims shape = a->shape;
+    shape[d] = count;
+    Tensor out = empty(shape, a->dtype, a->device);
+    TC_CUDA_CALL([&] {
+      const int64_t i = cuda::first_out_of_range(ic, a->shape[d]);
+      TC_CHECK(i < 0, TC_ERR_INDEX, "index_select: index ", cuda::read_index(ic, i),
+               " is out of range for dim ", d, " of size ", a->shape[d]);
+      cuda::index_gather(out, a, d, ic, true);
+    }());
+    autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
+                              [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                                Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
+                                TC_CUDA_CALL(cuda::index_scatter_add(gi, g[0], d, s[0], true));
+                                return {gi};
+                              });
+    return out;
+  }
   const int64_t* ip = ic->data_as<int64_t>();
   for (int64_t i = 0; i < count; ++i) {
     TC_CHECK(ip[i] >= 0 && ip[i] < a->shape[d], TC_ERR_INDEX, "index_select: index ", ip[i],
@@ -177,7 +228,6 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   shape[d] = count;
   Tensor out = empty(shape, a->dtype, a->device);
   for (int64_t i = 0; i < count; ++i) copy_into(raw_select(out, d, i), raw_select(a, d, ip[i]));
-  const Dims in = a->shape;
   autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
@@ -197,6 +247,25 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
            num_classes);
   Tensor ic = tc::contiguous(indices);
   const int64_t n = ic->numel();
+  if (on_cuda(ic)) {
+    int64_t classes = num_classes;
+    if (classes < 0) {
+      TC_CHECK(n > 0, TC_ERR_INVALID_ARGUMENT, "one_hot: cannot infer num_classes from an empty tensor");
+      NoGradGuard ng;
+      TC_CUDA_CALL(classes = cuda::read_index(max_all(ic), 0) + 1);
+    }
+    Dims shape = indices->shape;
+    TC_CHECK(shape.size() < TC_MAX_DIMS, TC_ERR_SHAPE, "one_hot: indices have too many dims");
+    shape.push_back(classes);
+    Tensor out = zeros(shape, DType::i64, indices->device);
+    TC_CUDA_CALL([&] {
+      const int64_t i = cuda::first_out_of_range(ic, classes);
+      TC_CHECK(i < 0, TC_ERR_INDEX, "one_hot: class index ", cuda::read_index(ic, i),
+               " is out of range for num_classes ", classes);
+      cuda::one_hot(out, ic, classes);
+    }());
+    return out;
+  }
   const int64_t* ip = ic->data_as<int64_t>();
   int64_t classes = num_classes;
   if (classes < 0) {
