@@ -419,6 +419,21 @@ TC_API int32_t tc_matmul(tc_tensor a, tc_tensor b, tc_tensor* out);
 /* x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL. */
 TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out);
 
+/* How float32 matrix products may trade precision for speed (like
+ * torch.set_float32_matmul_precision), process-wide, for every thread:
+ *   TC_MATMUL_PRECISION_HIGHEST  plain float32 arithmetic (the default)
+ *   TC_MATMUL_PRECISION_HIGH     TF32 tensor cores allowed on CUDA (10-bit
+ *                                mantissa inputs, float32 accumulation)
+ *   TC_MATMUL_PRECISION_MEDIUM   the fastest reduced-precision mode the
+ *                                device offers (on CUDA today: TF32, as HIGH)
+ * CPU products and other dtypes are unaffected. A code outside these gives
+ * TC_ERR_INVALID_ARGUMENT. */
+#define TC_MATMUL_PRECISION_HIGHEST 0
+#define TC_MATMUL_PRECISION_HIGH 1
+#define TC_MATMUL_PRECISION_MEDIUM 2
+TC_API int32_t tc_set_matmul_precision(int32_t precision);
+TC_API int32_t tc_get_matmul_precision(int32_t* out);
+
 /* Neural-network ops. */
 #define TC_REDUCTION_NONE 0
 #define TC_REDUCTION_MEAN 1

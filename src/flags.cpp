@@ -35,8 +35,8 @@ void set_bool(const char* name, int64_t v) {
 
 const Flag kFlags[] = {
     {"has_cuda", [] { return int64_t(kHasCuda); }, nullptr, "built with the CUDA backend"},
-    // No op calls cuBLAS yet (CUDA matmul is issue 6's to do): say so.
-    {"has_cublas", [] { return int64_t(0); }, nullptr, "built with cuBLAS"},
+    // The CUDA matmul is cuBLAS (src/cuda/blas.cpp): linked whenever CUDA is.
+    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS"},
     {"has_onednn", [] { return int64_t(1); }, nullptr, "built with oneDNN (matmul, conv, pooling)"},
     {"has_openmp", [] { return int64_t(1); }, nullptr, "built with OpenMP"},
     {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},

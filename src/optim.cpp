@@ -5,8 +5,13 @@
 #include <cmath>
 
 #include "autograd/node.h"
+#include "cuda/dispatch.h"
 #include "init.h"
+#include "optim_math.h"
 #include "rng.h"
+#if TC_HAVE_CUDA
+#include "cuda/optim.h"
+#endif
 
 namespace tc::optim {
 
@@ -21,21 +26,30 @@ void check_params(const std::vector<Tensor>& params, const char* what) {
     TC_CHECK(p->is_leaf(), TC_ERR_AUTOGRAD, what, ": parameter ", i, " is not a leaf (made by ",
              p->grad_fn->name(), ")");
     TC_CHECK(p->requires_grad, TC_ERR_AUTOGRAD, what, ": parameter ", i, " does not require grad");
-    TC_CHECK(device_type(p->device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, what, ": parameter ", i,
-             " is on ", device_name(p->device), "; optimizers run on the CPU only");
+    TC_CHECK(device_type(p->device) == TC_DEVICE_CPU || device_type(p->device) == TC_DEVICE_CUDA,
+             TC_ERR_NOT_IMPLEMENTED, what, ": parameter ", i, " is on ", device_name(p->device),
+             "; optimizers run on the CPU and CUDA only");
   }
 }
 
-// Runs fn(param data, grad data, n) on contiguous data, writing back to a
-// non-contiguous parameter afterwards.
-template <typename T, typename F>
-void with_contiguous(const Tensor& p, const Tensor& grad, F fn) {
-  Tensor pc = p->is_contiguous() ? p : clone_data(p);
-  Tensor gc = contiguous(cast(grad, p->dtype));
-  fn(pc->data_as<T>(), gc->data_as<const T>(), p->numel());
-  if (pc != p) copy_into(p, pc);
-  p->bump_version();
-}
+// The parameter's data as a contiguous tensor (p itself, or a copy that
+// finish() writes back) and its grad as a contiguous tensor of p's dtype, on
+// p's device.
+struct Operands {
+  Tensor w, g;
+  Operands(const Tensor& p, const char* what) {
+    TC_CHECK(p->grad->device == p->device, TC_ERR_DEVICE, what, ": the grad of a parameter on ",
+             device_name(p->device), " is on ", device_name(p->grad->device));
+    TC_CHECK(p->grad->shape == p->shape, TC_ERR_SHAPE, what, ": a parameter of shape ", p->shape,
+             " has a grad of shape ", p->grad->shape);
+    w = p->is_contiguous() ? p : clone_data(p);
+    g = contiguous_on_device(cast(p->grad, p->dtype));
+  }
+  void finish(const Tensor& p) const {
+    if (w != p) copy_into(p, w);
+    p->bump_version();
+  }
+};
 
 struct Sgd : Optimizer {
   SgdOptions o;
@@ -48,22 +62,22 @@ struct Sgd : Optimizer {
       if (!p->grad) continue;
       const bool first = !momentum[i];
       if (o.momentum != 0 && first) momentum[i] = zeros(p->shape, p->dtype, p->device);
-      TC_DISPATCH_FLOATING(p->dtype, "sgd", [&] {
-        using T = scalar_t;
-        T* buf = o.momentum != 0 ? momentum[i]->data_as<T>() : nullptr;
-        with_contiguous<T>(p, p->grad, [&](T* w, const T* g, int64_t n) {
-          for (int64_t j = 0; j < n; ++j) {
-            double d = double(g[j]) + o.weight_decay * double(w[j]);
-            if (buf) {
-              // torch: the first step's buffer is d itself (no dampening).
-              const double b = first ? d : o.momentum * double(buf[j]) + (1 - o.dampening) * d;
-              buf[j] = T(b);
-              d = o.nesterov ? d + o.momentum * b : b;
-            }
-            w[j] = T(double(w[j]) - lr * d);
-          }
+      const SgdStep s{lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, first};
+      const Operands x(p, "sgd");
+      const Tensor buf = o.momentum != 0 ? momentum[i] : Tensor();
+      if (on_cuda(p)) {
+        TC_CUDA_CALL(cuda::sgd_step(x.w, x.g, buf, s));
+      } else {
+        TC_DISPATCH_FLOATING(p->dtype, "sgd", [&] {
+          using T = scalar_t;
+          T* w = x.w->data_as<T>();
+          const T* g = x.g->data_as<T>();
+          T* b = buf ? buf->data_as<T>() : nullptr;
+          const int64_t n = p->numel();
+          for (int64_t j = 0; j < n; ++j) sgd_update(w[j], g[j], b ? b + j : nullptr, s);
         });
-      });
+      }
+      x.finish(p);
     }
   }
 };
@@ -85,32 +99,22 @@ struct Adam : Optimizer {
       const int64_t t = ++steps[i];
       const double bc1 = 1 - std::pow(o.beta1, double(t));
       const double bc2 = 1 - std::pow(o.beta2, double(t));
-      const double step_size = lr / bc1;
-      const double bc2_sqrt = std::sqrt(bc2);
-      TC_DISPATCH_FLOATING(p->dtype, "adam", [&] {
-        using T = scalar_t;
-        T* mp = m[i]->data_as<T>();
-        T* vp = v[i]->data_as<T>();
-        with_contiguous<T>(p, p->grad, [&](T* w, const T* g, int64_t n) {
-          for (int64_t j = 0; j < n; ++j) {
-            double gj = double(g[j]);
-            double wj = double(w[j]);
-            if (o.weight_decay != 0) {
-              if (o.decoupled) {
-                wj *= 1 - lr * o.weight_decay;
-              } else {
-                gj += o.weight_decay * wj;
-              }
-            }
-            const double mj = o.beta1 * double(mp[j]) + (1 - o.beta1) * gj;
-            const double vj = o.beta2 * double(vp[j]) + (1 - o.beta2) * gj * gj;
-            mp[j] = T(mj);
-            vp[j] = T(vj);
-            const double denom = std::sqrt(vj) / bc2_sqrt + o.eps;
-            w[j] = T(wj - step_size * mj / denom);
-          }
+      const AdamStep s{lr, o.beta1, o.beta2, o.eps, o.weight_decay, lr / bc1, std::sqrt(bc2), o.decoupled};
+      const Operands x(p, "adam");
+      if (on_cuda(p)) {
+        TC_CUDA_CALL(cuda::adam_step(x.w, x.g, m[i], v[i], s));
+      } else {
+        TC_DISPATCH_FLOATING(p->dtype, "adam", [&] {
+          using T = scalar_t;
+          T* w = x.w->data_as<T>();
+          const T* g = x.g->data_as<T>();
+          T* mp = m[i]->data_as<T>();
+          T* vp = v[i]->data_as<T>();
+          const int64_t n = p->numel();
+          for (int64_t j = 0; j < n; ++j) adam_update(w[j], g[j], mp[j], vp[j], s);
         });
-      });
+      }
+      x.finish(p);
     }
   }
 };

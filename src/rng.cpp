@@ -5,7 +5,11 @@
 #include <mutex>
 #include <random>
 
+#include "cuda/dispatch.h"
 #include "init.h"
+#if TC_HAVE_CUDA
+#include "cuda/random.h"
+#endif
 
 namespace tc {
 
@@ -20,27 +24,6 @@ Generator& generator() {
   return *g;
 }
 }  // namespace
-
-void philox4x32(uint64_t seed, uint64_t counter, uint32_t out[4]) {
-  uint32_t c0 = uint32_t(counter), c1 = uint32_t(counter >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = uint64_t(0xD2511F53u) * c0;
-    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c2;
-    const uint32_t n0 = uint32_t(p1 >> 32) ^ c1 ^ k0;
-    const uint32_t n2 = uint32_t(p0 >> 32) ^ c3 ^ k1;
-    c1 = uint32_t(p1);
-    c3 = uint32_t(p0);
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
-}
 
 PhiloxState rng_reserve(uint64_t n) {
   Generator& g = generator();
@@ -74,7 +57,7 @@ void rng_init(bool use_seed, uint64_t seed) {
 
 namespace {
 
-enum class Dist { uniform, normal, bernoulli };
+using Dist = RandDist;
 
 // Fills n contiguous values; value i depends only on (seed, offset, i).
 template <typename T>
@@ -85,32 +68,8 @@ void generate(T* out, int64_t n, Dist dist, double a, double b) {
   const PhiloxState st = rng_reserve(uint64_t(calls));
 #pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
   for (int64_t c = 0; c < calls; ++c) {
-    uint32_t r[4];
-    philox4x32(st.seed, st.offset + uint64_t(c), r);
-    double u[4];
-    if constexpr (per == 4) {
-      for (int k = 0; k < 4; ++k) u[k] = uint_to_unit_float(r[k]);
-    } else {
-      u[0] = uint_to_unit_double(r[0], r[1]);
-      u[1] = uint_to_unit_double(r[2], r[3]);
-    }
     T v[4];
-    if (dist == Dist::normal) {
-      // Box-Muller on pairs; 1 - u keeps the log away from 0.
-      for (int k = 0; k < per; k += 2) {
-        const double radius = std::sqrt(-2.0 * std::log(1.0 - u[k]));
-        const double theta = 2.0 * M_PI * u[k + 1];
-        v[k] = T(a + b * radius * std::cos(theta));
-        v[k + 1] = T(a + b * radius * std::sin(theta));
-      }
-    } else if (dist == Dist::uniform) {
-      for (int k = 0; k < per; ++k) {
-        T x = T(a + (b - a) * u[k]);
-        v[k] = x < T(b) ? x : T(a);  // rounding must not reach the open end
-      }
-    } else {
-      for (int k = 0; k < per; ++k) v[k] = u[k] < a ? T(1) : T(0);
-    }
+    philox_samples<T>(st.seed, st.offset + uint64_t(c), dist, a, b, v);
     const int64_t base = c * per;
     for (int k = 0; k < per && base + k < n; ++k) out[base + k] = v[k];
   }
@@ -120,9 +79,18 @@ void fill(const Tensor& t, Dist dist, double a, double b, const char* what) {
   TC_CHECK(is_floating(t->dtype), TC_ERR_DTYPE, what, ": expected a floating tensor but got ",
            dtype_name(t->dtype));
   const DType work = t->dtype == DType::f64 ? DType::f64 : DType::f32;
-  // Device tensors get the same stream of numbers as the CPU, made on the
-  // host and copied: reproducible across devices for one seed.
-  const bool direct = t->is_contiguous() && t->dtype == work && device_type(t->device) == TC_DEVICE_CPU;
+  if (on_cuda(t)) {
+    // The same counters as the CPU path below reserves; the kernel writes
+    // t's dtype directly (float16/bfloat16 rounded from the float samples,
+    // as the CPU's copy_into does).
+    Tensor dst = t->is_contiguous() ? t : empty(t->shape, t->dtype, t->device);
+    const int64_t n = dst->numel(), per = work == DType::f64 ? 2 : 4;
+    const PhiloxState st = rng_reserve(uint64_t((n + per - 1) / per));
+    if (n > 0) TC_CUDA_CALL(cuda::fill_random(dst, dist, a, b, st.seed, st.offset));
+    if (dst != t) copy_into(t, dst);
+    return;
+  }
+  const bool direct = t->is_contiguous() && t->dtype == work;
   Tensor dst = direct ? t : empty(t->shape, work, kCPU);
   TC_DISPATCH_FLOATING(work, what, [&] { generate(dst->data_as<scalar_t>(), dst->numel(), dist, a, b); });
   if (dst != t) copy_into(t, dst);

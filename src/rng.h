@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "philox.h"
 #include "tensor.h"
 
 namespace tc {
@@ -21,15 +22,12 @@ uint64_t rng_initial_seed();
 // Seeds from entropy (or TC_SEED) at init; use_seed/seed from tc_init_options.
 void rng_init(bool use_seed, uint64_t seed);
 
-// The 4 uint32 outputs of Philox for (seed, counter).
-void philox4x32(uint64_t seed, uint64_t counter, uint32_t out[4]);
-// Uniform in [0, 1) from 32 random bits (float) or 2x32 (double).
-inline float uint_to_unit_float(uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
-inline double uint_to_unit_double(uint32_t hi, uint32_t lo) {
-  return double((uint64_t(hi) << 21) ^ (uint64_t(lo) >> 11)) * (1.0 / 9007199254740992.0);
-}
+// philox4x32 and the sample mapping live in philox.h (shared with CUDA).
 
-// In place on a floating tensor (any strides), from the default generator.
+// In place on a floating tensor (any strides, CPU or CUDA), from the default
+// generator: a CUDA tensor gets exactly the numbers a CPU tensor of the same
+// shape and dtype would (same seed, same counters; normal samples within an
+// ulp of the double where the device's log/sin/cos round differently).
 void fill_uniform(const Tensor& t, double low, double high);
 void fill_normal(const Tensor& t, double mean, double std);
 // Bernoulli(keep) mask of 0/1 values in t's dtype (for dropout).

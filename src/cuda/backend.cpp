@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "cuda/blas.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda_probe.h"
@@ -96,7 +97,8 @@ void cuda_backend_init() {
 void cuda_backend_shutdown() {
   if (!g_initialized.load() || g_forked_child.load()) return;
   set_cuda_hooks(nullptr);
-  cuda_cache_empty();  // every tensor is gone by now: give the cache back
+  cuda::blas_shutdown();  // cuBLAS handles and their workspaces (src/cuda/blas.cpp)
+  cuda_cache_empty();     // every tensor is gone by now: give the cache back
 }
 
 bool cuda_backend_initialized() noexcept { return cuda_hooks() != nullptr; }

@@ -1,22 +1,125 @@
 // matmul (torch.matmul's rules) and linear (x @ W^T + b as one op) on
-// oneDNN's GEMM. Operands are passed to the GEMM through their strides, so a
-// transposed or sliced matrix costs no copy; only layouts GEMM cannot express
-// (neither dim unit-stride, broadcast rows) are copied first.
+// oneDNN's GEMM, and on cuBLAS for CUDA tensors (float32/64, and float16 and
+// bfloat16 with fp32 accumulation). Operands are passed to the GEMM through
+// their strides, so a transposed or sliced matrix costs no copy; only layouts
+// GEMM cannot express (neither dim unit-stride, broadcast rows) are copied
+// first. On CUDA, backward's sums over broadcast dims are GEMMs with a ones
+// vector too, so the whole op and its gradient stay on cuBLAS.
 #include <algorithm>
 #include <vector>
 
 #include "autograd/node.h"
 #include "cpu/matmul.h"
+#include "cuda/dispatch.h"
+#include "device_hooks.h"
 #include "dtype.h"
 #include "init.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
+#if TC_HAVE_CUDA
+#include "cuda/blas.h"
+#endif
 
 namespace tc::ops {
 namespace {
 
 using detail::reshaped;
 using detail::transposed_last2;
+
+// matmul/linear operands: float32/float64 on the CPU, any floating dtype on
+// CUDA.
+void check_operand(const Tensor& t, const char* op, const char* arg) {
+  if (on_cuda(t)) {
+    TC_CHECK(is_floating(t->dtype), TC_ERR_DTYPE, op, ": ", arg, " must be a floating tensor but is ",
+             dtype_name(t->dtype));
+  } else {
+    detail::check_float(t, op, arg);
+  }
+}
+void check_same_device(const Tensor& a, const Tensor& b, const char* op, const char* an, const char* bn) {
+  TC_CHECK(a->device == b->device, TC_ERR_DEVICE, op, ": ", an, " is on ", device_name(a->device), " but ",
+           bn, " is on ", device_name(b->device), " (they must be on one device)");
+}
+
+#if TC_HAVE_CUDA
+// Element `index` of t's storage, counted from t's first element.
+void* element_ptr(const Tensor& t, int64_t index) {
+  return static_cast<char*>(t->data()) + index * t->itemsize();
+}
+
+// The CUDA form of batched_gemm: out (contiguous [batch..., m, n]) =
+// (or += with beta 1) a x b. Batch dims whose strides chain are merged so
+// that most products are one strided-batched cuBLAS call.
+void cuda_batched_gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Dims& batch, const Dims& sa,
+                       const Dims& sb, cpu::MatLayout la, cpu::MatLayout lb, int64_t m, int64_t n, int64_t k,
+                       double beta) {
+  Dims sizes, stra, strb;  // the batch without its size-1 dims
+  for (int64_t d = 0; d < batch.size(); ++d) {
+    if (batch[d] == 1) continue;
+    sizes.push_back(batch[d]);
+    stra.push_back(sa[d]);
+    strb.push_back(sb[d]);
+  }
+  const int64_t nb = sizes.size();
+  int64_t inner = 1, ia = 0, ib = 0, first = nb;
+  if (nb > 0) {
+    first = nb - 1;
+    inner = sizes[first];
+    ia = stra[first];
+    ib = strb[first];
+    while (first > 0 && stra[first - 1] == ia * inner && strb[first - 1] == ib * inner) {
+      --first;
+      inner *= sizes[first];
+    }
+  }
+  const int64_t outer = numel_of(sizes) / inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = first - 1, idx = o; d >= 0; --d) {
+      const int64_t j = idx % sizes[d];
+      idx /= sizes[d];
+      oa += j * stra[d];
+      ob += j * strb[d];
+    }
+    cuda::gemm(a->dtype, device_index(a->device), la.trans, lb.trans, m, n, k, element_ptr(a, oa), la.ld, ia,
+               element_ptr(b, ob), lb.ld, ib, beta, element_ptr(out, o * inner * m * n), n, m * n, inner);
+  }
+}
+
+// out (contiguous [rows, outf]) = x2 [rows, in] x weight^T (+ bias in every
+// row, put there first by a rank-1 GEMM: ones [rows, 1] x bias [1, outf]).
+void cuda_linear(const Tensor& x2, const Tensor& weight, const Tensor& bias, const Tensor& out, int64_t rows,
+                 int64_t in, int64_t outf) {
+  const DType dt = out->dtype;
+  const int32_t dev = device_index(out->device);
+  double beta = 0;
+  if (bias) {
+    Tensor ones_col = ones({rows, 1}, dt, out->device);
+    Tensor bc = tc::contiguous(bias);
+    cuda::gemm(dt, dev, false, false, rows, outf, 1, ones_col->data(), 1, 0, bc->data(), outf, 0, 0.0,
+               out->data(), outf, 0, 1);
+    beta = 1;
+  }
+  if (in == 0) {  // an empty sum: the bias, or zeros
+    if (!bias) require_cuda(dev).memset_zero(out->data(), dev, out->numel() * out->itemsize());
+    return;
+  }
+  Tensor x = x2;
+  auto lx = cpu::mat_layout(rows, in, x->strides[0], x->strides[1]);
+  if (!lx.usable) {
+    x = tc::contiguous(x);
+    lx = cpu::mat_layout(rows, in, x->strides[0], x->strides[1]);
+  }
+  Tensor w = weight;
+  auto lw = cpu::mat_layout(in, outf, w->strides[1], w->strides[0]);
+  if (!lw.usable) {
+    w = tc::contiguous(weight);
+    lw = cpu::mat_layout(in, outf, w->strides[1], w->strides[0]);
+  }
+  cuda::gemm(dt, dev, lx.trans, lw.trans, rows, outf, in, x->data(), lx.ld, 0, w->data(), lw.ld, 0, beta,
+             out->data(), outf, 0, 1);
+}
+#endif
 
 // When dims [first, last] of t merge into one dim with a single stride, that
 // stride; else -1. Size-1 dims never block merging.
@@ -99,8 +202,9 @@ Tensor bmm_raw(Tensor a, Tensor b, const char* op) {
   Dims out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
-  Tensor out = empty(out_shape, a->dtype);
+  Tensor out = empty(out_shape, a->dtype, a->device);
   if (out->numel() == 0) return out;
+  if (k == 0 && on_cuda(out)) return zeros(out_shape, a->dtype, a->device);
 
   // A batched a times an unbatched b is one tall GEMM when a's rows merge.
   if (numel_of(bb) == 1 && na > 2 && numel_of(ba) == numel_of(batch)) {
@@ -132,11 +236,46 @@ Tensor bmm_raw(Tensor a, Tensor b, const char* op) {
     if (ai >= 0 && a->shape[ai] != 1) sa[i] = a->strides[ai];
     if (bi >= 0 && b->shape[bi] != 1) sb[i] = b->strides[bi];
   }
+  if (on_cuda(out)) {
+    TC_CUDA_CALL(cuda_batched_gemm(a, b, out, batch, sa, sb, la, lb, m, n, k, 0.0));
+    return out;
+  }
   TC_DISPATCH_FLOATING(a->dtype, op, [&] {
     using T = scalar_t;
     batched_gemm<T>(a->data_as<T>(), b->data_as<T>(), out->data_as<T>(), batch, sa, sb, la, lb, m, n, k);
   });
   return out;
+}
+
+// Sums g over the dims where it was broadcast from `shape` (autograd's
+// reduce_to_shape). On CUDA each reduced dim is one batched GEMM:
+// [outer][1, s] x [s, inner] with a ones row.
+Tensor sum_to(const Tensor& g, const Dims& shape, const char* op) {
+  if (!on_cuda(g)) return autograd::reduce_to_shape(g, shape);
+  if (g->shape == shape) return g;
+  const int64_t lead = g->ndim() - shape.size();
+  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, op, ": gradient shape ", g->shape, " has fewer dims than ", shape);
+  if (numel_of(shape) == 0 || g->numel() == 0) return zeros(shape, g->dtype, g->device);
+  Tensor cur = tc::contiguous(g);
+  for (int64_t d = 0; d < g->ndim(); ++d) {
+    const int64_t want = d < lead ? 1 : shape[d - lead];
+    const int64_t s = cur->shape[d];
+    if (s == want) continue;
+    TC_CHECK(want == 1, TC_ERR_INTERNAL, op, ": gradient shape ", g->shape, " does not broadcast from ",
+             shape);
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < d; ++i) outer *= cur->shape[i];
+    for (int64_t i = d + 1; i < cur->ndim(); ++i) inner *= cur->shape[i];
+    Dims next_shape = cur->shape;
+    next_shape[d] = 1;
+    Tensor next = empty(next_shape, g->dtype, g->device);
+    Tensor ones_row = ones({1, s}, g->dtype, g->device);
+    // next[o] (1 x inner) = ones (1 x s) x cur[o] (s x inner).
+    TC_CUDA_CALL(cuda::gemm(g->dtype, device_index(g->device), false, false, 1, inner, s, ones_row->data(), s,
+                            0, cur->data(), inner, s * inner, 0.0, next->data(), inner, inner, outer));
+    cur = next;
+  }
+  return make_view(cur, shape, contiguous_strides(shape), cur->offset);
 }
 
 // The 2-D form of a matmul operand: a 1-D a is a row [1, K], a 1-D b a column
@@ -168,7 +307,7 @@ struct MatmulBackward : autograd::Node {
     std::vector<Tensor> out(2);
     if (detail::wants_grad(*this, 0)) {
       Tensor ga = bmm_raw(g, transposed_last2(b2), name());
-      out[0] = reshaped(autograd::reduce_to_shape(ga, a2->shape), a->shape);
+      out[0] = reshaped(sum_to(ga, a2->shape, name()), a->shape);
     }
     if (detail::wants_grad(*this, 1)) {
       Tensor gb;
@@ -176,7 +315,7 @@ struct MatmulBackward : autograd::Node {
         // Sum over a's batch inside one GEMM: [K, R] x [R, N].
         gb = bmm_raw(transposed_last2(flatten_rows(a2)), flatten_rows(g), name());
       } else {
-        gb = autograd::reduce_to_shape(bmm_raw(transposed_last2(a2), g, name()), b2->shape);
+        gb = sum_to(bmm_raw(transposed_last2(a2), g, name()), b2->shape, name());
       }
       out[1] = reshaped(gb, b->shape);
     }
@@ -197,7 +336,12 @@ struct LinearBackward : autograd::Node {
     std::vector<Tensor> out(next.size());
     if (detail::wants_grad(*this, 0)) out[0] = reshaped(bmm_raw(g2, w, name()), x->shape);
     if (detail::wants_grad(*this, 1)) out[1] = bmm_raw(transposed_last2(g2), flatten_rows(x), name());
-    if (next.size() > 2 && detail::wants_grad(*this, 2)) {
+    if (next.size() > 2 && detail::wants_grad(*this, 2) && on_cuda(g2)) {
+      // Column sums as a GEMM: [1, R] ones x [R, O].
+      Tensor ones_row = ones({1, g2->shape[0]}, g2->dtype, g2->device);
+      Tensor gb = bmm_raw(ones_row, g2, name());
+      out[2] = make_view(gb, {g2->shape[1]}, {1}, gb->offset);
+    } else if (next.size() > 2 && detail::wants_grad(*this, 2)) {
       const int64_t rows = g2->shape[0], cols = g2->shape[1];
       const int64_t rs = g2->strides[0], cs = g2->strides[1];
       Tensor gb = empty({cols}, g2->dtype);
@@ -221,8 +365,9 @@ struct LinearBackward : autograd::Node {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   const char* op = "matmul";
-  detail::check_float(a, op, "a");
-  detail::check_float(b, op, "b");
+  check_operand(a, op, "a");
+  check_operand(b, op, "b");
+  check_same_device(a, b, op, "a", "b");
   detail::check_same_dtype(a, b, op, "a", "b");
   TC_CHECK(a->ndim() >= 1 && b->ndim() >= 1, TC_ERR_SHAPE, op,
            ": both operands need at least 1 dim but a has shape ", a->shape, " and b has shape ", b->shape);
@@ -252,8 +397,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const char* op = "linear";
-  detail::check_float(x, op, "x");
-  detail::check_float(weight, op, "weight");
+  check_operand(x, op, "x");
+  check_operand(weight, op, "weight");
+  check_same_device(x, weight, op, "x", "weight");
   detail::check_same_dtype(x, weight, op, "x", "weight");
   detail::check_ndim(weight, 2, op, "weight");
   TC_CHECK(x->ndim() >= 1, TC_ERR_SHAPE, op, ": x must have at least 1 dim but is a scalar");
@@ -262,7 +408,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
            " does not fit weight of shape ", weight->shape, " (", x->shape[x->ndim() - 1], " vs ", in,
            " input features)");
   if (bias) {
-    detail::check_float(bias, op, "bias");
+    check_operand(bias, op, "bias");
+    check_same_device(x, bias, op, "x", "bias");
     detail::check_same_dtype(x, bias, op, "x", "bias");
     TC_CHECK(bias->ndim() == 1 && bias->shape[0] == outf, TC_ERR_SHAPE, op, ": bias must have shape [", outf,
              "] but has shape ", bias->shape);
@@ -271,8 +418,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const int64_t rows = x2->shape[0];
   Dims out_shape = x->shape;
   out_shape[out_shape.size() - 1] = outf;
-  Tensor out = empty(out_shape, x->dtype);
-  if (out->numel() > 0) {
+  Tensor out = empty(out_shape, x->dtype, x->device);
+  if (out->numel() > 0 && on_cuda(out)) {
+    TC_CUDA_CALL(cuda_linear(x2, weight, bias, out, rows, in, outf));
+  } else if (out->numel() > 0) {
     auto lx = cpu::mat_layout(rows, in, x2->strides[0], x2->strides[1]);
     // weight^T as the right operand: [in, out] with swapped strides.
     auto lw = cpu::mat_layout(in, outf, weight->strides[1], weight->strides[0]);

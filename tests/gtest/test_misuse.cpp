@@ -156,6 +156,8 @@
 #pragma weak tc_argmin
 #pragma weak tc_matmul
 #pragma weak tc_linear
+#pragma weak tc_set_matmul_precision
+#pragma weak tc_get_matmul_precision
 #pragma weak tc_softmax
 #pragma weak tc_log_softmax
 #pragma weak tc_cross_entropy
@@ -1465,6 +1467,11 @@ std::vector<Entry> build_table() {
            free_t(it);
            return rc;
          })}));
+  add(E(FN(tc_set_matmul_precision), "-",
+        [](M&) { return tc_set_matmul_precision(TC_MATMUL_PRECISION_HIGHEST); },
+        {X("precision 3", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_matmul_precision(3); }),
+         X("precision -1", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_matmul_precision(-1); })}));
+  add(E(FN(tc_get_matmul_precision), "P", [](M& m) { return tc_get_matmul_precision(m.I32(0)); }));
   add(E(FN(tc_linear), "HHhO",
         [](M& m) { return tc_linear(m.H(0, m.f.a), m.H(1, m.f.lw), m.H(2, m.f.lb), m.O(3)); },
         {X("weight in_features differ", {TC_ERR_SHAPE},

@@ -156,6 +156,25 @@ def get_num_threads():
     return get_flag("num_threads")
 
 
+_MATMUL_PRECISIONS = {"highest": 0, "high": 1, "medium": 2}
+
+
+def set_float32_matmul_precision(precision):
+    """Like torch.set_float32_matmul_precision: "highest" (plain float32, the
+    default), "high" (TF32 allowed on CUDA) or "medium" (the fastest reduced
+    precision the device offers; TF32 on CUDA today). Process-wide."""
+    if precision not in _MATMUL_PRECISIONS:
+        raise ValueError("precision must be one of %s, got %r" % (sorted(_MATMUL_PRECISIONS), precision))
+    _check(_L.tc_set_matmul_precision(_MATMUL_PRECISIONS[precision]))
+
+
+def get_float32_matmul_precision():
+    """"highest", "high" or "medium" (see set_float32_matmul_precision)."""
+    out = _C.c_int32()
+    _check(_L.tc_get_matmul_precision(_C.byref(out)))
+    return {v: k for k, v in _MATMUL_PRECISIONS.items()}[out.value]
+
+
 def is_tensor(x):
     return isinstance(x, Tensor)
 

@@ -51,6 +51,9 @@ TC_DEVICE_CUDA = 1
 TC_LAYOUT_STRIDED = 0
 TC_MAX_DIMS = 16
 TC_DIM_ALL = -9223372036854775808
+TC_MATMUL_PRECISION_HIGHEST = 0
+TC_MATMUL_PRECISION_HIGH = 1
+TC_MATMUL_PRECISION_MEDIUM = 2
 TC_REDUCTION_NONE = 0
 TC_REDUCTION_MEAN = 1
 TC_REDUCTION_SUM = 2
@@ -551,6 +554,14 @@ FUNCTIONS = {
     'tc_linear': (
         [tc_tensor, tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('tc_tensor*', 'out')),
+    ),
+    'tc_set_matmul_precision': (
+        [C.c_int32],
+        (('int32_t', 'precision'),),
+    ),
+    'tc_get_matmul_precision': (
+        [C.POINTER(C.c_int32)],
+        (('int32_t*', 'out'),),
     ),
     'tc_softmax': (
         [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],

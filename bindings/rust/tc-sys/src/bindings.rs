@@ -42,6 +42,9 @@ pub const TC_DEVICE_CPU: i32 = 0;
 pub const TC_DEVICE_CUDA: i32 = 1;
 pub const TC_LAYOUT_STRIDED: i32 = 0;
 pub const TC_MAX_DIMS: i32 = 16;
+pub const TC_MATMUL_PRECISION_HIGHEST: i32 = 0;
+pub const TC_MATMUL_PRECISION_HIGH: i32 = 1;
+pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
@@ -728,6 +731,12 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_linear(x: tc_tensor, weight: tc_tensor, bias: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_set_matmul_precision(precision: i32) -> i32;
+}
+extern "C" {
+    pub fn tc_get_matmul_precision(out: *mut i32) -> i32;
 }
 extern "C" {
     pub fn tc_softmax(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;

@@ -1,4 +1,4 @@
-//! CUDA allocator statistics and DLPack interop.
+//! CUDA allocator statistics, the float32 matmul precision, and DLPack interop.
 use std::ffi::c_void;
 
 use crate::error::{check, Error, ErrorKind, Result};
@@ -33,6 +33,50 @@ pub fn cuda_memory_stats(device: Device) -> Result<CudaMemoryStats> {
 /// Gives cached, unused CUDA blocks back to the driver.
 pub fn cuda_empty_cache() -> Result<()> {
     check(unsafe { sys::tc_cuda_empty_cache() })
+}
+
+/// How float32 matrix products may trade precision for speed, like
+/// `torch.set_float32_matmul_precision` (process-wide; CPU products and
+/// other dtypes are unaffected).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MatmulPrecision {
+    /// Plain float32 arithmetic (the default).
+    #[default]
+    Highest,
+    /// TF32 tensor cores allowed on CUDA.
+    High,
+    /// The fastest reduced precision the device offers (TF32 on CUDA today).
+    Medium,
+}
+
+impl MatmulPrecision {
+    fn raw(self) -> i32 {
+        match self {
+            MatmulPrecision::Highest => sys::TC_MATMUL_PRECISION_HIGHEST,
+            MatmulPrecision::High => sys::TC_MATMUL_PRECISION_HIGH,
+            MatmulPrecision::Medium => sys::TC_MATMUL_PRECISION_MEDIUM,
+        }
+    }
+}
+
+/// Sets the float32 matmul precision (`tc_set_matmul_precision`).
+pub fn set_float32_matmul_precision(precision: MatmulPrecision) -> Result<()> {
+    check(unsafe { sys::tc_set_matmul_precision(precision.raw()) })
+}
+
+/// The float32 matmul precision (`tc_get_matmul_precision`).
+pub fn float32_matmul_precision() -> Result<MatmulPrecision> {
+    let mut out = -1i32;
+    check(unsafe { sys::tc_get_matmul_precision(&mut out) })?;
+    match out {
+        sys::TC_MATMUL_PRECISION_HIGHEST => Ok(MatmulPrecision::Highest),
+        sys::TC_MATMUL_PRECISION_HIGH => Ok(MatmulPrecision::High),
+        sys::TC_MATMUL_PRECISION_MEDIUM => Ok(MatmulPrecision::Medium),
+        other => Err(Error::new(
+            ErrorKind::Internal,
+            format!("tc_get_matmul_precision returned an unknown precision {other}"),
+        )),
+    }
 }
 
 /// DLPack.

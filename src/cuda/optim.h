@@ -1,0 +1,14 @@
+// Fused optimizer steps on CUDA parameters (src/cuda/optim.cu): one kernel
+// launch per parameter, the per-element math of src/optim_math.h.
+#pragma once
+#include "optim_math.h"
+#include "tensor.h"
+
+namespace tc::cuda {
+
+// w, g (and buf / m, v): contiguous float32 or float64 tensors of one dtype
+// and numel on one CUDA device; buf may be null (no momentum).
+void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
+void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
+
+}  // namespace tc::cuda
