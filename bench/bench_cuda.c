@@ -16,9 +16,10 @@ static const int32_t kGpu = TC_DEVICE(TC_DEVICE_CUDA, 0);
 
 static int ok(int32_t st, const char* metric, const char* what) {
   if (st == TC_OK) return 1;
-  const char* msg = "";
+  const char *msg = "", *name = "?";
   tc_last_error(&msg);
-  fprintf(stderr, "bench_cuda: %s skipped: %s failed (%s): %s\n", metric, what, tc_status_name(st), msg);
+  tc_status_name(st, &name);
+  fprintf(stderr, "bench_cuda: %s skipped: %s failed (%s): %s\n", metric, what, name, msg);
   return 0;
 }
 

@@ -49,8 +49,8 @@ mod views;
 
 pub use autograd::{is_grad_enabled, no_grad, set_grad_enabled, NoGradGuard};
 pub use cuda::{
-    cuda_empty_cache, cuda_memory_stats, float32_matmul_precision, set_float32_matmul_precision, CudaMemoryStats,
-    MatmulPrecision,
+    cuda_empty_cache, cuda_memory_stats, float32_matmul_precision, set_float32_matmul_precision,
+    CudaMemoryStats, MatmulPrecision,
 };
 pub use dtype::{DType, Device, Element};
 pub use error::{last_error, status_name, Error, ErrorKind, Result};

@@ -32,7 +32,11 @@ fn matmul_precision_set_get() {
     let _lock = PRECISION.lock().unwrap_or_else(|e| e.into_inner());
     let _tc = tc::init().unwrap();
     assert_eq!(tc::float32_matmul_precision().unwrap(), MatmulPrecision::Highest);
-    for p in [MatmulPrecision::High, MatmulPrecision::Medium, MatmulPrecision::Highest] {
+    for p in [
+        MatmulPrecision::High,
+        MatmulPrecision::Medium,
+        MatmulPrecision::Highest,
+    ] {
         tc::set_float32_matmul_precision(p).unwrap();
         assert_eq!(tc::float32_matmul_precision().unwrap(), p);
     }
@@ -52,11 +56,25 @@ fn cuda_matmul_and_linear_match_the_cpu() {
         (DType::Float16, 2e-3),
         (DType::BFloat16, 1.6e-2),
     ] {
-        let a = Tensor::rand(&[2, 3, 5], DType::Float64, Device::Cpu).unwrap().to_dtype(dtype).unwrap();
-        let b = Tensor::rand(&[5, 4], DType::Float64, Device::Cpu).unwrap().to_dtype(dtype).unwrap();
-        let want = a.to_dtype(DType::Float64).unwrap().matmul(&b.to_dtype(DType::Float64).unwrap()).unwrap();
+        let a = Tensor::rand(&[2, 3, 5], DType::Float64, Device::Cpu)
+            .unwrap()
+            .to_dtype(dtype)
+            .unwrap();
+        let b = Tensor::rand(&[5, 4], DType::Float64, Device::Cpu)
+            .unwrap()
+            .to_dtype(dtype)
+            .unwrap();
+        let want = a
+            .to_dtype(DType::Float64)
+            .unwrap()
+            .matmul(&b.to_dtype(DType::Float64).unwrap())
+            .unwrap();
         let want = want.to_dtype(dtype).unwrap().to_dtype(DType::Float64).unwrap();
-        let got = a.to_device(gpu).unwrap().matmul(&b.to_device(gpu).unwrap()).unwrap();
+        let got = a
+            .to_device(gpu)
+            .unwrap()
+            .matmul(&b.to_device(gpu).unwrap())
+            .unwrap();
         assert_eq!(got.device().unwrap(), gpu);
         let got = got.to_dtype(DType::Float64).unwrap();
         assert_close(&got.to_vec::<f64>().unwrap(), &want.to_vec::<f64>().unwrap(), tol);
@@ -72,7 +90,11 @@ fn cuda_matmul_and_linear_match_the_cpu() {
         .unwrap()
         .to_dtype(DType::Float64)
         .unwrap();
-    assert_close(&got.to_vec::<f64>().unwrap(), &want.to_vec::<f64>().unwrap(), 2e-5);
+    assert_close(
+        &got.to_vec::<f64>().unwrap(),
+        &want.to_vec::<f64>().unwrap(),
+        2e-5,
+    );
 }
 
 #[test]
