@@ -119,7 +119,8 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   const int64_t d = wrap_dim(dim, a->ndim(), "chunk");
   const int64_t size = a->shape[d];
   // Like torch.chunk: pieces of ceil(size / chunks), so there may be fewer pieces.
-  const int64_t piece = std::max<int64_t>(1, size / chunks + (size % chunks != 0));  // no size + chunks overflow
+  const int64_t piece =
+      std::max<int64_t>(1, size / chunks + (size % chunks != 0));  // no size + chunks overflow
   return split(a, size == 0 ? 0 : piece, d);
 }
 
@@ -212,7 +213,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
       cuda::index_gather(out, a, d, ic, true);
     }());
     autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
-                              [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              [=](const Grads& g, [[maybe_unused]] const std::vector<Tensor>& s) -> Grads {
                                 Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
                                 TC_CUDA_CALL(cuda::index_scatter_add(gi, g[0], d, s[0], true));
                                 return {gi};
