@@ -85,7 +85,7 @@ void fill(const Tensor& t, Dist dist, double a, double b, const char* what) {
     // as the CPU's copy_into does).
     Tensor dst = t->is_contiguous() ? t : empty(t->shape, t->dtype, t->device);
     const int64_t n = dst->numel(), per = work == DType::f64 ? 2 : 4;
-    const PhiloxState st = rng_reserve(uint64_t((n + per - 1) / per));
+    [[maybe_unused]] const PhiloxState st = rng_reserve(uint64_t((n + per - 1) / per));
     if (n > 0) TC_CUDA_CALL(cuda::fill_random(dst, dist, a, b, st.seed, st.offset));
     if (dst != t) copy_into(t, dst);
     return;
