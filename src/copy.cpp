@@ -1,11 +1,15 @@
 // Copies with dtype conversion between any strides, and the factories that
 // fill tensors. The one generic kernel: coalesce dims that are contiguous in
 // both operands, then run rows of the innermost dim, in parallel when large.
+// CUDA tensors: src/cuda/elementwise.cu's kernel on one device, contiguous
+// transfers between devices.
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "cuda/dispatch.h"
+#include "cuda/elementwise.h"
 #include "device_hooks.h"
 #include "init.h"
 #include "tensor.h"
@@ -118,47 +122,43 @@ namespace {
 
 bool on_cpu(const Tensor& t) { return device_type(t->device) == TC_DEVICE_CPU; }
 
-// Copies that touch a device: bytes move only between contiguous buffers of
-// one dtype; conversions and strides are done on the host side.
-void copy_across_devices(const Tensor& dst, const Tensor& src) {
-  const int64_t nbytes = dst->numel() * dst->itemsize();
-  const bool direct = dst->dtype == src->dtype && dst->is_contiguous() && src->is_contiguous();
-  if (direct) {
-    const Device dev = on_cpu(dst) ? src->device : dst->device;
-    require_cuda(device_index(dev)).copy(dst->data(), dst->device, src->data(), src->device, nbytes);
+// nbytes between two contiguous buffers, one of them on a CUDA device.
+void transfer(const Tensor& dst, const Tensor& src) {
+  const Device dev = on_cpu(dst) ? src->device : dst->device;
+  require_cuda(device_index(dev))
+      .copy(dst->data(), dst->device, src->data(), src->device, dst->numel() * dst->itemsize());
+}
+
+// Copies that touch a CUDA device. On one device: a kernel converts and
+// gathers/scatters. Between devices, bytes move only between contiguous
+// buffers: the source is packed first (on its device, in dst's dtype when it
+// is a CUDA tensor), and lands in a contiguous buffer on dst's device that is
+// then copied into dst there, unless dst can take it as it is.
+void copy_with_device(const Tensor& dst, const Tensor& src) {
+  if (dst->device == src->device) {
+    TC_CUDA_CALL(cuda::copy(dst, src));
     return;
   }
-  // Stage through the host: src -> host (any layout) -> dst's dtype, contiguous.
-  Tensor host_src = on_cpu(src) ? src : to_device(contiguous_on_device(src), kCPU);
-  Tensor staged = empty(dst->shape, dst->dtype, kCPU);
-  copy_into(staged, host_src);
-  if (on_cpu(dst)) {
-    copy_into(dst, staged);
-  } else if (dst->is_contiguous()) {
-    require_cuda(device_index(dst->device)).copy(dst->data(), dst->device, staged->data(), kCPU, nbytes);
-  } else {
-    fail(TC_ERR_NOT_IMPLEMENTED, str("copy into a non-contiguous ", device_name(dst->device), " tensor"));
+  Tensor from = src;
+  if (on_cpu(src)) {
+    if (!src->is_contiguous()) from = clone_data(src);
+  } else if (src->dtype != dst->dtype || !src->is_contiguous()) {
+    from = empty(src->shape, dst->dtype, src->device);
+    copy_into(from, src);
   }
+  if (from->dtype == dst->dtype && dst->is_contiguous()) {
+    transfer(dst, from);
+    return;
+  }
+  const Tensor landing = empty(dst->shape, from->dtype, dst->device);
+  transfer(landing, from);
+  copy_into(dst, landing);  // on dst's device now
 }
 
 }  // namespace
 
-// A contiguous copy on the same device (device tensors: staged via the host).
-Tensor contiguous_on_device(const Tensor& t) {
-  if (t->is_contiguous()) return t;
-  if (on_cpu(t)) return clone_data(t);
-  Tensor host = empty(t->shape, t->dtype, kCPU);
-  // Read the whole underlying buffer span, then gather on the host.
-  Tensor raw = empty(Dims{t->storage->nbytes / t->itemsize()}, t->dtype, kCPU);
-  require_cuda(device_index(t->device))
-      .copy(raw->data(), kCPU, t->storage->data, t->device, t->storage->nbytes);
-  Tensor view = make_view(raw, t->shape, t->strides, t->offset);
-  copy_into(host, view);
-  Tensor out = empty(t->shape, t->dtype, t->device);
-  require_cuda(device_index(t->device))
-      .copy(out->data(), t->device, host->data(), kCPU, host->numel() * host->itemsize());
-  return out;
-}
+// A contiguous copy on the same device.
+Tensor contiguous_on_device(const Tensor& t) { return t->is_contiguous() ? t : clone_data(t); }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   TC_CHECK(dst->shape == src->shape, TC_ERR_SHAPE, "copy: destination shape ", dst->shape,
@@ -166,7 +166,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   const int64_t n = dst->numel();
   if (n == 0) return;
   if (!on_cpu(dst) || !on_cpu(src)) {
-    copy_across_devices(dst, src);
+    copy_with_device(dst, src);
     return;
   }
   if (dst->dtype == src->dtype && dst->is_contiguous() && src->is_contiguous()) {
@@ -187,10 +187,6 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone_data(const Tensor& t) {
-  if (!on_cpu(t)) {
-    Tensor src = contiguous_on_device(t);
-    if (src != t) return src;
-  }
   Tensor out = empty(t->shape, t->dtype, t->device);
   copy_into(out, t);
   return out;
@@ -205,9 +201,8 @@ Tensor cast(const Tensor& t, DType dtype) {
 
 Tensor to_device(const Tensor& t, Device device) {
   if (t->device == device) return t;
-  Tensor src = contiguous_on_device(t);
   Tensor out = empty(t->shape, t->dtype, device);
-  copy_into(out, src);
+  copy_into(out, t);
   return out;
 }
 

@@ -5,6 +5,9 @@
 // mode is on. Under no-grad (optimizers, initializers) they are plain writes.
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"
+#include "cuda/dispatch.h"
+#include "cuda/elementwise.h"
+#include "device_hooks.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -28,18 +31,28 @@ void check_inplace(const char* op, const Tensor& self, const Tensor* other) {
 }
 
 void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Tensor& other) {
-  check_same_device(name, self, other);
+  check_same_device(name, self, other, true);
   check_inplace(name, self, &other);
   DType ct = result_type2(self, other);
   if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
   TC_CHECK(ct == self->dtype, TC_ERR_DTYPE, name, ": the result of ", describe(self), " and ",
            describe(other), " would be ", dtype_name(ct), ", which cannot be written into self (",
            dtype_name(self->dtype), ")");
-  check_compute_dtype(name, "self", self->dtype, false);
+  if (on_cuda(self)) {  // float16/bfloat16 compute there (in float)
+    TC_CHECK(self->dtype != DType::b8, TC_ERR_DTYPE, name,
+             ": self is bool, and arithmetic on bool tensors is not supported");
+  } else {
+    check_compute_dtype(name, "self", self->dtype, false);
+  }
   const Dims shape = broadcast_shapes(self->shape, other->shape, name);
   TC_CHECK(shape == self->shape, TC_ERR_SHAPE, name, ": other (shape ", other->shape,
            ") does not broadcast to self's shape ", self->shape);
   const Tensor oc = cast(other, ct);
+  if (on_cuda(self)) {
+    TC_CUDA_CALL(cuda::binary(op, self, self, oc));
+    self->bump_version();
+    return;
+  }
   TC_DISPATCH_NUMERIC(ct, name, [&] {
     using T = scalar_t;
     switch (op) {
@@ -67,8 +80,15 @@ void div_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::di
 
 void fill_(const Tensor& self, double value) {
   check_inplace("fill_", self, nullptr);
-  TC_CHECK(device_type(self->device) == TC_DEVICE_CPU, TC_ERR_NOT_IMPLEMENTED, "fill_: not implemented on ",
-           device_name(self->device));
+  if (on_cuda(self) && self->is_contiguous()) {
+    // One fill kernel with the element's bytes, converted on the host.
+    const Tensor one = scalar_tensor(value, self->dtype, kCPU);
+    if (self->numel() > 0)
+      require_cuda(device_index(self->device))
+          .fill(self->data(), device_index(self->device), self->numel(), self->itemsize(), one->data());
+    self->bump_version();
+    return;
+  }
   // Through a one-element tensor of self's dtype, so every dtype (16-bit floats
   // included) converts the value the way copies do.
   Tensor v = scalar_tensor(value, self->dtype, self->device);
