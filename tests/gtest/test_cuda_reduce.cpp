@@ -141,6 +141,21 @@ TEST_F(CudaReduce, SixteenBitFloatsAccumulateInFloat) {
   }
 }
 
+TEST_F(CudaReduce, SixteenBitSoftmaxAndLosses) {
+  // The CPU computes only float32/float64: compare with float32 of the same rounded inputs.
+  Tensor x = tc::cast(randn({8, 33}), DType::f32);
+  Tensor target = tensor({0, 32, 5, 5, 7, 1, 2, 3}, {8}, DType::i64);
+  for (DType dt : {DType::f16, DType::bf16}) {
+    Tensor rounded = tc::cast(tc::cast(x, dt), DType::f32);
+    Tensor d = tc::cast(dev(x), dt);
+    EXPECT_TRUE(close(ops::softmax(rounded, 1), tc::cast(ops::softmax(d, 1), DType::f32), 1e-2));
+    EXPECT_TRUE(close(ops::log_softmax(rounded, 0), tc::cast(ops::log_softmax(d, 0), DType::f32), 1e-2));
+    EXPECT_TRUE(close(ops::cross_entropy(rounded, target, TC_REDUCTION_MEAN),
+                      tc::cast(ops::cross_entropy(d, dev(target), TC_REDUCTION_MEAN), DType::f32), 1e-2));
+    EXPECT_TRUE(close(ops::max_dim(rounded, 1, false).second, ops::max_dim(d, 1, false).second, 0));
+  }
+}
+
 TEST_F(CudaReduce, LongReductionsAreDeterministic) {
   // Few outputs of many elements: the chunked two-pass path.
   Tensor a = tc::cast(randn({3, 400000}), DType::f32);
