@@ -500,29 +500,20 @@ __global__ void nll_backward_kernel(const int64_t* target, const T* g, T* gx, in
 template <typename U>
 __global__ void index_gather_kernel(const ReducePlan p, U* out, const int64_t* index, const U* a,
                                     int64_t a_dim_stride, int64_t len) {
-  TC_GRID_LOOP(e, p.K * p.R) {
-    const int64_t k = e / p.R, r = e % p.R;
-    const int64_t idx = index[kept_offset(p, 1, k) + red_offset(p, 1, r)];
-    if (idx < 0 || idx >= len) continue;
-    out[kept_offset(p, 0, k) + red_offset(p, 0, r)] = a[kept_offset(p, 2, k) + idx * a_dim_stride];
-  }
+  TC_GRID_LOOP(e, p.K * p.R) rplan::gather_element(p, e, out, index, a, a_dim_stride, len);
 }
 
-// Over g's shape with dim reduced: one thread per column sums its elements in
-// index order. Operands: 0 = g, 1 = index positions, 2 = gi.
+template <typename T>
+struct AddInCompute {
+  __host__ __device__ void operator()(T* dst, T x) const {
+    *dst = Store<T>::from(compute_t<T>(to_c(*dst)) + compute_t<T>(to_c(x)));
+  }
+};
+
 template <typename T>
 __global__ void index_scatter_add_kernel(const ReducePlan p, T* gi, const T* g, const int64_t* index,
                                          int64_t gi_dim_stride) {
-  using U = compute_t<T>;
-  TC_GRID_LOOP(k, p.K) {
-    const T* gk = g + kept_offset(p, 0, k);
-    const int64_t* ik = index + kept_offset(p, 1, k);
-    T* ok = gi + kept_offset(p, 2, k);
-    for (int64_t r = 0; r < p.R; ++r) {
-      T& dst = ok[ik[red_offset(p, 1, r)] * gi_dim_stride];
-      dst = Store<T>::from(U(to_c(dst)) + U(to_c(gk[red_offset(p, 0, r)])));
-    }
-  }
+  TC_GRID_LOOP(k, p.K) rplan::scatter_add_column(p, k, gi, g, index, gi_dim_stride, AddInCompute<T>{});
 }
 
 __global__ void one_hot_kernel(const int64_t* index, int64_t n, int64_t classes, int64_t* out) {
@@ -551,9 +542,8 @@ RowLaunch row_launch(const ReducePlan& p) {
 }
 
 Dims index_positions(const Tensor& index, int64_t ndim, int64_t dim, bool index_select) {
-  if (!index_select) return index->strides;  // contiguous, the shape of the operand
   Dims s = Dims::filled(ndim, 0);
-  if (index->ndim() == 1) s[dim] = index->strides[0];
+  rplan::index_position_strides(ndim, dim, index_select, index->strides.data(), index->ndim(), s.data());
   return s;
 }
 

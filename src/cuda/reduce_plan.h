@@ -200,4 +200,40 @@ typename Op::acc_t emulate_output(const Launch& l, int64_t R, Load load, typenam
   return acc;
 }
 
+// ---- indexing (gather, index_select, their scatter-add adjoints) ----
+// Plans over the shape of out (gather) or g (scatter) with dim reduced;
+// operands: 0 = out or g, 1 = index positions, 2 = a or gi.
+
+// The position strides of the index: the index's own (contiguous) strides
+// for gather; for index_select, its stride along dim and 0 elsewhere.
+inline void index_position_strides(int64_t ndim, int64_t dim, bool index_select, const int64_t* index_strides,
+                                   int64_t index_ndim, int64_t* out) {
+  for (int64_t d = 0; d < ndim; ++d) out[d] = index_select ? 0 : index_strides[d];
+  if (index_select && index_ndim == 1) out[dim] = index_strides[0];
+}
+
+// Element e (of K * R) of out = a[..., index, ...]; an index outside
+// [0, len) (already reported) writes nothing.
+template <typename U>
+TC_HD inline void gather_element(const ReducePlan& p, int64_t e, U* out, const int64_t* index, const U* a,
+                                 int64_t a_dim_stride, int64_t len) {
+  const int64_t k = e / p.R, r = e % p.R;
+  const int64_t idx = index[kept_offset(p, 1, k) + red_offset(p, 1, r)];
+  if (idx < 0 || idx >= len) return;
+  out[kept_offset(p, 0, k) + red_offset(p, 0, r)] = a[kept_offset(p, 2, k) + idx * a_dim_stride];
+}
+
+// Column k of the adjoint: gi[..., index[r], ...] += g[..., r, ...] for r in
+// order (one thread per column: deterministic, the CPU's order).
+// add(dst, x) adds x to *dst in the element's compute type.
+template <typename T, typename Add>
+TC_HD inline void scatter_add_column(const ReducePlan& p, int64_t k, T* gi, const T* g, const int64_t* index,
+                                     int64_t gi_dim_stride, Add add) {
+  const T* gk = g + kept_offset(p, 0, k);
+  const int64_t* ik = index + kept_offset(p, 1, k);
+  T* ok = gi + kept_offset(p, 2, k);
+  for (int64_t r = 0; r < p.R; ++r)
+    add(ok + ik[red_offset(p, 1, r)] * gi_dim_stride, gk[red_offset(p, 0, r)]);
+}
+
 }  // namespace tc::rplan

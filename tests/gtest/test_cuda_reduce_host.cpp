@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "autograd/node.h"
 #include "cuda/reduce_plan.h"
 #include "gradcheck.h"
 
@@ -300,5 +301,61 @@ TEST_F(CudaReduceEmulation, MaxDimAndArgmaxMatchTheCpuBackend) {
     const int64_t got = is_max ? emulate<rp::ExtremeOp<double, true>>(q, q.R, true, load).i
                                : emulate<rp::ExtremeOp<double, false>>(q, q.R, true, load).i;
     ASSERT_EQ(got, want) << "iteration " << iter;
+  }
+}
+
+TEST_F(CudaReduceEmulation, GatherIndexSelectAndTheirAdjointsMatchTheCpuBackend) {
+  std::mt19937 rng(13);
+  for (int iter = 0; iter < 300; ++iter) {
+    Case c = random_case(rng, 4, 5);
+    if (c.shape.empty()) c.shape.push_back(3);
+    for (int64_t& s : c.shape) s = std::max<int64_t>(s, 1);
+    const int64_t ndim = int64_t(c.shape.size());
+    Tensor a = relayout(rng, randn(tc::Dims(c.shape)));
+    const int64_t dim = std::uniform_int_distribution<int64_t>(0, ndim - 1)(rng);
+    const bool select = iter % 2 == 1;
+    std::vector<int64_t> index_shape, out_shape = c.shape;
+    if (select) {
+      index_shape = {std::uniform_int_distribution<int64_t>(0, 6)(rng)};
+      out_shape[size_t(dim)] = index_shape[0];
+    } else {
+      for (int64_t d = 0; d < ndim; ++d) {
+        index_shape.push_back(d == dim ? std::uniform_int_distribution<int64_t>(0, 6)(rng)
+                                       : std::uniform_int_distribution<int64_t>(1, c.shape[size_t(d)])(rng));
+      }
+      out_shape = index_shape;
+    }
+    std::vector<double> idx_values(size_t(tc::numel_of(tc::Dims(index_shape))));
+    for (double& v : idx_values)
+      v = double(std::uniform_int_distribution<int64_t>(0, c.shape[size_t(dim)] - 1)(rng));
+    Tensor index = tensor(idx_values, tc::Dims(index_shape), DType::i64);
+    Tensor leaf = tc::clone_data(a);
+    leaf->requires_grad = true;
+    Tensor want = select ? ops::index_select(leaf, dim, index) : ops::gather(leaf, dim, index);
+
+    bool red[TC_MAX_DIMS] = {};
+    red[dim] = true;
+    int64_t pos[TC_MAX_DIMS];
+    rp::index_position_strides(ndim, dim, select, index->strides.data(), index->ndim(), pos);
+    Tensor out = tc::zeros(tc::Dims(out_shape), DType::f64);
+    const int64_t* sp[3] = {out->strides.data(), pos, a->strides.data()};
+    const rp::ReducePlan p = rp::make_plan(ndim, out_shape.data(), red, 3, sp);
+    for (int64_t e = 0; e < p.K * p.R; ++e) {
+      rp::gather_element(p, e, out->data_as<double>(), index->data_as<int64_t>(), a->data_as<double>(),
+                         a->strides[dim], a->shape[dim]);
+    }
+    ASSERT_EQ(values(out), values(want)) << "iteration " << iter;
+
+    // The adjoint, in the CPU's order: bitwise equal gradients.
+    Tensor g = relayout(rng, randn(tc::Dims(out_shape)));
+    tc::autograd::backward(want, tc::clone_data(g), false);
+    Tensor gi = tc::zeros(a->shape, DType::f64);
+    const int64_t* sq[3] = {g->strides.data(), pos, gi->strides.data()};
+    const rp::ReducePlan q = rp::make_plan(ndim, out_shape.data(), red, 3, sq);
+    for (int64_t k = 0; k < q.K; ++k) {
+      rp::scatter_add_column(q, k, gi->data_as<double>(), g->data_as<double>(), index->data_as<int64_t>(),
+                             gi->strides[dim], [](double* dst, double x) { *dst += x; });
+    }
+    ASSERT_EQ(values(gi), values(leaf->grad)) << "iteration " << iter;
   }
 }
