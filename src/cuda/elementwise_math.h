@@ -19,6 +19,7 @@
 #include "cuda/hd.h"
 #include "dtype.h"
 #include "ops/ops.h"
+#include "wrapping.h"
 
 #ifdef __CUDACC__
 #include <cuda_bf16.h>
@@ -183,41 +184,12 @@ TC_HD inline bool is_nan(C v) {
   }
 }
 
-// ---- wrapping integer arithmetic (floats compute as usual) ----
+// ---- wrapping integer arithmetic: src/wrapping.h, shared with the CPU ----
 
-template <typename T, bool = std::is_integral_v<T>&& std::is_signed_v<T>>
-struct WrapOf {
-  using type = T;
-};
-template <typename T>
-struct WrapOf<T, true> {
-  using type = std::make_unsigned_t<T>;
-};
-template <typename T>
-using wrap_t = typename WrapOf<T>::type;
-
-template <typename T>
-TC_HD inline T wrapping_add(T x, T y) {
-  return T(wrap_t<T>(x) + wrap_t<T>(y));
-}
-template <typename T>
-TC_HD inline T wrapping_sub(T x, T y) {
-  return T(wrap_t<T>(x) - wrap_t<T>(y));
-}
-template <typename T>
-TC_HD inline T wrapping_mul(T x, T y) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Promote narrow types past int so the product itself cannot overflow.
-    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-    return T(U(x) * U(y));
-  } else {
-    return T(x * y);
-  }
-}
-template <typename T>
-TC_HD inline T wrapping_neg(T x) {
-  return T(wrap_t<T>(0) - wrap_t<T>(x));
-}
+using ::tc::wrapping_add;
+using ::tc::wrapping_mul;
+using ::tc::wrapping_neg;
+using ::tc::wrapping_sub;
 
 // Integer pow like PyTorch's: a negative exponent leaves only +-1; overflow wraps.
 template <typename T>

@@ -29,65 +29,26 @@ const char* const kBinaryGradNames[] = {"AddBackward", "SubBackward",     "MulBa
                                         "PowBackward", "MaximumBackward", "MinimumBackward"};
 
 template <typename T>
-T int_pow(T base, T exp) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return exp ? base : true;
-  } else {
-    if (exp < 0) {  // like PyTorch's integer pow: only +-1 survive a negative exponent
-      if (base == 1) return 1;
-      if (base == T(-1)) return (exp % 2) ? T(-1) : T(1);
-      return 0;
-    }
-    T r = 1;
-    while (exp) {
-      if (exp & 1) r = cpu::wrapping_mul(r, base);  // overflow wraps, as in PyTorch
-      base = cpu::wrapping_mul(base, base);
-      exp >>= 1;
-    }
-    return r;
-  }
-}
-
-template <typename T>
-T any_pow(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::pow(x, y);
-  } else {
-    return int_pow(x, y);
-  }
-}
-
-template <typename T>
-bool nan_of(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
-}
-
-template <typename T>
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   using cpu::map2;
   switch (op) {
     case BinaryOp::add:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_add(x, y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::add>(x, y); });
     case BinaryOp::sub:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_sub(x, y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::sub>(x, y); });
     case BinaryOp::mul:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return cpu::wrapping_mul(x, y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::mul>(x, y); });
     case BinaryOp::div:
       if constexpr (std::is_floating_point_v<T>) {
         return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x / y); });
       }
       break;
     case BinaryOp::pow:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return any_pow(x, y); });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::pow>(x, y); });
     case BinaryOp::maximum:  // NaN propagates, as in torch.maximum
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return nan_of(x) ? x : (nan_of(y) || y > x) ? y : x; });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::maximum>(x, y); });
     case BinaryOp::minimum:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return nan_of(x) ? x : (nan_of(y) || y < x) ? y : x; });
+      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::minimum>(x, y); });
     case BinaryOp::eq:
       return map2<bool, T, T>(out, a, b, [](T x, T y) { return x == y; });
     case BinaryOp::ne:
