@@ -171,6 +171,16 @@ inline std::string last_error() {
   return msg;
 }
 
+// A TcTest that skips, with libtc's reason, unless the cuda stage runs (no GPU,
+// no driver, a CPU-only build): the fixture of every GPU parity test.
+class CudaTest : public TcTest {
+ protected:
+  void SetUp() override {
+    TcTest::SetUp();
+    if (tc_backend_init("cuda") != TC_OK) GTEST_SKIP() << "no usable CUDA GPU: " << last_error();
+  }
+};
+
 // The status a core call throws (TC_OK when it does not throw).
 inline int32_t code_of(const std::function<void()>& f) {
   try {

@@ -25,18 +25,10 @@ namespace {
 
 const int32_t kCuda0 = TC_DEVICE(TC_DEVICE_CUDA, 0);
 
-std::string last_error() {
-  const char* m = "";
-  tc_last_error(&m);
-  return m ? m : "";
-}
+using tc_test::last_error;
 
-class CudaLinalg : public tc_test::TcTest {
+class CudaLinalg : public tc_test::CudaTest {
  protected:
-  void SetUp() override {
-    tc_test::TcTest::SetUp();
-    if (tc_backend_init("cuda") != TC_OK) GTEST_SKIP() << "no usable CUDA GPU: " << last_error();
-  }
   void TearDown() override {
     tc_set_matmul_precision(TC_MATMUL_PRECISION_HIGHEST);
     tc_test::TcTest::TearDown();

@@ -24,20 +24,10 @@ namespace {
 
 const int32_t kCuda0 = TC_DEVICE(TC_DEVICE_CUDA, 0);
 
-std::string last_error() {
-  const char* m = "";
-  tc_last_error(&m);
-  return m ? m : "";
-}
+using tc_test::last_error;
 
 // Skips unless the cuda stage runs (no GPU, no driver, CPU-only build).
-class CudaRandom : public tc_test::TcTest {
- protected:
-  void SetUp() override {
-    tc_test::TcTest::SetUp();
-    if (tc_backend_init("cuda") != TC_OK) GTEST_SKIP() << "no usable CUDA GPU: " << last_error();
-  }
-};
+class CudaRandom : public tc_test::CudaTest {};
 
 // The raw bytes of t, any device.
 std::vector<unsigned char> bytes_of(const Tensor& t) {

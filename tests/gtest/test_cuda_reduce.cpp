@@ -18,13 +18,7 @@ namespace {
 
 const tc::Device kCuda = TC_DEVICE(TC_DEVICE_CUDA, 0);
 
-class CudaReduce : public TcTest {
- protected:
-  void SetUp() override {
-    TcTest::SetUp();
-    if (tc_backend_init("cuda") != TC_OK) GTEST_SKIP() << "no usable CUDA GPU: " << last_error();
-  }
-};
+class CudaReduce : public CudaTest {};
 
 Tensor host(const Tensor& t) { return tc::to_device(t, tc::kCPU); }
 
