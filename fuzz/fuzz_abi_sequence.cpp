@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "dlpack.h"
+#include "abi/dlpack.h"
 #include "tc.h"
 
 namespace {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "dlpack.h"
+#include "abi/dlpack.h"
 #include "tc.h"
 
 namespace {

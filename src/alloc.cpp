@@ -6,7 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 

@@ -4,7 +4,7 @@
 
 #include <mutex>
 
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 

@@ -1,6 +1,6 @@
 // The cuda stage when libtc is built without the CUDA backend.
 #ifndef TC_HAVE_CUDA
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 void cuda_backend_init() { fail(TC_ERR_NOT_COMPILED, "libtc was built without CUDA"); }

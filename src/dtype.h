@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 

@@ -3,9 +3,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "abi/handles.h"
 #include "alloc.h"
 #include "cuda_probe.h"
-#include "handles.h"
 #include "init.h"
 #include "tensor.h"
 

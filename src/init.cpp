@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
+#include "abi/handles.h"
 #include "alloc.h"
 #include "cuda_probe.h"
-#include "handles.h"
 #include "rng.h"
 
 namespace tc {

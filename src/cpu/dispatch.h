@@ -12,7 +12,7 @@
     return TC_DISPATCH_NUMERIC(dtype, what, __VA_ARGS__); \
   }()
 
-#include "wrapping.h"
+#include "math/wrapping.h"
 
 namespace tc::cpu {
 using ::tc::wrapping_add;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "abi/status.h"
 #include "init.h"
-#include "status.h"
 
 namespace tc::cpu {
 

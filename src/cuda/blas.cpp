@@ -10,8 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "abi/status.h"
 #include "cuda/cuda_check.h"
-#include "status.h"
 
 namespace tc::cuda {
 namespace {

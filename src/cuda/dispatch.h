@@ -9,7 +9,7 @@
 // The kernel entry points live in src/cuda/<area>.h: plain C++ declarations
 // over tc::Tensor (no CUDA types), implemented in src/cuda/<area>.cu.
 #pragma once
-#include "status.h"
+#include "abi/status.h"
 #include "tensor.h"
 
 namespace tc {

@@ -14,7 +14,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/elementwise.h"
-#include "cuda/offset_calc.h"
+#include "math/offset_calc.h"
 
 namespace tc::cuda {
 

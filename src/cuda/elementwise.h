@@ -5,7 +5,7 @@
 // CUDA device. Kernels run on the default stream; a failed launch throws
 // TC_ERR_DEVICE.
 #pragma once
-#include "cuda/elementwise_math.h"
+#include "math/elementwise_math.h"
 #include "ops/ops.h"
 #include "tensor.h"
 

@@ -1,7 +1,7 @@
 // Fused optimizer steps on CUDA parameters (src/cuda/optim.cu): one kernel
 // launch per parameter, the per-element math of src/optim_math.h.
 #pragma once
-#include "optim_math.h"
+#include "math/optim_math.h"
 #include "tensor.h"
 
 namespace tc::cuda {

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "philox.h"
+#include "math/philox.h"
 #include "tensor.h"
 
 namespace tc::cuda {

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "abi/status.h"
 #include "cuda/cuda_check.h"
 #include "cuda/reduce.h"
-#include "cuda/reduce_plan.h"
-#include "status.h"
+#include "math/reduce_plan.h"
 
 namespace tc::cuda {
 namespace {

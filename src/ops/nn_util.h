@@ -4,8 +4,8 @@
 #pragma once
 #include <vector>
 
+#include "abi/status.h"
 #include "autograd/node.h"
-#include "status.h"
 #include "tensor.h"
 
 namespace tc::ops::detail {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "handles.h"
+#include "abi/handles.h"
 #include "ops/ops.h"
 #include "tc.h"
 #include "tensor.h"

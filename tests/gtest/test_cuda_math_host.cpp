@@ -9,9 +9,9 @@
 #include <limits>
 #include <random>
 
-#include "cuda/elementwise_math.h"
-#include "cuda/offset_calc.h"
 #include "gradcheck.h"
+#include "math/elementwise_math.h"
+#include "math/offset_calc.h"
 
 using namespace tc_test;
 using tc::DType;

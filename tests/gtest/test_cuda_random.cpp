@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gradcheck.h"
-#include "optim.h"
-#include "philox.h"
+#include "math/philox.h"
+#include "ops/optim.h"
 #include "rng.h"
 #include "tc.h"
 #include "tensor.h"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "autograd/node.h"
-#include "cuda/reduce_plan.h"
 #include "gradcheck.h"
+#include "math/reduce_plan.h"
 
 using namespace tc_test;
 using tc::DType;

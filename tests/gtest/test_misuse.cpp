@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "dlpack.h"
+#include "abi/dlpack.h"
 #include "tc.h"
 
 // clang-format off

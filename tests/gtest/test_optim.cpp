@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "gradcheck.h"
-#include "optim.h"
+#include "ops/optim.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -1,5 +1,5 @@
 // tc_* functions of tc.h's CUDA section.
-#include "api.h"
+#include "abi/api.h"
 #include "device_hooks.h"
 
 using namespace tc;

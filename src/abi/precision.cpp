@@ -3,7 +3,7 @@
 // matmul (src/cuda/blas.cpp) on every float32 product.
 #include <atomic>
 
-#include "api.h"
+#include "abi/api.h"
 #include "cuda/blas.h"
 
 namespace tc {

@@ -1,7 +1,7 @@
 // tc_* functions of tc.h's tensor sections: handles, creation, accessors.
 #include <cstring>
 
-#include "api.h"
+#include "abi/api.h"
 #include "rng.h"
 
 using namespace tc;

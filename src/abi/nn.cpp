@@ -1,7 +1,7 @@
 // The tc_* functions of the linear-algebra and neural-network ops: check
 // handles and arguments, call the core (ops/linalg.cpp, nn.cpp, conv.cpp),
 // hand out the result. Out-params are written last, only on success.
-#include "api.h"
+#include "abi/api.h"
 #include "ops/ops.h"
 
 using tc::api;

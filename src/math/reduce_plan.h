@@ -18,7 +18,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/hd.h"
+#include "math/hd.h"
 #include "tc.h"
 
 namespace tc::rplan {

@@ -2,7 +2,7 @@
 // flags, registries, the generator.
 #include <cstring>
 
-#include "api.h"
+#include "abi/api.h"
 #include "flags.h"
 #include "rng.h"
 

@@ -1,4 +1,4 @@
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 

@@ -1,10 +1,11 @@
 // tc_* functions of tc.h's ops section (elementwise, reductions, shape ops,
 // in-place ops): check handles and arguments, call ops/*.cpp, hand out results
 // only on success.
+#include "ops/ops.h"
+
 #include <cmath>
 
-#include "api.h"
-#include "ops/ops.h"
+#include "abi/api.h"
 
 using namespace tc;
 

@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
-#include "cuda/hd.h"
-#include "philox.h"
+#include "math/hd.h"
+#include "math/philox.h"
 
 namespace tc::optim {
 

@@ -1,8 +1,9 @@
 // tc_* functions of tc.h's initializer and optimizer sections.
+#include "ops/optim.h"
+
 #include <cmath>
 
-#include "api.h"
-#include "optim.h"
+#include "abi/api.h"
 
 using namespace tc;
 

@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/hd.h"
 #include "dtype.h"
+#include "math/hd.h"
+#include "math/wrapping.h"
 #include "ops/ops.h"
-#include "wrapping.h"
 
 #ifdef __CUDACC__
 #include <cuda_bf16.h>

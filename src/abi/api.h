@@ -5,9 +5,9 @@
 #pragma once
 #include <new>
 
-#include "handles.h"
+#include "abi/handles.h"
+#include "abi/status.h"
 #include "init.h"
-#include "status.h"
 #include "tensor.h"
 
 namespace tc {

@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "cuda/hd.h"
+#include "math/hd.h"
 #include "tensor.h"
 
 namespace tc::cuda {

@@ -1,11 +1,11 @@
-#include "handles.h"
+#include "abi/handles.h"
 
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <vector>
 
-#include "status.h"
+#include "abi/status.h"
 
 namespace tc {
 

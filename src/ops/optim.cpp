@@ -1,13 +1,13 @@
 // SGD and Adam/AdamW with exactly torch.optim's update rules, written as plain
 // loops over each parameter's (contiguous) data, and torch.nn.init's initializers.
-#include "optim.h"
+#include "ops/optim.h"
 
 #include <cmath>
 
 #include "autograd/node.h"
 #include "cuda/dispatch.h"
 #include "init.h"
-#include "optim_math.h"
+#include "math/optim_math.h"
 #include "rng.h"
 #if TC_HAVE_CUDA
 #include "cuda/optim.h"

@@ -1,5 +1,5 @@
 // tc_* functions of tc.h's autograd section.
-#include "api.h"
+#include "abi/api.h"
 #include "autograd/function.h"
 #include "ops/ops.h"
 

@@ -1,4 +1,4 @@
-#include "api.h"
+#include "abi/api.h"
 
 #include <cstring>
 #include <vector>

@@ -3,7 +3,7 @@
 #pragma once
 #include <type_traits>
 
-#include "cuda/hd.h"
+#include "math/hd.h"
 
 namespace tc {
 

@@ -3,13 +3,13 @@
 // DLManagedTensorVersioned that holds one reference to the tensor; import
 // wraps the producer's buffer in a borrowed Storage whose deleter calls the
 // producer's deleter exactly once, when the last tensor using it dies.
-#include "dlpack.h"
+#include "abi/dlpack.h"
 
 #include <atomic>
 #include <cstring>
 #include <memory>
 
-#include "api.h"
+#include "abi/api.h"
 
 using namespace tc;
 

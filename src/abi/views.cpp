@@ -1,6 +1,6 @@
 // tc_* functions of tc.h's "conversions and views" section: check handles and
 // arguments, call ops/views.cpp, hand out the result (only on success).
-#include "api.h"
+#include "abi/api.h"
 #include "ops/ops.h"
 
 using namespace tc;

@@ -14,7 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/hd.h"
+#include "math/hd.h"
 
 namespace tc {
 
