@@ -298,6 +298,16 @@ TC_API int32_t tc_tensor_to_string(tc_tensor t, char* buf, int64_t cap, int64_t*
 TC_API int32_t tc_tensor_version(tc_tensor t, int64_t* out);
 /* 1 when a and b are handles of the same tensor. */
 TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out);
+/* Read-only memory. tc_tensor_set_readonly marks t's storage, and so every
+ * view of it, read-only for good (numpy's writeable = False; PyTorch has no
+ * such flag and would let the write through). Writing into a read-only
+ * tensor then fails with TC_ERR_INVALID_ARGUMENT and changes nothing: in-place
+ * ops, initializers, optimizer steps. tc_from_dlpack marks the tensors whose
+ * producer flags them DLPACK_FLAG_BITMASK_READ_ONLY, and tc_to_dlpack passes
+ * the flag on. Reading, copying out and out-of-place ops work as usual;
+ * writing through tc_tensor_data_ptr is the caller's error. */
+TC_API int32_t tc_tensor_set_readonly(tc_tensor t);
+TC_API int32_t tc_tensor_is_readonly(tc_tensor t, int32_t* out);
 
 /* ======================================================================== */
 /* Tensors: conversions and views                                            */

@@ -8,6 +8,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,9 @@ struct Storage {
   std::function<void(void*)> deleter;  // frees data
   // Bumped by every in-place write to any view of this storage.
   std::atomic<int64_t> version{0};
+  // Set once, never cleared (tc_tensor_set_readonly, a read-only DLPack
+  // import): writes into any view of this storage are refused.
+  std::atomic<bool> read_only{false};
   // Small tensors (scalars, losses, 1-element ops) keep their bytes here:
   // one allocation fewer on the hot path of tiny ops.
   static constexpr int64_t kInlineBytes = 64;
@@ -125,12 +129,34 @@ struct TensorImpl {
   DType dtype = DType::f32;
   Device device = kCPU;
 
-  // Autograd metadata (src/autograd/).
-  bool requires_grad = false;  // for leaves: set by the user; else: recorded
-  bool retains_grad = false;
-  Tensor grad;
+  // Autograd metadata (src/autograd/). requires_grad and retains_grad are
+  // atomic because a user may set them on a tensor other threads compute
+  // with; grad_fn and output_nr are set once, before the tensor is shared.
+  std::atomic<bool> requires_grad{false};  // for leaves: set by the user; else: recorded
+  std::atomic<bool> retains_grad{false};
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;                   // which output of grad_fn
+
+  // .grad, behind a lock: backward may accumulate into it on one thread while
+  // others read, clear or step on it (tc.h's contract: libtc's bookkeeping is
+  // always safe; only the values in the grad's data may race).
+  Tensor grad() const {
+    std::lock_guard<std::mutex> lock(grad_mu_);
+    return grad_;
+  }
+  void set_grad(Tensor g) {
+    {
+      std::lock_guard<std::mutex> lock(grad_mu_);
+      grad_.swap(g);
+    }
+    // The old grad (now in g) dies here, outside the lock.
+  }
+  // Runs f(Tensor& grad) with the grad locked: accumulation reads and replaces it.
+  template <typename F>
+  void update_grad(F&& f) {
+    std::lock_guard<std::mutex> lock(grad_mu_);
+    f(grad_);
+  }
 
   TensorImpl();
   ~TensorImpl();
@@ -152,6 +178,10 @@ struct TensorImpl {
   void bump_version() const {
     if (storage) storage->version.fetch_add(1);
   }
+
+ private:
+  mutable std::mutex grad_mu_;
+  Tensor grad_;
 };
 
 // Tensors alive now (the live_tensors flag).

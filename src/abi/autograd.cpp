@@ -37,13 +37,13 @@ TC_API int32_t tc_tensor_is_leaf(tc_tensor t, int32_t* out) {
 TC_API int32_t tc_tensor_grad(tc_tensor t, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    const Tensor g = get_tensor(t, "t")->grad;
+    const Tensor g = get_tensor(t, "t")->grad();
     *out = g ? new_handle(g) : nullptr;
   });
 }
 
 TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
-  return api(__func__, [&] { get_tensor(t, "t")->grad.reset(); });
+  return api(__func__, [&] { get_tensor(t, "t")->set_grad(nullptr); });
 }
 
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t) {

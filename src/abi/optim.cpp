@@ -83,14 +83,14 @@ TC_API int32_t tc_optimizer_zero_grad(tc_optimizer opt) {
 TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = get_optimizer(opt)->lr;
+    *out = get_optimizer(opt)->get_lr();
   });
 }
 
 TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr) {
   return api(__func__, [&] {
     TC_CHECK(std::isfinite(lr) && lr >= 0, TC_ERR_INVALID_ARGUMENT, "lr must be finite and >= 0 but is ", lr);
-    get_optimizer(opt)->lr = lr;
+    get_optimizer(opt)->set_lr(lr);
   });
 }
 

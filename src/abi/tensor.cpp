@@ -247,3 +247,18 @@ TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out) {
     *out = get_tensor(a, "a") == get_tensor(b, "b") ? 1 : 0;
   });
 }
+
+TC_API int32_t tc_tensor_set_readonly(tc_tensor t) {
+  return api(__func__, [&] {
+    const Tensor x = get_tensor(t, "t");
+    if (x->storage) x->storage->read_only.store(true);
+  });
+}
+
+TC_API int32_t tc_tensor_is_readonly(tc_tensor t, int32_t* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor x = get_tensor(t, "t");
+    *out = x->storage && x->storage->read_only.load() ? 1 : 0;
+  });
+}

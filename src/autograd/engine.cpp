@@ -103,6 +103,60 @@ void check_grad(const Tensor& g, const Node& producer, const Node& consumer, uin
   }
 }
 
+// Concurrent backward passes over one graph. Every pass takes the nodes it
+// will run whose saved tensors matter (has_saved) before running any: a pass
+// without retain_graph claims them (it will free their saved tensors), any
+// pass holds them. A node already freed, or claimed by another pass, or held
+// by another pass when this one would free it, fails the pass before it
+// touches anything: of two passes without retain_graph over one graph exactly
+// one succeeds, and no gradient is accumulated twice or half.
+std::mutex g_graph_mu;
+
+class GraphClaim {
+ public:
+  GraphClaim(const std::vector<Node*>& nodes, bool retain_graph) : retain_(retain_graph) {
+    std::lock_guard<std::mutex> lock(g_graph_mu);
+    for (Node* n : nodes) {
+      if (!n->has_saved()) continue;
+      TC_CHECK(!n->released, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time (",
+               n->name(), "'s saved tensors were freed); pass retain_graph=1 to the first backward");
+      TC_CHECK(!n->claimed, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time: a backward ",
+               "without retain_graph is running through it on another thread and frees ", n->name(),
+               "'s saved tensors; pass retain_graph=1 to all but the last backward");
+      TC_CHECK(retain_ || n->holders == 0, TC_ERR_AUTOGRAD, "backward without retain_graph: another backward ",
+               "is running through this graph on another thread and uses ", n->name(),
+               "'s saved tensors, which this one would free; run the last backward after the others finish");
+    }
+    held_.reserve(nodes.size());
+    for (Node* n : nodes) {
+      if (!n->has_saved()) continue;
+      ++n->holders;
+      if (!retain_) n->claimed = true;
+      held_.push_back(n);
+    }
+  }
+  // Frees n's saved tensors (a pass without retain_graph, after running n).
+  void release(Node* n) {
+    if (retain_ || !n->has_saved()) return;
+    n->release_saved();
+    std::lock_guard<std::mutex> lock(g_graph_mu);
+    n->released = true;
+  }
+  ~GraphClaim() {
+    std::lock_guard<std::mutex> lock(g_graph_mu);
+    for (Node* n : held_) {
+      --n->holders;
+      if (!retain_) n->claimed = false;
+    }
+  }
+  GraphClaim(const GraphClaim&) = delete;
+  GraphClaim& operator=(const GraphClaim&) = delete;
+
+ private:
+  bool retain_;
+  std::vector<Node*> held_;
+};
+
 }  // namespace
 
 void retain_grad(const Tensor& t) {
@@ -115,19 +169,22 @@ void retain_grad(const Tensor& t) {
 }
 
 void accumulate_grad(const Tensor& t, const Tensor& g) {
-  if (!t->grad) {
-    t->grad = clone_data(g);  // own storage: g may be a broadcast view or another node's buffer
-    return;
-  }
-  const Tensor& acc = t->grad;
-  if (on_cuda(acc)) {  // acc is contiguous (a clone): the sum is copied back into it
-    NoGradGuard ng;
-    copy_into(acc, ops::add(acc, g));
-    return;
-  }
-  TC_DISPATCH_FLOATING(acc->dtype, "accumulate_grad", [&] {
-    using T = scalar_t;
-    cpu::map2<T, T, T>(acc, acc, g, [](T x, T y) { return x + y; });
+  // Under t's grad lock: another thread may clear, read or accumulate into
+  // t's grad at the same time (concurrent backwards, zero_grad).
+  t->update_grad([&](Tensor& acc) {
+    if (!acc) {
+      acc = clone_data(g);  // own storage: g may be a broadcast view or another node's buffer
+      return;
+    }
+    if (on_cuda(acc)) {  // acc is contiguous (a clone): the sum is copied back into it
+      NoGradGuard ng;
+      copy_into(acc, ops::add(acc, g));
+      return;
+    }
+    TC_DISPATCH_FLOATING(acc->dtype, "accumulate_grad", [&] {
+      using T = scalar_t;
+      cpu::map2<T, T, T>(acc, acc, g, [](T x, T y) { return x + y; });
+    });
   });
 }
 
@@ -191,7 +248,10 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   };
   std::unordered_map<Node*, Info> info;
   // Dependency counts: one per edge into a node from a node of this graph.
+  // (Edges are fixed when a node is recorded, so other threads may walk the
+  // same graph at the same time.)
   std::vector<Node*> stack{root->grad_fn.get()};
+  std::vector<Node*> nodes{root->grad_fn.get()};
   info[root->grad_fn.get()];
   while (!stack.empty()) {
     Node* n = stack.back();
@@ -200,9 +260,13 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       if (!e.node) continue;
       auto [it, fresh] = info.try_emplace(e.node.get());
       ++it->second.deps;
-      if (fresh) stack.push_back(e.node.get());
+      if (fresh) {
+        stack.push_back(e.node.get());
+        nodes.push_back(e.node.get());
+      }
     }
   }
+  GraphClaim claim(nodes, retain_graph);
 
   Node* first = root->grad_fn.get();
   info[first].grads.resize(first->num_outputs);
@@ -222,7 +286,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       TC_CHECK(out.size() == n->next.size() || n->next.empty(), TC_ERR_INTERNAL, "backward: ", n->name(),
                " returned ", out.size(), " gradients for ", n->next.size(), " inputs");
     }
-    if (!retain_graph) n->release_saved();
+    claim.release(n);
     in.grads.clear();
     for (size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];

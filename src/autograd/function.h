@@ -29,6 +29,7 @@ struct FunctionNode : Node {
   void release_saved() override {
     for (SavedTensor& s : saved_) s.release();
   }
+  bool has_saved() const override { return !saved_.empty(); }
 
  private:
   const char* name_;  // a string literal

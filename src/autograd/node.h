@@ -50,6 +50,9 @@ struct Node {
   virtual std::vector<Tensor> apply(const std::vector<Tensor>& grad_outputs) = 0;
   // Frees saved tensors (after a backward without retain_graph).
   virtual void release_saved() {}
+  // Whether release_saved() frees anything: a node without saved tensors may
+  // be run again after a backward freed the graph, as in PyTorch.
+  virtual bool has_saved() const { return false; }
 
   std::vector<Edge> next;    // one per input
   uint32_t num_outputs = 1;  // how many tensors the op produced
@@ -57,6 +60,14 @@ struct Node {
   std::vector<Dims> output_shapes;
   std::vector<DType> output_dtypes;
   std::vector<Device> output_devices;
+
+  // Backward bookkeeping, guarded by the engine's graph mutex (engine.cpp):
+  // how many backward passes hold this node now, whether one of them will
+  // free its saved tensors (a pass without retain_graph), and whether they
+  // were freed. They make concurrent passes over one graph well defined.
+  int32_t holders = 0;
+  bool claimed = false;
+  bool released = false;
 };
 
 // True when grad mode is on and any of the tensors requires grad.

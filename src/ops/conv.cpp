@@ -132,6 +132,7 @@ struct Conv2dBackward : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
   ConvGeom geom;
   const char* name() const override { return "ConvolutionBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override {
     x_saved.release();
     w_saved.release();
@@ -285,6 +286,7 @@ struct MaxPool2dBackward : autograd::Node {
   DType dtype;
   PoolGeom geom;
   const char* name() const override { return "MaxPool2DBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override { argmax.reset(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     TC_CHECK(argmax != nullptr, TC_ERR_AUTOGRAD, name(),

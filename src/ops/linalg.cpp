@@ -291,6 +291,7 @@ struct MatmulBackward : autograd::Node {
   const char* node_name;
   explicit MatmulBackward(const char* n) : node_name(n) {}
   const char* name() const override { return node_name; }
+  bool has_saved() const override { return true; }
   void release_saved() override {
     a_saved.release();
     b_saved.release();
@@ -326,6 +327,7 @@ struct MatmulBackward : autograd::Node {
 struct LinearBackward : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
   const char* name() const override { return "LinearBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override {
     x_saved.release();
     w_saved.release();

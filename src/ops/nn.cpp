@@ -113,6 +113,7 @@ struct SoftmaxBackward : autograd::Node {
   bool log;
   SoftmaxBackward(int64_t d, bool l) : dim(d), log(l) {}
   const char* name() const override { return log ? "LogSoftmaxBackward" : "SoftmaxBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override { y_saved.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     if (on_cuda(grads[0])) {  // any strides
@@ -223,6 +224,7 @@ struct CrossEntropyBackward : autograd::Node {
   Dims logits_shape;
   int32_t reduction;
   const char* name() const override { return "CrossEntropyBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override {
     probs.reset();
     target.reset();
@@ -282,6 +284,7 @@ struct MseLossBackward : autograd::Node {
   autograd::SavedTensor input_saved, target_saved;
   int32_t reduction;
   const char* name() const override { return "MseLossBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override {
     input_saved.release();
     target_saved.release();
@@ -330,6 +333,7 @@ struct MseLossBackward : autograd::Node {
 struct MaskBackward : autograd::Node {
   Tensor mask;  // internal, contiguous
   const char* name() const override { return "DropoutBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override { mask.reset(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     TC_CHECK(mask != nullptr, TC_ERR_AUTOGRAD, name(),
@@ -352,6 +356,7 @@ struct EmbeddingBackward : autograd::Node {
   Dims weight_shape;
   DType dtype;
   const char* name() const override { return "EmbeddingBackward"; }
+  bool has_saved() const override { return true; }
   void release_saved() override { indices_saved.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor idx = tc::contiguous(indices_saved.unpack(name()));

@@ -37,13 +37,14 @@ void check_params(const std::vector<Tensor>& params, const char* what) {
 // p's device.
 struct Operands {
   Tensor w, g;
-  Operands(const Tensor& p, const char* what) {
-    TC_CHECK(p->grad->device == p->device, TC_ERR_DEVICE, what, ": the grad of a parameter on ",
-             device_name(p->device), " is on ", device_name(p->grad->device));
-    TC_CHECK(p->grad->shape == p->shape, TC_ERR_SHAPE, what, ": a parameter of shape ", p->shape,
-             " has a grad of shape ", p->grad->shape);
+  // grad: one snapshot of p's grad (another thread may clear it meanwhile).
+  Operands(const Tensor& p, const Tensor& grad, const char* what) {
+    TC_CHECK(grad->device == p->device, TC_ERR_DEVICE, what, ": the grad of a parameter on ",
+             device_name(p->device), " is on ", device_name(grad->device));
+    TC_CHECK(grad->shape == p->shape, TC_ERR_SHAPE, what, ": a parameter of shape ", p->shape,
+             " has a grad of shape ", grad->shape);
     w = p->is_contiguous() ? p : clone_data(p);
-    g = contiguous_on_device(cast(p->grad, p->dtype));
+    g = contiguous_on_device(cast(grad, p->dtype));
   }
   void finish(const Tensor& p) const {
     if (w != p) copy_into(p, w);
@@ -55,15 +56,16 @@ struct Sgd : Optimizer {
   SgdOptions o;
   std::vector<Tensor> momentum;  // per parameter; null until its first step
 
-  void step() override {
+  void do_step() override {
     NoGradGuard ng;
     for (size_t i = 0; i < params.size(); ++i) {
       const Tensor& p = params[i];
-      if (!p->grad) continue;
+      const Tensor grad = p->grad();
+      if (!grad) continue;
       const bool first = !momentum[i];
       if (o.momentum != 0 && first) momentum[i] = zeros(p->shape, p->dtype, p->device);
       const SgdStep s{lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, first};
-      const Operands x(p, "sgd");
+      const Operands x(p, grad, "sgd");
       const Tensor buf = o.momentum != 0 ? momentum[i] : Tensor();
       if (on_cuda(p)) {
         TC_CUDA_CALL(cuda::sgd_step(x.w, x.g, buf, s));
@@ -87,11 +89,12 @@ struct Adam : Optimizer {
   std::vector<Tensor> m, v;  // first and second moments, per parameter
   std::vector<int64_t> steps;
 
-  void step() override {
+  void do_step() override {
     NoGradGuard ng;
     for (size_t i = 0; i < params.size(); ++i) {
       const Tensor& p = params[i];
-      if (!p->grad) continue;
+      const Tensor grad = p->grad();
+      if (!grad) continue;
       if (!m[i]) {
         m[i] = zeros(p->shape, p->dtype, p->device);
         v[i] = zeros(p->shape, p->dtype, p->device);
@@ -100,7 +103,7 @@ struct Adam : Optimizer {
       const double bc1 = 1 - std::pow(o.beta1, double(t));
       const double bc2 = 1 - std::pow(o.beta2, double(t));
       const AdamStep s{lr, o.beta1, o.beta2, o.eps, o.weight_decay, lr / bc1, std::sqrt(bc2), o.decoupled};
-      const Operands x(p, "adam");
+      const Operands x(p, grad, "adam");
       if (on_cuda(p)) {
         TC_CUDA_CALL(cuda::adam_step(x.w, x.g, m[i], v[i], s));
       } else {

@@ -1,6 +1,7 @@
 // Optimizers (torch.optim semantics) as objects of the handle table. Each holds
 // its parameters (the same tensors the caller has) and their per-parameter state.
 #pragma once
+#include <mutex>
 #include <vector>
 
 #include "tensor.h"
@@ -9,14 +10,32 @@ namespace tc::optim {
 
 struct Optimizer {
   virtual ~Optimizer() = default;
-  // One update from the current gradients; parameters without a grad are skipped.
-  virtual void step() = 0;
+  // One update from the current gradients; parameters without a grad are
+  // skipped. Serialized per optimizer: its state (moments, step counts, lr)
+  // is libtc's bookkeeping, safe to use from several threads.
+  void step() {
+    std::lock_guard<std::mutex> lock(mu);
+    do_step();
+  }
   // Sets every parameter's grad to none.
   void zero_grad() {
-    for (const Tensor& p : params) p->grad.reset();
+    std::lock_guard<std::mutex> lock(mu);
+    for (const Tensor& p : params) p->set_grad(nullptr);
+  }
+  double get_lr() {
+    std::lock_guard<std::mutex> lock(mu);
+    return lr;
+  }
+  void set_lr(double value) {
+    std::lock_guard<std::mutex> lock(mu);
+    lr = value;
   }
   std::vector<Tensor> params;
-  double lr = 0;
+  double lr = 0;  // read by do_step under mu
+
+ protected:
+  virtual void do_step() = 0;
+  std::mutex mu;
 };
 
 struct SgdOptions {

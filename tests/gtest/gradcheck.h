@@ -112,7 +112,7 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
   for (const tc::Tensor& x : inputs) {
     if (x && x->dtype == tc::DType::f64) {
       x->requires_grad = true;
-      x->grad.reset();
+      x->set_grad(nullptr);
     }
   }
   tc::Tensor out = f(inputs);
@@ -126,10 +126,10 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
   for (size_t k = 0; k < inputs.size(); ++k) {
     const tc::Tensor& x = inputs[k];
     if (!x || x->dtype != tc::DType::f64) continue;
-    if (!x->grad) return ::testing::AssertionFailure() << "input " << k << " got no gradient";
-    if (x->grad->shape != x->shape) {
+    if (!x->grad()) return ::testing::AssertionFailure() << "input " << k << " got no gradient";
+    if (x->grad()->shape != x->shape) {
       return ::testing::AssertionFailure()
-             << "input " << k << " has shape " << x->shape << " but its grad has " << x->grad->shape;
+             << "input " << k << " has shape " << x->shape << " but its grad has " << x->grad()->shape;
     }
     for (int64_t i = 0; i < x->numel(); ++i) {
       double* p = element(x, i);
@@ -144,7 +144,7 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
         *p = orig;
       }
       const double numeric = (plus - minus) / (2 * opt.eps);
-      const double analytic = tc::read_element(x->grad, i);
+      const double analytic = tc::read_element(x->grad(), i);
       if (!(std::abs(analytic - numeric) <= opt.atol + opt.rtol * std::abs(numeric))) {
         return ::testing::AssertionFailure() << "input " << k << " (shape " << x->shape << "), element " << i
                                              << ": analytic " << analytic << " vs numeric " << numeric;
@@ -152,7 +152,7 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
     }
   }
   for (const tc::Tensor& x : inputs) {
-    if (x) x->grad.reset();
+    if (x) x->set_grad(nullptr);
   }
   return ::testing::AssertionSuccess();
 }

@@ -36,10 +36,10 @@ TEST_F(Autograd, TinyGraphHandComputed) {
   Tensor y = ops::sum(ops::unary(ops::UnaryOp::relu, ops::add(ops::mul(x, w), b)), {}, false);
   EXPECT_DOUBLE_EQ(tc::read_element(y, 0), 2.5 + 6.5);
   tc::autograd::backward(y, nullptr, false);
-  EXPECT_EQ(values(w->grad), (std::vector<double>{4}));
-  EXPECT_EQ(values(b->grad), (std::vector<double>{2}));
-  EXPECT_EQ(w->grad->shape, w->shape);
-  EXPECT_EQ(b->grad->shape, b->shape);
+  EXPECT_EQ(values(w->grad()), (std::vector<double>{4}));
+  EXPECT_EQ(values(b->grad()), (std::vector<double>{2}));
+  EXPECT_EQ(w->grad()->shape, w->shape);
+  EXPECT_EQ(b->grad()->shape, b->shape);
 }
 
 TEST_F(Autograd, GradientsThatMeetAreSummedAndAccumulate) {
@@ -49,9 +49,9 @@ TEST_F(Autograd, GradientsThatMeetAreSummedAndAccumulate) {
   Tensor sq = ops::mul(x, x);
   Tensor y = ops::add(sq, ops::mul(sq, x));
   tc::autograd::backward(y, nullptr, true);
-  EXPECT_EQ(values(x->grad), (std::vector<double>{33}));
+  EXPECT_EQ(values(x->grad()), (std::vector<double>{33}));
   tc::autograd::backward(y, nullptr, false);  // accumulates
-  EXPECT_EQ(values(x->grad), (std::vector<double>{66}));
+  EXPECT_EQ(values(x->grad()), (std::vector<double>{66}));
 }
 
 TEST_F(Autograd, DiamondGraphChecked) {
@@ -69,7 +69,7 @@ TEST_F(Autograd, RootIsALeaf) {
   Tensor x = tensor({1, 2}, {2});
   x->requires_grad = true;
   tc::autograd::backward(x, tensor({5, 6}, {2}), false);
-  EXPECT_EQ(values(x->grad), (std::vector<double>{5, 6}));
+  EXPECT_EQ(values(x->grad()), (std::vector<double>{5, 6}));
 }
 
 TEST_F(Autograd, RetainGradOfNonLeaf) {
@@ -79,12 +79,12 @@ TEST_F(Autograd, RetainGradOfNonLeaf) {
   tc::autograd::retain_grad(h);
   Tensor y = ops::sum(ops::mul(h, h), {}, false);
   tc::autograd::backward(y, nullptr, false);
-  ASSERT_TRUE(h->grad);
-  EXPECT_EQ(values(h->grad), (std::vector<double>{6, 12}));
-  EXPECT_EQ(values(x->grad), (std::vector<double>{18, 36}));
+  ASSERT_TRUE(h->grad());
+  EXPECT_EQ(values(h->grad()), (std::vector<double>{6, 12}));
+  EXPECT_EQ(values(x->grad()), (std::vector<double>{18, 36}));
   Tensor other = ops::mul_scalar(x, 2);  // not retained: no grad kept
   tc::autograd::backward(ops::sum(other, {}, false), nullptr, false);
-  EXPECT_FALSE(other->grad);
+  EXPECT_FALSE(other->grad());
 }
 
 TEST_F(Autograd, NoGradAndDetach) {
@@ -147,7 +147,7 @@ TEST_F(Autograd, RootErrors) {
       message_of([&] { tc::autograd::backward(y, randn({4}), true); }).find("the gradient has shape [4]"),
       std::string::npos);
   tc::autograd::backward(y, tensor({1, 2, 3}, {3}), false);
-  EXPECT_EQ(values(x->grad), (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(values(x->grad()), (std::vector<double>{2, 4, 6}));
 }
 
 TEST_F(Autograd, InPlaceOnTensorsRequiringGrad) {

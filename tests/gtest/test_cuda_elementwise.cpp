@@ -411,8 +411,8 @@ void expect_backward_matches(const Fn& f, const std::vector<Tensor>& leaves, dou
   tc::autograd::backward(out_g, gpu(w), false);
   for (size_t k = 0; k < leaves.size(); ++k) {
     if (!cpu_leaves[k]->requires_grad) continue;
-    ASSERT_TRUE(gpu_leaves[k]->grad) << what << ": input " << k << " got no gradient";
-    EXPECT_TRUE(matches(gpu_leaves[k]->grad, cpu_leaves[k]->grad, rtol, 1e-6))
+    ASSERT_TRUE(gpu_leaves[k]->grad()) << what << ": input " << k << " got no gradient";
+    EXPECT_TRUE(matches(gpu_leaves[k]->grad(), cpu_leaves[k]->grad(), rtol, 1e-6))
         << what << ": grad of input " << k;
   }
 }
@@ -475,9 +475,9 @@ TEST_F(CudaElementwise, BackwardInSixteenBitFloats) {
     tc::autograd::backward(oc, tc::ones(oc->shape, DType::f32), false);
     const double rtol = d == DType::f16 ? 1e-2 : 5e-2;
     for (int k = 0; k < 2; ++k) {
-      ASSERT_TRUE(leaves[size_t(k)]->grad);
-      EXPECT_EQ(leaves[size_t(k)]->grad->dtype, d);
-      EXPECT_TRUE(matches(tc::cast(leaves[size_t(k)]->grad, DType::f32), c[size_t(k)]->grad, rtol, 1e-2))
+      ASSERT_TRUE(leaves[size_t(k)]->grad());
+      EXPECT_EQ(leaves[size_t(k)]->grad()->dtype, d);
+      EXPECT_TRUE(matches(tc::cast(leaves[size_t(k)]->grad(), DType::f32), c[size_t(k)]->grad(), rtol, 1e-2))
           << tc::dtype_name(d) << " input " << k;
     }
   }

@@ -229,10 +229,10 @@ TEST_F(CudaLinalg, MatmulBackwardMatchesTheCpu) {
       tc::autograd::backward(gout, tc::to_device(g, kCuda0), false);
       std::ostringstream what;
       what << tc::dtype_name(dt) << " " << s.a << " x " << s.b;
-      ASSERT_TRUE(ga->grad && gb->grad) << what.str();
-      EXPECT_EQ(ga->grad->device, kCuda0);
-      expect_close(ga->grad, tc::cast(ca->grad, dt), dt, what.str() + ": grad a");
-      expect_close(gb->grad, tc::cast(cb->grad, dt), dt, what.str() + ": grad b");
+      ASSERT_TRUE(ga->grad() && gb->grad()) << what.str();
+      EXPECT_EQ(ga->grad()->device, kCuda0);
+      expect_close(ga->grad(), tc::cast(ca->grad(), dt), dt, what.str() + ": grad a");
+      expect_close(gb->grad(), tc::cast(cb->grad(), dt), dt, what.str() + ": grad b");
     }
   }
 }
@@ -251,9 +251,9 @@ TEST_F(CudaLinalg, LinearBackwardMatchesTheCpu) {
     tc::autograd::backward(gout, tc::to_device(g, kCuda0), false);
     // bfloat16 sums of 12 rounded terms: a looser bound than one product.
     const DType tol_dt = dt;
-    expect_close(gx->grad, tc::cast(cx->grad, dt), tol_dt, "linear grad x");
-    expect_close(gw->grad, tc::cast(cw->grad, dt), tol_dt, "linear grad weight");
-    expect_close(gbias->grad, tc::cast(cb->grad, dt), tol_dt, "linear grad bias");
+    expect_close(gx->grad(), tc::cast(cx->grad(), dt), tol_dt, "linear grad x");
+    expect_close(gw->grad(), tc::cast(cw->grad(), dt), tol_dt, "linear grad weight");
+    expect_close(gbias->grad(), tc::cast(cb->grad(), dt), tol_dt, "linear grad bias");
   }
 }
 

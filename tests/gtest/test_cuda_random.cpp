@@ -207,8 +207,8 @@ void set_grads(std::vector<Pair>& ps) {
   for (Pair& p : ps) {
     Tensor gr = tc::empty(p.cpu->shape, p.cpu->dtype);
     tc::fill_normal(gr, 0.1, 0.7);
-    p.cpu->grad = gr;
-    p.gpu->grad = tc::to_device(gr, kCuda0);
+    p.cpu->set_grad(gr);
+    p.gpu->set_grad(tc::to_device(gr, kCuda0));
   }
 }
 
@@ -263,7 +263,7 @@ TEST_F(CudaRandom, OptimizerRejectsAGradOnAnotherDevice) {
   Tensor p = tc::zeros({4}, DType::f32, kCuda0);
   p->requires_grad = true;
   auto opt = tc::optim::make_sgd({p}, {0.1, 0, 0, 0, false});
-  p->grad = tc::ones({4}, DType::f32);  // on the CPU
+  p->grad() = tc::ones({4}, DType::f32);  // on the CPU
   try {
     opt->step();
     ADD_FAILURE() << "a CPU grad for a CUDA parameter was accepted";

@@ -74,8 +74,8 @@ void parity(const std::vector<Tensor>& inputs, const Fn& f, double tol, bool gra
     for (size_t i = 0; i < c.size(); ++i) {
       if (!c[i]->requires_grad) continue;
       SCOPED_TRACE("gradient of input " + std::to_string(i));
-      ASSERT_TRUE(d[i]->grad != nullptr);
-      EXPECT_TRUE(close(c[i]->grad, d[i]->grad, tol));
+      ASSERT_TRUE(d[i]->grad() != nullptr);
+      EXPECT_TRUE(close(c[i]->grad(), d[i]->grad(), tol));
     }
   }
 }
@@ -277,7 +277,7 @@ TEST_F(CudaReduce, DropoutKeepsOrZeroesAndScales) {
   Tensor y = ops::dropout(d, 0.25, true);
   ASSERT_EQ(y->device, kCuda);
   tc::autograd::backward(y, dev(tc::ones({200, 50}, DType::f32)), false);
-  Tensor yh = host(y), gh = host(d->grad);
+  Tensor yh = host(y), gh = host(d->grad());
   int64_t kept = 0;
   for (int64_t i = 0; i < a->numel(); ++i) {
     const float x = a->data_as<float>()[i], v = yh->data_as<float>()[i], g = gh->data_as<float>()[i];
@@ -314,10 +314,10 @@ TEST_F(CudaReduce, EmbeddingGatherIndexSelect) {
   Tensor g = dev(tc::cast(randn({4000, 64}), DType::f32));
   std::vector<Tensor> grads;
   for (int run = 0; run < 2; ++run) {
-    big_w->grad.reset();
+    big_w->set_grad(nullptr);
     big_w->requires_grad = true;
     tc::autograd::backward(ops::embedding(big_w, big_i), g, false);
-    grads.push_back(host(big_w->grad));
+    grads.push_back(host(big_w->grad()));
   }
   for (int64_t i = 0; i < grads[0]->numel(); ++i)
     ASSERT_EQ(grads[0]->data_as<float>()[i], grads[1]->data_as<float>()[i]);

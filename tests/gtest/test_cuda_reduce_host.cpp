@@ -356,6 +356,6 @@ TEST_F(CudaReduceEmulation, GatherIndexSelectAndTheirAdjointsMatchTheCpuBackend)
       rp::scatter_add_column(q, k, gi->data_as<double>(), g->data_as<double>(), index->data_as<int64_t>(),
                              gi->strides[dim], [](double* dst, double x) { *dst += x; });
     }
-    ASSERT_EQ(values(gi), values(leaf->grad)) << "iteration " << iter;
+    ASSERT_EQ(values(gi), values(leaf->grad())) << "iteration " << iter;
   }
 }

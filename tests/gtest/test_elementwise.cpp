@@ -195,9 +195,9 @@ TEST_F(Elementwise, GradBinary) {
   b32->requires_grad = true;
   Tensor y = ops::sum(ops::mul(a, b32), {}, false);
   tc::autograd::backward(y, nullptr, false);
-  ASSERT_TRUE(b32->grad);
-  EXPECT_EQ(b32->grad->dtype, DType::f32);
-  EXPECT_NEAR(tc::read_element(b32->grad, 1), tc::read_element(a, 1), 1e-6);
+  ASSERT_TRUE(b32->grad());
+  EXPECT_EQ(b32->grad()->dtype, DType::f32);
+  EXPECT_NEAR(tc::read_element(b32->grad(), 1), tc::read_element(a, 1), 1e-6);
 }
 
 TEST_F(Elementwise, GradUnaryScalarClampWhere) {

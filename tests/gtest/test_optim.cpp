@@ -16,7 +16,7 @@ namespace {
 Tensor param(double value, double grad) {
   Tensor p = tensor({value}, {1});
   p->requires_grad = true;
-  p->grad = tensor({grad}, {1});
+  p->set_grad(tensor({grad}, {1}));
   return p;
 }
 }  // namespace
@@ -26,7 +26,7 @@ TEST_F(Optim, SgdPlainAndWeightDecay) {
   auto opt = tc::optim::make_sgd({p}, {0.1, 0, 0, 0.2, false});
   opt->step();  // d = 0.5 + 0.2*1 = 0.7; p = 1 - 0.07
   EXPECT_NEAR(values(p)[0], 0.93, 1e-12);
-  p->grad.reset();
+  p->set_grad(nullptr);
   opt->step();  // no grad: skipped
   EXPECT_NEAR(values(p)[0], 0.93, 1e-12);
 }
@@ -36,7 +36,7 @@ TEST_F(Optim, SgdMomentumDampeningNesterov) {
   Tensor p = param(1.0, 1.0);
   auto opt = tc::optim::make_sgd({p}, {0.1, 0.9, 0.5, 0, false});
   opt->step();  // buf = 1, p = 0.9
-  p->grad = tensor({2.0}, {1});
+  p->set_grad(tensor({2.0}, {1}));
   opt->step();  // buf = 0.9 + 0.5*2 = 1.9, p = 0.9 - 0.19
   EXPECT_NEAR(values(p)[0], 0.71, 1e-12);
 
@@ -44,7 +44,7 @@ TEST_F(Optim, SgdMomentumDampeningNesterov) {
   auto nest = tc::optim::make_sgd({q}, {0.1, 0.9, 0, 0, true});
   nest->step();  // buf = 1, d = 1 + 0.9 = 1.9, q = 0.81
   EXPECT_NEAR(values(q)[0], 0.81, 1e-12);
-  q->grad = tensor({2.0}, {1});
+  q->set_grad(tensor({2.0}, {1}));
   nest->step();  // buf = 0.9 + 2 = 2.9, d = 2 + 2.61 = 4.61, q = 0.81 - 0.461
   EXPECT_NEAR(values(q)[0], 0.349, 1e-12);
 }

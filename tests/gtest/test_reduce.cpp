@@ -133,7 +133,7 @@ TEST_F(Reduce, Gradients) {
   Tensor t = tensor({2, 2, 1}, {3});
   t->requires_grad = true;
   tc::autograd::backward(ops::max_all(t), nullptr, false);
-  EXPECT_EQ(values(t->grad), (std::vector<double>{0.5, 0.5, 0}));
+  EXPECT_EQ(values(t->grad()), (std::vector<double>{0.5, 0.5, 0}));
 }
 
 TEST_F(Reduce, ThroughTheAbi) {

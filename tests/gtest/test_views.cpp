@@ -84,8 +84,8 @@ TEST_F(Views, ToDtypeAndDevice) {
   EXPECT_STREQ(f->grad_fn->name(), "ToCopyBackward");
   EXPECT_FALSE(ops::to_dtype(a, DType::i64)->requires_grad);
   tc::autograd::backward(ops::sum(f, {}, false), nullptr, false);
-  EXPECT_EQ(a->grad->dtype, DType::f64);
-  EXPECT_EQ(values(a->grad), (std::vector<double>{1, 1}));
+  EXPECT_EQ(a->grad()->dtype, DType::f64);
+  EXPECT_EQ(values(a->grad()), (std::vector<double>{1, 1}));
 }
 
 TEST_F(Views, Gradients) {

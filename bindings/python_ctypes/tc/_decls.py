@@ -323,6 +323,14 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.POINTER(C.c_int32)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('int32_t*', 'out')),
     ),
+    'tc_tensor_set_readonly': (
+        [tc_tensor],
+        (('tc_tensor', 't'),),
+    ),
+    'tc_tensor_is_readonly': (
+        [tc_tensor, C.POINTER(C.c_int32)],
+        (('tc_tensor', 't'), ('int32_t*', 'out')),
+    ),
     'tc_to_dtype': (
         [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 't'), ('int32_t', 'dtype'), ('tc_tensor*', 'out')),

@@ -532,6 +532,12 @@ extern "C" {
     pub fn tc_tensor_same(a: tc_tensor, b: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    pub fn tc_tensor_set_readonly(t: tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_is_readonly(t: tc_tensor, out: *mut i32) -> i32;
+}
+extern "C" {
     pub fn tc_to_dtype(t: tc_tensor, dtype: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
