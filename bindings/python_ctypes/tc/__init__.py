@@ -6,9 +6,10 @@ import ctypes as _C
 
 from . import _decls
 from ._lib import lib as _L, path as library_path, missing as missing_functions
-from ._errors import (AutogradError, DeviceError, DTypeError, InternalError, InvalidArgumentError,
-                      InvalidHandleError, MissingFunctionError, NotCompiledError, NotInitializedError,
-                      OutOfMemoryError, ShapeError, TcError, TcIndexError, TcIOError,
+from ._errors import (AutogradError, DeviceError, DTypeError, InternalError, IntOverflowError,
+                      InvalidArgumentError, InvalidHandleError, MissingFunctionError, NotCompiledError,
+                      NotInitializedError, OutOfMemoryError, ReadOnlyError, ShapeError, TcError,
+                      TcIndexError, TcIOError,
                       TcNotImplementedError, UnavailableError, UnknownStatusError, ERROR_CLASSES,
                       check as _check, last_error, status_name)
 

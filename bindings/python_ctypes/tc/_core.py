@@ -6,6 +6,7 @@ import threading
 
 from . import _decls as D
 from ._errors import MissingFunctionError, check
+from ._ints import to_int64, unwrap_argument_errors
 from ._lib import lib
 
 VP = C.c_void_p
@@ -13,11 +14,19 @@ byref = C.byref
 I64 = C.c_int64
 
 
+_checked_fns = {}
+
+
 def fn(name):
     """The C function `name`, or a stand-in raising MissingFunctionError when
-    the loaded library does not export it (yet)."""
+    the loaded library does not export it (yet). A Python integer that does
+    not fit its C parameter raises IntOverflowError (TypeError for a float)
+    instead of ctypes.ArgumentError (see tc._ints)."""
+    f = _checked_fns.get(name)
+    if f is not None:
+        return f
     try:
-        return getattr(lib, name)
+        raw = getattr(lib, name)
     except AttributeError:
         def missing(*_args):
             raise MissingFunctionError(name)
@@ -25,6 +34,8 @@ def fn(name):
         missing.missing = True
         missing.__name__ = name
         return missing
+    f = _checked_fns[name] = unwrap_argument_errors(raw)
+    return f
 
 
 def fast(name):
@@ -35,7 +46,7 @@ def fast(name):
     f = fn(name)
     if getattr(f, "missing", False):
         return f
-    g = type(f)((name, lib))
+    g = type(f.cfunc)((name, lib))
     g.restype = C.c_int32
     return g
 
@@ -54,7 +65,10 @@ def copy_string(func, *args):
 
 
 def int64_array(values):
-    values = tuple(values)
+    """(ctypes int64 array, count) of a sequence of integers, each checked by
+    to_int64 (IntOverflowError past int64, TypeError for a float: ctypes
+    would wrap or truncate)."""
+    values = tuple(map(to_int64, values))
     return (I64 * max(len(values), 1))(*values), len(values)
 
 
@@ -213,7 +227,7 @@ def get_flag(name):
 
 
 def set_flag(name, value):
-    check(lib.tc_set_flag(name.encode(), int(value)))
+    check(fn("tc_set_flag")(name.encode(), int(value)))  # checked: 2**64 + 1 raises, never sets 1
 
 
 def flag_names():

@@ -7,6 +7,7 @@ the concrete class also derives from the matching Python built-in, so
 import ctypes
 
 from . import _decls as D
+from ._ints import IntOverflowError  # noqa: F401 (re-exported: tc.IntOverflowError)
 from ._lib import lib
 
 
@@ -22,6 +23,13 @@ class TcError(Exception):
 
 class InvalidArgumentError(TcError, ValueError):
     pass
+
+
+class ReadOnlyError(InvalidArgumentError, RuntimeError):
+    """TC_ERR_INVALID_ARGUMENT from a write into a read-only tensor (one over
+    a non-writeable numpy array or a read-only DLPack tensor; see
+    Tensor.is_readonly). Also a RuntimeError, what PyTorch raises for a write
+    it refuses (a libtc extension: PyTorch has no read-only tensors)."""
 
 
 class InvalidHandleError(TcError, RuntimeError):
@@ -130,6 +138,8 @@ def error_for(code, message=None):
     if not code:
         raise ValueError("status 0 (TC_OK) is not an error")
     cls = ERROR_CLASSES.get(code, UnknownStatusError)
+    if cls is InvalidArgumentError and "read-only" in message:  # libtc's check_writable says so
+        cls = ReadOnlyError
     return cls(code, status_name(code), message)
 
 

@@ -6,13 +6,14 @@ Search order (the first library whose ABI version matches wins):
   3. the build tree: <repo>/build*/libtc.so* (newest first), when this
      package runs from a source checkout
 A missing or mismatched library raises ImportError naming every path tried
-and the ABI versions found.
+and the ABI versions found. The integer parameters of every declared function
+are range-checked (tc._ints): a Python int never wraps into a C integer.
 """
 import ctypes
 import glob
 import os
 
-from . import _decls
+from . import _decls, _ints
 
 EXPECTED_ABI = _decls.TC_ABI_VERSION
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +66,7 @@ def load():
             tried.append("%s (ABI version %d, expected %d)" % (path, version.value, EXPECTED_ABI))
             continue
         missing = _decls.declare(lib)
+        _ints.harden(lib, _decls.FUNCTIONS)  # no Python int wraps silently into a C integer
         return lib, path, missing
     if not tried:
         tried.append("(no candidates: set TC_LIBRARY, install the package with its library, "

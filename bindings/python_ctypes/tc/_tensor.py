@@ -5,11 +5,13 @@ import collections
 import ctypes as C
 import math
 import numbers
+import operator
 
 from . import _core as K
 from . import _decls as D
 from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
+from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64
 
 _new = object.__new__
 _I64 = C.c_int64
@@ -46,16 +48,20 @@ def _dims(dim):
     """(int64 array, count) for an optional dim or tuple of dims."""
     if dim is None:
         return None, 0
-    if isinstance(dim, int):
-        return (_I64 * 1)(dim), 1
+    if hasattr(dim, "__index__"):  # an int, a bool, a numpy integer
+        return K.int64_array((dim,))
     return K.int64_array(dim)
 
 
 def _shape_args(size):
-    """Accepts f(2, 3), f((2, 3)), f([2, 3]) and f(tc.Size)."""
-    if len(size) == 1 and not isinstance(size[0], int):
+    """Accepts f(2, 3), f((2, 3)), f([2, 3]) and f(tc.Size); each size an
+    integer that fits int64 (numpy integers too; floats raise TypeError)."""
+    if len(size) == 1 and not hasattr(size[0], "__index__"):
+        if not hasattr(size[0], "__iter__"):
+            raise TypeError("size must be integers or a sequence of integers, got %s"
+                            % type(size[0]).__name__)
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    return tuple(map(to_int64, size))
 
 
 def _float_scalar_dtype(like):
@@ -64,13 +70,39 @@ def _float_scalar_dtype(like):
     return dt if dt.is_floating_point else K.get_default_dtype()
 
 
+_EXACT_DOUBLE = 1 << 53
+
+
+def _large_int(value):
+    """value as an int when it is an integer (not a bool) past +-2**53, where
+    a double no longer holds every integer (tc_full and tc_fill_ take
+    doubles), else None; raises IntOverflowError past int64."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        v = to_int64(value)
+        if not -_EXACT_DOUBLE <= v <= _EXACT_DOUBLE:
+            return v
+    return None
+
+
+def _exact_int64_scalar(value, device_code):
+    """A 0-d int64 tensor holding value exactly (tc_full takes a double,
+    which would round 2**63 - 1 up and out of int64)."""
+    buf = _I64(to_int64(value))
+    t = _call(_from_data_f, C.addressof(buf), 8, None, 0, K.int64.code)
+    return t if device_code == K.CPU_CODE else _call(_to_device_f, t._h, device_code)
+
+
 def _scalar_tensor(value, like):
-    """A 0-d tensor for a Python scalar, on like's device: int -> int64,
-    bool -> bool, float -> like's floating dtype (or the default one)."""
+    """A 0-d tensor for a Python scalar, on like's device: int -> int64
+    (exactly; IntOverflowError past int64, like PyTorch, even next to a
+    floating tensor), bool -> bool, float -> like's floating dtype (or the
+    default one)."""
     if isinstance(value, bool):
         dt = K.bool_
     elif isinstance(value, numbers.Integral):
         dt = K.int64
+        if _large_int(value) is not None:
+            return _exact_int64_scalar(value, like.device.code if like is not None else K.CPU_CODE)
     elif isinstance(value, numbers.Real):
         dt = _float_scalar_dtype(like) if like is not None else K.get_default_dtype()
     else:
@@ -198,6 +230,7 @@ _unsqueeze_f = fn("tc_unsqueeze")
 _backward_f = fast("tc_backward")
 _copy_to_f = fn("tc_tensor_copy_to")
 _sum_f = fn("tc_sum")
+_from_data_f = fn("tc_from_data")
 
 _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i",
                 "int64": "q", "uint8": "B", "bool": "B"}
@@ -598,8 +631,8 @@ class Tensor:
         return self
 
     def clamp(self, min=None, max=None):
-        lo = math.nan if min is None else float(min)
-        hi = math.nan if max is None else float(max)
+        lo = math.nan if min is None else float(check_int64_scalar(min))
+        hi = math.nan if max is None else float(check_int64_scalar(max))
         return _call(fn("tc_clamp"), self._h, lo, hi)
 
     clip = clamp
@@ -634,6 +667,9 @@ class Tensor:
         return self
 
     def fill_(self, value):
+        exact = _large_int(value)
+        if exact is not None and self.dtype is K.int64:  # tc_fill_'s double would round it
+            return self.copy_(_exact_int64_scalar(exact, self.device.code))
         check(fn("tc_fill_")(self._h, float(value)))
         return self
 
@@ -787,7 +823,7 @@ class Tensor:
         return _call(fn("tc_clone"), self._h)
 
     def split(self, split_size, dim=0):
-        if not isinstance(split_size, int):
+        if not hasattr(split_size, "__index__"):
             sizes = list(split_size)
             out, start = [], 0
             for s in sizes:
@@ -833,16 +869,17 @@ class Tensor:
                 dim += 1
             elif isinstance(k, bool):
                 raise IndexError("boolean indices are not supported")
-            elif isinstance(k, int) or (isinstance(k, Tensor) and k.ndim == 0
+            elif isinstance(k, numbers.Integral) or (isinstance(k, Tensor) and k.ndim == 0
                                         and not k.dtype.is_floating_point and k.dtype is not K.bool_):
                 t = _call(_select_f, t._h, dim, int(k))
             elif isinstance(k, slice):
                 start, stop, step = k.start, k.stop, k.step
-                step = 1 if step is None else int(step)
+                step = 1 if step is None else operator.index(step)
                 if step <= 0:
                     raise ValueError("step must be greater than zero")
-                start = 0 if start is None else int(start)
-                stop = (2**63 - 1) if stop is None else int(stop)
+                # Python slices clamp their bounds: so do these, within int64.
+                start = 0 if start is None else min(max(operator.index(start), INT64_MIN), INT64_MAX)
+                stop = INT64_MAX if stop is None else min(max(operator.index(stop), INT64_MIN), INT64_MAX)
                 t = _call(_slice_f, t._h, dim, start, stop, step)
                 dim += 1
             elif isinstance(k, (list, Tensor)) or hasattr(k, "__array__"):
@@ -942,7 +979,7 @@ randn = _creation("tc_randn")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    if isinstance(size, int):
+    if hasattr(size, "__index__"):
         size = (size,)
     arr, n = K.int64_array(size)
     if dtype is None:
@@ -952,7 +989,13 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
             dtype = K.int64
         else:
             dtype = K.get_default_dtype()
-    t = _call(_full, arr, n, float(fill_value), K.to_dtype(dtype).code, K.device_code(device))
+    dt = K.to_dtype(dtype)
+    exact = _large_int(fill_value)
+    if exact is not None and dt is K.int64:  # tc_full's double would round it
+        t = _call(_full, arr, n, 0.0, dt.code, K.device_code(device))
+        t.fill_(exact)
+    else:
+        t = _call(_full, arr, n, float(check_int64_scalar(fill_value)), dt.code, K.device_code(device))
     if requires_grad:
         t.requires_grad = True
     return t
@@ -984,7 +1027,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = K.int64 if ints else K.get_default_dtype()
-    t = _call(fn("tc_arange"), float(start), float(end), float(step), K.to_dtype(dtype).code,
+    start, end, step = (float(check_int64_scalar(v)) for v in (start, end, step))
+    t = _call(fn("tc_arange"), start, end, step, K.to_dtype(dtype).code,
               K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -1144,7 +1188,12 @@ def matmul(a, b):
 
 
 def manual_seed(seed):
-    check(fn("tc_manual_seed")(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    """Seeds the default generator; like PyTorch, any integer in
+    [-2**63, 2**64) (a negative one taken modulo 2**64), else IntOverflowError."""
+    seed = int(seed)
+    if not INT64_MIN <= seed < (1 << 64):
+        raise IntOverflowError("Overflow when unpacking long: seed %d does not fit in 64 bits" % seed)
+    check(fn("tc_manual_seed")(seed & 0xFFFFFFFFFFFFFFFF))
 
 
 def initial_seed():

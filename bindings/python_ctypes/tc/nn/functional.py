@@ -1,9 +1,10 @@
 """tc.nn.functional: the neural-network ops of tc.h as functions."""
-import numbers
+import itertools
 
 from .. import _core as K
 from .. import _decls as D
 from .._core import fn
+from .._ints import to_int64
 from .._tensor import _call
 
 _REDUCTIONS = {"none": D.TC_REDUCTION_NONE, "mean": D.TC_REDUCTION_MEAN, "sum": D.TC_REDUCTION_SUM}
@@ -17,17 +18,24 @@ def _reduction(r):
 
 
 def _pair(v):
-    if isinstance(v, numbers.Integral):
-        return (int(v), int(v))
-    v = tuple(int(x) for x in v)
-    if len(v) != 2:
-        raise ValueError("expected an int or a pair, got %r" % (v,))
-    return v
+    """(a, b) from an integer or a pair of integers, each fitting int64
+    (IntOverflowError past it, TypeError for floats). Looks at no more than
+    three items of an iterable, so a huge or endless one fails at once."""
+    if hasattr(v, "__index__"):  # ints, bools, numpy integers
+        v = to_int64(v)
+        return (v, v)
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise TypeError("expected an int or a pair of ints, got %s" % type(v).__name__)
+    items = tuple(itertools.islice(v, 3))
+    if len(items) != 2:
+        raise ValueError("expected an int or a pair of ints, got %d or more values" % len(items)
+                         if len(items) == 3 else "expected an int or a pair of ints, got %r" % (items,))
+    return tuple(map(to_int64, items))
 
 
 def _arr2(v):
-    a, b = _pair(v)
-    return (K.I64 * 2)(a, b)
+    arr, _ = K.int64_array(_pair(v))
+    return arr
 
 
 def relu(x, inplace=False):
