@@ -1132,15 +1132,25 @@ def as_tensor(data, dtype=None, device=None):
 
 # ================================================================ functional
 
-def _tensor_list(tensors):
+def _tensor_list(tensors, what):
+    """(handle array, count, the Tensors) of any iterable of Tensors (a list,
+    a generator, a tensor's rows). The array holds bare handles: the caller
+    keeps the returned Tensors alive until its C call returns, or the
+    temporaries a generator made would be freed (their handles stale) first."""
     ts = list(tensors)
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError("%s: expected a sequence of Tensors, but element %d is %s"
+                            % (what, i, type(t).__name__))
     arr = (VP * max(len(ts), 1))(*[t._h for t in ts])
-    return arr, len(ts)
+    return arr, len(ts), ts
 
 
 def cat(tensors, dim=0):
-    arr, n = _tensor_list(tensors)
-    return _call(fn("tc_cat"), arr, n, dim)
+    arr, n, alive = _tensor_list(tensors, "cat")
+    out = _call(fn("tc_cat"), arr, n, dim)
+    del alive  # (only now: the handles in arr belong to these)
+    return out
 
 
 concat = cat
@@ -1148,8 +1158,10 @@ concatenate = cat
 
 
 def stack(tensors, dim=0):
-    arr, n = _tensor_list(tensors)
-    return _call(fn("tc_stack"), arr, n, dim)
+    arr, n, alive = _tensor_list(tensors, "stack")
+    out = _call(fn("tc_stack"), arr, n, dim)
+    del alive  # (only now: the handles in arr belong to these)
+    return out
 
 
 def where(condition, input, other):

@@ -5,6 +5,7 @@ import ctypes as C
 from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import check
+from ._tensor import Tensor
 
 
 class _ParamGroup(dict):
@@ -39,6 +40,10 @@ class Optimizer:
             params = list(params[0]["params"])
         if not params:
             raise ValueError("optimizer got an empty parameter list")
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
         self._params = params  # keeps the Python objects (and handles) alive
         self.defaults = defaults
         arr = (VP * len(params))(*[p._h for p in params])
