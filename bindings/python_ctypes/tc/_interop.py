@@ -1,9 +1,12 @@
 """numpy and DLPack interop, zero-copy both ways.
 
 - Tensor.numpy(): an ndarray over the tensor's memory whose .base keeps the
-  Tensor (and so its handle) alive.
+  Tensor (and so its handle) alive; not writeable when the tensor is
+  read-only.
 - tc.from_numpy(a): a tensor over a's memory (tc_from_blob); the array is
-  kept in a table until libtc calls our deleter, which drops it.
+  kept in a table until libtc calls our deleter, which drops it. A
+  non-writeable array gives a read-only tensor (tc_tensor_set_readonly): libtc
+  refuses to write into it, as numpy does.
 - DLPack: __dlpack__ exports a "dltensor_versioned" capsule (DLPack 1.x) when
   the consumer passes max_version >= (1, 0), else a legacy "dltensor" capsule
   (numpy < 2.1 and torch 1.13 only read those) wrapping the versioned one;
@@ -37,9 +40,9 @@ class _ArrayView:
 
     __slots__ = ("tensor", "__array_interface__")
 
-    def __init__(self, t, ptr, shape, strides, typestr):
+    def __init__(self, t, ptr, shape, strides, typestr, readonly=False):
         self.tensor = t
-        self.__array_interface__ = {"version": 3, "data": (ptr, False), "shape": shape,
+        self.__array_interface__ = {"version": 3, "data": (ptr, bool(readonly)), "shape": shape,
                                     "strides": strides, "typestr": typestr}
 
 
@@ -58,12 +61,45 @@ def to_numpy(t, for_array=False):
             return to_numpy(t.to(K.float32), True)
         raise TypeError("numpy has no %s; convert with .float() first" % dt.name)
     shape = tuple(t.shape)
+    readonly = is_readonly(t)
     if t.numel() == 0:
-        return np.empty(shape, dtype=typestr)
+        a = np.empty(shape, dtype=typestr)
+        a.flags.writeable = not readonly
+        return a
     item = dt.itemsize
     strides = tuple(s * item for s in t.stride())
-    holder = _ArrayView(t.detach() if _requires_grad(t) else t, t.data_ptr(), shape, strides, typestr)
+    holder = _ArrayView(t.detach() if _requires_grad(t) else t, t.data_ptr(), shape, strides, typestr,
+                        readonly)
     return np.asarray(holder)
+
+
+_is_readonly_f = fn("tc_tensor_is_readonly")
+_set_readonly_f = fn("tc_tensor_set_readonly")
+_free_f = fn("tc_tensor_free")
+
+
+def is_readonly(t):
+    """Whether libtc refuses writes into t's memory (tc_tensor_is_readonly);
+    False with a libtc that predates read-only tensors."""
+    out = C.c_int32()
+    try:
+        check(_is_readonly_f(t._h, byref(out)))
+    except MissingFunctionError:
+        return False
+    return bool(out.value)
+
+
+def _mark_readonly(t):
+    """Marks t read-only; on failure frees t's handle now (so libtc calls the
+    deleter that returns the lent memory) and raises. t is never handed out
+    writable over memory its owner made read-only."""
+    rc = _set_readonly_f(t._h)
+    if rc:
+        error = error_for(rc)
+        h, t._h = t._h, None
+        _free_f(h)
+        raise error
+    return t
 
 
 _NP_TO_TC = {"float32": K.float32, "float64": K.float64, "float16": K.float16, "int8": K.int8,
@@ -92,7 +128,9 @@ def lent_count():
 
 def from_numpy(a):
     """A tensor sharing a's memory (no copy); a stays alive while any tensor
-    uses it. Writable or not, the memory is shared, like torch.from_numpy."""
+    uses it. A non-writeable array (a read-only memmap, np.frombuffer of
+    bytes) gives a read-only tensor: in-place ops on it raise tc.ReadOnlyError
+    (PyTorch warns and lets them write; libtc refuses)."""
     import numpy as np
 
     if not isinstance(a, np.ndarray):
@@ -110,12 +148,16 @@ def from_numpy(a):
     shape, n = K.int64_array(a.shape)
     strides, _ = K.int64_array([s // item for s in a.strides])
     if a.size == 0:  # libtc wants a non-NULL pointer; an empty tensor needs no memory
-        return _call(fn("tc_empty"), shape, n, dt.code, 0)
-    token = next(_tokens)
-    with _lent_lock:
-        _lent[token] = a
-    # tc_from_blob calls the deleter itself when it fails: nothing leaks.
-    return _call(fn("tc_from_blob"), a.ctypes.data, shape, strides, n, dt.code, _DELETER, token)
+        t = _call(fn("tc_empty"), shape, n, dt.code, 0)
+    else:
+        token = next(_tokens)
+        with _lent_lock:
+            _lent[token] = a
+        # tc_from_blob calls the deleter itself when it fails: nothing leaks.
+        t = _call(fn("tc_from_blob"), a.ctypes.data, shape, strides, n, dt.code, _DELETER, token)
+    if not a.flags.writeable:
+        _mark_readonly(t)
+    return t
 
 
 def tensor_from_numpy_copy(a, dtype=None):
@@ -127,7 +169,8 @@ def tensor_from_numpy_copy(a, dtype=None):
             a = a.astype(np.float64)
         else:
             raise TypeError("can't convert np.ndarray of type %s" % a.dtype)
-    t = from_numpy(np.array(a, copy=True, order="C")).clone() if a.size else from_numpy(a)
+    copied = np.array(a, copy=True, order="C")  # writeable, even when a is not
+    t = from_numpy(copied).clone() if a.size else from_numpy(copied)
     if dtype is not None:
         t = t.to(K.to_dtype(dtype))
     return t
@@ -172,6 +215,7 @@ DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx",
                                      ("dl_tensor", DLTensor)]
 
 kDLCPU, kDLCUDA = 1, 2
+DLPACK_FLAG_BITMASK_READ_ONLY = 1 << 0
 
 # ---------------------------------------------------------------- capsules
 
@@ -259,14 +303,26 @@ def _export_versioned(t):
 
 
 def to_dlpack_capsule(t, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule of t: versioned (DLPack 1.x, with the read-only flag
+    of a read-only tensor) for a consumer passing max_version >= (1, 0), else
+    legacy. A read-only tensor has no legacy export (a legacy DLTensor cannot
+    say read-only, and its consumer would write): BufferError, like numpy's,
+    unless copy=True."""
     if copy:
         t = t.clone()
     if dl_device is not None and tuple(dl_device) != dlpack_device(t):
         raise BufferError("tc: cannot export to DLPack device %s (tensor is on %s)" % (dl_device, t.device))
     if _requires_grad(t):
         t = t.detach()
+    readonly = is_readonly(t)
+    wants_versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if readonly and not wants_versioned:
+        raise BufferError("tc: cannot export a read-only tensor as a legacy DLPack capsule (it cannot "
+                          "carry the read-only flag); ask for max_version=(1, 0), or pass copy=True")
     versioned = _export_versioned(t)
-    if max_version is not None and tuple(max_version)[0] >= 1:
+    if readonly:  # (libtc sets it too; a library that predates read-only tensors does not)
+        versioned.contents.flags |= DLPACK_FLAG_BITMASK_READ_ONLY
+    if wants_versioned:
         return _PyCapsule_New(C.cast(versioned, C.c_void_p), VERSIONED_NAME,
                               C.cast(_VERSIONED_DESTRUCTOR, C.c_void_p))
     # A legacy DLManagedTensor that shares the versioned one's DLTensor and
@@ -283,7 +339,8 @@ def to_dlpack_capsule(t, max_version=None, dl_device=None, copy=None):
 
 def from_dlpack(obj):
     """A tensor sharing the memory of any DLPack producer (an object with
-    __dlpack__, or a capsule), versioned or legacy, without copying."""
+    __dlpack__, or a capsule), versioned or legacy, without copying. A
+    versioned capsule flagged read-only gives a read-only tensor."""
     if hasattr(obj, "__dlpack__"):
         try:
             capsule = obj.__dlpack__(max_version=(1, 0))
@@ -300,12 +357,17 @@ def from_dlpack(obj):
         raise ValueError("expected a DLPack capsule named 'dltensor_versioned' or 'dltensor' "
                          "(an unused one), got %r" % (name,))
     ptr = _PyCapsule_GetPointer(capsule, name)
+    readonly = versioned and bool(C.cast(ptr, C.POINTER(DLManagedTensorVersioned)).contents.flags
+                                  & DLPACK_FLAG_BITMASK_READ_ONLY)
     out = VP()
     rc = fn("tc_from_dlpack")(ptr, versioned, byref(out))
     if rc:
         raise error_for(rc)  # the capsule still owns the tensor: its destructor frees it
     _PyCapsule_SetName(capsule, used)  # libtc owns it now
-    return _wrap(out.value)
+    t = _wrap(out.value)
+    if readonly and not is_readonly(t):  # libtc marks it; one that predates read-only tensors does not
+        _mark_readonly(t)
+    return t
 
 
 def to_dlpack(t):

@@ -357,6 +357,16 @@ class Tensor:
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
+    @property
+    def is_readonly(self):
+        """True when libtc refuses writes into this tensor's memory (a libtc
+        extension; PyTorch has no such flag): a tensor from tc.from_numpy of
+        a non-writeable array or from a read-only DLPack capsule, and every
+        view of it. In-place ops on it raise tc.ReadOnlyError; out-of-place
+        ops and clone() (which is writable) work as usual."""
+        from ._interop import is_readonly
+        return is_readonly(self)
+
     def __len__(self):
         s = self.shape
         if not s:
