@@ -92,4 +92,55 @@ float Half::to_float(uint16_t h) {
   return out;
 }
 
+
+double checked_fill_value(const char* op, double value, DType dtype) {
+  double lo = 0, hi = 0;  // the dtype's finite range
+  switch (dtype) {
+    case DType::b8:
+      return value;
+    case DType::f64:
+      return value;  // every double fits
+    case DType::f32:
+      hi = 3.4028234663852886e38;
+      break;
+    case DType::f16:
+      hi = 65504.0;
+      break;
+    case DType::bf16:
+      hi = 3.3895313892515355e38;
+      break;
+    case DType::i8:
+      lo = -128, hi = 127;
+      break;
+    case DType::i16:
+      lo = -32768, hi = 32767;
+      break;
+    case DType::i32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::i64:
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;  // hi rounds to 2^63: refused below
+      break;
+    case DType::u8:
+      lo = 0, hi = 255;
+      break;
+  }
+  bool ok;
+  if (is_floating(dtype)) {
+    lo = -hi;
+    ok = std::isnan(value) || std::isinf(value) || (value >= lo && value <= hi);
+  } else if (std::isnan(value) || std::isinf(value)) {
+    ok = false;
+  } else if (dtype == DType::u8 && value == std::trunc(value)) {
+    ok = value >= -255 && value <= 255;  // a negative int wraps, as a Python int does in PyTorch
+  } else {
+    // 2^63 is a double but not an int64 (PyTorch's check lets it through and
+    // stores -2^63; libtc refuses it).
+    ok = value >= lo && (dtype == DType::i64 ? value < 9223372036854775808.0 : value <= hi);
+  }
+  TC_CHECK(ok, TC_ERR_INVALID_ARGUMENT, op, ": value ", value, " cannot be converted to type ", dtype_name(dtype),
+           " without overflow");
+  return dtype == DType::u8 && value < 0 ? value + 256 : value;
+}
+
 }  // namespace tc

@@ -61,6 +61,15 @@ inline int64_t dtype_size(DType d) noexcept {
 }
 bool is_floating(DType d) noexcept;
 bool is_integral(DType d) noexcept;  // integers, not bool
+// The value to store when a caller fills a tensor of dtype with value, or
+// TC_ERR_INVALID_ARGUMENT ("value cannot be converted to type int8
+// without overflow", as PyTorch) when storing value as dtype overflows, by
+// c10's checked_convert rules: bool takes anything; floating dtypes take
+// inf and NaN, not finite values past their range; integers take neither,
+// and an integral value (a Python int) may be negative for uint8 (it wraps,
+// -1 -> 255), a fractional one truncates but must lie in range. Used where a
+// caller's value fills a tensor (tc_full, tc_fill_).
+double checked_fill_value(const char* op, double value, DType dtype);
 // Throws TC_ERR_DTYPE for an unknown code; arg names the argument.
 DType to_dtype(int32_t code, const char* arg);
 // PyTorch's promote_types for two dtypes.

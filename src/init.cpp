@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +33,12 @@ namespace {
 std::mutex g_mu;
 int g_refs = 0;
 std::atomic<bool> g_initialized{false};
+// The last tc_shutdown is tearing down (under g_mu): a tc_init from another
+// thread waits for it on g_teardown_done; one from the tearing-down thread
+// (a deleter) is refused.
+bool g_tearing_down = false;
+std::thread::id g_teardown_thread;
+std::condition_variable g_teardown_done;
 std::vector<StageInfo> g_stages;
 std::string g_cpu_features;
 
@@ -136,11 +143,15 @@ void stage_autograd() {
   set_default_dtype(DType::f32);
 }
 
-void undo_all() {
-  handle_clear_all();
+void release_backends() {
   cpu_cache_release();
   onednn_shutdown();
   cuda_backend_shutdown();
+}
+
+void undo_all() {
+  handle_clear_all();
+  release_backends();
 }
 
 StageInfo* find_stage(const std::string& name) {
@@ -151,7 +162,11 @@ StageInfo* find_stage(const std::string& name) {
 
 }  // namespace
 
-bool is_initialized() noexcept { return g_initialized.load(std::memory_order_acquire); }
+std::atomic<int64_t> g_calls_in_flight{0};
+thread_local int32_t t_calls_in_flight = 0;
+
+// Sequentially consistent, paired with CallScope and shutdown's store.
+bool is_initialized() noexcept { return g_initialized.load(); }
 
 void init(const tc_init_options* options) {
   tc_init_options o{};
@@ -167,7 +182,16 @@ void init(const tc_init_options* options) {
   // TC_ERR_INTERNAL).
   TC_CHECK(o.num_threads >= 0 && o.num_threads <= 4096, TC_ERR_INVALID_ARGUMENT,
            "options->num_threads must be in [0, 4096] (0: default) but is ", o.num_threads);
-  std::lock_guard<std::mutex> g(g_mu);
+  std::unique_lock<std::mutex> g(g_mu);
+  if (g_tearing_down) {
+    // Waiting would deadlock when this thread is the one tearing down (a
+    // deleter run by the last tc_shutdown) or has a call in flight that the
+    // teardown waits for (a callback inside a tc_* call).
+    TC_CHECK(std::this_thread::get_id() != g_teardown_thread && t_calls_in_flight == 0, TC_ERR_INVALID_ARGUMENT,
+             "tc_init was called from a callback while the last tc_shutdown is tearing libtc down; call it "
+             "after tc_shutdown returns");
+    g_teardown_done.wait(g, [] { return !g_tearing_down; });
+  }
   if (g_refs > 0) {
     ++g_refs;
     return;
@@ -200,16 +224,34 @@ void init(const tc_init_options* options) {
   cuda.message = "libtc was built without CUDA (TC_WITH_CUDA=OFF or no CUDA toolkit at build time)";
 #endif
   g_refs = 1;
-  g_initialized.store(true, std::memory_order_release);
+  g_initialized.store(true);
 }
 
 void shutdown() {
-  std::lock_guard<std::mutex> g(g_mu);
-  TC_CHECK(g_refs > 0, TC_ERR_NOT_INITIALIZED,
-           "libtc is not initialized: tc_shutdown without a matching tc_init");
-  if (--g_refs > 0) return;
-  g_initialized.store(false, std::memory_order_release);
-  undo_all();
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    TC_CHECK(g_refs > 0, TC_ERR_NOT_INITIALIZED,
+             "libtc is not initialized: tc_shutdown without a matching tc_init");
+    if (--g_refs > 0) return;
+    g_initialized.store(false);  // from here on new calls fail with NOT_INITIALIZED
+    g_tearing_down = true;
+    g_teardown_thread = std::this_thread::get_id();
+  }
+  // Calls that started before wait for nothing but their own work: let them
+  // finish (this thread's own, when tc_shutdown runs inside a callback of a
+  // tc_* call, are not waited for). Not under g_mu: they may need it (a lazy
+  // backend stage).
+  while (g_calls_in_flight.load() > t_calls_in_flight) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  // Deleters run here and may call back into libtc (tc_init is refused,
+  // tc_shutdown finds no reference, others find libtc uninitialized).
+  handle_clear_all();
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    release_backends();
+    g_tearing_down = false;
+    g_teardown_thread = std::thread::id();
+  }
+  g_teardown_done.notify_all();
 }
 
 std::vector<StageInfo> stage_snapshot() {

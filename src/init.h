@@ -2,6 +2,7 @@
 // stages set up. Stages run in order: core, cpu, random, autograd; cuda is
 // registered lazy and runs on first use (or tc_backend_init("cuda")).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +14,32 @@ namespace tc {
 bool is_initialized() noexcept;
 // Any thread: one reference per successful call.
 void init(const tc_init_options* options);
+// The last one waits for calls in flight on other threads, then frees every
+// handle (running deleters without holding libtc's init lock, so they may
+// call back into libtc), then releases the backends.
 void shutdown();
+
+// Calls in flight, counted by every tc_* function that needs tc_init (the
+// api() guard), so that the last tc_shutdown can wait for them: a call never
+// runs against a library being torn down, and never hands out a handle that
+// a later tc_init would find valid.
+extern std::atomic<int64_t> g_calls_in_flight;
+extern thread_local int32_t t_calls_in_flight;  // this thread's share (nested in callbacks)
+class CallScope {
+ public:
+  // Counts the call before it checks is_initialized() (both sequentially
+  // consistent): either the call sees the shutdown, or the shutdown sees it.
+  CallScope() noexcept {
+    g_calls_in_flight.fetch_add(1);
+    ++t_calls_in_flight;
+  }
+  ~CallScope() {
+    --t_calls_in_flight;
+    g_calls_in_flight.fetch_sub(1);
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+};
 
 struct StageInfo {
   std::string name;

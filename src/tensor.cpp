@@ -171,6 +171,18 @@ bool TensorImpl::is_contiguous() const {
   return true;
 }
 
+void check_writable(const Tensor& t, const char* op) {
+  TC_CHECK(!(t->storage && t->storage->read_only.load(std::memory_order_relaxed)), TC_ERR_INVALID_ARGUMENT, op,
+           ": the tensor (shape ", t->shape, ", ", dtype_name(t->dtype),
+           ") is read-only (its memory was lent read-only); write into a clone() instead");
+  if (t->numel() <= 1) return;
+  for (int64_t i = 0; i < t->ndim(); ++i) {
+    TC_CHECK(!(t->strides[i] == 0 && t->shape[i] > 1), TC_ERR_INVALID_ARGUMENT, op,
+             ": unsupported operation: more than one element of the written-to tensor (shape ", t->shape,
+             ", strides ", t->strides, ") refers to a single memory location; clone() it first");
+  }
+}
+
 Tensor empty(const Dims& shape, DType dtype, Device device) {
   const int64_t n = checked_numel(shape, "empty");
   int64_t nbytes;

@@ -184,6 +184,12 @@ struct TensorImpl {
   Tensor grad_;
 };
 
+// Throws unless op may write t's elements: TC_ERR_INVALID_ARGUMENT when t's
+// storage is read-only (tc_tensor_set_readonly, a read-only DLPack import),
+// or when two of t's elements share one memory location (a stride-0 dim of
+// size > 1: an expanded view), which PyTorch refuses for in-place writes too.
+void check_writable(const Tensor& t, const char* op);
+
 // Tensors alive now (the live_tensors flag).
 int64_t live_tensor_count() noexcept;
 

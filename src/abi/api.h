@@ -27,6 +27,7 @@ int32_t api_noinit(const char* function, F&& body) noexcept {
 
 template <typename F>
 int32_t api(const char* function, F&& body) noexcept {
+  const CallScope in_flight;
   try {
     if (!is_initialized()) {
       fail(TC_ERR_NOT_INITIALIZED, "libtc is not initialized: call tc_init first");

@@ -109,10 +109,11 @@ TC_API int32_t tc_flag_count(int64_t* out) {
 TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable) {
   return api("tc_flag_info", [&] {
     out_ptr(name, "name");
+    out_ptr(settable, "settable");
     TC_CHECK(flag_name(index) != nullptr, TC_ERR_INDEX, "flag index ", index, " is out of range (",
              flag_count(), " flags)");
     *name = flag_name(index);
-    if (settable) *settable = flag_settable(index) ? 1 : 0;
+    *settable = flag_settable(index) ? 1 : 0;
   });
 }
 

@@ -135,7 +135,7 @@ TC_API int32_t tc_to_dlpack(tc_tensor t, void** out) {
     m.version.minor = DLPACK_MINOR_VERSION;
     m.manager_ctx = e.get();
     m.deleter = delete_exported;
-    m.flags = 0;
+    m.flags = x->storage && x->storage->read_only.load() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
     m.dl_tensor.data = x->numel() > 0 ? x->data() : nullptr;
     m.dl_tensor.device.device_type = device_type(x->device) == TC_DEVICE_CUDA ? kDLCUDA : kDLCPU;
     m.dl_tensor.device.device_id = device_index(x->device);
@@ -166,6 +166,9 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out) 
             if (m->deleter) m->deleter(m);
           },
           armed);
+      // The producer's memory must not be written (a read-only numpy array,
+      // an immutable buffer): libtc's writes into it are refused.
+      if ((m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) && t->storage) t->storage->read_only.store(true);
     } else {
       auto* m = static_cast<DLManagedTensor*>(managed);
       t = wrap(

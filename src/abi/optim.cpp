@@ -89,8 +89,9 @@ TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out) {
 
 TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr) {
   return api(__func__, [&] {
+    const auto o = get_optimizer(opt);  // the handle first, as every shim checks it before values
     TC_CHECK(std::isfinite(lr) && lr >= 0, TC_ERR_INVALID_ARGUMENT, "lr must be finite and >= 0 but is ", lr);
-    get_optimizer(opt)->set_lr(lr);
+    o->set_lr(lr);
   });
 }
 

@@ -141,7 +141,9 @@ TC_HD inline compute_t<D> convert(C v) {
     return static_cast<float>(v);
   } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<C>) {
     const double x = double(v);
-    if (!(x > IntLimits<D>::lo - 1.0 && x < IntLimits<D>::hi + 1.0)) return D(0);
+    // lo - 1.0 rounds to lo for int64 (-2^63 is exact, -2^63 - 1 is not a
+    // double): lo itself must pass.
+    if (!((x > IntLimits<D>::lo - 1.0 || x == IntLimits<D>::lo) && x < IntLimits<D>::hi + 1.0)) return D(0);
     return static_cast<D>(x);
   } else {
     return static_cast<D>(v);

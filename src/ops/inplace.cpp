@@ -18,6 +18,7 @@ using namespace detail;
 namespace {
 
 void check_inplace(const char* op, const Tensor& self, const Tensor* other) {
+  check_writable(self, op);
   if (!grad_enabled()) return;
   TC_CHECK(!self->requires_grad || !self->is_leaf(), TC_ERR_AUTOGRAD, op,
            ": a leaf tensor that requires grad is used in an in-place operation (use no-grad mode, or "
@@ -80,6 +81,7 @@ void div_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::di
 
 void fill_(const Tensor& self, double value) {
   check_inplace("fill_", self, nullptr);
+  value = checked_fill_value("fill_", value, self->dtype);
   if (on_cuda(self) && self->is_contiguous()) {
     // One fill kernel with the element's bytes, converted on the host.
     const Tensor one = scalar_tensor(value, self->dtype, kCPU);

@@ -162,6 +162,7 @@ std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptio
 namespace {
 
 void check_init_target(const Tensor& t, const char* what) {
+  check_writable(t, what);
   TC_CHECK(t->dtype == DType::f32 || t->dtype == DType::f64, TC_ERR_DTYPE, what,
            ": expected a float32 or float64 tensor but got ", dtype_name(t->dtype));
 }

@@ -15,6 +15,10 @@ struct Optimizer {
   // is libtc's bookkeeping, safe to use from several threads.
   void step() {
     std::lock_guard<std::mutex> lock(mu);
+    // Every parameter it would write, before any is written: a refused step
+    // changes nothing.
+    for (const Tensor& p : params)
+      if (p->grad()) check_writable(p, "optimizer step");
     do_step();
   }
   // Sets every parameter's grad to none.

@@ -118,10 +118,18 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, "chunk: cannot chunk a 0-dim tensor");
   const int64_t d = wrap_dim(dim, a->ndim(), "chunk");
   const int64_t size = a->shape[d];
+  if (size == 0) {  // torch.chunk gives `chunks` empty pieces
+    TC_CHECK(chunks <= kMaxPieces, TC_ERR_INVALID_ARGUMENT, "chunk: ", chunks, " pieces are too many (at most ",
+             kMaxPieces, ")");
+    std::vector<Tensor> out;
+    out.reserve(size_t(chunks));
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(a, d, 0, 0));
+    return out;
+  }
   // Like torch.chunk: pieces of ceil(size / chunks), so there may be fewer pieces.
   const int64_t piece =
       std::max<int64_t>(1, size / chunks + (size % chunks != 0));  // no size + chunks overflow
-  return split(a, size == 0 ? 0 : piece, d);
+  return split(a, piece, d);
 }
 
 namespace {

@@ -98,6 +98,8 @@
 #pragma weak tc_tensor_to_string
 #pragma weak tc_tensor_version
 #pragma weak tc_tensor_same
+#pragma weak tc_tensor_set_readonly
+#pragma weak tc_tensor_is_readonly
 #pragma weak tc_to_dtype
 #pragma weak tc_to_device
 #pragma weak tc_reshape
@@ -653,8 +655,27 @@ std::vector<Extra> copy_out_extras(std::function<int32_t(M&, char*, int64_t, int
       X("buf NULL with cap 8", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return fn(m, nullptr, 8, m.o.i64); }),
   };
 }
+// Calls fn on an expanded (stride-0) view of v, [3] -> [2, 3], which in-place
+// writes must refuse; returns fn's status (the view is freed afterwards, and a
+// successful call never clears the message).
+int32_t with_expanded(M& m, const std::function<int32_t(tc_tensor)>& fn) {
+  const int64_t shape[] = {2, 3};
+  tc_tensor e = nullptr;
+  if (tc_expand(m.f.v, shape, 2, &e) != TC_OK) return -1;
+  const int32_t rc = fn(e);
+  tc_tensor_free(e);
+  return rc;
+}
+
 std::vector<Extra> inplace_binary_extras(int32_t (*fn)(tc_tensor, tc_tensor)) {
   return {
+      X("read-only self", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          tc_tensor_set_readonly(m.f.bt);
+          return fn(m.f.bt, m.f.bt);
+        }),
+      X("expanded self", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) { return with_expanded(m, [&](tc_tensor e) { return fn(e, m.f.b); }); }),
       X("other does not broadcast to self", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.a, m.f.bt); }),
       X("other larger than self", {TC_ERR_SHAPE}, [fn](M& m) { return fn(m.f.v, m.f.a); }),
       X("result dtype is not self's (int32 self, float32 other)", {TC_ERR_DTYPE},
@@ -665,6 +686,12 @@ std::vector<Extra> inplace_binary_extras(int32_t (*fn)(tc_tensor, tc_tensor)) {
 std::vector<Extra> init_fill_extras(std::function<int32_t(tc_tensor)> fn) {
   return {
       X("integer tensor", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.i32); }),
+      X("read-only tensor", {TC_ERR_INVALID_ARGUMENT},
+        [fn](M& m) {
+          tc_tensor_set_readonly(m.f.bt);
+          return fn(m.f.bt);
+        }),
+      X("expanded tensor", {TC_ERR_INVALID_ARGUMENT}, [fn](M& m) { return with_expanded(m, fn); }),
       X("leaf that requires grad is fine only without recording; bool tensor", {TC_ERR_DTYPE},
         [fn](M& m) { return fn(m.f.cond); }),
   };
@@ -799,7 +826,7 @@ std::vector<Entry> build_table() {
        X("fail_alloc_at -1", {TC_ERR_INVALID_ARGUMENT, TC_ERR_NOT_COMPILED},
          [](M&) { return tc_set_flag("fail_alloc_at", -1); })}));
   add(E(FN(tc_flag_count), "P", [](M& m) { return tc_flag_count(m.I64(0)); }));
-  add(E(FN(tc_flag_info), "-Pp", [](M& m) { return tc_flag_info(0, m.P(1, m.o.cs), m.o.i32); },
+  add(E(FN(tc_flag_info), "-PP", [](M& m) { return tc_flag_info(0, m.P(1, m.o.cs), m.P(2, m.o.i32)); },
         {X("index -1", {TC_ERR_INDEX}, [](M& m) { return tc_flag_info(-1, m.o.cs, m.o.i32); }),
          X("index 10000", {TC_ERR_INDEX}, [](M& m) { return tc_flag_info(10000, m.o.cs, m.o.i32); }),
          X("index INT64_MAX", {TC_ERR_INDEX}, [](M& m) { return tc_flag_info(kI64Max, m.o.cs, m.o.i32); })}));
@@ -887,9 +914,23 @@ std::vector<Entry> build_table() {
         int64_t s[] = {2, 3};
         return tc_full(m.P(0, s), 2, 1.5, TC_FLOAT32, TC_CPU, m.O(5));
       },
-      factory_extras([](const int64_t* s, int64_t n, int32_t d, int32_t dev, tc_tensor* o) {
-        return tc_full(s, n, 2.0, d, dev, o);
-      })));
+      [] {
+        auto x = factory_extras([](const int64_t* s, int64_t n, int32_t d, int32_t dev, tc_tensor* o) {
+          return tc_full(s, n, 2.0, d, dev, o);
+        });
+        // PyTorch: "value cannot be converted to type int8_t without overflow".
+        const std::pair<double, int32_t> overflowing[] = {
+            {300, TC_INT8}, {kNaN, TC_INT64}, {INFINITY, TC_INT32}, {1e308, TC_INT64},
+            {9223372036854775808.0, TC_INT64}, {255.5, TC_UINT8}, {1e10, TC_FLOAT16}, {1e300, TC_FLOAT32}};
+        for (const auto& [value, dtype] : overflowing) {
+          x.push_back(X(("value " + std::to_string(value) + " into dtype " + std::to_string(dtype)).c_str(),
+                        {TC_ERR_INVALID_ARGUMENT}, [value = value, dtype = dtype](M& m) {
+                          int64_t s[] = {2};
+                          return tc_full(s, 1, value, dtype, TC_CPU, m.O(9));
+                        }));
+        }
+        return x;
+      }()));
   add(E(FN(tc_arange), "-----O", [](M& m) { return tc_arange(0, 5, 1, TC_FLOAT32, TC_CPU, m.O(5)); },
         {X("step 0", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) { return tc_arange(0, 5, 0, TC_FLOAT32, TC_CPU, m.O(9)); }),
@@ -1104,6 +1145,8 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_tensor_version), "HP", [](M& m) { return tc_tensor_version(m.H(0, m.f.a), m.I64(1)); }));
   add(E(FN(tc_tensor_same), "HHP",
         [](M& m) { return tc_tensor_same(m.H(0, m.f.a), m.H(1, m.f.b), m.I32(2)); }));
+  add(E(FN(tc_tensor_set_readonly), "H", [](M& m) { return tc_tensor_set_readonly(m.H(0, m.f.a)); }));
+  add(E(FN(tc_tensor_is_readonly), "HP", [](M& m) { return tc_tensor_is_readonly(m.H(0, m.f.a), m.I32(1)); }));
 
   // Conversions and views.
   add(E(FN(tc_to_dtype), "H-O", [](M& m) { return tc_to_dtype(m.H(0, m.f.a), TC_FLOAT64, m.O(2)); },
@@ -1788,9 +1831,26 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_zero_), "H", [](M& m) { return tc_zero_(m.H(0, m.f.a)); },
         {X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_zero_(m.f.p); })}));
   add(E(FN(tc_fill_), "H-", [](M& m) { return tc_fill_(m.H(0, m.f.a), 0.5); },
-        {X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_fill_(m.f.p, 1.0); })}));
+        {X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_fill_(m.f.p, 1.0); }),
+         X("read-only self", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor_set_readonly(m.f.b);
+             return tc_fill_(m.f.b, 1.0);
+           }),
+         X("expanded self", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return with_expanded(m, [](tc_tensor e) { return tc_fill_(e, 1.0); }); }),
+         X("1e10 into int32", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_fill_(m.f.i32, 1e10); }),
+         X("NaN into int32", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_fill_(m.f.i32, std::nan("")); }),
+         X("1e300 into float32", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_fill_(m.f.a, 1e300); })}));
   add(E(FN(tc_copy_), "HH", [](M& m) { return tc_copy_(m.H(0, m.f.a), m.H(1, m.f.b)); },
         {X("src does not broadcast", {TC_ERR_SHAPE}, [](M& m) { return tc_copy_(m.f.a, m.f.bt); }),
+         X("read-only self", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor_set_readonly(m.f.a);
+             return tc_copy_(m.f.a, m.f.b);
+           }),
+         X("expanded self", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return with_expanded(m, [&](tc_tensor e) { return tc_copy_(e, m.f.b); }); }),
          X("leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) { return tc_copy_(m.f.p, m.f.b); })}));
 
   // Autograd.
