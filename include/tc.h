@@ -24,7 +24,15 @@
  *  - Thread safety: every function may be called from any thread. A tensor
  *    may be read from many threads at once; writing to a tensor (in-place ops,
  *    backward into its grad) while another thread uses it is a data race on
- *    the tensor's data (never on libtc's own bookkeeping).
+ *    the tensor's data (never on libtc's own bookkeeping: handles, reference
+ *    counts, .grad, graphs, optimizer state). Precisely (docs/RELIABILITY.md):
+ *    a tensor's .grad is replaced, cleared and accumulated under a lock;
+ *    backward passes over one graph may run at once when they retain it, and
+ *    of passes that free it (retain_graph = 0) exactly one succeeds, the
+ *    others fail with TC_ERR_AUTOGRAD before changing anything; an optimizer's
+ *    step, zero_grad and lr are serialized; the last tc_shutdown waits for
+ *    calls in flight on other threads.
+ *  - Callbacks (deleters) may call back into libtc, tc_shutdown included.
  */
 #ifndef TC_H
 #define TC_H
@@ -123,7 +131,15 @@ typedef struct tc_init_options {
 TC_API int32_t tc_init(const tc_init_options* options);
 /* Drops one reference taken by tc_init; the last one frees every object and
  * invalidates every handle (they become stale). Without a matching tc_init it
- * returns TC_ERR_NOT_INITIALIZED. tc_init works again afterwards. */
+ * returns TC_ERR_NOT_INITIALIZED. tc_init works again afterwards. The last
+ * tc_shutdown first waits for calls in flight on other threads (calls that
+ * start after it began fail with TC_ERR_NOT_INITIALIZED), so no handle made
+ * before it is ever valid after the next tc_init. Deleters of tc_from_blob
+ * and DLPack tensors run during it without libtc's locks held: they may call
+ * libtc; a tc_init from such a callback (or from any callback inside a tc_*
+ * call while the last tc_shutdown tears down) is refused with
+ * TC_ERR_INVALID_ARGUMENT rather than deadlock. A tc_init from another thread
+ * waits for the teardown to finish. */
 TC_API int32_t tc_shutdown(void);
 /* 1 when initialized, else 0. Callable before tc_init. */
 TC_API int32_t tc_is_initialized(int32_t* out);
@@ -179,7 +195,7 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
 TC_API int32_t tc_get_flag(const char* name, int64_t* out);
 TC_API int32_t tc_set_flag(const char* name, int64_t value);
 /* Enumerates flags: their count, and one name (static string) by index with
- * whether it is settable. */
+ * whether it is settable (both out-params are required). */
 TC_API int32_t tc_flag_count(int64_t* out);
 TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable);
 
@@ -242,6 +258,12 @@ TC_API int32_t tc_tensor_free(tc_tensor t);
 TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
+/* tc_full and tc_fill_ check value like PyTorch: a value the dtype cannot
+ * hold gives TC_ERR_INVALID_ARGUMENT ("cannot be converted to type int8
+ * without overflow"): NaN, inf or values out of range for integer dtypes,
+ * finite values past a floating dtype's range (inf and NaN are fine); a
+ * fractional value truncates toward zero; an integral negative value wraps
+ * for uint8 (-1 gives 255, as a Python int does); bool takes value != 0. */
 TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype, int32_t device,
                        tc_tensor* out);
 /* [start, end) by step, like torch.arange; step must be non-zero. */
@@ -475,7 +497,8 @@ TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out)
 TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
 TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
 /* Splits into pieces of split_size (the last may be smaller) / into `chunks`
- * pieces, as views. Writes up to cap handles to outs and the number of pieces
+ * pieces, as views (like torch.chunk: ceil(size / chunks) elements each, so
+ * maybe fewer pieces; a dim of size 0 gives `chunks` empty pieces). Writes up to cap handles to outs and the number of pieces
  * to *count; cap too small gives TC_ERR_INVALID_ARGUMENT (with *count set and
  * no handles made). */
 TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap,
@@ -490,7 +513,11 @@ TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out
 
 /* In-place ops: change self's data and bump its version counter. other
  * broadcasts to self's shape; the result dtype must be self's. In-place on a
- * leaf that requires grad (with grad mode on) is an autograd error. */
+ * leaf that requires grad (with grad mode on) is an autograd error. A self
+ * that is read-only (tc_tensor_set_readonly), or whose elements overlap in
+ * memory (an expanded view: a stride-0 dim of size > 1, as PyTorch refuses),
+ * gives TC_ERR_INVALID_ARGUMENT; so do the initializers and optimizer steps
+ * below for such tensors. */
 TC_API int32_t tc_add_(tc_tensor self, tc_tensor other);
 TC_API int32_t tc_sub_(tc_tensor self, tc_tensor other);
 TC_API int32_t tc_mul_(tc_tensor self, tc_tensor other);

@@ -32,9 +32,9 @@ inline D convert(S v) {
   } else if constexpr (is_half_like<D>) {
     return D(static_cast<float>(v));
   } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
-    const double x = double(v);
-    if (!(x > double(std::numeric_limits<D>::min()) - 1.0 && x < double(std::numeric_limits<D>::max()) + 1.0))
-      return D(0);
+    const double x = double(v), lo = double(std::numeric_limits<D>::min());
+    // lo - 1.0 rounds to lo for int64: lo itself must pass.
+    if (!((x > lo - 1.0 || x == lo) && x < double(std::numeric_limits<D>::max()) + 1.0)) return D(0);
     return static_cast<D>(x);
   } else {
     return static_cast<D>(v);

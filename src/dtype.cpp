@@ -92,7 +92,6 @@ float Half::to_float(uint16_t h) {
   return out;
 }
 
-
 double checked_fill_value(const char* op, double value, DType dtype) {
   double lo = 0, hi = 0;  // the dtype's finite range
   switch (dtype) {
@@ -138,8 +137,8 @@ double checked_fill_value(const char* op, double value, DType dtype) {
     // stores -2^63; libtc refuses it).
     ok = value >= lo && (dtype == DType::i64 ? value < 9223372036854775808.0 : value <= hi);
   }
-  TC_CHECK(ok, TC_ERR_INVALID_ARGUMENT, op, ": value ", value, " cannot be converted to type ", dtype_name(dtype),
-           " without overflow");
+  TC_CHECK(ok, TC_ERR_INVALID_ARGUMENT, op, ": value ", value, " cannot be converted to type ",
+           dtype_name(dtype), " without overflow");
   return dtype == DType::u8 && value < 0 ? value + 256 : value;
 }
 

@@ -187,7 +187,8 @@ void init(const tc_init_options* options) {
     // Waiting would deadlock when this thread is the one tearing down (a
     // deleter run by the last tc_shutdown) or has a call in flight that the
     // teardown waits for (a callback inside a tc_* call).
-    TC_CHECK(std::this_thread::get_id() != g_teardown_thread && t_calls_in_flight == 0, TC_ERR_INVALID_ARGUMENT,
+    TC_CHECK(std::this_thread::get_id() != g_teardown_thread && t_calls_in_flight == 0,
+             TC_ERR_INVALID_ARGUMENT,
              "tc_init was called from a callback while the last tc_shutdown is tearing libtc down; call it "
              "after tc_shutdown returns");
     g_teardown_done.wait(g, [] { return !g_tearing_down; });
@@ -241,7 +242,8 @@ void shutdown() {
   // finish (this thread's own, when tc_shutdown runs inside a callback of a
   // tc_* call, are not waited for). Not under g_mu: they may need it (a lazy
   // backend stage).
-  while (g_calls_in_flight.load() > t_calls_in_flight) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  while (g_calls_in_flight.load() > t_calls_in_flight)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
   // Deleters run here and may call back into libtc (tc_init is refused,
   // tc_shutdown finds no reference, others find libtc uninitialized).
   handle_clear_all();

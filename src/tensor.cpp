@@ -172,8 +172,8 @@ bool TensorImpl::is_contiguous() const {
 }
 
 void check_writable(const Tensor& t, const char* op) {
-  TC_CHECK(!(t->storage && t->storage->read_only.load(std::memory_order_relaxed)), TC_ERR_INVALID_ARGUMENT, op,
-           ": the tensor (shape ", t->shape, ", ", dtype_name(t->dtype),
+  TC_CHECK(!(t->storage && t->storage->read_only.load(std::memory_order_relaxed)), TC_ERR_INVALID_ARGUMENT,
+           op, ": the tensor (shape ", t->shape, ", ", dtype_name(t->dtype),
            ") is read-only (its memory was lent read-only); write into a clone() instead");
   if (t->numel() <= 1) return;
   for (int64_t i = 0; i < t->ndim(); ++i) {

@@ -52,10 +52,9 @@ TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_
 
 TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype, int32_t device,
                        tc_tensor* out) {
-  return create("tc_full", shape, ndim, dtype, device, out,
-                [value](const Dims& s, DType d, Device dev) {
-                  return full(s, checked_fill_value("tc_full", value, d), d, dev);
-                });
+  return create("tc_full", shape, ndim, dtype, device, out, [value](const Dims& s, DType d, Device dev) {
+    return full(s, checked_fill_value("tc_full", value, d), d, dev);
+  });
 }
 
 TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {

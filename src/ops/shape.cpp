@@ -119,8 +119,8 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   const int64_t d = wrap_dim(dim, a->ndim(), "chunk");
   const int64_t size = a->shape[d];
   if (size == 0) {  // torch.chunk gives `chunks` empty pieces
-    TC_CHECK(chunks <= kMaxPieces, TC_ERR_INVALID_ARGUMENT, "chunk: ", chunks, " pieces are too many (at most ",
-             kMaxPieces, ")");
+    TC_CHECK(chunks <= kMaxPieces, TC_ERR_INVALID_ARGUMENT, "chunk: ", chunks,
+             " pieces are too many (at most ", kMaxPieces, ")");
     std::vector<Tensor> out;
     out.reserve(size_t(chunks));
     for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(a, d, 0, 0));

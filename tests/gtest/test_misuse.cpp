@@ -919,9 +919,14 @@ std::vector<Entry> build_table() {
           return tc_full(s, n, 2.0, d, dev, o);
         });
         // PyTorch: "value cannot be converted to type int8_t without overflow".
-        const std::pair<double, int32_t> overflowing[] = {
-            {300, TC_INT8}, {kNaN, TC_INT64}, {INFINITY, TC_INT32}, {1e308, TC_INT64},
-            {9223372036854775808.0, TC_INT64}, {255.5, TC_UINT8}, {1e10, TC_FLOAT16}, {1e300, TC_FLOAT32}};
+        const std::pair<double, int32_t> overflowing[] = {{300, TC_INT8},
+                                                          {kNaN, TC_INT64},
+                                                          {INFINITY, TC_INT32},
+                                                          {1e308, TC_INT64},
+                                                          {9223372036854775808.0, TC_INT64},
+                                                          {255.5, TC_UINT8},
+                                                          {1e10, TC_FLOAT16},
+                                                          {1e300, TC_FLOAT32}};
         for (const auto& [value, dtype] : overflowing) {
           x.push_back(X(("value " + std::to_string(value) + " into dtype " + std::to_string(dtype)).c_str(),
                         {TC_ERR_INVALID_ARGUMENT}, [value = value, dtype = dtype](M& m) {
@@ -1146,7 +1151,8 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_tensor_same), "HHP",
         [](M& m) { return tc_tensor_same(m.H(0, m.f.a), m.H(1, m.f.b), m.I32(2)); }));
   add(E(FN(tc_tensor_set_readonly), "H", [](M& m) { return tc_tensor_set_readonly(m.H(0, m.f.a)); }));
-  add(E(FN(tc_tensor_is_readonly), "HP", [](M& m) { return tc_tensor_is_readonly(m.H(0, m.f.a), m.I32(1)); }));
+  add(E(FN(tc_tensor_is_readonly), "HP",
+        [](M& m) { return tc_tensor_is_readonly(m.H(0, m.f.a), m.I32(1)); }));
 
   // Conversions and views.
   add(E(FN(tc_to_dtype), "H-O", [](M& m) { return tc_to_dtype(m.H(0, m.f.a), TC_FLOAT64, m.O(2)); },
