@@ -161,8 +161,7 @@ class GraphClaim {
 
 void retain_grad(const Tensor& t) {
   if (t->is_leaf()) return;  // leaves that require grad keep theirs anyway
-  if (t->retains_grad) return;
-  t->retains_grad = true;
+  if (t->retains_grad.exchange(true)) return;  // one registration, also when threads race here
   std::lock_guard<std::mutex> g(g_retained_mu);
   g_retained.push_back({t->grad_fn, t});
   g_retained_count.store(g_retained.size());
