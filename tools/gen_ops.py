@@ -21,6 +21,7 @@ when it is installed, so that it passes tests/check_format.sh. After a change
 of tc.h, also run bindings/python_ctypes/tools/gen_decls.py and
 bindings/rust/tc-sys/regen.sh (their own staleness tests say so).
 """
+import json
 import os
 import re
 import shutil
@@ -269,14 +270,15 @@ def gen_python(ops):
              "The Tensor methods, tc.* functions and tc.nn pieces of the elementwise",
              "families; tc/_tensor.py calls install(), tc/__init__.py imports FUNCTIONS,",
              'tc/nn/functional.py NN_FUNCTIONAL and tc/nn/modules.py NN_MODULES."""', "",
-             "# (method name, kind, C name of the scalar form or None, docstring, aliases)",
+             "# (C function, kind, C function of the scalar form or None, docstring, aliases)",
              "METHODS = ["]
     for op in ops:
         if op["kind"] not in FAMILY or op["kind"] == "scalar" or op.get("python", True) is False:
             continue
-        scalar = op.get("scalar")
-        lines.append("    (%r, %r, %r, %r, %r)," % (op["name"], op["kind"], scalar, one_line_doc(op),
-                                                  tuple(op.get("py_aliases", ()))))
+        scalar = "tc_" + op["scalar"] if "scalar" in op else None
+        row = [json.dumps("tc_" + op["name"]), json.dumps(op["kind"]), json.dumps(scalar).replace("null", "None"),
+               json.dumps(one_line_doc(op)), "(%s)" % "".join(json.dumps(a) + ", " for a in op.get("py_aliases", ()))]
+        lines.append("    (%s)," % ", ".join(row))
     lines.append("]")
     lines.append("NN_FUNCTIONAL = %r" % [o["name"] for o in ops if o.get("nn_functional")])
     lines.append("NN_MODULES = %r" % [(o["nn_module"], o["name"]) for o in ops if o.get("nn_module")])
@@ -287,8 +289,9 @@ def gen_python(ops):
         def install(cls, unary, binary):
             """Sets the methods on Tensor: unary(name) and binary(name, scalar_name)
             make them (tc/_tensor.py's _unary and _binary)."""
-            for name, kind, scalar, doc, aliases in METHODS:
-                f = unary(name) if kind == "unary" else binary(name, scalar)
+            for cname, kind, scalar, doc, aliases in METHODS:
+                name = cname[3:]
+                f = unary(name) if kind == "unary" else binary(name, scalar[3:] if scalar else None)
                 f.__doc__ = doc
                 setattr(cls, name, f)
                 for alias in aliases:
@@ -307,7 +310,7 @@ def gen_python(ops):
             return f
 
 
-        FUNCTIONS = {name: _function(name, doc, kind == "unary") for name, kind, _, doc, _ in METHODS}
+        FUNCTIONS = {c[3:]: _function(c[3:], doc, kind == "unary") for c, kind, _, doc, _ in METHODS}
         '''))
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -4,30 +4,30 @@ The Tensor methods, tc.* functions and tc.nn pieces of the elementwise
 families; tc/_tensor.py calls install(), tc/__init__.py imports FUNCTIONS,
 tc/nn/functional.py NN_FUNCTIONAL and tc/nn/modules.py NN_MODULES."""
 
-# (method name, kind, C name of the scalar form or None, docstring, aliases)
+# (C function, kind, C function of the scalar form or None, docstring, aliases)
 METHODS = [
-    ('add', 'binary', 'add_scalar', 'a + b.', ('__add__', '__radd__')),
-    ('sub', 'binary', 'sub_scalar', 'a - b.', ('subtract', '__sub__')),
-    ('mul', 'binary', 'mul_scalar', 'a * b.', ('multiply', '__mul__', '__rmul__')),
-    ('div', 'binary', 'div_scalar', 'True division a / b: integer inputs give the default float dtype.', ('divide', 'true_divide', '__truediv__')),
-    ('pow', 'binary', 'pow_scalar', 'a ** b, elementwise.', ('__pow__',)),
-    ('maximum', 'binary', None, 'The larger of a and b, elementwise (NaN propagates; ties split the gradient).', ()),
-    ('minimum', 'binary', None, 'The smaller of a and b, elementwise (NaN propagates; ties split the gradient).', ()),
-    ('eq', 'compare', None, 'a == b as a bool tensor.', ('__eq__',)),
-    ('ne', 'compare', None, 'a != b as a bool tensor.', ('__ne__',)),
-    ('lt', 'compare', None, 'a < b as a bool tensor.', ('__lt__',)),
-    ('le', 'compare', None, 'a <= b as a bool tensor.', ('__le__',)),
-    ('gt', 'compare', None, 'a > b as a bool tensor.', ('__gt__',)),
-    ('ge', 'compare', None, 'a >= b as a bool tensor.', ('__ge__',)),
-    ('neg', 'unary', None, '-a.', ('__neg__', 'negative')),
-    ('abs', 'unary', None, '|a|.', ('__abs__',)),
-    ('exp', 'unary', None, 'e^a (floating dtypes).', ()),
-    ('log', 'unary', None, 'Natural logarithm (floating dtypes).', ()),
-    ('sqrt', 'unary', None, 'Square root (floating dtypes).', ()),
-    ('tanh', 'unary', None, 'Hyperbolic tangent (floating dtypes).', ()),
-    ('sigmoid', 'unary', None, 'Logistic sigmoid 1 / (1 + e^-a) (floating dtypes).', ()),
-    ('relu', 'unary', None, 'max(a, 0).', ()),
-    ('gelu', 'unary', None, 'GELU, the exact (erf) form (floating dtypes).', ()),
+    ("tc_add", "binary", "tc_add_scalar", "a + b.", ("__add__", "__radd__", )),
+    ("tc_sub", "binary", "tc_sub_scalar", "a - b.", ("subtract", "__sub__", )),
+    ("tc_mul", "binary", "tc_mul_scalar", "a * b.", ("multiply", "__mul__", "__rmul__", )),
+    ("tc_div", "binary", "tc_div_scalar", "True division a / b: integer inputs give the default float dtype.", ("divide", "true_divide", "__truediv__", )),
+    ("tc_pow", "binary", "tc_pow_scalar", "a ** b, elementwise.", ("__pow__", )),
+    ("tc_maximum", "binary", None, "The larger of a and b, elementwise (NaN propagates; ties split the gradient).", ()),
+    ("tc_minimum", "binary", None, "The smaller of a and b, elementwise (NaN propagates; ties split the gradient).", ()),
+    ("tc_eq", "compare", None, "a == b as a bool tensor.", ("__eq__", )),
+    ("tc_ne", "compare", None, "a != b as a bool tensor.", ("__ne__", )),
+    ("tc_lt", "compare", None, "a < b as a bool tensor.", ("__lt__", )),
+    ("tc_le", "compare", None, "a <= b as a bool tensor.", ("__le__", )),
+    ("tc_gt", "compare", None, "a > b as a bool tensor.", ("__gt__", )),
+    ("tc_ge", "compare", None, "a >= b as a bool tensor.", ("__ge__", )),
+    ("tc_neg", "unary", None, "-a.", ("__neg__", "negative", )),
+    ("tc_abs", "unary", None, "|a|.", ("__abs__", )),
+    ("tc_exp", "unary", None, "e^a (floating dtypes).", ()),
+    ("tc_log", "unary", None, "Natural logarithm (floating dtypes).", ()),
+    ("tc_sqrt", "unary", None, "Square root (floating dtypes).", ()),
+    ("tc_tanh", "unary", None, "Hyperbolic tangent (floating dtypes).", ()),
+    ("tc_sigmoid", "unary", None, "Logistic sigmoid 1 / (1 + e^-a) (floating dtypes).", ()),
+    ("tc_relu", "unary", None, "max(a, 0).", ()),
+    ("tc_gelu", "unary", None, "GELU, the exact (erf) form (floating dtypes).", ()),
 ]
 NN_FUNCTIONAL = []
 NN_MODULES = []
@@ -37,8 +37,9 @@ NN_MODULES = []
 def install(cls, unary, binary):
     """Sets the methods on Tensor: unary(name) and binary(name, scalar_name)
     make them (tc/_tensor.py's _unary and _binary)."""
-    for name, kind, scalar, doc, aliases in METHODS:
-        f = unary(name) if kind == "unary" else binary(name, scalar)
+    for cname, kind, scalar, doc, aliases in METHODS:
+        name = cname[3:]
+        f = unary(name) if kind == "unary" else binary(name, scalar[3:] if scalar else None)
         f.__doc__ = doc
         setattr(cls, name, f)
         for alias in aliases:
@@ -57,4 +58,4 @@ def _function(name, doc, unary):
     return f
 
 
-FUNCTIONS = {name: _function(name, doc, kind == "unary") for name, kind, _, doc, _ in METHODS}
+FUNCTIONS = {c[3:]: _function(c[3:], doc, kind == "unary") for c, kind, _, doc, _ in METHODS}
