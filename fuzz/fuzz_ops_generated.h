@@ -18,9 +18,9 @@ struct ScalarOp {
   int32_t (*fn)(tc_tensor, double, tc_tensor*);
 };
 inline constexpr UnaryOp kUnary[] = {
-    {"tc_neg", tc_neg},         {"tc_abs", tc_abs},   {"tc_exp", tc_exp},
-    {"tc_log", tc_log},         {"tc_sqrt", tc_sqrt}, {"tc_tanh", tc_tanh},
-    {"tc_sigmoid", tc_sigmoid}, {"tc_relu", tc_relu}, {"tc_gelu", tc_gelu},
+    {"tc_neg", tc_neg},   {"tc_abs", tc_abs},           {"tc_exp", tc_exp},         {"tc_log", tc_log},
+    {"tc_sqrt", tc_sqrt}, {"tc_tanh", tc_tanh},         {"tc_sigmoid", tc_sigmoid}, {"tc_relu", tc_relu},
+    {"tc_gelu", tc_gelu}, {"tc_softplus", tc_softplus},
 };
 inline constexpr BinaryOp kBinary[] = {
     {"tc_add", tc_add}, {"tc_sub", tc_sub},         {"tc_mul", tc_mul},         {"tc_div", tc_div},

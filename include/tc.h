@@ -430,6 +430,9 @@ TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out);
 /* GELU, the exact (erf) form (floating dtypes). */
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out);
+/* log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold =
+ * 20) (floating dtypes). */
+TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out);
 /* Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 

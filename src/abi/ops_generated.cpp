@@ -84,3 +84,6 @@ TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out) {
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out) {
   return abi::unary(__func__, ops::UnaryOp::gelu, a, out);
 }
+TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::softplus, a, out);
+}

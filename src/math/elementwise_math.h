@@ -158,6 +158,8 @@ TC_HD inline float m_sqrt(float x) { return ::sqrtf(x); }
 TC_HD inline double m_sqrt(double x) { return ::sqrt(x); }
 TC_HD inline float m_tanh(float x) { return ::tanhf(x); }
 TC_HD inline double m_tanh(double x) { return ::tanh(x); }
+TC_HD inline float m_log1p(float x) { return ::log1pf(x); }
+TC_HD inline double m_log1p(double x) { return ::log1p(x); }
 TC_HD inline float m_erf(float x) { return ::erff(x); }
 TC_HD inline double m_erf(double x) { return ::erf(x); }
 TC_HD inline float m_pow(float x, float y) { return ::powf(x, y); }

@@ -134,6 +134,11 @@ TEST_F(Elementwise, UnaryValues) {
   v = values(ops::unary(ops::UnaryOp::gelu, x));
   EXPECT_NEAR(v[0], -0.15865525393145707, 1e-12);  // torch.nn.functional.gelu(-1.)
   EXPECT_NEAR(v[2], 1.9544997361036416, 1e-12);
+  v = values(ops::unary(ops::UnaryOp::softplus, tensor({-1, 0, 2, 30}, {4})));
+  EXPECT_NEAR(v[0], 0.31326168751822286, 1e-12);  // torch.nn.functional.softplus(-1.)
+  EXPECT_NEAR(v[1], 0.69314718055994529, 1e-12);
+  EXPECT_NEAR(v[2], 2.1269280110429727, 1e-12);
+  EXPECT_EQ(v[3], 30.0);  // beyond the threshold (20): x itself
   v = values(ops::unary(ops::UnaryOp::exp, x));
   EXPECT_NEAR(v[2], std::exp(2.0), 1e-12);
   v = values(ops::clamp(x, -0.5, NAN));
@@ -216,6 +221,11 @@ TEST_F(Elementwise, GradUnaryScalarClampWhere) {
           << int(op);
     }
   }
+  // softplus beyond its threshold (x > 20: x itself, gradient 1) and far below it.
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::softplus, x[0]); },
+                        {uniform({5}, 20.5, 30)}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::softplus, x[0]); },
+                        {uniform({5}, -30, -10)}));
   for (int o = 0; o < int(ops::ScalarOp::count_); ++o) {
     const auto op = ops::ScalarOp(o);
     EXPECT_TRUE(gradcheck([op](const Inputs& x) { return ops::binary_scalar(op, x[0], 1.7); },

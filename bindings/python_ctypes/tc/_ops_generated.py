@@ -28,9 +28,10 @@ METHODS = [
     ("tc_sigmoid", "unary", None, "Logistic sigmoid 1 / (1 + e^-a) (floating dtypes).", ()),
     ("tc_relu", "unary", None, "max(a, 0).", ()),
     ("tc_gelu", "unary", None, "GELU, the exact (erf) form (floating dtypes).", ()),
+    ("tc_softplus", "unary", None, "log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating dtypes).", ()),
 ]
-NN_FUNCTIONAL = []
-NN_MODULES = []
+NN_FUNCTIONAL = ['softplus']
+NN_MODULES = [('Softplus', 'softplus')]
 
 
 

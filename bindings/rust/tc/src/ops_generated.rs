@@ -98,4 +98,8 @@ impl Tensor {
     pub fn gelu(&self) -> Result<Tensor> {
         self.unary(sys::tc_gelu)
     }
+    /// log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating dtypes).
+    pub fn softplus(&self) -> Result<Tensor> {
+        self.unary(sys::tc_softplus)
+    }
 }
