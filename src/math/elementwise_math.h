@@ -259,7 +259,7 @@ struct BinaryDef;
 
 template <BinaryOp OP, typename C>
 TC_HD inline C binary_value(C x, C y) {
-  static_assert(!ops::is_comparison(OP), "binary_value: not an arithmetic op");
+  static_assert(int(OP) < ops::kArithmeticBinaryOps, "binary_value: not an arithmetic op");
   return BinaryDef<OP>::template value<C>(x, y);
 }
 // The same with the op chosen at run time (the integer kernels: one kernel per
