@@ -16,11 +16,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "abi/dlpack.h"
+#include "fuzz_ops_generated.h"
 #include "tc.h"
 
 namespace {
@@ -258,89 +260,38 @@ class Runner {
         }
         break;
       }
-      case 5: {  // binary ops
+      case 5: {  // binary ops: every op of the table's binary and compare families, and custom ones
         tc_tensor a = handle(), b = handle();
-        switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
-          case 0:
-            make("tc_add", [&](tc_tensor* o) { return tc_add(a, b, o); });
-            break;
-          case 1:
-            make("tc_sub", [&](tc_tensor* o) { return tc_sub(a, b, o); });
-            break;
-          case 2:
-            make("tc_mul", [&](tc_tensor* o) { return tc_mul(a, b, o); });
-            break;
-          case 3:
-            make("tc_div", [&](tc_tensor* o) { return tc_div(a, b, o); });
-            break;
-          case 4:
-            make("tc_pow", [&](tc_tensor* o) { return tc_pow(a, b, o); });
-            break;
-          case 5:
-            make("tc_maximum", [&](tc_tensor* o) { return tc_maximum(a, b, o); });
-            break;
-          case 6:
-            make("tc_lt", [&](tc_tensor* o) { return tc_lt(a, b, o); });
-            break;
-          case 7:
-            make("tc_eq", [&](tc_tensor* o) { return tc_eq(a, b, o); });
-            break;
-          case 8:
-            make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); });
-            break;
-          default: {
-            tc_tensor c = handle();
-            make("tc_where", [&](tc_tensor* o) { return tc_where(c, a, b, o); });
-          }
+        constexpr int kFamily = int(std::size(fuzz_ops::kBinary));
+        const int pick = in_.ConsumeIntegralInRange<int>(0, kFamily + 1);
+        if (pick < kFamily) {
+          const fuzz_ops::BinaryOp& f = fuzz_ops::kBinary[pick];
+          make(f.name, [&](tc_tensor* o) { return f.fn(a, b, o); });
+        } else if (pick == kFamily) {
+          make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); });
+        } else {
+          tc_tensor c = handle();
+          make("tc_where", [&](tc_tensor* o) { return tc_where(c, a, b, o); });
         }
         break;
       }
-      case 6: {  // unary and scalar ops
+      case 6: {  // unary and scalar ops: the table's unary and scalar families, and custom ones
         tc_tensor a = handle();
         const double s = in_.ConsumeFloatingPoint<double>();
-        switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
-          case 0:
-            make("tc_neg", [&](tc_tensor* o) { return tc_neg(a, o); });
-            break;
-          case 1:
-            make("tc_abs", [&](tc_tensor* o) { return tc_abs(a, o); });
-            break;
-          case 2:
-            make("tc_exp", [&](tc_tensor* o) { return tc_exp(a, o); });
-            break;
-          case 3:
-            make("tc_log", [&](tc_tensor* o) { return tc_log(a, o); });
-            break;
-          case 4:
-            make("tc_sqrt", [&](tc_tensor* o) { return tc_sqrt(a, o); });
-            break;
-          case 5:
-            make("tc_tanh", [&](tc_tensor* o) { return tc_tanh(a, o); });
-            break;
-          case 6:
-            make("tc_sigmoid", [&](tc_tensor* o) { return tc_sigmoid(a, o); });
-            break;
-          case 7:
-            make("tc_relu", [&](tc_tensor* o) { return tc_relu(a, o); });
-            break;
-          case 8:
-            make("tc_gelu", [&](tc_tensor* o) { return tc_gelu(a, o); });
-            break;
-          case 9:
-            make("tc_clamp",
-                 [&](tc_tensor* o) { return tc_clamp(a, s, in_.ConsumeFloatingPoint<double>(), o); });
-            break;
-          case 10:
-            make("tc_add_scalar", [&](tc_tensor* o) { return tc_add_scalar(a, s, o); });
-            break;
-          case 11:
-            make("tc_pow_scalar", [&](tc_tensor* o) { return tc_pow_scalar(a, s, o); });
-            break;
-          case 12:
-            make("tc_rdiv_scalar", [&](tc_tensor* o) { return tc_rdiv_scalar(a, s, o); });
-            break;
-          default:
-            make("tc_clone", [&](tc_tensor* o) { return tc_clone(a, o); });
+        constexpr int kUnary = int(std::size(fuzz_ops::kUnary));
+        constexpr int kScalar = int(std::size(fuzz_ops::kScalar));
+        const int pick = in_.ConsumeIntegralInRange<int>(0, kUnary + kScalar + 1);
+        if (pick < kUnary) {
+          const fuzz_ops::UnaryOp& f = fuzz_ops::kUnary[pick];
+          make(f.name, [&](tc_tensor* o) { return f.fn(a, o); });
+        } else if (pick < kUnary + kScalar) {
+          const fuzz_ops::ScalarOp& f = fuzz_ops::kScalar[pick - kUnary];
+          make(f.name, [&](tc_tensor* o) { return f.fn(a, s, o); });
+        } else if (pick == kUnary + kScalar) {
+          make("tc_clamp",
+               [&](tc_tensor* o) { return tc_clamp(a, s, in_.ConsumeFloatingPoint<double>(), o); });
+        } else {
+          make("tc_clone", [&](tc_tensor* o) { return tc_clone(a, o); });
         }
         break;
       }

@@ -371,6 +371,8 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
 /* integer dtypes where the op makes sense)                                  */
 /* ======================================================================== */
 
+/* BEGIN GENERATED OPS (tools/gen_ops.py from ops/ops.toml; edit the table, not this) */
+
 /* Type promotion follows PyTorch: categories bool < integer < floating; the
  * higher category wins; within a category the wider dtype wins; a 0-dim
  * tensor only decides the dtype when it is of a higher category than every
@@ -378,75 +380,125 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
  * Python float: it never widens a floating tensor, and makes an integer or
  * bool tensor's result the default dtype. libtc rejects with TC_ERR_DTYPE:
  * arithmetic on bool tensors other than comparisons and where; float16 and
- * bfloat16 arithmetic on the CPU except conversion; integer inputs to exp,
- * log, sqrt, tanh, sigmoid, gelu (PyTorch would promote them to float). */
+ * bfloat16 arithmetic on the CPU except conversion; integer inputs to the
+ * ops marked "floating dtypes" (PyTorch would promote them to float). */
 
 /* Elementwise binary ops with broadcasting. */
+/* a + b. */
 TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a - b. */
 TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a * b. */
 TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* True division: integer inputs give the default float dtype. */
+/* True division a / b: integer inputs give the default float dtype. */
 TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a ** b, elementwise. */
 TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* The larger of a and b, elementwise (NaN propagates; ties split the
+ * gradient). */
 TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* The smaller of a and b, elementwise (NaN propagates; ties split the
+ * gradient). */
 TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out);
+
 /* Comparisons give bool tensors (not differentiable). */
+/* a == b as a bool tensor. */
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a != b as a bool tensor. */
 TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a < b as a bool tensor. */
 TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a <= b as a bool tensor. */
 TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a > b as a bool tensor. */
 TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a >= b as a bool tensor. */
 TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out);
 /* cond ? a : b, broadcasting all three; cond must be bool. */
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
 
 /* Tensor-scalar forms: a + s, a - s, a * s, a / s, a ** s, s - a, s / a. */
+/* a + s. */
 TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a - s. */
 TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a * s. */
 TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a / s. */
 TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a ** s. */
 TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out);
+/* s - a. */
 TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out);
+/* s / a. */
 TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
 
-/* Elementwise unary ops. gelu is the exact (erf) form. */
+/* Elementwise unary ops. */
+/* -a. */
 TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out);
+/* |a|. */
 TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out);
+/* e^a (floating dtypes). */
 TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out);
+/* Natural logarithm (floating dtypes). */
 TC_API int32_t tc_log(tc_tensor a, tc_tensor* out);
+/* Square root (floating dtypes). */
 TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out);
+/* Hyperbolic tangent (floating dtypes). */
 TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out);
+/* Logistic sigmoid 1 / (1 + e^-a) (floating dtypes). */
 TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out);
+/* max(a, 0). */
 TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out);
+/* GELU, the exact (erf) form (floating dtypes). */
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out);
+/* log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold =
+ * 20) (floating dtypes). */
+TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out);
 /* Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 
 /* Reductions over dims (ndims entries; ndims = 0 means every dim), keeping
  * reduced dims as size 1 when keepdim is non-zero. sum of an integer or bool
  * tensor gives int64, like PyTorch. */
+/* Sum over dims. */
 TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Mean over dims. */
 TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+
 /* Variance and standard deviation with Bessel's correction (1 = unbiased). */
+/* Variance over dims. */
 TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out);
+/* Standard deviation over dims. */
 TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out);
+/* log(sum(exp(a))) over dims, computed stably. */
 TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+
 /* Maximum/minimum of every element (a 0-dim tensor). */
+/* The largest element. */
 TC_API int32_t tc_max(tc_tensor a, tc_tensor* out);
+/* The smallest element. */
 TC_API int32_t tc_min(tc_tensor a, tc_tensor* out);
+
 /* Along one dim: values and int64 indices (first occurrence). */
+/* Maximum along dim, with its index. */
 TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
+/* Minimum along dim, with its index. */
 TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
+
 /* int64 index of the maximum/minimum along dim, or over the flattened
  * tensor when dim = TC_DIM_ALL. */
+/* Index of the maximum. */
 TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
+/* Index of the minimum. */
 TC_API int32_t tc_argmin(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
 
 /* Matrix product with torch.matmul's rules: 1-D x 1-D dot product, 2-D
  * matrix product, 1-D operands get a dim added and removed, batched with
  * broadcasting of the batch dims. */
+/* Matrix product. */
 TC_API int32_t tc_matmul(tc_tensor a, tc_tensor b, tc_tensor* out);
 /* x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL. */
 TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out);
@@ -463,19 +515,25 @@ TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tenso
 #define TC_MATMUL_PRECISION_HIGHEST 0
 #define TC_MATMUL_PRECISION_HIGH 1
 #define TC_MATMUL_PRECISION_MEDIUM 2
+/* Sets the float32 matmul precision (TC_MATMUL_PRECISION_*). */
 TC_API int32_t tc_set_matmul_precision(int32_t precision);
+/* The float32 matmul precision now. */
 TC_API int32_t tc_get_matmul_precision(int32_t* out);
 
 /* Neural-network ops. */
 #define TC_REDUCTION_NONE 0
 #define TC_REDUCTION_MEAN 1
 #define TC_REDUCTION_SUM 2
+/* Softmax along dim. */
 TC_API int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
+/* Log-softmax along dim. */
 TC_API int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
-/* logits [N, C] (or [C]), target int64 class indices [N] (or []). */
+/* Cross-entropy: logits [N, C] (or [C]), target int64 class indices [N] (or
+ * []). */
 TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, tc_tensor* out);
-/* log_probs [N, C], target int64 [N]. */
+/* Negative log-likelihood: log_probs [N, C], target int64 [N]. */
 TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc_tensor* out);
+/* Mean squared error. */
 TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
 /* Zeroes elements with probability p (from the default generator) and
  * scales the rest by 1/(1-p) when training is non-zero; identity otherwise. */
@@ -484,29 +542,39 @@ TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* ou
  * padding and dilation are 2 entries each (height, width). */
 TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
                          const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out);
+
 /* x [N, C, H, W]; kernel, stride, padding: 2 entries each. stride NULL means
  * stride = kernel. avg_pool2d counts padding in the divisor, like PyTorch. */
+/* 2-D max pooling. */
 TC_API int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                              const int64_t* padding, tc_tensor* out);
+/* 2-D average pooling. */
 TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                              const int64_t* padding, tc_tensor* out);
-/* weight [num, dim], indices int64 of any shape: result indices.shape + [dim]. */
+/* weight [num, dim], indices int64 of any shape: result indices.shape +
+ * [dim]. */
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
 
 /* Shape ops. */
+/* Concatenates count tensors along dim. */
 TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
+/* Stacks count tensors along a new dim. */
 TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
+
 /* Splits into pieces of split_size (the last may be smaller) / into `chunks`
  * pieces, as views (like torch.chunk: ceil(size / chunks) elements each, so
- * maybe fewer pieces; a dim of size 0 gives `chunks` empty pieces). Writes up to cap handles to outs and the number of pieces
- * to *count; cap too small gives TC_ERR_INVALID_ARGUMENT (with *count set and
- * no handles made). */
+ * maybe fewer pieces; a dim of size 0 gives `chunks` empty pieces). Writes up
+ * to cap handles to outs and the number of pieces to *count; cap too small
+ * gives TC_ERR_INVALID_ARGUMENT (with *count set and no handles made). */
+/* Pieces of split_size along dim. */
 TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap,
                         int64_t* count);
+/* chunks pieces along dim. */
 TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap,
                         int64_t* count);
 /* out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64. */
 TC_API int32_t tc_gather(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
+/* The entries index (int64, 1-D) of a along dim. */
 TC_API int32_t tc_index_select(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
 /* int64 indices -> int64 one-hot with num_classes (-1: max index + 1). */
 TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out);
@@ -517,14 +585,23 @@ TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out
  * that is read-only (tc_tensor_set_readonly), or whose elements overlap in
  * memory (an expanded view: a stride-0 dim of size > 1, as PyTorch refuses),
  * gives TC_ERR_INVALID_ARGUMENT; so do the initializers and optimizer steps
- * below for such tensors. */
+ * below for such tensors. tc_fill_ checks value as tc_full does. */
+/* self += other. */
 TC_API int32_t tc_add_(tc_tensor self, tc_tensor other);
+/* self -= other. */
 TC_API int32_t tc_sub_(tc_tensor self, tc_tensor other);
+/* self *= other. */
 TC_API int32_t tc_mul_(tc_tensor self, tc_tensor other);
+/* self /= other. */
 TC_API int32_t tc_div_(tc_tensor self, tc_tensor other);
+/* self = 0. */
 TC_API int32_t tc_zero_(tc_tensor self);
+/* self = value. */
 TC_API int32_t tc_fill_(tc_tensor self, double value);
+/* self = src (converted to self's dtype). */
 TC_API int32_t tc_copy_(tc_tensor self, tc_tensor src);
+
+/* END GENERATED OPS */
 
 /* ======================================================================== */
 /* Autograd                                                                  */

@@ -1,40 +1,18 @@
 // tc_* functions of tc.h's ops section (elementwise, reductions, shape ops,
 // in-place ops): check handles and arguments, call ops/*.cpp, hand out results
-// only on success.
+// only on success. The elementwise families' shims are generated from
+// ops/ops.toml into ops_generated.cpp; these are the table's `custom` ops.
 #include "ops/ops.h"
 
 #include <cmath>
 
-#include "abi/api.h"
+#include "abi/op_shims.h"
 
 using namespace tc;
 
 namespace {
 
-template <typename F>
-int32_t op1(const char* fn, tc_tensor a, tc_tensor* out, F&& f) {
-  return api(fn, [&] {
-    out_ptr(out, "out");
-    Tensor r = f(get_tensor(a, "a"));
-    *out = new_handle(std::move(r));
-  });
-}
-
-int32_t binary(const char* fn, ops::BinaryOp op, tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return api(fn, [&] {
-    out_ptr(out, "out");
-    Tensor r = ops::binary(op, get_tensor(a, "a"), get_tensor(b, "b"));
-    *out = new_handle(std::move(r));
-  });
-}
-
-int32_t scalar(const char* fn, ops::ScalarOp op, tc_tensor a, double s, tc_tensor* out) {
-  return op1(fn, a, out, [&](const Tensor& x) { return ops::binary_scalar(op, x, s); });
-}
-
-int32_t unary(const char* fn, ops::UnaryOp op, tc_tensor a, tc_tensor* out) {
-  return op1(fn, a, out, [&](const Tensor& x) { return ops::unary(op, x); });
-}
+using abi::op1;
 
 // Several tensors in (cat, stack).
 std::vector<Tensor> tensor_list(const tc_tensor* ts, int64_t count) {
@@ -62,46 +40,6 @@ void pieces_out(const std::vector<Tensor>& pieces, tc_tensor* outs, int64_t cap,
 
 }  // namespace
 
-TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::add, a, b, out);
-}
-TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::sub, a, b, out);
-}
-TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::mul, a, b, out);
-}
-TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::div, a, b, out);
-}
-TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::pow, a, b, out);
-}
-TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::maximum, a, b, out);
-}
-TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::minimum, a, b, out);
-}
-TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::eq, a, b, out);
-}
-TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::ne, a, b, out);
-}
-TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::lt, a, b, out);
-}
-TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::le, a, b, out);
-}
-TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::gt, a, b, out);
-}
-TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return binary(__func__, ops::BinaryOp::ge, a, b, out);
-}
-
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
@@ -109,40 +47,6 @@ TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out
     *out = new_handle(std::move(r));
   });
 }
-
-TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::add, a, s, out);
-}
-TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::sub, a, s, out);
-}
-TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::mul, a, s, out);
-}
-TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::div, a, s, out);
-}
-TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::pow, a, s, out);
-}
-TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::rsub, a, s, out);
-}
-TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out) {
-  return scalar(__func__, ops::ScalarOp::rdiv, a, s, out);
-}
-
-TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::neg, a, out); }
-TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::abs, a, out); }
-TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::exp, a, out); }
-TC_API int32_t tc_log(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::log, a, out); }
-TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::sqrt, a, out); }
-TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::tanh, a, out); }
-TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out) {
-  return unary(__func__, ops::UnaryOp::sigmoid, a, out);
-}
-TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::relu, a, out); }
-TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out) { return unary(__func__, ops::UnaryOp::gelu, a, out); }
 
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::clamp(x, lo, hi); });

@@ -301,23 +301,16 @@ template <typename T>
 void binary_float(BinaryOp op, const Tensor& out, const Tensor* const (&in)[2]) {
   using C = compute_t<T>;
   switch (op) {
-    case BinaryOp::add:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::add, C>{});
-    case BinaryOp::sub:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::sub, C>{});
-    case BinaryOp::mul:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::mul, C>{});
-    case BinaryOp::div:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::div, C>{});
-    case BinaryOp::pow:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::pow, C>{});
-    case BinaryOp::maximum:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::maximum, C>{});
-    case BinaryOp::minimum:
-      return launch_same<2, T>(out, in, BinaryFn<BinaryOp::minimum, C>{});
-    default:
-      fail(TC_ERR_INTERNAL, "cuda::binary: not an arithmetic op");
+#define TC_BINARY_OP(name, ...) \
+  case BinaryOp::name:          \
+    return launch_same<2, T>(out, in, BinaryFn<BinaryOp::name, C>{});
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) case BinaryOp::name:
+#include "math/compare_ops.def"
+    case BinaryOp::count_:
+      break;
   }
+  fail(TC_ERR_INTERNAL, "cuda::binary: not an arithmetic op");
 }
 
 template <typename T>
@@ -326,46 +319,28 @@ void scalar_float(ScalarOp op, const Tensor& out, const Tensor* const (&in)[1], 
   const C s = C(sd);
   const ew::PowMode mode = ew::pow_mode(sd);
   switch (op) {
-    case ScalarOp::add:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::add, C>{s, mode});
-    case ScalarOp::sub:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::sub, C>{s, mode});
-    case ScalarOp::mul:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::mul, C>{s, mode});
-    case ScalarOp::div:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::div, C>{s, mode});
-    case ScalarOp::pow:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::pow, C>{s, mode});
-    case ScalarOp::rsub:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::rsub, C>{s, mode});
-    case ScalarOp::rdiv:
-      return launch_same<1, T>(out, in, ScalarFn<ScalarOp::rdiv, C>{s, mode});
+#define TC_SCALAR_OP(name, ...) \
+  case ScalarOp::name:          \
+    return launch_same<1, T>(out, in, ScalarFn<ScalarOp::name, C>{s, mode});
+#include "math/scalar_ops.def"
+    case ScalarOp::count_:
+      break;
   }
+  fail(TC_ERR_INTERNAL, "cuda::binary_scalar: unhandled op");
 }
 
 template <typename T>
 void unary_float(UnaryOp op, const Tensor& out, const Tensor* const (&in)[1]) {
   using C = compute_t<T>;
   switch (op) {
-    case UnaryOp::neg:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::neg, C>{});
-    case UnaryOp::abs:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::abs, C>{});
-    case UnaryOp::exp:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::exp, C>{});
-    case UnaryOp::log:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::log, C>{});
-    case UnaryOp::sqrt:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::sqrt, C>{});
-    case UnaryOp::tanh:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::tanh, C>{});
-    case UnaryOp::sigmoid:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::sigmoid, C>{});
-    case UnaryOp::relu:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::relu, C>{});
-    case UnaryOp::gelu:
-      return launch_same<1, T>(out, in, UnaryFn<UnaryOp::gelu, C>{});
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return launch_same<1, T>(out, in, UnaryFn<UnaryOp::name, C>{});
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
   }
+  fail(TC_ERR_INTERNAL, "cuda::unary: unhandled op");
 }
 
 void check_dtypes(const char* what, const Tensor& out, std::initializer_list<const Tensor*> ins) {
@@ -379,7 +354,7 @@ void check_dtypes(const char* what, const Tensor& out, std::initializer_list<con
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   const Tensor* in[2] = {&a, &b};
-  if (op >= BinaryOp::eq) {
+  if (ops::is_comparison(op)) {
     TC_CHECK(a->dtype == b->dtype && out->dtype == DType::b8, TC_ERR_INTERNAL,
              "cuda::binary: comparison operands of different dtypes");
     return dispatch_all(a->dtype, "compare", [&](auto tag) {
@@ -417,8 +392,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
   if (is_floating(d)) {
     return dispatch_float(d, "unary", [&](auto tag) { unary_float<decltype(tag)>(op, out, in); });
   }
-  TC_CHECK(op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu, TC_ERR_INTERNAL,
-           "cuda::unary: a floating op on integers");
+  TC_CHECK(ew::unary_ints(op), TC_ERR_INTERNAL, "cuda::unary: a floating op on integers");
   dispatch_int(d, "unary", [&](auto tag) {
     using T = decltype(tag);
     launch_same<1, T>(out, in, UnaryRtFn<T>{op});

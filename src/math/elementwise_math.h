@@ -160,6 +160,8 @@ TC_HD inline float m_sqrt(float x) { return ::sqrtf(x); }
 TC_HD inline double m_sqrt(double x) { return ::sqrt(x); }
 TC_HD inline float m_tanh(float x) { return ::tanhf(x); }
 TC_HD inline double m_tanh(double x) { return ::tanh(x); }
+TC_HD inline float m_log1p(float x) { return ::log1pf(x); }
+TC_HD inline double m_log1p(double x) { return ::log1p(x); }
 TC_HD inline float m_erf(float x) { return ::erff(x); }
 TC_HD inline double m_erf(double x) { return ::erf(x); }
 TC_HD inline float m_pow(float x, float y) { return ::powf(x, y); }
@@ -222,74 +224,77 @@ using ops::BinaryOp;
 using ops::ScalarOp;
 using ops::UnaryOp;
 
-// add sub mul div pow maximum minimum (the arithmetic BinaryOps). Division is
-// only ever computed in a floating type (integer operands promote first).
-template <BinaryOp OP, typename C>
-TC_HD inline C binary_value(C x, C y) {
-  if constexpr (OP == BinaryOp::add) {
-    return wrapping_add(x, y);
-  } else if constexpr (OP == BinaryOp::sub) {
-    return wrapping_sub(x, y);
-  } else if constexpr (OP == BinaryOp::mul) {
-    return wrapping_mul(x, y);
-  } else if constexpr (OP == BinaryOp::div) {
-    if constexpr (is_float_compute<C>) {
-      return C(x / y);
-    } else {
-      return C(0);  // unreachable: see above
-    }
-  } else if constexpr (OP == BinaryOp::pow) {
-    if constexpr (is_float_compute<C>) {
-      return m_pow(x, y);
-    } else {
-      return int_pow(x, y);
-    }
-  } else if constexpr (OP == BinaryOp::maximum) {  // NaN propagates, as in torch.maximum
-    return is_nan(x) ? x : (is_nan(y) || y > x) ? y : x;
+// Helpers of the forward formulas in binary_ops.def. Division is only ever
+// computed in a floating type (integer operands promote first).
+template <typename C>
+TC_HD inline C div_value(C x, C y) {
+  if constexpr (is_float_compute<C>) {
+    return C(x / y);
   } else {
-    static_assert(OP == BinaryOp::minimum, "binary_value: not an arithmetic op");
-    return is_nan(x) ? x : (is_nan(y) || y < x) ? y : x;
+    (void)x;
+    (void)y;
+    return C(0);  // unreachable: see above
   }
 }
-// The same with the op chosen at run time (the integer kernels: one kernel per
-// dtype instead of one per op and dtype).
 template <typename C>
-TC_HD inline C binary_value(BinaryOp op, C x, C y) {
-  switch (op) {
-    case BinaryOp::add:
-      return binary_value<BinaryOp::add>(x, y);
-    case BinaryOp::sub:
-      return binary_value<BinaryOp::sub>(x, y);
-    case BinaryOp::mul:
-      return binary_value<BinaryOp::mul>(x, y);
-    case BinaryOp::div:
-      return binary_value<BinaryOp::div>(x, y);
-    case BinaryOp::pow:
-      return binary_value<BinaryOp::pow>(x, y);
-    case BinaryOp::maximum:
-      return binary_value<BinaryOp::maximum>(x, y);
-    default:
-      return binary_value<BinaryOp::minimum>(x, y);
+TC_HD inline C pow_value(C x, C y) {
+  if constexpr (is_float_compute<C>) {
+    return m_pow(x, y);
+  } else {
+    return int_pow(x, y);
   }
 }
 
-// eq ne lt le gt ge.
+// The arithmetic BinaryOps (binary_ops.def: one row each), chosen at compile
+// time: BinaryDef<OP>::forward is the row's forward expression.
+template <BinaryOp OP>
+struct BinaryDef;
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, forward, grad_a, grad_b) \
+  template <>                                                                        \
+  struct BinaryDef<BinaryOp::name> {                                                 \
+    template <typename C>                                                            \
+    static TC_HD C value(C x, C y) {                                                 \
+      return forward;                                                                \
+    }                                                                                \
+  };
+#include "math/binary_ops.def"
+
+template <BinaryOp OP, typename C>
+TC_HD inline C binary_value(C x, C y) {
+  static_assert(int(OP) < ops::kArithmeticBinaryOps, "binary_value: not an arithmetic op");
+  return BinaryDef<OP>::template value<C>(x, y);
+}
+// The same with the op chosen at run time (the integer kernels: one kernel per
+// dtype instead of one per op and dtype). Comparisons give 0 (never asked).
+template <typename C>
+TC_HD inline C binary_value(BinaryOp op, C x, C y) {
+  switch (op) {
+#define TC_BINARY_OP(name, ...) \
+  case BinaryOp::name:          \
+    return binary_value<BinaryOp::name>(x, y);
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) case BinaryOp::name:
+#include "math/compare_ops.def"
+    case BinaryOp::count_:
+      break;
+  }
+  return C(0);
+}
+
+// The comparisons (compare_ops.def); arithmetic ops give false (never asked).
 template <typename C>
 TC_HD inline bool compare_value(BinaryOp op, C x, C y) {
   switch (op) {
-    case BinaryOp::eq:
-      return x == y;
-    case BinaryOp::ne:
-      return x != y;
-    case BinaryOp::lt:
-      return x < y;
-    case BinaryOp::le:
-      return x <= y;
-    case BinaryOp::gt:
-      return x > y;
-    default:
-      return x >= y;
+#define TC_COMPARE_OP(name, forward) \
+  case BinaryOp::name:               \
+    return forward;
+#include "math/compare_ops.def"
+#define TC_BINARY_OP(name, ...) case BinaryOp::name:
+#include "math/binary_ops.def"
+    case BinaryOp::count_:
+      break;
   }
+  return false;
 }
 
 // pow by a scalar: the CPU's special cases, chosen once on the host.
@@ -297,88 +302,128 @@ enum class PowMode : int32_t { general, square, identity, sqrt };
 inline PowMode pow_mode(double s) {
   return s == 2 ? PowMode::square : s == 1 ? PowMode::identity : s == 0.5 ? PowMode::sqrt : PowMode::general;
 }
+template <typename C>
+TC_HD inline C pow_scalar_value(C x, C s, PowMode mode) {
+  switch (mode) {
+    case PowMode::square:
+      return wrapping_mul(x, x);
+    case PowMode::identity:
+      return x;
+    case PowMode::sqrt:
+      return m_sqrt(x);
+    case PowMode::general:
+      break;
+  }
+  return m_pow(x, s);
+}
 
-// x (op) s, s already converted to the compute type (as the CPU's T(s)).
+// x (op) s, s already converted to the compute type (as the CPU's T(s));
+// scalar_ops.def has the rows.
+template <ScalarOp OP>
+struct ScalarDef;
+#define TC_SCALAR_OP(name, GradName, forward)      \
+  template <>                                      \
+  struct ScalarDef<ScalarOp::name> {               \
+    template <typename C>                          \
+    static TC_HD C value(C x, C s, PowMode mode) { \
+      (void)mode;                                  \
+      return forward;                              \
+    }                                              \
+  };
+#include "math/scalar_ops.def"
 template <ScalarOp OP, typename C>
 TC_HD inline C scalar_value(C x, C s, PowMode mode) {
-  if constexpr (OP == ScalarOp::add) {
-    return C(x + s);
-  } else if constexpr (OP == ScalarOp::sub) {
-    return C(x - s);
-  } else if constexpr (OP == ScalarOp::mul) {
-    return C(x * s);
-  } else if constexpr (OP == ScalarOp::div) {
-    return C(x / s);
-  } else if constexpr (OP == ScalarOp::rsub) {
-    return C(s - x);
-  } else if constexpr (OP == ScalarOp::rdiv) {
-    return C(s / x);
-  } else {
-    static_assert(OP == ScalarOp::pow, "scalar_value: unknown op");
-    switch (mode) {
-      case PowMode::square:
-        return wrapping_mul(x, x);
-      case PowMode::identity:
-        return x;
-      case PowMode::sqrt:
-        return m_sqrt(x);
-      default:
-        return m_pow(x, s);
-    }
-  }
+  return ScalarDef<OP>::template value<C>(x, s, mode);
 }
 
 constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
-// neg abs relu (every numeric type); exp log sqrt tanh sigmoid gelu (floating only).
+// What each UnaryOp's backward reads.
+enum class Save : int32_t { none, input, output };
+
+// The UnaryOps (unary_ops.def: one row each). UnaryDef<OP>: the row's
+// forward (value) and backward (grad: g and the saved input x or output y)
+// expressions, whether integer dtypes are allowed, what the backward saves,
+// and the domain tests sample (positive: x > 0).
+template <UnaryOp OP>
+struct UnaryDef;
+#define TC_UNARY_BIND_none(s) (void)s;
+#define TC_UNARY_BIND_input(s) const C x = s;
+#define TC_UNARY_BIND_output(s) const C y = s;
+#define TC_UNARY_OP(name, GradName, ints_, save_, domain_, forward, backward) \
+  template <>                                                                 \
+  struct UnaryDef<UnaryOp::name> {                                            \
+    static constexpr bool ints = ints_;                                       \
+    static constexpr Save save = Save::save_;                                 \
+    static constexpr bool positive_domain = #domain_[0] == 'p';               \
+    template <typename C>                                                     \
+    static TC_HD C value(C x) {                                               \
+      if constexpr (ints_ || is_float_compute<C>) {                           \
+        return forward;                                                       \
+      } else {                                                                \
+        return x; /* unreachable: the op rejects integer tensors */           \
+      }                                                                       \
+    }                                                                         \
+    template <typename C>                                                     \
+    static TC_HD C grad(C g, C saved) {                                       \
+      TC_UNARY_BIND_##save_(saved) return backward;                           \
+    }                                                                         \
+  };
+#include "math/unary_ops.def"
+#undef TC_UNARY_BIND_none
+#undef TC_UNARY_BIND_input
+#undef TC_UNARY_BIND_output
+
 template <UnaryOp OP, typename C>
 TC_HD inline C unary_value(C x) {
-  if constexpr (OP == UnaryOp::neg) {
-    return wrapping_neg(x);
-  } else if constexpr (OP == UnaryOp::abs) {
-    return is_negative(x) ? wrapping_neg(x) : x;
-  } else if constexpr (OP == UnaryOp::relu) {
-    return is_negative(x) ? C(0) : x;
-  } else if constexpr (!is_float_compute<C>) {
-    return x;  // unreachable: the op rejects integer tensors
-  } else if constexpr (OP == UnaryOp::exp) {
-    return m_exp(x);
-  } else if constexpr (OP == UnaryOp::log) {
-    return m_log(x);
-  } else if constexpr (OP == UnaryOp::sqrt) {
-    return m_sqrt(x);
-  } else if constexpr (OP == UnaryOp::tanh) {
-    return m_tanh(x);
-  } else if constexpr (OP == UnaryOp::sigmoid) {
-    return C(1) / (C(1) + m_exp(-x));
-  } else {
-    static_assert(OP == UnaryOp::gelu, "unary_value: unknown op");
-    return C(0.5) * x * (C(1) + m_erf(x * C(kInvSqrt2)));
-  }
+  return UnaryDef<OP>::template value<C>(x);
 }
 template <typename C>
 TC_HD inline C unary_value(UnaryOp op, C x) {
   switch (op) {
-    case UnaryOp::neg:
-      return unary_value<UnaryOp::neg>(x);
-    case UnaryOp::abs:
-      return unary_value<UnaryOp::abs>(x);
-    case UnaryOp::relu:
-      return unary_value<UnaryOp::relu>(x);
-    case UnaryOp::exp:
-      return unary_value<UnaryOp::exp>(x);
-    case UnaryOp::log:
-      return unary_value<UnaryOp::log>(x);
-    case UnaryOp::sqrt:
-      return unary_value<UnaryOp::sqrt>(x);
-    case UnaryOp::tanh:
-      return unary_value<UnaryOp::tanh>(x);
-    case UnaryOp::sigmoid:
-      return unary_value<UnaryOp::sigmoid>(x);
-    default:
-      return unary_value<UnaryOp::gelu>(x);
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return unary_value<UnaryOp::name>(x);
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
   }
+  return x;
+}
+// The row's flags at run time.
+constexpr bool unary_ints(UnaryOp op) {
+  switch (op) {
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return UnaryDef<UnaryOp::name>::ints;
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
+  }
+  return false;
+}
+constexpr Save unary_save(UnaryOp op) {
+  switch (op) {
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return UnaryDef<UnaryOp::name>::save;
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
+  }
+  return Save::none;
+}
+constexpr bool unary_positive_domain(UnaryOp op) {
+  switch (op) {
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return UnaryDef<UnaryOp::name>::positive_domain;
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
+  }
+  return false;
 }
 
 // A clamp bound as compute type C. Bounds beyond an integer type's range
@@ -402,28 +447,27 @@ TC_HD inline C clamp_value(C x, bool has_lo, C lo, bool has_hi, C hi) {
 // Named once, here; src/ops/elementwise.cpp's autograd runs them through the
 // CPU loops, src/cuda/elementwise.cu through its kernels.
 enum class Grad : int32_t {
-  // Three operands (g, x, y), computed in double whatever the dtype:
-  div_b,      // d(x / y)/dy
-  pow_a,      // d(x ^ y)/dx
-  pow_b,      // d(x ^ y)/dy
-  maximum_a,  // the larger input gets g, ties split it evenly
-  maximum_b,
-  minimum_a,
-  minimum_b,
+// Three operands (g, x, y), computed in double whatever the dtype: the
+// gradients of the arithmetic BinaryOps (binary_ops.def), <op>_a and <op>_b.
+#define TC_BINARY_OP(name, ...) name##_a, name##_b,
+#include "math/binary_ops.def"
   // Two operands (g and the saved input x or output y), in the compute type:
   pow_scalar,   // d(x ^ s)/dx
   rdiv_scalar,  // d(s / x)/dx
-  abs,          // x saved
-  exp,          // y saved
-  log,          // x saved
-  sqrt,         // y saved
-  tanh,         // y saved
-  sigmoid,      // y saved
-  relu,         // y saved
-  gelu,         // x saved
   clamp,        // x saved; g where lo <= x <= hi (NaN bound = none)
+// ... and one per UnaryOp (unary_ops.def), of the same name.
+#define TC_UNARY_OP(name, ...) name,
+#include "math/unary_ops.def"
+  count_
 };
-constexpr bool is_grad3(Grad f) { return f <= Grad::minimum_b; }
+constexpr bool is_grad3(Grad f) { return f < Grad::pow_scalar; }
+static_assert(int(Grad::pow_scalar) == 2 * ops::kArithmeticBinaryOps, "two formulas per binary op");
+static_assert(int(Grad::count_) == int(Grad::clamp) + 1 + int(UnaryOp::count_), "one formula per unary op");
+
+// A binary op's formula for its first or second input.
+constexpr Grad binary_grad(BinaryOp op, bool second) { return Grad(2 * int(op) + (second ? 1 : 0)); }
+// A unary op's formula.
+constexpr Grad unary_grad(UnaryOp op) { return Grad(int(Grad::clamp) + 1 + int(op)); }
 
 // The scalar arguments of a two-operand formula.
 struct GradParams {
@@ -435,43 +479,47 @@ struct GradParams {
 // One formula of three operands, chosen at compile time (the CPU's loops,
 // which then vectorize) or at run time (the CUDA kernels: one per dtype).
 template <Grad F>
+struct Grad3Def;
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, forward, grad_a, grad_b) \
+  template <>                                                                        \
+  struct Grad3Def<Grad::name##_a> {                                                  \
+    static TC_HD double value(double g, double x, double y) {                        \
+      (void)x;                                                                       \
+      (void)y;                                                                       \
+      return grad_a;                                                                 \
+    }                                                                                \
+  };                                                                                 \
+  template <>                                                                        \
+  struct Grad3Def<Grad::name##_b> {                                                  \
+    static TC_HD double value(double g, double x, double y) {                        \
+      (void)x;                                                                       \
+      (void)y;                                                                       \
+      return grad_b;                                                                 \
+    }                                                                                \
+  };
+#include "math/binary_ops.def"
+
+template <Grad F>
 TC_HD inline double grad3_value(double g, double x, double y) {
-  if constexpr (F == Grad::div_b) {
-    return -g * x / (y * y);
-  } else if constexpr (F == Grad::pow_a) {
-    return y == 0 ? 0.0 : g * y * ::pow(x, y - 1);
-  } else if constexpr (F == Grad::pow_b) {
-    return (x == 0 && y >= 0) ? 0.0 : g * ::pow(x, y) * ::log(x);
-  } else if constexpr (F == Grad::maximum_a) {
-    return x == y ? g / 2 : (x - y > 0 ? g : 0.0);
-  } else if constexpr (F == Grad::maximum_b) {
-    return x == y ? g / 2 : (y - x > 0 ? g : 0.0);
-  } else if constexpr (F == Grad::minimum_a) {
-    return x == y ? g / 2 : (-(x - y) > 0 ? g : 0.0);
-  } else {
-    static_assert(F == Grad::minimum_b, "grad3_value: not a three-operand formula");
-    return x == y ? g / 2 : (-(y - x) > 0 ? g : 0.0);
-  }
+  return Grad3Def<F>::value(g, x, y);
 }
 TC_HD inline double grad3_value(Grad f, double g, double x, double y) {
   switch (f) {
-    case Grad::div_b:
-      return grad3_value<Grad::div_b>(g, x, y);
-    case Grad::pow_a:
-      return grad3_value<Grad::pow_a>(g, x, y);
-    case Grad::pow_b:
-      return grad3_value<Grad::pow_b>(g, x, y);
-    case Grad::maximum_a:
-      return grad3_value<Grad::maximum_a>(g, x, y);
-    case Grad::maximum_b:
-      return grad3_value<Grad::maximum_b>(g, x, y);
-    case Grad::minimum_a:
-      return grad3_value<Grad::minimum_a>(g, x, y);
-    case Grad::minimum_b:
-      return grad3_value<Grad::minimum_b>(g, x, y);
-    default:
-      return 0.0;  // not a three-operand formula
+#define TC_BINARY_OP(name, ...)                  \
+  case Grad::name##_a:                           \
+    return grad3_value<Grad::name##_a>(g, x, y); \
+  case Grad::name##_b:                           \
+    return grad3_value<Grad::name##_b>(g, x, y);
+#include "math/binary_ops.def"
+    case Grad::pow_scalar:
+    case Grad::rdiv_scalar:
+    case Grad::clamp:
+#define TC_UNARY_OP(name, ...) case Grad::name:
+#include "math/unary_ops.def"
+    case Grad::count_:
+      break;
   }
+  return 0.0;  // not a three-operand formula
 }
 
 // C: float (float32, float16, bfloat16) or double. The mixed float/double
@@ -483,28 +531,13 @@ TC_HD inline C grad2_value(C g, C x, const GradParams& p) {
     return p.s == 0 ? C(0) : C(double(g) * p.s * ::pow(double(x), p.s - 1));
   } else if constexpr (F == Grad::rdiv_scalar) {
     return C(double(-g) * p.s / double(x * x));
-  } else if constexpr (F == Grad::abs) {
-    return x > 0 ? g : x < 0 ? C(-g) : C(0);
-  } else if constexpr (F == Grad::exp) {
-    return g * x;
-  } else if constexpr (F == Grad::log) {
-    return g / x;
-  } else if constexpr (F == Grad::sqrt) {
-    return g / (C(2) * x);
-  } else if constexpr (F == Grad::tanh) {
-    return g * (C(1) - x * x);
-  } else if constexpr (F == Grad::sigmoid) {
-    return g * x * (C(1) - x);
-  } else if constexpr (F == Grad::relu) {
-    return x > 0 ? g : C(0);
-  } else if constexpr (F == Grad::gelu) {
-    const C cdf = C(0.5) * (C(1) + m_erf(x * C(kInvSqrt2)));
-    const C pdf = C(kInvSqrt2Pi) * m_exp(C(-0.5) * x * x);
-    return g * (cdf + x * pdf);
-  } else {
-    static_assert(F == Grad::clamp, "grad2_value: not a two-operand formula");
+  } else if constexpr (F == Grad::clamp) {
     const bool inside = (!p.has_lo || double(x) >= p.lo) && (!p.has_hi || double(x) <= p.hi);
     return inside ? g : C(0);
+  } else {
+    static_assert(F > Grad::clamp && F < Grad::count_, "grad2_value: not a two-operand formula");
+    constexpr UnaryOp op = static_cast<UnaryOp>(static_cast<int>(F) - static_cast<int>(Grad::clamp) - 1);
+    return UnaryDef<op>::template grad<C>(g, x);
   }
 }
 template <typename C>
@@ -514,27 +547,20 @@ TC_HD inline C grad2_value(Grad f, C g, C x, const GradParams& p) {
       return grad2_value<Grad::pow_scalar>(g, x, p);
     case Grad::rdiv_scalar:
       return grad2_value<Grad::rdiv_scalar>(g, x, p);
-    case Grad::abs:
-      return grad2_value<Grad::abs>(g, x, p);
-    case Grad::exp:
-      return grad2_value<Grad::exp>(g, x, p);
-    case Grad::log:
-      return grad2_value<Grad::log>(g, x, p);
-    case Grad::sqrt:
-      return grad2_value<Grad::sqrt>(g, x, p);
-    case Grad::tanh:
-      return grad2_value<Grad::tanh>(g, x, p);
-    case Grad::sigmoid:
-      return grad2_value<Grad::sigmoid>(g, x, p);
-    case Grad::relu:
-      return grad2_value<Grad::relu>(g, x, p);
-    case Grad::gelu:
-      return grad2_value<Grad::gelu>(g, x, p);
     case Grad::clamp:
       return grad2_value<Grad::clamp>(g, x, p);
-    default:
-      return C(0);  // not a two-operand formula
+#define TC_UNARY_OP(name, ...) \
+  case Grad::name:             \
+    return grad2_value<Grad::name>(g, x, p);
+#include "math/unary_ops.def"
+#define TC_BINARY_OP(name, ...) \
+  case Grad::name##_a:          \
+  case Grad::name##_b:
+#include "math/binary_ops.def"
+    case Grad::count_:
+      break;
   }
+  return C(0);  // not a two-operand formula
 }
 
 }  // namespace tc::ew

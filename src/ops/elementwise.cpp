@@ -7,6 +7,7 @@
 #include "cuda/elementwise.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -23,44 +24,42 @@ using namespace detail;
 
 namespace {
 
-const char* const kBinaryNames[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                    "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
-const char* const kBinaryGradNames[] = {"AddBackward", "SubBackward",     "MulBackward",    "DivBackward",
-                                        "PowBackward", "MaximumBackward", "MinimumBackward"};
+// Indexed by BinaryOp: sized by count_, filled from the .def rows.
+const char* const kBinaryNames[] = {
+#define TC_BINARY_OP(name, ...) #name,
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) #name,
+#include "math/compare_ops.def"
+};
+static_assert(std::size(kBinaryNames) == size_t(BinaryOp::count_));
+const char* const kBinaryGradNames[] = {
+#define TC_BINARY_OP(name, GradName, ...) #GradName,
+#include "math/binary_ops.def"
+};
+static_assert(std::size(kBinaryGradNames) == size_t(kArithmeticBinaryOps));
+// Whether an op's gradients read its inputs, and which gradients are g itself.
+struct BinaryGradInfo {
+  bool saves, a_is_g, b_is_g;
+};
+constexpr BinaryGradInfo kBinaryGradInfo[] = {
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, ...) {saves != 0, a_is_g != 0, b_is_g != 0},
+#include "math/binary_ops.def"
+};
 
 template <typename T>
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   using cpu::map2;
   switch (op) {
-    case BinaryOp::add:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::add>(x, y); });
-    case BinaryOp::sub:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::sub>(x, y); });
-    case BinaryOp::mul:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::mul>(x, y); });
-    case BinaryOp::div:
-      if constexpr (std::is_floating_point_v<T>) {
-        return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x / y); });
-      }
+#define TC_BINARY_OP(name, ...) \
+  case BinaryOp::name:          \
+    return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::name>(x, y); });
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) \
+  case BinaryOp::name:           \
+    return map2<bool, T, T>(out, a, b, [](T x, T y) { return ew::compare_value(BinaryOp::name, x, y); });
+#include "math/compare_ops.def"
+    case BinaryOp::count_:
       break;
-    case BinaryOp::pow:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::pow>(x, y); });
-    case BinaryOp::maximum:  // NaN propagates, as in torch.maximum
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::maximum>(x, y); });
-    case BinaryOp::minimum:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::minimum>(x, y); });
-    case BinaryOp::eq:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x == y; });
-    case BinaryOp::ne:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x != y; });
-    case BinaryOp::lt:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x < y; });
-    case BinaryOp::le:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x <= y; });
-    case BinaryOp::gt:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x > y; });
-    case BinaryOp::ge:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x >= y; });
   }
   fail(TC_ERR_INTERNAL, "binary: unhandled op");
 }
@@ -84,31 +83,23 @@ Tensor fused3(Grad f, const Tensor& g, const Tensor& x, const Tensor& y) {
     return out;
   }
   switch (f) {
-    case Grad::div_b:
-      fused3_cpu<Grad::div_b>(out, g, x, y);
+#define TC_BINARY_OP(name, ...)               \
+  case Grad::name##_a:                        \
+    fused3_cpu<Grad::name##_a>(out, g, x, y); \
+    return out;                               \
+  case Grad::name##_b:                        \
+    fused3_cpu<Grad::name##_b>(out, g, x, y); \
+    return out;
+#include "math/binary_ops.def"
+    case Grad::pow_scalar:
+    case Grad::rdiv_scalar:
+    case Grad::clamp:
+#define TC_UNARY_OP(name, ...) case Grad::name:
+#include "math/unary_ops.def"
+    case Grad::count_:
       break;
-    case Grad::pow_a:
-      fused3_cpu<Grad::pow_a>(out, g, x, y);
-      break;
-    case Grad::pow_b:
-      fused3_cpu<Grad::pow_b>(out, g, x, y);
-      break;
-    case Grad::maximum_a:
-      fused3_cpu<Grad::maximum_a>(out, g, x, y);
-      break;
-    case Grad::maximum_b:
-      fused3_cpu<Grad::maximum_b>(out, g, x, y);
-      break;
-    case Grad::minimum_a:
-      fused3_cpu<Grad::minimum_a>(out, g, x, y);
-      break;
-    case Grad::minimum_b:
-      fused3_cpu<Grad::minimum_b>(out, g, x, y);
-      break;
-    default:
-      fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
   }
-  return out;
+  fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
 }
 
 // out = formula(g, x) in g's dtype (x: the saved input or output).
@@ -128,41 +119,26 @@ Tensor fused2(Grad f, const Tensor& g, const Tensor& x, const ew::GradParams& p 
   switch (f) {
     case Grad::pow_scalar:
       fused2_cpu<Grad::pow_scalar>(out, g, x, p);
-      break;
+      return out;
     case Grad::rdiv_scalar:
       fused2_cpu<Grad::rdiv_scalar>(out, g, x, p);
-      break;
-    case Grad::abs:
-      fused2_cpu<Grad::abs>(out, g, x, p);
-      break;
-    case Grad::exp:
-      fused2_cpu<Grad::exp>(out, g, x, p);
-      break;
-    case Grad::log:
-      fused2_cpu<Grad::log>(out, g, x, p);
-      break;
-    case Grad::sqrt:
-      fused2_cpu<Grad::sqrt>(out, g, x, p);
-      break;
-    case Grad::tanh:
-      fused2_cpu<Grad::tanh>(out, g, x, p);
-      break;
-    case Grad::sigmoid:
-      fused2_cpu<Grad::sigmoid>(out, g, x, p);
-      break;
-    case Grad::relu:
-      fused2_cpu<Grad::relu>(out, g, x, p);
-      break;
-    case Grad::gelu:
-      fused2_cpu<Grad::gelu>(out, g, x, p);
-      break;
+      return out;
     case Grad::clamp:
       fused2_cpu<Grad::clamp>(out, g, x, p);
+      return out;
+#define TC_UNARY_OP(name, ...)            \
+  case Grad::name:                        \
+    fused2_cpu<Grad::name>(out, g, x, p); \
+    return out;
+#include "math/unary_ops.def"
+#define TC_BINARY_OP(name, ...) \
+  case Grad::name##_a:          \
+  case Grad::name##_b:
+#include "math/binary_ops.def"
+    case Grad::count_:
       break;
-    default:
-      fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
   }
-  return out;
+  fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
 }
 
 // The CPU computes float32, float64 and the integer types (bool where
@@ -192,7 +168,7 @@ void check_binary_dtypes(const char* name, const Tensor& a, const Tensor& b, DTy
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = kBinaryNames[int(op)];
   check_same_device(name, a, b, true);
-  const bool cmp = op >= BinaryOp::eq;
+  const bool cmp = is_comparison(op);
   DType ct = result_type2(a, b);
   check_binary_dtypes(name, a, b, ct, cmp);
   if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
@@ -209,56 +185,33 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const bool need_a = a->requires_grad, need_b = b->requires_grad;
   const Dims sa = a->shape, sb = b->shape;
   const DType da = a->dtype, db = b->dtype;
-  const bool save = op != BinaryOp::add && op != BinaryOp::sub;
+  const BinaryGradInfo info = kBinaryGradInfo[int(op)];
   autograd::record_function(
-      kBinaryGradNames[int(op)], {a, b}, {out}, save ? std::vector<Tensor>{a, b} : std::vector<Tensor>{},
+      kBinaryGradNames[int(op)], {a, b}, {out},
+      info.saves ? std::vector<Tensor>{a, b} : std::vector<Tensor>{},
       [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
         const Tensor& g = gs[0];
-        Tensor x = saved.empty() ? nullptr : cast(saved[0], ct),
-               y = saved.empty() ? nullptr : cast(saved[1], ct);
+        // Formulas that read neither input get g in their place (unused).
+        const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
         Tensor ga, gb;
-        switch (op) {
-          case BinaryOp::add:
-            ga = g;
-            gb = g;
-            break;
-          case BinaryOp::sub:
-            ga = g;
-            if (need_b) gb = unary(UnaryOp::neg, g);
-            break;
-          case BinaryOp::mul:
-            if (need_a) ga = mul(g, y);
-            if (need_b) gb = mul(g, x);
-            break;
-          case BinaryOp::div:
-            if (need_a) ga = div(g, y);
-            if (need_b) gb = fused3(Grad::div_b, g, x, y);
-            break;
-          case BinaryOp::pow:
-            if (need_a) ga = fused3(Grad::pow_a, g, x, y);
-            if (need_b) gb = fused3(Grad::pow_b, g, x, y);
-            break;
-          case BinaryOp::maximum:  // the larger input gets the gradient; ties split it evenly
-            if (need_a) ga = fused3(Grad::maximum_a, g, x, y);
-            if (need_b) gb = fused3(Grad::maximum_b, g, x, y);
-            break;
-          case BinaryOp::minimum:
-            if (need_a) ga = fused3(Grad::minimum_a, g, x, y);
-            if (need_b) gb = fused3(Grad::minimum_b, g, x, y);
-            break;
-          default:
-            break;
-        }
+        if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
+        if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
         return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
       });
   return out;
 }
 
 namespace {
-const char* const kScalarNames[] = {"add_scalar", "sub_scalar",  "mul_scalar", "div_scalar",
-                                    "pow_scalar", "rsub_scalar", "rdiv_scalar"};
-const char* const kScalarGradNames[] = {"AddBackward", "SubBackward",  "MulBackward", "DivBackward",
-                                        "PowBackward", "RsubBackward", "DivBackward"};
+const char* const kScalarNames[] = {
+#define TC_SCALAR_OP(name, ...) #name "_scalar",
+#include "math/scalar_ops.def"
+};
+static_assert(std::size(kScalarNames) == size_t(ScalarOp::count_));
+const char* const kScalarGradNames[] = {
+#define TC_SCALAR_OP(name, GradName, ...) #GradName,
+#include "math/scalar_ops.def"
+};
+static_assert(std::size(kScalarGradNames) == size_t(ScalarOp::count_));
 
 template <typename T>
 void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
@@ -282,7 +235,10 @@ void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
       return map1<T, T>(out, a, [s](T x) { return T(s - x); });
     case ScalarOp::rdiv:
       return map1<T, T>(out, a, [s](T x) { return T(s / x); });
+    case ScalarOp::count_:
+      break;
   }
+  fail(TC_ERR_INTERNAL, "binary_scalar: unhandled op");
 }
 }  // namespace
 
@@ -320,6 +276,8 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
             p.s = s;
             return {fused2(op == ScalarOp::pow ? Grad::pow_scalar : Grad::rdiv_scalar, g, saved[0], p)};
           }
+          case ScalarOp::count_:
+            break;
         }
         return {nullptr};
       });
@@ -327,76 +285,43 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
 }
 
 namespace {
-const char* const kUnaryNames[] = {"neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "gelu"};
-// The backward formula of each UnaryOp (neg has none: its gradient is -g).
-const Grad kUnaryGrads[] = {Grad::abs,  Grad::abs,     Grad::exp,  Grad::log, Grad::sqrt,
-                            Grad::tanh, Grad::sigmoid, Grad::relu, Grad::gelu};
-const char* const kUnaryGradNames[] = {"NegBackward",     "AbsBackward",  "ExpBackward",
-                                       "LogBackward",     "SqrtBackward", "TanhBackward",
-                                       "SigmoidBackward", "ReluBackward", "GeluBackward"};
-using ew::kInvSqrt2;
+// Indexed by UnaryOp: sized by count_, filled from unary_ops.def's rows.
+const char* const kUnaryNames[] = {
+#define TC_UNARY_OP(name, ...) #name,
+#include "math/unary_ops.def"
+};
+static_assert(std::size(kUnaryNames) == size_t(UnaryOp::count_));
+const char* const kUnaryGradNames[] = {
+#define TC_UNARY_OP(name, GradName, ...) #GradName,
+#include "math/unary_ops.def"
+};
+static_assert(std::size(kUnaryGradNames) == size_t(UnaryOp::count_));
 
+// The forward: the row's formula (ew::unary_value), instantiated only for the
+// dtypes the op allows.
 template <typename T>
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a) {
-  using cpu::map1;
   switch (op) {
-    case UnaryOp::neg:
-      return map1<T, T>(out, a, [](T x) { return cpu::wrapping_neg(x); });
-    case UnaryOp::abs:
-      return map1<T, T>(out, a, [](T x) { return x < T(0) ? cpu::wrapping_neg(x) : x; });
-    case UnaryOp::relu:
-      return map1<T, T>(out, a, [](T x) { return x < T(0) ? T(0) : x; });
-    default:
+#define TC_UNARY_OP(name, ...)                                                               \
+  case UnaryOp::name:                                                                        \
+    if constexpr (ew::UnaryDef<UnaryOp::name>::ints || std::is_floating_point_v<T>) {        \
+      return cpu::map1<T, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x); }); \
+    }                                                                                        \
+    break;
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
       break;
   }
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case UnaryOp::exp:
-        return map1<T, T>(out, a, [](T x) { return std::exp(x); });
-      case UnaryOp::log:
-        return map1<T, T>(out, a, [](T x) { return std::log(x); });
-      case UnaryOp::sqrt:
-        return map1<T, T>(out, a, [](T x) { return std::sqrt(x); });
-      case UnaryOp::tanh:
-        return map1<T, T>(out, a, [](T x) { return std::tanh(x); });
-      case UnaryOp::sigmoid:
-        return map1<T, T>(out, a, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::gelu:
-        return map1<T, T>(out, a, [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2))); });
-      default:
-        break;
-    }
-  }
   fail(TC_ERR_INTERNAL, "unary: unhandled op");
-}
-
-// Which tensor the backward formula needs: the input, the output or neither.
-enum class Save { none, input, output };
-Save saves(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::neg:
-      return Save::none;
-    case UnaryOp::abs:
-    case UnaryOp::log:
-    case UnaryOp::gelu:
-      return Save::input;
-    default:
-      return Save::output;
-  }
-}
-
-Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& s) {
-  if (op == UnaryOp::neg) return unary(UnaryOp::neg, g);
-  return fused2(kUnaryGrads[int(op)], g, s);
 }
 }  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& a) {
+  TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
   const char* name = kUnaryNames[int(op)];
   check_same_device(name, a, a, true);
   check_dtype(name, "a", a, false);
-  const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
-  TC_CHECK(integer_ok || is_floating(a->dtype), TC_ERR_DTYPE, name,
+  TC_CHECK(ew::unary_ints(op) || is_floating(a->dtype), TC_ERR_DTYPE, name,
            ": expected a float32 or float64 tensor but got ", describe(a),
            " (convert integer tensors with tc_to_dtype first)");
   Tensor out = empty(a->shape, a->dtype, a->device);
@@ -406,13 +331,14 @@ Tensor unary(UnaryOp op, const Tensor& a) {
     TC_DISPATCH_NUMERIC(a->dtype, name, [&] { unary_kernel<scalar_t>(op, out, a); });
   }
   if (!autograd::needs_grad({&a})) return out;
-  const Save what = saves(op);
+  const ew::Save what = ew::unary_save(op);
   std::vector<Tensor> saved;
-  if (what == Save::input) saved.push_back(a);
-  if (what == Save::output) saved.push_back(autograd::alias(out));
+  if (what == ew::Save::input) saved.push_back(a);
+  if (what == ew::Save::output) saved.push_back(autograd::alias(out));
   autograd::record_function(kUnaryGradNames[int(op)], {a}, {out}, std::move(saved),
                             [op](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {unary_backward(op, g[0], s.empty() ? nullptr : s[0])};
+                              // Formulas that save nothing get g in its place (unused).
+                              return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0])};
                             });
   return out;
 }

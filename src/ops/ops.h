@@ -36,11 +36,36 @@ Tensor to_dtype(const Tensor& t, DType dtype);  // differentiable between float 
 Tensor to_device(const Tensor& t, Device device);
 
 // ---- elementwise (ops/elementwise.cpp) ----
-enum class BinaryOp { add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge };
+// The elementwise families, one enumerator per row of src/math/*_ops.def
+// (generated from ops/ops.toml by tools/gen_ops.py); count_ is the number of
+// ops, for static_asserts and for tests that iterate a whole family.
+enum class BinaryOp {
+#define TC_BINARY_OP(name, ...) name,
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) name,
+#include "math/compare_ops.def"
+  count_
+};
+// The arithmetic ops come first, then the comparisons (bool results).
+constexpr int kArithmeticBinaryOps = 0
+#define TC_BINARY_OP(...) +1
+#include "math/binary_ops.def"
+    ;
+constexpr bool is_comparison(BinaryOp op) { return int(op) >= kArithmeticBinaryOps; }
+static_assert(kArithmeticBinaryOps > 0 && kArithmeticBinaryOps < int(BinaryOp::count_),
+              "binary_ops.def and compare_ops.def both have rows");
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
-enum class ScalarOp { add, sub, mul, div, pow, rsub, rdiv };
+enum class ScalarOp {
+#define TC_SCALAR_OP(name, ...) name,
+#include "math/scalar_ops.def"
+  count_
+};
 Tensor binary_scalar(ScalarOp op, const Tensor& a, double s);
-enum class UnaryOp { neg, abs, exp, log, sqrt, tanh, sigmoid, relu, gelu };
+enum class UnaryOp {
+#define TC_UNARY_OP(name, ...) name,
+#include "math/unary_ops.def"
+  count_
+};
 Tensor unary(UnaryOp op, const Tensor& a);
 Tensor clamp(const Tensor& a, double lo, double hi);  // NaN = no bound
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

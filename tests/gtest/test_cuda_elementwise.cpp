@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "gradcheck.h"
+#include "math/elementwise_math.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -120,7 +121,7 @@ const DType kArith[] = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::
 
 TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
   using ops::BinaryOp;
-  for (int o = 0; o <= int(BinaryOp::ge); ++o) {
+  for (int o = 0; o < int(BinaryOp::count_); ++o) {
     const auto op = BinaryOp(o);
     for (DType d : kArith) {
       const bool floating = tc::is_floating(d);
@@ -140,7 +141,7 @@ TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
           a = tc::cast(tc::cast(a, DType::i64), DType::f64);
           b = tc::cast(tc::cast(b, DType::i64), DType::f64);
         }
-        if (op >= BinaryOp::eq && sa == sb)
+        if (ops::is_comparison(op) && sa == sb)
           b = ops::where(ops::binary(BinaryOp::gt, b, tensor({0}, {})), b, a);
         a = tc::cast(a, d);
         b = tc::cast(b, d);
@@ -164,7 +165,7 @@ TEST_F(CudaElementwise, ComparisonsOfEveryDtypeAndMixedPromotion) {
   using ops::BinaryOp;
   const Tensor bools_a = tensor({0, 1, 1, 0, 1}, {5}, DType::b8),
                bools_b = tensor({0, 1, 0, 1, 1}, {5}, DType::b8);
-  for (int o = int(BinaryOp::eq); o <= int(BinaryOp::ge); ++o) {
+  for (int o = ops::kArithmeticBinaryOps; o < int(BinaryOp::count_); ++o) {
     EXPECT_TRUE(matches(ops::binary(BinaryOp(o), gpu(bools_a), gpu(bools_b)),
                         ops::binary(BinaryOp(o), bools_a, bools_b)));
   }
@@ -194,7 +195,7 @@ TEST_F(CudaElementwise, ScalarOpsMatchTheCpu) {
   for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32}) {
     const Tensor a = rand({33, 17}, d, 0.2, 4);
     for (double s : {2.0, 1.0, 0.5, -1.5, 3.0, 0.0}) {
-      for (int o = 0; o <= int(ops::ScalarOp::rdiv); ++o) {
+      for (int o = 0; o < int(ops::ScalarOp::count_); ++o) {
         const auto op = ops::ScalarOp(o);
         for (Layout l : kLayouts) {
           const Tensor g = ops::binary_scalar(op, on_gpu(a, l), s);
@@ -211,11 +212,11 @@ TEST_F(CudaElementwise, ScalarOpsMatchTheCpu) {
 
 TEST_F(CudaElementwise, UnaryOpsMatchTheCpu) {
   for (DType d : kArith) {
-    for (int o = 0; o <= int(ops::UnaryOp::gelu); ++o) {
+    for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {
       const auto op = ops::UnaryOp(o);
-      const bool int_ok = op == ops::UnaryOp::neg || op == ops::UnaryOp::abs || op == ops::UnaryOp::relu;
+      const bool int_ok = tc::ew::unary_ints(op);
       if (!tc::is_floating(d) && !int_ok) continue;
-      const bool positive = op == ops::UnaryOp::log || op == ops::UnaryOp::sqrt;
+      const bool positive = tc::ew::unary_positive_domain(op);
       const Tensor a = rand({65, 31}, d, positive ? 0.01 : (d == DType::u8 ? 0 : -5), 5);
       for (Layout l : kLayouts) {
         const Tensor g = ops::unary(op, on_gpu(a, l));
@@ -234,7 +235,7 @@ TEST_F(CudaElementwise, UnaryOpsMatchTheCpu) {
   // Edge values: NaN, infinities, signed zeros.
   const Tensor e = tensor({std::nan(""), INFINITY, -INFINITY, 0.0, -0.0, 1e-40, 88.0, -88.0, 20.0}, {9});
   for (DType d : {DType::f32, DType::f64}) {
-    for (int o = 0; o <= int(ops::UnaryOp::gelu); ++o) {
+    for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {
       const Tensor a = tc::cast(e, d);
       EXPECT_TRUE(
           matches(ops::unary(ops::UnaryOp(o), gpu(a)), ops::unary(ops::UnaryOp(o), a), tol(d, false), 1e-30))
@@ -422,7 +423,7 @@ TEST_F(CudaElementwise, BackwardOfEveryOpMatchesTheCpu) {
   for (DType d : {DType::f32, DType::f64}) {
     const double rtol = d == DType::f64 ? 1e-12 : 1e-5;
     const Tensor a = rand({9, 13}, d, 0.2, 2), b = rand({9, 13}, d, -2, 2);
-    for (int o = 0; o <= int(BinaryOp::minimum); ++o) {
+    for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {
       const Tensor bb = o == int(BinaryOp::maximum) || o == int(BinaryOp::minimum)
                             ? ops::where(ops::binary(BinaryOp::gt, b, tensor({0}, {}, d)), a, b)  // ties
                             : b;
@@ -430,16 +431,16 @@ TEST_F(CudaElementwise, BackwardOfEveryOpMatchesTheCpu) {
           [o](const std::vector<Tensor>& x) { return ops::binary(BinaryOp(o), x[0], x[1]); }, {a, bb}, rtol,
           str("binary op ", o, " ", tc::dtype_name(d)));
     }
-    for (int o = 0; o <= int(ops::ScalarOp::rdiv); ++o) {
+    for (int o = 0; o < int(ops::ScalarOp::count_); ++o) {
       for (double s : {2.0, 0.5, -1.5}) {
         expect_backward_matches(
             [o, s](const std::vector<Tensor>& x) { return ops::binary_scalar(ops::ScalarOp(o), x[0], s); },
             {a}, rtol, str("scalar op ", o, " s ", s, " ", tc::dtype_name(d)));
       }
     }
-    for (int o = 0; o <= int(ops::UnaryOp::gelu); ++o) {
+    for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {
       expect_backward_matches([o](const std::vector<Tensor>& x) { return ops::unary(ops::UnaryOp(o), x[0]); },
-                              {o == int(ops::UnaryOp::log) || o == int(ops::UnaryOp::sqrt) ? a : b}, rtol,
+                              {tc::ew::unary_positive_domain(ops::UnaryOp(o)) ? a : b}, rtol,
                               str("unary op ", o, " ", tc::dtype_name(d)));
     }
     expect_backward_matches([](const std::vector<Tensor>& x) { return ops::clamp(x[0], -0.5, std::nan("")); },

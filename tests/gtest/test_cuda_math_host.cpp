@@ -224,7 +224,7 @@ TEST_F(CudaMathHost, BinaryValuesMatchTheCpuOps) {
   using ops::BinaryOp;
   for (DType d : kNumeric) {
     auto [a, b] = all_pairs(d);
-    for (int o = 0; o <= int(BinaryOp::minimum); ++o) {
+    for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {
       const auto op = BinaryOp(o);
       if (op == BinaryOp::div && !tc::is_floating(d)) continue;  // promotes to float
       const Tensor cpu = ops::binary(op, a, b);
@@ -247,7 +247,7 @@ TEST_F(CudaMathHost, ComparisonsMatchTheCpuOps) {
   for (DType d :
        {DType::f32, DType::f64, DType::i8, DType::i16, DType::i32, DType::i64, DType::u8, DType::b8}) {
     auto [a, b] = all_pairs(d);
-    for (int o = int(BinaryOp::eq); o <= int(BinaryOp::ge); ++o) {
+    for (int o = ops::kArithmeticBinaryOps; o < int(BinaryOp::count_); ++o) {
       const Tensor cpu = ops::binary(BinaryOp(o), a, b);
       for_numeric(d, [&](auto tag) {
         using T = decltype(tag);
@@ -268,20 +268,12 @@ C scalar_value(ops::ScalarOp op, C x, double s) {
   const C sc = C(s);
   const ew::PowMode m = ew::pow_mode(s);
   switch (op) {
-    case ops::ScalarOp::add:
-      return ew::scalar_value<ops::ScalarOp::add>(x, sc, m);
-    case ops::ScalarOp::sub:
-      return ew::scalar_value<ops::ScalarOp::sub>(x, sc, m);
-    case ops::ScalarOp::mul:
-      return ew::scalar_value<ops::ScalarOp::mul>(x, sc, m);
-    case ops::ScalarOp::div:
-      return ew::scalar_value<ops::ScalarOp::div>(x, sc, m);
-    case ops::ScalarOp::pow:
-      return ew::scalar_value<ops::ScalarOp::pow>(x, sc, m);
-    case ops::ScalarOp::rsub:
-      return ew::scalar_value<ops::ScalarOp::rsub>(x, sc, m);
-    case ops::ScalarOp::rdiv:
-      return ew::scalar_value<ops::ScalarOp::rdiv>(x, sc, m);
+#define TC_SCALAR_OP(name, ...) \
+  case ops::ScalarOp::name:     \
+    return ew::scalar_value<ops::ScalarOp::name>(x, sc, m);
+#include "math/scalar_ops.def"
+    case ops::ScalarOp::count_:
+      break;
   }
   return C(0);
 }
@@ -291,7 +283,7 @@ TEST_F(CudaMathHost, ScalarValuesMatchTheCpuOps) {
     const std::vector<double> v = edge_values(d);
     const Tensor a = tensor(v, {int64_t(v.size())}, d);
     for (double s : {2.0, 1.0, 0.5, 0.0, -1.0, 3.0, -1.5, 0.1, 1e40, std::nan("")}) {
-      for (int o = 0; o <= int(ops::ScalarOp::rdiv); ++o) {
+      for (int o = 0; o < int(ops::ScalarOp::count_); ++o) {
         const Tensor cpu = ops::binary_scalar(ops::ScalarOp(o), a, s);
         for_numeric(d, [&](auto tag) {
           using T = decltype(tag);
@@ -312,9 +304,9 @@ TEST_F(CudaMathHost, UnaryValuesMatchTheCpuOps) {
   for (DType d : kNumeric) {
     const std::vector<double> v = edge_values(d);
     const Tensor a = tensor(v, {int64_t(v.size())}, d);
-    for (int o = 0; o <= int(ops::UnaryOp::gelu); ++o) {
+    for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {
       const auto op = ops::UnaryOp(o);
-      const bool int_ok = op == ops::UnaryOp::neg || op == ops::UnaryOp::abs || op == ops::UnaryOp::relu;
+      const bool int_ok = ew::unary_ints(op);
       if (!tc::is_floating(d) && !int_ok) continue;
       const Tensor cpu = ops::unary(op, a);
       for_numeric(d, [&](auto tag) {
@@ -450,26 +442,21 @@ TEST(CudaGradFormulas, TwoOperandFormulasMatchFiniteDifferences) {
   using ew::Grad;
   using U = ops::UnaryOp;
   const double g = 1.7;
-  struct Case {
-    Grad f;
-    U op;
-    bool saves_output;
-  };
-  const Case cases[] = {{Grad::abs, U::abs, false},  {Grad::exp, U::exp, true},
-                        {Grad::log, U::log, false},  {Grad::sqrt, U::sqrt, true},
-                        {Grad::tanh, U::tanh, true}, {Grad::sigmoid, U::sigmoid, true},
-                        {Grad::relu, U::relu, true}, {Grad::gelu, U::gelu, false}};
-  for (const Case& c : cases) {
+  // Every UnaryOp's formula (unary_ops.def), with the tensor it saves.
+  for (int o = 0; o < int(U::count_); ++o) {
+    const U op = U(o);
+    const Grad f = ew::unary_grad(op);
+    const bool saves_output = ew::unary_save(op) == ew::Save::output;
     for (double x : {-2.3, -0.7, 0.3, 0.9, 1.6, 3.2}) {
-      if ((c.op == U::log || c.op == U::sqrt) && x <= 0) continue;
-      const double saved = c.saves_output ? ew::unary_value(c.op, x) : x;
-      const double analytic = ew::grad2_value(c.f, g, saved, ew::GradParams{});
-      const double numeric = g * numeric_derivative([&](double t) { return ew::unary_value(c.op, t); }, x);
+      if (ew::unary_positive_domain(op) && x <= 0) continue;
+      const double saved = saves_output ? ew::unary_value(op, x) : x;
+      const double analytic = ew::grad2_value(f, g, saved, ew::GradParams{});
+      const double numeric = g * numeric_derivative([&](double t) { return ew::unary_value(op, t); }, x);
       EXPECT_TRUE(close(analytic, numeric))
-          << "formula " << int(c.f) << " at " << x << ": " << analytic << " vs " << numeric;
+          << "formula " << int(f) << " at " << x << ": " << analytic << " vs " << numeric;
       // The float version agrees with the double one.
-      const float af = ew::grad2_value(c.f, float(g), float(saved), ew::GradParams{});
-      EXPECT_NEAR(af, analytic, 1e-5 + 1e-5 * std::abs(analytic)) << "formula " << int(c.f) << " at " << x;
+      const float af = ew::grad2_value(f, float(g), float(saved), ew::GradParams{});
+      EXPECT_NEAR(af, analytic, 1e-5 + 1e-5 * std::abs(analytic)) << "formula " << int(f) << " at " << x;
     }
   }
   for (double s : {2.0, 3.0, -1.5, 0.5}) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gradcheck.h"
+#include "math/elementwise_math.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -97,8 +98,9 @@ TEST_F(Elementwise, Errors) {
   EXPECT_EQ(values(ops::binary(ops::BinaryOp::eq, t, t)),
             (std::vector<double>{1, 1}));  // comparisons are fine
   Tensor ints = tensor({1, 2}, {2}, DType::i32);
-  for (auto op : {ops::UnaryOp::exp, ops::UnaryOp::log, ops::UnaryOp::sqrt, ops::UnaryOp::tanh,
-                  ops::UnaryOp::sigmoid, ops::UnaryOp::gelu}) {
+  for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {  // every floating-only unary op
+    const auto op = ops::UnaryOp(o);
+    if (tc::ew::unary_ints(op)) continue;
     try {
       ops::unary(op, ints);
       FAIL();
@@ -132,6 +134,11 @@ TEST_F(Elementwise, UnaryValues) {
   v = values(ops::unary(ops::UnaryOp::gelu, x));
   EXPECT_NEAR(v[0], -0.15865525393145707, 1e-12);  // torch.nn.functional.gelu(-1.)
   EXPECT_NEAR(v[2], 1.9544997361036416, 1e-12);
+  v = values(ops::unary(ops::UnaryOp::softplus, tensor({-1, 0, 2, 30}, {4})));
+  EXPECT_NEAR(v[0], 0.31326168751822286, 1e-12);  // torch.nn.functional.softplus(-1.)
+  EXPECT_NEAR(v[1], 0.69314718055994529, 1e-12);
+  EXPECT_NEAR(v[2], 2.1269280110429727, 1e-12);
+  EXPECT_EQ(v[3], 30.0);  // beyond the threshold (20): x itself
   v = values(ops::unary(ops::UnaryOp::exp, x));
   EXPECT_NEAR(v[2], std::exp(2.0), 1e-12);
   v = values(ops::clamp(x, -0.5, NAN));
@@ -182,9 +189,10 @@ TEST_F(Elementwise, GradBinary) {
   auto check = [](ops::BinaryOp op, const Inputs& xs) {
     return gradcheck([op](const Inputs& x) { return ops::binary(op, x[0], x[1]); }, xs);
   };
-  for (auto op : {ops::BinaryOp::add, ops::BinaryOp::sub, ops::BinaryOp::mul, ops::BinaryOp::div,
-                  ops::BinaryOp::maximum, ops::BinaryOp::minimum}) {
-    EXPECT_TRUE(check(op, {randn({3, 4}), uniform({4}, 0.5, 2)})) << int(op);        // broadcast b
+  for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {  // the whole family (binary_ops.def)
+    const auto op = ops::BinaryOp(o);
+    if (op == ops::BinaryOp::pow) continue;                                    // a positive base only: below
+    EXPECT_TRUE(check(op, {randn({3, 4}), uniform({4}, 0.5, 2)})) << int(op);  // broadcast b
     EXPECT_TRUE(check(op, {uniform({2, 1, 3}, 0.5, 2), randn({4, 1})})) << int(op);  // both broadcast
     EXPECT_TRUE(check(op, {noncontiguous(randn({3, 4})), uniform({3, 4}, 1, 2)})) << int(op);
   }
@@ -201,17 +209,25 @@ TEST_F(Elementwise, GradBinary) {
 }
 
 TEST_F(Elementwise, GradUnaryScalarClampWhere) {
-  for (auto op : {ops::UnaryOp::neg, ops::UnaryOp::abs, ops::UnaryOp::exp, ops::UnaryOp::tanh,
-                  ops::UnaryOp::sigmoid, ops::UnaryOp::relu, ops::UnaryOp::gelu}) {
-    EXPECT_TRUE(
-        gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {noncontiguous(randn({3, 5}))}))
-        << int(op);
+  for (int o = 0; o < int(ops::UnaryOp::count_); ++o) {  // the whole family (unary_ops.def)
+    const auto op = ops::UnaryOp(o);
+    if (tc::ew::unary_positive_domain(op)) {
+      EXPECT_TRUE(
+          gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {uniform({4, 3}, 0.5, 3)}))
+          << int(op);
+    } else {
+      EXPECT_TRUE(
+          gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {noncontiguous(randn({3, 5}))}))
+          << int(op);
+    }
   }
-  for (auto op : {ops::UnaryOp::log, ops::UnaryOp::sqrt}) {
-    EXPECT_TRUE(gradcheck([op](const Inputs& x) { return ops::unary(op, x[0]); }, {uniform({4, 3}, 0.5, 3)}));
-  }
-  for (auto op : {ops::ScalarOp::add, ops::ScalarOp::sub, ops::ScalarOp::mul, ops::ScalarOp::div,
-                  ops::ScalarOp::pow, ops::ScalarOp::rsub, ops::ScalarOp::rdiv}) {
+  // softplus beyond its threshold (x > 20: x itself, gradient 1) and far below it.
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::softplus, x[0]); },
+                        {uniform({5}, 20.5, 30)}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::softplus, x[0]); },
+                        {uniform({5}, -30, -10)}));
+  for (int o = 0; o < int(ops::ScalarOp::count_); ++o) {
+    const auto op = ops::ScalarOp(o);
     EXPECT_TRUE(gradcheck([op](const Inputs& x) { return ops::binary_scalar(op, x[0], 1.7); },
                           {uniform({2, 3}, 0.5, 2)}))
         << int(op);

@@ -114,36 +114,7 @@
 #pragma weak tc_expand
 #pragma weak tc_contiguous
 #pragma weak tc_clone
-#pragma weak tc_add
-#pragma weak tc_sub
-#pragma weak tc_mul
-#pragma weak tc_div
-#pragma weak tc_pow
-#pragma weak tc_maximum
-#pragma weak tc_minimum
-#pragma weak tc_eq
-#pragma weak tc_ne
-#pragma weak tc_lt
-#pragma weak tc_le
-#pragma weak tc_gt
-#pragma weak tc_ge
 #pragma weak tc_where
-#pragma weak tc_add_scalar
-#pragma weak tc_sub_scalar
-#pragma weak tc_mul_scalar
-#pragma weak tc_div_scalar
-#pragma weak tc_pow_scalar
-#pragma weak tc_rsub_scalar
-#pragma weak tc_rdiv_scalar
-#pragma weak tc_neg
-#pragma weak tc_abs
-#pragma weak tc_exp
-#pragma weak tc_log
-#pragma weak tc_sqrt
-#pragma weak tc_tanh
-#pragma weak tc_sigmoid
-#pragma weak tc_relu
-#pragma weak tc_gelu
 #pragma weak tc_clamp
 #pragma weak tc_sum
 #pragma weak tc_mean
@@ -210,6 +181,10 @@
 #pragma weak tc_cuda_memory_stats_get
 #pragma weak tc_cuda_empty_cache
 // clang-format on
+// The elementwise families (generated from ops/ops.toml).
+#define TC_MISUSE_WEAK
+#include "misuse_ops_generated.inc"
+#undef TC_MISUSE_WEAK
 
 namespace {
 
@@ -1359,78 +1334,16 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_contiguous), "HO", [](M& m) { return tc_contiguous(m.H(0, m.f.a), m.O(1)); }));
   add(E(FN(tc_clone), "HO", [](M& m) { return tc_clone(m.H(0, m.f.a), m.O(1)); }));
 
-  // Binary ops.
-  add(E(
-      FN(tc_add), "HHO", [](M& m) { return tc_add(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_add, false)));
-  add(E(
-      FN(tc_sub), "HHO", [](M& m) { return tc_sub(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_sub, false)));
-  add(E(
-      FN(tc_mul), "HHO", [](M& m) { return tc_mul(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_mul, false)));
-  add(E(
-      FN(tc_div), "HHO", [](M& m) { return tc_div(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_div, false)));
-  add(E(
-      FN(tc_pow), "HHO", [](M& m) { return tc_pow(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_pow, false)));
-  add(E(
-      FN(tc_maximum), "HHO", [](M& m) { return tc_maximum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_maximum, true)));
-  add(E(
-      FN(tc_minimum), "HHO", [](M& m) { return tc_minimum(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_minimum, true)));
-  add(E(
-      FN(tc_eq), "HHO", [](M& m) { return tc_eq(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_eq, true)));
-  add(E(
-      FN(tc_ne), "HHO", [](M& m) { return tc_ne(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_ne, true)));
-  add(E(
-      FN(tc_lt), "HHO", [](M& m) { return tc_lt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_lt, true)));
-  add(E(
-      FN(tc_le), "HHO", [](M& m) { return tc_le(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_le, true)));
-  add(E(
-      FN(tc_gt), "HHO", [](M& m) { return tc_gt(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_gt, true)));
-  add(E(
-      FN(tc_ge), "HHO", [](M& m) { return tc_ge(m.H(0, m.f.a), m.H(1, m.f.b), m.O(2)); },
-      binary_extras(tc_ge, true)));
+  // The elementwise families: one row per op of ops/ops.toml, generated.
+#define TC_MISUSE_ROWS
+#include "misuse_ops_generated.inc"
+#undef TC_MISUSE_ROWS
   add(E(FN(tc_where), "HHHO",
         [](M& m) { return tc_where(m.H(0, m.f.cond), m.H(1, m.f.a), m.H(2, m.f.b), m.O(3)); },
         {X("cond is not bool", {TC_ERR_DTYPE}, [](M& m) { return tc_where(m.f.a, m.f.a, m.f.b, m.O(9)); }),
          X("shapes that do not broadcast", {TC_ERR_SHAPE},
            [](M& m) { return tc_where(m.f.cond, m.f.bt, m.f.b, m.O(9)); })}));
 
-  // Scalar forms and unary ops.
-#define SCALAR(fn_) add(E(FN(fn_), "H-O", [](M& m) { return fn_(m.H(0, m.f.a), 2.0, m.O(2)); }))
-  SCALAR(tc_add_scalar);
-  SCALAR(tc_sub_scalar);
-  SCALAR(tc_mul_scalar);
-  SCALAR(tc_div_scalar);
-  SCALAR(tc_pow_scalar);
-  SCALAR(tc_rsub_scalar);
-  SCALAR(tc_rdiv_scalar);
-#undef SCALAR
-#define UNARY(fn_) add(E(FN(fn_), "HO", [](M& m) { return fn_(m.H(0, m.f.a), m.O(1)); }))
-#define UNARY_FLOAT(fn_)                                                                \
-  add(E(FN(fn_), "HO", [](M& m) { return fn_(m.H(0, m.f.a), m.O(1)); },                 \
-        {X("integer input", {TC_ERR_DTYPE}, [](M& m) { return fn_(m.f.i32, m.O(9)); }), \
-         X("bool input", {TC_ERR_DTYPE}, [](M& m) { return fn_(m.f.cond, m.O(9)); })}))
-  UNARY(tc_neg);
-  UNARY(tc_abs);
-  UNARY_FLOAT(tc_exp);
-  UNARY_FLOAT(tc_log);
-  UNARY_FLOAT(tc_sqrt);
-  UNARY_FLOAT(tc_tanh);
-  UNARY_FLOAT(tc_sigmoid);
-  UNARY(tc_relu);
-  UNARY_FLOAT(tc_gelu);
-#undef UNARY
-#undef UNARY_FLOAT
   add(E(FN(tc_clamp), "H--O", [](M& m) { return tc_clamp(m.H(0, m.f.a), 0.0, kNaN, m.O(3)); }));
 
   // Reductions.

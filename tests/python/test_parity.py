@@ -153,13 +153,23 @@ def test_int_scalars_are_int64_tensors():
 UNARY = [("neg", lambda a: -a, randn), ("abs", lambda a: a.abs(), randn), ("exp", lambda a: a.exp(), randn),
          ("log", lambda a: a.log(), pos), ("sqrt", lambda a: a.sqrt(), pos), ("tanh", lambda a: a.tanh(), randn),
          ("sigmoid", lambda a: a.sigmoid(), randn), ("relu", lambda a: a.relu(), randn),
-         ("gelu", lambda a: F.gelu(a) if isinstance(a, tc.Tensor) else TF.gelu(a), randn)]
+         ("gelu", lambda a: F.gelu(a) if isinstance(a, tc.Tensor) else TF.gelu(a), randn),
+         # both sides of the threshold (x > 20 gives x)
+         ("softplus", lambda a: F.softplus(a) if isinstance(a, tc.Tensor) else TF.softplus(a),
+          lambda *s: np.linspace(-30.3, 30.3, int(np.prod(s))).reshape(s))]
 
 
 @pytest.mark.parametrize("name,f,gen", UNARY, ids=[u[0] for u in UNARY])
 def test_unary(name, f, gen):
     need("tc_" + name)
     parity(f, f, [gen(4, 5)])
+
+
+def test_softplus_method_and_module():
+    need("tc_softplus")
+    x = [-30.0, -1.0, 0.0, 1.0, 19.5, 20.5, 30.0]
+    parity(lambda a: a.softplus(), lambda a: TF.softplus(a), [np.array(x)])
+    parity(lambda a: tc.nn.Softplus()(a), lambda a: torch.nn.Softplus()(a), [np.array(x)])
 
 
 def test_unary_integer_rules():

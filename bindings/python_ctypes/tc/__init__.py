@@ -4,7 +4,7 @@ initializes it (tc_init) and registers tc_shutdown at exit."""
 import atexit as _atexit
 import ctypes as _C
 
-from . import _decls
+from . import _decls, _ops_generated
 from ._lib import lib as _L, path as library_path, missing as missing_functions
 from ._errors import (AutogradError, DeviceError, DTypeError, InternalError, IntOverflowError,
                       InvalidArgumentError, InvalidHandleError, MissingFunctionError, NotCompiledError,
@@ -34,7 +34,7 @@ from ._core import (DTYPES as _DTYPES, bfloat16, bool_ as bool, device, dtype, e
 from ._core import flag_names as _flag_names, copy_string as _copy_string  # noqa: E402
 from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, concat, concatenate,  # noqa: E402
                       empty, empty_like, full, full_like, gather, index_select, initial_seed,
-                      manual_seed, matmul, maximum, minimum, ones, ones_like, rand, rand_like, randn,
+                      manual_seed, matmul, ones, ones_like, rand, rand_like, randn,
                       randn_like, split, stack, tensor, where, zeros, zeros_like)
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import cuda, nn, optim  # noqa: E402
@@ -193,8 +193,9 @@ def _fwd(name):
     return f
 
 
-for _name in ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "neg", "abs",
-              "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "clamp", "clip", "sum", "mean", "var",
+globals().update(_ops_generated.FUNCTIONS)  # tc.add, tc.exp, ...: the elementwise families
+
+for _name in ("clamp", "clip", "sum", "mean", "var",
               "std", "logsumexp", "max", "min", "argmax", "argmin", "softmax", "log_softmax",
               "reshape", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten",
               "clone", "detach", "t", "allclose", "equal", "square", "rsqrt", "amax", "amin"):

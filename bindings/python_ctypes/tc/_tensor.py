@@ -9,6 +9,7 @@ import operator
 
 from . import _core as K
 from . import _decls as D
+from . import _ops_generated
 from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
 from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64
@@ -586,56 +587,14 @@ class Tensor:
         return dlpack_device(self)
 
     # ------------------------------------------------------------ arithmetic
-    add = _binary("add", "add_scalar")
-    sub = _binary("sub", "sub_scalar")
-    mul = _binary("mul", "mul_scalar")
-    div = _binary("div", "div_scalar")
-    pow = _binary("pow", "pow_scalar")
-    maximum = _binary("maximum")
-    minimum = _binary("minimum")
-    eq = _binary("eq")
-    ne = _binary("ne")
-    lt = _binary("lt")
-    le = _binary("le")
-    gt = _binary("gt")
-    ge = _binary("ge")
+    # The elementwise families' methods and operators (add, __add__, exp, ...)
+    # are set by _ops_generated.install() below the class.
     matmul = _binary("matmul")
-    multiply = mul
-    subtract = sub
-    divide = div
-    true_divide = div
-
-    __add__ = add
-    __radd__ = add
-    __sub__ = sub
     __rsub__ = _rbinary("sub", "rsub_scalar")
-    __mul__ = mul
-    __rmul__ = mul
-    __truediv__ = div
     __rtruediv__ = _rbinary("div", "rdiv_scalar")
-    __pow__ = pow
     __rpow__ = _rbinary("pow")
     __matmul__ = matmul
     __rmatmul__ = _rbinary("matmul")
-    __eq__ = eq
-    __ne__ = ne
-    __lt__ = lt
-    __le__ = le
-    __gt__ = gt
-    __ge__ = ge
-
-    neg = _unary("neg")
-    __neg__ = neg
-    negative = neg
-    abs = _unary("abs")
-    __abs__ = abs
-    exp = _unary("exp")
-    log = _unary("log")
-    sqrt = _unary("sqrt")
-    tanh = _unary("tanh")
-    sigmoid = _unary("sigmoid")
-    relu = _unary("relu")
-    gelu = _unary("gelu")
 
     def __pos__(self):
         return self
@@ -947,6 +906,7 @@ class Tensor:
 
 
 lib_tc_tensor_device = fn("tc_tensor_device")
+_ops_generated.install(Tensor, _unary, _binary)
 
 
 def _split_call(f, t, n, dim):

@@ -7,3 +7,10 @@ from .modules import (AvgPool2d, Conv2d, CrossEntropyLoss, Dropout, Embedding, F
 __all__ = ["functional", "init", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Sequential", "ModuleList", "Dropout", "Flatten", "Identity", "Embedding",
            "MaxPool2d", "AvgPool2d", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss"]
+
+# Activations generated from the op table (ops/ops.toml: nn_module), e.g. Softplus.
+from .. import _ops_generated as _gen  # noqa: E402
+from . import modules as _modules  # noqa: E402
+
+globals().update({_c: getattr(_modules, _c) for _c, _ in _gen.NN_MODULES})
+__all__ += [_c for _c, _ in _gen.NN_MODULES]

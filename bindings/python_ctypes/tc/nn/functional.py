@@ -6,6 +6,7 @@ from .. import _decls as D
 from .._core import fn
 from .._ints import to_int64
 from .._tensor import _call
+from .. import _ops_generated
 
 _REDUCTIONS = {"none": D.TC_REDUCTION_NONE, "mean": D.TC_REDUCTION_MEAN, "sum": D.TC_REDUCTION_SUM}
 
@@ -107,3 +108,15 @@ def embedding(input, weight):
 
 def one_hot(tensor, num_classes=-1):
     return _call(fn("tc_one_hot"), tensor._h, int(num_classes))
+
+
+def _nn_function(name):
+    def f(x):
+        return getattr(x, name)()
+
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+# The table's nn_functional ops (ops/ops.toml), e.g. softplus.
+globals().update({_n: _nn_function(_n) for _n in _ops_generated.NN_FUNCTIONAL})

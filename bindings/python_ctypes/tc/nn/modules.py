@@ -3,6 +3,7 @@ import collections
 import math
 
 from .. import _core as K
+from .. import _ops_generated
 from .._core import fn
 from .._errors import check
 from .._tensor import Tensor, _new, empty
@@ -243,6 +244,11 @@ class ReLU(_Activation):
 
 class GELU(_Activation):
     _fn = staticmethod(F.gelu)
+
+
+# The table's nn_module activations (ops/ops.toml), e.g. Softplus.
+for _cls, _op in _ops_generated.NN_MODULES:
+    globals()[_cls] = type(_cls, (_Activation,), {"_fn": staticmethod(getattr(F, _op)), "__module__": __name__})
 
 
 class Tanh(_Activation):

@@ -670,6 +670,9 @@ extern "C" {
     pub fn tc_gelu(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_softplus(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     pub fn tc_clamp(a: tc_tensor, lo: f64, hi: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {

@@ -13,6 +13,8 @@ type UnaryFn = unsafe extern "C" fn(sys::tc_tensor, *mut sys::tc_tensor) -> i32;
 type ReduceFn = unsafe extern "C" fn(sys::tc_tensor, *const i64, i64, i32, *mut sys::tc_tensor) -> i32;
 type InplaceFn = unsafe extern "C" fn(sys::tc_tensor, sys::tc_tensor) -> i32;
 
+include!("ops_generated.rs");
+
 impl Tensor {
     fn binary(&self, other: &Tensor, f: BinaryFn) -> Result<Tensor> {
         new_tensor(|out| unsafe { f(self.as_raw(), other.as_raw(), out) })
@@ -58,82 +60,13 @@ impl Tensor {
 /// assert_eq!((10.0 - &a)?.to_vec::<f32>()?, vec![9.0, 12.0, 7.0]);
 /// # Ok(()) }
 /// ```
+///
+/// The methods of the elementwise families (`pow`, `maximum`, `eq`, `abs`,
+/// `exp`, ...) are generated from ops/ops.toml into `ops_generated.rs`.
 impl Tensor {
-    /// `self ** other`, elementwise.
-    pub fn pow(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_pow)
-    }
-    /// `self ** exponent`.
-    pub fn pow_scalar(&self, exponent: f64) -> Result<Tensor> {
-        self.scalar_op(exponent, sys::tc_pow_scalar)
-    }
-    /// The larger of the two, elementwise.
-    pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_maximum)
-    }
-    /// The smaller of the two, elementwise.
-    pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_minimum)
-    }
-    /// `self == other` as a bool tensor.
-    pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_eq)
-    }
-    /// `self != other` as a bool tensor.
-    pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_ne)
-    }
-    /// `self < other` as a bool tensor.
-    pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_lt)
-    }
-    /// `self <= other` as a bool tensor.
-    pub fn le(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_le)
-    }
-    /// `self > other` as a bool tensor.
-    pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_gt)
-    }
-    /// `self >= other` as a bool tensor.
-    pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_ge)
-    }
     /// `cond ? a : b` elementwise, broadcasting all three; `cond` is bool.
     pub fn where_cond(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_where(cond.as_raw(), a.as_raw(), b.as_raw(), out) })
-    }
-    /// `|x|`.
-    pub fn abs(&self) -> Result<Tensor> {
-        self.unary(sys::tc_abs)
-    }
-    /// `e^x` (floating dtypes).
-    pub fn exp(&self) -> Result<Tensor> {
-        self.unary(sys::tc_exp)
-    }
-    /// Natural logarithm (floating dtypes).
-    pub fn log(&self) -> Result<Tensor> {
-        self.unary(sys::tc_log)
-    }
-    /// Square root (floating dtypes).
-    pub fn sqrt(&self) -> Result<Tensor> {
-        self.unary(sys::tc_sqrt)
-    }
-    /// Hyperbolic tangent (floating dtypes).
-    pub fn tanh(&self) -> Result<Tensor> {
-        self.unary(sys::tc_tanh)
-    }
-    /// Logistic sigmoid (floating dtypes).
-    pub fn sigmoid(&self) -> Result<Tensor> {
-        self.unary(sys::tc_sigmoid)
-    }
-    /// `max(x, 0)`.
-    pub fn relu(&self) -> Result<Tensor> {
-        self.unary(sys::tc_relu)
-    }
-    /// GELU, the exact (erf) form (floating dtypes).
-    pub fn gelu(&self) -> Result<Tensor> {
-        self.unary(sys::tc_gelu)
     }
     /// Clamps to `[lo, hi]`; `None` leaves that side unbounded.
     pub fn clamp(&self, lo: Option<f64>, hi: Option<f64>) -> Result<Tensor> {

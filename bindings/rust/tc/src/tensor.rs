@@ -405,6 +405,21 @@ impl Tensor {
         Ok(b != 0)
     }
 
+    /// Marks the tensor's memory (every view of it) read-only for good:
+    /// writes into it (in-place ops, initializers, optimizer steps) then fail
+    /// with `ErrorKind::InvalidArgument`, as writing a read-only numpy array does.
+    pub fn set_readonly(&self) -> Result<()> {
+        check(unsafe { sys::tc_tensor_set_readonly(self.raw) })
+    }
+
+    /// Whether the tensor's memory is read-only (`set_readonly`, or a DLPack
+    /// import its producer flagged read-only).
+    pub fn is_readonly(&self) -> Result<bool> {
+        let mut b = 0i32;
+        check(unsafe { sys::tc_tensor_is_readonly(self.raw, &mut b) })?;
+        Ok(b != 0)
+    }
+
     /// A printout like PyTorch's (`tc_tensor_to_string`); `Display` shows it.
     pub fn to_text(&self) -> Result<String> {
         copy_string(|buf, cap, needed| unsafe { sys::tc_tensor_to_string(self.raw, buf, cap, needed) })

@@ -166,3 +166,20 @@ fn random_tensors_follow_the_seed() {
         "mean {mean} std {std}"
     );
 }
+
+#[test]
+fn read_only_tensors_refuse_writes_and_keep_their_values() {
+    let _tc = tc::init().unwrap();
+    let mut a = Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    assert!(!a.is_readonly().unwrap());
+    a.set_readonly().unwrap();
+    assert!(a.is_readonly().unwrap());
+    let err = a.fill_(0.0).unwrap_err();
+    assert_eq!(err.kind(), tc::ErrorKind::InvalidArgument);
+    assert!(err.to_string().contains("read-only"), "{}", err);
+    assert_eq!(a.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0]);
+    // Views share the storage; out-of-place ops still work.
+    assert!(a.clone().is_readonly().unwrap());
+    let b = a.deep_clone().unwrap();
+    assert!(!b.is_readonly().unwrap());
+}
