@@ -1,18 +1,11 @@
-// Elementwise ops with broadcasting and PyTorch's type promotion. Forward kernels
-// are lambdas over cpu::map1/map2/map3 (a switch outside the loop, so each inner
-// loop is a plain vectorizable one); backward formulas are fused the same way,
-// from the formulas of cuda/elementwise_math.h, which the CUDA kernels share.
-// CUDA tensors take the same checks and promotion and call src/cuda/'s kernels
-// (where float16 and bfloat16 compute too, in float).
-#include "cuda/elementwise.h"
-
+// Elementwise ops with broadcasting and PyTorch's type promotion. The kernels
+// (forward maps and the fused backward formulas of math/elementwise_math.h)
+// are the device's backend primitives (src/backend.h); a backend that
+// computes float16/bfloat16 (CUDA, in float) takes them past the dtype checks.
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
-#include "cpu/dispatch.h"
-#include "cpu/loops.h"
-#include "cuda/dispatch.h"
+#include "backend.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -28,147 +21,27 @@ const char* const kBinaryNames[] = {"add", "sub", "mul", "div", "pow", "maximum"
 const char* const kBinaryGradNames[] = {"AddBackward", "SubBackward",     "MulBackward",    "DivBackward",
                                         "PowBackward", "MaximumBackward", "MinimumBackward"};
 
-template <typename T>
-void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  using cpu::map2;
-  switch (op) {
-    case BinaryOp::add:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::add>(x, y); });
-    case BinaryOp::sub:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::sub>(x, y); });
-    case BinaryOp::mul:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::mul>(x, y); });
-    case BinaryOp::div:
-      if constexpr (std::is_floating_point_v<T>) {
-        return map2<T, T, T>(out, a, b, [](T x, T y) { return T(x / y); });
-      }
-      break;
-    case BinaryOp::pow:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::pow>(x, y); });
-    case BinaryOp::maximum:  // NaN propagates, as in torch.maximum
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::maximum>(x, y); });
-    case BinaryOp::minimum:
-      return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::minimum>(x, y); });
-    case BinaryOp::eq:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x == y; });
-    case BinaryOp::ne:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x != y; });
-    case BinaryOp::lt:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x < y; });
-    case BinaryOp::le:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x <= y; });
-    case BinaryOp::gt:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x > y; });
-    case BinaryOp::ge:
-      return map2<bool, T, T>(out, a, b, [](T x, T y) { return x >= y; });
-  }
-  fail(TC_ERR_INTERNAL, "binary: unhandled op");
-}
-
 using ew::Grad;
 
 // A new tensor of g's shape and dtype: out = formula(g, x, y) with x, y
-// broadcast, computed in double.
-template <Grad F>
-void fused3_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
-  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
-    using T = scalar_t;
-    cpu::map3<T, T, T, T>(
-        out, g, x, y, [](T a, T b, T c) { return T(ew::grad3_value<F>(double(a), double(b), double(c))); });
-  });
-}
+// broadcast (computed in double on the CPU).
 Tensor fused3(Grad f, const Tensor& g, const Tensor& x, const Tensor& y) {
   Tensor out = empty(g->shape, g->dtype, g->device);
-  if (on_cuda(g)) {
-    TC_CUDA_CALL(cuda::grad3(f, out, g, cast(x, g->dtype), cast(y, g->dtype)));
-    return out;
-  }
-  switch (f) {
-    case Grad::div_b:
-      fused3_cpu<Grad::div_b>(out, g, x, y);
-      break;
-    case Grad::pow_a:
-      fused3_cpu<Grad::pow_a>(out, g, x, y);
-      break;
-    case Grad::pow_b:
-      fused3_cpu<Grad::pow_b>(out, g, x, y);
-      break;
-    case Grad::maximum_a:
-      fused3_cpu<Grad::maximum_a>(out, g, x, y);
-      break;
-    case Grad::maximum_b:
-      fused3_cpu<Grad::maximum_b>(out, g, x, y);
-      break;
-    case Grad::minimum_a:
-      fused3_cpu<Grad::minimum_a>(out, g, x, y);
-      break;
-    case Grad::minimum_b:
-      fused3_cpu<Grad::minimum_b>(out, g, x, y);
-      break;
-    default:
-      fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
-  }
+  backend_for(g).grad3(f, out, g, cast(x, g->dtype), cast(y, g->dtype));
   return out;
 }
 
 // out = formula(g, x) in g's dtype (x: the saved input or output).
-template <Grad F>
-void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
-  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
-    using T = scalar_t;
-    cpu::map2<T, T, T>(out, g, x, [p](T a, T b) { return ew::grad2_value<F>(a, b, p); });
-  });
-}
 Tensor fused2(Grad f, const Tensor& g, const Tensor& x, const ew::GradParams& p = {}) {
   Tensor out = empty(g->shape, g->dtype, g->device);
-  if (on_cuda(g)) {
-    TC_CUDA_CALL(cuda::grad2(f, out, g, cast(x, g->dtype), p));
-    return out;
-  }
-  switch (f) {
-    case Grad::pow_scalar:
-      fused2_cpu<Grad::pow_scalar>(out, g, x, p);
-      break;
-    case Grad::rdiv_scalar:
-      fused2_cpu<Grad::rdiv_scalar>(out, g, x, p);
-      break;
-    case Grad::abs:
-      fused2_cpu<Grad::abs>(out, g, x, p);
-      break;
-    case Grad::exp:
-      fused2_cpu<Grad::exp>(out, g, x, p);
-      break;
-    case Grad::log:
-      fused2_cpu<Grad::log>(out, g, x, p);
-      break;
-    case Grad::sqrt:
-      fused2_cpu<Grad::sqrt>(out, g, x, p);
-      break;
-    case Grad::tanh:
-      fused2_cpu<Grad::tanh>(out, g, x, p);
-      break;
-    case Grad::sigmoid:
-      fused2_cpu<Grad::sigmoid>(out, g, x, p);
-      break;
-    case Grad::relu:
-      fused2_cpu<Grad::relu>(out, g, x, p);
-      break;
-    case Grad::gelu:
-      fused2_cpu<Grad::gelu>(out, g, x, p);
-      break;
-    case Grad::clamp:
-      fused2_cpu<Grad::clamp>(out, g, x, p);
-      break;
-    default:
-      fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
-  }
+  backend_for(g).grad2(f, out, g, cast(x, g->dtype), p);
   return out;
 }
 
 // The CPU computes float32, float64 and the integer types (bool where
 // allowed); CUDA also float16 and bfloat16 (in float).
 void check_dtype(const char* op, const char* arg, const Tensor& t, bool allow_bool) {
-  if (!on_cuda(t)) return check_compute_dtype(op, arg, t->dtype, allow_bool);
+  if (!backend_for(t).computes_half) return check_compute_dtype(op, arg, t->dtype, allow_bool);
   TC_CHECK(allow_bool || t->dtype != DType::b8, TC_ERR_DTYPE, op, ": ", arg,
            " is bool, and arithmetic on bool tensors is not supported");
 }
@@ -178,9 +51,10 @@ Tensor finish(const Tensor& g, const Dims& shape, DType dtype) {
   return cast(autograd::reduce_to_shape(g, shape), dtype);
 }
 
-void check_binary_dtypes(const char* name, const Tensor& a, const Tensor& b, DType ct, bool cmp) {
-  const bool half = !on_cuda(a) && (a->dtype == DType::f16 || a->dtype == DType::bf16 ||
-                                    b->dtype == DType::f16 || b->dtype == DType::bf16);
+void check_binary_dtypes(const Backend& be, const char* name, const Tensor& a, const Tensor& b, DType ct,
+                         bool cmp) {
+  const bool half = !be.computes_half && (a->dtype == DType::f16 || a->dtype == DType::bf16 ||
+                                          b->dtype == DType::f16 || b->dtype == DType::bf16);
   TC_CHECK(!half, TC_ERR_DTYPE, name, ": float16/bfloat16 arithmetic is not supported on the CPU (a is ",
            describe(a), ", b is ", describe(b), "); convert to float32 first");
   TC_CHECK(cmp || ct != DType::b8, TC_ERR_DTYPE, name, ": arithmetic on bool tensors is not supported (a is ",
@@ -192,18 +66,15 @@ void check_binary_dtypes(const char* name, const Tensor& a, const Tensor& b, DTy
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = kBinaryNames[int(op)];
   check_same_device(name, a, b, true);
+  const Backend& be = backend_for(a);
   const bool cmp = op >= BinaryOp::eq;
   DType ct = result_type2(a, b);
-  check_binary_dtypes(name, a, b, ct, cmp);
+  check_binary_dtypes(be, name, a, b, ct, cmp);
   if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
   const Dims shape = a->shape == b->shape ? a->shape : broadcast_shapes(a->shape, b->shape, name);
   const Tensor ac = cast(a, ct), bc = cast(b, ct);
   Tensor out = empty(shape, cmp ? DType::b8 : ct, a->device);
-  if (on_cuda(out)) {
-    TC_CUDA_CALL(cuda::binary(op, out, ac, bc));
-  } else {
-    TC_DISPATCH_NUMERIC_OR_BOOL(ct, name, [&] { binary_kernel<scalar_t>(op, out, ac, bc); });
-  }
+  be.binary(op, out, ac, bc);
   if (cmp || !autograd::needs_grad({&a, &b})) return out;
 
   const bool need_a = a->requires_grad, need_b = b->requires_grad;
@@ -260,30 +131,6 @@ const char* const kScalarNames[] = {"add_scalar", "sub_scalar",  "mul_scalar", "
 const char* const kScalarGradNames[] = {"AddBackward", "SubBackward",  "MulBackward", "DivBackward",
                                         "PowBackward", "RsubBackward", "DivBackward"};
 
-template <typename T>
-void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
-  using cpu::map1;
-  const T s = T(sd);
-  switch (op) {
-    case ScalarOp::add:
-      return map1<T, T>(out, a, [s](T x) { return T(x + s); });
-    case ScalarOp::sub:
-      return map1<T, T>(out, a, [s](T x) { return T(x - s); });
-    case ScalarOp::mul:
-      return map1<T, T>(out, a, [s](T x) { return T(x * s); });
-    case ScalarOp::div:
-      return map1<T, T>(out, a, [s](T x) { return T(x / s); });
-    case ScalarOp::pow:
-      if (sd == 2) return map1<T, T>(out, a, [](T x) { return cpu::wrapping_mul(x, x); });
-      if (sd == 1) return map1<T, T>(out, a, [](T x) { return x; });
-      if (sd == 0.5) return map1<T, T>(out, a, [](T x) { return T(std::sqrt(x)); });
-      return map1<T, T>(out, a, [s](T x) { return T(std::pow(x, s)); });
-    case ScalarOp::rsub:
-      return map1<T, T>(out, a, [s](T x) { return T(s - x); });
-    case ScalarOp::rdiv:
-      return map1<T, T>(out, a, [s](T x) { return T(s / x); });
-  }
-}
 }  // namespace
 
 Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
@@ -293,11 +140,7 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
   const DType ct = result_type_scalar(a);  // bool/integer tensors become the default float dtype
   const Tensor ac = cast(a, ct);
   Tensor out = empty(a->shape, ct, a->device);
-  if (on_cuda(out)) {
-    TC_CUDA_CALL(cuda::binary_scalar(op, out, ac, s));
-  } else {
-    TC_DISPATCH_FLOATING(ct, name, [&] { scalar_kernel<scalar_t>(op, out, ac, s); });
-  }
+  backend_for(out).binary_scalar(op, out, ac, s);
   if (!autograd::needs_grad({&a})) return out;
   const bool save = op == ScalarOp::pow || op == ScalarOp::rdiv;
   autograd::record_function(
@@ -334,42 +177,6 @@ const Grad kUnaryGrads[] = {Grad::abs,  Grad::abs,     Grad::exp,  Grad::log, Gr
 const char* const kUnaryGradNames[] = {"NegBackward",     "AbsBackward",  "ExpBackward",
                                        "LogBackward",     "SqrtBackward", "TanhBackward",
                                        "SigmoidBackward", "ReluBackward", "GeluBackward"};
-using ew::kInvSqrt2;
-
-template <typename T>
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a) {
-  using cpu::map1;
-  switch (op) {
-    case UnaryOp::neg:
-      return map1<T, T>(out, a, [](T x) { return cpu::wrapping_neg(x); });
-    case UnaryOp::abs:
-      return map1<T, T>(out, a, [](T x) { return x < T(0) ? cpu::wrapping_neg(x) : x; });
-    case UnaryOp::relu:
-      return map1<T, T>(out, a, [](T x) { return x < T(0) ? T(0) : x; });
-    default:
-      break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case UnaryOp::exp:
-        return map1<T, T>(out, a, [](T x) { return std::exp(x); });
-      case UnaryOp::log:
-        return map1<T, T>(out, a, [](T x) { return std::log(x); });
-      case UnaryOp::sqrt:
-        return map1<T, T>(out, a, [](T x) { return std::sqrt(x); });
-      case UnaryOp::tanh:
-        return map1<T, T>(out, a, [](T x) { return std::tanh(x); });
-      case UnaryOp::sigmoid:
-        return map1<T, T>(out, a, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::gelu:
-        return map1<T, T>(out, a, [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2))); });
-      default:
-        break;
-    }
-  }
-  fail(TC_ERR_INTERNAL, "unary: unhandled op");
-}
-
 // Which tensor the backward formula needs: the input, the output or neither.
 enum class Save { none, input, output };
 Save saves(UnaryOp op) {
@@ -400,11 +207,7 @@ Tensor unary(UnaryOp op, const Tensor& a) {
            ": expected a float32 or float64 tensor but got ", describe(a),
            " (convert integer tensors with tc_to_dtype first)");
   Tensor out = empty(a->shape, a->dtype, a->device);
-  if (on_cuda(out)) {
-    TC_CUDA_CALL(cuda::unary(op, out, a));
-  } else {
-    TC_DISPATCH_NUMERIC(a->dtype, name, [&] { unary_kernel<scalar_t>(op, out, a); });
-  }
+  backend_for(out).unary(op, out, a);
   if (!autograd::needs_grad({&a})) return out;
   const Save what = saves(op);
   std::vector<Tensor> saved;
@@ -426,17 +229,7 @@ Tensor clamp(const Tensor& a, double lo, double hi) {
   const DType ct = is_floating(a->dtype) || integral_bounds ? a->dtype : default_dtype();
   const Tensor ac = cast(a, ct);
   Tensor out = empty(a->shape, ct, a->device);
-  if (on_cuda(out)) {
-    TC_CUDA_CALL(cuda::clamp(out, ac, lo, hi));
-  } else {
-    TC_DISPATCH_NUMERIC(ct, "clamp", [&] {
-      using T = scalar_t;
-      // Bounds beyond T's range clamp nothing on that side; converting them
-      // as they are would be undefined behaviour (found by the fuzzer).
-      const T l = has_lo ? ew::clamp_bound<T>(lo) : T(0), h = has_hi ? ew::clamp_bound<T>(hi) : T(0);
-      cpu::map1<T, T>(out, ac, [=](T x) { return ew::clamp_value(x, has_lo, l, has_hi, h); });
-    });
-  }
+  backend_for(out).clamp(out, ac, lo, hi);
   ew::GradParams p;
   p.lo = lo;
   p.hi = hi;
@@ -455,41 +248,27 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   TC_CHECK(cond->dtype == DType::b8, TC_ERR_DTYPE, "where: cond must be a bool tensor but is ",
            describe(cond));
   const DType ct = result_type2(a, b);
-  check_binary_dtypes("where", a, b, ct, true);
+  check_binary_dtypes(backend_for(a), "where", a, b, ct, true);
   const Dims shape = broadcast_shapes(cond->shape, broadcast_shapes(a->shape, b->shape, "where"), "where");
   const Tensor ac = cast(a, ct), bc = cast(b, ct);
   Tensor out = empty(shape, ct, a->device);
-  if (on_cuda(out)) {
-    TC_CUDA_CALL(cuda::where(out, cond, ac, bc));
-  } else {
-    TC_DISPATCH_NUMERIC_OR_BOOL(ct, "where", [&] {
-      using T = scalar_t;
-      cpu::map3<T, bool, T, T>(out, cond, ac, bc, [](bool c, T x, T y) { return c ? x : y; });
-    });
-  }
+  backend_for(out).where(out, cond, ac, bc);
   if (!autograd::needs_grad({&a, &b})) return out;
   const bool need_a = a->requires_grad, need_b = b->requires_grad;
   const Dims sa = a->shape, sb = b->shape;
   const DType da = a->dtype, db = b->dtype;
-  autograd::record_function(
-      "WhereBackward", {a, b}, {out}, {cond}, [=](const Grads& gs, const std::vector<Tensor>& s) -> Grads {
-        const Tensor& g = gs[0];
-        auto pick = [&](bool when) {
-          Tensor r = empty(g->shape, g->dtype, g->device);
-          if (on_cuda(g)) {
-            const Tensor zero = zeros(Dims{}, g->dtype, g->device);
-            TC_CUDA_CALL(cuda::where(r, s[0], when ? g : zero, when ? zero : g));
-            return r;
-          }
-          TC_DISPATCH_FLOATING(g->dtype, "WhereBackward", [&] {
-            using T = scalar_t;
-            cpu::map2<T, T, bool>(r, g, s[0], [when](T x, bool c) { return c == when ? x : T(0); });
-          });
-          return r;
-        };
-        return {need_a ? finish(pick(true), sa, da) : nullptr,
-                need_b ? finish(pick(false), sb, db) : nullptr};
-      });
+  autograd::record_function("WhereBackward", {a, b}, {out}, {cond},
+                            [=](const Grads& gs, const std::vector<Tensor>& s) -> Grads {
+                              const Tensor& g = gs[0];
+                              auto pick = [&](bool when) {
+                                Tensor r = empty(g->shape, g->dtype, g->device);
+                                const Tensor zero = zeros(Dims{}, g->dtype, g->device);
+                                backend_for(r).where(r, s[0], when ? g : zero, when ? zero : g);
+                                return r;
+                              };
+                              return {need_a ? finish(pick(true), sa, da) : nullptr,
+                                      need_b ? finish(pick(false), sb, db) : nullptr};
+                            });
   return out;
 }
 
