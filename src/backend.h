@@ -19,13 +19,11 @@
 #include "math/elementwise_math.h"
 #include "math/optim_math.h"
 #include "math/philox.h"
+#include "math/reduce_kind.h"
 #include "ops/ops.h"
 #include "tensor.h"
 
 namespace tc {
-
-// The reductions, one set for every device.
-enum class ReduceKind { sum, max, min };
 
 // How a strided 2-D block (rows x cols, element strides rs, cs) can be handed
 // to a GEMM without copying: row-major (trans = false) or the transpose of a

@@ -2,7 +2,7 @@
 // cut into fixed chunks reduced in a fixed order, and the chunks' partial results
 // are combined in order, whichever thread computed them.
 #pragma once
-#include "backend.h"
+#include "math/reduce_kind.h"
 #include "tensor.h"
 
 namespace tc::cpu {
