@@ -86,6 +86,25 @@ void Backend::linear(const Tensor&, const Tensor&, const Tensor&, const Tensor&)
 }
 Tensor Backend::column_sums(const Tensor&) const { not_implemented("column_sums"); }
 Tensor Backend::matmul_sum_to(const Tensor& g, const Dims& shape) const { return ops::sum_to_size(g, shape); }
+void Backend::conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvGeom&) const {
+  not_implemented("conv2d");
+}
+void Backend::conv2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                              const Tensor&, const ConvGeom&) const {
+  not_implemented("conv2d backward");
+}
+void Backend::max_pool2d(const Tensor&, const Tensor&, const Tensor&, const PoolGeom&) const {
+  not_implemented("max_pool2d");
+}
+void Backend::max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&, const PoolGeom&) const {
+  not_implemented("max_pool2d backward");
+}
+void Backend::avg_pool2d(const Tensor&, const Tensor&, const PoolGeom&) const {
+  not_implemented("avg_pool2d");
+}
+void Backend::avg_pool2d_backward(const Tensor&, const Tensor&, const PoolGeom&) const {
+  not_implemented("avg_pool2d backward");
+}
 void Backend::fill_random(const Tensor&, RandDist, double, double, uint64_t, uint64_t) const {
   not_implemented("fill_random");
 }

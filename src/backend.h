@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "math/conv_geom.h"
 #include "math/elementwise_math.h"
 #include "math/optim_math.h"
 #include "math/philox.h"
@@ -112,6 +113,22 @@ struct Backend {
   // A matmul gradient summed over the batch dims it was broadcast along to
   // `shape`. Generic form: ops::sum_to_size.
   virtual Tensor matmul_sum_to(const Tensor& g, const Dims& shape) const;
+
+  // ---- convolution and pooling (NCHW; contiguous inputs) ----
+  // y (numel > 0) = conv2d(x, w) + bias (bias may be null).
+  virtual void conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
+                      const ConvGeom& g) const;
+  // The gradients wanted (zeros; the others null) from gy, for g.n > 0.
+  virtual void conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x,
+                               const Tensor& w, const Tensor& gy, const ConvGeom& g) const;
+  // y and argmax (int64: the flat index of each maximum within its input plane).
+  virtual void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const;
+  // gx (zeros) gets gy at the argmax positions.
+  virtual void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                                   const PoolGeom& g) const;
+  // PyTorch's count_include_pad averages; gx (zeros) += the spread gradient.
+  virtual void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const;
+  virtual void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const;
 
   // ---- random ----
   // t (contiguous, floating, numel > 0): element i = sample i of the Philox

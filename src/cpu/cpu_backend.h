@@ -41,6 +41,16 @@ class CpuBackend final : public Backend {
   void linear(const Tensor& out, const Tensor& x2, const Tensor& weight, const Tensor& bias) const override;
   Tensor column_sums(const Tensor& g2) const override;
 
+  void conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
+              const ConvGeom& g) const override;
+  void conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x, const Tensor& w,
+                       const Tensor& gy, const ConvGeom& g) const override;
+  void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const override;
+  void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                           const PoolGeom& g) const override;
+  void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const override;
+  void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const override;
+
   void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
                    uint64_t offset) const override;
   void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) const override;
