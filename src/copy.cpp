@@ -8,8 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cuda/dispatch.h"
-#include "cuda/elementwise.h"
+#include "backend.h"
 #include "device_hooks.h"
 #include "init.h"
 #include "tensor.h"
@@ -136,7 +135,7 @@ void transfer(const Tensor& dst, const Tensor& src) {
 // then copied into dst there, unless dst can take it as it is.
 void copy_with_device(const Tensor& dst, const Tensor& src) {
   if (dst->device == src->device) {
-    TC_CUDA_CALL(cuda::copy(dst, src));
+    backend_for(dst).copy(dst, src);
     return;
   }
   Tensor from = src;

@@ -5,11 +5,8 @@
 #include <mutex>
 #include <random>
 
-#include "cuda/dispatch.h"
+#include "backend.h"
 #include "init.h"
-#if TC_HAVE_CUDA
-#include "cuda/random.h"
-#endif
 
 namespace tc {
 
@@ -59,40 +56,19 @@ namespace {
 
 using Dist = RandDist;
 
-// Fills n contiguous values; value i depends only on (seed, offset, i).
-template <typename T>
-void generate(T* out, int64_t n, Dist dist, double a, double b) {
-  // float: 4 values per Philox call; double: 2 (two 32-bit halves each).
-  constexpr int64_t per = std::is_same_v<T, float> ? 4 : 2;
-  const int64_t calls = (n + per - 1) / per;
-  const PhiloxState st = rng_reserve(uint64_t(calls));
-#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
-  for (int64_t c = 0; c < calls; ++c) {
-    T v[4];
-    philox_samples<T>(st.seed, st.offset + uint64_t(c), dist, a, b, v);
-    const int64_t base = c * per;
-    for (int k = 0; k < per && base + k < n; ++k) out[base + k] = v[k];
-  }
-}
-
 void fill(const Tensor& t, Dist dist, double a, double b, const char* what) {
   TC_CHECK(is_floating(t->dtype), TC_ERR_DTYPE, what, ": expected a floating tensor but got ",
            dtype_name(t->dtype));
-  const DType work = t->dtype == DType::f64 ? DType::f64 : DType::f32;
-  if (on_cuda(t)) {
-    // The same counters as the CPU path below reserves; the kernel writes
-    // t's dtype directly (float16/bfloat16 rounded from the float samples,
-    // as the CPU's copy_into does).
-    Tensor dst = t->is_contiguous() ? t : empty(t->shape, t->dtype, t->device);
-    const int64_t n = dst->numel(), per = work == DType::f64 ? 2 : 4;
-    [[maybe_unused]] const PhiloxState st = rng_reserve(uint64_t((n + per - 1) / per));
-    if (n > 0) TC_CUDA_CALL(cuda::fill_random(dst, dist, a, b, st.seed, st.offset));
-    if (dst != t) copy_into(t, dst);
-    return;
-  }
+  // A backend computing 16-bit floats writes t's dtype directly (rounded from
+  // the float samples, as copy_into does); the CPU fills float32/float64.
+  const Backend& be = backend_for(t);
+  const DType work = be.computes_half ? t->dtype : t->dtype == DType::f64 ? DType::f64 : DType::f32;
   const bool direct = t->is_contiguous() && t->dtype == work;
-  Tensor dst = direct ? t : empty(t->shape, work, kCPU);
-  TC_DISPATCH_FLOATING(work, what, [&] { generate(dst->data_as<scalar_t>(), dst->numel(), dist, a, b); });
+  Tensor dst = direct ? t : empty(t->shape, work, t->device);
+  // float: 4 values per Philox call; double: 2 (two 32-bit halves each).
+  const int64_t n = dst->numel(), per = work == DType::f64 ? 2 : 4;
+  const PhiloxState st = rng_reserve(uint64_t((n + per - 1) / per));
+  if (n > 0) be.fill_random(dst, dist, a, b, st.seed, st.offset);
   if (dst != t) copy_into(t, dst);
 }
 

@@ -7,10 +7,7 @@
 #include <unordered_map>
 
 #include "autograd/function.h"
-#include "cpu/loops.h"
-#include "cpu/reduce.h"
-#include "cuda/dispatch.h"
-#include "cuda/reduce.h"
+#include "backend.h"
 #include "init.h"
 #include "ops/ops.h"
 
@@ -177,15 +174,7 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
       acc = clone_data(g);  // own storage: g may be a broadcast view or another node's buffer
       return;
     }
-    if (on_cuda(acc)) {  // acc is contiguous (a clone): the sum is copied back into it
-      NoGradGuard ng;
-      copy_into(acc, ops::add(acc, g));
-      return;
-    }
-    TC_DISPATCH_FLOATING(acc->dtype, "accumulate_grad", [&] {
-      using T = scalar_t;
-      cpu::map2<T, T, T>(acc, acc, g, [](T x, T y) { return x + y; });
-    });
+    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);  // in place: acc is its own (a clone)
   });
 }
 
@@ -305,28 +294,6 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   }
 }
 
-Tensor reduce_to_shape(const Tensor& grad, const Dims& shape) {
-  if (grad->shape == shape) return grad;
-  const int64_t lead = grad->ndim() - shape.size();
-  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ", grad->shape,
-           " has fewer dims than ", shape);
-  Dims keep = grad->shape;
-  for (int64_t i = 0; i < grad->ndim(); ++i) {
-    if (i < lead) {
-      keep[i] = 1;
-    } else {
-      const int64_t s = shape[i - lead];
-      TC_CHECK(s == grad->shape[i] || s == 1, TC_ERR_INTERNAL, "reduce_to_shape: gradient shape ",
-               grad->shape, " does not broadcast from ", shape);
-      keep[i] = s;
-    }
-  }
-  Tensor out = empty(keep, grad->dtype, grad->device);
-  if (on_cuda(grad))
-    TC_CUDA_CALL(cuda::reduce(cuda::Reduce::sum, out, grad));
-  else
-    cpu::reduce(cpu::Reduce::sum, out, grad);
-  return make_view(out, shape, contiguous_strides(shape), 0);
-}
+Tensor reduce_to_shape(const Tensor& grad, const Dims& shape) { return ops::sum_to_size(grad, shape); }
 
 }  // namespace tc::autograd

@@ -9,7 +9,7 @@
 #include "abi/status.h"
 #include "init.h"
 
-namespace tc::cpu {
+namespace tc {
 
 MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   MatLayout l;
@@ -24,6 +24,10 @@ MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   }
   return l;
 }
+
+}  // namespace tc
+
+namespace tc::cpu {
 
 namespace {
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "backend.h"
 #include "tensor.h"
 
 namespace tc::cpu {
@@ -14,15 +15,8 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
-// How a strided 2-D block (rows x cols, element strides rs, cs) can be handed
-// to gemm without copying: as row-major (trans = false) or as the transpose
-// of a row-major matrix (trans = true), with leading dimension ld. usable is
-// false when neither works (then the caller copies).
-struct MatLayout {
-  bool usable = false;
-  bool trans = false;
-  int64_t ld = 0;
-};
-MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs);
+// The layout of a strided block as a GEMM operand (src/backend.h).
+using ::tc::mat_layout;
+using ::tc::MatLayout;
 
 }  // namespace tc::cpu

@@ -2,11 +2,13 @@
 // cut into fixed chunks reduced in a fixed order, and the chunks' partial results
 // are combined in order, whichever thread computed them.
 #pragma once
+#include "math/reduce_kind.h"
 #include "tensor.h"
 
 namespace tc::cpu {
 
-enum class Reduce { sum, max, min };
+// The reduce kinds every backend shares (src/backend.h).
+using Reduce = ::tc::ReduceKind;
 
 // out (contiguous, new) has a's shape with the reduced dims set to 1. sum: out is
 // float32/float64 for floating a (float32 accumulates in double), int64 otherwise;

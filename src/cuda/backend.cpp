@@ -2,6 +2,8 @@
 // host/device copies, and the fork() guard. Runs only on first use of a cuda
 // device (or tc_backend_init("cuda")), never inside tc_init, so a CUDA build
 // loads and initializes on a machine without a driver.
+#include "backend.h"
+
 #include <cuda_runtime.h>
 #include <pthread.h>
 
@@ -17,6 +19,9 @@
 namespace tc {
 
 int cuda_fill_pattern(void* dst, int64_t n, int64_t element_size, const void* pattern);  // fill.cu
+namespace cuda {
+const Backend& backend_table();  // cuda_backend.cpp
+}
 
 namespace {
 
@@ -92,11 +97,13 @@ void cuda_backend_init() {
   g_device_count = count;
   g_initialized.store(true);
   set_cuda_hooks(&kHooks);
+  register_backend(TC_DEVICE_CUDA, &cuda::backend_table());  // the ops' kernels on CUDA tensors
 }
 
 void cuda_backend_shutdown() {
   if (!g_initialized.load() || g_forked_child.load()) return;
   set_cuda_hooks(nullptr);
+  register_backend(TC_DEVICE_CUDA, nullptr);
   cuda::blas_shutdown();  // cuBLAS handles and their workspaces (src/cuda/blas.cpp)
   cuda_cache_empty();     // every tensor is gone by now: give the cache back
 }

@@ -1,6 +1,6 @@
 // Matrix products on CUDA through cuBLAS (src/cuda/blas.cpp), and the
 // process-wide matmul-precision setting (tc_set_matmul_precision) it reads.
-// Plain C++ declarations: included by the ops in every build, defined in
+// Plain C++ declarations: included by the core in every build, defined in
 // blas.cpp only when libtc is built with CUDA.
 #pragma once
 #include <cstdint>

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_types.cuh"
 #include "cuda/elementwise.h"
 #include "math/offset_calc.h"
 
@@ -20,7 +21,6 @@ namespace tc::cuda {
 
 namespace {
 
-using ew::compute_t;
 using ops::BinaryOp;
 using ops::ScalarOp;
 using ops::UnaryOp;
@@ -193,50 +193,7 @@ void launch_same(const Tensor& out, const Tensor* const (&in)[NIN], const Op& op
   check_launch();
 }
 
-// ---- dtype dispatch ----
-
-[[noreturn]] void bad_dtype(const char* what, DType d) {
-  fail(TC_ERR_DTYPE, str(what, ": dtype ", dtype_name(d), " is not supported on CUDA"));
-}
-
-template <typename F>
-void dispatch_float(DType d, const char* what, F&& f) {
-  switch (d) {
-    case DType::f32:
-      return f(float{});
-    case DType::f64:
-      return f(double{});
-    case DType::f16:
-      return f(Half{});
-    case DType::bf16:
-      return f(BFloat16{});
-    default:
-      bad_dtype(what, d);
-  }
-}
-template <typename F>
-void dispatch_int(DType d, const char* what, F&& f) {
-  switch (d) {
-    case DType::i8:
-      return f(int8_t{});
-    case DType::i16:
-      return f(int16_t{});
-    case DType::i32:
-      return f(int32_t{});
-    case DType::i64:
-      return f(int64_t{});
-    case DType::u8:
-      return f(uint8_t{});
-    default:
-      bad_dtype(what, d);
-  }
-}
-template <typename F>
-void dispatch_all(DType d, const char* what, F&& f) {
-  if (is_floating(d)) return dispatch_float(d, what, f);
-  if (d == DType::b8) return f(bool{});
-  dispatch_int(d, what, f);
-}
+// ---- dtype dispatch: cuda/device_types.cuh ----
 
 // ---- op functors ----
 

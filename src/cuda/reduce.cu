@@ -2,8 +2,6 @@
 // indexing ops (declared in cuda/reduce.h). The index arithmetic and the
 // reduction order live in cuda/reduce_plan.h, shared with the CPU tests;
 // these kernels are thin loops over it. Launches go on the default stream.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 
 #include "abi/status.h"
 #include "cuda/cuda_check.h"
+#include "cuda/device_types.cuh"
 #include "cuda/reduce.h"
 #include "math/reduce_plan.h"
 
@@ -28,50 +27,8 @@ using rplan::SumOp;
 
 // ---------------------------------------------------------------- types --
 
-// The type an element computes in: float for the 16-bit floats, else itself.
-template <typename T>
-struct Compute {
-  using type = T;
-};
-template <>
-struct Compute<__half> {
-  using type = float;
-};
-template <>
-struct Compute<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using compute_t = typename Compute<T>::type;
-
-__host__ __device__ inline float to_c(__half v) { return __half2float(v); }
-__host__ __device__ inline float to_c(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T>
-__host__ __device__ inline T to_c(T v) {
-  return v;
-}
-
-template <typename T>
-struct Store {
-  template <typename C>
-  __host__ __device__ static T from(C v) {
-    return T(v);
-  }
-};
-template <>
-struct Store<__half> {
-  template <typename C>
-  __host__ __device__ static __half from(C v) {
-    return __float2half(float(v));
-  }
-};
-template <>
-struct Store<__nv_bfloat16> {
-  template <typename C>
-  __host__ __device__ static __nv_bfloat16 from(C v) {
-    return __float2bfloat16(float(v));
-  }
-};
+// Element types, their compute types and conversions: cuda/device_types.cuh,
+// the mapping the elementwise kernels use.
 
 // Sums: float32/float64 accumulate in double (as the CPU), 16-bit floats in
 // float, integers and bool in uint64 (wrapping) into an int64 result.
@@ -87,65 +44,6 @@ struct SumTypes {
 template <typename T>
 using softacc_t =
     std::conditional_t<std::is_same_v<compute_t<T>, float> && !std::is_same_v<T, float>, float, double>;
-
-// Calls f(T()) with T the device type of dtype.
-template <typename F>
-void dispatch_all(DType d, const char* what, F&& f) {
-  switch (d) {
-    case DType::f32:
-      return f(float());
-    case DType::f64:
-      return f(double());
-    case DType::f16:
-      return f(__half());
-    case DType::bf16:
-      return f(__nv_bfloat16());
-    case DType::i8:
-      return f(int8_t());
-    case DType::i16:
-      return f(int16_t());
-    case DType::i32:
-      return f(int32_t());
-    case DType::i64:
-      return f(int64_t());
-    case DType::u8:
-      return f(uint8_t());
-    case DType::b8:
-      return f(bool());
-  }
-  fail(TC_ERR_DTYPE, str(what, ": unsupported dtype ", dtype_name(d), " on CUDA"));
-}
-template <typename F>
-void dispatch_float(DType d, const char* what, F&& f) {
-  switch (d) {
-    case DType::f32:
-      return f(float());
-    case DType::f64:
-      return f(double());
-    case DType::f16:
-      return f(__half());
-    case DType::bf16:
-      return f(__nv_bfloat16());
-    default:
-      break;
-  }
-  fail(TC_ERR_DTYPE, str(what, ": expected a floating-point tensor on CUDA but got ", dtype_name(d)));
-}
-// Calls f(U()) with U an unsigned type of the element size (copies move bits).
-template <typename F>
-void dispatch_bits(int64_t size, F&& f) {
-  switch (size) {
-    case 1:
-      return f(uint8_t());
-    case 2:
-      return f(uint16_t());
-    case 4:
-      return f(uint32_t());
-    case 8:
-      return f(uint64_t());
-  }
-  fail(TC_ERR_INTERNAL, str("cuda: no element type of ", size, " bytes"));
-}
 
 // ---------------------------------------------------------------- launch --
 
@@ -198,7 +96,7 @@ struct ElemLoad {
   const T* base;
   const ReducePlan* p;
   __host__ __device__ typename Op::acc_t operator()(int64_t r) const {
-    return Op::from(to_c(base[red_offset(*p, 0, r)]), r);
+    return Op::from(to_compute(base[red_offset(*p, 0, r)]), r);
   }
 };
 
@@ -210,7 +108,7 @@ struct SumWrite {
     if constexpr (std::is_integral_v<Acc>) {
       out[k] = O(a);
     } else {
-      out[k] = Store<O>::from(scale == 1.0 ? a : Acc(double(a) * scale));
+      out[k] = from_compute<O>(scale == 1.0 ? a : Acc(double(a) * scale));
     }
   }
 };
@@ -226,7 +124,7 @@ struct ExtremeWrite {
       if constexpr (std::is_floating_point_v<V>) {
         if (inf_to_zero && isinf(v)) v = V(0);
       }
-      values[k] = Store<T>::from(v);
+      values[k] = from_compute<T>(v);
     }
     if (indices) indices[k] = a.i;
   }
@@ -363,16 +261,16 @@ __global__ void softmax_kernel(const ReducePlan p, const T* x, T* y, bool block,
   TC_ROW_LOOP(k, p, block) {
     const T* xr = x + kept_offset(p, 0, k);
     T* yr = y + kept_offset(p, 1, k);
-    auto xs = [&](int64_t r) { return U(to_c(xr[red_offset(p, 0, r)])); };
+    auto xs = [&](int64_t r) { return U(to_compute(xr[red_offset(p, 0, r)])); };
     U mx = U(row_reduce<MaxKeepOp<C>>(p.R, block, [&](int64_t r) { return C(xs(r)); }));
     if (isinf(mx) && mx < 0) mx = 0;  // a row of -inf: keep NaN-free arithmetic below
     const C sum = row_reduce<SumOp<C>>(p.R, block, [&](int64_t r) { return C(exp(C(U(xs(r) - mx)))); });
     if (log) {
-      const U lse = U(to_c(Store<T>::from(U(::log(sum)))));
-      TC_ROW_ELEMS(r, p, block) yr[red_offset(p, 1, r)] = Store<T>::from(U(xs(r) - mx - lse));
+      const U lse = U(to_compute(from_compute<T>(U(::log(sum)))));
+      TC_ROW_ELEMS(r, p, block) yr[red_offset(p, 1, r)] = from_compute<T>(U(xs(r) - mx - lse));
     } else {
       const C inv = C(1) / sum;
-      TC_ROW_ELEMS(r, p, block) yr[red_offset(p, 1, r)] = Store<T>::from(C(exp(C(U(xs(r) - mx)))) * inv);
+      TC_ROW_ELEMS(r, p, block) yr[red_offset(p, 1, r)] = from_compute<T>(C(exp(C(U(xs(r) - mx)))) * inv);
     }
   }
 }
@@ -386,11 +284,11 @@ __global__ void softmax_backward_kernel(const ReducePlan p, const T* g, const T*
     const T* gr = g + kept_offset(p, 0, k);
     const T* yr = y + kept_offset(p, 1, k);
     T* xr = gx + kept_offset(p, 2, k);
-    auto gs = [&](int64_t r) { return C(to_c(gr[red_offset(p, 0, r)])); };
-    auto ys = [&](int64_t r) { return C(to_c(yr[red_offset(p, 1, r)])); };
+    auto gs = [&](int64_t r) { return C(to_compute(gr[red_offset(p, 0, r)])); };
+    auto ys = [&](int64_t r) { return C(to_compute(yr[red_offset(p, 1, r)])); };
     const C dot = row_reduce<SumOp<C>>(p.R, block, [&](int64_t r) { return log ? gs(r) : gs(r) * ys(r); });
     TC_ROW_ELEMS(r, p, block) {
-      xr[red_offset(p, 2, r)] = Store<T>::from(log ? gs(r) - exp(ys(r)) * dot : ys(r) * (gs(r) - dot));
+      xr[red_offset(p, 2, r)] = from_compute<T>(log ? gs(r) - exp(ys(r)) * dot : ys(r) * (gs(r) - dot));
     }
   }
 }
@@ -404,18 +302,18 @@ __global__ void cross_entropy_kernel(const ReducePlan p, const T* x, const int64
   TC_ROW_LOOP(k, p, block) {
     const T* xr = x + kept_offset(p, 0, k);
     T* pr = probs + kept_offset(p, 1, k);
-    auto xs = [&](int64_t r) { return U(to_c(xr[red_offset(p, 0, r)])); };
+    auto xs = [&](int64_t r) { return U(to_compute(xr[red_offset(p, 0, r)])); };
     const U mx = U(row_reduce<MaxKeepOp<C>>(p.R, block, [&](int64_t r) { return C(xs(r)); }));
     const C sum = row_reduce<SumOp<C>>(p.R, block, [&](int64_t r) {
       const C e = C(exp(C(U(xs(r) - mx))));
-      pr[red_offset(p, 1, r)] = Store<T>::from(e);
+      pr[red_offset(p, 1, r)] = from_compute<T>(e);
       return e;
     });
     const C inv = C(1) / sum;
     // Each thread rescales the probabilities it wrote itself.
     TC_ROW_ELEMS(r, p, block) {
       T& q = pr[red_offset(p, 1, r)];
-      q = Store<T>::from(C(to_c(q)) * inv);
+      q = from_compute<T>(C(to_compute(q)) * inv);
     }
     if (!block || threadIdx.x == 0) {
       const int64_t t = target[k];
@@ -429,7 +327,7 @@ __global__ void nll_kernel(const ReducePlan p, const T* x, const int64_t* target
   TC_GRID_LOOP(k, p.K) {
     const int64_t t = target[k];
     losses[k] =
-        t >= 0 && t < p.R ? -double(to_c(x[kept_offset(p, 0, k) + red_offset(p, 0, t)])) : double(NAN);
+        t >= 0 && t < p.R ? -double(to_compute(x[kept_offset(p, 0, k) + red_offset(p, 0, t)])) : double(NAN);
   }
 }
 
@@ -455,18 +353,18 @@ __global__ void losses_total_kernel(const double* l, int64_t n, T* out, bool mea
     __syncthreads();
   }
   if (t == 0)
-    out[0] = Store<T>::from(mean ? sh[0] / double(n) : sh[0]);  // 0/0 = NaN for n = 0, as on the CPU
+    out[0] = from_compute<T>(mean ? sh[0] / double(n) : sh[0]);  // 0/0 = NaN for n = 0, as on the CPU
 }
 
 template <typename T>
 __global__ void losses_each_kernel(const double* l, int64_t n, T* out) {
-  TC_GRID_LOOP(i, n) out[i] = Store<T>::from(l[i]);
+  TC_GRID_LOOP(i, n) out[i] = from_compute<T>(l[i]);
 }
 
 // The gradient reaching row i: g[i] (none), g[0] (sum) or g[0] / n (mean).
 template <typename T>
 __device__ double row_grad(const T* g, int64_t i, int64_t n, int32_t reduction) {
-  const double v = double(to_c(g[reduction == TC_REDUCTION_NONE ? i : 0]));
+  const double v = double(to_compute(g[reduction == TC_REDUCTION_NONE ? i : 0]));
   return reduction == TC_REDUCTION_MEAN ? v / double(n) : v;
 }
 
@@ -476,9 +374,9 @@ __global__ void cross_entropy_backward_kernel(const T* probs, const int64_t* tar
   using U = compute_t<T>;
   TC_GRID_LOOP(e, n * c) {
     const int64_t i = e / c, j = e % c;
-    const U gi = U(to_c(Store<T>::from(row_grad(g, i, n, reduction))));
-    T v = Store<T>::from(U(to_c(probs[e])) * gi);
-    if (j == target[i]) v = Store<T>::from(U(to_c(v)) - gi);
+    const U gi = U(to_compute(from_compute<T>(row_grad(g, i, n, reduction))));
+    T v = from_compute<T>(U(to_compute(probs[e])) * gi);
+    if (j == target[i]) v = from_compute<T>(U(to_compute(v)) - gi);
     gx[e] = v;
   }
 }
@@ -488,7 +386,7 @@ __global__ void nll_backward_kernel(const int64_t* target, const T* g, T* gx, in
                                     int32_t reduction) {
   TC_GRID_LOOP(i, n) {
     if (target[i] >= 0 && target[i] < c)
-      gx[i * c + target[i]] = Store<T>::from(-row_grad(g, i, n, reduction));
+      gx[i * c + target[i]] = from_compute<T>(-row_grad(g, i, n, reduction));
   }
 }
 
@@ -506,7 +404,7 @@ __global__ void index_gather_kernel(const ReducePlan p, U* out, const int64_t* i
 template <typename T>
 struct AddInCompute {
   __host__ __device__ void operator()(T* dst, T x) const {
-    *dst = Store<T>::from(compute_t<T>(to_c(*dst)) + compute_t<T>(to_c(x)));
+    *dst = from_compute<T>(compute_t<T>(to_compute(*dst)) + compute_t<T>(to_compute(x)));
   }
 };
 

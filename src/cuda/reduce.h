@@ -1,7 +1,7 @@
 // CUDA kernels of the reductions, the softmax family and losses, and the
 // indexing ops (src/cuda/reduce.cu). Plain C++ declarations over tc::Tensor:
-// the ops (src/ops/reduce.cpp, nn.cpp, shape.cpp) reach them through
-// TC_CUDA_CALL (src/cuda/dispatch.h). Every tensor is on the same CUDA
+// the ops reach them through CUDA's backend table (src/cuda/cuda_backend.cpp,
+// src/backend.h). Every tensor is on the same CUDA
 // device; float16/bfloat16 compute in float, float32 sums accumulate in
 // double as on the CPU. No float atomics: results are bitwise reproducible.
 // An out-of-range index is found on the device and reported as TC_ERR_INDEX
@@ -9,11 +9,13 @@
 #pragma once
 #include <cstdint>
 
+#include "math/reduce_kind.h"
 #include "tensor.h"
 
 namespace tc::cuda {
 
-enum class Reduce { sum, max, min };
+// The reduce kinds every backend shares (math/reduce_kind.h).
+using Reduce = ::tc::ReduceKind;
 
 // out (contiguous, new) has a's shape with the reduced dims set to 1; any
 // strides for a. sum: out is a's dtype for floating a (times scale), int64

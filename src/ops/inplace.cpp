@@ -3,11 +3,7 @@
 // PyTorch does: an in-place op on a tensor that requires grad (a leaf or not),
 // or one whose other operand requires grad, is an autograd error while grad
 // mode is on. Under no-grad (optimizers, initializers) they are plain writes.
-#include "cpu/dispatch.h"
-#include "cpu/loops.h"
-#include "cuda/dispatch.h"
-#include "cuda/elementwise.h"
-#include "device_hooks.h"
+#include "backend.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -39,7 +35,8 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
   TC_CHECK(ct == self->dtype, TC_ERR_DTYPE, name, ": the result of ", describe(self), " and ",
            describe(other), " would be ", dtype_name(ct), ", which cannot be written into self (",
            dtype_name(self->dtype), ")");
-  if (on_cuda(self)) {  // float16/bfloat16 compute there (in float)
+  const Backend& be = backend_for(self);
+  if (be.computes_half) {  // float16/bfloat16 compute there (in float)
     TC_CHECK(self->dtype != DType::b8, TC_ERR_DTYPE, name,
              ": self is bool, and arithmetic on bool tensors is not supported");
   } else {
@@ -49,26 +46,7 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
   TC_CHECK(shape == self->shape, TC_ERR_SHAPE, name, ": other (shape ", other->shape,
            ") does not broadcast to self's shape ", self->shape);
   const Tensor oc = cast(other, ct);
-  if (on_cuda(self)) {
-    TC_CUDA_CALL(cuda::binary(op, self, self, oc));
-    self->bump_version();
-    return;
-  }
-  TC_DISPATCH_NUMERIC(ct, name, [&] {
-    using T = scalar_t;
-    switch (op) {
-      case BinaryOp::add:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_add(x, y); });
-      case BinaryOp::sub:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_sub(x, y); });
-      case BinaryOp::mul:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return cpu::wrapping_mul(x, y); });
-      case BinaryOp::div:
-        return cpu::map2<T, T, T>(self, self, oc, [](T x, T y) { return T(x / y); });
-      default:
-        fail(TC_ERR_INTERNAL, "binary_inplace: unhandled op");
-    }
-  });
+  be.binary(op, self, self, oc);
   self->bump_version();
 }
 
@@ -82,19 +60,7 @@ void div_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::di
 void fill_(const Tensor& self, double value) {
   check_inplace("fill_", self, nullptr);
   value = checked_fill_value("fill_", value, self->dtype);
-  if (on_cuda(self) && self->is_contiguous()) {
-    // One fill kernel with the element's bytes, converted on the host.
-    const Tensor one = scalar_tensor(value, self->dtype, kCPU);
-    if (self->numel() > 0)
-      require_cuda(device_index(self->device))
-          .fill(self->data(), device_index(self->device), self->numel(), self->itemsize(), one->data());
-    self->bump_version();
-    return;
-  }
-  // Through a one-element tensor of self's dtype, so every dtype (16-bit floats
-  // included) converts the value the way copies do.
-  Tensor v = scalar_tensor(value, self->dtype, self->device);
-  copy_into(self, make_view(v, self->shape, Dims::filled(self->ndim(), 0), v->offset));
+  backend_for(self).fill(self, value);
   self->bump_version();
 }
 

@@ -87,6 +87,9 @@ void copy_(const Tensor& self, const Tensor& src);
 
 // ---- reductions (ops/reduce.cpp); dims empty = all ----
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim);
+// g summed over the dims where it was broadcast from `shape` (autograd's
+// reduce_to_shape, as PyTorch's at::sum_to); never recorded.
+Tensor sum_to_size(const Tensor& g, const Dims& shape);
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim);
 Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);
 Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);

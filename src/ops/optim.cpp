@@ -5,13 +5,10 @@
 #include <cmath>
 
 #include "autograd/node.h"
-#include "cuda/dispatch.h"
+#include "backend.h"
 #include "init.h"
 #include "math/optim_math.h"
 #include "rng.h"
-#if TC_HAVE_CUDA
-#include "cuda/optim.h"
-#endif
 
 namespace tc::optim {
 
@@ -67,18 +64,7 @@ struct Sgd : Optimizer {
       const SgdStep s{lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, first};
       const Operands x(p, grad, "sgd");
       const Tensor buf = o.momentum != 0 ? momentum[i] : Tensor();
-      if (on_cuda(p)) {
-        TC_CUDA_CALL(cuda::sgd_step(x.w, x.g, buf, s));
-      } else {
-        TC_DISPATCH_FLOATING(p->dtype, "sgd", [&] {
-          using T = scalar_t;
-          T* w = x.w->data_as<T>();
-          const T* g = x.g->data_as<T>();
-          T* b = buf ? buf->data_as<T>() : nullptr;
-          const int64_t n = p->numel();
-          for (int64_t j = 0; j < n; ++j) sgd_update(w[j], g[j], b ? b + j : nullptr, s);
-        });
-      }
+      backend_for(p).sgd_step(x.w, x.g, buf, s);
       x.finish(p);
     }
   }
@@ -104,19 +90,7 @@ struct Adam : Optimizer {
       const double bc2 = 1 - std::pow(o.beta2, double(t));
       const AdamStep s{lr, o.beta1, o.beta2, o.eps, o.weight_decay, lr / bc1, std::sqrt(bc2), o.decoupled};
       const Operands x(p, grad, "adam");
-      if (on_cuda(p)) {
-        TC_CUDA_CALL(cuda::adam_step(x.w, x.g, m[i], v[i], s));
-      } else {
-        TC_DISPATCH_FLOATING(p->dtype, "adam", [&] {
-          using T = scalar_t;
-          T* w = x.w->data_as<T>();
-          const T* g = x.g->data_as<T>();
-          T* mp = m[i]->data_as<T>();
-          T* vp = v[i]->data_as<T>();
-          const int64_t n = p->numel();
-          for (int64_t j = 0; j < n; ++j) adam_update(w[j], g[j], mp[j], vp[j], s);
-        });
-      }
+      backend_for(p).adam_step(x.w, x.g, m[i], v[i], s);
       x.finish(p);
     }
   }

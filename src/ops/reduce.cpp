@@ -1,14 +1,10 @@
 // Reductions: sum, mean, var/std, logsumexp, max/min (all, or along a dim with
 // indices), argmax/argmin. The kernels (cpu/reduce.cpp) are deterministic; the
 // backward formulas broadcast the output gradient back over the reduced dims.
-#include "cpu/reduce.h"
-
+// The kernels are the device backend's reduce/arg_reduce (src/backend.h).
 #include <cmath>
 
-#include "cpu/dispatch.h"
-#include "cpu/loops.h"
-#include "cuda/dispatch.h"
-#include "cuda/reduce.h"
+#include "backend.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -50,31 +46,20 @@ Reduced plan(const Tensor& a, const Dims& dims, bool keepdim, const char* op) {
 }
 
 // The reduction kernel of a's device; out has a's shape with the reduced dims 1.
-void reduce_kernel(cpu::Reduce op, const Tensor& out, const Tensor& a) {
-  if (on_cuda(a)) {
-    TC_CUDA_CALL(cuda::reduce(op == cpu::Reduce::sum   ? cuda::Reduce::sum
-                              : op == cpu::Reduce::max ? cuda::Reduce::max
-                                                       : cuda::Reduce::min,
-                              out, a));
-    return;
-  }
-  cpu::reduce(op, out, a);
+void reduce_kernel(ReduceKind op, const Tensor& out, const Tensor& a) {
+  backend_for(a).reduce(op, out, a, 1.0, false);
 }
 
 void arg_reduce_kernel(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a,
                        int64_t dim) {
-  if (on_cuda(a)) {
-    TC_CUDA_CALL(cuda::arg_reduce(is_max, values, indices, a, dim));
-    return;
-  }
-  cpu::arg_reduce(is_max, values, indices, a, dim);
+  backend_for(a).arg_reduce(is_max, values, indices, a, dim);
 }
 
 Tensor out_view(const Tensor& out, const Reduced& r) {
   return r.out == r.keep ? out : make_view(out, r.out, contiguous_strides(r.out), 0);
 }
 
-Tensor reduce_into(cpu::Reduce op, const Tensor& a, const Reduced& r, DType out_dtype) {
+Tensor reduce_into(ReduceKind op, const Tensor& a, const Reduced& r, DType out_dtype) {
   Tensor out = empty(r.keep, out_dtype, a->device);
   reduce_kernel(op, out, a);
   return out_view(out, r);
@@ -82,12 +67,12 @@ Tensor reduce_into(cpu::Reduce op, const Tensor& a, const Reduced& r, DType out_
 
 Tensor sum_nograd(const Tensor& a, const Reduced& r) {
   const DType out = is_floating(a->dtype) ? a->dtype : DType::i64;
-  return reduce_into(cpu::Reduce::sum, a, r, out);
+  return reduce_into(ReduceKind::sum, a, r, out);
 }
 
 void check_reduce_input(const char* op, const Tensor& a, bool floating_only) {
-  // CUDA reduces every dtype, float16/bfloat16 included (accumulating in float).
-  if (!on_cuda(a)) {
+  // A backend computing 16-bit floats reduces every dtype (accumulating in float).
+  if (!backend_for(a).computes_half) {
     check_same_device(op, a, a);
     check_compute_dtype(op, "a", a->dtype, true);
   }
@@ -111,15 +96,10 @@ Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
   check_reduce_input("mean", a, true);
   const Reduced r = plan(a, dims, keepdim, "mean");
-  Tensor out;
-  if (on_cuda(a)) {  // the scale fused into the sum: one rounding for 16-bit floats
-    out = empty(r.keep, a->dtype, a->device);
-    TC_CUDA_CALL(cuda::reduce(cuda::Reduce::sum, out, a, 1.0 / double(r.count)));
-    out = out_view(out, r);
-  } else {
-    NoGradGuard ng;
-    out = mul_scalar(sum_nograd(a, r), 1.0 / double(r.count));
-  }
+  // The scale fused into the sum: one rounding for 16-bit floats.
+  Tensor out = empty(r.keep, a->dtype, a->device);
+  backend_for(a).reduce(ReduceKind::sum, out, a, 1.0 / double(r.count), false);
+  out = out_view(out, r);
   const Dims keep = r.keep, in = a->shape;
   const double scale = 1.0 / double(r.count);
   autograd::record_function("MeanBackward", {a}, {out}, {},
@@ -195,16 +175,9 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
     Tensor m;
     if (a->numel() == 0) {
       m = zeros(r.keep, a->dtype, a->device);
-    } else if (on_cuda(a)) {
-      m = empty(r.keep, a->dtype, a->device);
-      TC_CUDA_CALL(cuda::reduce(cuda::Reduce::max, m, a, 1.0, true));
     } else {
       m = empty(r.keep, a->dtype, a->device);
-      cpu::reduce(cpu::Reduce::max, m, a);
-      TC_DISPATCH_FLOATING(a->dtype, "logsumexp", [&] {
-        using T = scalar_t;
-        cpu::map1<T, T>(m, m, [](T x) { return std::isinf(x) ? T(0) : x; });
-      });
+      backend_for(a).reduce(ReduceKind::max, m, a, 1.0, true);
     }
     Tensor e = unary(UnaryOp::exp, sub(a, m));
     Tensor s = unary(UnaryOp::log, raw_reshape(sum_nograd(e, r), r.keep));
@@ -229,7 +202,7 @@ Tensor extreme_all(const Tensor& a, bool is_max) {
            ") without an identity");
   Tensor out = empty(Dims{}, a->dtype, a->device);
   Tensor keep = make_view(out, Dims::filled(a->ndim(), 1), Dims::filled(a->ndim(), 1), 0);
-  reduce_kernel(is_max ? cpu::Reduce::max : cpu::Reduce::min, keep, a);
+  reduce_kernel(is_max ? ReduceKind::max : ReduceKind::min, keep, a);
   autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {out}, {a, autograd::alias(out)},
                             [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // Every element equal to the result shares the gradient evenly.
@@ -272,43 +245,7 @@ Tensor scatter_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, in
     copy_into(gi, raw_reshape(g, in_shape));
     return gi;
   }
-  if (on_cuda(g)) {
-    TC_CUDA_CALL(cuda::index_scatter_add(gi, g, dim, tc::contiguous(idx), false));
-    return gi;
-  }
-  // gather's adjoint: gi[..., idx[p], ...] += g[p].
-  Tensor gc = tc::contiguous(g), ic = tc::contiguous(idx);
-  const Dims& ishape = ic->shape;
-  int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < dim; ++k) outer *= ishape[k];
-  for (int64_t k = dim + 1; k < ishape.size(); ++k) inner *= ishape[k];
-  const int64_t len = ishape[dim];
-  TC_DISPATCH_FLOATING(g->dtype, "scatter_grad", [&] {
-    using T = scalar_t;
-    const T* gp = gc->data_as<T>();
-    const int64_t* ip = ic->data_as<int64_t>();
-    T* op = gi->data_as<T>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t l = 0; l < len; ++l) {
-        for (int64_t in = 0; in < inner; ++in) {
-          // Index tensors can be smaller than in_shape in non-dim dims (gather):
-          // address gi with its own strides.
-          int64_t rem = o, off = 0;
-          for (int64_t k = dim - 1; k >= 0; --k) {
-            off += (rem % ishape[k]) * gi->strides[k];
-            rem /= ishape[k];
-          }
-          rem = in;
-          for (int64_t k = ishape.size() - 1; k > dim; --k) {
-            off += (rem % ishape[k]) * gi->strides[k];
-            rem /= ishape[k];
-          }
-          const int64_t p = (o * len + l) * inner + in;
-          op[off + ip[p] * gi->strides[dim]] += gp[p];
-        }
-      }
-    }
-  });
+  backend_for(g).index_scatter_add(gi, g, dim, tc::contiguous(idx), false);
   return gi;
 }
 
@@ -346,6 +283,27 @@ Tensor arg_extreme(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
   return extreme_dim(a, dim, keepdim, is_max).second;
 }
 }  // namespace
+
+Tensor sum_to_size(const Tensor& g, const Dims& shape) {
+  if (g->shape == shape) return g;
+  const int64_t lead = g->ndim() - shape.size();
+  TC_CHECK(lead >= 0, TC_ERR_INTERNAL, "sum_to_size: gradient shape ", g->shape, " has fewer dims than ",
+           shape);
+  Dims keep = g->shape;
+  for (int64_t i = 0; i < g->ndim(); ++i) {
+    if (i < lead) {
+      keep[i] = 1;
+    } else {
+      const int64_t s = shape[i - lead];
+      TC_CHECK(s == g->shape[i] || s == 1, TC_ERR_INTERNAL, "sum_to_size: gradient shape ", g->shape,
+               " does not broadcast from ", shape);
+      keep[i] = s;
+    }
+  }
+  Tensor out = empty(keep, g->dtype, g->device);
+  reduce_kernel(ReduceKind::sum, out, g);
+  return make_view(out, shape, contiguous_strides(shape), 0);
+}
 
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) { return arg_extreme(a, dim, keepdim, true); }
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) { return arg_extreme(a, dim, keepdim, false); }

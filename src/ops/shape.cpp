@@ -1,10 +1,7 @@
 // Shape ops: cat, stack, split, chunk, gather, index_select, one_hot.
 #include <algorithm>
 
-#include "cpu/dispatch.h"
-#include "cpu/loops.h"
-#include "cuda/dispatch.h"
-#include "cuda/reduce.h"
+#include "backend.h"
 #include "init.h"
 #include "ops/internal.h"
 
@@ -14,10 +11,10 @@ using autograd::Grads;
 using namespace detail;
 
 namespace {
-// Same device and a dtype the device computes: the CPU's checks there; CUDA
-// handles every dtype (16-bit floats included).
+// Same device and a dtype the device computes: the CPU's checks there; a
+// backend computing 16-bit floats (CUDA) handles every dtype.
 void check_operands(const char* op, const char* arg, const Tensor& a, const Tensor& b) {
-  if (on_cuda(a) || on_cuda(b)) {
+  if (backend_for(a).computes_half || backend_for(b).computes_half) {
     TC_CHECK(a->device == b->device, TC_ERR_DEVICE, op, ": tensors are on different devices (",
              device_name(a->device), " and ", device_name(b->device), ")");
     return;
@@ -56,10 +53,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   std::vector<Dims> shapes;
   std::vector<DType> dtypes;
   for (const Tensor& t : ts) {
-    if (on_cuda(out))  // converted first when its dtype is not the result's
-      TC_CUDA_CALL(cuda::strided_copy(raw_narrow(out, d, at, t->shape[d]), cast(t, dt)));
-    else
-      copy_into(raw_narrow(out, d, at, t->shape[d]), t);
+    backend_for(out).copy(raw_narrow(out, d, at, t->shape[d]), t);  // converted to the result's dtype
     starts.push_back(at);
     shapes.push_back(t->shape);
     dtypes.push_back(t->dtype);
@@ -165,38 +159,11 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   // Walk index and out together; read a at the gathered position.
   Tensor out = empty(index->shape, a->dtype, a->device);
   Tensor ic = tc::contiguous(index);
-  if (on_cuda(a)) {
-    TC_CUDA_CALL([&] {
-      const int64_t i = cuda::first_out_of_range(ic, len);
-      TC_CHECK(i < 0, TC_ERR_INDEX, "gather: index ", cuda::read_index(ic, i), " is out of range for dim ", d,
-               " of size ", len);
-      cuda::index_gather(out, a, d, ic, false);
-    }());
-    return record_gather(a, d, ic, out);
-  }
-  const int64_t* ip = ic->data_as<int64_t>();
-  const int64_t total = index->numel();
-  for (int64_t p = 0; p < total; ++p) {
-    TC_CHECK(ip[p] >= 0 && ip[p] < len, TC_ERR_INDEX, "gather: index ", ip[p], " is out of range for dim ", d,
-             " of size ", len);
-  }
-  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "gather", [&] {
-    using T = scalar_t;
-    T* op = out->data_as<T>();
-    const T* src = a->data_as<T>();
-    const Dims& is = index->shape;
-    cpu::parallel_for(total, cpu::kParallelGrain, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        int64_t rem = p, off = 0;
-        for (int64_t k = is.size() - 1; k >= 0; --k) {
-          const int64_t c = rem % is[k];
-          rem /= is[k];
-          off += (k == d ? ip[p] : c) * a->strides[k];
-        }
-        op[p] = src[off];
-      }
-    });
-  });
+  const Backend& be = backend_for(a);
+  const int64_t bad = be.first_out_of_range(ic, len);
+  TC_CHECK(bad < 0, TC_ERR_INDEX, "gather: index ", be.read_index(ic, bad), " is out of range for dim ", d,
+           " of size ", len);
+  be.index_gather(out, a, d, ic, false);
   return record_gather(a, d, ic, out);
 }
 
@@ -210,41 +177,19 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   Tensor ic = tc::contiguous(index);
   const int64_t count = ic->numel();
   const Dims in = a->shape;
-  if (on_cuda(a)) {
-    Dims shape = a->shape;
-    shape[d] = count;
-    Tensor out = empty(shape, a->dtype, a->device);
-    TC_CUDA_CALL([&] {
-      const int64_t i = cuda::first_out_of_range(ic, a->shape[d]);
-      TC_CHECK(i < 0, TC_ERR_INDEX, "index_select: index ", cuda::read_index(ic, i),
-               " is out of range for dim ", d, " of size ", a->shape[d]);
-      cuda::index_gather(out, a, d, ic, true);
-    }());
-    autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
-                              [=](const Grads& g, [[maybe_unused]] const std::vector<Tensor>& s) -> Grads {
-                                Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
-                                TC_CUDA_CALL(cuda::index_scatter_add(gi, g[0], d, s[0], true));
-                                return {gi};
-                              });
-    return out;
-  }
-  const int64_t* ip = ic->data_as<int64_t>();
-  for (int64_t i = 0; i < count; ++i) {
-    TC_CHECK(ip[i] >= 0 && ip[i] < a->shape[d], TC_ERR_INDEX, "index_select: index ", ip[i],
-             " is out of range for dim ", d, " of size ", a->shape[d]);
-  }
+  const Backend& be = backend_for(a);
+  const int64_t bad = be.first_out_of_range(ic, a->shape[d]);
+  TC_CHECK(bad < 0, TC_ERR_INDEX, "index_select: index ", be.read_index(ic, bad), " is out of range for dim ",
+           d, " of size ", a->shape[d]);
   Dims shape = a->shape;
   shape[d] = count;
   Tensor out = empty(shape, a->dtype, a->device);
-  for (int64_t i = 0; i < count; ++i) copy_into(raw_select(out, d, i), raw_select(a, d, ip[i]));
+  be.index_gather(out, a, d, ic, true);
   autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
-                              const int64_t* idx = s[0]->data_as<int64_t>();
-                              for (int64_t i = 0; i < s[0]->numel(); ++i) {
-                                Tensor dst = raw_select(gi, d, idx[i]);
-                                copy_into(dst, add(dst, raw_select(g[0], d, i)));  // repeated indices sum
-                              }
+                              // Repeated indices sum, in index order.
+                              backend_for(gi).index_scatter_add(gi, g[0], d, s[0], true);
                               return {gi};
                             });
   return out;
@@ -256,41 +201,21 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
            num_classes);
   Tensor ic = tc::contiguous(indices);
   const int64_t n = ic->numel();
-  if (on_cuda(ic)) {
-    int64_t classes = num_classes;
-    if (classes < 0) {
-      TC_CHECK(n > 0, TC_ERR_INVALID_ARGUMENT, "one_hot: cannot infer num_classes from an empty tensor");
-      NoGradGuard ng;
-      TC_CUDA_CALL(classes = cuda::read_index(max_all(ic), 0) + 1);
-    }
-    Dims shape = indices->shape;
-    TC_CHECK(shape.size() < TC_MAX_DIMS, TC_ERR_SHAPE, "one_hot: indices have too many dims");
-    shape.push_back(classes);
-    Tensor out = zeros(shape, DType::i64, indices->device);
-    TC_CUDA_CALL([&] {
-      const int64_t i = cuda::first_out_of_range(ic, classes);
-      TC_CHECK(i < 0, TC_ERR_INDEX, "one_hot: class index ", cuda::read_index(ic, i),
-               " is out of range for num_classes ", classes);
-      cuda::one_hot(out, ic, classes);
-    }());
-    return out;
-  }
-  const int64_t* ip = ic->data_as<int64_t>();
+  const Backend& be = backend_for(ic);
   int64_t classes = num_classes;
   if (classes < 0) {
     TC_CHECK(n > 0, TC_ERR_INVALID_ARGUMENT, "one_hot: cannot infer num_classes from an empty tensor");
-    classes = *std::max_element(ip, ip + n) + 1;
+    NoGradGuard ng;
+    classes = be.read_index(max_all(ic), 0) + 1;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    TC_CHECK(ip[i] >= 0 && ip[i] < classes, TC_ERR_INDEX, "one_hot: class index ", ip[i],
-             " is out of range for num_classes ", classes);
-  }
+  const int64_t bad = be.first_out_of_range(ic, classes);
+  TC_CHECK(bad < 0, TC_ERR_INDEX, "one_hot: class index ", be.read_index(ic, bad),
+           " is out of range for num_classes ", classes);
   Dims shape = indices->shape;
   TC_CHECK(shape.size() < TC_MAX_DIMS, TC_ERR_SHAPE, "one_hot: indices have too many dims");
   shape.push_back(classes);
   Tensor out = zeros(shape, DType::i64, indices->device);
-  int64_t* op = out->data_as<int64_t>();
-  for (int64_t i = 0; i < n; ++i) op[i * classes + ip[i]] = 1;
+  be.one_hot(out, ic, classes);
   return out;
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "cpu/loops.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -122,7 +121,11 @@ Tensor raw_select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor raw_expand(const Tensor& t, const Dims& shape) {
-  return make_view(t, shape, cpu::broadcast_strides(t, shape), t->offset);
+  // t's dims aligned to the right; stride 0 where t has size 1 or lacks the dim.
+  Dims strides = Dims::filled(shape.size(), 0);
+  const int64_t lead = shape.size() - t->ndim();
+  for (int64_t i = 0; i < t->ndim(); ++i) strides[lead + i] = t->shape[i] == 1 ? 0 : t->strides[i];
+  return make_view(t, shape, strides, t->offset);
 }
 
 Dims keepdim_shape(const Tensor& t, const Dims& dims, const char* op, bool reduced[TC_MAX_DIMS]) {

@@ -1,0 +1,193 @@
+// What a device implements: the compute primitives the ops and the autograd
+// engine run, as one table of virtual functions per device type, looked up by
+// a tensor's device (backend_for). The ops check arguments, promote dtypes,
+// allocate outputs and record autograd nodes; a backend only computes. The
+// CPU's table (src/cpu/backend.cpp) is always there; CUDA's (src/cuda/
+// backend_impl.cpp) is registered by the lazy cuda stage of a CUDA build.
+// Nothing here names a CUDA type, and the ops include no cpu/ or cuda/
+// kernel header, so the CUDA table can later come from a dlopen'ed module.
+//
+// A primitive a backend does not override is TC_ERR_NOT_IMPLEMENTED naming
+// it and the device (or, where noted, a generic form built from the ops).
+// Unless noted: every tensor is on the backend's device; inputs have any
+// strides and broadcast to out's shape (stride 0); out may alias an input;
+// outputs the ops allocate are contiguous.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "math/conv_geom.h"
+#include "math/elementwise_math.h"
+#include "math/optim_math.h"
+#include "math/philox.h"
+#include "math/reduce_kind.h"
+#include "ops/ops.h"
+#include "tensor.h"
+
+namespace tc {
+
+// How a strided 2-D block (rows x cols, element strides rs, cs) can be handed
+// to a GEMM without copying: row-major (trans = false) or the transpose of a
+// row-major matrix (trans = true), leading dimension ld; usable is false when
+// neither works (the caller copies). Defined in src/cpu/matmul.cpp.
+struct MatLayout {
+  bool usable = false;
+  bool trans = false;
+  int64_t ld = 0;
+};
+MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs);
+
+struct Backend {
+  // computes_half: float16/bfloat16 are computed (in float), not only
+  // converted; the ops' dtype checks read it (a data member: no call).
+  Backend(const char* device_name, bool computes_half) : name(device_name), computes_half(computes_half) {}
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  const char* const name;
+  const bool computes_half;
+
+  // ---- elementwise map ----
+  // out = a (op) b. Arithmetic: a, b, out of one dtype; comparisons: out bool.
+  virtual void binary(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const;
+  // out = a (op) s; a and out of one floating dtype.
+  virtual void binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s) const;
+  // out = op(a); one dtype.
+  virtual void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) const;
+  // out = a clamped to [lo, hi] (NaN: no bound); one numeric dtype.
+  virtual void clamp(const Tensor& out, const Tensor& a, double lo, double hi) const;
+  // out = cond ? a : b; cond bool, a, b, out of one dtype.
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) const;
+  // Backward formulas (ew::Grad): out = f(g, x) or f(g, x, y); one floating dtype.
+  virtual void grad2(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x,
+                     const ew::GradParams& p) const;
+  virtual void grad3(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) const;
+
+  // ---- copy / cast / fill ----
+  // dst = src converted to dst's dtype, src broadcast to dst's shape.
+  virtual void copy(const Tensor& dst, const Tensor& src) const;
+  // Every element of self = value (converted as copies convert). Generic form:
+  // a copy from a broadcast one-element tensor.
+  virtual void fill(const Tensor& self, double value) const;
+
+  // ---- reductions and the softmax family ----
+  // out has a's shape with the reduced dims 1. sum: out is a's dtype for
+  // floating a (times scale), int64 otherwise; max/min: a's dtype, and
+  // inf_to_zero replaces an infinite result by 0 (logsumexp's shift).
+  virtual void reduce(ReduceKind op, const Tensor& out, const Tensor& a, double scale,
+                      bool inf_to_zero) const;
+  // Along dim: values (may be null) and int64 indices of the first max/min.
+  virtual void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a,
+                          int64_t dim) const;
+  virtual void softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log) const;
+  virtual void softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim,
+                                bool log) const;
+
+  // ---- index / gather / scatter / embedding ----
+  // The first position of a contiguous int64 index outside [0, bound), or -1;
+  // and the value at a position (the ops build the error messages).
+  virtual int64_t first_out_of_range(const Tensor& index, int64_t bound) const;
+  virtual int64_t read_index(const Tensor& index, int64_t pos) const;
+  // gather (index_select false: index of out's shape) or index_select (index
+  // 1-D, out's dim its length) along dim; index contiguous and checked.
+  virtual void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index,
+                            bool index_select) const;
+  // The adjoint: gi (zeros) += g scattered along dim at index, in index order.
+  virtual void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& index,
+                                 bool index_select) const;
+  // out (int64 zeros [..., classes]) gets 1 at each checked index.
+  virtual void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const;
+
+  // ---- GEMM ----
+  // out (contiguous [batch..., m, n], numel > 0) = a x b per batch entry;
+  // sa/sb: the operands' batch strides aligned to `batch` (0 = broadcast);
+  // la/lb: their matrix layouts (usable).
+  virtual void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Dims& batch,
+                            const Dims& sa, const Dims& sb, MatLayout la, MatLayout lb, int64_t m, int64_t n,
+                            int64_t k) const;
+  // out (contiguous [rows, outf], numel > 0) = x2 [rows, in] x weight^T (+ bias).
+  virtual void linear(const Tensor& out, const Tensor& x2, const Tensor& weight, const Tensor& bias) const;
+  // linear's bias gradient: the column sums of g2 [R, O] as a new [O].
+  virtual Tensor column_sums(const Tensor& g2) const;
+  // A matmul gradient summed over the batch dims it was broadcast along to
+  // `shape`. Generic form: ops::sum_to_size.
+  virtual Tensor matmul_sum_to(const Tensor& g, const Dims& shape) const;
+
+  // ---- convolution and pooling (NCHW; contiguous inputs) ----
+  // y (numel > 0) = conv2d(x, w) + bias (bias may be null).
+  virtual void conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
+                      const ConvGeom& g) const;
+  // The gradients wanted (zeros; the others null) from gy, for g.n > 0.
+  virtual void conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x,
+                               const Tensor& w, const Tensor& gy, const ConvGeom& g) const;
+  // y and argmax (int64: the flat index of each maximum within its input plane).
+  virtual void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const;
+  // gx (zeros) gets gy at the argmax positions.
+  virtual void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                                   const PoolGeom& g) const;
+  // PyTorch's count_include_pad averages; gx (zeros) += the spread gradient.
+  virtual void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const;
+  virtual void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const;
+
+  // ---- random ----
+  // t (contiguous, floating, numel > 0): element i = sample i of the Philox
+  // request starting at counter `offset`.
+  virtual void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
+                           uint64_t offset) const;
+
+  // ---- fused optimizer steps ----
+  // w, g (, buf / m, v): contiguous, one floating dtype and numel; buf may be null.
+  virtual void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) const;
+  virtual void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
+                         const optim::AdamStep& s) const;
+
+  // ---- losses ----
+  // Rows of [N, C] logits x (a 1-D x is one row), checked contiguous targets:
+  // probs ([N, C]) = softmax, losses (float64 [N]) = logsumexp - x[target].
+  virtual void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x,
+                                     const Tensor& target) const;
+  // losses (float64 [N]) = -x[i, target[i]].
+  virtual void nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target) const;
+  // out: NONE: the [N] losses in out's dtype; MEAN/SUM: 0-dim.
+  virtual void reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction) const;
+  // gx ([N, C]) = (probs - onehot(target)) * g_i; g_i = g[i] (NONE), g (SUM), g / N (MEAN).
+  virtual void cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target,
+                                      const Tensor& g, int32_t reduction) const;
+  // gx ([N, C], zeros) gets -g_i at [i, target[i]].
+  virtual void nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction) const;
+  // mse_loss of same-shaped x and t (new output, unrecorded); and its input
+  // gradient 2 (x - t) g_i. Generic forms: through the ops.
+  virtual Tensor mse_loss(const Tensor& x, const Tensor& t, int32_t reduction) const;
+  virtual Tensor mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor& t,
+                                   int32_t reduction) const;
+
+ protected:
+  [[noreturn]] void not_implemented(const char* primitive) const;
+};
+
+// ---- the registry: one table per device type ----
+constexpr int32_t kMaxDeviceTypes = 8;
+
+namespace detail {
+extern std::atomic<const Backend*> g_backends[kMaxDeviceTypes];
+const Backend& backend_slow(Device device);  // unregistered: registers the CPU, or throws
+}  // namespace detail
+
+// Installs (or, with nullptr, removes) the table of a device type; the CUDA
+// stage calls it. The table must outlive every use.
+void register_backend(int32_t device_type, const Backend* backend) noexcept;
+
+// The backend computing on `device`. A device type with no table is
+// TC_ERR_NOT_COMPILED (CUDA in a CPU-only build) or its stage's failure.
+inline const Backend& backend_for(Device device) {
+  const uint32_t type = uint32_t(device_type(device));
+  if (type < uint32_t(kMaxDeviceTypes)) {
+    const Backend* b = detail::g_backends[type].load(std::memory_order_acquire);
+    if (b) return *b;
+  }
+  return detail::backend_slow(device);
+}
+inline const Backend& backend_for(const Tensor& t) { return backend_for(t->device); }
+
+}  // namespace tc

@@ -1,0 +1,183 @@
+// The CPU's elementwise primitives (src/backend.h): forward kernels are
+// lambdas over map1/map2/map3 (a switch outside the loop, so each inner
+// loop is a plain vectorizable one); backward formulas are fused the same way,
+// from the formulas of math/elementwise_math.h, which the CUDA kernels share.
+#include <cmath>
+#include <type_traits>
+
+#include "cpu/cpu_backend.h"
+#include "cpu/dispatch.h"
+#include "cpu/loops.h"
+
+namespace tc::cpu {
+
+using ops::BinaryOp;
+using ops::ScalarOp;
+using ops::UnaryOp;
+
+namespace {
+
+template <typename T>
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  switch (op) {
+#define TC_BINARY_OP(name, ...) \
+  case BinaryOp::name:          \
+    return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::name>(x, y); });
+#include "math/binary_ops.def"
+#define TC_COMPARE_OP(name, ...) \
+  case BinaryOp::name:           \
+    return map2<bool, T, T>(out, a, b, [](T x, T y) { return ew::compare_value(BinaryOp::name, x, y); });
+#include "math/compare_ops.def"
+    case BinaryOp::count_:
+      break;
+  }
+  fail(TC_ERR_INTERNAL, "binary: unhandled op");
+}
+
+using ew::Grad;
+
+// A new tensor of g's shape and dtype: out = formula(g, x, y) with x, y
+// broadcast, computed in double.
+template <Grad F>
+void fused3_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
+  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
+    using T = scalar_t;
+    map3<T, T, T, T>(out, g, x, y,
+                     [](T a, T b, T c) { return T(ew::grad3_value<F>(double(a), double(b), double(c))); });
+  });
+}
+// out = formula(g, x) in g's dtype (x: the saved input or output).
+template <Grad F>
+void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
+  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
+    using T = scalar_t;
+    map2<T, T, T>(out, g, x, [p](T a, T b) { return ew::grad2_value<F>(a, b, p); });
+  });
+}
+template <typename T>
+void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
+  const T s = T(sd);
+  switch (op) {
+    case ScalarOp::add:
+      return map1<T, T>(out, a, [s](T x) { return T(x + s); });
+    case ScalarOp::sub:
+      return map1<T, T>(out, a, [s](T x) { return T(x - s); });
+    case ScalarOp::mul:
+      return map1<T, T>(out, a, [s](T x) { return T(x * s); });
+    case ScalarOp::div:
+      return map1<T, T>(out, a, [s](T x) { return T(x / s); });
+    case ScalarOp::pow:
+      if (sd == 2) return map1<T, T>(out, a, [](T x) { return wrapping_mul(x, x); });
+      if (sd == 1) return map1<T, T>(out, a, [](T x) { return x; });
+      if (sd == 0.5) return map1<T, T>(out, a, [](T x) { return T(std::sqrt(x)); });
+      return map1<T, T>(out, a, [s](T x) { return T(std::pow(x, s)); });
+    case ScalarOp::rsub:
+      return map1<T, T>(out, a, [s](T x) { return T(s - x); });
+    case ScalarOp::rdiv:
+      return map1<T, T>(out, a, [s](T x) { return T(s / x); });
+    case ScalarOp::count_:
+      break;
+  }
+  fail(TC_ERR_INTERNAL, "binary_scalar: unhandled op");
+}
+// The forward: the row's formula (ew::unary_value), instantiated only for the
+// dtypes the op allows.
+template <typename T>
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a) {
+  switch (op) {
+#define TC_UNARY_OP(name, ...)                                                          \
+  case UnaryOp::name:                                                                   \
+    if constexpr (ew::UnaryDef<UnaryOp::name>::ints || std::is_floating_point_v<T>) {   \
+      return map1<T, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x); }); \
+    }                                                                                   \
+    break;
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
+  }
+  fail(TC_ERR_INTERNAL, "unary: unhandled op");
+}
+
+}  // namespace
+
+void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const {
+  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "binary", [&] { binary_kernel<scalar_t>(op, out, a, b); });
+}
+
+void CpuBackend::binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, double s) const {
+  TC_DISPATCH_FLOATING(a->dtype, "binary_scalar", [&] { scalar_kernel<scalar_t>(op, out, a, s); });
+}
+
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& a) const {
+  TC_DISPATCH_NUMERIC(a->dtype, "unary", [&] { unary_kernel<scalar_t>(op, out, a); });
+}
+
+void CpuBackend::clamp(const Tensor& out, const Tensor& a, double lo, double hi) const {
+  const bool has_lo = !std::isnan(lo), has_hi = !std::isnan(hi);
+  TC_DISPATCH_NUMERIC(a->dtype, "clamp", [&] {
+    using T = scalar_t;
+    // Bounds beyond T's range clamp nothing on that side; converting them
+    // as they are would be undefined behaviour (found by the fuzzer).
+    const T l = has_lo ? ew::clamp_bound<T>(lo) : T(0), h = has_hi ? ew::clamp_bound<T>(hi) : T(0);
+    map1<T, T>(out, a, [=](T x) { return ew::clamp_value(x, has_lo, l, has_hi, h); });
+  });
+}
+
+void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) const {
+  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "where", [&] {
+    using T = scalar_t;
+    map3<T, bool, T, T>(out, cond, a, b, [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+
+void CpuBackend::grad3(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) const {
+  switch (f) {
+#define TC_BINARY_OP(name, ...)               \
+  case Grad::name##_a:                        \
+    fused3_cpu<Grad::name##_a>(out, g, x, y); \
+    return;                                   \
+  case Grad::name##_b:                        \
+    fused3_cpu<Grad::name##_b>(out, g, x, y); \
+    return;
+#include "math/binary_ops.def"
+    case Grad::pow_scalar:
+    case Grad::rdiv_scalar:
+    case Grad::clamp:
+#define TC_UNARY_OP(name, ...) case Grad::name:
+#include "math/unary_ops.def"
+    case Grad::count_:
+      break;
+  }
+  fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
+}
+
+void CpuBackend::grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor& x,
+                       const ew::GradParams& p) const {
+  switch (f) {
+    case Grad::pow_scalar:
+      fused2_cpu<Grad::pow_scalar>(out, g, x, p);
+      return;
+    case Grad::rdiv_scalar:
+      fused2_cpu<Grad::rdiv_scalar>(out, g, x, p);
+      return;
+    case Grad::clamp:
+      fused2_cpu<Grad::clamp>(out, g, x, p);
+      return;
+#define TC_UNARY_OP(name, ...)            \
+  case Grad::name:                        \
+    fused2_cpu<Grad::name>(out, g, x, p); \
+    return;
+#include "math/unary_ops.def"
+#define TC_BINARY_OP(name, ...) \
+  case Grad::name##_a:          \
+  case Grad::name##_b:
+#include "math/binary_ops.def"
+    case Grad::count_:
+      break;
+  }
+  fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
+}
+
+void CpuBackend::copy(const Tensor& dst, const Tensor& src) const { copy_into(dst, src); }
+
+}  // namespace tc::cpu

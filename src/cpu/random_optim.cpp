@@ -1,0 +1,60 @@
+// The CPU's generator and fused optimizer steps (src/backend.h): the
+// per-element math of math/philox.h and math/optim_math.h, which the CUDA
+// kernels share. Compiled without multiply-add contraction (CMakeLists.txt)
+// so that both round the same way.
+#include <type_traits>
+
+#include "cpu/cpu_backend.h"
+#include "init.h"
+
+namespace tc::cpu {
+
+namespace {
+// Pragmas cannot stand inside the dispatch macro's argument, hence a function.
+template <typename T>
+void philox_fill(T* out, int64_t n, RandDist dist, double a, double b, uint64_t seed, uint64_t offset) {
+  // float: 4 values per Philox call; double: 2 (two 32-bit halves each).
+  constexpr int64_t per = std::is_same_v<T, float> ? 4 : 2;
+  const int64_t calls = (n + per - 1) / per;
+#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
+  for (int64_t c = 0; c < calls; ++c) {
+    T v[4];
+    philox_samples<T>(seed, offset + uint64_t(c), dist, a, b, v);
+    const int64_t base = c * per;
+    for (int k = 0; k < per && base + k < n; ++k) out[base + k] = v[k];
+  }
+}
+}  // namespace
+
+void CpuBackend::fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
+                             uint64_t offset) const {
+  TC_DISPATCH_FLOATING(t->dtype, "random",
+                       [&] { philox_fill(t->data_as<scalar_t>(), t->numel(), dist, a, b, seed, offset); });
+}
+
+void CpuBackend::sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf,
+                          const optim::SgdStep& s) const {
+  TC_DISPATCH_FLOATING(w->dtype, "sgd", [&] {
+    using T = scalar_t;
+    T* pw = w->data_as<T>();
+    const T* pg = g->data_as<T>();
+    T* pb = buf ? buf->data_as<T>() : nullptr;
+    const int64_t n = w->numel();
+    for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], pb ? pb + j : nullptr, s);
+  });
+}
+
+void CpuBackend::adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
+                           const optim::AdamStep& s) const {
+  TC_DISPATCH_FLOATING(w->dtype, "adam", [&] {
+    using T = scalar_t;
+    T* pw = w->data_as<T>();
+    const T* pg = g->data_as<T>();
+    T* pm = m->data_as<T>();
+    T* pv = v->data_as<T>();
+    const int64_t n = w->numel();
+    for (int64_t j = 0; j < n; ++j) optim::adam_update(pw[j], pg[j], pm[j], pv[j], s);
+  });
+}
+
+}  // namespace tc::cpu

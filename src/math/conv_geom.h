@@ -1,0 +1,22 @@
+// The geometry of conv2d and the 2-D pooling ops (NCHW), as the ops compute
+// it from their arguments and every backend's kernels read it.
+#pragma once
+#include <cstdint>
+
+namespace tc {
+
+struct ConvGeom {
+  int64_t n, c, h, w;      // input
+  int64_t o, kh, kw;       // weight
+  int64_t groups, cg, og;  // per-group channels
+  int64_t sh, sw, ph, pw, dh, dw;
+  int64_t ho, wo;
+  int64_t col_rows() const { return cg * kh * kw; }
+  int64_t plane() const { return ho * wo; }
+};
+
+struct PoolGeom {
+  int64_t planes, h, w, kh, kw, sh, sw, ph, pw, ho, wo;
+};
+
+}  // namespace tc
