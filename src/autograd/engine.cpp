@@ -120,10 +120,12 @@ class GraphClaim {
       if (!n->has_saved()) continue;
       TC_CHECK(!n->released, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time (",
                n->name(), "'s saved tensors were freed); pass retain_graph=1 to the first backward");
-      TC_CHECK(!n->claimed, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time: a backward ",
+      TC_CHECK(!n->claimed, TC_ERR_AUTOGRAD,
+               "Trying to backward through the graph a second time: a backward ",
                "without retain_graph is running through it on another thread and frees ", n->name(),
                "'s saved tensors; pass retain_graph=1 to all but the last backward");
-      TC_CHECK(retain_ || n->holders == 0, TC_ERR_AUTOGRAD, "backward without retain_graph: another backward ",
+      TC_CHECK(retain_ || n->holders == 0, TC_ERR_AUTOGRAD,
+               "backward without retain_graph: another backward ",
                "is running through this graph on another thread and uses ", n->name(),
                "'s saved tensors, which this one would free; run the last backward after the others finish");
     }
@@ -160,7 +162,7 @@ class GraphClaim {
 }  // namespace
 
 void retain_grad(const Tensor& t) {
-  if (t->is_leaf()) return;  // leaves that require grad keep theirs anyway
+  if (t->is_leaf()) return;                    // leaves that require grad keep theirs anyway
   if (t->retains_grad.exchange(true)) return;  // one registration, also when threads race here
   std::lock_guard<std::mutex> g(g_retained_mu);
   g_retained.push_back({t->grad_fn, t});
