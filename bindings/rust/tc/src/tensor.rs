@@ -368,6 +368,19 @@ impl Tensor {
         Ok(b != 0)
     }
 
+    /// Marks the storage (and so every view of it) read-only for good
+    /// (`tc_tensor_set_readonly`): writes into it fail afterwards.
+    pub fn set_readonly(&self) -> Result<()> {
+        check(unsafe { sys::tc_tensor_set_readonly(self.raw) })
+    }
+
+    /// Whether the storage is read-only.
+    pub fn is_readonly(&self) -> Result<bool> {
+        let mut b = 0i32;
+        check(unsafe { sys::tc_tensor_is_readonly(self.raw, &mut b) })?;
+        Ok(b != 0)
+    }
+
     /// Bytes per element.
     pub fn element_size(&self) -> Result<usize> {
         let mut n = 0i64;
