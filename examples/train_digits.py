@@ -14,6 +14,7 @@ import argparse
 import gzip
 import os
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +88,9 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--data", default=os.path.join(HERE, "data", "digits.csv.gz"))
     ap.add_argument("--min-acc", type=float, default=0.95)
+    ap.add_argument("--save", default=os.path.join(tempfile.gettempdir(), "train_digits.safetensors"),
+                    help="checkpoint written after every epoch (model, optimizer, generators, epoch)")
+    ap.add_argument("--resume", metavar="PATH", help="continue the run a --save checkpoint stopped at")
     args = ap.parse_args()
 
     tc.manual_seed(args.seed)
@@ -110,7 +114,16 @@ def main():
     steps = (n_train + args.batch - 1) // args.batch
     start = time.perf_counter()
     acc = 0.0
-    for epoch in range(1, args.epochs + 1):
+    first_epoch = 1
+    if args.resume:
+        ckpt = tc.load(args.resume)
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["optim"])
+        tc.set_rng_state(ckpt["rng"])
+        rng.state, train_idx = ckpt["shuffle_state"], list(ckpt["train_idx"])
+        first_epoch = ckpt["epoch"] + 1
+        print("resumed from %s after epoch %d" % (args.resume, ckpt["epoch"]))
+    for epoch in range(first_epoch, args.epochs + 1):
         t0 = time.perf_counter()
         rng.shuffle(train_idx)
         loss_sum = 0.0
@@ -127,6 +140,11 @@ def main():
         acc = accuracy(model, x_test, y_test)
         sys.stdout.write("\repoch %2d/%d  train_loss %.4f  test_acc %6.2f%%  time %.3fs%s\n"
                          % (epoch, args.epochs, loss_sum / n_train, 100 * acc, time.perf_counter() - t0, " " * 20))
+        if args.save:
+            tc.save({"model": model.state_dict(), "optim": opt.state_dict(), "rng": tc.get_rng_state(),
+                     "shuffle_state": rng.state, "train_idx": train_idx, "epoch": epoch}, args.save)
+    if args.save:
+        print("checkpoint: %s (continue with --resume %s)" % (args.save, args.save))
     print("final test accuracy %.2f%% after %d epochs in %.2fs" % (100 * acc, args.epochs,
                                                                  time.perf_counter() - start))
     return 0 if acc >= args.min_acc else 1

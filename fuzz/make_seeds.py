@@ -40,6 +40,43 @@ def main():
     for k in range(40):
         n = rng.choice([8, 32, 128, 512, 1024])
         write("fuzz_abi_sequence", f"seq-{k:02d}", bytes(rng.randrange(256) for _ in range(n)))
+    # fuzz_safetensors: small valid files of every dtype, metadata, a
+    # misaligned header, and a few near misses.
+    for name, data in safetensors_seeds():
+        write("fuzz_safetensors", name, data)
+
+
+def safetensors_file(entries, metadata=None, pad=True):
+    """entries: (name, dtype, shape, raw bytes) in data order."""
+    import json
+    import struct
+    header, offset = {}, 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in entries:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    if pad:
+        text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(e[3] for e in entries)
+
+
+def safetensors_seeds():
+    import struct
+    f32 = struct.pack("<4f", 1, 2, 3, 4)
+    yield "one-f32", safetensors_file([("w", "F32", [2, 2], f32)])
+    yield "empty", safetensors_file([])
+    yield "metadata", safetensors_file([("b", "I64", [1], struct.pack("<q", -5))], {"format": "pt"})
+    yield "dtypes", safetensors_file([
+        ("f64", "F64", [1], struct.pack("<d", 0.5)), ("i64", "I64", [], struct.pack("<q", 7)),
+        ("f32", "F32", [1], struct.pack("<f", 2)), ("i32", "I32", [1], struct.pack("<i", -1)),
+        ("bf16", "BF16", [1], b"\x80\x3f"), ("f16", "F16", [1], b"\x00\x3c"), ("i16", "I16", [1], b"\xff\xff"),
+        ("i8", "I8", [2], b"\x01\x80"), ("u8", "U8", [0], b""), ("bool", "BOOL", [2], b"\x00\x01")])
+    yield "misaligned", safetensors_file([("x", "U8", [3], b"abc"), ("d", "F64", [1], struct.pack("<d", 1))],
+                                         pad=False)
+    yield "overlap", safetensors_file([("a", "F32", [4], f32)])[:-4] + b"\x00" * 2
+    yield "bad-dtype", safetensors_file([("w", "F32", [2, 2], f32)]).replace(b"F32", b"U32")
 
 
 if __name__ == "__main__":

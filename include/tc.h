@@ -10,10 +10,11 @@
  *  - On failure the calling thread keeps a message (function, offending
  *    argument, shapes/dtypes) readable with tc_last_error() until that
  *    thread's next failure. Success never clears it.
- *  - Handles (tc_tensor, tc_optimizer) are opaque and checked: a NULL, freed,
- *    stale (from before tc_shutdown) or wrong-kind handle gives
- *    TC_ERR_INVALID_HANDLE, never a crash. One handle is one owned reference:
- *    every handle a function gives you must be freed exactly once.
+ *  - Handles (tc_tensor, tc_optimizer, tc_tensor_dict) are opaque and
+ *    checked: a NULL, freed, stale (from before tc_shutdown) or wrong-kind
+ *    handle gives TC_ERR_INVALID_HANDLE, never a crash. One handle is one
+ *    owned reference: every handle a function gives you must be freed
+ *    exactly once.
  *  - Nothing but tc_version, tc_abi_version, tc_status_name, tc_last_error*,
  *    tc_init, tc_shutdown and tc_is_initialized may be called before tc_init;
  *    everything else returns TC_ERR_NOT_INITIALIZED.
@@ -291,6 +292,16 @@ TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32
 TC_API int32_t tc_manual_seed(uint64_t seed);
 /* The seed the default generator was last seeded with. */
 TC_API int32_t tc_initial_seed(uint64_t* out);
+/* The default generator's whole state (like torch.get_rng_state): a new 1-D
+ * uint8 tensor of TC_RNG_STATE_BYTES bytes, the Philox seed then the offset
+ * of the next counter, each a little-endian uint64. Restoring it with
+ * tc_set_rng_state makes the generator (CPU and CUDA) repeat the same samples
+ * from that point. tc_set_rng_state takes a tensor of that dtype and shape
+ * (TC_ERR_DTYPE, TC_ERR_SHAPE otherwise), on any device, and changes nothing
+ * on failure. tc_initial_seed reports the restored seed afterwards. */
+#define TC_RNG_STATE_BYTES 16
+TC_API int32_t tc_get_rng_state(tc_tensor* out);
+TC_API int32_t tc_set_rng_state(tc_tensor state);
 
 /* ======================================================================== */
 /* Tensors: accessors                                                        */
@@ -644,6 +655,82 @@ TC_API int32_t tc_kaiming_uniform_(tc_tensor t, double a);
 TC_API int32_t tc_xavier_uniform_(tc_tensor t, double gain);
 
 /* ======================================================================== */
+/* Tensor dicts and safetensors files                                        */
+/* ======================================================================== */
+
+/* An opaque, checked handle to a named collection of tensors: an ordered map
+ * name -> tensor (insertion order; setting an existing name replaces its
+ * tensor in place) plus a metadata map string -> string (sorted by key). A
+ * dict holds its own reference to each tensor. Names and metadata are
+ * NUL-terminated UTF-8 strings; "__metadata__" is not a valid tensor name.
+ * A dict may be used from several threads (its bookkeeping is locked). */
+typedef struct tc_tensor_dict_s* tc_tensor_dict;
+
+TC_API int32_t tc_tensor_dict_create(tc_tensor_dict* out);
+/* Frees one handle; the tensors live on while other handles hold them. */
+TC_API int32_t tc_tensor_dict_free(tc_tensor_dict dict);
+/* Stores t (a new reference) under name. */
+TC_API int32_t tc_tensor_dict_set(tc_tensor_dict dict, const char* name, tc_tensor t);
+/* A new handle to the tensor under name (the same tensor, not a copy); a
+ * missing name gives TC_ERR_INDEX. */
+TC_API int32_t tc_tensor_dict_get(tc_tensor_dict dict, const char* name, tc_tensor* out);
+/* 1 when name is in the dict, else 0. */
+TC_API int32_t tc_tensor_dict_contains(tc_tensor_dict dict, const char* name, int32_t* out);
+/* The number of tensors, and the name at index (0 .. count-1, in order;
+ * TC_ERR_INDEX outside) copied out with the string pattern. */
+TC_API int32_t tc_tensor_dict_count(tc_tensor_dict dict, int64_t* out);
+TC_API int32_t tc_tensor_dict_name_at(tc_tensor_dict dict, int64_t index, char* buf, int64_t cap,
+                                      int64_t* needed);
+/* Metadata ("__metadata__" in a file): set (replaces), get (a missing key
+ * gives TC_ERR_INDEX), count, and the key at index in sorted order. */
+TC_API int32_t tc_tensor_dict_set_metadata(tc_tensor_dict dict, const char* key, const char* value);
+TC_API int32_t tc_tensor_dict_get_metadata(tc_tensor_dict dict, const char* key, char* buf, int64_t cap,
+                                           int64_t* needed);
+TC_API int32_t tc_tensor_dict_metadata_count(tc_tensor_dict dict, int64_t* out);
+TC_API int32_t tc_tensor_dict_metadata_key_at(tc_tensor_dict dict, int64_t index, char* buf, int64_t cap,
+                                              int64_t* needed);
+
+/* safetensors files (huggingface/safetensors): an 8-byte little-endian
+ * header length N, N bytes of JSON (per tensor {"dtype", "shape",
+ * "data_offsets"}, offsets relative to the first byte after the header; an
+ * optional "__metadata__" map), then the tensors' bytes, little-endian and
+ * row-major. Dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL.
+ *
+ * Saving writes what the reference writer writes for the same tensors and
+ * metadata: tensors ordered by descending dtype alignment, then by name;
+ * the header padded with spaces to a multiple of 8 (so every tensor's data is
+ * aligned); metadata keys sorted. Any tensor (any strides, any device) is
+ * saved as its contiguous values; requires_grad is not saved.
+ * tc_save_safetensors writes path atomically: a temporary file in the same
+ * directory, fsync, rename over path, fsync of the directory, so a crash
+ * never leaves a partial file under path (the old file, if any, stays whole
+ * until the rename). tc_save_safetensors_bytes returns the file's bytes as a
+ * new 1-D uint8 tensor instead. */
+TC_API int32_t tc_save_safetensors(tc_tensor_dict dict, const char* path);
+TC_API int32_t tc_save_safetensors_bytes(tc_tensor_dict dict, tc_tensor* out);
+
+/* Loading gives a new dict, its tensors in file order (by data offset) on
+ * the CPU, leaves that require no grad. By default the file is memory-mapped
+ * (private, copy-on-write: the tensors are writable and writes never reach
+ * the file) and every tensor whose data is aligned to its element size is a
+ * zero-copy view of the mapping, which lives until the last tensor using it
+ * dies; misaligned tensors, and bool tensors holding bytes other than 0 and
+ * 1, are copied. Changing the file while it is mapped is undefined
+ * behaviour (as with any mmap); TC_LOAD_COPY reads the file into memory
+ * libtc owns instead. tc_load_safetensors_buffer parses nbytes at data and
+ * copies them (the caller's buffer is not used after it returns).
+ *
+ * A malformed file is an error, never a crash: truncated data, a header
+ * length past the end or over 100,000,000 bytes, invalid JSON or UTF-8,
+ * duplicate names, unknown dtypes, shapes with more than TC_MAX_DIMS dims,
+ * data_offsets out of order, out of bounds, overlapping, leaving gaps or
+ * bytes at the end, or not matching shape x dtype size give TC_ERR_IO with a
+ * message naming the tensor and the problem. */
+#define TC_LOAD_COPY 1
+TC_API int32_t tc_load_safetensors(const char* path, int32_t flags, tc_tensor_dict* out);
+TC_API int32_t tc_load_safetensors_buffer(const void* data, int64_t nbytes, tc_tensor_dict* out);
+
+/* ======================================================================== */
 /* Optimizers                                                                */
 /* ======================================================================== */
 
@@ -684,6 +771,24 @@ TC_API int32_t tc_optimizer_zero_grad(tc_optimizer opt);
 TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out);
 TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr);
 TC_API int32_t tc_optimizer_free(tc_optimizer opt);
+/* An optimizer's state as named tensors, like torch's optimizer.state_dict()
+ * flattened: hyperparameters as 0-dim float64 tensors
+ * "param_groups.0.<name>" (sgd: lr, momentum, dampening, weight_decay,
+ * nesterov; adam: lr, beta1, beta2, eps, weight_decay,
+ * decoupled_weight_decay) and per parameter i (in the order the optimizer
+ * was given them) "state.<i>.momentum_buffer" (sgd with momentum), or
+ * "state.<i>.step" (0-dim int64), "state.<i>.exp_avg", "state.<i>.exp_avg_sq"
+ * (adam), for parameters that have been stepped. The tensors are copies
+ * (a snapshot). tc_optimizer_load_state_dict restores such a dict into an
+ * optimizer of the same kind over parameters of the same shapes and dtypes:
+ * the hyperparameters and the state are replaced (copied in, onto each
+ * parameter's device), all or nothing; a missing hyperparameter, an unknown
+ * name, a parameter index out of range, a partial state, a wrong shape
+ * (TC_ERR_SHAPE) or dtype (TC_ERR_DTYPE) or an invalid value changes nothing.
+ * Every name in dict must be one of the above (pass the optimizer's state
+ * alone, not a dict that also holds a model's tensors). */
+TC_API int32_t tc_optimizer_state_dict(tc_optimizer opt, tc_tensor_dict* out);
+TC_API int32_t tc_optimizer_load_state_dict(tc_optimizer opt, tc_tensor_dict dict);
 
 /* ======================================================================== */
 /* DLPack interop                                                            */

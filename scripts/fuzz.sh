@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_HARNESS="${1:-60}"
 JOBS="${JOBS:-2}"
 BUILD=build-fuzz
-HARNESSES=(fuzz_abi_sequence fuzz_parsers)
+HARNESSES=(fuzz_abi_sequence fuzz_parsers fuzz_safetensors)
 
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz.sh: clang++ not found; skipping fuzzing" >&2

@@ -12,6 +12,7 @@ packages=(
   python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools
   libopenblas0-openmp
   bindgen clang libclang-rt-14-dev
+  nlohmann-json3-dev
 )
 missing=()
 for p in "${packages[@]}"; do

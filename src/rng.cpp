@@ -43,6 +43,19 @@ uint64_t rng_initial_seed() {
   return g.seed;
 }
 
+PhiloxState rng_get_state() {
+  Generator& g = generator();
+  std::lock_guard<std::mutex> lock(g.mu);
+  return {g.seed, g.offset};
+}
+
+void rng_set_state(PhiloxState state) {
+  Generator& g = generator();
+  std::lock_guard<std::mutex> lock(g.mu);
+  g.seed = state.seed;
+  g.offset = state.offset;
+}
+
 void rng_init(bool use_seed, uint64_t seed) {
   if (!use_seed) {
     std::random_device rd;

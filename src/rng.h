@@ -19,6 +19,9 @@ struct PhiloxState {
 PhiloxState rng_reserve(uint64_t n);
 void rng_manual_seed(uint64_t seed);
 uint64_t rng_initial_seed();
+// The default generator's whole state (tc_get_rng_state / tc_set_rng_state).
+PhiloxState rng_get_state();
+void rng_set_state(PhiloxState state);
 // Seeds from entropy (or TC_SEED) at init; use_seed/seed from tc_init_options.
 void rng_init(bool use_seed, uint64_t seed);
 

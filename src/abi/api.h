@@ -12,6 +12,10 @@
 
 namespace tc {
 
+namespace io {
+class TensorDict;
+}
+
 int32_t translate_current_exception(const char* function) noexcept;
 
 // For the calls allowed before tc_init.
@@ -61,6 +65,10 @@ Tensor get_optional_tensor(tc_tensor h, const char* arg);
 tc_tensor new_handle(Tensor t);
 // Writes handles for several tensors, all or none.
 void new_handles(const std::vector<Tensor>& ts, tc_tensor* outs);
+
+// Tensor dict handles (src/abi/io.cpp).
+std::shared_ptr<io::TensorDict> get_dict(tc_tensor_dict h, const char* arg);
+tc_tensor_dict new_dict_handle(std::shared_ptr<io::TensorDict> d);
 
 // Copy-out of a string (the pattern of tc.h).
 void copy_out(const std::string& s, char* buf, int64_t cap, int64_t* needed);

@@ -204,3 +204,35 @@ TC_API int32_t tc_manual_seed(uint64_t seed) {
 TC_API int32_t tc_initial_seed(uint64_t* out) {
   return api("tc_initial_seed", [&] { *out_ptr(out, "out") = rng_initial_seed(); });
 }
+
+TC_API int32_t tc_get_rng_state(tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const PhiloxState st = rng_get_state();
+    Tensor t = empty(Dims{TC_RNG_STATE_BYTES}, DType::u8, kCPU);
+    auto* p = t->data_as<uint8_t>();
+    for (int i = 0; i < 8; ++i) {
+      p[i] = uint8_t(st.seed >> (8 * i));
+      p[8 + i] = uint8_t(st.offset >> (8 * i));
+    }
+    *out = new_handle(std::move(t));
+  });
+}
+
+TC_API int32_t tc_set_rng_state(tc_tensor state) {
+  return api(__func__, [&] {
+    const Tensor t = get_tensor(state, "state");
+    TC_CHECK(t->dtype == DType::u8, TC_ERR_DTYPE,
+             "state must be a uint8 tensor (from tc_get_rng_state), got ", dtype_name(t->dtype));
+    TC_CHECK(t->ndim() == 1 && t->shape[0] == TC_RNG_STATE_BYTES, TC_ERR_SHAPE, "state must have shape [",
+             TC_RNG_STATE_BYTES, "] (from tc_get_rng_state), got ", t->shape);
+    const Tensor host = contiguous(to_device(t, kCPU));
+    const auto* p = host->data_as<const uint8_t>();
+    PhiloxState st{0, 0};
+    for (int i = 0; i < 8; ++i) {
+      st.seed |= uint64_t(p[i]) << (8 * i);
+      st.offset |= uint64_t(p[8 + i]) << (8 * i);
+    }
+    rng_set_state(st);
+  });
+}

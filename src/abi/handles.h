@@ -11,7 +11,7 @@
 
 namespace tc {
 
-enum class HandleKind : uint8_t { tensor = 1, optimizer = 2 };
+enum class HandleKind : uint8_t { tensor = 1, optimizer = 2, tensor_dict = 3 };
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.

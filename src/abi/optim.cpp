@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "abi/api.h"
+#include "io/safetensors.h"
 
 using namespace tc;
 
@@ -97,4 +98,22 @@ TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr) {
 
 TC_API int32_t tc_optimizer_free(tc_optimizer opt) {
   return api(__func__, [&] { handle_remove(reinterpret_cast<uint64_t>(opt), HandleKind::optimizer, "opt"); });
+}
+
+TC_API int32_t tc_optimizer_state_dict(tc_optimizer opt, tc_tensor_dict* out) {
+  return api(__func__, [&] {
+    const auto o = get_optimizer(opt);
+    out_ptr(out, "out");
+    auto d = std::make_shared<io::TensorDict>();
+    for (auto& [name, t] : o->state_dict()) d->set(name, std::move(t));
+    *out = new_dict_handle(std::move(d));
+  });
+}
+
+TC_API int32_t tc_optimizer_load_state_dict(tc_optimizer opt, tc_tensor_dict dict) {
+  return api(__func__, [&] {
+    const auto o = get_optimizer(opt);
+    const auto d = get_dict(dict, "dict");
+    o->load_state_dict(d->items());
+  });
 }

@@ -2,7 +2,11 @@
 // loops over each parameter's (contiguous) data, and torch.nn.init's initializers.
 #include "ops/optim.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
 
 #include "autograd/node.h"
 #include "backend.h"
@@ -49,6 +53,92 @@ struct Operands {
   }
 };
 
+// ---- state dicts: "param_groups.0.<hyper>" and "state.<i>.<field>" ----
+
+constexpr const char* kGroup = "param_groups.0.";
+
+Tensor f64_scalar(double v) { return scalar_tensor(v, DType::f64, kCPU); }
+
+Tensor snapshot(const Tensor& t) { return to_device(clone_data(t), kCPU); }
+
+// The names of a state dict, sorted into hyperparameters and per-parameter
+// fields, with every name checked against what the optimizer knows.
+struct StateItems {
+  std::map<std::string, Tensor> hyper;
+  std::vector<std::map<std::string, Tensor>> state;  // per parameter
+
+  StateItems(const Optimizer::Items& items, size_t nparams, const std::set<std::string>& hypers,
+             const std::set<std::string>& fields, const char* kind) {
+    state.resize(nparams);
+    for (const auto& [name, t] : items) {
+      if (name.rfind(kGroup, 0) == 0 && hypers.count(name.substr(std::strlen(kGroup)))) {
+        hyper[name.substr(std::strlen(kGroup))] = t;
+        continue;
+      }
+      if (name.rfind("state.", 0) == 0) {
+        const std::string rest = name.substr(6);
+        const size_t dot = rest.find('.');
+        const std::string idx = rest.substr(0, dot);
+        const bool digits = !idx.empty() && idx.size() <= 9 && (idx == "0" || idx[0] != '0') &&
+                            std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (digits && dot != std::string::npos && fields.count(rest.substr(dot + 1))) {
+          const size_t i = size_t(std::stoul(idx));
+          TC_CHECK(i < nparams, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" is the state of parameter ", i,
+                   " but the ", kind, " optimizer has ", nparams, " parameters");
+          state[i][rest.substr(dot + 1)] = t;
+          continue;
+        }
+      }
+      fail(TC_ERR_INVALID_ARGUMENT, str("\"", name, "\" is not a name of a ", kind, " optimizer's state"));
+    }
+    for (const std::string& h : hypers)
+      TC_CHECK(hyper.count(h), TC_ERR_INVALID_ARGUMENT, "the dict has no \"", kGroup, h,
+               "\" (is it the state of a ", kind, " optimizer?)");
+  }
+
+  double value(const std::string& h) const {
+    const Tensor& t = hyper.at(h);
+    TC_CHECK(t->numel() == 1, TC_ERR_SHAPE, "\"", kGroup, h, "\" must have one element but has shape ",
+             t->shape);
+    return read_element(to_device(t, kCPU), 0);
+  }
+};
+
+// A copy of src as the state of parameter p (same shape and dtype, on p's device).
+Tensor state_like(const Tensor& p, const Tensor& src, const std::string& name) {
+  TC_CHECK(src->shape == p->shape, TC_ERR_SHAPE, "\"", name, "\" has shape ", src->shape,
+           " but its parameter has shape ", p->shape);
+  TC_CHECK(src->dtype == p->dtype, TC_ERR_DTYPE, "\"", name, "\" is ", dtype_name(src->dtype),
+           " but its parameter is ", dtype_name(p->dtype));
+  return to_device(clone_data(src), p->device);
+}
+
+std::string state_name(size_t i, const char* field) { return str("state.", i, ".", field); }
+
+void check_sgd_options(const SgdOptions& o) {
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
+  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ",
+           o.momentum);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "sgd: invalid weight_decay ", o.weight_decay);
+  TC_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), TC_ERR_INVALID_ARGUMENT,
+           "sgd: nesterov momentum requires a momentum and zero dampening");
+}
+
+void check_adam_options(const AdamOptions& o) {
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid learning rate ", o.lr);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid epsilon ", o.eps);
+  TC_CHECK(o.beta1 >= 0 && o.beta1 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta1 ", o.beta1);
+  TC_CHECK(o.beta2 >= 0 && o.beta2 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta2 ", o.beta2);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "adam: invalid weight_decay ", o.weight_decay);
+}
+
+bool flag_value(double v, const char* what) {
+  TC_CHECK(v == 0 || v == 1, TC_ERR_INVALID_ARGUMENT, "\"", kGroup, what, "\" must be 0 or 1 but is ", v);
+  return v != 0;
+}
+
 struct Sgd : Optimizer {
   SgdOptions o;
   std::vector<Tensor> momentum;  // per parameter; null until its first step
@@ -67,6 +157,35 @@ struct Sgd : Optimizer {
       backend_for(p).sgd_step(x.w, x.g, buf, s);
       x.finish(p);
     }
+  }
+
+  Items do_state_dict() override {
+    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
+                 {str(kGroup, "momentum"), f64_scalar(o.momentum)},
+                 {str(kGroup, "dampening"), f64_scalar(o.dampening)},
+                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
+                 {str(kGroup, "nesterov"), f64_scalar(o.nesterov ? 1 : 0)}};
+    for (size_t i = 0; i < params.size(); ++i)
+      if (momentum[i]) out.emplace_back(state_name(i, "momentum_buffer"), snapshot(momentum[i]));
+    return out;
+  }
+
+  void do_load_state_dict(const Items& items) override {
+    const StateItems in(items, params.size(), {"lr", "momentum", "dampening", "weight_decay", "nesterov"},
+                        {"momentum_buffer"}, "sgd");
+    SgdOptions n{in.value("lr"), in.value("momentum"), in.value("dampening"), in.value("weight_decay"),
+                 flag_value(in.value("nesterov"), "nesterov")};
+    check_sgd_options(n);
+    std::vector<Tensor> buffers(params.size());
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto it = in.state[i].find("momentum_buffer");
+      if (it != in.state[i].end())
+        buffers[i] = state_like(params[i], it->second, state_name(i, "momentum_buffer"));
+    }
+    // Nothing below throws: the optimizer changes all at once.
+    o = n;
+    lr = n.lr;
+    momentum.swap(buffers);
   }
 };
 
@@ -94,19 +213,74 @@ struct Adam : Optimizer {
       x.finish(p);
     }
   }
+
+  Items do_state_dict() override {
+    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
+                 {str(kGroup, "beta1"), f64_scalar(o.beta1)},
+                 {str(kGroup, "beta2"), f64_scalar(o.beta2)},
+                 {str(kGroup, "eps"), f64_scalar(o.eps)},
+                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
+                 {str(kGroup, "decoupled_weight_decay"), f64_scalar(o.decoupled ? 1 : 0)}};
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!m[i]) continue;
+      Tensor step = empty(Dims{}, DType::i64, kCPU);
+      *step->data_as<int64_t>() = steps[i];
+      out.emplace_back(state_name(i, "step"), std::move(step));
+      out.emplace_back(state_name(i, "exp_avg"), snapshot(m[i]));
+      out.emplace_back(state_name(i, "exp_avg_sq"), snapshot(v[i]));
+    }
+    return out;
+  }
+
+  void do_load_state_dict(const Items& items) override {
+    const StateItems in(items, params.size(),
+                        {"lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay"},
+                        {"step", "exp_avg", "exp_avg_sq"}, "adam");
+    AdamOptions n{
+        in.value("lr"),           in.value("beta1"),
+        in.value("beta2"),        in.value("eps"),
+        in.value("weight_decay"), flag_value(in.value("decoupled_weight_decay"), "decoupled_weight_decay")};
+    check_adam_options(n);
+    std::vector<Tensor> nm(params.size()), nv(params.size());
+    std::vector<int64_t> nsteps(params.size(), 0);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& st = in.state[i];
+      if (st.empty()) continue;
+      for (const char* f : {"step", "exp_avg", "exp_avg_sq"})
+        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
+                 state_name(i, f), "\" (a partial state)");
+      const Tensor& s = st.at("step");
+      TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", state_name(i, "step"),
+               "\" must have one element but has shape ", s->shape);
+      const Tensor sh = to_device(s, kCPU);
+      int64_t step = 0;
+      if (s->dtype == DType::i64) {
+        step = *sh->data_as<int64_t>();
+      } else {
+        const double d = read_element(sh, 0);
+        TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"",
+                 state_name(i, "step"), "\" must be a whole number but is ", d);
+        step = int64_t(d);
+      }
+      TC_CHECK(step >= 1, TC_ERR_INVALID_ARGUMENT, "\"", state_name(i, "step"), "\" must be >= 1 but is ",
+               step);
+      nsteps[i] = step;
+      nm[i] = state_like(params[i], st.at("exp_avg"), state_name(i, "exp_avg"));
+      nv[i] = state_like(params[i], st.at("exp_avg_sq"), state_name(i, "exp_avg_sq"));
+    }
+    o = n;
+    lr = n.lr;
+    m.swap(nm);
+    v.swap(nv);
+    steps.swap(nsteps);
+  }
 };
 
 }  // namespace
 
 std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o) {
   check_params(params, "sgd");
-  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
-  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ",
-           o.momentum);
-  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
-           "sgd: invalid weight_decay ", o.weight_decay);
-  TC_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), TC_ERR_INVALID_ARGUMENT,
-           "sgd: nesterov momentum requires a momentum and zero dampening");
+  check_sgd_options(o);
   auto s = std::make_shared<Sgd>();
   s->o = o;
   s->lr = o.lr;
@@ -117,12 +291,7 @@ std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions
 
 std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptions& o) {
   check_params(params, "adam");
-  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid learning rate ", o.lr);
-  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adam: invalid epsilon ", o.eps);
-  TC_CHECK(o.beta1 >= 0 && o.beta1 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta1 ", o.beta1);
-  TC_CHECK(o.beta2 >= 0 && o.beta2 < 1, TC_ERR_INVALID_ARGUMENT, "adam: invalid beta2 ", o.beta2);
-  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
-           "adam: invalid weight_decay ", o.weight_decay);
+  check_adam_options(o);
   auto a = std::make_shared<Adam>();
   a->o = o;
   a->lr = o.lr;

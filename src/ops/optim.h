@@ -2,6 +2,8 @@
 // its parameters (the same tensors the caller has) and their per-parameter state.
 #pragma once
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor.h"
@@ -34,11 +36,24 @@ struct Optimizer {
     std::lock_guard<std::mutex> lock(mu);
     lr = value;
   }
+  // The state as named tensors (tc.h: tc_optimizer_state_dict), copies.
+  using Items = std::vector<std::pair<std::string, Tensor>>;
+  Items state_dict() {
+    std::lock_guard<std::mutex> lock(mu);
+    return do_state_dict();
+  }
+  // Replaces hyperparameters and state from such items, all or nothing.
+  void load_state_dict(const Items& items) {
+    std::lock_guard<std::mutex> lock(mu);
+    do_load_state_dict(items);
+  }
   std::vector<Tensor> params;
   double lr = 0;  // read by do_step under mu
 
  protected:
   virtual void do_step() = 0;
+  virtual Items do_state_dict() = 0;
+  virtual void do_load_state_dict(const Items& items) = 0;
   std::mutex mu;
 };
 

@@ -6,6 +6,7 @@
 //      H  tensor handle         NULL, freed, stale, garbage, wrong-kind handle
 //      h  optional tensor       freed, stale, garbage, wrong-kind (NULL is fine)
 //      Z  optimizer handle      NULL, freed, stale, garbage, wrong-kind handle
+//      D  tensor dict handle    NULL, freed, stale, garbage, wrong-kind handle
 //      O  handle out-param      NULL
 //      P  required pointer      NULL (in-pointers and plain out-params)
 //      p  optional pointer      nothing (NULL is documented as allowed)
@@ -26,6 +27,7 @@
 // while the ABI is being filled in; EveryFunctionIsLinked fails for any
 // function declared in tc.h that libtc does not define.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -180,6 +182,25 @@
 #pragma weak tc_from_dlpack
 #pragma weak tc_cuda_memory_stats_get
 #pragma weak tc_cuda_empty_cache
+#pragma weak tc_get_rng_state
+#pragma weak tc_set_rng_state
+#pragma weak tc_tensor_dict_create
+#pragma weak tc_tensor_dict_free
+#pragma weak tc_tensor_dict_set
+#pragma weak tc_tensor_dict_get
+#pragma weak tc_tensor_dict_contains
+#pragma weak tc_tensor_dict_count
+#pragma weak tc_tensor_dict_name_at
+#pragma weak tc_tensor_dict_set_metadata
+#pragma weak tc_tensor_dict_get_metadata
+#pragma weak tc_tensor_dict_metadata_count
+#pragma weak tc_tensor_dict_metadata_key_at
+#pragma weak tc_save_safetensors
+#pragma weak tc_save_safetensors_bytes
+#pragma weak tc_load_safetensors
+#pragma weak tc_load_safetensors_buffer
+#pragma weak tc_optimizer_state_dict
+#pragma weak tc_optimizer_load_state_dict
 // clang-format on
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
@@ -238,6 +259,8 @@ struct Fixtures {
   // Spoiled handles.
   tc_tensor freed = nullptr, stale = nullptr, garbage = nullptr, wrong = nullptr;
   tc_optimizer opt_freed = nullptr, opt_stale = nullptr, opt_garbage = nullptr, opt_wrong = nullptr;
+  tc_tensor_dict dict = nullptr;  // {"a": a}, metadata {"k": "v"}
+  tc_tensor_dict dict_freed = nullptr, dict_stale = nullptr, dict_garbage = nullptr, dict_wrong = nullptr;
 };
 
 // The out-params a call may write: filled with 0xA5 before each call.
@@ -245,6 +268,7 @@ struct Outs {
   tc_tensor h[4];
   tc_tensor hs[8];
   tc_optimizer opt;
+  tc_tensor_dict dict;
   int64_t i64[TC_MAX_DIMS + 4];
   int32_t i32[4];
   double d;
@@ -264,6 +288,7 @@ struct M {
   Bad how = Bad::none;
   std::vector<tc_tensor*> used_h;  // handle out-params of this call
   std::vector<tc_optimizer*> used_opt;
+  std::vector<tc_tensor_dict*> used_dict;
   bool hs_used = false;
   // A message snapshot taken by done(), for calls that clean up afterwards.
   bool snap = false;
@@ -274,6 +299,7 @@ struct M {
     std::memset(&o, 0xA5, sizeof o);
     used_h.clear();
     used_opt.clear();
+    used_dict.clear();
     hs_used = false;
     snap = false;
   }
@@ -316,6 +342,25 @@ struct M {
         return good;
     }
   }
+  tc_tensor_dict D(int i, tc_tensor_dict good) const {
+    if (!spoiled(i)) return good;
+    switch (how) {
+      case Bad::null:
+        return nullptr;
+      case Bad::freed:
+        return f.dict_freed;
+      case Bad::stale:
+        return f.dict_stale;
+      case Bad::garbage:
+        return f.dict_garbage;
+      case Bad::pointer:
+        return reinterpret_cast<tc_tensor_dict>(const_cast<Outs*>(&o));
+      case Bad::wrong_kind:
+        return f.dict_wrong;
+      default:
+        return good;
+    }
+  }
   template <typename T>
   T* P(int i, T* good) const {
     return spoiled(i) ? nullptr : good;
@@ -328,6 +373,10 @@ struct M {
   tc_optimizer* OZ(int i) {
     used_opt.push_back(&o.opt);
     return spoiled(i) ? nullptr : &o.opt;
+  }
+  tc_tensor_dict* OD(int i) {
+    used_dict.push_back(&o.dict);
+    return spoiled(i) ? nullptr : &o.dict;
   }
   tc_tensor* HS(int i) {
     hs_used = true;
@@ -436,6 +485,44 @@ tc_optimizer make_sgd(tc_tensor p) {
   tc_optimizer opt = nullptr;
   if (tc_optimizer_sgd(&p, 1, &o, &opt) != TC_OK) return nullptr;
   return opt;
+}
+tc_tensor_dict make_dict(tc_tensor a) {
+  if (!HAVE(tc_tensor_dict_create) || !HAVE(tc_tensor_dict_set) || !HAVE(tc_tensor_dict_set_metadata))
+    return nullptr;
+  tc_tensor_dict d = nullptr;
+  if (tc_tensor_dict_create(&d) != TC_OK) return nullptr;
+  if (tc_tensor_dict_set(d, "a", a) != TC_OK || tc_tensor_dict_set_metadata(d, "k", "v") != TC_OK) {
+    tc_tensor_dict_free(d);
+    return nullptr;
+  }
+  return d;
+}
+// A small valid safetensors file, written byte for byte (not by libtc):
+// {"x": F32 [2] = {1, 2}}. Its path stays valid for the whole process.
+const char* fixture_file() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/tc_misuse_" + std::to_string(::getpid()) + ".safetensors";
+    std::string header = R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    header.append((8 - header.size() % 8) % 8, ' ');
+    std::string bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) bytes[size_t(i)] = char((header.size() >> (8 * i)) & 0xff);
+    const float v[2] = {1.0f, 2.0f};
+    bytes += header + std::string(reinterpret_cast<const char*>(v), sizeof v);
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }();
+  struct RemoveAtExit {
+    ~RemoveAtExit() { std::remove(path.c_str()); }
+  };
+  static RemoveAtExit remove_at_exit;
+  return path.c_str();
+}
+// The same bytes in memory.
+std::string fixture_bytes() {
+  std::ifstream in(fixture_file(), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 void free_t(tc_tensor& t) {
   if (t) tc_tensor_free(t);
@@ -2046,6 +2133,216 @@ std::vector<Entry> build_table() {
           return tc_optimizer_free(o);
         })}));
 
+  // Generator state.
+  add(E(FN(tc_get_rng_state), "O", [](M& m) { return tc_get_rng_state(m.O(0)); }));
+  add(E(FN(tc_set_rng_state), "H",
+        [](M& m) {
+          tc_tensor st = nullptr;  // stays NULL before init: the call is then refused first
+          tc_get_rng_state(&st);
+          const int32_t rc = m.done(tc_set_rng_state(m.H(0, st)));
+          if (st) tc_tensor_free(st);
+          return rc;
+        },
+        {X("float32 state", {TC_ERR_DTYPE}, [](M& m) { return tc_set_rng_state(m.f.a); }),
+         X("uint8 [8] state", {TC_ERR_SHAPE},
+           [](M& m) {
+             tc_tensor t = make(TC_UINT8, {8});
+             const int32_t rc = m.done(tc_set_rng_state(t));
+             tc_tensor_free(t);
+             return rc;
+           }),
+         X("uint8 [2, 16] state", {TC_ERR_SHAPE}, [](M& m) {
+           tc_tensor t = make(TC_UINT8, {2, 16});
+           const int32_t rc = m.done(tc_set_rng_state(t));
+           tc_tensor_free(t);
+           return rc;
+         })}));
+
+  // Tensor dicts and safetensors files.
+  add(E(FN(tc_tensor_dict_create), "O", [](M& m) { return tc_tensor_dict_create(m.OD(0)); }));
+  add(E(FN(tc_tensor_dict_free), "D",
+        [](M& m) {
+          tc_tensor_dict d = make_dict(m.f.a);
+          const int32_t rc = m.done(tc_tensor_dict_free(m.D(0, d)));
+          if (m.spoiled(0) && d) tc_tensor_dict_free(d);
+          return rc;
+        },
+        {X("freed twice", {TC_ERR_INVALID_HANDLE}, [](M& m) {
+          tc_tensor_dict d = make_dict(m.f.a);
+          tc_tensor_dict_free(d);
+          return tc_tensor_dict_free(d);
+        })}));
+  add(E(FN(tc_tensor_dict_set), "DPH",
+        [](M& m) { return tc_tensor_dict_set(m.D(0, m.f.dict), m.P(1, "b"), m.H(2, m.f.b)); },
+        {X("name __metadata__", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_dict_set(m.f.dict, "__metadata__", m.f.b); }),
+         X("name not UTF-8", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_dict_set(m.f.dict, "bad\xff", m.f.b); }),
+         X("name with a truncated UTF-8 sequence", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_dict_set(m.f.dict, "\xe2\x82", m.f.b); })}));
+  add(E(
+      FN(tc_tensor_dict_get), "DPO",
+      [](M& m) { return tc_tensor_dict_get(m.D(0, m.f.dict), m.P(1, "a"), m.O(2)); },
+      {X("missing name", {TC_ERR_INDEX}, [](M& m) { return tc_tensor_dict_get(m.f.dict, "zz", m.O(9)); })}));
+  add(E(FN(tc_tensor_dict_contains), "DPP",
+        [](M& m) { return tc_tensor_dict_contains(m.D(0, m.f.dict), m.P(1, "a"), m.I32(2)); }));
+  add(E(FN(tc_tensor_dict_count), "DP",
+        [](M& m) { return tc_tensor_dict_count(m.D(0, m.f.dict), m.I64(1)); }));
+  add(E(
+      FN(tc_tensor_dict_name_at), "D-pp",
+      [](M& m) { return tc_tensor_dict_name_at(m.D(0, m.f.dict), 0, m.o.buf, sizeof m.o.buf, m.o.i64); },
+      [] {
+        auto x = copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) {
+          return tc_tensor_dict_name_at(m.f.dict, 0, b, c, n);
+        });
+        x.push_back(X("index 1 of 1", {TC_ERR_INDEX},
+                      [](M& m) { return tc_tensor_dict_name_at(m.f.dict, 1, m.o.buf, 64, m.o.i64); }));
+        x.push_back(X("index -1", {TC_ERR_INDEX},
+                      [](M& m) { return tc_tensor_dict_name_at(m.f.dict, -1, m.o.buf, 64, m.o.i64); }));
+        return x;
+      }()));
+  add(E(FN(tc_tensor_dict_set_metadata), "DPP",
+        [](M& m) { return tc_tensor_dict_set_metadata(m.D(0, m.f.dict), m.P(1, "k2"), m.P(2, "v2")); },
+        {X("value not UTF-8", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_tensor_dict_set_metadata(m.f.dict, "k", "\xc0\xaf"); })}));
+  add(E(
+      FN(tc_tensor_dict_get_metadata), "DP-pp",
+      [](M& m) {
+        return tc_tensor_dict_get_metadata(m.D(0, m.f.dict), m.P(1, "k"), m.o.buf, sizeof m.o.buf, m.o.i64);
+      },
+      [] {
+        auto x = copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) {
+          return tc_tensor_dict_get_metadata(m.f.dict, "k", b, c, n);
+        });
+        x.push_back(X("missing key", {TC_ERR_INDEX}, [](M& m) {
+          return tc_tensor_dict_get_metadata(m.f.dict, "nope", m.o.buf, 64, m.o.i64);
+        }));
+        return x;
+      }()));
+  add(E(FN(tc_tensor_dict_metadata_count), "DP",
+        [](M& m) { return tc_tensor_dict_metadata_count(m.D(0, m.f.dict), m.I64(1)); }));
+  add(E(
+      FN(tc_tensor_dict_metadata_key_at), "D-pp",
+      [](M& m) {
+        return tc_tensor_dict_metadata_key_at(m.D(0, m.f.dict), 0, m.o.buf, sizeof m.o.buf, m.o.i64);
+      },
+      [] {
+        auto x = copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) {
+          return tc_tensor_dict_metadata_key_at(m.f.dict, 0, b, c, n);
+        });
+        x.push_back(X("index 1 of 1", {TC_ERR_INDEX}, [](M& m) {
+          return tc_tensor_dict_metadata_key_at(m.f.dict, 1, m.o.buf, 64, m.o.i64);
+        }));
+        return x;
+      }()));
+  add(E(FN(tc_save_safetensors), "DP",
+        [](M& m) {
+          static const std::string path =
+              "/tmp/tc_misuse_save_" + std::to_string(::getpid()) + ".safetensors";
+          const int32_t rc = m.done(tc_save_safetensors(m.D(0, m.f.dict), m.P(1, path.c_str())));
+          std::remove(path.c_str());
+          return rc;
+        },
+        {X("directory missing", {TC_ERR_IO},
+           [](M& m) { return tc_save_safetensors(m.f.dict, "/nonexistent-dir-tc/x.safetensors"); }),
+         X("empty path", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_save_safetensors(m.f.dict, ""); }),
+         X("path is a directory", {TC_ERR_IO}, [](M& m) { return tc_save_safetensors(m.f.dict, "/tmp"); })}));
+  add(E(FN(tc_save_safetensors_bytes), "DO",
+        [](M& m) { return tc_save_safetensors_bytes(m.D(0, m.f.dict), m.O(1)); }));
+  add(E(
+      FN(tc_load_safetensors), "P-O",
+      [](M& m) { return tc_load_safetensors(m.P(0, fixture_file()), 0, m.OD(2)); },
+      {X("missing file", {TC_ERR_IO},
+         [](M& m) { return tc_load_safetensors("/nonexistent-dir-tc/x.safetensors", 0, m.OD(9)); }),
+       X("a directory", {TC_ERR_IO}, [](M& m) { return tc_load_safetensors("/tmp", 0, m.OD(9)); }),
+       X("flags 2", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_load_safetensors(fixture_file(), 2, m.OD(9)); }),
+       X("flags -1", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_load_safetensors(fixture_file(), -1, m.OD(9)); }),
+       X("empty path", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_load_safetensors("", 0, m.OD(9)); }),
+       X("an empty file", {TC_ERR_IO}, [](M& m) { return tc_load_safetensors("/dev/null", 0, m.OD(9)); })}));
+  add(E(FN(tc_load_safetensors_buffer), "P-O",
+        [](M& m) {
+          static const std::string bytes = fixture_bytes();
+          return tc_load_safetensors_buffer(m.P(0, bytes.data()), int64_t(bytes.size()), m.OD(2));
+        },
+        {X("nbytes -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_load_safetensors_buffer(m.o.buf, -1, m.OD(9)); }),
+         X("nbytes 0", {TC_ERR_IO}, [](M& m) { return tc_load_safetensors_buffer(m.o.buf, 0, m.OD(9)); }),
+         X("NULL data with nbytes 0", {TC_ERR_IO},
+           [](M& m) { return tc_load_safetensors_buffer(nullptr, 0, m.OD(9)); }),
+         X("one byte short", {TC_ERR_IO}, [](M& m) {
+           static const std::string bytes = fixture_bytes();
+           return tc_load_safetensors_buffer(bytes.data(), int64_t(bytes.size()) - 1, m.OD(9));
+         })}));
+  add(E(FN(tc_optimizer_state_dict), "ZO",
+        [](M& m) { return tc_optimizer_state_dict(m.Z(0, m.f.opt), m.OD(1)); }));
+  add(E(FN(tc_optimizer_load_state_dict), "ZD",
+        [](M& m) {
+          tc_tensor_dict d = nullptr;  // stays NULL before init: the call is then refused first
+          tc_optimizer_state_dict(m.f.opt, &d);
+          const int32_t rc = m.done(tc_optimizer_load_state_dict(m.Z(0, m.f.opt), m.D(1, d)));
+          if (d) tc_tensor_dict_free(d);
+          return rc;
+        },
+        {X("a dict of model tensors", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_optimizer_load_state_dict(m.f.opt, m.f.dict); }),
+         X("an adam state into sgd", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_adam_options o{};
+             o.size = sizeof o;
+             o.lr = 0.1;
+             o.beta1 = 0.9;
+             o.beta2 = 0.99;
+             tc_optimizer adam = nullptr;
+             tc_tensor_dict d = nullptr;
+             if (tc_optimizer_adam(&m.f.p, 1, &o, &adam) != TC_OK) return -1;
+             tc_optimizer_state_dict(adam, &d);
+             const int32_t rc = m.done(tc_optimizer_load_state_dict(m.f.opt, d));
+             tc_tensor_dict_free(d);
+             tc_optimizer_free(adam);
+             return rc;
+           }),
+         X("a momentum buffer of the wrong shape", {TC_ERR_SHAPE},
+           [](M& m) {
+             tc_tensor_dict d = nullptr;
+             if (tc_optimizer_state_dict(m.f.opt, &d) != TC_OK) return -1;
+             tc_tensor_dict_set(d, "state.0.momentum_buffer", m.f.v);
+             const int32_t rc = m.done(tc_optimizer_load_state_dict(m.f.opt, d));
+             tc_tensor_dict_free(d);
+             return rc;
+           }),
+         X("a momentum buffer of the wrong dtype", {TC_ERR_DTYPE},
+           [](M& m) {
+             tc_tensor_dict d = nullptr;
+             if (tc_optimizer_state_dict(m.f.opt, &d) != TC_OK) return -1;
+             tc_tensor_dict_set(d, "state.0.momentum_buffer", m.f.i32);
+             const int32_t rc = m.done(tc_optimizer_load_state_dict(m.f.opt, d));
+             tc_tensor_dict_free(d);
+             return rc;
+           }),
+         X("state of parameter 1 of 1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor_dict d = nullptr;
+             if (tc_optimizer_state_dict(m.f.opt, &d) != TC_OK) return -1;
+             tc_tensor_dict_set(d, "state.1.momentum_buffer", m.f.a);
+             const int32_t rc = m.done(tc_optimizer_load_state_dict(m.f.opt, d));
+             tc_tensor_dict_free(d);
+             return rc;
+           }),
+         X("lr -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           tc_tensor_dict d = nullptr;
+           if (tc_optimizer_state_dict(m.f.opt, &d) != TC_OK) return -1;
+           tc_tensor lr = nullptr;
+           const int64_t none[1] = {0};
+           tc_full(none, 0, -1.0, TC_FLOAT64, TC_CPU, &lr);
+           tc_tensor_dict_set(d, "param_groups.0.lr", lr);
+           tc_tensor_free(lr);
+           const int32_t rc = m.done(tc_optimizer_load_state_dict(m.f.opt, d));
+           tc_tensor_dict_free(d);
+           return rc;
+         })}));
+
   // DLPack.
   add(with_cleanup(
       E(FN(tc_to_dlpack), "HP", [](M& m) { return tc_to_dlpack(m.H(0, m.f.a), m.P(1, &m.o.vp)); }),
@@ -2166,6 +2463,8 @@ void cleanup_success(const Entry& e, M& m) {
     if (*p && *p != sentinel_handle()) tc_tensor_free(*p);
   for (tc_optimizer* p : m.used_opt)
     if (*p && reinterpret_cast<tc_tensor>(*p) != sentinel_handle()) tc_optimizer_free(*p);
+  for (tc_tensor_dict* p : m.used_dict)
+    if (*p && reinterpret_cast<tc_tensor>(*p) != sentinel_handle()) tc_tensor_dict_free(*p);
   if (m.hs_used) {
     const int64_t n = m.o.i64[0];
     for (int64_t i = 0; i < n && i < 8; ++i)
@@ -2216,6 +2515,9 @@ void run_case(const Entry& e, const std::string& what, M& m, const Call& call,
     for (tc_optimizer* p : m.used_opt)
       EXPECT_EQ(reinterpret_cast<tc_tensor>(*p), sentinel_handle())
           << "a failed " << e.name << " wrote its optimizer out-param";
+    for (tc_tensor_dict* p : m.used_dict)
+      EXPECT_EQ(reinterpret_cast<tc_tensor>(*p), sentinel_handle())
+          << "a failed " << e.name << " wrote its dict out-param";
     if (m.hs_used) {
       for (tc_tensor& h : m.o.hs)
         EXPECT_EQ(h, sentinel_handle()) << "a failed " << e.name << " wrote a handle";
@@ -2247,6 +2549,8 @@ void fake_fixtures(Fixtures& f) {
   for (tc_tensor* t : ts) *t = reinterpret_cast<tc_tensor>(v++);
   f.opt = f.opt_freed = f.opt_stale = f.opt_garbage = f.opt_wrong =
       reinterpret_cast<tc_optimizer>((uint64_t(7) << 32) | (uint64_t(2) << 24) | 1);
+  f.dict = f.dict_freed = f.dict_stale = f.dict_garbage = f.dict_wrong =
+      reinterpret_cast<tc_tensor_dict>((uint64_t(7) << 32) | (uint64_t(3) << 24) | 1);
 }
 
 const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, Bad::pointer, Bad::wrong_kind};
@@ -2255,7 +2559,7 @@ const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, B
 size_t case_count(const Entry& e) {
   size_t n = 1 + e.extras.size() + 2;  // valid, extras, after shutdown, before init
   for (char c : e.sig) {
-    if (c == 'H' || c == 'Z') n += 6;
+    if (c == 'H' || c == 'Z' || c == 'D') n += 6;
     if (c == 'h') n += 5;
     if (c == 'O' || c == 'P') n += 1;
   }
@@ -2275,6 +2579,7 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     tc_tensor sp = make(TC_FLOAT32, {2});
     if (HAVE(tc_tensor_set_requires_grad) && tc_tensor_set_requires_grad(sp, 1) == TC_OK)
       m.f.opt_stale = make_sgd(sp);
+    if (HAVE(tc_tensor_dict_create)) tc_tensor_dict_create(&m.f.dict_stale);
     ASSERT_EQ(tc_shutdown(), TC_OK);
     ASSERT_EQ(tc_init(nullptr), TC_OK);
 
@@ -2323,6 +2628,19 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (!f.opt_stale)
       f.opt_stale = reinterpret_cast<tc_optimizer>((uint64_t(2) << 32) | (uint64_t(2) << 24) | 0xfffff1);
     f.opt_wrong = reinterpret_cast<tc_optimizer>(f.a);
+    f.dict = make_dict(f.a);
+    if (f.dict) {
+      f.dict_garbage =
+          reinterpret_cast<tc_tensor_dict>(reinterpret_cast<uint64_t>(f.dict) + (uint64_t(1000) << 32));
+      f.dict_freed = make_dict(f.a);
+      tc_tensor_dict_free(f.dict_freed);
+    } else {
+      f.dict_garbage = reinterpret_cast<tc_tensor_dict>((uint64_t(1000) << 32) | (uint64_t(3) << 24) | 1);
+      f.dict_freed = reinterpret_cast<tc_tensor_dict>((uint64_t(1) << 32) | (uint64_t(3) << 24) | 0xfffff0);
+    }
+    if (!f.dict_stale)
+      f.dict_stale = reinterpret_cast<tc_tensor_dict>((uint64_t(2) << 32) | (uint64_t(3) << 24) | 0xfffff1);
+    f.dict_wrong = reinterpret_cast<tc_tensor_dict>(f.a);
   }
   void TearDown() override {
     int32_t init = 0;
@@ -2330,6 +2648,7 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (!init) return;
     Fixtures& f = m.f;
     if (f.opt) tc_optimizer_free(f.opt);
+    if (f.dict) tc_tensor_dict_free(f.dict);
     for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
                         f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
@@ -2348,7 +2667,7 @@ TEST_P(MisuseFn, EveryMisuse) {
   for (size_t i = 0; i < e.sig.size(); ++i) {
     const char c = e.sig[i];
     const std::string pos = "argument " + std::to_string(i);
-    if (c == 'H' || c == 'h' || c == 'Z') {
+    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D') {
       for (Bad how : kHandleMisuses) {
         if (how == Bad::null && c == 'h') continue;
         m.bad_arg = int(i);

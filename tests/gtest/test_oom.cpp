@@ -5,11 +5,15 @@
 // allocation N with the Nth one failing (flag "fail_alloc_at", test builds).
 // Every run must end with a call that returns TC_ERR_OUT_OF_MEMORY with a
 // message naming the function, no crash, and live_tensors / live_handles
-// back where they started once the workload has freed what it made; under
+// back where they started once the workload has freed what it made (then a
+// checkpoint: model and optimizer state saved to bytes and to a file, loaded
+// back from both, and the optimizer state restored); under
 // ASan/LSan nothing may leak. libtc must work normally afterwards.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -35,6 +39,16 @@
 #pragma weak tc_tensor_grad
 #pragma weak tc_softmax
 #pragma weak tc_mul_scalar
+#pragma weak tc_tensor_dict_create
+#pragma weak tc_tensor_dict_set
+#pragma weak tc_tensor_dict_free
+#pragma weak tc_optimizer_state_dict
+#pragma weak tc_optimizer_load_state_dict
+#pragma weak tc_save_safetensors
+#pragma weak tc_save_safetensors_bytes
+#pragma weak tc_load_safetensors
+#pragma weak tc_load_safetensors_buffer
+#pragma weak tc_tensor_data_ptr
 
 // Under ASan, a request larger than its allocator supports aborts unless
 // allocator_may_return_null is set; libtc must see the NULL (and report
@@ -66,7 +80,17 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_to_dtype),
                        reinterpret_cast<void*>(&tc_tensor_grad),
                        reinterpret_cast<void*>(&tc_softmax),
-                       reinterpret_cast<void*>(&tc_mul_scalar)};
+                       reinterpret_cast<void*>(&tc_mul_scalar),
+                       reinterpret_cast<void*>(&tc_tensor_dict_create),
+                       reinterpret_cast<void*>(&tc_tensor_dict_set),
+                       reinterpret_cast<void*>(&tc_tensor_dict_free),
+                       reinterpret_cast<void*>(&tc_optimizer_state_dict),
+                       reinterpret_cast<void*>(&tc_optimizer_load_state_dict),
+                       reinterpret_cast<void*>(&tc_save_safetensors),
+                       reinterpret_cast<void*>(&tc_save_safetensors_bytes),
+                       reinterpret_cast<void*>(&tc_load_safetensors),
+                       reinterpret_cast<void*>(&tc_load_safetensors_buffer),
+                       reinterpret_cast<void*>(&tc_tensor_data_ptr)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -85,12 +109,19 @@ class Workload {
  public:
   Failure run() {
     step();
+    std::remove(("/tmp/tc_oom_" + std::to_string(::getpid()) + ".safetensors").c_str());
     for (tc_tensor& t : tensors_) {
       if (t) {
         EXPECT_EQ(tc_tensor_free(t), TC_OK);
       }
     }
     tensors_.clear();
+    for (tc_tensor_dict& d : dicts_) {
+      if (d) {
+        EXPECT_EQ(tc_tensor_dict_free(d), TC_OK);
+      }
+    }
+    dicts_.clear();
     if (opt_) {
       EXPECT_EQ(tc_optimizer_free(opt_), TC_OK);
     }
@@ -100,6 +131,7 @@ class Workload {
 
  private:
   std::vector<tc_tensor> tensors_;
+  std::vector<tc_tensor_dict> dicts_;
   tc_optimizer opt_ = nullptr;
   Failure failure_;
 
@@ -116,6 +148,10 @@ class Workload {
   tc_tensor* slot() {
     tensors_.push_back(nullptr);
     return &tensors_.back();
+  }
+  tc_tensor_dict* dict_slot() {
+    dicts_.push_back(nullptr);
+    return &dicts_.back();
   }
 #define STEP(fn, ...) \
   if (!check(#fn, fn(__VA_ARGS__))) return
@@ -166,6 +202,29 @@ class Workload {
       STEP(tc_mul_scalar, *total, 0.5, scaled);
       STEP(tc_optimizer_zero_grad, opt_);
     }
+
+    // A checkpoint: the model and the optimizer's state, to bytes and to a
+    // file, and back (mapped and copied), the optimizer's state restored.
+    dicts_.reserve(8);
+    tc_tensor_dict *model = dict_slot(), *state = dict_slot();
+    STEP(tc_tensor_dict_create, model);
+    STEP(tc_tensor_dict_set, *model, "w1", *w1);
+    STEP(tc_tensor_dict_set, *model, "b1", *b1);
+    STEP(tc_tensor_dict_set, *model, "w2", *w2);
+    STEP(tc_optimizer_state_dict, opt_, state);
+    tc_tensor* bytes = slot();
+    STEP(tc_save_safetensors_bytes, *state, bytes);
+    void* data = nullptr;
+    STEP(tc_tensor_data_ptr, *bytes, &data);
+    int64_t nbytes = 0;
+    STEP(tc_tensor_numel, *bytes, &nbytes);
+    tc_tensor_dict *from_bytes = dict_slot(), *mapped = dict_slot(), *copied = dict_slot();
+    STEP(tc_load_safetensors_buffer, data, nbytes, from_bytes);
+    STEP(tc_optimizer_load_state_dict, opt_, *from_bytes);
+    const std::string path = "/tmp/tc_oom_" + std::to_string(::getpid()) + ".safetensors";
+    STEP(tc_save_safetensors, *model, path.c_str());
+    STEP(tc_load_safetensors, path.c_str(), 0, mapped);
+    STEP(tc_load_safetensors, path.c_str(), TC_LOAD_COPY, copied);
   }
 #undef STEP
 };

@@ -20,3 +20,23 @@ def test_train_digits_reaches_95_percent():
     assert m, res.stdout
     assert float(m.group(1)) >= 95.0
     assert "1437 train, 360 test" in res.stdout  # the C example's 80/20 split
+
+
+def test_train_digits_resumes_to_the_same_weights(tmp_path):
+    env = dict(os.environ, TC_LIBRARY=tc.library_path)
+    script = os.path.join(REPO, "examples", "train_digits.py")
+
+    def run(*args):
+        res = subprocess.run([sys.executable, script, "--threads", "1", "--min-acc", "0"] + list(args),
+                             capture_output=True, text=True, env=env, timeout=600)
+        assert res.returncode == 0, res.stdout + res.stderr
+        return res.stdout
+
+    straight, first, resumed = (str(tmp_path / n) for n in ("a.safetensors", "b.safetensors", "c.safetensors"))
+    run("--epochs", "3", "--save", straight)
+    run("--epochs", "1", "--save", first)
+    assert "resumed from" in run("--epochs", "3", "--resume", first, "--save", resumed)
+    a, c = tc.load(straight), tc.load(resumed)
+    assert a["epoch"] == c["epoch"] == 3
+    for k in a["model"]:
+        assert a["model"][k].tolist() == c["model"][k].tolist(), k

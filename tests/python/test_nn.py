@@ -36,7 +36,7 @@ def test_load_state_dict():
     a, b = nn.Linear(3, 2), nn.Linear(3, 2)
     b.load_state_dict(a.state_dict())
     assert b.weight.tolist() == a.weight.tolist() and b.bias.tolist() == a.bias.tolist()
-    with pytest.raises(KeyError):
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
         b.load_state_dict({"weight": a.weight})
 
 

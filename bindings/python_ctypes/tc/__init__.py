@@ -38,6 +38,8 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
                       randn_like, split, stack, tensor, where, zeros, zeros_like)
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import cuda, nn, optim  # noqa: E402
+from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
+                            set_rng_state)
 from .nn import Parameter  # noqa: E402
 
 float = float32

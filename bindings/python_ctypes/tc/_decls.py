@@ -7,6 +7,7 @@ import ctypes as C
 # Opaque handles are pointer-sized: never truncated to int.
 tc_tensor = C.c_void_p
 tc_optimizer = C.c_void_p
+tc_tensor_dict = C.c_void_p
 tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)
 
 # ---- constants (#define TC_*) ----
@@ -50,6 +51,7 @@ TC_DEVICE_CPU = 0
 TC_DEVICE_CUDA = 1
 TC_LAYOUT_STRIDED = 0
 TC_MAX_DIMS = 16
+TC_RNG_STATE_BYTES = 16
 TC_DIM_ALL = -9223372036854775808
 TC_MATMUL_PRECISION_HIGHEST = 0
 TC_MATMUL_PRECISION_HIGH = 1
@@ -57,6 +59,7 @@ TC_MATMUL_PRECISION_MEDIUM = 2
 TC_REDUCTION_NONE = 0
 TC_REDUCTION_MEAN = 1
 TC_REDUCTION_SUM = 2
+TC_LOAD_COPY = 1
 
 # ---- structs ----
 
@@ -262,6 +265,14 @@ FUNCTIONS = {
     'tc_initial_seed': (
         [C.POINTER(C.c_uint64)],
         (('uint64_t*', 'out'),),
+    ),
+    'tc_get_rng_state': (
+        [C.POINTER(tc_tensor)],
+        (('tc_tensor*', 'out'),),
+    ),
+    'tc_set_rng_state': (
+        [tc_tensor],
+        (('tc_tensor', 'state'),),
     ),
     'tc_tensor_dtype': (
         [tc_tensor, C.POINTER(C.c_int32)],
@@ -727,6 +738,66 @@ FUNCTIONS = {
         [tc_tensor, C.c_double],
         (('tc_tensor', 't'), ('double', 'gain')),
     ),
+    'tc_tensor_dict_create': (
+        [C.POINTER(tc_tensor_dict)],
+        (('tc_tensor_dict*', 'out'),),
+    ),
+    'tc_tensor_dict_free': (
+        [tc_tensor_dict],
+        (('tc_tensor_dict', 'dict'),),
+    ),
+    'tc_tensor_dict_set': (
+        [tc_tensor_dict, C.c_char_p, tc_tensor],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'name'), ('tc_tensor', 't')),
+    ),
+    'tc_tensor_dict_get': (
+        [tc_tensor_dict, C.c_char_p, C.POINTER(tc_tensor)],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'name'), ('tc_tensor*', 'out')),
+    ),
+    'tc_tensor_dict_contains': (
+        [tc_tensor_dict, C.c_char_p, C.POINTER(C.c_int32)],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'name'), ('int32_t*', 'out')),
+    ),
+    'tc_tensor_dict_count': (
+        [tc_tensor_dict, C.POINTER(C.c_int64)],
+        (('tc_tensor_dict', 'dict'), ('int64_t*', 'out')),
+    ),
+    'tc_tensor_dict_name_at': (
+        [tc_tensor_dict, C.c_int64, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor_dict', 'dict'), ('int64_t', 'index'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_tensor_dict_set_metadata': (
+        [tc_tensor_dict, C.c_char_p, C.c_char_p],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'key'), ('const char*', 'value')),
+    ),
+    'tc_tensor_dict_get_metadata': (
+        [tc_tensor_dict, C.c_char_p, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'key'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_tensor_dict_metadata_count': (
+        [tc_tensor_dict, C.POINTER(C.c_int64)],
+        (('tc_tensor_dict', 'dict'), ('int64_t*', 'out')),
+    ),
+    'tc_tensor_dict_metadata_key_at': (
+        [tc_tensor_dict, C.c_int64, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor_dict', 'dict'), ('int64_t', 'index'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_save_safetensors': (
+        [tc_tensor_dict, C.c_char_p],
+        (('tc_tensor_dict', 'dict'), ('const char*', 'path')),
+    ),
+    'tc_save_safetensors_bytes': (
+        [tc_tensor_dict, C.POINTER(tc_tensor)],
+        (('tc_tensor_dict', 'dict'), ('tc_tensor*', 'out')),
+    ),
+    'tc_load_safetensors': (
+        [C.c_char_p, C.c_int32, C.POINTER(tc_tensor_dict)],
+        (('const char*', 'path'), ('int32_t', 'flags'), ('tc_tensor_dict*', 'out')),
+    ),
+    'tc_load_safetensors_buffer': (
+        [C.c_void_p, C.c_int64, C.POINTER(tc_tensor_dict)],
+        (('const void*', 'data'), ('int64_t', 'nbytes'), ('tc_tensor_dict*', 'out')),
+    ),
     'tc_optimizer_sgd': (
         [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_sgd_options), C.POINTER(tc_optimizer)],
         (('const tc_tensor*', 'params'), ('int64_t', 'count'), ('const tc_sgd_options*', 'options'), ('tc_optimizer*', 'out')),
@@ -754,6 +825,14 @@ FUNCTIONS = {
     'tc_optimizer_free': (
         [tc_optimizer],
         (('tc_optimizer', 'opt'),),
+    ),
+    'tc_optimizer_state_dict': (
+        [tc_optimizer, C.POINTER(tc_tensor_dict)],
+        (('tc_optimizer', 'opt'), ('tc_tensor_dict*', 'out')),
+    ),
+    'tc_optimizer_load_state_dict': (
+        [tc_optimizer, tc_tensor_dict],
+        (('tc_optimizer', 'opt'), ('tc_tensor_dict', 'dict')),
     ),
     'tc_to_dlpack': (
         [tc_tensor, C.POINTER(C.c_void_p)],

@@ -565,7 +565,21 @@ class Tensor:
             yield _call(_select_f, self._h, 0, i)
 
     def __reduce__(self):
-        return (tensor, (self.tolist(), self.dtype.name))
+        # The raw bytes (not nested lists): exact for every dtype, compact,
+        # and the dtype, shape, requires_grad and Parameter-ness come back.
+        if self.requires_grad and not self.is_leaf:
+            raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, "
+                               "since autograd does not support crossing process boundaries.  "
+                               "If you just want to transfer the data, call detach() on the tensor "
+                               "before serializing (e.g., putting it on the queue).")
+        n = self.numel() * self.element_size()
+        raw = bytearray(n)
+        if n:
+            buf = (C.c_char * n).from_buffer(raw)
+            check(_copy_to_f(self._h, buf, n))
+        device = str(self.device)
+        return (_rebuild_tensor, (bytes(raw), self.dtype.name, tuple(self.shape), self.requires_grad,
+                                  type(self).__name__ == "Parameter", device))
 
     # numpy and DLPack live in _interop; these forward to it.
     def numpy(self):
@@ -1089,6 +1103,21 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         t = _from_flat(flat, shape, dt)
     if device is not None and K.device(device).type != "cpu":
         t = t.to(device)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _rebuild_tensor(raw, dtype, shape, requires_grad, is_parameter, device="cpu"):
+    """Unpickles Tensor.__reduce__'s form."""
+    dt = K.to_dtype(dtype)
+    arr, n = K.int64_array(shape)
+    t = _call(fn("tc_from_data"), raw, len(raw), arr, n, dt.code)
+    if device != "cpu":
+        t = t.to(device)
+    if is_parameter:
+        from .nn import Parameter
+        return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad = True
     return t

@@ -80,12 +80,71 @@ class Optimizer:
     def lr(self, value):
         check(fn("tc_optimizer_set_lr")(self._h, float(value)))
 
+    # ---- state dicts: PyTorch's layout, over tc_optimizer_state_dict ----
+    _hypers = ()  # the C names of the hyperparameters, in order
+
+    def state_dict(self):
+        """{"state": {index: {name: tensor}}, "param_groups": [{hyper: value,
+        "params": [indices]}]}, like torch.optim; the tensors are copies."""
+        from .serialization import TensorDict
+        out = VP()
+        check(fn("tc_optimizer_state_dict")(self._h, byref(out)))
+        flat = TensorDict(out).to_dict()
+        group = {}
+        for h in self._hypers:
+            group[h] = flat.pop("param_groups.0." + h).item()
+        group = self._group_from_c(group)
+        group["params"] = list(range(len(self._params)))
+        state = {}
+        for name, t in flat.items():
+            _, i, field = name.split(".", 2)
+            state.setdefault(int(i), {})[field] = t
+        return {"state": state, "param_groups": [group]}
+
+    def load_state_dict(self, state_dict):
+        """Restores a state_dict() (hyperparameters and state), all or nothing."""
+        from .serialization import TensorDict
+        from ._tensor import tensor
+        groups = state_dict["param_groups"]
+        if len(groups) != 1:
+            raise ValueError("loaded state dict has %d parameter groups; tc.optim has one" % len(groups))
+        group = dict(groups[0])
+        params = group.pop("params", list(range(len(self._params))))
+        if len(params) != len(self._params):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size "
+                             "of optimizer's group (%d vs %d)" % (len(params), len(self._params)))
+        d = TensorDict()
+        for h, v in self._group_to_c(group).items():
+            d["param_groups.0." + h] = tensor(float(v), dtype="float64")
+        position = {p: i for i, p in enumerate(params)}
+        for i, fields in state_dict.get("state", {}).items():
+            for field, t in fields.items():
+                if not isinstance(t, Tensor):
+                    t = tensor(t, dtype="int64" if field == "step" else None)
+                d["state.%d.%s" % (position.get(i, i), field)] = t
+        check(fn("tc_optimizer_load_state_dict")(self._h, d._h))
+        for k, v in group.items():
+            if k != "lr":
+                dict.__setitem__(self.param_groups[0], k, v)
+                self.defaults[k] = v
+
+    def _group_from_c(self, g):
+        return g
+
+    def _group_to_c(self, g):
+        return {h: g[h] for h in self._hypers}
+
     def __repr__(self):
         opts = ", ".join("%s=%r" % kv for kv in sorted(self.defaults.items()))
         return "%s(%s)" % (type(self).__name__, opts)
 
 
 class SGD(Optimizer):
+    _hypers = ("lr", "momentum", "dampening", "weight_decay", "nesterov")
+
+    def _group_from_c(self, g):
+        g["nesterov"] = bool(g["nesterov"])
+        return g
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
         o = D.tc_sgd_options()
         o.size = C.sizeof(o)
@@ -99,6 +158,17 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     _decoupled = 0
+    _hypers = ("lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay")
+
+    def _group_from_c(self, g):
+        out = {"lr": g["lr"], "betas": (g["beta1"], g["beta2"]), "eps": g["eps"],
+               "weight_decay": g["weight_decay"], "decoupled_weight_decay": bool(g["decoupled_weight_decay"])}
+        return out
+
+    def _group_to_c(self, g):
+        b1, b2 = g["betas"]
+        return {"lr": g["lr"], "beta1": b1, "beta2": b2, "eps": g["eps"], "weight_decay": g["weight_decay"],
+                "decoupled_weight_decay": g.get("decoupled_weight_decay", self._decoupled)}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
         o = D.tc_adam_options()

@@ -28,6 +28,7 @@ SCALARS = {
     "size_t": "C.c_size_t",
     "tc_tensor": "tc_tensor",
     "tc_optimizer": "tc_optimizer",
+    "tc_tensor_dict": "tc_tensor_dict",
     "tc_deleter": "tc_deleter",
 }
 
@@ -110,6 +111,7 @@ def generate(text):
     w("# Opaque handles are pointer-sized: never truncated to int.")
     w("tc_tensor = C.c_void_p")
     w("tc_optimizer = C.c_void_p")
+    w("tc_tensor_dict = C.c_void_p")
     w("tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)")
     w("")
     w("# ---- constants (#define TC_*) ----")

@@ -11,6 +11,19 @@ from . import functional as F
 from . import init
 
 
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns, as in PyTorch."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
 class Parameter(Tensor):
     """A leaf tensor that requires grad and that Modules register. Shares
     data with the tensor it is made from (a detached view)."""
@@ -122,19 +135,37 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict=True):
+        """Copies state_dict's tensors into the parameters and buffers, like
+        PyTorch: returns _IncompatibleKeys(missing_keys, unexpected_keys); with
+        strict=True, any missing or unexpected key raises RuntimeError (and
+        nothing is copied), as does a shape mismatch in either mode."""
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise KeyError("load_state_dict: missing keys %s, unexpected keys %s" % (missing, unexpected))
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: %s. "
+                              % ", ".join('"%s"' % k for k in unexpected))
+            if missing:
+                errors.append("Missing key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in missing))
+        for k, v in state_dict.items():
+            if k in own:
+                if not isinstance(v, Tensor):
+                    errors.append('While copying the parameter named "%s", expected a tc.Tensor, got %s.'
+                                  % (k, type(v).__name__))
+                elif tuple(own[k].shape) != tuple(v.shape):
+                    errors.append("size mismatch for %s: copying a param with shape %s from checkpoint, "
+                                  "the shape in current model is %s." % (k, v.shape, own[k].shape))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
+                               % (type(self).__name__, "\n\t".join(errors)))
         with K.no_grad():
             for k, v in state_dict.items():
                 if k in own:
-                    if tuple(own[k].shape) != tuple(v.shape):
-                        raise ValueError("size mismatch for %s: %s vs %s" % (k, own[k].shape, v.shape))
                     own[k].detach().copy_(v)
-        return missing, unexpected
+        return _IncompatibleKeys(missing, unexpected)
 
     def train(self, mode=True):
         for m in self.modules():

@@ -42,12 +42,14 @@ pub const TC_DEVICE_CPU: i32 = 0;
 pub const TC_DEVICE_CUDA: i32 = 1;
 pub const TC_LAYOUT_STRIDED: i32 = 0;
 pub const TC_MAX_DIMS: i32 = 16;
+pub const TC_RNG_STATE_BYTES: i32 = 16;
 pub const TC_MATMUL_PRECISION_HIGHEST: i32 = 0;
 pub const TC_MATMUL_PRECISION_HIGH: i32 = 1;
 pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_LOAD_COPY: i32 = 1;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
@@ -482,6 +484,12 @@ extern "C" {
     pub fn tc_initial_seed(out: *mut u64) -> i32;
 }
 extern "C" {
+    pub fn tc_get_rng_state(out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_set_rng_state(state: tc_tensor) -> i32;
+}
+extern "C" {
     pub fn tc_tensor_dtype(t: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
@@ -904,6 +912,96 @@ extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct tc_tensor_dict_s {
+    _unused: [u8; 0],
+}
+pub type tc_tensor_dict = *mut tc_tensor_dict_s;
+extern "C" {
+    pub fn tc_tensor_dict_create(out: *mut tc_tensor_dict) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_free(dict: tc_tensor_dict) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_set(dict: tc_tensor_dict, name: *const ::std::os::raw::c_char, t: tc_tensor)
+        -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_get(
+        dict: tc_tensor_dict,
+        name: *const ::std::os::raw::c_char,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_contains(
+        dict: tc_tensor_dict,
+        name: *const ::std::os::raw::c_char,
+        out: *mut i32,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_count(dict: tc_tensor_dict, out: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_name_at(
+        dict: tc_tensor_dict,
+        index: i64,
+        buf: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_set_metadata(
+        dict: tc_tensor_dict,
+        key: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_get_metadata(
+        dict: tc_tensor_dict,
+        key: *const ::std::os::raw::c_char,
+        buf: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_metadata_count(dict: tc_tensor_dict, out: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_dict_metadata_key_at(
+        dict: tc_tensor_dict,
+        index: i64,
+        buf: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_save_safetensors(dict: tc_tensor_dict, path: *const ::std::os::raw::c_char) -> i32;
+}
+extern "C" {
+    pub fn tc_save_safetensors_bytes(dict: tc_tensor_dict, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_load_safetensors(
+        path: *const ::std::os::raw::c_char,
+        flags: i32,
+        out: *mut tc_tensor_dict,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_load_safetensors_buffer(
+        data: *const ::std::os::raw::c_void,
+        nbytes: i64,
+        out: *mut tc_tensor_dict,
+    ) -> i32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct tc_optimizer_s {
     _unused: [u8; 0],
 }
@@ -1206,6 +1304,12 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_optimizer_free(opt: tc_optimizer) -> i32;
+}
+extern "C" {
+    pub fn tc_optimizer_state_dict(opt: tc_optimizer, out: *mut tc_tensor_dict) -> i32;
+}
+extern "C" {
+    pub fn tc_optimizer_load_state_dict(opt: tc_optimizer, dict: tc_tensor_dict) -> i32;
 }
 extern "C" {
     pub fn tc_to_dlpack(t: tc_tensor, out: *mut *mut ::std::os::raw::c_void) -> i32;

@@ -42,6 +42,7 @@ mod error;
 mod ffi;
 mod flag;
 mod init;
+mod io;
 mod ops;
 mod optim;
 mod tensor;
@@ -59,6 +60,7 @@ pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
+pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
 pub use ops::Reduction;
 pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};
 pub use tensor::Tensor;

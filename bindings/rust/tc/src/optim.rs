@@ -1,6 +1,6 @@
 //! Optimizers: [`Sgd`], [`Adam`] and [`AdamW`] over parameter tensors.
 use crate::error::{check, Error, ErrorKind, Result};
-use crate::Tensor;
+use crate::{Tensor, TensorDict};
 use tc_sys as sys;
 
 /// Options of [`Sgd`] (torch.optim.SGD's).
@@ -132,6 +132,14 @@ impl Handle {
     fn set_lr(&mut self, lr: f64) -> Result<()> {
         check(unsafe { sys::tc_optimizer_set_lr(self.0, lr) })
     }
+    fn state_dict(&self) -> Result<TensorDict> {
+        let mut out: sys::tc_tensor_dict = std::ptr::null_mut();
+        check(unsafe { sys::tc_optimizer_state_dict(self.0, &mut out) })?;
+        TensorDict::from_owned_raw(out)
+    }
+    fn load_state_dict(&mut self, d: &TensorDict) -> Result<()> {
+        check(unsafe { sys::tc_optimizer_load_state_dict(self.0, d.as_raw()) })
+    }
 }
 
 /// What every optimizer does; implemented by [`Sgd`], [`Adam`], [`AdamW`]
@@ -168,6 +176,15 @@ macro_rules! optimizer {
             /// Changes the learning rate (for schedules).
             pub fn set_lr(&mut self, lr: f64) -> Result<()> {
                 self.handle.set_lr(lr)
+            }
+            /// The optimizer's state as named tensors (copies): see
+            /// `tc_optimizer_state_dict` in tc.h for the names.
+            pub fn state_dict(&self) -> Result<TensorDict> {
+                self.handle.state_dict()
+            }
+            /// Restores a [`state_dict`](Self::state_dict), all or nothing.
+            pub fn load_state_dict(&mut self, d: &TensorDict) -> Result<()> {
+                self.handle.load_state_dict(d)
             }
         }
         impl Optimizer for $name {
