@@ -8,8 +8,10 @@
 //    NEW CALLBACKS (hooks, custom functions, op libraries) GET A ROW THERE.
 //  - trigger: what kills the tensor, and so where the callback runs: the
 //    last tc_tensor_free on this thread or on another one, inside
-//    tc_backward (a pass without retain_graph frees the saved tensors), the
-//    failing call that created it (tc_from_blob), or the last tc_shutdown.
+//    tc_backward (a pass without retain_graph frees the saved tensors),
+//    tc_optimizer_free (the optimizer held the last reference to its
+//    parameter), the failing call that created it (tc_from_blob), or the
+//    last tc_shutdown.
 //  - body: what the callback does in libtc, with the statuses it may get:
 //
 //    body           libtc live (trigger is not the   during the last tc_shutdown
@@ -80,7 +82,7 @@ std::string status_name(int32_t rc) {
 }
 
 enum class Body { query, make_free, init_shutdown, init_only, shutdown_only, shutdown_last };
-enum class Trigger { free, free_other_thread, backward, failed_creation, last_shutdown };
+enum class Trigger { free, free_other_thread, backward, optimizer_free, failed_creation, last_shutdown };
 
 const char* body_name(Body b) {
   switch (b) {
@@ -108,6 +110,8 @@ const char* trigger_name(Trigger t) {
       return "free_other_thread";
     case Trigger::backward:
       return "backward";
+    case Trigger::optimizer_free:
+      return "optimizer_free";
     case Trigger::failed_creation:
       return "failed_creation";
     case Trigger::last_shutdown:
@@ -342,8 +346,8 @@ struct Case {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  const Trigger triggers[] = {Trigger::free, Trigger::free_other_thread, Trigger::backward,
-                              Trigger::failed_creation, Trigger::last_shutdown};
+  const Trigger triggers[] = {Trigger::free,           Trigger::free_other_thread, Trigger::backward,
+                              Trigger::optimizer_free, Trigger::failed_creation,   Trigger::last_shutdown};
   const Body bodies[] = {Body::query,     Body::make_free,     Body::init_shutdown,
                          Body::init_only, Body::shutdown_only, Body::shutdown_last};
   for (int c = 0; c < kCallbackCount; ++c)
@@ -404,6 +408,19 @@ void trigger_live(const Case& c, Reentry& r) {
       for (tc_tensor h : {s, w}) {
         EXPECT_EQ(tc_tensor_free(h), up ? TC_OK : TC_ERR_NOT_INITIALIZED);
       }
+      break;
+    }
+    case Trigger::optimizer_free: {
+      // The optimizer holds the last reference to its parameter t.
+      ASSERT_EQ(tc_tensor_set_requires_grad(t, 1), TC_OK);
+      tc_sgd_options o{};
+      o.size = sizeof o;
+      o.lr = 0.1;
+      tc_optimizer opt = nullptr;
+      ASSERT_EQ(tc_optimizer_sgd(&t, 1, &o, &opt), TC_OK);
+      ASSERT_EQ(tc_tensor_free(t), TC_OK);
+      ASSERT_EQ(r.fired.load(), 0) << "the optimizer does not hold its parameter";
+      outer_ok(tc_optimizer_free(opt), "tc_optimizer_free");
       break;
     }
     default:
