@@ -48,7 +48,7 @@ constexpr int kThreads = 4;
 // (a crash, a wrong count), so more of them. Either way one pair takes about
 // a second at most (a few under TSan or ASan).
 #ifdef TC_UNDER_TSAN
-constexpr int kIters = 150;
+constexpr int kIters = 300;
 #else
 constexpr int kIters = 2000;
 #endif
@@ -357,13 +357,17 @@ TEST_P(ActionPair, AllowedStatusesAndNoLeak) {
     Shared s;
     ASSERT_TRUE(s.make()) << "setting up the shared objects failed";
     const unsigned effects = a.effects | b.effects;
-    const bool order_data = kCallerOrdersDataRaces && races_on_data(a, b);
+    // Two threads run each action: an action races with its partner and with
+    // its own other thread.
+    const bool a_orders = kCallerOrdersDataRaces && (races_on_data(a, b) || races_on_data(a, a));
+    const bool b_orders = kCallerOrdersDataRaces && (races_on_data(a, b) || races_on_data(b, b));
     Report report;
     std::atomic<int> arrived{0};
     std::vector<std::thread> pool;
     for (int t = 0; t < kThreads; ++t) {
       const Action* act = t % 2 == 0 ? &a : &b;
-      pool.emplace_back([&, t, act] {
+      const bool order_data = t % 2 == 0 ? a_orders : b_orders;
+      pool.emplace_back([&, t, act, order_data] {
         Ctx c{s, report, t, 0, (act->fails_on & effects) != 0};
         arrive_and_wait(arrived, kThreads);
         for (int i = 0; i < kIters; ++i) {
