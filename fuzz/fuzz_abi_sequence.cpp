@@ -10,15 +10,32 @@
 // Sizes are kept small (dims 0..6) except for deliberately extreme values
 // that libtc must reject before allocating (negative, INT64_MIN/MAX, 2^62):
 // a huge but valid request would only test the machine's memory.
+//
+// Threads: one step kind runs a block of the sequence on 2 or 3 threads at
+// once (ThreadPart), each driven by its own slice of the input, over the
+// pool's handles (shared, never freed or written in place by them) and slots
+// of its own: ops, views, retain/free, backward with and without
+// retain_graph, grad reads, clear_grad, requires_grad, the shared
+// optimizer's step/zero_grad/lr, nested tc_init/tc_shutdown, DLPack. The
+// same oracle holds on every thread. No two threads write one tensor's data
+// (in-place ops only touch a thread's own fresh tensors; the optimizer's
+// steps and grad accumulation are serialized by libtc); reads of data that
+// a step or an accumulation writes at the same time are races tc.h leaves to
+// the caller, harmless here: the fuzzer build is ASan+UBSan, not TSan, and
+// the oracle never looks at values. The interleaving is not reproducible,
+// the oracle does not depend on it.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "abi/dlpack.h"
@@ -80,6 +97,283 @@ struct Pool {
     opt = nullptr;
   }
 };
+
+// One thread's part of a concurrent block: its own bytes, the pool's handles
+// (every thread of the block reads them; none frees them or writes their
+// data), and slots of its own.
+class ThreadPart {
+ public:
+  static constexpr int kMine = 4;
+
+  ThreadPart(const ThreadPart&) = delete;
+  ThreadPart& operator=(const ThreadPart&) = delete;
+  ThreadPart(std::vector<uint8_t> bytes, const Pool& pool)
+      : bytes_(std::move(bytes)), in_(bytes_.data(), bytes_.size()), opt_(pool.opt) {
+    for (int i = 0; i < kSlots; ++i) shared_[i] = pool.h[i];
+  }
+
+  void run() {
+    int steps = 0;
+    while (in_.remaining_bytes() > 0 && steps++ < 16) step();
+    tc_set_grad_enabled(1, nullptr);  // per thread: leave it as found
+  }
+  // The handles this thread made and still owns (the caller adopts them).
+  std::vector<tc_tensor> results() const {
+    std::vector<tc_tensor> out;
+    for (int i = 0; i < kMine; ++i)
+      if (mine_[i]) out.push_back(mine_[i]);
+    return out;
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  FuzzedDataProvider in_;
+  tc_tensor shared_[kSlots];
+  tc_optimizer opt_;
+  tc_tensor mine_[kMine] = {};
+  // Whether mine_[i] has storage of its own (a factory or clone): only then
+  // may this thread write its data in place.
+  bool fresh_[kMine] = {};
+
+  // A handle to read: one of the pool's (live, freed or NULL), one of this
+  // thread's, or forged.
+  tc_tensor readable() {
+    switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+      case 0:
+        return nullptr;
+      case 1:
+        return reinterpret_cast<tc_tensor>(in_.ConsumeIntegral<uint64_t>());
+      case 2:
+      case 3:
+        return mine_[in_.ConsumeIntegralInRange<int>(0, kMine - 1)];
+      default:
+        return shared_[in_.ConsumeIntegralInRange<int>(0, kSlots - 1)];
+    }
+  }
+  void put(int i, tc_tensor t, bool fresh) {
+    if (mine_[i]) check("tc_tensor_free", tc_tensor_free(mine_[i]));
+    mine_[i] = t;
+    fresh_[i] = fresh;
+  }
+  template <typename F>
+  void make(const char* name, bool fresh, F fn) {
+    const int dst = in_.ConsumeIntegralInRange<int>(0, kMine - 1);
+    tc_tensor out = untouched();
+    const int32_t rc = fn(&out);
+    check(name, rc);
+    if (rc == TC_OK) {
+      if (out == untouched()) die(name, "succeeded without writing its out-param");
+      if (out) put(dst, out, fresh);
+    } else if (out != untouched()) {
+      die(name, "wrote its out-param on failure");
+    }
+  }
+  std::vector<int64_t> small_shape() {
+    std::vector<int64_t> s(in_.ConsumeIntegralInRange<size_t>(0, 3));
+    for (auto& x : s) x = in_.ConsumeIntegralInRange<int64_t>(0, 5);
+    return s;
+  }
+
+  void step() {
+    switch (in_.ConsumeIntegralInRange<int>(0, 12)) {
+      case 0: {  // factories: fresh storage
+        const std::vector<int64_t> s = small_shape();
+        const int32_t dt = in_.ConsumeBool() ? TC_FLOAT32 : TC_FLOAT64;
+        if (in_.ConsumeBool()) {
+          make("tc_randn", true,
+               [&](tc_tensor* o) { return tc_randn(s.data(), int64_t(s.size()), dt, TC_CPU, o); });
+        } else {
+          make("tc_ones", true,
+               [&](tc_tensor* o) { return tc_ones(s.data(), int64_t(s.size()), dt, TC_CPU, o); });
+        }
+        break;
+      }
+      case 1: {
+        tc_tensor a = readable();
+        make("tc_clone", true, [&](tc_tensor* o) { return tc_clone(a, o); });
+        break;
+      }
+      case 2: {  // ops reading shared tensors
+        tc_tensor a = readable(), b = readable();
+        switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
+          case 0:
+            make("tc_add", false, [&](tc_tensor* o) { return tc_add(a, b, o); });
+            break;
+          case 1:
+            make("tc_mul", false, [&](tc_tensor* o) { return tc_mul(a, b, o); });
+            break;
+          case 2:
+            make("tc_matmul", false, [&](tc_tensor* o) { return tc_matmul(a, b, o); });
+            break;
+          case 3:
+            make("tc_sum", false, [&](tc_tensor* o) { return tc_sum(a, nullptr, 0, 0, o); });
+            break;
+          case 4:
+            make("tc_tanh", false, [&](tc_tensor* o) { return tc_tanh(a, o); });
+            break;
+          default:
+            make("tc_mse_loss", false, [&](tc_tensor* o) {
+              return tc_mse_loss(a, b, in_.ConsumeIntegralInRange<int32_t>(0, 2), o);
+            });
+        }
+        break;
+      }
+      case 3: {  // views and other handles to the same tensor
+        tc_tensor a = readable();
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0:
+            make("tc_transpose", false, [&](tc_tensor* o) { return tc_transpose(a, 0, -1, o); });
+            break;
+          case 1:
+            make("tc_tensor_retain", false, [&](tc_tensor* o) { return tc_tensor_retain(a, o); });
+            break;
+          case 2:
+            make("tc_detach", false, [&](tc_tensor* o) { return tc_detach(a, o); });
+            break;
+          default:
+            make("tc_contiguous", false, [&](tc_tensor* o) { return tc_contiguous(a, o); });
+        }
+        break;
+      }
+      case 4: {  // free one of this thread's handles
+        const int i = in_.ConsumeIntegralInRange<int>(0, kMine - 1);
+        if (mine_[i]) {
+          if (tc_tensor_free(mine_[i]) != TC_OK)
+            die("tc_tensor_free", "could not free a thread's own handle");
+          mine_[i] = nullptr;
+        }
+        break;
+      }
+      case 5: {  // backward, maybe through a graph another thread also runs
+        tc_tensor root = readable();
+        check("tc_backward", tc_backward(root, nullptr, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+        break;
+      }
+      case 6: {  // grads: the handle (its data may be accumulated into meanwhile)
+        tc_tensor t = readable();
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0:
+            make("tc_tensor_grad", false, [&](tc_tensor* o) { return tc_tensor_grad(t, o); });
+            break;
+          case 1:
+            check("tc_tensor_clear_grad", tc_tensor_clear_grad(t));
+            break;
+          case 2:
+            check("tc_tensor_set_requires_grad",
+                  tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+            break;
+          default:
+            check("tc_tensor_retain_grad", tc_tensor_retain_grad(t));
+        }
+        break;
+      }
+      case 7: {  // the pool's optimizer, shared (libtc serializes its state)
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0:
+            check("tc_optimizer_step", tc_optimizer_step(opt_));
+            break;
+          case 1:
+            check("tc_optimizer_zero_grad", tc_optimizer_zero_grad(opt_));
+            break;
+          case 2:
+            check("tc_optimizer_set_lr",
+                  tc_optimizer_set_lr(opt_, in_.ConsumeFloatingPointInRange<double>(0, 1)));
+            break;
+          default: {
+            double lr = 0;
+            check("tc_optimizer_get_lr", tc_optimizer_get_lr(opt_, &lr));
+          }
+        }
+        break;
+      }
+      case 8: {  // in place, only into this thread's own fresh tensors
+        const int i = in_.ConsumeIntegralInRange<int>(0, kMine - 1);
+        if (!mine_[i] || !fresh_[i]) break;
+        tc_tensor src = readable();
+        int32_t prev = 1;
+        check("tc_set_grad_enabled", tc_set_grad_enabled(0, &prev));
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0:
+            check("tc_add_", tc_add_(mine_[i], src));
+            break;
+          case 1:
+            check("tc_fill_", tc_fill_(mine_[i], in_.ConsumeFloatingPoint<double>()));
+            break;
+          case 2:
+            check("tc_copy_", tc_copy_(mine_[i], src));
+            break;
+          default:
+            check("tc_uniform_", tc_uniform_(mine_[i], 0, 1));
+        }
+        check("tc_set_grad_enabled", tc_set_grad_enabled(prev, nullptr));
+        break;
+      }
+      case 9: {  // nested init (the harness holds one reference) and flags
+        int64_t v = 0;
+        check("tc_init", tc_init(nullptr));
+        check("tc_get_flag", tc_get_flag(in_.ConsumeBool() ? "live_tensors" : "live_handles", &v));
+        check("tc_shutdown", tc_shutdown());
+        break;
+      }
+      case 10:  // this thread's grad mode
+        check("tc_set_grad_enabled", tc_set_grad_enabled(in_.ConsumeIntegralInRange<int32_t>(0, 1), nullptr));
+        break;
+      case 11: {  // DLPack round trip: shares the tensor's storage
+        tc_tensor a = readable();
+        void* m = nullptr;
+        const int32_t rc = tc_to_dlpack(a, &m);
+        check("tc_to_dlpack", rc);
+        if (rc == TC_OK) {
+          tc_tensor back = untouched();
+          const int32_t rc2 = tc_from_dlpack(m, 1, &back);
+          check("tc_from_dlpack", rc2);
+          if (rc2 == TC_OK) {
+            put(in_.ConsumeIntegralInRange<int>(0, kMine - 1), back, false);
+          } else {
+            auto* v = static_cast<DLManagedTensorVersioned*>(m);
+            v->deleter(v);
+          }
+        }
+        break;
+      }
+      default: {  // accessors
+        tc_tensor a = readable();
+        int64_t dims[TC_MAX_DIMS];
+        int64_t v = 0;
+        int32_t same = 0;
+        check("tc_tensor_shape", tc_tensor_shape(a, dims, TC_MAX_DIMS));
+        check("tc_tensor_version", tc_tensor_version(a, &v));
+        check("tc_tensor_same", tc_tensor_same(a, readable(), &same));
+      }
+    }
+  }
+};
+
+// Runs one ThreadPart per slice at once (released together), then returns
+// the handles they made, in a fixed order.
+std::vector<tc_tensor> run_concurrently(std::vector<std::vector<uint8_t>> slices, const Pool& pool) {
+  // Not movable (the provider points into the part's own bytes): by pointer.
+  std::vector<std::unique_ptr<ThreadPart>> parts;
+  for (auto& s : slices) parts.push_back(std::make_unique<ThreadPart>(std::move(s), pool));
+  std::atomic<int> arrived{0};
+  const int n = int(parts.size());
+  std::vector<std::thread> threads;
+  for (auto& p : parts) {
+    ThreadPart* part = p.get();
+    threads.emplace_back([&arrived, n, part] {
+      arrived.fetch_add(1);
+      while (arrived.load() < n) std::this_thread::yield();
+      part->run();
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<tc_tensor> made;
+  for (const auto& p : parts) {
+    const std::vector<tc_tensor> r = p->results();
+    made.insert(made.end(), r.begin(), r.end());
+  }
+  return made;
+}
 
 class Runner {
  public:
@@ -152,7 +446,7 @@ class Runner {
   }
 
   void step() {
-    const int op = in_.ConsumeIntegralInRange<int>(0, 24);
+    const int op = in_.ConsumeIntegralInRange<int>(0, 25);
     switch (op) {
       case 0: {  // factories
         const std::vector<int64_t> s = shape();
@@ -679,6 +973,14 @@ class Runner {
       }
       case 23: {  // seeds and the generator
         check("tc_manual_seed", tc_manual_seed(in_.ConsumeIntegral<uint64_t>()));
+        break;
+      }
+      case 25: {  // a block on 2 or 3 threads at once, each from its own slice of the input
+        std::vector<std::vector<uint8_t>> slices(in_.ConsumeIntegralInRange<size_t>(2, 3));
+        for (auto& sl : slices) sl = in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 96));
+        const std::vector<tc_tensor> made = run_concurrently(std::move(slices), pool_);
+        // The pool adopts them (in a fixed order): later steps use them.
+        for (size_t i = 0; i < made.size(); ++i) pool_.put(int(i % kSlots), made[i]);
         break;
       }
       default: {  // in-place on the optimizer's parameters through a view, then step
