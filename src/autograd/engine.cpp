@@ -69,6 +69,10 @@ std::atomic<size_t> g_retained_count{0};
 void deliver_retained(const Node* node, const std::vector<Tensor>& grads) {
   if (g_retained_count.load(std::memory_order_relaxed) == 0) return;
   std::vector<std::pair<Tensor, Tensor>> todo;
+  // Every tensor locked here dies outside g_retained_mu: its last reference
+  // may be ours, and its storage's deleter (user code) may call back into
+  // libtc (tc_tensor_retain_grad takes this mutex).
+  std::vector<Tensor> seen;
   {
     std::lock_guard<std::mutex> g(g_retained_mu);
     auto dead = [](const Retained& r) { return r.node.expired() || r.tensor.expired(); };
@@ -76,6 +80,7 @@ void deliver_retained(const Node* node, const std::vector<Tensor>& grads) {
     g_retained_count.store(g_retained.size());
     for (const Retained& r : g_retained) {
       Tensor t = r.tensor.lock();
+      if (t) seen.push_back(t);
       if (t && t->grad_fn.get() == node && t->output_nr < grads.size() && grads[t->output_nr]) {
         todo.emplace_back(t, grads[t->output_nr]);
       }
