@@ -3,7 +3,10 @@
 #  1. build-asan (TC_SANITIZE=address: ASan + UBSan, LeakSanitizer on): every
 #     ctest test except the Python and Rust ones (GoogleTest cases, the plain-C
 #     programs, the exported-symbols check);
-#  2. build-tsan (TC_SANITIZE=thread): the many-thread stress tests and the
+#  2. build-tsan (TC_SANITIZE=thread): the many-thread stress tests, the
+#     concurrency suite (every pair of mutating actions on one tensor, graph
+#     and optimizer; the last tc_shutdown against calls in flight), the
+#     re-entrancy suite (callbacks calling back into libtc) and the
 #     init/shutdown cycles, with one intra-op thread (TC_NUM_THREADS=1,
 #     OMP_NUM_THREADS=1) and tests/tsan.supp: libgomp and libdnnl are not
 #     TSan-instrumented, so their internal synchronization is invisible to it
@@ -50,7 +53,10 @@ if [ "$WHAT" = all ] || [ "$WHAT" = tsan ]; then
   export TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0"
   export TC_NUM_THREADS=1 OMP_NUM_THREADS=1
   set +e
-  build-tsan/tests/tc_gtest --gtest_filter='StressThreads.*:Threads.*:InitCycles.*' >build-tsan/stress.log 2>&1
+  # Concurrency* and Reentrancy* also match their parameterized suites
+  # (Concurrency/ActionPair.*, Reentrancy/ReentryCase.*).
+  build-tsan/tests/tc_gtest --gtest_filter='StressThreads.*:Threads.*:Concurrency*:Reentrancy*:InitCycles.*' \
+    >build-tsan/stress.log 2>&1
   rc=$?
   set -e
   races=$(grep -c 'WARNING: ThreadSanitizer' build-tsan/stress.log || true)
