@@ -11,7 +11,8 @@
 
 namespace tc {
 
-enum class HandleKind : uint8_t { tensor = 1, optimizer = 2 };
+enum class HandleKind : uint8_t { tensor = 1, optimizer = 2, hook = 3, node = 4, op = 5, library = 6 };
+constexpr uint8_t kHandleKindMax = 6;
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.
