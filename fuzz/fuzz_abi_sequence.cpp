@@ -55,6 +55,38 @@ constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
   std::abort();
 }
 
+// Callbacks for the custom-function and hook actions: they call back into
+// libtc on the handles they are lent (and may fail, which must come back as
+// a status).
+int32_t fuzz_forward(void*, const tc_tensor* in, int64_t n, const int32_t*, tc_tensor* out, int64_t* n_out,
+                     tc_tensor* saved, int64_t* n_saved) {
+  if (n < 1) return TC_OK;
+  int32_t rc = tc_mul(in[0], in[0], &out[0]);
+  if (rc != TC_OK) return rc;
+  *n_out = 1;
+  rc = tc_tensor_retain(in[0], &saved[0]);
+  if (rc == TC_OK) *n_saved = 1;
+  return rc;
+}
+int32_t fuzz_backward(void*, const tc_tensor* saved, int64_t, const tc_tensor* g, int64_t, const int32_t*,
+                      tc_tensor* gin, int64_t) {
+  tc_tensor t = nullptr;
+  int32_t rc = tc_mul(saved[0], g[0], &t);
+  if (rc != TC_OK) return rc;
+  rc = tc_mul_scalar(t, 2.0, &gin[0]);
+  tc_tensor_free(t);
+  return rc;
+}
+int32_t fuzz_grad_hook(void*, tc_tensor g, tc_tensor* replacement) {
+  return tc_mul_scalar(g, 0.5, replacement);
+}
+int32_t fuzz_post_hook(void*, tc_tensor t) {
+  tc_tensor g = nullptr;
+  const int32_t rc = tc_tensor_grad(t, &g);
+  if (g) tc_tensor_free(g);
+  return rc;
+}
+
 tc_tensor untouched() { return reinterpret_cast<tc_tensor>(uintptr_t(0x5A5A5A5A5A5A5A5AULL)); }
 
 // Checks one status against the ABI's promises.
@@ -446,7 +478,7 @@ class Runner {
   }
 
   void step() {
-    const int op = in_.ConsumeIntegralInRange<int>(0, 25);
+    const int op = in_.ConsumeIntegralInRange<int>(0, 27);
     switch (op) {
       case 0: {  // factories
         const std::vector<int64_t> s = shape();
@@ -971,11 +1003,95 @@ class Runner {
         }
         break;
       }
+      case 25: {  // tc_tensor_new with fuzzed options
+        const std::vector<int64_t> s = shape();
+        const std::vector<uint8_t> bytes =
+            in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 64));
+        tc_tensor_options o{};
+        o.size = in_.ConsumeBool() ? uint32_t(sizeof o) : in_.ConsumeIntegralInRange<uint32_t>(0, 200);
+        o.shape = s.data();
+        o.ndim = int64_t(s.size());
+        o.dtype = dtype();
+        o.device = in_.ConsumeBool() ? TC_CPU : in_.ConsumeIntegral<int32_t>();
+        o.requires_grad = in_.ConsumeIntegralInRange<int32_t>(-1, 2);
+        o.fill = in_.ConsumeIntegralInRange<int32_t>(-1, 7);
+        o.reserved0 = in_.ConsumeIntegralInRange<uint32_t>(0, 1) * in_.ConsumeIntegralInRange<uint32_t>(0, 1);
+        o.value = in_.ConsumeFloatingPoint<double>();
+        o.low = in_.ConsumeFloatingPointInRange<double>(-10, 10);
+        o.high = in_.ConsumeFloatingPoint<double>();
+        o.mean = in_.ConsumeFloatingPoint<double>();
+        o.std = in_.ConsumeFloatingPoint<double>();
+        o.data = bytes.empty() ? nullptr : bytes.data();
+        o.nbytes = in_.ConsumeBool() ? int64_t(bytes.size()) : in_.ConsumeIntegral<int64_t>();
+        make("tc_tensor_new", [&](tc_tensor* out) { return tc_tensor_new(&o, out); });
+        break;
+      }
+      case 26: {  // custom functions, hooks and graph nodes on whatever is in the slots
+        tc_tensor a = handle(), b = handle();
+        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0: {
+            tc_function_def d{};
+            d.size = sizeof d;
+            d.name = "FuzzBackward";
+            d.forward = fuzz_forward;
+            d.backward = in_.ConsumeBool() ? fuzz_backward : nullptr;
+            tc_tensor in[2] = {a, b};
+            tc_tensor outs[2] = {untouched(), untouched()};
+            int64_t count = -7;
+            const int32_t rc = tc_function_apply(&d, in, in_.ConsumeIntegralInRange<int64_t>(-1, 2), outs,
+                                                 in_.ConsumeIntegralInRange<int64_t>(-1, 2), &count);
+            check("tc_function_apply", rc);
+            if (rc == TC_OK) {
+              for (int64_t i = 0; i < count; ++i) pool_.put(slot(), outs[i]);
+            } else if (count != -7 || outs[0] != untouched()) {
+              die("tc_function_apply", "wrote an out-param on failure");
+            }
+            break;
+          }
+          case 1: {
+            tc_hook h = nullptr;
+            const bool grad_hook = in_.ConsumeBool();
+            const int32_t rc = grad_hook ? tc_tensor_register_hook(a, fuzz_grad_hook, nullptr, nullptr, &h)
+                                         : tc_tensor_register_post_accumulate_grad_hook(a, fuzz_post_hook,
+                                                                                        nullptr, nullptr, &h);
+            check(grad_hook ? "tc_tensor_register_hook" : "tc_tensor_register_post_accumulate_grad_hook", rc);
+            if (rc == TC_OK) {
+              if (in_.ConsumeBool()) {
+                tc_tensor s = nullptr;  // a backward through the hook
+                if (tc_sum(a, nullptr, 0, 0, &s) == TC_OK) {
+                  check("tc_backward", tc_backward(s, nullptr, 0));
+                  tc_tensor_free(s);
+                }
+              }
+              check("tc_hook_remove", tc_hook_remove(h));
+              if (tc_hook_remove(h) != TC_ERR_INVALID_HANDLE) die("tc_hook_remove", "removed twice");
+            }
+            break;
+          }
+          default: {
+            tc_node n = nullptr;
+            const int32_t rc = tc_tensor_grad_fn(a, &n);
+            check("tc_tensor_grad_fn", rc);
+            if (rc == TC_OK && n) {
+              char buf[32];
+              check("tc_node_name", tc_node_name(n, buf, sizeof buf, nullptr));
+              int64_t count = 0, nr = 0;
+              check("tc_node_next_count", tc_node_next_count(n, &count));
+              tc_node next = nullptr;
+              const int32_t rc2 = tc_node_next(n, in_.ConsumeIntegralInRange<int64_t>(-1, 3), &next, &nr);
+              check("tc_node_next", rc2);
+              if (rc2 == TC_OK && next) check("tc_node_free", tc_node_free(next));
+              check("tc_node_free", tc_node_free(n));
+            }
+          }
+        }
+        break;
+      }
       case 23: {  // seeds and the generator
         check("tc_manual_seed", tc_manual_seed(in_.ConsumeIntegral<uint64_t>()));
         break;
       }
-      case 25: {  // a block on 2 or 3 threads at once, each from its own slice of the input
+      case 27: {  // a block on 2 or 3 threads at once, each from its own slice of the input
         std::vector<std::vector<uint8_t>> slices(in_.ConsumeIntegralInRange<size_t>(2, 3));
         for (auto& sl : slices) sl = in_.ConsumeBytes<uint8_t>(in_.ConsumeIntegralInRange<size_t>(0, 96));
         const std::vector<tc_tensor> made = run_concurrently(std::move(slices), pool_);

@@ -33,7 +33,17 @@
  *    others fail with TC_ERR_AUTOGRAD before changing anything; an optimizer's
  *    step, zero_grad and lr are serialized; the last tc_shutdown waits for
  *    calls in flight on other threads.
- *  - Callbacks (deleters) may call back into libtc, tc_shutdown included.
+ *  - Callbacks (deleters, hooks, custom functions' forward and backward, op
+ *    libraries' functions) may call back into libtc, tc_shutdown included.
+ *    Handles libtc passes to a callback are valid only during the call (libtc
+ *    frees them afterwards: one stored past the call is stale, one the
+ *    callback frees itself is simply gone); handles a callback writes to an
+ *    out-param of its own belong to libtc from then on. A callback's failure
+ *    (a non-zero status) fails the libtc call that ran it: a TC_ERR_* code
+ *    comes back as is, any other value as TC_ERR_CALLBACK, with the message
+ *    the callback left (its failing libtc call's, or tc_set_last_error's).
+ *    A tc_shutdown inside a callback makes the call that ran it fail with
+ *    TC_ERR_NOT_INITIALIZED once the callback returns.
  */
 #ifndef TC_H
 #define TC_H
@@ -87,7 +97,8 @@ TC_API int32_t tc_abi_version(int32_t* out);
 #define TC_ERR_AUTOGRAD 12        /* backward misuse: freed graph, versions */
 #define TC_ERR_IO 13              /* I/O or format error */
 #define TC_ERR_INTERNAL 14        /* a bug in libtc: please report it */
-#define TC_STATUS_COUNT 15
+#define TC_ERR_CALLBACK 15        /* a caller's callback failed (its message follows) */
+#define TC_STATUS_COUNT 16
 
 /* The stable name of a status code ("TC_ERR_SHAPE"); unknown codes give
  * TC_ERR_INVALID_ARGUMENT. The string is static. Callable before tc_init. */
@@ -99,6 +110,11 @@ TC_API int32_t tc_last_error(const char** out);
 TC_API int32_t tc_last_error_code(int32_t* out);
 /* Copy-out variant of tc_last_error (string pattern above). */
 TC_API int32_t tc_last_error_copy(char* buf, int64_t cap, int64_t* needed);
+/* Sets the calling thread's last error (code: a TC_ERR_* value other than
+ * TC_OK; message: NULL for ""), so that a callback can say why it fails
+ * before it returns code: the libtc call that ran it then fails with code and
+ * this message. Callable before tc_init. */
+TC_API int32_t tc_set_last_error(int32_t code, const char* message);
 
 /* ======================================================================== */
 /* Staged initialization                                                     */
@@ -252,6 +268,43 @@ typedef struct tc_tensor_s* tc_tensor;
 TC_API int32_t tc_tensor_retain(tc_tensor t, tc_tensor* out);
 /* Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE. */
 TC_API int32_t tc_tensor_free(tc_tensor t);
+
+/* What tc_tensor_new fills a new tensor with (tc_tensor_options.fill). */
+#define TC_FILL_UNINITIALIZED 0 /* like tc_empty */
+#define TC_FILL_ZEROS 1         /* like tc_zeros */
+#define TC_FILL_ONES 2          /* like tc_ones */
+#define TC_FILL_VALUE 3         /* .value, checked like tc_full */
+#define TC_FILL_DATA 4          /* a copy of .nbytes bytes at .data, like tc_from_data */
+#define TC_FILL_UNIFORM 5       /* uniform in [.low, .high) (floating dtypes), like tc_rand */
+#define TC_FILL_NORMAL 6        /* normal with .mean and .std (floating dtypes), like tc_randn */
+
+/* Everything about a new tensor (PyTorch's TensorOptions plus the shape and
+ * what fills it). Set .size = sizeof(tc_tensor_options); fields added later
+ * go at the end and read as zero for an older caller's smaller struct. */
+typedef struct tc_tensor_options {
+  uint32_t size;
+  int32_t dtype;        /* a TC_* dtype code (0 is TC_FLOAT32) */
+  const int64_t* shape; /* ndim sizes, checked as below (NULL when ndim is 0) */
+  int64_t ndim;
+  int32_t device;        /* a TC_DEVICE value (0 is the CPU) */
+  int32_t requires_grad; /* 0/1: a leaf that requires grad (floating dtypes) */
+  int32_t fill;          /* TC_FILL_* */
+  uint32_t reserved0;    /* 0 */
+  double value;          /* TC_FILL_VALUE */
+  double low, high;      /* TC_FILL_UNIFORM: low <= high, both finite */
+  double mean, std;      /* TC_FILL_NORMAL: finite, std >= 0 */
+  const void* data;      /* TC_FILL_DATA: nbytes = numel * element size; */
+  int64_t nbytes;        /* copied on the CPU, then moved to .device */
+} tc_tensor_options;
+
+/* The general constructor: a new tensor as options describe it. The other
+ * constructors below are shorthands for it: tc_empty, tc_zeros, tc_ones,
+ * tc_full, tc_from_data (on the CPU), tc_rand (low 0, high 1) and tc_randn
+ * (mean 0, std 1) make the same tensor from the same generator state, with
+ * requires_grad 0. A size outside [offsetof(fill) + 4, 4096], an unknown
+ * fill, a non-zero reserved field or a bad value is TC_ERR_INVALID_ARGUMENT;
+ * a bad dtype TC_ERR_DTYPE; shapes and sizes are checked like tc_empty's. */
+TC_API int32_t tc_tensor_new(const tc_tensor_options* options, tc_tensor* out);
 
 /* Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the
  * product must fit in int64 and in memory). dtype is a TC_* dtype code;
@@ -642,6 +695,110 @@ TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph)
  * no-grad scope is: tc_set_grad_enabled(0, &prev); ...;
  * tc_set_grad_enabled(prev, NULL). previous may be NULL. */
 TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous);
+
+/* ======================================================================== */
+/* Custom autograd functions, tensor hooks and the graph                     */
+/* ======================================================================== */
+
+/* The most inputs, outputs and saved tensors of one custom function. */
+#define TC_FUNCTION_MAX_INPUTS 64
+#define TC_FUNCTION_MAX_OUTPUTS 16
+#define TC_FUNCTION_MAX_SAVED 64
+
+/* A custom function's forward, run by tc_function_apply with grad mode off.
+ * inputs (n_inputs handles, valid during the call) are the caller's tensors;
+ * needs_input_grad[i] is 1 when input i will need a gradient. It writes up to
+ * TC_FUNCTION_MAX_OUTPUTS new handles to outputs and their number to
+ * *n_outputs, and the tensors backward will need (at most
+ * TC_FUNCTION_MAX_SAVED new handles; inputs or outputs included, retained
+ * first) to saved, their number to *n_saved (both start at 0). Every handle
+ * it writes belongs to libtc, also when it fails. */
+typedef int32_t (*tc_function_forward)(void* context, const tc_tensor* inputs, int64_t n_inputs,
+                                       const int32_t* needs_input_grad, tc_tensor* outputs,
+                                       int64_t* n_outputs, tc_tensor* saved, int64_t* n_saved);
+/* A custom function's backward, run by tc_backward (grad mode off): saved are
+ * the tensors forward saved (checked: one modified in place since is an
+ * autograd error before the call), grad_outputs the gradient of each output
+ * (zeros where none flows). It writes a new handle (or leaves NULL) to
+ * grad_inputs[i] for each input i, of that input's shape and dtype; a
+ * gradient for an input with needs_input_grad[i] = 0 is ignored. */
+typedef int32_t (*tc_function_backward)(void* context, const tc_tensor* saved, int64_t n_saved,
+                                        const tc_tensor* grad_outputs, int64_t n_outputs,
+                                        const int32_t* needs_input_grad, tc_tensor* grad_inputs,
+                                        int64_t n_inputs);
+
+/* A custom function (torch.autograd.Function). Set .size =
+ * sizeof(tc_function_def). */
+typedef struct tc_function_def {
+  uint32_t size;
+  uint32_t reserved0;            /* 0 */
+  const char* name;              /* its node's name (copied; NULL: "CustomFunctionBackward") */
+  tc_function_forward forward;   /* required */
+  tc_function_backward backward; /* NULL: the outputs are not differentiable */
+  void* context;                 /* passed to both */
+  /* May be NULL. Called once as release(NULL, context) when libtc no longer
+   * needs context: when the node recorded for the call dies (with its graph),
+   * or before tc_function_apply returns when it records none or fails. */
+  tc_deleter release;
+} tc_function_def;
+
+/* Runs def->forward over inputs (n_inputs in [0, TC_FUNCTION_MAX_INPUTS]) and
+ * writes the outputs' handles to outputs (cap >= their number, else
+ * TC_ERR_INVALID_ARGUMENT and no handle) and their number to *count. When an
+ * input requires grad (grad mode on) and def->backward is set, the floating
+ * outputs get a node named def->name whose backward runs def->backward.
+ * Outputs are new tensors over the data forward made (an input returned as
+ * an output comes back as a view of it). */
+TC_API int32_t tc_function_apply(const tc_function_def* def, const tc_tensor* inputs, int64_t n_inputs,
+                                 tc_tensor* outputs, int64_t cap, int64_t* count);
+
+/* A registered hook, removable once with tc_hook_remove (a checked handle
+ * like the others; removing twice gives TC_ERR_INVALID_HANDLE). */
+typedef struct tc_hook_s* tc_hook;
+/* A gradient hook: called with t's gradient (a handle valid during the call)
+ * each time one is computed for t. To replace the gradient, write a new
+ * handle of the same shape, dtype and device to *replacement (it starts
+ * NULL: keep the gradient). */
+typedef int32_t (*tc_grad_hook)(void* context, tc_tensor grad, tc_tensor* replacement);
+/* A post-accumulate-grad hook: called with the leaf (a handle valid during
+ * the call) after its .grad was accumulated. */
+typedef int32_t (*tc_tensor_hook)(void* context, tc_tensor tensor);
+
+/* Registers hook on t (which must require grad), like torch's
+ * Tensor.register_hook: hooks run in registration order, each on the
+ * previous one's result, before the gradient reaches a leaf's .grad or a
+ * retained .grad and before it flows on. release (may be NULL) is called
+ * once as release(NULL, context): when the hook is removed or t's autograd
+ * metadata dies (its graph, or the leaf), or before returning if this call
+ * fails. */
+TC_API int32_t tc_tensor_register_hook(tc_tensor t, tc_grad_hook hook, void* context, tc_deleter release,
+                                       tc_hook* out);
+/* Registers hook on a leaf that requires grad, run after each accumulation
+ * into its .grad (Tensor.register_post_accumulate_grad_hook: where a
+ * data-parallel trainer starts the all-reduce of that gradient). Order and
+ * release as tc_tensor_register_hook. */
+TC_API int32_t tc_tensor_register_post_accumulate_grad_hook(tc_tensor t, tc_tensor_hook hook, void* context,
+                                                            tc_deleter release, tc_hook* out);
+/* Removes the hook and frees its handle. A hook removed while it runs
+ * finishes that call. */
+TC_API int32_t tc_hook_remove(tc_hook h);
+
+/* A node of the autograd graph (PyTorch's grad_fn), a checked handle: free
+ * it with tc_node_free. A handle keeps its node (and what it saved) alive. */
+typedef struct tc_node_s* tc_node;
+/* The node that made t, or *out = NULL for a leaf. */
+TC_API int32_t tc_tensor_grad_fn(tc_tensor t, tc_node* out);
+/* The node's name ("MulBackward", "AccumulateGrad"). */
+TC_API int32_t tc_node_name(tc_node node, char* buf, int64_t cap, int64_t* needed);
+/* The number of the node's inputs (its next functions). */
+TC_API int32_t tc_node_next_count(tc_node node, int64_t* out);
+/* Input index's edge: the node its gradient goes to (*next = NULL when that
+ * input needs none; a leaf's is an AccumulateGrad node) and which output of
+ * that node it is (*input_nr). Both out-params are required. */
+TC_API int32_t tc_node_next(tc_node node, int64_t index, tc_node* next, int64_t* input_nr);
+/* 1 when a and b are handles of the same node. */
+TC_API int32_t tc_node_same(tc_node a, tc_node b, int32_t* out);
+TC_API int32_t tc_node_free(tc_node node);
 
 /* ======================================================================== */
 /* Initializers (in place, from the default generator, never recorded)       */

@@ -18,7 +18,8 @@ namespace tc {
 
 namespace autograd {
 struct Node;
-}
+struct HookList;
+}  // namespace autograd
 
 // Sizes or strides: at most TC_MAX_DIMS entries, stored inline (no heap).
 class Dims {
@@ -136,6 +137,9 @@ struct TensorImpl {
   std::atomic<bool> retains_grad{false};
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;                   // which output of grad_fn
+  // A leaf's gradient and post-accumulate-grad hooks (autograd/hooks.h),
+  // made on first registration under the hooks' lock; null when none.
+  std::shared_ptr<autograd::HookList> hooks;
 
   // .grad, behind a lock: backward may accumulate into it on one thread while
   // others read, clear or step on it (tc.h's contract: libtc's bookkeeping is

@@ -47,6 +47,17 @@ TC_API int32_t tc_last_error_copy(char* buf, int64_t cap, int64_t* needed) {
   return api_noinit("tc_last_error_copy", [&] { copy_out(message, buf, cap, needed); });
 }
 
+TC_API int32_t tc_set_last_error(int32_t code, const char* message) {
+  bool valid = false;
+  const int32_t rc = api_noinit("tc_set_last_error", [&] {
+    TC_CHECK(code > TC_OK && code < TC_STATUS_COUNT, TC_ERR_INVALID_ARGUMENT,
+             "code must be a TC_ERR_* value but is ", code);
+    valid = true;
+  });
+  if (valid) set_last_error_raw(code, message);
+  return rc;
+}
+
 TC_API int32_t tc_init(const tc_init_options* options) {
   return api_noinit("tc_init", [&] { init(options); });
 }

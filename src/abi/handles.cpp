@@ -86,7 +86,7 @@ Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
   if (h == 0) bad_handle(arg, kind, "it is NULL");
   const Decoded d = decode(h);
   if (d.kind != uint8_t(kind)) {
-    if (d.kind >= uint8_t(HandleKind::tensor) && d.kind <= uint8_t(HandleKind::tensor_dict))
+    if (d.kind >= 1 && d.kind <= kHandleKindMax)
       bad_handle(arg, kind, str("it is a ", handle_kind_name(HandleKind(d.kind)), " handle").c_str());
     bad_handle(arg, kind, "not a handle libtc made");
   }
@@ -112,6 +112,14 @@ const char* handle_kind_name(HandleKind kind) noexcept {
       return "optimizer";
     case HandleKind::tensor_dict:
       return "tensor dict";
+    case HandleKind::hook:
+      return "hook";
+    case HandleKind::node:
+      return "node";
+    case HandleKind::op:
+      return "op";
+    case HandleKind::library:
+      return "op library";
   }
   return "unknown";
 }

@@ -11,7 +11,16 @@
 
 namespace tc {
 
-enum class HandleKind : uint8_t { tensor = 1, optimizer = 2, tensor_dict = 3 };
+enum class HandleKind : uint8_t {
+  tensor = 1,
+  optimizer = 2,
+  tensor_dict = 3,
+  hook = 4,
+  node = 5,
+  op = 6,
+  library = 7
+};
+constexpr uint8_t kHandleKindMax = 7;
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.

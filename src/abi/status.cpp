@@ -17,7 +17,8 @@ const char* status_name(int32_t code) noexcept {
                                                      "TC_ERR_NOT_IMPLEMENTED",
                                                      "TC_ERR_AUTOGRAD",
                                                      "TC_ERR_IO",
-                                                     "TC_ERR_INTERNAL"};
+                                                     "TC_ERR_INTERNAL",
+                                                     "TC_ERR_CALLBACK"};
   if (code < 0 || code >= TC_STATUS_COUNT) return nullptr;
   return names[code];
 }
@@ -26,6 +27,7 @@ namespace {
 struct LastError {
   int32_t code = TC_OK;
   std::string message;
+  uint64_t serial = 0;
 };
 LastError& last_error() noexcept {
   thread_local LastError e;
@@ -36,6 +38,7 @@ LastError& last_error() noexcept {
 void set_last_error(int32_t code, const char* function, const char* message) noexcept {
   LastError& e = last_error();
   e.code = code;
+  ++e.serial;
   try {
     e.message.assign(function);
     e.message.append(": ");
@@ -45,6 +48,19 @@ void set_last_error(int32_t code, const char* function, const char* message) noe
     e.message.clear();
   }
 }
+
+void set_last_error_raw(int32_t code, const char* message) noexcept {
+  LastError& e = last_error();
+  e.code = code;
+  ++e.serial;
+  try {
+    e.message.assign(message ? message : "");
+  } catch (...) {
+    e.message.clear();
+  }
+}
+
+uint64_t last_error_serial() noexcept { return last_error().serial; }
 
 const std::string& last_error_message() noexcept { return last_error().message; }
 int32_t last_error_code() noexcept { return last_error().code; }

@@ -1,4 +1,7 @@
 // tc_* functions of tc.h's tensor sections: handles, creation, accessors.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "abi/api.h"
@@ -34,6 +37,74 @@ int32_t create(const char* fn, const int64_t* shape, int64_t ndim, int32_t dtype
 }
 
 }  // namespace
+
+TC_API int32_t tc_tensor_new(const tc_tensor_options* options, tc_tensor* out) {
+  return api("tc_tensor_new", [&] {
+    in_ptr(options, "options");
+    out_ptr(out, "out");
+    constexpr size_t kMin = offsetof(tc_tensor_options, fill) + sizeof(int32_t);
+    TC_CHECK(options->size >= kMin && options->size <= 4096, TC_ERR_INVALID_ARGUMENT, "options->size is ",
+             options->size, "; set it to sizeof(tc_tensor_options) (", sizeof(tc_tensor_options), ")");
+    tc_tensor_options o{};
+    std::memcpy(&o, options, std::min<size_t>(options->size, sizeof o));
+    TC_CHECK(o.reserved0 == 0, TC_ERR_INVALID_ARGUMENT, "options->reserved0 must be 0 but is ", o.reserved0);
+    const Dims s = shape_arg(o.shape, o.ndim, "options->shape");
+    const DType d = to_dtype(o.dtype, "options->dtype");
+    const Device dev = check_device(o.device, "options->device");
+    TC_CHECK(o.requires_grad == 0 || o.requires_grad == 1, TC_ERR_INVALID_ARGUMENT,
+             "options->requires_grad must be 0 or 1 but is ", o.requires_grad);
+    TC_CHECK(o.requires_grad == 0 || is_floating(d), TC_ERR_DTYPE,
+             "only floating-point tensors can require grad, but options->dtype is ", dtype_name(d));
+    auto finite = [](double v) { return std::isfinite(v); };
+    Tensor t;
+    switch (o.fill) {
+      case TC_FILL_UNINITIALIZED:
+        t = empty(s, d, dev);
+        break;
+      case TC_FILL_ZEROS:
+        t = zeros(s, d, dev);
+        break;
+      case TC_FILL_ONES:
+        t = ones(s, d, dev);
+        break;
+      case TC_FILL_VALUE:
+        t = full(s, checked_fill_value("tc_tensor_new", o.value, d), d, dev);
+        break;
+      case TC_FILL_DATA: {
+        int64_t expected = 0;
+        TC_CHECK(!__builtin_mul_overflow(checked_numel(s, "options->shape"), dtype_size(d), &expected),
+                 TC_ERR_OUT_OF_MEMORY, "shape ", s, " of ", dtype_name(d), " needs more than 2^63 bytes");
+        TC_CHECK(o.nbytes == expected, TC_ERR_INVALID_ARGUMENT, "options->nbytes is ", o.nbytes,
+                 " but shape ", s, " of ", dtype_name(d), " needs ", expected);
+        TC_CHECK(o.data != nullptr || expected == 0, TC_ERR_INVALID_ARGUMENT,
+                 "options->data must not be NULL");
+        Tensor host = empty(s, d, kCPU);
+        if (expected > 0) std::memcpy(host->data(), o.data, size_t(expected));
+        if (d == DType::b8) normalize_bools(host->data(), expected);
+        t = dev == kCPU ? host : to_device(host, dev);
+        break;
+      }
+      case TC_FILL_UNIFORM:
+        TC_CHECK(is_floating(d), TC_ERR_DTYPE, "a uniform fill needs a floating dtype, got ", dtype_name(d));
+        TC_CHECK(finite(o.low) && finite(o.high) && o.low <= o.high, TC_ERR_INVALID_ARGUMENT,
+                 "options->low and ->high must be finite with low <= high, but are ", o.low, " and ", o.high);
+        t = empty(s, d, dev);
+        fill_uniform(t, o.low, o.high);
+        break;
+      case TC_FILL_NORMAL:
+        TC_CHECK(is_floating(d), TC_ERR_DTYPE, "a normal fill needs a floating dtype, got ", dtype_name(d));
+        TC_CHECK(finite(o.mean) && finite(o.std) && o.std >= 0, TC_ERR_INVALID_ARGUMENT,
+                 "options->mean and ->std must be finite with std >= 0, but are ", o.mean, " and ", o.std);
+        t = empty(s, d, dev);
+        fill_normal(t, o.mean, o.std);
+        break;
+      default:
+        fail(TC_ERR_INVALID_ARGUMENT, str("options->fill ", o.fill, " is not a TC_FILL_* value (0 to 6)"));
+    }
+    t->requires_grad = o.requires_grad != 0;
+    *out = new_handle(std::move(t));
+  });
+}
 
 TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out) {
   return create("tc_empty", shape, ndim, dtype, device, out,

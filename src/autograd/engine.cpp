@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "autograd/function.h"
+#include "autograd/hooks.h"
 #include "backend.h"
 #include "init.h"
 #include "ops/ops.h"
@@ -50,7 +51,7 @@ struct AccumulateGrad : Node {
   }
   const char* name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    if (grads[0]) accumulate_grad(leaf_, grads[0]);
+    if (grads[0]) accumulate_leaf(leaf_, grads[0]);
     return {};
   }
   Tensor leaf_;
@@ -233,7 +234,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   }
   NoGradGuard no_grad;
   if (root->is_leaf()) {
-    accumulate_grad(root, grad);
+    accumulate_leaf(root, grad);
     return;
   }
 
@@ -272,6 +273,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
     ready.pop_back();
     Info& in = info[n];
     in.grads.resize(n->num_outputs);
+    run_output_hooks(*n, in.grads);  // before .grad is retained, as PyTorch
     deliver_retained(n, in.grads);
     const bool any =
         std::any_of(in.grads.begin(), in.grads.end(), [](const Tensor& t) { return t != nullptr; });

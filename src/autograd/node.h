@@ -12,6 +12,7 @@
 namespace tc::autograd {
 
 struct Node;
+struct HookList;
 
 // Where a gradient goes: input_nr-th output of node (null node = nowhere).
 struct Edge {
@@ -60,6 +61,9 @@ struct Node {
   std::vector<Dims> output_shapes;
   std::vector<DType> output_dtypes;
   std::vector<Device> output_devices;
+  // Gradient hooks of this node's outputs (non-leaf tensors' register_hook),
+  // made on first registration under the hooks' lock (hooks.h); null when none.
+  std::shared_ptr<HookList> output_hooks;
 
   // Backward bookkeeping, guarded by the engine's graph mutex (engine.cpp):
   // how many backward passes hold this node now, whether one of them will

@@ -7,6 +7,8 @@
 //      h  optional tensor       freed, stale, garbage, wrong-kind (NULL is fine)
 //      Z  optimizer handle      NULL, freed, stale, garbage, wrong-kind handle
 //      D  tensor dict handle    NULL, freed, stale, garbage, wrong-kind handle
+//      K  hook handle           NULL, freed (removed), stale, garbage, wrong-kind handle
+//      N  node handle           NULL, freed, stale, garbage, wrong-kind handle
 //      O  handle out-param      NULL
 //      P  required pointer      NULL (in-pointers and plain out-params)
 //      p  optional pointer      nothing (NULL is documented as allowed)
@@ -201,6 +203,18 @@
 #pragma weak tc_load_safetensors_buffer
 #pragma weak tc_optimizer_state_dict
 #pragma weak tc_optimizer_load_state_dict
+#pragma weak tc_set_last_error
+#pragma weak tc_tensor_new
+#pragma weak tc_function_apply
+#pragma weak tc_tensor_register_hook
+#pragma weak tc_tensor_register_post_accumulate_grad_hook
+#pragma weak tc_hook_remove
+#pragma weak tc_tensor_grad_fn
+#pragma weak tc_node_name
+#pragma weak tc_node_next_count
+#pragma weak tc_node_next
+#pragma weak tc_node_same
+#pragma weak tc_node_free
 // clang-format on
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
@@ -261,6 +275,11 @@ struct Fixtures {
   tc_optimizer opt_freed = nullptr, opt_stale = nullptr, opt_garbage = nullptr, opt_wrong = nullptr;
   tc_tensor_dict dict = nullptr;  // {"a": a}, metadata {"k": "v"}
   tc_tensor_dict dict_freed = nullptr, dict_stale = nullptr, dict_garbage = nullptr, dict_wrong = nullptr;
+  tc_tensor np = nullptr;  // float32 [2,3] = p * 2 (a non-leaf; its grad_fn is `node`)
+  tc_hook hook = nullptr;  // a gradient hook on p
+  tc_node node = nullptr;  // np's MulBackward
+  tc_hook hook_freed = nullptr, hook_stale = nullptr, hook_garbage = nullptr, hook_wrong = nullptr;
+  tc_node node_freed = nullptr, node_stale = nullptr, node_garbage = nullptr, node_wrong = nullptr;
 };
 
 // The out-params a call may write: filled with 0xA5 before each call.
@@ -278,6 +297,8 @@ struct Outs {
   uint64_t u64;
   tc_stage_info stage;
   tc_cuda_memory_stats cms;
+  tc_hook hook;
+  tc_node node[2];
 };
 
 // One call under test: which argument is spoiled, and how.
@@ -342,24 +363,35 @@ struct M {
         return good;
     }
   }
-  tc_tensor_dict D(int i, tc_tensor_dict good) const {
+  // A hook or node handle argument, spoiled like H's.
+  template <typename T>
+  T spoil(int i, T good, T freed, T stale, T garbage, T wrong) const {
     if (!spoiled(i)) return good;
     switch (how) {
       case Bad::null:
         return nullptr;
       case Bad::freed:
-        return f.dict_freed;
+        return freed;
       case Bad::stale:
-        return f.dict_stale;
+        return stale;
       case Bad::garbage:
-        return f.dict_garbage;
+        return garbage;
       case Bad::pointer:
-        return reinterpret_cast<tc_tensor_dict>(const_cast<Outs*>(&o));
+        return reinterpret_cast<T>(const_cast<Outs*>(&o));
       case Bad::wrong_kind:
-        return f.dict_wrong;
+        return wrong;
       default:
         return good;
     }
+  }
+  tc_hook K(int i, tc_hook good) const {
+    return spoil(i, good, f.hook_freed, f.hook_stale, f.hook_garbage, f.hook_wrong);
+  }
+  tc_node N(int i, tc_node good) const {
+    return spoil(i, good, f.node_freed, f.node_stale, f.node_garbage, f.node_wrong);
+  }
+  tc_tensor_dict D(int i, tc_tensor_dict good) const {
+    return spoil(i, good, f.dict_freed, f.dict_stale, f.dict_garbage, f.dict_wrong);
   }
   template <typename T>
   T* P(int i, T* good) const {
@@ -554,6 +586,52 @@ DlBox* make_dl_box() {
   box->m.manager_ctx = box;
   box->m.deleter = [](DLManagedTensor* self) { delete static_cast<DlBox*>(self->manager_ctx); };
   return box;
+}
+
+// Callbacks that do nothing (hooks, a custom function's identity forward).
+int32_t noop_grad_hook(void*, tc_tensor, tc_tensor*) { return TC_OK; }
+int32_t noop_post_hook(void*, tc_tensor) { return TC_OK; }
+int32_t identity_forward(void*, const tc_tensor* in, int64_t n, const int32_t*, tc_tensor* out,
+                         int64_t* n_out, tc_tensor*, int64_t*) {
+  if (n < 1) return TC_OK;
+  *n_out = 1;
+  return tc_tensor_retain(in[0], &out[0]);
+}
+int32_t failing_forward(void*, const tc_tensor*, int64_t, const int32_t*, tc_tensor*, int64_t*, tc_tensor*,
+                        int64_t*) {
+  tc_set_last_error(TC_ERR_CALLBACK, "the forward refuses");
+  return TC_ERR_CALLBACK;
+}
+int32_t identity_backward(void*, const tc_tensor*, int64_t, const tc_tensor* g, int64_t, const int32_t*,
+                          tc_tensor* gin, int64_t) {
+  return tc_tensor_retain(g[0], &gin[0]);
+}
+tc_function_def identity_def() {
+  tc_function_def d{};
+  d.size = sizeof d;
+  d.name = "IdentityBackward";
+  d.forward = identity_forward;
+  d.backward = identity_backward;
+  return d;
+}
+bool is_sentinel(const void* p) {
+  uintptr_t v;
+  std::memset(&v, 0xA5, sizeof v);
+  return reinterpret_cast<uintptr_t>(p) == v;
+}
+void free_node_out(M& m) {
+  for (tc_node n : m.o.node)
+    if (n && !is_sentinel(n)) tc_node_free(n);
+}
+tc_tensor_options new_options(const int64_t* s, int64_t n, int32_t d, int32_t dev, int32_t fill) {
+  tc_tensor_options o{};
+  o.size = sizeof o;
+  o.shape = s;
+  o.ndim = n;
+  o.dtype = d;
+  o.device = dev;
+  o.fill = fill;
+  return o;
 }
 
 // tc_from_blob's deleter must run exactly once, also when the call fails.
@@ -783,6 +861,14 @@ std::vector<Entry> build_table() {
           [](M& m) { return tc_last_error_copy(m.o.buf, sizeof m.o.buf, m.o.i64); },
           copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_last_error_copy(b, c, n); })),
       {TC_OK}));
+  add(with_pre(
+      E(FN(tc_set_last_error), "-p",
+        [](M&) { return tc_set_last_error(TC_ERR_CALLBACK, "a callback's own words"); },
+        {X("code TC_OK", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_last_error(TC_OK, "x"); }),
+         X("code -1", {TC_ERR_INVALID_ARGUMENT}, [](M&) { return tc_set_last_error(-1, "x"); }),
+         X("code TC_STATUS_COUNT", {TC_ERR_INVALID_ARGUMENT},
+           [](M&) { return tc_set_last_error(TC_STATUS_COUNT, nullptr); })}),
+      {TC_OK}));
   add(with_cleanup(with_pre(E(FN(tc_init), "p", [](M&) { return tc_init(nullptr); },
                               {X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
                                  [](M& m) {
@@ -996,6 +1082,90 @@ std::vector<Entry> build_table() {
                           return tc_full(s, 1, value, dtype, TC_CPU, m.O(9));
                         }));
         }
+        return x;
+      }()));
+  add(E(
+      FN(tc_tensor_new), "PO",
+      [](M& m) {
+        int64_t s[] = {2, 3};
+        const tc_tensor_options o = new_options(s, 2, TC_FLOAT32, TC_CPU, TC_FILL_ONES);
+        return tc_tensor_new(m.P(0, &o), m.O(1));
+      },
+      [] {
+        auto x = factory_extras([](const int64_t* s, int64_t n, int32_t d, int32_t dev, tc_tensor* out) {
+          const tc_tensor_options o = new_options(s, n, d, dev, TC_FILL_ZEROS);
+          return tc_tensor_new(&o, out);
+        });
+        auto bad = [&](std::string what, std::vector<int32_t> codes,
+                       std::function<void(tc_tensor_options&)> spoil) {
+          x.push_back(X(what, codes, [spoil](M& m) {
+            static const int64_t s[] = {2};
+            static const float data[2] = {1, 2};
+            tc_tensor_options o = new_options(s, 1, TC_FLOAT32, TC_CPU, TC_FILL_ZEROS);
+            o.data = data;
+            o.nbytes = sizeof data;
+            o.high = 1;
+            o.std = 1;
+            spoil(o);
+            return tc_tensor_new(&o, m.O(9));
+          }));
+        };
+        bad("size 0", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.size = 0; });
+        bad("size 1 GiB", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.size = 1u << 30; });
+        bad("reserved0 1", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.reserved0 = 1; });
+        bad("fill -1", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.fill = -1; });
+        bad("fill 7", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.fill = 7; });
+        bad("requires_grad 2", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) { o.requires_grad = 2; });
+        bad("requires_grad with int32", {TC_ERR_DTYPE}, [](tc_tensor_options& o) {
+          o.requires_grad = 1;
+          o.dtype = TC_INT32;
+        });
+        bad("value 300 into int8", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_VALUE;
+          o.dtype = TC_INT8;
+          o.value = 300;
+        });
+        bad("value NaN into int64", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_VALUE;
+          o.dtype = TC_INT64;
+          o.value = kNaN;
+        });
+        bad("data NULL", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_DATA;
+          o.data = nullptr;
+        });
+        bad("nbytes one too few", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_DATA;
+          o.nbytes = 7;
+        });
+        bad("nbytes -1", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_DATA;
+          o.nbytes = -1;
+        });
+        bad("uniform low > high", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_UNIFORM;
+          o.low = 2;
+        });
+        bad("uniform high infinite", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_UNIFORM;
+          o.high = INFINITY;
+        });
+        bad("uniform int64", {TC_ERR_DTYPE}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_UNIFORM;
+          o.dtype = TC_INT64;
+        });
+        bad("normal std -1", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_NORMAL;
+          o.std = -1;
+        });
+        bad("normal mean NaN", {TC_ERR_INVALID_ARGUMENT}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_NORMAL;
+          o.mean = kNaN;
+        });
+        bad("normal bool", {TC_ERR_DTYPE}, [](tc_tensor_options& o) {
+          o.fill = TC_FILL_NORMAL;
+          o.dtype = TC_BOOL;
+        });
         return x;
       }()));
   add(E(FN(tc_arange), "-----O", [](M& m) { return tc_arange(0, 5, 1, TC_FLOAT32, TC_CPU, m.O(5)); },
@@ -1936,6 +2106,159 @@ std::vector<Entry> build_table() {
         {X("enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(2, m.o.i32); }),
          X("enabled -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(-1, m.o.i32); })}));
 
+  // Custom functions, hooks, the graph.
+  add(E(FN(tc_function_apply), "PP-O-P",
+        [](M& m) {
+          static const tc_function_def d = identity_def();
+          tc_tensor in[1] = {m.f.p};
+          return tc_function_apply(m.P(0, &d), m.P(1, in), 1, m.HS(3), 8, m.P(5, m.o.i64));
+        },
+        {X("def->size 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_function_def d = identity_def();
+             d.size = 0;
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("def->size 1 GiB", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_function_def d = identity_def();
+             d.size = 1u << 30;
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("def->reserved0 1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_function_def d = identity_def();
+             d.reserved0 = 1;
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("def->forward NULL", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_function_def d = identity_def();
+             d.forward = nullptr;
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("n_inputs -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.a, -1, m.HS(9), 8, m.o.i64);
+           }),
+         X("n_inputs TC_FUNCTION_MAX_INPUTS+1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             tc_tensor in[TC_FUNCTION_MAX_INPUTS + 1];
+             for (auto& h : in) h = m.f.a;
+             return tc_function_apply(&d, in, TC_FUNCTION_MAX_INPUTS + 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("cap -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), -1, m.o.i64);
+           }),
+         X("cap 0 for one output", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.a, 1, m.HS(9), 0, m.o.i64);
+           }),
+         X("inputs[0] freed", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.freed, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("inputs[0] stale", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.stale, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("inputs[0] an optimizer", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             const tc_function_def d = identity_def();
+             return tc_function_apply(&d, &m.f.wrong, 1, m.HS(9), 8, m.o.i64);
+           }),
+         X("a forward that fails", {TC_ERR_CALLBACK}, [](M& m) {
+           tc_function_def d = identity_def();
+           d.forward = failing_forward;
+           return tc_function_apply(&d, &m.f.p, 1, m.HS(9), 8, m.o.i64);
+         })}));
+  add(with_cleanup(E(FN(tc_tensor_register_hook), "HP-pP",
+                     [](M& m) {
+                       return tc_tensor_register_hook(m.H(0, m.f.p), m.P(1, noop_grad_hook), nullptr, nullptr,
+                                                      m.P(4, &m.o.hook));
+                     },
+                     {X("tensor that does not require grad", {TC_ERR_AUTOGRAD},
+                        [](M& m) {
+                          return tc_tensor_register_hook(m.f.a, noop_grad_hook, nullptr, nullptr, &m.o.hook);
+                        })}),
+                   [](M& m) {
+                     if (!is_sentinel(m.o.hook)) tc_hook_remove(m.o.hook);
+                   }));
+  add(with_cleanup(E(FN(tc_tensor_register_post_accumulate_grad_hook), "HP-pP",
+                     [](M& m) {
+                       return tc_tensor_register_post_accumulate_grad_hook(
+                           m.H(0, m.f.p), m.P(1, noop_post_hook), nullptr, nullptr, m.P(4, &m.o.hook));
+                     },
+                     {X("tensor that does not require grad", {TC_ERR_AUTOGRAD},
+                        [](M& m) {
+                          return tc_tensor_register_post_accumulate_grad_hook(m.f.a, noop_post_hook, nullptr,
+                                                                              nullptr, &m.o.hook);
+                        }),
+                      X("non-leaf tensor", {TC_ERR_AUTOGRAD},
+                        [](M& m) {
+                          return tc_tensor_register_post_accumulate_grad_hook(m.f.np, noop_post_hook, nullptr,
+                                                                              nullptr, &m.o.hook);
+                        })}),
+                   [](M& m) {
+                     if (!is_sentinel(m.o.hook)) tc_hook_remove(m.o.hook);
+                   }));
+  add(E(FN(tc_hook_remove), "K",
+        [](M& m) {
+          tc_hook h = nullptr;
+          tc_tensor_register_hook(m.f.p, noop_grad_hook, nullptr, nullptr, &h);
+          const int32_t rc = m.done(tc_hook_remove(m.K(0, h)));
+          if (m.spoiled(0) && h) tc_hook_remove(h);
+          return rc;
+        },
+        {X("removed twice", {TC_ERR_INVALID_HANDLE}, [](M& m) {
+          tc_hook h = nullptr;
+          tc_tensor_register_hook(m.f.p, noop_grad_hook, nullptr, nullptr, &h);
+          tc_hook_remove(h);
+          return tc_hook_remove(h);
+        })}));
+  add(with_cleanup(E(FN(tc_tensor_grad_fn), "HP",
+                     [](M& m) { return tc_tensor_grad_fn(m.H(0, m.f.np), m.P(1, &m.o.node[0])); }),
+                   free_node_out));
+  add(E(
+      FN(tc_node_name), "N-pp",
+      [](M& m) { return tc_node_name(m.N(0, m.f.node), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) { return tc_node_name(m.f.node, b, c, n); })));
+  add(E(FN(tc_node_next_count), "NP",
+        [](M& m) { return tc_node_next_count(m.N(0, m.f.node), m.P(1, m.o.i64)); }));
+  add(with_cleanup(
+      E(FN(tc_node_next), "N-PP",
+        [](M& m) { return tc_node_next(m.N(0, m.f.node), 0, m.P(2, &m.o.node[0]), m.P(3, m.o.i64)); },
+        {X("index -1", {TC_ERR_INDEX},
+           [](M& m) { return tc_node_next(m.f.node, -1, &m.o.node[0], m.o.i64); }),
+         X("index 1 of 1", {TC_ERR_INDEX},
+           [](M& m) { return tc_node_next(m.f.node, 1, &m.o.node[0], m.o.i64); }),
+         X("index INT64_MIN", {TC_ERR_INDEX},
+           [](M& m) { return tc_node_next(m.f.node, kI64Min, &m.o.node[0], m.o.i64); })}),
+      free_node_out));
+  add(E(FN(tc_node_same), "NNP",
+        [](M& m) { return tc_node_same(m.N(0, m.f.node), m.N(1, m.f.node), m.P(2, m.o.i32)); }));
+  add(E(FN(tc_node_free), "N",
+        [](M& m) {
+          tc_node n = nullptr;
+          tc_tensor_grad_fn(m.f.np, &n);
+          const int32_t rc = m.done(tc_node_free(m.N(0, n)));
+          if (m.spoiled(0) && n) tc_node_free(n);
+          return rc;
+        },
+        {X("freed twice", {TC_ERR_INVALID_HANDLE}, [](M& m) {
+          tc_node n = nullptr;
+          tc_tensor_grad_fn(m.f.np, &n);
+          tc_node_free(n);
+          return tc_node_free(n);
+        })}));
+
   // Initializers.
   add(E(
       FN(tc_uniform_), "H--", [](M& m) { return tc_uniform_(m.H(0, m.f.a), -1, 1); },
@@ -2551,6 +2874,11 @@ void fake_fixtures(Fixtures& f) {
       reinterpret_cast<tc_optimizer>((uint64_t(7) << 32) | (uint64_t(2) << 24) | 1);
   f.dict = f.dict_freed = f.dict_stale = f.dict_garbage = f.dict_wrong =
       reinterpret_cast<tc_tensor_dict>((uint64_t(7) << 32) | (uint64_t(3) << 24) | 1);
+  f.np = reinterpret_cast<tc_tensor>(v++);
+  f.hook = f.hook_freed = f.hook_stale = f.hook_garbage = f.hook_wrong =
+      reinterpret_cast<tc_hook>((uint64_t(7) << 32) | (uint64_t(4) << 24) | 1);
+  f.node = f.node_freed = f.node_stale = f.node_garbage = f.node_wrong =
+      reinterpret_cast<tc_node>((uint64_t(7) << 32) | (uint64_t(5) << 24) | 1);
 }
 
 const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, Bad::pointer, Bad::wrong_kind};
@@ -2559,7 +2887,7 @@ const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, B
 size_t case_count(const Entry& e) {
   size_t n = 1 + e.extras.size() + 2;  // valid, extras, after shutdown, before init
   for (char c : e.sig) {
-    if (c == 'H' || c == 'Z' || c == 'D') n += 6;
+    if (c == 'H' || c == 'Z' || c == 'D' || c == 'K' || c == 'N') n += 6;
     if (c == 'h') n += 5;
     if (c == 'O' || c == 'P') n += 1;
   }
@@ -2580,6 +2908,12 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (HAVE(tc_tensor_set_requires_grad) && tc_tensor_set_requires_grad(sp, 1) == TC_OK)
       m.f.opt_stale = make_sgd(sp);
     if (HAVE(tc_tensor_dict_create)) tc_tensor_dict_create(&m.f.dict_stale);
+    if (HAVE(tc_tensor_register_hook) && HAVE(tc_tensor_grad_fn) && HAVE(tc_mul_scalar)) {
+      tc_tensor sq = nullptr;
+      tc_tensor_register_hook(sp, noop_grad_hook, nullptr, nullptr, &m.f.hook_stale);
+      tc_mul_scalar(sp, 2, &sq);
+      tc_tensor_grad_fn(sq, &m.f.node_stale);
+    }
     ASSERT_EQ(tc_shutdown(), TC_OK);
     ASSERT_EQ(tc_init(nullptr), TC_OK);
 
@@ -2641,6 +2975,19 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (!f.dict_stale)
       f.dict_stale = reinterpret_cast<tc_tensor_dict>((uint64_t(2) << 32) | (uint64_t(3) << 24) | 0xfffff1);
     f.dict_wrong = reinterpret_cast<tc_tensor_dict>(f.a);
+    if (HAVE(tc_tensor_register_hook) && HAVE(tc_tensor_grad_fn) && HAVE(tc_mul_scalar)) {
+      ASSERT_EQ(tc_mul_scalar(f.p, 2, &f.np), TC_OK);
+      ASSERT_EQ(tc_tensor_grad_fn(f.np, &f.node), TC_OK);
+      ASSERT_EQ(tc_tensor_register_hook(f.p, noop_grad_hook, nullptr, nullptr, &f.hook), TC_OK);
+      tc_tensor_register_hook(f.p, noop_grad_hook, nullptr, nullptr, &f.hook_freed);
+      tc_hook_remove(f.hook_freed);
+      tc_tensor_grad_fn(f.np, &f.node_freed);
+      tc_node_free(f.node_freed);
+      f.hook_garbage = reinterpret_cast<tc_hook>(reinterpret_cast<uint64_t>(f.hook) + (uint64_t(1000) << 32));
+      f.node_garbage = reinterpret_cast<tc_node>(reinterpret_cast<uint64_t>(f.node) + (uint64_t(1000) << 32));
+      f.hook_wrong = reinterpret_cast<tc_hook>(f.node);
+      f.node_wrong = reinterpret_cast<tc_node>(f.hook);
+    }
   }
   void TearDown() override {
     int32_t init = 0;
@@ -2649,6 +2996,9 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     Fixtures& f = m.f;
     if (f.opt) tc_optimizer_free(f.opt);
     if (f.dict) tc_tensor_dict_free(f.dict);
+    if (f.hook) tc_hook_remove(f.hook);
+    if (f.node) tc_node_free(f.node);
+    if (f.np) tc_tensor_free(f.np);
     for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
                         f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
@@ -2667,7 +3017,7 @@ TEST_P(MisuseFn, EveryMisuse) {
   for (size_t i = 0; i < e.sig.size(); ++i) {
     const char c = e.sig[i];
     const std::string pos = "argument " + std::to_string(i);
-    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D') {
+    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D' || c == 'K' || c == 'N') {
       for (Bad how : kHandleMisuses) {
         if (how == Bad::null && c == 'h') continue;
         m.bad_arg = int(i);

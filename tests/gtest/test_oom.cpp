@@ -49,6 +49,11 @@
 #pragma weak tc_load_safetensors
 #pragma weak tc_load_safetensors_buffer
 #pragma weak tc_tensor_data_ptr
+#pragma weak tc_tensor_new
+#pragma weak tc_function_apply
+#pragma weak tc_tensor_register_hook
+#pragma weak tc_tensor_register_post_accumulate_grad_hook
+#pragma weak tc_hook_remove
 
 // Under ASan, a request larger than its allocator supports aborts unless
 // allocator_may_return_null is set; libtc must see the NULL (and report
@@ -90,7 +95,12 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_save_safetensors_bytes),
                        reinterpret_cast<void*>(&tc_load_safetensors),
                        reinterpret_cast<void*>(&tc_load_safetensors_buffer),
-                       reinterpret_cast<void*>(&tc_tensor_data_ptr)};
+                       reinterpret_cast<void*>(&tc_tensor_data_ptr),
+                       reinterpret_cast<void*>(&tc_tensor_new),
+                       reinterpret_cast<void*>(&tc_function_apply),
+                       reinterpret_cast<void*>(&tc_tensor_register_hook),
+                       reinterpret_cast<void*>(&tc_tensor_register_post_accumulate_grad_hook),
+                       reinterpret_cast<void*>(&tc_hook_remove)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -102,6 +112,27 @@ struct Failure {
   std::string function;  // the call that failed (as the workload names it)
   std::string message;   // tc_last_error right after it
 };
+
+// Callbacks that allocate, so that allocations inside them fail too: a
+// custom function y = 2x, a gradient hook that replaces w2's gradient with
+// itself times 1, a post-accumulate hook that reads w1's grad.
+int32_t double_forward(void*, const tc_tensor* in, int64_t, const int32_t*, tc_tensor* out, int64_t* n_out,
+                       tc_tensor*, int64_t*) {
+  const int32_t rc = tc_mul_scalar(in[0], 2.0, &out[0]);
+  if (rc == TC_OK) *n_out = 1;
+  return rc;
+}
+int32_t double_backward(void*, const tc_tensor*, int64_t, const tc_tensor* g, int64_t, const int32_t*,
+                        tc_tensor* gin, int64_t) {
+  return tc_mul_scalar(g[0], 2.0, &gin[0]);
+}
+int32_t copy_hook(void*, tc_tensor g, tc_tensor* replacement) { return tc_mul_scalar(g, 1.0, replacement); }
+int32_t read_grad_hook(void*, tc_tensor t) {
+  tc_tensor g = nullptr;
+  const int32_t rc = tc_tensor_grad(t, &g);
+  if (g) tc_tensor_free(g);
+  return rc;
+}
 
 // A two-layer MLP training step. Stops at the first failing call, like a
 // careful caller, and always frees what it made.
@@ -126,6 +157,8 @@ class Workload {
       EXPECT_EQ(tc_optimizer_free(opt_), TC_OK);
     }
     opt_ = nullptr;
+    for (tc_hook h : hooks_) EXPECT_EQ(tc_hook_remove(h), TC_OK);
+    hooks_.clear();
     return failure_;
   }
 
@@ -133,6 +166,7 @@ class Workload {
   std::vector<tc_tensor> tensors_;
   std::vector<tc_tensor_dict> dicts_;
   tc_optimizer opt_ = nullptr;
+  std::vector<tc_hook> hooks_;
   Failure failure_;
 
   bool check(const char* fn, int32_t rc) {
@@ -167,7 +201,14 @@ class Workload {
     tc_tensor *x = slot(), *w1 = slot(), *b1 = slot(), *w2 = slot(), *target = slot();
     STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, x);
     STEP(tc_randn, w1s, 2, TC_FLOAT32, TC_CPU, w1);
-    STEP(tc_zeros, b1s, 1, TC_FLOAT32, TC_CPU, b1);
+    tc_tensor_options bo{};
+    bo.size = sizeof bo;
+    bo.shape = b1s;
+    bo.ndim = 1;
+    bo.dtype = TC_FLOAT32;
+    bo.fill = TC_FILL_VALUE;
+    bo.value = 0.01;
+    STEP(tc_tensor_new, &bo, b1);
     STEP(tc_rand, w2s, 2, TC_FLOAT32, TC_CPU, w2);
     STEP(tc_from_data, labels.data(), int64_t(labels.size() * 8), ts, 1, TC_INT64, target);
     for (tc_tensor* p : {w1, b1, w2}) STEP(tc_tensor_set_requires_grad, *p, 1);
@@ -179,12 +220,25 @@ class Workload {
     ao.beta2 = 0.999;
     ao.eps = 1e-8;
     STEP(tc_optimizer_adam, params, 3, &ao, &opt_);
+    tc_hook hk = nullptr;
+    STEP(tc_tensor_register_hook, *w2, copy_hook, nullptr, nullptr, &hk);
+    hooks_.push_back(hk);
+    STEP(tc_tensor_register_post_accumulate_grad_hook, *w1, read_grad_hook, nullptr, nullptr, &hk);
+    hooks_.push_back(hk);
+    tc_function_def fd{};
+    fd.size = sizeof fd;
+    fd.name = "DoubleBackward";
+    fd.forward = double_forward;
+    fd.backward = double_backward;
+    int64_t n_out = 0;
 
     for (int iter = 0; iter < 2; ++iter) {
       tc_tensor *h = slot(), *hb = slot(), *r = slot(), *logits = slot(), *loss = slot();
       STEP(tc_matmul, *x, *w1, h);
       STEP(tc_add, *h, *b1, hb);
-      STEP(tc_relu, *hb, r);
+      tc_tensor* hd = slot();
+      STEP(tc_function_apply, &fd, hb, 1, hd, 1, &n_out);
+      STEP(tc_relu, *hd, r);
       STEP(tc_matmul, *r, *w2, logits);
       STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
       STEP(tc_backward, *loss, nullptr, 0);

@@ -5,7 +5,12 @@
 // A case is (callback, trigger, body):
 //  - callback: a row of kCallbacks, one per callback libtc makes today. Each
 //    row makes a float32 [4] tensor whose death runs the callback once.
-//    NEW CALLBACKS (hooks, custom functions, op libraries) GET A ROW THERE.
+//    NEW CALLBACKS (hooks, custom functions, op libraries) GET A ROW THERE,
+//    or, when no tensor's death runs them, in kInsideCalls below: callbacks
+//    libtc runs inside one of its calls (gradient and post-accumulate hooks
+//    and custom functions' backward inside tc_backward, a forward inside
+//    tc_function_apply, release callbacks inside tc_hook_remove and the
+//    tc_tensor_free that kills a custom function's node).
 //  - trigger: what kills the tensor, and so where the callback runs: the
 //    last tc_tensor_free on this thread or on another one, inside
 //    tc_backward (a pass without retain_graph frees the saved tensors),
@@ -546,5 +551,195 @@ TEST(ReentrancyExport, ConsumerCallsTheDeleterAfterShutdown) {
     EXPECT_EQ(tc_shutdown(), TC_OK);
   });
 }
+
+// ---- callbacks libtc runs inside one of its calls (hooks, custom functions) ----
+
+int32_t grad_hook_cb(void* c, tc_tensor, tc_tensor*) {
+  fire(*static_cast<Reentry*>(c));
+  return TC_OK;
+}
+int32_t post_hook_cb(void* c, tc_tensor) {
+  fire(*static_cast<Reentry*>(c));
+  return TC_OK;
+}
+void release_cb(void*, void* c) { fire(*static_cast<Reentry*>(c)); }
+int32_t identity_fwd(void*, const tc_tensor* in, int64_t, const int32_t*, tc_tensor* out, int64_t* n_out,
+                     tc_tensor*, int64_t*) {
+  *n_out = 1;
+  return tc_tensor_retain(in[0], &out[0]);
+}
+int32_t firing_fwd(void* c, const tc_tensor* in, int64_t n, const int32_t* needs, tc_tensor* out,
+                   int64_t* n_out, tc_tensor* saved, int64_t* n_saved) {
+  fire(*static_cast<Reentry*>(c));
+  if (!initialized()) return TC_ERR_NOT_INITIALIZED;
+  return identity_fwd(c, in, n, needs, out, n_out, saved, n_saved);
+}
+int32_t identity_bwd(void*, const tc_tensor*, int64_t, const tc_tensor* g, int64_t, const int32_t*,
+                     tc_tensor* gin, int64_t) {
+  return tc_tensor_retain(g[0], &gin[0]);
+}
+int32_t firing_bwd(void* c, const tc_tensor* saved, int64_t ns, const tc_tensor* g, int64_t ng,
+                   const int32_t* needs, tc_tensor* gin, int64_t ni) {
+  fire(*static_cast<Reentry*>(c));
+  if (!initialized()) return TC_ERR_NOT_INITIALIZED;
+  return identity_bwd(c, saved, ns, g, ng, needs, gin, ni);
+}
+
+tc_tensor leaf4(Reentry& r) {
+  tc_tensor x = nullptr;
+  tc_ones(r.shape, 1, TC_FLOAT32, TC_CPU, &x);
+  tc_tensor_set_requires_grad(x, 1);
+  return x;
+}
+void free_if_up(std::initializer_list<tc_tensor> ts) {
+  if (!initialized()) return;  // the callback's tc_shutdown made them stale
+  for (tc_tensor t : ts)
+    if (t) {
+      EXPECT_EQ(tc_tensor_free(t), TC_OK);
+    }
+}
+int32_t apply_identity(Reentry& r, tc_tensor x, tc_function_forward fwd, tc_function_backward bwd,
+                       tc_deleter release, tc_tensor* out) {
+  tc_function_def d{};
+  d.size = sizeof d;
+  d.forward = fwd;
+  d.backward = bwd;
+  d.context = &r;
+  d.release = release;
+  int64_t n = 0;
+  return tc_function_apply(&d, &x, 1, out, 1, &n);
+}
+int32_t backward_of_sum(tc_tensor y) {
+  tc_tensor s = nullptr;
+  if (tc_sum(y, nullptr, 0, 0, &s) != TC_OK) return -1;
+  const int32_t rc = tc_backward(s, nullptr, 0);
+  free_if_up({s});
+  return rc;
+}
+
+// Each returns the status of the call inside which the callback ran.
+int32_t inside_grad_hook(Reentry& r) {
+  tc_tensor x = leaf4(r);
+  tc_hook h = nullptr;
+  EXPECT_EQ(tc_tensor_register_hook(x, grad_hook_cb, &r, nullptr, &h), TC_OK);
+  const int32_t rc = backward_of_sum(x);
+  if (initialized()) {
+    EXPECT_EQ(tc_hook_remove(h), TC_OK);
+  }
+  free_if_up({x});
+  return rc;
+}
+int32_t inside_post_hook(Reentry& r) {
+  tc_tensor x = leaf4(r);
+  tc_hook h = nullptr;
+  EXPECT_EQ(tc_tensor_register_post_accumulate_grad_hook(x, post_hook_cb, &r, nullptr, &h), TC_OK);
+  const int32_t rc = backward_of_sum(x);
+  if (initialized()) {
+    EXPECT_EQ(tc_hook_remove(h), TC_OK);
+  }
+  free_if_up({x});
+  return rc;
+}
+int32_t inside_forward(Reentry& r) {
+  tc_tensor x = leaf4(r), y = nullptr;
+  const int32_t rc = apply_identity(r, x, firing_fwd, identity_bwd, nullptr, &y);
+  free_if_up({x, y});
+  return rc;
+}
+int32_t inside_backward(Reentry& r) {
+  tc_tensor x = leaf4(r), y = nullptr;
+  EXPECT_EQ(apply_identity(r, x, identity_fwd, firing_bwd, nullptr, &y), TC_OK);
+  const int32_t rc = backward_of_sum(y);
+  free_if_up({x, y});
+  return rc;
+}
+int32_t inside_hook_release(Reentry& r) {
+  tc_tensor x = leaf4(r);
+  tc_hook h = nullptr;
+  EXPECT_EQ(tc_tensor_register_hook(x, grad_hook_cb, &r, release_cb, &h), TC_OK);
+  const int32_t rc = tc_hook_remove(h);
+  free_if_up({x});
+  return rc;
+}
+int32_t inside_function_release(Reentry& r) {
+  tc_tensor x = leaf4(r), y = nullptr;
+  EXPECT_EQ(apply_identity(r, x, identity_fwd, identity_bwd, release_cb, &y), TC_OK);
+  EXPECT_EQ(r.fired.load(), 0) << "released while its node lives";
+  const int32_t rc = tc_tensor_free(y);  // the node dies, and with it the context
+  free_if_up({x});
+  return rc;
+}
+
+struct InsideCall {
+  const char* name;
+  int32_t (*run)(Reentry& r);
+};
+// The table of callbacks run inside a call. Add a row for every new one.
+const InsideCall kInsideCalls[] = {
+    {"grad_hook_in_backward", inside_grad_hook},     {"post_accumulate_hook_in_backward", inside_post_hook},
+    {"function_forward_in_apply", inside_forward},   {"function_backward_in_backward", inside_backward},
+    {"hook_release_in_remove", inside_hook_release}, {"function_release_in_free", inside_function_release},
+};
+
+struct InsideCase {
+  int call;
+  Body body;
+};
+
+std::vector<InsideCase> inside_cases() {
+  std::vector<InsideCase> cases;
+  const Body bodies[] = {Body::query,     Body::make_free,     Body::init_shutdown,
+                         Body::init_only, Body::shutdown_only, Body::shutdown_last};
+  for (int c = 0; c < int(sizeof kInsideCalls / sizeof kInsideCalls[0]); ++c)
+    for (Body b : bodies) cases.push_back({c, b});
+  return cases;
+}
+
+void run_inside_case(const InsideCase& c) {
+  ASSERT_FALSE(initialized());
+  Reentry r;
+  r.body = c.body;
+  ASSERT_EQ(tc_init(nullptr), TC_OK);
+  if (c.body == Body::shutdown_only) {
+    ASSERT_EQ(tc_init(nullptr), TC_OK);
+  }
+  const int32_t rc = kInsideCalls[c.call].run(r);
+  EXPECT_EQ(r.fired.load(), 1) << "the callback did not run exactly once";
+  // A callback that took libtc down fails the call that ran it (or that call
+  // had finished its work: releases).
+  if (c.body == Body::shutdown_last && r.shutdown_rc == TC_OK) {
+    EXPECT_TRUE(rc == TC_OK || rc == TC_ERR_NOT_INITIALIZED) << status_name(rc);
+    EXPECT_FALSE(initialized());
+  } else {
+    EXPECT_EQ(rc, TC_OK) << status_name(rc);
+    if (c.body == Body::init_only && r.init_rc == TC_OK) {
+      EXPECT_EQ(tc_shutdown(), TC_OK);
+    }
+    EXPECT_EQ(tc_shutdown(), TC_OK);
+  }
+  for (const std::string& v : r.violations) ADD_FAILURE() << v;
+  EXPECT_FALSE(initialized());
+  if (c.body == Body::make_free) {
+    EXPECT_EQ(r.nested_fired.load(), 1);
+  }
+  ASSERT_EQ(tc_init(nullptr), TC_OK);
+  EXPECT_EQ(flag("live_handles"), 0);
+  EXPECT_EQ(flag("live_tensors"), 0);
+  EXPECT_EQ(tc_shutdown(), TC_OK);
+}
+
+class ReentryInside : public ::testing::TestWithParam<InsideCase> {};
+
+TEST_P(ReentryInside, ReentersLibtc) {
+  const InsideCase c = GetParam();
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  run_with_deadline(std::string(info->test_suite_name()) + "." + info->name(), [c] { run_inside_case(c); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Reentrancy, ReentryInside, ::testing::ValuesIn(inside_cases()),
+                         [](const ::testing::TestParamInfo<InsideCase>& info) {
+                           return std::string(kInsideCalls[info.param.call].name) + "__" +
+                                  body_name(info.param.body);
+                         });
 
 }  // namespace

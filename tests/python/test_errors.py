@@ -24,6 +24,7 @@ EXPECTED = {
     D.TC_ERR_AUTOGRAD: (tc.AutogradError, RuntimeError),
     D.TC_ERR_IO: (tc.TcIOError, RuntimeError),
     D.TC_ERR_INTERNAL: (tc.InternalError, RuntimeError),
+    D.TC_ERR_CALLBACK: (tc.CallbackError, RuntimeError),
 }
 
 

@@ -8,7 +8,18 @@ import ctypes as C
 tc_tensor = C.c_void_p
 tc_optimizer = C.c_void_p
 tc_tensor_dict = C.c_void_p
+tc_hook = C.c_void_p
+tc_node = C.c_void_p
 tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)
+# Callbacks return an int32 status (0 = ok).
+tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,
+                                  C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),
+                                  C.POINTER(tc_tensor), C.POINTER(C.c_int64))
+tc_function_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,
+                                   C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int32),
+                                   C.POINTER(tc_tensor), C.c_int64)
+tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))
+tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)
 
 # ---- constants (#define TC_*) ----
 TC_VERSION_MAJOR = 0
@@ -30,7 +41,8 @@ TC_ERR_NOT_IMPLEMENTED = 11
 TC_ERR_AUTOGRAD = 12
 TC_ERR_IO = 13
 TC_ERR_INTERNAL = 14
-TC_STATUS_COUNT = 15
+TC_ERR_CALLBACK = 15
+TC_STATUS_COUNT = 16
 TC_STAGE_PENDING = 0
 TC_STAGE_OK = 1
 TC_STAGE_FAILED = 2
@@ -51,6 +63,13 @@ TC_DEVICE_CPU = 0
 TC_DEVICE_CUDA = 1
 TC_LAYOUT_STRIDED = 0
 TC_MAX_DIMS = 16
+TC_FILL_UNINITIALIZED = 0
+TC_FILL_ZEROS = 1
+TC_FILL_ONES = 2
+TC_FILL_VALUE = 3
+TC_FILL_DATA = 4
+TC_FILL_UNIFORM = 5
+TC_FILL_NORMAL = 6
 TC_RNG_STATE_BYTES = 16
 TC_DIM_ALL = -9223372036854775808
 TC_MATMUL_PRECISION_HIGHEST = 0
@@ -59,6 +78,9 @@ TC_MATMUL_PRECISION_MEDIUM = 2
 TC_REDUCTION_NONE = 0
 TC_REDUCTION_MEAN = 1
 TC_REDUCTION_SUM = 2
+TC_FUNCTION_MAX_INPUTS = 64
+TC_FUNCTION_MAX_OUTPUTS = 16
+TC_FUNCTION_MAX_SAVED = 64
 TC_LOAD_COPY = 1
 
 # ---- structs ----
@@ -83,6 +105,36 @@ class tc_stage_info(C.Structure):
         ('duration_ms', C.c_double),
         ('required', C.c_int32),
         ('reserved', C.c_uint32),
+    ]
+
+class tc_tensor_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('dtype', C.c_int32),
+        ('shape', C.POINTER(C.c_int64)),
+        ('ndim', C.c_int64),
+        ('device', C.c_int32),
+        ('requires_grad', C.c_int32),
+        ('fill', C.c_int32),
+        ('reserved0', C.c_uint32),
+        ('value', C.c_double),
+        ('low', C.c_double),
+        ('high', C.c_double),
+        ('mean', C.c_double),
+        ('std', C.c_double),
+        ('data', C.c_void_p),
+        ('nbytes', C.c_int64),
+    ]
+
+class tc_function_def(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('reserved0', C.c_uint32),
+        ('name', C.c_char_p),
+        ('forward', tc_function_forward),
+        ('backward', tc_function_backward),
+        ('context', C.c_void_p),
+        ('release', tc_deleter),
     ]
 
 class tc_sgd_options(C.Structure):
@@ -141,6 +193,10 @@ FUNCTIONS = {
     'tc_last_error_copy': (
         [C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
         (('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_set_last_error': (
+        [C.c_int32, C.c_char_p],
+        (('int32_t', 'code'), ('const char*', 'message')),
     ),
     'tc_init': (
         [C.POINTER(tc_init_options)],
@@ -221,6 +277,10 @@ FUNCTIONS = {
     'tc_tensor_free': (
         [tc_tensor],
         (('tc_tensor', 't'),),
+    ),
+    'tc_tensor_new': (
+        [C.POINTER(tc_tensor_options), C.POINTER(tc_tensor)],
+        (('const tc_tensor_options*', 'options'), ('tc_tensor*', 'out')),
     ),
     'tc_empty': (
         [C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
@@ -721,6 +781,46 @@ FUNCTIONS = {
     'tc_set_grad_enabled': (
         [C.c_int32, C.POINTER(C.c_int32)],
         (('int32_t', 'enabled'), ('int32_t*', 'previous')),
+    ),
+    'tc_function_apply': (
+        [C.POINTER(tc_function_def), C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int64)],
+        (('const tc_function_def*', 'def'), ('const tc_tensor*', 'inputs'), ('int64_t', 'n_inputs'), ('tc_tensor*', 'outputs'), ('int64_t', 'cap'), ('int64_t*', 'count')),
+    ),
+    'tc_tensor_register_hook': (
+        [tc_tensor, tc_grad_hook, C.c_void_p, tc_deleter, C.POINTER(tc_hook)],
+        (('tc_tensor', 't'), ('tc_grad_hook', 'hook'), ('void*', 'context'), ('tc_deleter', 'release'), ('tc_hook*', 'out')),
+    ),
+    'tc_tensor_register_post_accumulate_grad_hook': (
+        [tc_tensor, tc_tensor_hook, C.c_void_p, tc_deleter, C.POINTER(tc_hook)],
+        (('tc_tensor', 't'), ('tc_tensor_hook', 'hook'), ('void*', 'context'), ('tc_deleter', 'release'), ('tc_hook*', 'out')),
+    ),
+    'tc_hook_remove': (
+        [tc_hook],
+        (('tc_hook', 'h'),),
+    ),
+    'tc_tensor_grad_fn': (
+        [tc_tensor, C.POINTER(tc_node)],
+        (('tc_tensor', 't'), ('tc_node*', 'out')),
+    ),
+    'tc_node_name': (
+        [tc_node, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_node', 'node'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_node_next_count': (
+        [tc_node, C.POINTER(C.c_int64)],
+        (('tc_node', 'node'), ('int64_t*', 'out')),
+    ),
+    'tc_node_next': (
+        [tc_node, C.c_int64, C.POINTER(tc_node), C.POINTER(C.c_int64)],
+        (('tc_node', 'node'), ('int64_t', 'index'), ('tc_node*', 'next'), ('int64_t*', 'input_nr')),
+    ),
+    'tc_node_same': (
+        [tc_node, tc_node, C.POINTER(C.c_int32)],
+        (('tc_node', 'a'), ('tc_node', 'b'), ('int32_t*', 'out')),
+    ),
+    'tc_node_free': (
+        [tc_node],
+        (('tc_node', 'node'),),
     ),
     'tc_uniform_': (
         [tc_tensor, C.c_double, C.c_double],

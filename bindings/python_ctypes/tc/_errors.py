@@ -5,6 +5,7 @@ the concrete class also derives from the matching Python built-in, so
 `except IndexError` works as with PyTorch.
 """
 import ctypes
+import threading
 
 from . import _decls as D
 from ._ints import IntOverflowError  # noqa: F401 (re-exported: tc.IntOverflowError)
@@ -84,6 +85,11 @@ class InternalError(TcError, RuntimeError):
     pass
 
 
+class CallbackError(TcError, RuntimeError):
+    """A callback (hook, custom function) failed; Python re-raises the
+    callback's own exception instead where it has it."""
+
+
 class UnknownStatusError(TcError, RuntimeError):
     """A status code this package does not know (a newer libtc)."""
 
@@ -103,6 +109,7 @@ ERROR_CLASSES = {
     D.TC_ERR_AUTOGRAD: AutogradError,
     D.TC_ERR_IO: TcIOError,
     D.TC_ERR_INTERNAL: InternalError,
+    D.TC_ERR_CALLBACK: CallbackError,
 }
 
 
@@ -131,8 +138,22 @@ def last_error():
     return code.value, buf.value.decode("utf-8", "replace")
 
 
+_callback_state = threading.local()
+
+
+def keep_callback_exception(exc):
+    """A Python callback libtc ran raised exc: the libtc call that ran it
+    raises exc itself (error_for gives it back once)."""
+    _callback_state.exc = exc
+
+
 def error_for(code, message=None):
-    """The exception for a status code, with this thread's last message."""
+    """The exception for a status code, with this thread's last message; the
+    original exception when a Python callback inside the call raised one."""
+    exc = getattr(_callback_state, "exc", None)
+    if exc is not None:
+        _callback_state.exc = None
+        return exc
     if message is None:
         message = last_error_message()
     if not code:

@@ -203,7 +203,8 @@ class Size(tuple):
 
 
 class GradFn:
-    """The node that made a tensor; only its name is exposed."""
+    """A node's name only (kept for compatibility; Tensor.grad_fn gives a
+    tc.autograd.Node)."""
 
     __slots__ = ("_name",)
 
@@ -409,8 +410,25 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        name = K.copy_string(fn("tc_tensor_grad_fn_name"), self._h)
-        return GradFn(name) if name else None
+        """The node that made this tensor (tc.autograd.Node: name(),
+        next_functions), or None for a leaf."""
+        from . import autograd
+        return autograd.grad_fn(self)
+
+    def grad_fn_name(self):
+        """The name of grad_fn ("" for a leaf), without making a node handle."""
+        return K.copy_string(fn("tc_tensor_grad_fn_name"), self._h)
+
+    def register_hook(self, hook):
+        """hook(grad) runs when this tensor's gradient is computed and may
+        return a replacement; returns a RemovableHandle."""
+        from . import autograd
+        return autograd.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after a leaf's .grad was accumulated."""
+        from . import autograd
+        return autograd.register_post_accumulate_grad_hook(self, hook)
 
     def retain_grad(self):
         check(fn("tc_tensor_retain_grad")(self._h))
@@ -1211,3 +1229,35 @@ def initial_seed():
     out = C.c_uint64()
     check(fn("tc_initial_seed")(byref(out)))
     return out.value
+
+
+_FILLS = {"empty": D.TC_FILL_UNINITIALIZED, "zeros": D.TC_FILL_ZEROS, "ones": D.TC_FILL_ONES,
+          "value": D.TC_FILL_VALUE, "data": D.TC_FILL_DATA, "uniform": D.TC_FILL_UNIFORM,
+          "normal": D.TC_FILL_NORMAL}
+
+
+def tensor_new(*size, fill="zeros", dtype=None, device=None, requires_grad=False, value=0.0, low=0.0,
+               high=1.0, mean=0.0, std=1.0, data=None):
+    """The general constructor (tc_tensor_new): size, dtype, device,
+    requires_grad, and what fills it: "empty", "zeros", "ones", "value"
+    (value), "data" (a bytes-like object of the tensor's raw bytes),
+    "uniform" (low, high) or "normal" (mean, std)."""
+    if fill not in _FILLS:
+        raise ValueError("fill must be one of %s, not %r" % (sorted(_FILLS), fill))
+    dims = _shape_args(size)
+    shape, n = K.int64_array(dims)
+    o = D.tc_tensor_options()
+    o.size = C.sizeof(o)
+    o.dtype = K.to_dtype(dtype if dtype is not None else K.get_default_dtype()).code
+    o.shape = shape
+    o.ndim = n
+    o.device = K.device_code(device) if device is not None else 0
+    o.requires_grad = 1 if requires_grad else 0
+    o.fill = _FILLS[fill]
+    o.value, o.low, o.high, o.mean, o.std = float(value), float(low), float(high), float(mean), float(std)
+    keep = None
+    if data is not None:
+        keep = (C.c_char * len(data)).from_buffer_copy(bytes(data))
+        o.data = C.cast(keep, C.c_void_p)
+        o.nbytes = len(data)
+    return _call(fn("tc_tensor_new"), byref(o))

@@ -30,6 +30,12 @@ SCALARS = {
     "tc_optimizer": "tc_optimizer",
     "tc_tensor_dict": "tc_tensor_dict",
     "tc_deleter": "tc_deleter",
+    "tc_hook": "tc_hook",
+    "tc_node": "tc_node",
+    "tc_function_forward": "tc_function_forward",
+    "tc_function_backward": "tc_function_backward",
+    "tc_grad_hook": "tc_grad_hook",
+    "tc_tensor_hook": "tc_tensor_hook",
 }
 
 
@@ -86,8 +92,14 @@ def parse(text):
         fields = []
         for decl in m.group(2).split(";"):
             decl = " ".join(decl.split())
-            if decl:
-                fields.append(split_param(decl))
+            if not decl:
+                continue
+            # "double low, high" declares two fields of one type.
+            first, *more = [d.strip() for d in decl.split(",")]
+            ftype, fname = split_param(first)
+            fields.append((ftype, fname))
+            for extra in more:
+                fields.append((ftype, extra))
         structs.append((m.group(3), fields))
     functions = []
     for m in re.finditer(r"TC_API\s+int32_t\s+(tc_\w+)\s*\((.*?)\)\s*;", code, flags=re.S):
@@ -112,7 +124,18 @@ def generate(text):
     w("tc_tensor = C.c_void_p")
     w("tc_optimizer = C.c_void_p")
     w("tc_tensor_dict = C.c_void_p")
+    w("tc_hook = C.c_void_p")
+    w("tc_node = C.c_void_p")
     w("tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)")
+    w("# Callbacks return an int32 status (0 = ok).")
+    w("tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,")
+    w("                                  C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),")
+    w("                                  C.POINTER(tc_tensor), C.POINTER(C.c_int64))")
+    w("tc_function_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,")
+    w("                                   C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int32),")
+    w("                                   C.POINTER(tc_tensor), C.c_int64)")
+    w("tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))")
+    w("tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)")
     w("")
     w("# ---- constants (#define TC_*) ----")
     for name, value in defines:

@@ -87,8 +87,60 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError("%s does not define forward()" % type(self).__name__)
 
+    # ---- hooks (as PyTorch's): each register_* returns a RemovableHandle
+    def _hook_dict(self, name):
+        d = self.__dict__.get(name)
+        if d is None:
+            d = collections.OrderedDict()
+            object.__setattr__(self, name, d)
+        return d
+
+    def _add_hook(self, name, hook):
+        from ..autograd import RemovableHandle
+        d = self._hook_dict(name)
+        key = object()
+        d[key] = hook
+
+        def remove():
+            if key not in d:
+                raise RuntimeError("this hook was already removed")
+            del d[key]
+        return RemovableHandle(remove)
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) before forward; may return replacement args."""
+        return self._add_hook("_forward_pre_hooks", hook)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) after forward; may return a replacement output."""
+        return self._add_hook("_forward_hooks", hook)
+
+    def register_full_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) once the gradients of the
+        module's tensor inputs are computed; may return replacement grad_input."""
+        return self._add_hook("_backward_hooks", hook)
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        pre = self.__dict__.get("_forward_pre_hooks")
+        post = self.__dict__.get("_forward_hooks")
+        back = self.__dict__.get("_backward_hooks")
+        if not (pre or post or back):
+            return self.forward(*args, **kwargs)
+        for hook in list((pre or {}).values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        if back:
+            from ._backward_hooks import wrap_inputs, wrap_outputs
+            state, args = wrap_inputs(self, list(back.values()), args)
+        out = self.forward(*args, **kwargs)
+        for hook in list((post or {}).values()):
+            r = hook(self, args, out)
+            if r is not None:
+                out = r
+        if back:
+            out = wrap_outputs(state, out)
+        return out
 
     def named_modules(self, prefix=""):
         yield prefix, self

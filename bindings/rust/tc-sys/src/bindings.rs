@@ -21,7 +21,8 @@ pub const TC_ERR_NOT_IMPLEMENTED: i32 = 11;
 pub const TC_ERR_AUTOGRAD: i32 = 12;
 pub const TC_ERR_IO: i32 = 13;
 pub const TC_ERR_INTERNAL: i32 = 14;
-pub const TC_STATUS_COUNT: i32 = 15;
+pub const TC_ERR_CALLBACK: i32 = 15;
+pub const TC_STATUS_COUNT: i32 = 16;
 pub const TC_STAGE_PENDING: i32 = 0;
 pub const TC_STAGE_OK: i32 = 1;
 pub const TC_STAGE_FAILED: i32 = 2;
@@ -42,6 +43,13 @@ pub const TC_DEVICE_CPU: i32 = 0;
 pub const TC_DEVICE_CUDA: i32 = 1;
 pub const TC_LAYOUT_STRIDED: i32 = 0;
 pub const TC_MAX_DIMS: i32 = 16;
+pub const TC_FILL_UNINITIALIZED: i32 = 0;
+pub const TC_FILL_ZEROS: i32 = 1;
+pub const TC_FILL_ONES: i32 = 2;
+pub const TC_FILL_VALUE: i32 = 3;
+pub const TC_FILL_DATA: i32 = 4;
+pub const TC_FILL_UNIFORM: i32 = 5;
+pub const TC_FILL_NORMAL: i32 = 6;
 pub const TC_RNG_STATE_BYTES: i32 = 16;
 pub const TC_MATMUL_PRECISION_HIGHEST: i32 = 0;
 pub const TC_MATMUL_PRECISION_HIGH: i32 = 1;
@@ -49,6 +57,9 @@ pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
+pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
+pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
 pub const TC_LOAD_COPY: i32 = 1;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
@@ -71,6 +82,9 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_last_error_copy(buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_set_last_error(code: i32, message: *const ::std::os::raw::c_char) -> i32;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -423,6 +437,296 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_tensor_free(t: tc_tensor) -> i32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_tensor_options {
+    pub size: u32,
+    pub dtype: i32,
+    pub shape: *const i64,
+    pub ndim: i64,
+    pub device: i32,
+    pub requires_grad: i32,
+    pub fill: i32,
+    pub reserved0: u32,
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+    pub mean: f64,
+    pub std: f64,
+    pub data: *const ::std::os::raw::c_void,
+    pub nbytes: i64,
+}
+#[test]
+fn bindgen_test_layout_tc_tensor_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_tensor_options>(),
+        96usize,
+        concat!("Size of: ", stringify!(tc_tensor_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_tensor_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_tensor_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_dtype() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dtype) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(dtype)
+            )
+        );
+    }
+    test_field_dtype();
+    fn test_field_shape() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(shape)
+            )
+        );
+    }
+    test_field_shape();
+    fn test_field_ndim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ndim) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(ndim)
+            )
+        );
+    }
+    test_field_ndim();
+    fn test_field_device() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).device) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(device)
+            )
+        );
+    }
+    test_field_device();
+    fn test_field_requires_grad() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).requires_grad) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(requires_grad)
+            )
+        );
+    }
+    test_field_requires_grad();
+    fn test_field_fill() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fill) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(fill)
+            )
+        );
+    }
+    test_field_fill();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).value) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(value)
+            )
+        );
+    }
+    test_field_value();
+    fn test_field_low() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).low) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(low)
+            )
+        );
+    }
+    test_field_low();
+    fn test_field_high() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).high) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(high)
+            )
+        );
+    }
+    test_field_high();
+    fn test_field_mean() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).mean) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(mean)
+            )
+        );
+    }
+    test_field_mean();
+    fn test_field_std() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).std) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(std)
+            )
+        );
+    }
+    test_field_std();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_nbytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_tensor_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nbytes) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_tensor_options),
+                "::",
+                stringify!(nbytes)
+            )
+        );
+    }
+    test_field_nbytes();
+}
+extern "C" {
+    pub fn tc_tensor_new(options: *const tc_tensor_options, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_empty(shape: *const i64, ndim: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
@@ -897,6 +1201,244 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_set_grad_enabled(enabled: i32, previous: *mut i32) -> i32;
+}
+pub type tc_function_forward = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut ::std::os::raw::c_void,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        needs_input_grad: *const i32,
+        outputs: *mut tc_tensor,
+        n_outputs: *mut i64,
+        saved: *mut tc_tensor,
+        n_saved: *mut i64,
+    ) -> i32,
+>;
+pub type tc_function_backward = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut ::std::os::raw::c_void,
+        saved: *const tc_tensor,
+        n_saved: i64,
+        grad_outputs: *const tc_tensor,
+        n_outputs: i64,
+        needs_input_grad: *const i32,
+        grad_inputs: *mut tc_tensor,
+        n_inputs: i64,
+    ) -> i32,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_function_def {
+    pub size: u32,
+    pub reserved0: u32,
+    pub name: *const ::std::os::raw::c_char,
+    pub forward: tc_function_forward,
+    pub backward: tc_function_backward,
+    pub context: *mut ::std::os::raw::c_void,
+    pub release: tc_deleter,
+}
+#[test]
+fn bindgen_test_layout_tc_function_def() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_function_def>(),
+        48usize,
+        concat!("Size of: ", stringify!(tc_function_def))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_function_def>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_function_def))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_forward() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).forward) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(forward)
+            )
+        );
+    }
+    test_field_forward();
+    fn test_field_backward() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).backward) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(backward)
+            )
+        );
+    }
+    test_field_backward();
+    fn test_field_context() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(context)
+            )
+        );
+    }
+    test_field_context();
+    fn test_field_release() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_function_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).release) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_function_def),
+                "::",
+                stringify!(release)
+            )
+        );
+    }
+    test_field_release();
+}
+extern "C" {
+    pub fn tc_function_apply(
+        def: *const tc_function_def,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        outputs: *mut tc_tensor,
+        cap: i64,
+        count: *mut i64,
+    ) -> i32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_hook_s {
+    _unused: [u8; 0],
+}
+pub type tc_hook = *mut tc_hook_s;
+pub type tc_grad_hook = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut ::std::os::raw::c_void,
+        grad: tc_tensor,
+        replacement: *mut tc_tensor,
+    ) -> i32,
+>;
+pub type tc_tensor_hook = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut ::std::os::raw::c_void, tensor: tc_tensor) -> i32,
+>;
+extern "C" {
+    pub fn tc_tensor_register_hook(
+        t: tc_tensor,
+        hook: tc_grad_hook,
+        context: *mut ::std::os::raw::c_void,
+        release: tc_deleter,
+        out: *mut tc_hook,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tensor_register_post_accumulate_grad_hook(
+        t: tc_tensor,
+        hook: tc_tensor_hook,
+        context: *mut ::std::os::raw::c_void,
+        release: tc_deleter,
+        out: *mut tc_hook,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_hook_remove(h: tc_hook) -> i32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_node_s {
+    _unused: [u8; 0],
+}
+pub type tc_node = *mut tc_node_s;
+extern "C" {
+    pub fn tc_tensor_grad_fn(t: tc_tensor, out: *mut tc_node) -> i32;
+}
+extern "C" {
+    pub fn tc_node_name(node: tc_node, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_node_next_count(node: tc_node, out: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_node_next(node: tc_node, index: i64, next: *mut tc_node, input_nr: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_node_same(a: tc_node, b: tc_node, out: *mut i32) -> i32;
+}
+extern "C" {
+    pub fn tc_node_free(node: tc_node) -> i32;
 }
 extern "C" {
     pub fn tc_uniform_(t: tc_tensor, low: f64, high: f64) -> i32;

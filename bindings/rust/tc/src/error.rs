@@ -41,6 +41,8 @@ pub enum ErrorKind {
     Io,
     /// `TC_ERR_INTERNAL`: a bug in libtc.
     Internal,
+    /// `TC_ERR_CALLBACK`: a caller's callback (hook, custom function) failed.
+    Callback,
     /// The loaded libtc reports another ABI version than the one this crate
     /// was generated from (reported by [`init`](crate::init), never by libtc).
     AbiMismatch,
@@ -66,6 +68,7 @@ impl ErrorKind {
             sys::TC_ERR_AUTOGRAD => ErrorKind::Autograd,
             sys::TC_ERR_IO => ErrorKind::Io,
             sys::TC_ERR_INTERNAL => ErrorKind::Internal,
+            sys::TC_ERR_CALLBACK => ErrorKind::Callback,
             other => ErrorKind::Unknown(other),
         }
     }
@@ -88,6 +91,7 @@ impl ErrorKind {
             ErrorKind::Autograd => sys::TC_ERR_AUTOGRAD,
             ErrorKind::Io => sys::TC_ERR_IO,
             ErrorKind::Internal => sys::TC_ERR_INTERNAL,
+            ErrorKind::Callback => sys::TC_ERR_CALLBACK,
             ErrorKind::Unknown(code) => code,
         }
     }
@@ -110,6 +114,7 @@ impl ErrorKind {
             ErrorKind::Autograd => "TC_ERR_AUTOGRAD",
             ErrorKind::Io => "TC_ERR_IO",
             ErrorKind::Internal => "TC_ERR_INTERNAL",
+            ErrorKind::Callback => "TC_ERR_CALLBACK",
             ErrorKind::AbiMismatch => "ABI_MISMATCH",
             ErrorKind::Unknown(_) => "TC_ERR_UNKNOWN",
         }

@@ -41,6 +41,7 @@ mod dtype;
 mod error;
 mod ffi;
 mod flag;
+mod hooks;
 mod init;
 mod io;
 mod ops;
@@ -56,6 +57,7 @@ pub use cuda::{
 pub use dtype::{DType, Device, Element};
 pub use error::{last_error, status_name, Error, ErrorKind, Result};
 pub use flag::{flags, get_flag, set_flag, FlagInfo};
+pub use hooks::{apply_function, BackwardFn, Fill, ForwardFn, HookHandle, Node, TensorOptions};
 pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
