@@ -17,10 +17,63 @@ struct ScalarOp {
   const char* name;
   int32_t (*fn)(tc_tensor, double, tc_tensor*);
 };
+struct Scalar2Op {
+  const char* name;
+  int32_t (*fn)(tc_tensor, double, double, tc_tensor*);
+};
 inline constexpr UnaryOp kUnary[] = {
-    {"tc_neg", tc_neg},   {"tc_abs", tc_abs},           {"tc_exp", tc_exp},         {"tc_log", tc_log},
-    {"tc_sqrt", tc_sqrt}, {"tc_tanh", tc_tanh},         {"tc_sigmoid", tc_sigmoid}, {"tc_relu", tc_relu},
-    {"tc_gelu", tc_gelu}, {"tc_softplus", tc_softplus},
+    {"tc_neg", tc_neg},
+    {"tc_abs", tc_abs},
+    {"tc_exp", tc_exp},
+    {"tc_log", tc_log},
+    {"tc_sqrt", tc_sqrt},
+    {"tc_tanh", tc_tanh},
+    {"tc_sigmoid", tc_sigmoid},
+    {"tc_relu", tc_relu},
+    {"tc_gelu", tc_gelu},
+    {"tc_softplus", tc_softplus},
+    {"tc_sin", tc_sin},
+    {"tc_cos", tc_cos},
+    {"tc_tan", tc_tan},
+    {"tc_asin", tc_asin},
+    {"tc_acos", tc_acos},
+    {"tc_atan", tc_atan},
+    {"tc_sinh", tc_sinh},
+    {"tc_cosh", tc_cosh},
+    {"tc_asinh", tc_asinh},
+    {"tc_acosh", tc_acosh},
+    {"tc_atanh", tc_atanh},
+    {"tc_log1p", tc_log1p},
+    {"tc_expm1", tc_expm1},
+    {"tc_log2", tc_log2},
+    {"tc_log10", tc_log10},
+    {"tc_exp2", tc_exp2},
+    {"tc_reciprocal", tc_reciprocal},
+    {"tc_rsqrt", tc_rsqrt},
+    {"tc_square", tc_square},
+    {"tc_sign", tc_sign},
+    {"tc_floor", tc_floor},
+    {"tc_ceil", tc_ceil},
+    {"tc_round", tc_round},
+    {"tc_trunc", tc_trunc},
+    {"tc_frac", tc_frac},
+    {"tc_erf", tc_erf},
+    {"tc_erfc", tc_erfc},
+    {"tc_erfinv", tc_erfinv},
+    {"tc_isnan", tc_isnan},
+    {"tc_isinf", tc_isinf},
+    {"tc_isfinite", tc_isfinite},
+    {"tc_logical_not", tc_logical_not},
+    {"tc_bitwise_not", tc_bitwise_not},
+    {"tc_selu", tc_selu},
+    {"tc_silu", tc_silu},
+    {"tc_mish", tc_mish},
+    {"tc_softsign", tc_softsign},
+    {"tc_relu6", tc_relu6},
+    {"tc_hardsigmoid", tc_hardsigmoid},
+    {"tc_hardswish", tc_hardswish},
+    {"tc_logsigmoid", tc_logsigmoid},
+    {"tc_gelu_tanh", tc_gelu_tanh},
 };
 inline constexpr BinaryOp kBinary[] = {
     {"tc_add", tc_add}, {"tc_sub", tc_sub},         {"tc_mul", tc_mul},         {"tc_div", tc_div},
@@ -29,8 +82,19 @@ inline constexpr BinaryOp kBinary[] = {
     {"tc_ge", tc_ge},
 };
 inline constexpr ScalarOp kScalar[] = {
-    {"tc_add_scalar", tc_add_scalar},   {"tc_sub_scalar", tc_sub_scalar}, {"tc_mul_scalar", tc_mul_scalar},
-    {"tc_div_scalar", tc_div_scalar},   {"tc_pow_scalar", tc_pow_scalar}, {"tc_rsub_scalar", tc_rsub_scalar},
+    {"tc_add_scalar", tc_add_scalar},
+    {"tc_sub_scalar", tc_sub_scalar},
+    {"tc_mul_scalar", tc_mul_scalar},
+    {"tc_div_scalar", tc_div_scalar},
+    {"tc_pow_scalar", tc_pow_scalar},
+    {"tc_rsub_scalar", tc_rsub_scalar},
     {"tc_rdiv_scalar", tc_rdiv_scalar},
+    {"tc_leaky_relu", tc_leaky_relu},
+    {"tc_elu", tc_elu},
+    {"tc_celu", tc_celu},
+};
+// The unary ops with two double parameters (tc_hardtanh, ...).
+inline constexpr Scalar2Op kScalar2[] = {
+    {"tc_hardtanh", tc_hardtanh},
 };
 }  // namespace fuzz_ops

@@ -444,8 +444,9 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
  * Python float: it never widens a floating tensor, and makes an integer or
  * bool tensor's result the default dtype. libtc rejects with TC_ERR_DTYPE:
  * arithmetic on bool tensors other than comparisons and where; float16 and
- * bfloat16 arithmetic on the CPU except conversion; integer inputs to the
- * ops marked "floating dtypes" (PyTorch would promote them to float). */
+ * bfloat16 arithmetic on the CPU except conversion. Integer and bool inputs
+ * to the unary ops marked "floating" promote to the default float dtype, as
+ * in PyTorch. */
 
 /* Elementwise binary ops with broadcasting. */
 /* a + b. */
@@ -502,23 +503,116 @@ TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
 TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out);
 /* |a|. */
 TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out);
-/* e^a (floating dtypes). */
+/* e^a (floating). */
 TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out);
-/* Natural logarithm (floating dtypes). */
+/* Natural logarithm (floating). */
 TC_API int32_t tc_log(tc_tensor a, tc_tensor* out);
-/* Square root (floating dtypes). */
+/* Square root (floating). */
 TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out);
-/* Hyperbolic tangent (floating dtypes). */
+/* Hyperbolic tangent (floating). */
 TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out);
-/* Logistic sigmoid 1 / (1 + e^-a) (floating dtypes). */
+/* Logistic sigmoid 1 / (1 + e^-a) (floating). */
 TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out);
 /* max(a, 0). */
 TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out);
-/* GELU, the exact (erf) form (floating dtypes). */
+/* GELU, the exact (erf) form (floating). */
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out);
 /* log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold =
- * 20) (floating dtypes). */
+ * 20) (floating). */
 TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out);
+/* Sine (floating). */
+TC_API int32_t tc_sin(tc_tensor a, tc_tensor* out);
+/* Cosine (floating). */
+TC_API int32_t tc_cos(tc_tensor a, tc_tensor* out);
+/* Tangent (floating). */
+TC_API int32_t tc_tan(tc_tensor a, tc_tensor* out);
+/* Arcsine (floating). */
+TC_API int32_t tc_asin(tc_tensor a, tc_tensor* out);
+/* Arccosine (floating). */
+TC_API int32_t tc_acos(tc_tensor a, tc_tensor* out);
+/* Arctangent (floating). */
+TC_API int32_t tc_atan(tc_tensor a, tc_tensor* out);
+/* Hyperbolic sine (floating). */
+TC_API int32_t tc_sinh(tc_tensor a, tc_tensor* out);
+/* Hyperbolic cosine (floating). */
+TC_API int32_t tc_cosh(tc_tensor a, tc_tensor* out);
+/* Inverse hyperbolic sine (floating). */
+TC_API int32_t tc_asinh(tc_tensor a, tc_tensor* out);
+/* Inverse hyperbolic cosine (floating). */
+TC_API int32_t tc_acosh(tc_tensor a, tc_tensor* out);
+/* Inverse hyperbolic tangent (floating). */
+TC_API int32_t tc_atanh(tc_tensor a, tc_tensor* out);
+/* log(1 + a), accurate near 0 (floating). */
+TC_API int32_t tc_log1p(tc_tensor a, tc_tensor* out);
+/* e^a - 1, accurate near 0 (floating). */
+TC_API int32_t tc_expm1(tc_tensor a, tc_tensor* out);
+/* Base-2 logarithm (floating). */
+TC_API int32_t tc_log2(tc_tensor a, tc_tensor* out);
+/* Base-10 logarithm (floating). */
+TC_API int32_t tc_log10(tc_tensor a, tc_tensor* out);
+/* 2^a (floating). */
+TC_API int32_t tc_exp2(tc_tensor a, tc_tensor* out);
+/* 1 / a (floating). */
+TC_API int32_t tc_reciprocal(tc_tensor a, tc_tensor* out);
+/* 1 / sqrt(a) (floating). */
+TC_API int32_t tc_rsqrt(tc_tensor a, tc_tensor* out);
+/* a * a (integers stay integers). */
+TC_API int32_t tc_square(tc_tensor a, tc_tensor* out);
+/* The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0. */
+TC_API int32_t tc_sign(tc_tensor a, tc_tensor* out);
+/* Rounds down (integers are unchanged); gradient 0. */
+TC_API int32_t tc_floor(tc_tensor a, tc_tensor* out);
+/* Rounds up (integers are unchanged); gradient 0. */
+TC_API int32_t tc_ceil(tc_tensor a, tc_tensor* out);
+/* Rounds to the nearest integer, halves to even (integers are unchanged);
+ * gradient 0. */
+TC_API int32_t tc_round(tc_tensor a, tc_tensor* out);
+/* Rounds toward zero (integers are unchanged); gradient 0. */
+TC_API int32_t tc_trunc(tc_tensor a, tc_tensor* out);
+/* a - trunc(a) (floating). */
+TC_API int32_t tc_frac(tc_tensor a, tc_tensor* out);
+/* The error function (floating). */
+TC_API int32_t tc_erf(tc_tensor a, tc_tensor* out);
+/* 1 - erf(a) (floating). */
+TC_API int32_t tc_erfc(tc_tensor a, tc_tensor* out);
+/* The inverse error function (floating). */
+TC_API int32_t tc_erfinv(tc_tensor a, tc_tensor* out);
+/* Whether a is NaN, as a bool tensor. */
+TC_API int32_t tc_isnan(tc_tensor a, tc_tensor* out);
+/* Whether a is infinite, as a bool tensor. */
+TC_API int32_t tc_isinf(tc_tensor a, tc_tensor* out);
+/* Whether a is finite (not NaN nor infinite), as a bool tensor. */
+TC_API int32_t tc_isfinite(tc_tensor a, tc_tensor* out);
+/* a == 0, as a bool tensor. */
+TC_API int32_t tc_logical_not(tc_tensor a, tc_tensor* out);
+/* ~a for integers, not a for bool (integer and bool dtypes). */
+TC_API int32_t tc_bitwise_not(tc_tensor a, tc_tensor* out);
+/* a where a > 0, else negative_slope * a (floating). */
+TC_API int32_t tc_leaky_relu(tc_tensor a, double negative_slope, tc_tensor* out);
+/* a where a > 0, else alpha * (e^a - 1) (floating). */
+TC_API int32_t tc_elu(tc_tensor a, double alpha, tc_tensor* out);
+/* scale * elu(a, alpha) with SELU's fixed scale and alpha (floating). */
+TC_API int32_t tc_selu(tc_tensor a, tc_tensor* out);
+/* a where a > 0, else alpha * (e^(a / alpha) - 1) (floating). */
+TC_API int32_t tc_celu(tc_tensor a, double alpha, tc_tensor* out);
+/* a * sigmoid(a) (swish) (floating). */
+TC_API int32_t tc_silu(tc_tensor a, tc_tensor* out);
+/* a * tanh(softplus(a)) (floating). */
+TC_API int32_t tc_mish(tc_tensor a, tc_tensor* out);
+/* a / (1 + |a|) (floating). */
+TC_API int32_t tc_softsign(tc_tensor a, tc_tensor* out);
+/* a clamped to [min_val, max_val] (floating). */
+TC_API int32_t tc_hardtanh(tc_tensor a, double min_val, double max_val, tc_tensor* out);
+/* a clamped to [0, 6] (floating). */
+TC_API int32_t tc_relu6(tc_tensor a, tc_tensor* out);
+/* 0 below -3, 1 above 3, a / 6 + 1/2 between (floating). */
+TC_API int32_t tc_hardsigmoid(tc_tensor a, tc_tensor* out);
+/* a * hardsigmoid(a) (floating). */
+TC_API int32_t tc_hardswish(tc_tensor a, tc_tensor* out);
+/* log(sigmoid(a)), computed stably (floating). */
+TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out);
+/* GELU, the tanh approximation (torch's approximate = "tanh") (floating). */
+TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out);
 /* Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 

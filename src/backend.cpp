@@ -40,7 +40,9 @@ void Backend::binary(ops::BinaryOp, const Tensor&, const Tensor&, const Tensor&)
 void Backend::binary_scalar(ops::ScalarOp, const Tensor&, const Tensor&, double) const {
   not_implemented("binary_scalar");
 }
-void Backend::unary(ops::UnaryOp, const Tensor&, const Tensor&) const { not_implemented("unary"); }
+void Backend::unary(ops::UnaryOp, const Tensor&, const Tensor&, double, double) const {
+  not_implemented("unary");
+}
 void Backend::clamp(const Tensor&, const Tensor&, double, double) const { not_implemented("clamp"); }
 void Backend::where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
   not_implemented("where");

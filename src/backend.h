@@ -53,8 +53,9 @@ struct Backend {
   virtual void binary(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const;
   // out = a (op) s; a and out of one floating dtype.
   virtual void binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s) const;
-  // out = op(a); one dtype.
-  virtual void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) const;
+  // out = op(a) with the row's parameters p, q; out of a's dtype, or bool for
+  // the ops with bool results.
+  virtual void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const;
   // out = a clamped to [lo, hi] (NaN: no bound); one numeric dtype.
   virtual void clamp(const Tensor& out, const Tensor& a, double lo, double hi) const;
   // out = cond ? a : b; cond bool, a, b, out of one dtype.

@@ -33,4 +33,9 @@ inline int32_t unary(const char* fn, ops::UnaryOp op, tc_tensor a, tc_tensor* ou
   return op1(fn, a, out, [&](const Tensor& x) { return ops::unary(op, x); });
 }
 
+// A unary op with double parameters (p, q; unused ones 0).
+inline int32_t unary(const char* fn, ops::UnaryOp op, tc_tensor a, double p, double q, tc_tensor* out) {
+  return op1(fn, a, out, [&](const Tensor& x) { return ops::unary(op, x, p, q); });
+}
+
 }  // namespace tc::abi

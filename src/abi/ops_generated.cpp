@@ -87,3 +87,133 @@ TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out) {
 TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out) {
   return abi::unary(__func__, ops::UnaryOp::softplus, a, out);
 }
+TC_API int32_t tc_sin(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::sin, a, out); }
+TC_API int32_t tc_cos(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::cos, a, out); }
+TC_API int32_t tc_tan(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::tan, a, out); }
+TC_API int32_t tc_asin(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::asin, a, out);
+}
+TC_API int32_t tc_acos(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::acos, a, out);
+}
+TC_API int32_t tc_atan(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::atan, a, out);
+}
+TC_API int32_t tc_sinh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::sinh, a, out);
+}
+TC_API int32_t tc_cosh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::cosh, a, out);
+}
+TC_API int32_t tc_asinh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::asinh, a, out);
+}
+TC_API int32_t tc_acosh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::acosh, a, out);
+}
+TC_API int32_t tc_atanh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::atanh, a, out);
+}
+TC_API int32_t tc_log1p(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::log1p, a, out);
+}
+TC_API int32_t tc_expm1(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::expm1, a, out);
+}
+TC_API int32_t tc_log2(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::log2, a, out);
+}
+TC_API int32_t tc_log10(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::log10, a, out);
+}
+TC_API int32_t tc_exp2(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::exp2, a, out);
+}
+TC_API int32_t tc_reciprocal(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::reciprocal, a, out);
+}
+TC_API int32_t tc_rsqrt(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::rsqrt, a, out);
+}
+TC_API int32_t tc_square(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::square, a, out);
+}
+TC_API int32_t tc_sign(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::sign, a, out);
+}
+TC_API int32_t tc_floor(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::floor, a, out);
+}
+TC_API int32_t tc_ceil(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::ceil, a, out);
+}
+TC_API int32_t tc_round(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::round, a, out);
+}
+TC_API int32_t tc_trunc(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::trunc, a, out);
+}
+TC_API int32_t tc_frac(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::frac, a, out);
+}
+TC_API int32_t tc_erf(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::erf, a, out); }
+TC_API int32_t tc_erfc(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::erfc, a, out);
+}
+TC_API int32_t tc_erfinv(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::erfinv, a, out);
+}
+TC_API int32_t tc_isnan(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::isnan, a, out);
+}
+TC_API int32_t tc_isinf(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::isinf, a, out);
+}
+TC_API int32_t tc_isfinite(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::isfinite, a, out);
+}
+TC_API int32_t tc_logical_not(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::logical_not, a, out);
+}
+TC_API int32_t tc_bitwise_not(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::bitwise_not, a, out);
+}
+TC_API int32_t tc_leaky_relu(tc_tensor a, double negative_slope, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::leaky_relu, a, negative_slope, 0.0, out);
+}
+TC_API int32_t tc_elu(tc_tensor a, double alpha, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::elu, a, alpha, 0.0, out);
+}
+TC_API int32_t tc_selu(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::selu, a, out);
+}
+TC_API int32_t tc_celu(tc_tensor a, double alpha, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::celu, a, alpha, 0.0, out);
+}
+TC_API int32_t tc_silu(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::silu, a, out);
+}
+TC_API int32_t tc_mish(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::mish, a, out);
+}
+TC_API int32_t tc_softsign(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::softsign, a, out);
+}
+TC_API int32_t tc_hardtanh(tc_tensor a, double min_val, double max_val, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::hardtanh, a, min_val, max_val, out);
+}
+TC_API int32_t tc_relu6(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::relu6, a, out);
+}
+TC_API int32_t tc_hardsigmoid(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::hardsigmoid, a, out);
+}
+TC_API int32_t tc_hardswish(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::hardswish, a, out);
+}
+TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::logsigmoid, a, out);
+}
+TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::gelu_tanh, a, out);
+}

@@ -11,7 +11,7 @@ class CpuBackend final : public Backend {
 
   void binary(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const override;
   void binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s) const override;
-  void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) const override;
+  void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const override;
   void clamp(const Tensor& out, const Tensor& a, double lo, double hi) const override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) const override;
   void grad2(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x,

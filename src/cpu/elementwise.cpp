@@ -82,14 +82,20 @@ void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
 }
 // The forward: the row's formula (ew::unary_value), instantiated only for the
 // dtypes the op allows.
+// The parameters are the compute type's (integer rows have none).
 template <typename T>
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a) {
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a, double pd, double qd) {
+  const T p = std::is_floating_point_v<T> ? T(pd) : T(0), q = std::is_floating_point_v<T> ? T(qd) : T(0);
   switch (op) {
-#define TC_UNARY_OP(name, ...)                                                          \
-  case UnaryOp::name:                                                                   \
-    if constexpr (ew::UnaryDef<UnaryOp::name>::ints || std::is_floating_point_v<T>) {   \
-      return map1<T, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x); }); \
-    }                                                                                   \
+#define TC_UNARY_OP(name, ...)                                                                       \
+  case UnaryOp::name:                                                                                \
+    if constexpr (ew::UnaryDef<UnaryOp::name>::template computes<T>) {                               \
+      if constexpr (ew::UnaryDef<UnaryOp::name>::bool_result) {                                      \
+        return map1<bool, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x) != T(0); }); \
+      } else {                                                                                       \
+        return map1<T, T>(out, a, [p, q](T x) { return ew::unary_value<UnaryOp::name>(x, p, q); });  \
+      }                                                                                              \
+    }                                                                                                \
     break;
 #include "math/unary_ops.def"
     case UnaryOp::count_:
@@ -108,8 +114,8 @@ void CpuBackend::binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, 
   TC_DISPATCH_FLOATING(a->dtype, "binary_scalar", [&] { scalar_kernel<scalar_t>(op, out, a, s); });
 }
 
-void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& a) const {
-  TC_DISPATCH_NUMERIC(a->dtype, "unary", [&] { unary_kernel<scalar_t>(op, out, a); });
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const {
+  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "unary", [&] { unary_kernel<scalar_t>(op, out, a, p, q); });
 }
 
 void CpuBackend::clamp(const Tensor& out, const Tensor& a, double lo, double hi) const {

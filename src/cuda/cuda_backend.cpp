@@ -103,7 +103,9 @@ class CudaBackend final : public Backend {
   void binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s) const override {
     cuda::binary_scalar(op, out, a, s);
   }
-  void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) const override { cuda::unary(op, out, a); }
+  void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const override {
+    cuda::unary(op, out, a, p, q);
+  }
   void clamp(const Tensor& out, const Tensor& a, double lo, double hi) const override {
     cuda::clamp(out, a, lo, hi);
   }

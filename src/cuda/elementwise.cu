@@ -219,8 +219,10 @@ struct ScalarFn {
 };
 template <UnaryOp OP, typename C>
 struct UnaryFn {
-  __device__ C operator()(C x) const { return ew::unary_value<OP>(x); }
+  C p, q;
+  __device__ C operator()(C x) const { return ew::unary_value<OP>(x, p, q); }
 };
+// The integer and bool kernels (rows with bool results give 0 or 1, stored as bool).
 template <typename C>
 struct UnaryRtFn {
   UnaryOp op;
@@ -287,12 +289,20 @@ void scalar_float(ScalarOp op, const Tensor& out, const Tensor* const (&in)[1], 
 }
 
 template <typename T>
-void unary_float(UnaryOp op, const Tensor& out, const Tensor* const (&in)[1]) {
+void unary_float(UnaryOp op, const Tensor& out, const Tensor* const (&in)[1], double pd, double qd) {
   using C = compute_t<T>;
+  const C p = C(pd), q = C(qd);
   switch (op) {
-#define TC_UNARY_OP(name, ...) \
-  case UnaryOp::name:          \
-    return launch_same<1, T>(out, in, UnaryFn<UnaryOp::name, C>{});
+#define TC_UNARY_OP(name, ...)                                                              \
+  case UnaryOp::name:                                                                       \
+    if constexpr (ew::UnaryDef<UnaryOp::name>::floats) {                                    \
+      if constexpr (ew::UnaryDef<UnaryOp::name>::bool_result) {                             \
+        return launch_strided<2>(out, in, Fn1<bool, T, UnaryFn<UnaryOp::name, C>>{{p, q}}); \
+      } else {                                                                              \
+        return launch_same<1, T>(out, in, UnaryFn<UnaryOp::name, C>{p, q});                 \
+      }                                                                                     \
+    }                                                                                       \
+    break;
 #include "math/unary_ops.def"
     case UnaryOp::count_:
       break;
@@ -342,18 +352,29 @@ void binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, double s) {
   dispatch_float(out->dtype, "binary_scalar", [&](auto tag) { scalar_float<decltype(tag)>(op, out, in, s); });
 }
 
-void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
-  check_dtypes("cuda::unary", out, {&a});
-  const Tensor* in[1] = {&a};
-  const DType d = out->dtype;
-  if (is_floating(d)) {
-    return dispatch_float(d, "unary", [&](auto tag) { unary_float<decltype(tag)>(op, out, in); });
+void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) {
+  const ew::UnaryInfo info = ew::unary_info(op);
+  if (info.bool_result) {
+    TC_CHECK(out->dtype == DType::b8, TC_ERR_INTERNAL, "cuda::unary: a bool result of dtype ",
+             dtype_name(out->dtype));
+  } else {
+    check_dtypes("cuda::unary", out, {&a});
   }
-  TC_CHECK(ew::unary_ints(op), TC_ERR_INTERNAL, "cuda::unary: a floating op on integers");
-  dispatch_int(d, "unary", [&](auto tag) {
+  const Tensor* in[1] = {&a};
+  const DType d = a->dtype;
+  if (is_floating(d)) {
+    TC_CHECK(info.floats, TC_ERR_INTERNAL, "cuda::unary: an integer op on floating dtypes");
+    return dispatch_float(d, "unary", [&](auto tag) { unary_float<decltype(tag)>(op, out, in, p, q); });
+  }
+  TC_CHECK(d == DType::b8 ? info.bools : info.ints, TC_ERR_INTERNAL, "cuda::unary: op ", int(op),
+           " on dtype ", dtype_name(d));
+  auto run = [&](auto tag) {
     using T = decltype(tag);
+    if (info.bool_result) return launch_strided<2>(out, in, Fn1<bool, T, UnaryRtFn<T>>{{op}});
     launch_same<1, T>(out, in, UnaryRtFn<T>{op});
-  });
+  };
+  if (d == DType::b8) return run(bool{});
+  dispatch_int(d, "unary", run);
 }
 
 void clamp(const Tensor& out, const Tensor& a, double lo, double hi) {

@@ -17,7 +17,7 @@ void binary(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
 // out = a (op) s; a and out of one floating dtype.
 void binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s);
 // out = op(a); one dtype (neg, abs, relu: integers too).
-void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a);
+void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q);
 // out = a clamped to [lo, hi]; NaN = no bound; one numeric dtype.
 void clamp(const Tensor& out, const Tensor& a, double lo, double hi);
 // out = cond ? a : b; cond bool, a, b and out of one dtype.

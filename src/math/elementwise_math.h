@@ -166,6 +166,133 @@ TC_HD inline float m_erf(float x) { return ::erff(x); }
 TC_HD inline double m_erf(double x) { return ::erf(x); }
 TC_HD inline float m_pow(float x, float y) { return ::powf(x, y); }
 TC_HD inline double m_pow(double x, double y) { return ::pow(x, y); }
+#define TC_EW_MATH1(name, cname)                                 \
+  TC_HD inline float m_##name(float x) { return ::cname##f(x); } \
+  TC_HD inline double m_##name(double x) { return ::cname(x); }
+TC_EW_MATH1(sin, sin)
+TC_EW_MATH1(cos, cos)
+TC_EW_MATH1(tan, tan)
+TC_EW_MATH1(asin, asin)
+TC_EW_MATH1(acos, acos)
+TC_EW_MATH1(atan, atan)
+TC_EW_MATH1(sinh, sinh)
+TC_EW_MATH1(cosh, cosh)
+TC_EW_MATH1(asinh, asinh)
+TC_EW_MATH1(acosh, acosh)
+TC_EW_MATH1(atanh, atanh)
+TC_EW_MATH1(expm1, expm1)
+TC_EW_MATH1(log2, log2)
+TC_EW_MATH1(log10, log10)
+TC_EW_MATH1(exp2, exp2)
+TC_EW_MATH1(floor, floor)
+TC_EW_MATH1(ceil, ceil)
+TC_EW_MATH1(trunc, trunc)
+TC_EW_MATH1(nearbyint, nearbyint)  // round half to even, as torch.round
+TC_EW_MATH1(erfc, erfc)
+TC_EW_MATH1(fabs, fabs)
+#undef TC_EW_MATH1
+
+// The inverse error function. CUDA has it; the C library does not: a
+// rational first guess (M. Giles, "Approximating the erfinv function") refined
+// by two Newton steps on erf, which reach double precision.
+template <typename C>
+TC_HD inline C erfinv_host(C y) {
+  if (!(y > C(-1) && y < C(1))) {
+    if (y == C(1)) return C(1) / C(0);
+    if (y == C(-1)) return C(-1) / C(0);
+    return (y - y) / (y - y);  // NaN: |y| > 1 or NaN
+  }
+  const double yd = double(y);
+  double w = -::log((1.0 - yd) * (1.0 + yd)), x;
+  if (w < 6.25) {
+    w -= 3.125;
+    double p = -3.6444120640178196996e-21;
+    p = -1.685059138182016589e-19 + p * w;
+    p = 1.2858480715256400167e-18 + p * w;
+    p = 1.115787767802518096e-17 + p * w;
+    p = -1.333171662854620906e-16 + p * w;
+    p = 2.0972767875968561637e-17 + p * w;
+    p = 6.6376381343583238325e-15 + p * w;
+    p = -4.0545662729752068639e-14 + p * w;
+    p = -8.1519341976054721522e-14 + p * w;
+    p = 2.6335093153082322977e-12 + p * w;
+    p = -1.2975133253453532498e-11 + p * w;
+    p = -5.4154120542946279317e-11 + p * w;
+    p = 1.051212273321532285e-09 + p * w;
+    p = -4.1126339803469836976e-09 + p * w;
+    p = -2.9070369957882005086e-08 + p * w;
+    p = 4.2347877827932403518e-07 + p * w;
+    p = -1.3654692000834678645e-06 + p * w;
+    p = -1.3882523362786468719e-05 + p * w;
+    p = 0.0001867342080340571352 + p * w;
+    p = -0.00074070253416626697512 + p * w;
+    p = -0.0060336708714301490533 + p * w;
+    p = 0.24015818242558961693 + p * w;
+    p = 1.6536545626831027356 + p * w;
+    x = p * yd;
+  } else if (w < 16.0) {
+    w = ::sqrt(w) - 3.25;
+    double p = 2.2137376921775787049e-09;
+    p = 9.0756561938885390979e-08 + p * w;
+    p = -2.7517406297064545428e-07 + p * w;
+    p = 1.8239629214389227755e-08 + p * w;
+    p = 1.5027403968909827627e-06 + p * w;
+    p = -4.013867526981545969e-06 + p * w;
+    p = 2.9234449089955446044e-06 + p * w;
+    p = 1.2475304481671778723e-05 + p * w;
+    p = -4.7318229009055733981e-05 + p * w;
+    p = 6.8284851459573175448e-05 + p * w;
+    p = 2.4031110387097893999e-05 + p * w;
+    p = -0.0003550375203628474796 + p * w;
+    p = 0.00095328937973738049703 + p * w;
+    p = -0.0016882755560235047313 + p * w;
+    p = 0.0024914420961078508066 + p * w;
+    p = -0.0037512085075692412107 + p * w;
+    p = 0.005370914553590063617 + p * w;
+    p = 1.0052589676941592334 + p * w;
+    p = 3.0838856104922207635 + p * w;
+    x = p * yd;
+  } else {
+    w = ::sqrt(w) - 5.0;
+    double p = -2.7109920616438573243e-11;
+    p = -2.5556418169965252055e-10 + p * w;
+    p = 1.5076572693500548083e-09 + p * w;
+    p = -3.7894654401267369937e-09 + p * w;
+    p = 7.6157012080783393804e-09 + p * w;
+    p = -1.4960026627149240478e-08 + p * w;
+    p = 2.9147953450901080826e-08 + p * w;
+    p = -6.7711997758452339498e-08 + p * w;
+    p = 2.2900482228026654717e-07 + p * w;
+    p = -9.9298272942317002539e-07 + p * w;
+    p = 4.5260625972231537039e-06 + p * w;
+    p = -1.9681778105531670567e-05 + p * w;
+    p = 7.5995277030017761139e-05 + p * w;
+    p = -0.00021503011930044477347 + p * w;
+    p = -0.00013871931833623122026 + p * w;
+    p = 1.0103004648645343977 + p * w;
+    p = 4.8499064014085844221 + p * w;
+    x = p * yd;
+  }
+  for (int i = 0; i < 2; ++i) {  // Newton on erf(x) = y
+    const double err = ::erf(x) - yd;
+    x -= err / (1.1283791670955126 * ::exp(-x * x));
+  }
+  return C(x);
+}
+TC_HD inline float m_erfinv(float x) {
+#ifdef __CUDA_ARCH__
+  return ::erfinvf(x);
+#else
+  return erfinv_host(x);
+#endif
+}
+TC_HD inline double m_erfinv(double x) {
+#ifdef __CUDA_ARCH__
+  return ::erfinv(x);
+#else
+  return erfinv_host(x);
+#endif
+}
 
 // x < 0, without a comparison of an unsigned value with 0 (nvcc warns).
 template <typename C>
@@ -186,6 +313,90 @@ TC_HD inline bool is_nan(C v) {
     (void)v;
     return false;
   }
+}
+
+// ---- helpers of the unary rows that also take integer (and bool) dtypes ----
+
+// The sign: -1, 0 or 1 (0 for NaN, as torch.sign; bool: itself).
+template <typename C>
+TC_HD inline C sign_value(C x) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return x;
+  } else if constexpr (is_float_compute<C>) {
+    return x > C(0) ? C(1) : x < C(0) ? C(-1) : C(0);
+  } else {
+    return C(C(0) < x) - C(is_negative(x) ? 1 : 0);
+  }
+}
+// floor, ceil, round (half to even), trunc: integers are their own.
+#define TC_EW_INT_IDENTITY(name, fn)     \
+  template <typename C>                  \
+  TC_HD inline C name(C x) {             \
+    if constexpr (is_float_compute<C>) { \
+      return fn(x);                      \
+    } else {                             \
+      return x;                          \
+    }                                    \
+  }
+TC_EW_INT_IDENTITY(floor_value, m_floor)
+TC_EW_INT_IDENTITY(ceil_value, m_ceil)
+TC_EW_INT_IDENTITY(round_value, m_nearbyint)
+TC_EW_INT_IDENTITY(trunc_value, m_trunc)
+#undef TC_EW_INT_IDENTITY
+// ~x for integers, !x for bool (floating dtypes never get here: the op is integral).
+template <typename C>
+TC_HD inline C bitwise_not_value(C x) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return !x;
+  } else if constexpr (std::is_integral_v<C>) {
+    return C(~x);
+  } else {
+    return x;
+  }
+}
+template <typename C>
+TC_HD inline bool is_inf(C v) {
+  if constexpr (is_float_compute<C>) {
+    return v == C(1) / C(0) || v == C(-1) / C(0);
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+// ---- helpers of the activation rows (floating only) ----
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;  // gelu's tanh form
+constexpr double kGeluKappa = 0.044715;
+
+template <typename C>
+TC_HD inline C sigmoid_value(C x) {
+  return C(1) / (C(1) + m_exp(-x));
+}
+// log(sigmoid(x)) without overflow: min(x, 0) - log1p(e^-|x|).
+template <typename C>
+TC_HD inline C log_sigmoid_value(C x) {
+  return (x < C(0) ? x : C(0)) - m_log1p(m_exp(-m_fabs(x)));
+}
+template <typename C>
+TC_HD inline C mish_grad(C g, C x) {
+  const C t = m_tanh(m_log1p(m_exp(x)));
+  const C s = sigmoid_value(x);
+  return g * (t + x * s * (C(1) - t * t));
+}
+template <typename C>
+TC_HD inline C gelu_tanh_value(C x) {
+  return C(0.5) * x * (C(1) + m_tanh(C(kSqrt2OverPi) * (x + C(kGeluKappa) * x * x * x)));
+}
+// PyTorch's GeluBackward for approximate = "tanh".
+template <typename C>
+TC_HD inline C gelu_tanh_grad(C g, C x) {
+  const C t = m_tanh(C(kSqrt2OverPi) * (x + C(kGeluKappa) * x * x * x));
+  const C left = C(0.5) * x, right = C(1) + t;
+  const C dright = left * (C(1) - t * t) * C(kSqrt2OverPi) * (C(1) + C(3 * kGeluKappa) * x * x);
+  return g * (C(0.5) * right + dright);
 }
 
 // ---- wrapping integer arithmetic: src/wrapping.h, shared with the CPU ----
@@ -341,43 +552,99 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
 // What each UnaryOp's backward reads.
 enum class Save : int32_t { none, input, output };
+// The dtypes a UnaryOp takes (unary_ops.def's dtypes column).
+enum class UnaryDtypes : int32_t {
+  floating = 0,  // float dtypes; integer and bool inputs promote to the default float dtype
+  numeric = 1,   // float and integer dtypes
+  integral = 2,  // integer dtypes and bool
+  any = 3,       // every dtype
+};
+// Where tests sample an op's input (unary_ops.def's domain column).
+enum class Domain : int32_t { all, positive, unit, above_one };
 
 // The UnaryOps (unary_ops.def: one row each). UnaryDef<OP>: the row's
 // forward (value) and backward (grad: g and the saved input x or output y)
-// expressions, whether integer dtypes are allowed, what the backward saves,
-// and the domain tests sample (positive: x > 0).
+// expressions, with the parameters p and q (the row's defaults p0, q0 unless
+// tc_<name> passes them), the dtypes it takes, whether it gives a bool tensor
+// and has a gradient, what the backward saves and the domain tests sample.
 template <UnaryOp OP>
 struct UnaryDef;
 #define TC_UNARY_BIND_none(s) (void)s;
 #define TC_UNARY_BIND_input(s) const C x = s;
 #define TC_UNARY_BIND_output(s) const C y = s;
-#define TC_UNARY_OP(name, GradName, ints_, save_, domain_, forward, backward) \
-  template <>                                                                 \
-  struct UnaryDef<UnaryOp::name> {                                            \
-    static constexpr bool ints = ints_;                                       \
-    static constexpr Save save = Save::save_;                                 \
-    static constexpr bool positive_domain = #domain_[0] == 'p';               \
-    template <typename C>                                                     \
-    static TC_HD C value(C x) {                                               \
-      if constexpr (ints_ || is_float_compute<C>) {                           \
-        return forward;                                                       \
-      } else {                                                                \
-        return x; /* unreachable: the op rejects integer tensors */           \
-      }                                                                       \
-    }                                                                         \
-    template <typename C>                                                     \
-    static TC_HD C grad(C g, C saved) {                                       \
-      TC_UNARY_BIND_##save_(saved) return backward;                           \
-    }                                                                         \
+#define TC_UNARY_DOMAIN_all Domain::all
+#define TC_UNARY_DOMAIN_positive Domain::positive
+#define TC_UNARY_DOMAIN_unit Domain::unit
+#define TC_UNARY_DOMAIN_above_one Domain::above_one
+#define TC_UNARY_OP(name, GradName, dtypes_, bool_result_, diff_, save_, domain_, p0_, q0_, forward, \
+                    backward)                                                                        \
+  template <>                                                                                        \
+  struct UnaryDef<UnaryOp::name> {                                                                   \
+    static constexpr UnaryDtypes dtypes = UnaryDtypes(dtypes_);                                      \
+    static constexpr bool ints = dtypes_ != 0;   /* computes integer dtypes */                       \
+    static constexpr bool floats = dtypes_ != 2; /* computes floating dtypes */                      \
+    static constexpr bool bools = dtypes_ >= 2;  /* takes bool tensors */                            \
+    static constexpr bool bool_result = bool_result_;                                                \
+    static constexpr bool differentiable = diff_;                                                    \
+    static constexpr Save save = Save::save_;                                                        \
+    static constexpr Domain domain = TC_UNARY_DOMAIN_##domain_;                                      \
+    static constexpr double p0 = p0_, q0 = q0_;                                                      \
+    template <typename C>                                                                            \
+    static constexpr bool computes = std::is_same_v<C, bool> ? bools                                 \
+                                     : is_float_compute<C>   ? floats                                \
+                                                             : ints;                                   \
+    template <typename C>                                                                            \
+    static TC_HD C value(C x, C p, C q) {                                                            \
+      (void)p;                                                                                       \
+      (void)q;                                                                                       \
+      if constexpr (computes<C>) {                                                                   \
+        return C(forward);                                                                           \
+      } else {                                                                                       \
+        return x; /* unreachable: the op rejects (or promotes) these dtypes */                       \
+      }                                                                                              \
+    }                                                                                                \
+    template <typename C>                                                                            \
+    static TC_HD C grad(C g, C saved, C p, C q) {                                                    \
+      (void)p;                                                                                       \
+      (void)q;                                                                                       \
+      (void)g;                                                                                       \
+      if constexpr (is_float_compute<C>) {                                                           \
+        TC_UNARY_BIND_##save_(saved) return C(backward);                                             \
+      } else {                                                                                       \
+        (void)saved;                                                                                 \
+        return C(0); /* gradients are floating */                                                    \
+      }                                                                                              \
+    }                                                                                                \
   };
 #include "math/unary_ops.def"
 #undef TC_UNARY_BIND_none
 #undef TC_UNARY_BIND_input
 #undef TC_UNARY_BIND_output
+#undef TC_UNARY_DOMAIN_all
+#undef TC_UNARY_DOMAIN_positive
+#undef TC_UNARY_DOMAIN_unit
+#undef TC_UNARY_DOMAIN_above_one
 
+// The row's value with its default parameters, or with p and q.
 template <UnaryOp OP, typename C>
 TC_HD inline C unary_value(C x) {
-  return UnaryDef<OP>::template value<C>(x);
+  return UnaryDef<OP>::template value<C>(x, C(UnaryDef<OP>::p0), C(UnaryDef<OP>::q0));
+}
+template <UnaryOp OP, typename C>
+TC_HD inline C unary_value(C x, C p, C q) {
+  return UnaryDef<OP>::template value<C>(x, p, q);
+}
+template <typename C>
+TC_HD inline C unary_value(UnaryOp op, C x, C p, C q) {
+  switch (op) {
+#define TC_UNARY_OP(name, ...) \
+  case UnaryOp::name:          \
+    return unary_value<UnaryOp::name>(x, p, q);
+#include "math/unary_ops.def"
+    case UnaryOp::count_:
+      break;
+  }
+  return x;
 }
 template <typename C>
 TC_HD inline C unary_value(UnaryOp op, C x) {
@@ -391,40 +658,33 @@ TC_HD inline C unary_value(UnaryOp op, C x) {
   }
   return x;
 }
-// The row's flags at run time.
-constexpr bool unary_ints(UnaryOp op) {
+// A row's flags at run time.
+struct UnaryInfo {
+  UnaryDtypes dtypes;
+  bool ints, floats, bools, bool_result, differentiable;
+  Save save;
+  Domain domain;
+  double p0, q0;
+};
+constexpr UnaryInfo unary_info(UnaryOp op) {
   switch (op) {
-#define TC_UNARY_OP(name, ...) \
-  case UnaryOp::name:          \
-    return UnaryDef<UnaryOp::name>::ints;
+#define TC_UNARY_OP(name, ...)                                                        \
+  case UnaryOp::name: {                                                               \
+    using D = UnaryDef<UnaryOp::name>;                                                \
+    return UnaryInfo{D::dtypes,         D::ints, D::floats, D::bools, D::bool_result, \
+                     D::differentiable, D::save, D::domain, D::p0,    D::q0};         \
+  }
 #include "math/unary_ops.def"
     case UnaryOp::count_:
       break;
   }
-  return false;
+  return UnaryInfo{UnaryDtypes::any, false, false, false, false, false, Save::none, Domain::all, 0, 0};
 }
-constexpr Save unary_save(UnaryOp op) {
-  switch (op) {
-#define TC_UNARY_OP(name, ...) \
-  case UnaryOp::name:          \
-    return UnaryDef<UnaryOp::name>::save;
-#include "math/unary_ops.def"
-    case UnaryOp::count_:
-      break;
-  }
-  return Save::none;
-}
-constexpr bool unary_positive_domain(UnaryOp op) {
-  switch (op) {
-#define TC_UNARY_OP(name, ...) \
-  case UnaryOp::name:          \
-    return UnaryDef<UnaryOp::name>::positive_domain;
-#include "math/unary_ops.def"
-    case UnaryOp::count_:
-      break;
-  }
-  return false;
-}
+constexpr bool unary_ints(UnaryOp op) { return unary_info(op).ints; }
+constexpr Save unary_save(UnaryOp op) { return unary_info(op).save; }
+constexpr bool unary_positive_domain(UnaryOp op) { return unary_info(op).domain == Domain::positive; }
+constexpr Domain unary_domain(UnaryOp op) { return unary_info(op).domain; }
+constexpr bool unary_differentiable(UnaryOp op) { return unary_info(op).differentiable; }
 
 // A clamp bound as compute type C. Bounds beyond an integer type's range
 // clamp nothing on that side (converting them would be UB), as on the CPU.
@@ -474,6 +734,9 @@ struct GradParams {
   double s = 0;  // pow_scalar, rdiv_scalar
   double lo = 0, hi = 0;
   bool has_lo = false, has_hi = false;  // clamp
+  // A UnaryOp's parameters p and q; the row's defaults unless unary_params.
+  bool unary_params = false;
+  double up = 0, uq = 0;
 };
 
 // One formula of three operands, chosen at compile time (the CPU's loops,
@@ -537,7 +800,8 @@ TC_HD inline C grad2_value(C g, C x, const GradParams& p) {
   } else {
     static_assert(F > Grad::clamp && F < Grad::count_, "grad2_value: not a two-operand formula");
     constexpr UnaryOp op = static_cast<UnaryOp>(static_cast<int>(F) - static_cast<int>(Grad::clamp) - 1);
-    return UnaryDef<op>::template grad<C>(g, x);
+    using D = UnaryDef<op>;
+    return D::template grad<C>(g, x, C(p.unary_params ? p.up : D::p0), C(p.unary_params ? p.uq : D::q0));
   }
 }
 template <typename C>

@@ -183,23 +183,36 @@ static_assert(std::size(kUnaryGradNames) == size_t(UnaryOp::count_));
 
 Tensor unary(UnaryOp op, const Tensor& a) {
   TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
+  const ew::UnaryInfo info = ew::unary_info(op);
+  return unary(op, a, info.p0, info.q0);
+}
+
+Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
+  TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
   const char* name = kUnaryNames[int(op)];
+  const ew::UnaryInfo info = ew::unary_info(op);
   check_same_device(name, a, a, true);
-  check_dtype(name, "a", a, false);
-  TC_CHECK(ew::unary_ints(op) || is_floating(a->dtype), TC_ERR_DTYPE, name,
-           ": expected a float32 or float64 tensor but got ", describe(a),
-           " (convert integer tensors with tc_to_dtype first)");
-  Tensor out = empty(a->shape, a->dtype, a->device);
-  backend_for(out).unary(op, out, a);
-  if (!autograd::needs_grad({&a})) return out;
-  const ew::Save what = ew::unary_save(op);
+  // Like PyTorch, the floating ops compute integer and bool tensors in the
+  // default float dtype (a cast: such inputs never require grad).
+  const bool promote = info.dtypes == ew::UnaryDtypes::floating && !is_floating(a->dtype);
+  const Tensor x = promote ? cast(a, default_dtype()) : a;
+  check_dtype(name, "a", x, info.bools);
+  TC_CHECK(info.floats || !is_floating(x->dtype), TC_ERR_DTYPE, name,
+           ": expected an integer or bool tensor but got ", describe(a));
+  Tensor out = empty(x->shape, info.bool_result ? DType::b8 : x->dtype, x->device);
+  backend_for(out).unary(op, out, x, p, q);
+  if (!info.differentiable || !autograd::needs_grad({&a})) return out;
   std::vector<Tensor> saved;
-  if (what == ew::Save::input) saved.push_back(a);
-  if (what == ew::Save::output) saved.push_back(autograd::alias(out));
+  if (info.save == ew::Save::input) saved.push_back(a);
+  if (info.save == ew::Save::output) saved.push_back(autograd::alias(out));
+  ew::GradParams gp;
+  gp.unary_params = true;
+  gp.up = p;
+  gp.uq = q;
   autograd::record_function(kUnaryGradNames[int(op)], {a}, {out}, std::move(saved),
-                            [op](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                            [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // Formulas that save nothing get g in its place (unused).
-                              return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0])};
+                              return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
                             });
   return out;
 }

@@ -66,7 +66,10 @@ enum class UnaryOp {
 #include "math/unary_ops.def"
   count_
 };
+// The row's default parameters, or p and q (see unary_ops.def). Integer and
+// bool inputs to the floating ops promote to the default float dtype.
 Tensor unary(UnaryOp op, const Tensor& a);
+Tensor unary(UnaryOp op, const Tensor& a, double p, double q);
 Tensor clamp(const Tensor& a, double lo, double hi);  // NaN = no bound
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 inline Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }

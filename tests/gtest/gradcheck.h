@@ -23,6 +23,7 @@
 
 #include "autograd/function.h"
 #include "init.h"
+#include "math/elementwise_math.h"
 #include "ops/ops.h"
 #include "rng.h"
 #include "tc.h"
@@ -155,6 +156,35 @@ inline ::testing::AssertionResult gradcheck(const std::function<tc::Tensor(const
     if (x) x->set_grad(nullptr);
   }
   return ::testing::AssertionSuccess();
+}
+
+// Inputs inside a unary op's domain (unary_ops.def's domain column).
+inline tc::Tensor unary_sample(tc::ops::UnaryOp op, const tc::Dims& shape, tc::DType dtype = tc::DType::f64) {
+  switch (tc::ew::unary_domain(op)) {
+    case tc::ew::Domain::positive:
+      return uniform(shape, 0.5, 3, dtype);
+    case tc::ew::Domain::unit:
+      return uniform(shape, -0.9, 0.9, dtype);
+    case tc::ew::Domain::above_one:
+      return uniform(shape, 1.5, 3, dtype);
+    case tc::ew::Domain::all:
+      break;
+  }
+  return randn(shape, dtype);
+}
+// Whether x is inside op's domain.
+inline bool in_unary_domain(tc::ops::UnaryOp op, double x) {
+  switch (tc::ew::unary_domain(op)) {
+    case tc::ew::Domain::positive:
+      return x > 0;
+    case tc::ew::Domain::unit:
+      return x > -1 && x < 1;
+    case tc::ew::Domain::above_one:
+      return x > 1;
+    case tc::ew::Domain::all:
+      break;
+  }
+  return true;
 }
 
 // Runs a C ABI call and checks its status, printing the last error on failure.

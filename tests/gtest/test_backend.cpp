@@ -61,7 +61,7 @@ TEST(Backend, ARegisteredTableIsFoundAndAMissingPrimitiveIsNotImplemented) {
   ASSERT_EQ(&tc::backend_for(spare), &bare);
   Tensor t = tc::empty({3}, tc::DType::f32);
   try {
-    bare.unary(tc::ops::UnaryOp::exp, t, t);
+    bare.unary(tc::ops::UnaryOp::exp, t, t, 0, 0);
     FAIL() << "unary should not be implemented on the bare backend";
   } catch (const tc::Error& e) {
     EXPECT_EQ(e.code(), TC_ERR_NOT_IMPLEMENTED);

@@ -24,7 +24,7 @@ def rng(seed=0):
 def to_np(t):
     if isinstance(t, torch.Tensor):
         return t.detach().numpy()
-    return np.asarray(t.detach().tolist(), dtype=t.dtype._np or "float32")
+    return np.asarray(t.detach().tolist(), dtype=t.dtype._np or "float32").reshape(tuple(t.shape))
 
 
 def assert_same(a, b, tol):
@@ -177,8 +177,145 @@ def test_unary_integer_rules():
     a = R.integers(-5, 5, (6,))
     for f in (lambda x: -x, lambda x: x.abs(), lambda x: x.relu()):
         parity(f, f, [a], grad=False, dtypes=(np.float64,))
+    # Like PyTorch, integer inputs to the floating ops promote to the default float dtype.
+    for f in (lambda x: x.exp(), lambda x: x.sqrt(), lambda x: x.sigmoid(), lambda x: x.sin()):
+        parity(f, f, [a], grad=False, dtypes=(np.float32,))  # float32 results: float32 tolerances
+        parity(f, f, [a.astype(np.int32)], grad=False, dtypes=(np.float32,))
+        parity(f, f, [a > 0], grad=False, dtypes=(np.float32,))
+
+
+def unit(*s):
+    return R.uniform(-0.9, 0.9, s)
+
+
+def above_one(*s):
+    return R.uniform(1.5, 3.0, s)
+
+
+def special(*s):
+    """Random values with NaN, infinities, zeros and halves among them."""
+    v = R.standard_normal(s) * 3
+    flat = v.reshape(-1)
+    extra = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, 1.5, 2.5, -0.5]
+    flat[:min(len(flat), len(extra))] = extra[:len(flat)]
+    return v
+
+
+# (name, generator, differentiable, integer inputs: "promote" (floating op), "same" or None)
+UNARY_MATH = [
+    ("sin", randn, True, "promote"), ("cos", randn, True, "promote"), ("tan", unit, True, "promote"),
+    ("asin", unit, True, "promote"), ("acos", unit, True, "promote"), ("atan", randn, True, "promote"),
+    ("sinh", randn, True, "promote"), ("cosh", randn, True, "promote"), ("asinh", randn, True, "promote"),
+    ("acosh", above_one, True, "promote"), ("atanh", unit, True, "promote"), ("log1p", pos, True, "promote"),
+    ("expm1", randn, True, "promote"), ("log2", pos, True, "promote"), ("log10", pos, True, "promote"),
+    ("exp2", randn, True, "promote"), ("reciprocal", pos, True, "promote"), ("rsqrt", pos, True, "promote"),
+    ("square", randn, True, "same"), ("sign", special, True, "same"), ("floor", special, True, "same"),
+    ("ceil", special, True, "same"), ("round", special, True, "same"), ("trunc", special, True, "same"),
+    ("frac", randn, True, None), ("erf", randn, True, "promote"), ("erfc", randn, True, "promote"),
+    ("erfinv", unit, True, "promote"), ("isnan", special, False, "same"), ("isinf", special, False, "same"),
+    ("isfinite", special, False, "same"), ("logical_not", special, False, "same"),
+]
+# Layouts: plain, non-contiguous (a transposed view), 0-d, empty.
+LAYOUTS = {
+    "plain": (lambda gen: [gen(4, 5)], lambda f: f),
+    "noncontig": (lambda gen: [gen(5, 4)], lambda f: lambda a: f(a.transpose(0, 1))),
+    "0d": (lambda gen: [np.asarray(gen(1)[0])], lambda f: f),
+    "empty": (lambda gen: [gen(0, 3)], lambda f: f),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name,gen,diff,ints", UNARY_MATH, ids=[u[0] for u in UNARY_MATH])
+def test_unary_math(name, gen, diff, ints, layout):
+    need("tc_" + name)
+    make, wrap = LAYOUTS[layout]
+    f = wrap(lambda a: getattr(a, name)())
+    arrays = make(gen)
+    if gen is special and layout != "plain":
+        arrays = make(randn)
+    # The finite-values only for gradients (inf/NaN gradients are compared as values).
+    parity(f, f, arrays, grad=diff and gen is not special)
+    if gen is special and diff:
+        parity(f, f, make(randn), grad=True)
+    if ints is not None:
+        ai = np.round(arrays[0] * 3).astype(np.int64) if gen is not special else R.integers(-5, 5, (4, 5))
+        # (float32 tolerances: promoted results are the default dtype, float32)
+        parity(f, f, [ai], grad=False, dtypes=(np.float32,))
+        parity(f, f, [ai.astype(np.int32)], grad=False, dtypes=(np.float32,))
+    # and the tc.<name> function
+    parity(lambda a: getattr(tc, name)(a), lambda a: getattr(torch, name)(a), [gen(3, 2)], grad=False)
+
+
+def test_bool_inputs_and_bitwise_not():
+    need("tc_bitwise_not", "tc_logical_not", "tc_isnan")
+    b = R.standard_normal((4, 5)) > 0
+    for name in ("bitwise_not", "logical_not", "isnan", "isinf", "isfinite"):
+        f = lambda a: getattr(a, name)()  # noqa: E731
+        parity(f, f, [b], grad=False, dtypes=(np.float64,))
+    f = lambda a: a.bitwise_not()  # noqa: E731
+    for dt in (np.int64, np.int32, np.int16, np.int8, np.uint8):
+        parity(f, f, [R.integers(0, 100, (3, 4)).astype(dt)], grad=False, dtypes=(np.float64,))
     with pytest.raises(tc.DTypeError):
-        tc.tensor(a).exp()  # tc.h: integer inputs to exp are rejected
+        tc.tensor(randn(3)).bitwise_not()
+
+
+def _act(name, *args, **kwargs):
+    def f(a):
+        mod = F if isinstance(a, tc.Tensor) else TF
+        return getattr(mod, name)(a, *args, **kwargs)
+    return f
+
+
+def _wide(*s):
+    """Values covering every piece of the piecewise activations (|x| up to 8)."""
+    return R.uniform(-8, 8, s)
+
+
+ACTIVATIONS = [
+    ("leaky_relu", (), {}), ("leaky_relu", (0.2,), {}), ("leaky_relu", (), {"negative_slope": -0.3}),
+    ("elu", (), {}), ("elu", (), {"alpha": 0.5}), ("selu", (), {}), ("celu", (), {}), ("celu", (), {"alpha": 2.0}),
+    ("silu", (), {}), ("mish", (), {}), ("softsign", (), {}), ("hardtanh", (), {}),
+    ("hardtanh", (-2.0, 0.5), {}), ("hardtanh", (), {"min_val": -0.3, "max_val": 3.0}), ("relu6", (), {}),
+    ("hardsigmoid", (), {}), ("hardswish", (), {}), ("logsigmoid", (), {}), ("gelu", (), {"approximate": "tanh"}),
+    ("gelu", (), {"approximate": "none"}),
+]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name,args,kwargs", ACTIVATIONS, ids=["%s%r%r" % a for a in ACTIVATIONS])
+def test_activations(name, args, kwargs, layout):
+    need("tc_" + ("gelu_tanh" if kwargs.get("approximate") == "tanh" else name))
+    make, wrap = LAYOUTS[layout]
+    f = wrap(_act(name, *args, **kwargs))
+    parity(f, f, make(_wide))
+
+
+MODULES = [
+    ("LeakyReLU", (), {}), ("LeakyReLU", (0.3,), {}), ("ELU", (), {"alpha": 0.7}), ("SELU", (), {}),
+    ("CELU", (1.5,), {}), ("SiLU", (), {}), ("Mish", (), {}), ("Softsign", (), {}), ("Hardtanh", (-0.5, 2.0), {}),
+    ("ReLU6", (), {}), ("Hardsigmoid", (), {}), ("Hardswish", (), {}), ("LogSigmoid", (), {}),
+    ("GELU", (), {"approximate": "tanh"}), ("GELU", (), {}),
+]
+
+
+@pytest.mark.parametrize("cls,args,kwargs", MODULES, ids=["%s%r%r" % m for m in MODULES])
+def test_activation_modules(cls, args, kwargs):
+    need("tc_hardtanh", "tc_gelu_tanh")
+    m_tc, m_th = getattr(tc.nn, cls)(*args, **kwargs), getattr(torch.nn, cls)(*args, **kwargs)
+    parity(lambda a: m_tc(a), lambda a: m_th(a), [_wide(3, 4)])
+    parity(lambda a: m_tc(a), lambda a: m_th(a), [_wide(0, 4)])
+
+
+def test_activation_methods_and_bad_params():
+    need("tc_leaky_relu", "tc_hardtanh")
+    parity(lambda a: a.leaky_relu(0.1), lambda a: TF.leaky_relu(a, 0.1), [randn(3, 4)])
+    parity(lambda a: tc.hardtanh(a, -0.2, max_val=0.4), lambda a: TF.hardtanh(a, -0.2, 0.4), [randn(3, 4)])
+    with pytest.raises(TypeError):
+        tc.tensor(randn(3)).leaky_relu(0.1, 0.2)
+    with pytest.raises(TypeError):
+        tc.tensor(randn(3)).leaky_relu(slope=0.1)
+    with pytest.raises(ValueError):
+        F.gelu(tc.tensor(randn(3)), approximate="fast")
 
 
 def test_clamp():

@@ -162,9 +162,9 @@ def _rbinary(name, rscalar_name=None):
 def _unary(name):
     f = fast("tc_" + name)
 
-    def op(self):
+    def op(self, *params):  # params: the op's doubles (tc_leaky_relu's negative_slope, ...)
         out = VP()
-        rc = f(self._h, byref(out))
+        rc = f(self._h, *[_double(p) for p in params], byref(out)) if params else f(self._h, byref(out))
         if rc:
             raise error_for(rc)
         t = _new(Tensor)
@@ -643,12 +643,6 @@ class Tensor:
 
     def clamp_max(self, max):
         return self.clamp(max=max)
-
-    def square(self):
-        return self * self
-
-    def rsqrt(self):
-        return self.sqrt().__rtruediv__(1.0)
 
     def where(self, condition, other):
         return where(condition, self, other)

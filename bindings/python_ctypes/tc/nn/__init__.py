@@ -12,5 +12,5 @@ __all__ = ["functional", "init", "Module", "Parameter", "Linear", "Conv2d", "ReL
 from .. import _ops_generated as _gen  # noqa: E402
 from . import modules as _modules  # noqa: E402
 
-globals().update({_c: getattr(_modules, _c) for _c, _ in _gen.NN_MODULES})
-__all__ += [_c for _c, _ in _gen.NN_MODULES]
+globals().update({_c: getattr(_modules, _c) for _c, _, _ in _gen.NN_MODULES})
+__all__ += [_c for _c, _, _ in _gen.NN_MODULES]

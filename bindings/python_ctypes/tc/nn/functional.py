@@ -44,9 +44,11 @@ def relu(x, inplace=False):
 
 
 def gelu(x, approximate="none"):
-    if approximate != "none":
-        raise NotImplementedError("only the exact (erf) gelu is implemented")
-    return x.gelu()
+    if approximate == "none":
+        return x.gelu()
+    if approximate == "tanh":
+        return x.gelu_tanh()
+    raise ValueError("approximate must be 'none' or 'tanh', got %r" % (approximate,))
 
 
 def sigmoid(x):
@@ -110,13 +112,17 @@ def one_hot(tensor, num_classes=-1):
     return _call(fn("tc_one_hot"), tensor._h, int(num_classes))
 
 
-def _nn_function(name):
-    def f(x):
-        return getattr(x, name)()
+def _nn_function(name, params):
+    """tc.nn.functional.<name>(x, *params, inplace=False): inplace is accepted
+    for PyTorch's signatures and ignored (the result is a new tensor)."""
+    def f(x, *args, **kwargs):
+        kwargs.pop("inplace", None)
+        return getattr(x, name)(*args[:len(params)], **kwargs)
 
     f.__name__ = f.__qualname__ = name
     return f
 
 
 # The table's nn_functional ops (ops/ops.toml), e.g. softplus.
-globals().update({_n: _nn_function(_n) for _n in _ops_generated.NN_FUNCTIONAL})
+_PARAMS = {c[3:]: params for c, _, _, _, _, params in _ops_generated.METHODS}
+globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})

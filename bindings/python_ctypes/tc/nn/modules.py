@@ -325,13 +325,46 @@ class ReLU(_Activation):
     _fn = staticmethod(F.relu)
 
 
-class GELU(_Activation):
-    _fn = staticmethod(F.gelu)
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError("approximate must be 'none' or 'tanh', got %r" % (approximate,))
+        self.approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, approximate=self.approximate)
 
 
 # The table's nn_module activations (ops/ops.toml), e.g. Softplus.
-for _cls, _op in _ops_generated.NN_MODULES:
-    globals()[_cls] = type(_cls, (_Activation,), {"_fn": staticmethod(getattr(F, _op)), "__module__": __name__})
+class _ParamActivation(Module):
+    """An activation with parameters ((name, default), ...), kept as attributes
+    (torch.nn.LeakyReLU(negative_slope=0.01, inplace=False) and the like)."""
+    _fn = None
+    _params = ()
+
+    def __init__(self, *args, inplace=False, **kwargs):
+        super().__init__()
+        names = [p for p, _ in self._params]
+        if len(args) > len(names):
+            args, inplace = args[:len(names)], args[len(names)]
+        values = dict(self._params)
+        values.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in values:
+                raise TypeError("%s() got an unexpected keyword argument %r" % (type(self).__name__, k))
+            values[k] = v
+        for k in names:
+            setattr(self, k, values[k])
+        self.inplace = inplace
+
+    def forward(self, x):
+        return type(self)._fn(x, *(getattr(self, p) for p, _ in self._params))
+
+
+for _cls, _op, _params in _ops_generated.NN_MODULES:
+    globals()[_cls] = type(_cls, (_ParamActivation if _params else _Activation,),
+                           {"_fn": staticmethod(getattr(F, _op)), "_params": _params, "__module__": __name__})
 
 
 class Tanh(_Activation):

@@ -70,23 +70,23 @@ impl Tensor {
     pub fn abs(&self) -> Result<Tensor> {
         self.unary(sys::tc_abs)
     }
-    /// e^a (floating dtypes).
+    /// e^a (floating).
     pub fn exp(&self) -> Result<Tensor> {
         self.unary(sys::tc_exp)
     }
-    /// Natural logarithm (floating dtypes).
+    /// Natural logarithm (floating).
     pub fn log(&self) -> Result<Tensor> {
         self.unary(sys::tc_log)
     }
-    /// Square root (floating dtypes).
+    /// Square root (floating).
     pub fn sqrt(&self) -> Result<Tensor> {
         self.unary(sys::tc_sqrt)
     }
-    /// Hyperbolic tangent (floating dtypes).
+    /// Hyperbolic tangent (floating).
     pub fn tanh(&self) -> Result<Tensor> {
         self.unary(sys::tc_tanh)
     }
-    /// Logistic sigmoid 1 / (1 + e^-a) (floating dtypes).
+    /// Logistic sigmoid 1 / (1 + e^-a) (floating).
     pub fn sigmoid(&self) -> Result<Tensor> {
         self.unary(sys::tc_sigmoid)
     }
@@ -94,12 +94,196 @@ impl Tensor {
     pub fn relu(&self) -> Result<Tensor> {
         self.unary(sys::tc_relu)
     }
-    /// GELU, the exact (erf) form (floating dtypes).
+    /// GELU, the exact (erf) form (floating).
     pub fn gelu(&self) -> Result<Tensor> {
         self.unary(sys::tc_gelu)
     }
-    /// log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating dtypes).
+    /// log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating).
     pub fn softplus(&self) -> Result<Tensor> {
         self.unary(sys::tc_softplus)
+    }
+    /// Sine (floating).
+    pub fn sin(&self) -> Result<Tensor> {
+        self.unary(sys::tc_sin)
+    }
+    /// Cosine (floating).
+    pub fn cos(&self) -> Result<Tensor> {
+        self.unary(sys::tc_cos)
+    }
+    /// Tangent (floating).
+    pub fn tan(&self) -> Result<Tensor> {
+        self.unary(sys::tc_tan)
+    }
+    /// Arcsine (floating).
+    pub fn asin(&self) -> Result<Tensor> {
+        self.unary(sys::tc_asin)
+    }
+    /// Arccosine (floating).
+    pub fn acos(&self) -> Result<Tensor> {
+        self.unary(sys::tc_acos)
+    }
+    /// Arctangent (floating).
+    pub fn atan(&self) -> Result<Tensor> {
+        self.unary(sys::tc_atan)
+    }
+    /// Hyperbolic sine (floating).
+    pub fn sinh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_sinh)
+    }
+    /// Hyperbolic cosine (floating).
+    pub fn cosh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_cosh)
+    }
+    /// Inverse hyperbolic sine (floating).
+    pub fn asinh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_asinh)
+    }
+    /// Inverse hyperbolic cosine (floating).
+    pub fn acosh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_acosh)
+    }
+    /// Inverse hyperbolic tangent (floating).
+    pub fn atanh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_atanh)
+    }
+    /// log(1 + a), accurate near 0 (floating).
+    pub fn log1p(&self) -> Result<Tensor> {
+        self.unary(sys::tc_log1p)
+    }
+    /// e^a - 1, accurate near 0 (floating).
+    pub fn expm1(&self) -> Result<Tensor> {
+        self.unary(sys::tc_expm1)
+    }
+    /// Base-2 logarithm (floating).
+    pub fn log2(&self) -> Result<Tensor> {
+        self.unary(sys::tc_log2)
+    }
+    /// Base-10 logarithm (floating).
+    pub fn log10(&self) -> Result<Tensor> {
+        self.unary(sys::tc_log10)
+    }
+    /// 2^a (floating).
+    pub fn exp2(&self) -> Result<Tensor> {
+        self.unary(sys::tc_exp2)
+    }
+    /// 1 / a (floating).
+    pub fn reciprocal(&self) -> Result<Tensor> {
+        self.unary(sys::tc_reciprocal)
+    }
+    /// 1 / sqrt(a) (floating).
+    pub fn rsqrt(&self) -> Result<Tensor> {
+        self.unary(sys::tc_rsqrt)
+    }
+    /// a * a (integers stay integers).
+    pub fn square(&self) -> Result<Tensor> {
+        self.unary(sys::tc_square)
+    }
+    /// The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0.
+    pub fn sign(&self) -> Result<Tensor> {
+        self.unary(sys::tc_sign)
+    }
+    /// Rounds down (integers are unchanged); gradient 0.
+    pub fn floor(&self) -> Result<Tensor> {
+        self.unary(sys::tc_floor)
+    }
+    /// Rounds up (integers are unchanged); gradient 0.
+    pub fn ceil(&self) -> Result<Tensor> {
+        self.unary(sys::tc_ceil)
+    }
+    /// Rounds to the nearest integer, halves to even (integers are unchanged); gradient 0.
+    pub fn round(&self) -> Result<Tensor> {
+        self.unary(sys::tc_round)
+    }
+    /// Rounds toward zero (integers are unchanged); gradient 0.
+    pub fn trunc(&self) -> Result<Tensor> {
+        self.unary(sys::tc_trunc)
+    }
+    /// a - trunc(a) (floating).
+    pub fn frac(&self) -> Result<Tensor> {
+        self.unary(sys::tc_frac)
+    }
+    /// The error function (floating).
+    pub fn erf(&self) -> Result<Tensor> {
+        self.unary(sys::tc_erf)
+    }
+    /// 1 - erf(a) (floating).
+    pub fn erfc(&self) -> Result<Tensor> {
+        self.unary(sys::tc_erfc)
+    }
+    /// The inverse error function (floating).
+    pub fn erfinv(&self) -> Result<Tensor> {
+        self.unary(sys::tc_erfinv)
+    }
+    /// Whether a is NaN, as a bool tensor.
+    pub fn isnan(&self) -> Result<Tensor> {
+        self.unary(sys::tc_isnan)
+    }
+    /// Whether a is infinite, as a bool tensor.
+    pub fn isinf(&self) -> Result<Tensor> {
+        self.unary(sys::tc_isinf)
+    }
+    /// Whether a is finite (not NaN nor infinite), as a bool tensor.
+    pub fn isfinite(&self) -> Result<Tensor> {
+        self.unary(sys::tc_isfinite)
+    }
+    /// a == 0, as a bool tensor.
+    pub fn logical_not(&self) -> Result<Tensor> {
+        self.unary(sys::tc_logical_not)
+    }
+    /// ~a for integers, not a for bool (integer and bool dtypes).
+    pub fn bitwise_not(&self) -> Result<Tensor> {
+        self.unary(sys::tc_bitwise_not)
+    }
+    /// a where a > 0, else negative_slope * a (floating).
+    pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_leaky_relu(self.as_raw(), negative_slope, out) })
+    }
+    /// a where a > 0, else alpha * (e^a - 1) (floating).
+    pub fn elu(&self, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_elu(self.as_raw(), alpha, out) })
+    }
+    /// scale * elu(a, alpha) with SELU's fixed scale and alpha (floating).
+    pub fn selu(&self) -> Result<Tensor> {
+        self.unary(sys::tc_selu)
+    }
+    /// a where a > 0, else alpha * (e^(a / alpha) - 1) (floating).
+    pub fn celu(&self, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_celu(self.as_raw(), alpha, out) })
+    }
+    /// a * sigmoid(a) (swish) (floating).
+    pub fn silu(&self) -> Result<Tensor> {
+        self.unary(sys::tc_silu)
+    }
+    /// a * tanh(softplus(a)) (floating).
+    pub fn mish(&self) -> Result<Tensor> {
+        self.unary(sys::tc_mish)
+    }
+    /// a / (1 + |a|) (floating).
+    pub fn softsign(&self) -> Result<Tensor> {
+        self.unary(sys::tc_softsign)
+    }
+    /// a clamped to \[min_val, max_val\] (floating).
+    pub fn hardtanh(&self, min_val: f64, max_val: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_hardtanh(self.as_raw(), min_val, max_val, out) })
+    }
+    /// a clamped to \[0, 6\] (floating).
+    pub fn relu6(&self) -> Result<Tensor> {
+        self.unary(sys::tc_relu6)
+    }
+    /// 0 below -3, 1 above 3, a / 6 + 1/2 between (floating).
+    pub fn hardsigmoid(&self) -> Result<Tensor> {
+        self.unary(sys::tc_hardsigmoid)
+    }
+    /// a * hardsigmoid(a) (floating).
+    pub fn hardswish(&self) -> Result<Tensor> {
+        self.unary(sys::tc_hardswish)
+    }
+    /// log(sigmoid(a)), computed stably (floating).
+    pub fn logsigmoid(&self) -> Result<Tensor> {
+        self.unary(sys::tc_logsigmoid)
+    }
+    /// GELU, the tanh approximation (torch's approximate = "tanh") (floating).
+    pub fn gelu_tanh(&self) -> Result<Tensor> {
+        self.unary(sys::tc_gelu_tanh)
     }
 }

@@ -50,8 +50,11 @@ fn shape_mismatch() {
 fn dtype_errors() {
     let _tc = tc::init().unwrap();
     let ints = Tensor::from_slice(&[1i64, 2, 3], &[3]).unwrap();
-    // tc.h: integer inputs to exp are rejected.
-    assert_eq!(ints.exp().unwrap_err().kind(), ErrorKind::Dtype);
+    // tc.h: integer inputs to exp promote to the default float dtype (as in
+    // PyTorch); floating inputs to the integer-only bitwise_not are rejected.
+    assert_eq!(ints.exp().unwrap().dtype().unwrap(), tc::DType::Float32);
+    let floats = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    assert_eq!(floats.bitwise_not().unwrap_err().kind(), ErrorKind::Dtype);
     // No silent conversion to Rust types.
     let err = ints.to_vec::<f32>().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Dtype);

@@ -269,3 +269,32 @@ fn in_place_ops_and_initializers() {
     let bound = (6.0f64 / (64.0 + 32.0)).sqrt();
     assert!(vals(&w).iter().all(|v| v.abs() <= bound + 1e-6));
 }
+
+#[test]
+fn unary_math_and_activations() {
+    let _tc = tc::init().unwrap();
+    let x = f64s(&[-2.0, -0.5, 0.0, 1.5], &[4]);
+    assert!(close(
+        &vals(&x.sin().unwrap()),
+        &[(-2f64).sin(), (-0.5f64).sin(), 0.0, 1.5f64.sin()]
+    ));
+    assert!(close(&vals(&x.floor().unwrap()), &[-2.0, -1.0, 0.0, 1.0]));
+    assert!(close(
+        &vals(&x.leaky_relu(0.1).unwrap()),
+        &[-0.2, -0.05, 0.0, 1.5]
+    ));
+    assert!(close(
+        &vals(&x.hardtanh(-1.0, 1.0).unwrap()),
+        &[-1.0, -0.5, 0.0, 1.0]
+    ));
+    assert!(close(
+        &vals(&x.elu(1.0).unwrap()),
+        &[(-2f64).exp_m1(), (-0.5f64).exp_m1(), 0.0, 1.5]
+    ));
+    assert_eq!(
+        x.isfinite().unwrap().to_vec_bool().unwrap(),
+        vec![true, true, true, true]
+    );
+    let i = Tensor::from_slice(&[5i64, -1], &[2]).unwrap();
+    assert_eq!(i.bitwise_not().unwrap().to_vec::<i64>().unwrap(), vec![-6, 0]);
+}
