@@ -203,8 +203,16 @@ int32_t mismatch_code(const int64_t* a, const int64_t* b) {
   return TC_ERR_SHAPE;
 }
 
+// Between polls: spin first (a collective on a fast network completes in
+// microseconds), then yield, then sleep a little, so that a rank that waits
+// leaves the core to the peers it waits for when ranks outnumber cores.
 void spin(int& iteration) {
-  if (++iteration > 256) std::this_thread::yield();
+  ++iteration;
+  if (iteration > 2048) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  } else if (iteration > 64) {
+    std::this_thread::yield();
+  }
 }
 
 // What MPI may still write after a timeout or a freed group: groups whose
