@@ -5,6 +5,15 @@ scaling (pixels / 16), the same fixed-seed 80/20 split and batch order (the
 same LCG), softmax cross-entropy, Adam (lr 3e-3), 20 epochs of batches of 32.
 
     python3 examples/train_digits.py [--epochs N] [--batch N] [--lr X] [--seed N] [--threads N]
+    mpirun -np 2 python3 examples/train_digits.py --distributed [...]
+
+With --distributed (under mpirun; tc.distributed's "mpi" backend) every rank
+takes its share of each global batch of --batch samples (the same batches as
+one process), the model is wrapped in DistributedDataParallel, and the loss
+is each rank's summed loss scaled so that DDP's average of the gradients is
+the gradient of the global batch's mean loss, uneven last batch included: the
+weights end as one process's would, within float rounding
+(tests/dist/train_digits_equivalence.sh). Only rank 0 prints and saves.
 
 Run from a checkout: PYTHONPATH=bindings/python_ctypes (and TC_LIBRARY, or a
 build*/ directory holding libtc.so). Prints a progress bar per epoch and the
@@ -91,7 +100,18 @@ def main():
     ap.add_argument("--save", default=os.path.join(tempfile.gettempdir(), "train_digits.safetensors"),
                     help="checkpoint written after every epoch (model, optimizer, generators, epoch)")
     ap.add_argument("--resume", metavar="PATH", help="continue the run a --save checkpoint stopped at")
+    ap.add_argument("--distributed", action="store_true", help="data-parallel over mpirun's processes")
+    ap.add_argument("--bucket-mb", type=float, default=25.0, help="DDP's gradient bucket size (--distributed)")
+    ap.add_argument("--weights-out", metavar="PATH", help="save the final model weights (safetensors)")
     args = ap.parse_args()
+
+    rank, world = 0, 1
+    if args.distributed:
+        tc.distributed.init_process_group("mpi")
+        rank, world = tc.distributed.get_rank(), tc.distributed.get_world_size()
+        if rank != 0:
+            args.save = None
+            sys.stdout = open(os.devnull, "w")
 
     tc.manual_seed(args.seed)
     if args.threads:
@@ -108,16 +128,21 @@ def main():
           "%d threads; libtc %s" % (len(xs), n_train, len(test_idx), args.epochs, args.batch, args.lr,
                                      tc.get_num_threads(), tc.library_path))
 
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    net = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    model = net
+    if args.distributed:
+        model = nn.parallel.DistributedDataParallel(net, bucket_cap_mb=args.bucket_mb)
+        print("distributed: %d ranks (mpi), DDP buckets of %s elements" % (world, model.bucket_sizes))
     opt = tc.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
+    sum_loss = nn.CrossEntropyLoss(reduction="sum")
     steps = (n_train + args.batch - 1) // args.batch
     start = time.perf_counter()
     acc = 0.0
     first_epoch = 1
     if args.resume:
         ckpt = tc.load(args.resume)
-        model.load_state_dict(ckpt["model"])
+        net.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optim"])
         tc.set_rng_state(ckpt["rng"])
         rng.state, train_idx = ckpt["shuffle_state"], list(ckpt["train_idx"])
@@ -129,24 +154,37 @@ def main():
         loss_sum = 0.0
         for s in range(steps):
             idx = train_idx[s * args.batch:(s + 1) * args.batch]
-            x, y = batch(x_all, y_all, idx)
-            loss = loss_fn(model(x), y)
+            if args.distributed:
+                # This rank's share; DDP averages over the ranks, hence * world.
+                x, y = batch(x_all, y_all, idx[rank::world])
+                loss = sum_loss(model(x), y) * (world / len(idx))
+            else:
+                x, y = batch(x_all, y_all, idx)
+                loss = loss_fn(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
             lv = loss.item()
+            if args.distributed:
+                lt = tc.tensor([lv / world])
+                tc.distributed.all_reduce(lt)  # the global batch's mean loss
+                lv = lt.item()
             loss_sum += lv * len(idx)
             progress(epoch, args.epochs, s + 1, steps, lv)
         acc = accuracy(model, x_test, y_test)
         sys.stdout.write("\repoch %2d/%d  train_loss %.4f  test_acc %6.2f%%  time %.3fs%s\n"
                          % (epoch, args.epochs, loss_sum / n_train, 100 * acc, time.perf_counter() - t0, " " * 20))
         if args.save:
-            tc.save({"model": model.state_dict(), "optim": opt.state_dict(), "rng": tc.get_rng_state(),
+            tc.save({"model": net.state_dict(), "optim": opt.state_dict(), "rng": tc.get_rng_state(),
                      "shuffle_state": rng.state, "train_idx": train_idx, "epoch": epoch}, args.save)
     if args.save:
         print("checkpoint: %s (continue with --resume %s)" % (args.save, args.save))
     print("final test accuracy %.2f%% after %d epochs in %.2fs" % (100 * acc, args.epochs,
                                                                  time.perf_counter() - start))
+    if args.weights_out and rank == 0:
+        tc.save_file(net.state_dict(), args.weights_out)
+    if args.distributed:
+        tc.distributed.destroy_process_group()
     return 0 if acc >= args.min_acc else 1
 
 

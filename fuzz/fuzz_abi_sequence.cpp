@@ -24,6 +24,11 @@
 // the caller, harmless here: the fuzzer build is ASan+UBSan, not TSan, and
 // the oracle never looks at values. The interleaving is not reproducible,
 // the oracle does not depend on it.
+//
+// Collectives (step 28) run on a process group of size 1 made once at start
+// ("mpi": MPI initializes as a singleton world without mpirun, once per
+// process); on that group they complete at once, so the fuzzer checks their
+// argument checks, works and handles, not the transport (tests/dist/ does).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <atomic>
@@ -86,6 +91,10 @@ int32_t fuzz_post_hook(void*, tc_tensor t) {
   if (g) tc_tensor_free(g);
   return rc;
 }
+
+// A process group of one (MPI's singleton world), made once: MPI is
+// initialized once per process. NULL when libtc has no usable MPI module.
+tc_process_group g_pg = nullptr;
 
 tc_tensor untouched() { return reinterpret_cast<tc_tensor>(uintptr_t(0x5A5A5A5A5A5A5A5AULL)); }
 
@@ -478,7 +487,7 @@ class Runner {
   }
 
   void step() {
-    const int op = in_.ConsumeIntegralInRange<int>(0, 27);
+    const int op = in_.ConsumeIntegralInRange<int>(0, 28);
     switch (op) {
       case 0: {  // factories
         const std::vector<int64_t> s = shape();
@@ -1099,6 +1108,44 @@ class Runner {
         for (size_t i = 0; i < made.size(); ++i) pool_.put(int(i % kSlots), made[i]);
         break;
       }
+      case 28: {  // collectives on the slots over a group of one ("mpi"; none when MPI is unusable)
+        if (!g_pg) break;
+        tc_tensor a = handle(), b = handle();
+        tc_work w = nullptr;
+        tc_work* wp = in_.ConsumeBool() ? &w : nullptr;
+        const int32_t v = in_.ConsumeIntegralInRange<int32_t>(-1, 5);
+        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
+          case 0:
+            check("tc_all_reduce", tc_all_reduce(g_pg, a, v, wp));
+            break;
+          case 1:
+            check("tc_broadcast", tc_broadcast(g_pg, a, v, wp));
+            break;
+          case 2:
+            check("tc_all_gather", tc_all_gather(g_pg, a, b, wp));
+            break;
+          case 3:
+            check("tc_reduce_scatter", tc_reduce_scatter(g_pg, a, b, v, wp));
+            break;
+          case 4:
+            check("tc_barrier", tc_barrier(g_pg, wp));
+            break;
+          case 5:
+            check("tc_send", tc_send(g_pg, a, v, v, wp));
+            break;
+          default:
+            check("tc_recv", tc_recv(g_pg, a, v, v, wp));
+            break;
+        }
+        if (w) {
+          int32_t done = 0;
+          check("tc_work_test", tc_work_test(w, &done));
+          check("tc_work_wait", tc_work_wait(w, 0));
+          check("tc_work_free", tc_work_free(w));
+          if (tc_work_free(w) != TC_ERR_INVALID_HANDLE) die("tc_work_free", "a work freed twice");
+        }
+        break;
+      }
       default: {  // in-place on the optimizer's parameters through a view, then step
         tc_tensor a = handle();
         tc_tensor v = nullptr;
@@ -1129,6 +1176,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   o.use_seed = 1;
   o.seed = 1;
   if (tc_init(&o) != TC_OK) die("tc_init", "failed");
+  if (tc_process_group_create("mpi", nullptr, &g_pg) != TC_OK) g_pg = nullptr;
   g_tensors0 = flag("live_tensors");
   g_handles0 = flag("live_handles");
   return 0;

@@ -10,7 +10,8 @@
  *  - On failure the calling thread keeps a message (function, offending
  *    argument, shapes/dtypes) readable with tc_last_error() until that
  *    thread's next failure. Success never clears it.
- *  - Handles (tc_tensor, tc_optimizer, tc_tensor_dict) are opaque and
+ *  - Handles (tc_tensor, tc_optimizer, tc_tensor_dict, tc_hook, tc_node,
+ *    tc_process_group, tc_work) are opaque and
  *    checked: a NULL, freed, stale (from before tc_shutdown) or wrong-kind
  *    handle gives TC_ERR_INVALID_HANDLE, never a crash. One handle is one
  *    owned reference: every handle a function gives you must be freed
@@ -98,7 +99,8 @@ TC_API int32_t tc_abi_version(int32_t* out);
 #define TC_ERR_IO 13              /* I/O or format error */
 #define TC_ERR_INTERNAL 14        /* a bug in libtc: please report it */
 #define TC_ERR_CALLBACK 15        /* a caller's callback failed (its message follows) */
-#define TC_STATUS_COUNT 16
+#define TC_ERR_TIMEOUT 16         /* a blocking call gave up: a peer died or never came */
+#define TC_STATUS_COUNT 17
 
 /* The stable name of a status code ("TC_ERR_SHAPE"); unknown codes give
  * TC_ERR_INVALID_ARGUMENT. The string is static. Callable before tc_init. */
@@ -1053,6 +1055,108 @@ TC_API int32_t tc_to_dlpack(tc_tensor t, void** out);
  * DLManagedTensor* (versioned = 0) without copying. On success libtc owns it
  * and calls its deleter when the tensor dies; on failure the caller keeps it. */
 TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
+
+/* ======================================================================== */
+/* Distributed: process groups and collectives                               */
+/* ======================================================================== */
+
+/* A process group (torch.distributed's ProcessGroup): the processes of one
+ * job, each with a rank in [0, size), that run collectives together; a
+ * checked handle, freed with tc_process_group_free. Backends:
+ *   "mpi"   CPU tensors, over the MPI library the job was launched with
+ *           (mpirun). libtc loads its MPI module (libtc_mpi.so, found next to
+ *           libtc.so, or at $TC_MPI_MODULE) on first use, so libtc itself
+ *           never needs MPI to load. MPI is initialized once per process
+ *           (MPI_THREAD_MULTIPLE) unless the program did it already, and then
+ *           finalized at exit. Every group runs on its own duplicates of
+ *           MPI_COMM_WORLD: creating one is collective (every rank creates it,
+ *           in the same order as its other groups). Rank and size come from
+ *           MPI; a process started without mpirun is a group of size 1.
+ *   "nccl"  CUDA tensors (not built yet: TC_ERR_NOT_COMPILED).
+ * A backend not built into libtc gives TC_ERR_NOT_COMPILED; one built but not
+ * usable here (its module or library missing) TC_ERR_UNAVAILABLE with the
+ * reason. Groups live until freed; tc_shutdown frees them like any handle.
+ *
+ * Collectives are called by every rank of the group in the same order, with
+ * tensors of the same dtype and shape (send/recv: by the two peers). Tensors
+ * must be contiguous and on the backend's device (TC_ERR_INVALID_ARGUMENT,
+ * TC_ERR_DEVICE), writable where written. With checks on (the default) every
+ * collective first all-gathers a small descriptor (the collective, op or
+ * root, dtype, shape) on a communicator of its own, and when ranks disagree
+ * each rank fails with TC_ERR_SHAPE or TC_ERR_DTYPE, naming the ranks and
+ * what they passed, before any data moves (send/recv: the receiver fails,
+ * after draining the message). .skip_checks = 1 saves that round trip.
+ *
+ * Each collective's last out-param, work, may be NULL: the call then blocks
+ * until the collective completes, at most the group's timeout, after which it
+ * fails with TC_ERR_TIMEOUT (a peer died, hangs, or called something else).
+ * Non-NULL, the collective is started and *work receives a tc_work handle at
+ * once (the descriptor check, when on, has run by then); its tensors must not
+ * be used until the work completes. A collective that timed out may still
+ * complete later (MPI cannot cancel one): libtc keeps its tensors alive until
+ * then (for good, once its group is freed), and the group is best freed. */
+typedef struct tc_process_group_s* tc_process_group;
+/* An asynchronous collective (torch.distributed's Work); a checked handle
+ * freed with tc_work_free (freeing a pending work does not cancel it). */
+typedef struct tc_work_s* tc_work;
+
+/* Set .size = sizeof(tc_process_group_options); zero means "default" for
+ * every field. */
+typedef struct tc_process_group_options {
+  uint32_t size;
+  int32_t skip_checks;    /* 1: no descriptor check before each collective */
+  double timeout_seconds; /* every blocking call's limit, > 0; 0: $TC_DIST_TIMEOUT, else 300 */
+} tc_process_group_options;
+
+/* Creates a group for backend ("mpi", "nccl"); options may be NULL. */
+TC_API int32_t tc_process_group_create(const char* backend, const tc_process_group_options* options,
+                                       tc_process_group* out);
+/* Frees one handle (works started on the group keep it alive until freed). */
+TC_API int32_t tc_process_group_free(tc_process_group pg);
+/* This process's rank in the group, and the group's size. */
+TC_API int32_t tc_process_group_rank(tc_process_group pg, int32_t* out);
+TC_API int32_t tc_process_group_size(tc_process_group pg, int32_t* out);
+/* The group's backend name ("mpi"), copied out. */
+TC_API int32_t tc_process_group_backend(tc_process_group pg, char* buf, int64_t cap, int64_t* needed);
+/* 1 when backend can make groups here (built in, and its module and library
+ * load), else 0 (an unknown name is TC_ERR_INVALID_ARGUMENT). */
+TC_API int32_t tc_dist_backend_available(const char* backend, int32_t* out);
+
+/* Reduction ops of tc_all_reduce and tc_reduce_scatter. AVG is SUM divided
+ * by the group's size (floating dtypes only). Bool tensors reduce as logic:
+ * SUM and MAX are or, MIN and PRODUCT and. float16 and bfloat16 do not reduce
+ * over MPI (TC_ERR_DTYPE); they broadcast, gather, send and receive. */
+#define TC_REDUCE_SUM 0
+#define TC_REDUCE_AVG 1
+#define TC_REDUCE_MAX 2
+#define TC_REDUCE_MIN 3
+#define TC_REDUCE_PRODUCT 4
+
+/* t = op over every rank's t, on every rank (in place). */
+TC_API int32_t tc_all_reduce(tc_process_group pg, tc_tensor t, int32_t op, tc_work* work);
+/* t = root's t, on every rank. */
+TC_API int32_t tc_broadcast(tc_process_group pg, tc_tensor t, int32_t root, tc_work* work);
+/* out (size * numel(t) elements of t's dtype, any shape) = every rank's t,
+ * in rank order (torch's all_gather_into_tensor). */
+TC_API int32_t tc_all_gather(tc_process_group pg, tc_tensor out, tc_tensor t, tc_work* work);
+/* t holds size blocks of numel(out) elements; out = op over every rank's
+ * block number rank (torch's reduce_scatter_tensor). */
+TC_API int32_t tc_reduce_scatter(tc_process_group pg, tc_tensor out, tc_tensor t, int32_t op, tc_work* work);
+/* Returns (or completes) once every rank has called it. */
+TC_API int32_t tc_barrier(tc_process_group pg, tc_work* work);
+/* Point to point: t to / from rank peer (not this rank), matched by tag (0 ..
+ * 32767) in order; the receiver's t gets the sender's elements. */
+TC_API int32_t tc_send(tc_process_group pg, tc_tensor t, int32_t peer, int32_t tag, tc_work* work);
+TC_API int32_t tc_recv(tc_process_group pg, tc_tensor t, int32_t peer, int32_t tag, tc_work* work);
+
+/* Blocks until the work completes and returns its status (a failed
+ * collective's code, again on every call), or TC_ERR_TIMEOUT after
+ * timeout_seconds (<= 0: the group's timeout), leaving it pending. */
+TC_API int32_t tc_work_wait(tc_work work, double timeout_seconds);
+/* *out = 1 when the work has completed (successfully or not: tc_work_wait
+ * then returns at once), else 0; it drives the collective on. */
+TC_API int32_t tc_work_test(tc_work work, int32_t* out);
+TC_API int32_t tc_work_free(tc_work work);
 
 /* ======================================================================== */
 /* CUDA                                                                      */

@@ -13,6 +13,7 @@ packages=(
   libopenblas0-openmp
   bindgen clang libclang-rt-14-dev
   nlohmann-json3-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

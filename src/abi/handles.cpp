@@ -120,6 +120,10 @@ const char* handle_kind_name(HandleKind kind) noexcept {
       return "op";
     case HandleKind::library:
       return "op library";
+    case HandleKind::process_group:
+      return "process group";
+    case HandleKind::work:
+      return "work";
   }
   return "unknown";
 }

@@ -18,9 +18,11 @@ enum class HandleKind : uint8_t {
   hook = 4,
   node = 5,
   op = 6,
-  library = 7
+  library = 7,
+  process_group = 8,
+  work = 9
 };
-constexpr uint8_t kHandleKindMax = 7;
+constexpr uint8_t kHandleKindMax = 9;
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.

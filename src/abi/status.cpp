@@ -18,7 +18,8 @@ const char* status_name(int32_t code) noexcept {
                                                      "TC_ERR_AUTOGRAD",
                                                      "TC_ERR_IO",
                                                      "TC_ERR_INTERNAL",
-                                                     "TC_ERR_CALLBACK"};
+                                                     "TC_ERR_CALLBACK",
+                                                     "TC_ERR_TIMEOUT"};
   if (code < 0 || code >= TC_STATUS_COUNT) return nullptr;
   return names[code];
 }

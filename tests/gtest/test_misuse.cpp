@@ -9,6 +9,8 @@
 //      D  tensor dict handle    NULL, freed, stale, garbage, wrong-kind handle
 //      K  hook handle           NULL, freed (removed), stale, garbage, wrong-kind handle
 //      N  node handle           NULL, freed, stale, garbage, wrong-kind handle
+//      G  process group handle  NULL, freed, stale, garbage, wrong-kind handle
+//      W  work handle           NULL, freed, stale, garbage, wrong-kind handle
 //      O  handle out-param      NULL
 //      P  required pointer      NULL (in-pointers and plain out-params)
 //      p  optional pointer      nothing (NULL is documented as allowed)
@@ -215,6 +217,22 @@
 #pragma weak tc_node_next
 #pragma weak tc_node_same
 #pragma weak tc_node_free
+#pragma weak tc_process_group_create
+#pragma weak tc_process_group_free
+#pragma weak tc_process_group_rank
+#pragma weak tc_process_group_size
+#pragma weak tc_process_group_backend
+#pragma weak tc_dist_backend_available
+#pragma weak tc_all_reduce
+#pragma weak tc_broadcast
+#pragma weak tc_all_gather
+#pragma weak tc_reduce_scatter
+#pragma weak tc_barrier
+#pragma weak tc_send
+#pragma weak tc_recv
+#pragma weak tc_work_wait
+#pragma weak tc_work_test
+#pragma weak tc_work_free
 // clang-format on
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
@@ -280,6 +298,12 @@ struct Fixtures {
   tc_node node = nullptr;  // np's MulBackward
   tc_hook hook_freed = nullptr, hook_stale = nullptr, hook_garbage = nullptr, hook_wrong = nullptr;
   tc_node node_freed = nullptr, node_stale = nullptr, node_garbage = nullptr, node_wrong = nullptr;
+  // A process group of size 1 ("mpi", a singleton without mpirun) and a
+  // completed work on it; made only for the entries that use them.
+  tc_process_group pg = nullptr;
+  tc_work work = nullptr;
+  tc_process_group pg_freed = nullptr, pg_stale = nullptr, pg_garbage = nullptr, pg_wrong = nullptr;
+  tc_work work_freed = nullptr, work_stale = nullptr, work_garbage = nullptr, work_wrong = nullptr;
 };
 
 // The out-params a call may write: filled with 0xA5 before each call.
@@ -299,6 +323,8 @@ struct Outs {
   tc_cuda_memory_stats cms;
   tc_hook hook;
   tc_node node[2];
+  tc_process_group pg;
+  tc_work work;
 };
 
 // One call under test: which argument is spoiled, and how.
@@ -389,6 +415,12 @@ struct M {
   }
   tc_node N(int i, tc_node good) const {
     return spoil(i, good, f.node_freed, f.node_stale, f.node_garbage, f.node_wrong);
+  }
+  tc_process_group G(int i, tc_process_group good) const {
+    return spoil(i, good, f.pg_freed, f.pg_stale, f.pg_garbage, f.pg_wrong);
+  }
+  tc_work W(int i, tc_work good) const {
+    return spoil(i, good, f.work_freed, f.work_stale, f.work_garbage, f.work_wrong);
   }
   tc_tensor_dict D(int i, tc_tensor_dict good) const {
     return spoil(i, good, f.dict_freed, f.dict_stale, f.dict_garbage, f.dict_wrong);
@@ -586,6 +618,33 @@ DlBox* make_dl_box() {
   box->m.manager_ctx = box;
   box->m.deleter = [](DLManagedTensor* self) { delete static_cast<DlBox*>(self->manager_ctx); };
   return box;
+}
+
+tc_tensor sentinel_handle();
+
+// A size-1 "mpi" group (options NULL), or NULL when MPI is not usable here.
+tc_process_group make_group() {
+  if (!HAVE(tc_process_group_create)) return nullptr;
+  tc_process_group g = nullptr;
+  if (tc_process_group_create("mpi", nullptr, &g) != TC_OK) return nullptr;
+  return g;
+}
+// A completed work (an asynchronous barrier, waited for).
+tc_work make_work(tc_process_group g) {
+  if (!g || !HAVE(tc_barrier) || !HAVE(tc_work_wait)) return nullptr;
+  tc_work w = nullptr;
+  if (tc_barrier(g, &w) != TC_OK) return nullptr;
+  tc_work_wait(w, 0);
+  return w;
+}
+bool uses_group(const std::string& sig) { return sig.find_first_of("GW") != std::string::npos; }
+void free_pg_out(M& m) {
+  if (m.o.pg && reinterpret_cast<tc_tensor>(m.o.pg) != sentinel_handle()) tc_process_group_free(m.o.pg);
+}
+tc_process_group_options pg_options() {
+  tc_process_group_options o{};
+  o.size = sizeof o;
+  return o;
 }
 
 // Callbacks that do nothing (hooks, a custom function's identity forward).
@@ -2722,6 +2781,193 @@ std::vector<Entry> build_table() {
            b->m.dl_tensor.strides = st;
          })}));
 
+  // Distributed: process groups of size 1 (no mpirun), collectives, works.
+  add(with_cleanup(E(FN(tc_process_group_create), "PpP",
+                     [](M& m) {
+                       const tc_process_group_options o = pg_options();
+                       return tc_process_group_create(m.P(0, "mpi"), &o, m.P(2, &m.o.pg));
+                     },
+                     {X("options NULL (defaults)", {TC_OK},
+                        [](M& m) {
+                          const int32_t rc = tc_process_group_create("mpi", nullptr, &m.o.pg);
+                          if (rc == TC_OK) tc_process_group_free(m.o.pg);
+                          m.o.pg = reinterpret_cast<tc_process_group>(sentinel_handle());
+                          return rc;
+                        }),
+                      X("backend \"gloo\"", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) { return tc_process_group_create("gloo", nullptr, &m.o.pg); }),
+                      X("backend \"nccl\" (not built)", {TC_ERR_NOT_COMPILED},
+                        [](M& m) { return tc_process_group_create("nccl", nullptr, &m.o.pg); }),
+                      X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          tc_process_group_options o = pg_options();
+                          o.size = 0;
+                          return tc_process_group_create("mpi", &o, &m.o.pg);
+                        }),
+                      X("options->size 8 (too small)", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          tc_process_group_options o = pg_options();
+                          o.size = 8;
+                          return tc_process_group_create("mpi", &o, &m.o.pg);
+                        }),
+                      X("skip_checks 2", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          tc_process_group_options o = pg_options();
+                          o.skip_checks = 2;
+                          return tc_process_group_create("mpi", &o, &m.o.pg);
+                        }),
+                      X("timeout -1", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          tc_process_group_options o = pg_options();
+                          o.timeout_seconds = -1;
+                          return tc_process_group_create("mpi", &o, &m.o.pg);
+                        }),
+                      X("timeout NaN", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          tc_process_group_options o = pg_options();
+                          o.timeout_seconds = kNaN;
+                          return tc_process_group_create("mpi", &o, &m.o.pg);
+                        })}),
+                   free_pg_out));
+  add(E(FN(tc_process_group_free), "G",
+        [](M& m) {
+          tc_process_group g = make_group();
+          const int32_t rc = m.done(tc_process_group_free(m.G(0, g)));
+          if (m.spoiled(0) && g) tc_process_group_free(g);
+          return rc;
+        },
+        {X("freed twice", {TC_ERR_INVALID_HANDLE}, [](M&) {
+          tc_process_group g = make_group();
+          tc_process_group_free(g);
+          return tc_process_group_free(g);
+        })}));
+  add(E(FN(tc_process_group_rank), "GP",
+        [](M& m) { return tc_process_group_rank(m.G(0, m.f.pg), m.P(1, m.o.i32)); }));
+  add(E(FN(tc_process_group_size), "GP",
+        [](M& m) { return tc_process_group_size(m.G(0, m.f.pg), m.P(1, m.o.i32)); }));
+  add(E(
+      FN(tc_process_group_backend), "G-pp",
+      [](M& m) { return tc_process_group_backend(m.G(0, m.f.pg), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras(
+          [](M& m, char* b, int64_t c, int64_t* n) { return tc_process_group_backend(m.f.pg, b, c, n); })));
+  add(E(FN(tc_dist_backend_available), "PP",
+        [](M& m) { return tc_dist_backend_available(m.P(0, "mpi"), m.P(1, m.o.i32)); },
+        {X("backend \"gloo\"", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_dist_backend_available("gloo", m.o.i32); })}));
+  // The collectives' common misuses: tensors they cannot take.
+  auto collective_extras = [](std::function<int32_t(M&, tc_tensor)> call) {
+    return std::vector<Extra>{X("non-contiguous tensor", {TC_ERR_INVALID_ARGUMENT},
+                                [call](M& m) {
+                                  tc_tensor t = nullptr;
+                                  tc_transpose(m.f.a, 0, 1, &t);
+                                  const int32_t rc = m.done(call(m, t));
+                                  free_t(t);
+                                  return rc;
+                                }),
+                              X("read-only tensor", {TC_ERR_INVALID_ARGUMENT}, [call](M& m) {
+                                tc_tensor t = make_f32({2, 3});
+                                tc_tensor_set_readonly(t);
+                                const int32_t rc = m.done(call(m, t));
+                                free_t(t);
+                                return rc;
+                              })};
+  };
+  add(E(
+      FN(tc_all_reduce), "GH-p",
+      [](M& m) { return tc_all_reduce(m.G(0, m.f.pg), m.H(1, m.f.a), TC_REDUCE_SUM, nullptr); },
+      [&] {
+        auto x = collective_extras(
+            [](M& m, tc_tensor t) { return tc_all_reduce(m.f.pg, t, TC_REDUCE_SUM, nullptr); });
+        x.push_back(X("op 5", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_all_reduce(m.f.pg, m.f.a, 5, nullptr); }));
+        x.push_back(X("op -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_all_reduce(m.f.pg, m.f.a, -1, nullptr); }));
+        x.push_back(X("avg of int32", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_all_reduce(m.f.pg, m.f.i32, TC_REDUCE_AVG, nullptr); }));
+        x.push_back(X("sum of float16", {TC_ERR_DTYPE}, [](M& m) {
+          tc_tensor h = make(TC_FLOAT16, {2});
+          const int32_t rc = m.done(tc_all_reduce(m.f.pg, h, TC_REDUCE_SUM, nullptr));
+          free_t(h);
+          return rc;
+        }));
+        x.push_back(X("a leaf that requires grad", {TC_ERR_AUTOGRAD},
+                      [](M& m) { return tc_all_reduce(m.f.pg, m.f.p, TC_REDUCE_SUM, nullptr); }));
+        x.push_back(X("asynchronous (valid)", {TC_OK}, [](M& m) {
+          tc_work w = nullptr;
+          const int32_t rc = tc_all_reduce(m.f.pg, m.f.a, TC_REDUCE_MAX, &w);
+          if (rc == TC_OK) {
+            tc_work_wait(w, 0);
+            tc_work_free(w);
+          }
+          return rc;
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_broadcast), "GH-p", [](M& m) { return tc_broadcast(m.G(0, m.f.pg), m.H(1, m.f.a), 0, nullptr); },
+      [&] {
+        auto x = collective_extras([](M& m, tc_tensor t) { return tc_broadcast(m.f.pg, t, 0, nullptr); });
+        x.push_back(X("root 1 of a group of 1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_broadcast(m.f.pg, m.f.a, 1, nullptr); }));
+        x.push_back(X("root -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_broadcast(m.f.pg, m.f.a, -1, nullptr); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_all_gather), "GHHp",
+      [](M& m) { return tc_all_gather(m.G(0, m.f.pg), m.H(1, m.f.b), m.H(2, m.f.a), nullptr); },
+      [&] {
+        auto x =
+            collective_extras([](M& m, tc_tensor t) { return tc_all_gather(m.f.pg, t, m.f.a, nullptr); });
+        x.push_back(X("out too small", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_all_gather(m.f.pg, m.f.v, m.f.a, nullptr); }));
+        x.push_back(X("out of another dtype", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_all_gather(m.f.pg, m.f.i32, m.f.a, nullptr); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_reduce_scatter), "GHH-p",
+      [](M& m) {
+        return tc_reduce_scatter(m.G(0, m.f.pg), m.H(1, m.f.b), m.H(2, m.f.a), TC_REDUCE_SUM, nullptr);
+      },
+      [&] {
+        auto x = collective_extras(
+            [](M& m, tc_tensor t) { return tc_reduce_scatter(m.f.pg, t, m.f.a, TC_REDUCE_SUM, nullptr); });
+        x.push_back(X("t too small", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_reduce_scatter(m.f.pg, m.f.b, m.f.v, TC_REDUCE_SUM, nullptr); }));
+        x.push_back(X("op 7", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_reduce_scatter(m.f.pg, m.f.b, m.f.a, 7, nullptr); }));
+        return x;
+      }()));
+  add(E(FN(tc_barrier), "Gp", [](M& m) { return tc_barrier(m.G(0, m.f.pg), nullptr); }));
+  // With one rank there is no peer: the valid call is refused for that
+  // reason alone (the group's handle is checked first).
+  add(with_ok(
+      E(FN(tc_send), "GH--p", [](M& m) { return tc_send(m.G(0, m.f.pg), m.H(1, m.f.a), 0, 0, nullptr); },
+        {X("peer 1 of a group of 1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_send(m.f.pg, m.f.a, 1, 0, nullptr); })}),
+      {TC_ERR_INVALID_ARGUMENT}));
+  add(with_ok(
+      E(FN(tc_recv), "GH--p", [](M& m) { return tc_recv(m.G(0, m.f.pg), m.H(1, m.f.a), 0, 0, nullptr); },
+        {X("peer -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_recv(m.f.pg, m.f.a, -1, 0, nullptr); })}),
+      {TC_ERR_INVALID_ARGUMENT}));
+  add(E(FN(tc_work_wait), "W-", [](M& m) { return tc_work_wait(m.W(0, m.f.work), 0); },
+        {X("timeout NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_work_wait(m.f.work, kNaN); })}));
+  add(E(FN(tc_work_test), "WP", [](M& m) { return tc_work_test(m.W(0, m.f.work), m.P(1, m.o.i32)); }));
+  add(E(FN(tc_work_free), "W",
+        [](M& m) {
+          tc_work w = make_work(m.f.pg);
+          const int32_t rc = m.done(tc_work_free(m.W(0, w)));
+          if (m.spoiled(0) && w) tc_work_free(w);
+          return rc;
+        },
+        {X("freed twice", {TC_ERR_INVALID_HANDLE}, [](M& m) {
+          tc_work w = make_work(m.f.pg);
+          tc_work_free(w);
+          return tc_work_free(w);
+        })}));
+
   // CUDA: without the backend these report NOT_COMPILED/UNAVAILABLE.
   add(with_ok(
       E(FN(tc_cuda_memory_stats_get), "-P",
@@ -2879,6 +3125,10 @@ void fake_fixtures(Fixtures& f) {
       reinterpret_cast<tc_hook>((uint64_t(7) << 32) | (uint64_t(4) << 24) | 1);
   f.node = f.node_freed = f.node_stale = f.node_garbage = f.node_wrong =
       reinterpret_cast<tc_node>((uint64_t(7) << 32) | (uint64_t(5) << 24) | 1);
+  f.pg = f.pg_freed = f.pg_stale = f.pg_garbage = f.pg_wrong =
+      reinterpret_cast<tc_process_group>((uint64_t(7) << 32) | (uint64_t(8) << 24) | 1);
+  f.work = f.work_freed = f.work_stale = f.work_garbage = f.work_wrong =
+      reinterpret_cast<tc_work>((uint64_t(7) << 32) | (uint64_t(9) << 24) | 1);
 }
 
 const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, Bad::pointer, Bad::wrong_kind};
@@ -2887,7 +3137,7 @@ const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, B
 size_t case_count(const Entry& e) {
   size_t n = 1 + e.extras.size() + 2;  // valid, extras, after shutdown, before init
   for (char c : e.sig) {
-    if (c == 'H' || c == 'Z' || c == 'D' || c == 'K' || c == 'N') n += 6;
+    if (c == 'H' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W') n += 6;
     if (c == 'h') n += 5;
     if (c == 'O' || c == 'P') n += 1;
   }
@@ -2913,6 +3163,11 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
       tc_tensor_register_hook(sp, noop_grad_hook, nullptr, nullptr, &m.f.hook_stale);
       tc_mul_scalar(sp, 2, &sq);
       tc_tensor_grad_fn(sq, &m.f.node_stale);
+    }
+    const bool group = uses_group(table()[GetParam()].sig);
+    if (group) {
+      m.f.pg_stale = make_group();
+      m.f.work_stale = make_work(m.f.pg_stale);
     }
     ASSERT_EQ(tc_shutdown(), TC_OK);
     ASSERT_EQ(tc_init(nullptr), TC_OK);
@@ -2988,6 +3243,18 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
       f.hook_wrong = reinterpret_cast<tc_hook>(f.node);
       f.node_wrong = reinterpret_cast<tc_node>(f.hook);
     }
+    if (group && (f.pg = make_group()) != nullptr) {
+      f.work = make_work(f.pg);
+      f.pg_freed = make_group();
+      tc_process_group_free(f.pg_freed);
+      f.work_freed = make_work(f.pg);
+      tc_work_free(f.work_freed);
+      f.pg_garbage =
+          reinterpret_cast<tc_process_group>(reinterpret_cast<uint64_t>(f.pg) + (uint64_t(1000) << 32));
+      f.work_garbage = reinterpret_cast<tc_work>(reinterpret_cast<uint64_t>(f.work) + (uint64_t(1000) << 32));
+      f.pg_wrong = reinterpret_cast<tc_process_group>(f.work);
+      f.work_wrong = reinterpret_cast<tc_work>(f.pg);
+    }
   }
   void TearDown() override {
     int32_t init = 0;
@@ -2999,6 +3266,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (f.hook) tc_hook_remove(f.hook);
     if (f.node) tc_node_free(f.node);
     if (f.np) tc_tensor_free(f.np);
+    if (f.work) tc_work_free(f.work);
+    if (f.pg) tc_process_group_free(f.pg);
     for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
                         f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
@@ -3012,12 +3281,15 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
 TEST_P(MisuseFn, EveryMisuse) {
   const Entry& e = table()[GetParam()];
   if (!e.addr) GTEST_SKIP() << e.name << " is declared in tc.h but not defined (see EveryFunctionIsLinked)";
+  if (uses_group(e.sig) && !m.f.pg)
+    GTEST_SKIP() << e.name << ": no \"mpi\" process group can be made here (libtc built without MPI, or MPI "
+                 << "unusable); its misuses need one";
   // The valid call first: every failure below is then due to the spoiled argument.
   run_case(e, "valid call", m, e.call, e.ok);
   for (size_t i = 0; i < e.sig.size(); ++i) {
     const char c = e.sig[i];
     const std::string pos = "argument " + std::to_string(i);
-    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D' || c == 'K' || c == 'N') {
+    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W') {
       for (Bad how : kHandleMisuses) {
         if (how == Bad::null && c == 'h') continue;
         m.bad_arg = int(i);

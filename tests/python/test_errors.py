@@ -25,6 +25,7 @@ EXPECTED = {
     D.TC_ERR_IO: (tc.TcIOError, RuntimeError),
     D.TC_ERR_INTERNAL: (tc.InternalError, RuntimeError),
     D.TC_ERR_CALLBACK: (tc.CallbackError, RuntimeError),
+    D.TC_ERR_TIMEOUT: (tc.TcTimeoutError, TimeoutError),
 }
 
 

@@ -9,7 +9,7 @@ from ._lib import lib as _L, path as library_path, missing as missing_functions
 from ._errors import (AutogradError, CallbackError, DeviceError, DTypeError, InternalError, IntOverflowError,
                       InvalidArgumentError, InvalidHandleError, MissingFunctionError, NotCompiledError,
                       NotInitializedError, OutOfMemoryError, ReadOnlyError, ShapeError, TcError,
-                      TcIndexError, TcIOError,
+                      TcIndexError, TcIOError, TcTimeoutError,
                       TcNotImplementedError, UnavailableError, UnknownStatusError, ERROR_CLASSES,
                       check as _check, last_error, status_name)
 
@@ -37,7 +37,7 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
                       manual_seed, matmul, ones, ones_like, rand, rand_like, randn,
                       randn_like, split, stack, tensor, where, zeros, zeros_like)
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
-from . import autograd, cuda, nn, optim  # noqa: E402
+from . import autograd, cuda, distributed, nn, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)

@@ -10,6 +10,8 @@ tc_optimizer = C.c_void_p
 tc_tensor_dict = C.c_void_p
 tc_hook = C.c_void_p
 tc_node = C.c_void_p
+tc_process_group = C.c_void_p
+tc_work = C.c_void_p
 tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)
 # Callbacks return an int32 status (0 = ok).
 tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,
@@ -42,7 +44,8 @@ TC_ERR_AUTOGRAD = 12
 TC_ERR_IO = 13
 TC_ERR_INTERNAL = 14
 TC_ERR_CALLBACK = 15
-TC_STATUS_COUNT = 16
+TC_ERR_TIMEOUT = 16
+TC_STATUS_COUNT = 17
 TC_STAGE_PENDING = 0
 TC_STAGE_OK = 1
 TC_STAGE_FAILED = 2
@@ -82,6 +85,11 @@ TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
 TC_LOAD_COPY = 1
+TC_REDUCE_SUM = 0
+TC_REDUCE_AVG = 1
+TC_REDUCE_MAX = 2
+TC_REDUCE_MIN = 3
+TC_REDUCE_PRODUCT = 4
 
 # ---- structs ----
 
@@ -156,6 +164,13 @@ class tc_adam_options(C.Structure):
         ('beta2', C.c_double),
         ('eps', C.c_double),
         ('weight_decay', C.c_double),
+    ]
+
+class tc_process_group_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('skip_checks', C.c_int32),
+        ('timeout_seconds', C.c_double),
     ]
 
 class tc_cuda_memory_stats(C.Structure):
@@ -1125,6 +1140,70 @@ FUNCTIONS = {
     'tc_from_dlpack': (
         [C.c_void_p, C.c_int32, C.POINTER(tc_tensor)],
         (('void*', 'managed'), ('int32_t', 'versioned'), ('tc_tensor*', 'out')),
+    ),
+    'tc_process_group_create': (
+        [C.c_char_p, C.POINTER(tc_process_group_options), C.POINTER(tc_process_group)],
+        (('const char*', 'backend'), ('const tc_process_group_options*', 'options'), ('tc_process_group*', 'out')),
+    ),
+    'tc_process_group_free': (
+        [tc_process_group],
+        (('tc_process_group', 'pg'),),
+    ),
+    'tc_process_group_rank': (
+        [tc_process_group, C.POINTER(C.c_int32)],
+        (('tc_process_group', 'pg'), ('int32_t*', 'out')),
+    ),
+    'tc_process_group_size': (
+        [tc_process_group, C.POINTER(C.c_int32)],
+        (('tc_process_group', 'pg'), ('int32_t*', 'out')),
+    ),
+    'tc_process_group_backend': (
+        [tc_process_group, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_process_group', 'pg'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_dist_backend_available': (
+        [C.c_char_p, C.POINTER(C.c_int32)],
+        (('const char*', 'backend'), ('int32_t*', 'out')),
+    ),
+    'tc_all_reduce': (
+        [tc_process_group, tc_tensor, C.c_int32, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 't'), ('int32_t', 'op'), ('tc_work*', 'work')),
+    ),
+    'tc_broadcast': (
+        [tc_process_group, tc_tensor, C.c_int32, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 't'), ('int32_t', 'root'), ('tc_work*', 'work')),
+    ),
+    'tc_all_gather': (
+        [tc_process_group, tc_tensor, tc_tensor, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 'out'), ('tc_tensor', 't'), ('tc_work*', 'work')),
+    ),
+    'tc_reduce_scatter': (
+        [tc_process_group, tc_tensor, tc_tensor, C.c_int32, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 'out'), ('tc_tensor', 't'), ('int32_t', 'op'), ('tc_work*', 'work')),
+    ),
+    'tc_barrier': (
+        [tc_process_group, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_work*', 'work')),
+    ),
+    'tc_send': (
+        [tc_process_group, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 't'), ('int32_t', 'peer'), ('int32_t', 'tag'), ('tc_work*', 'work')),
+    ),
+    'tc_recv': (
+        [tc_process_group, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_work)],
+        (('tc_process_group', 'pg'), ('tc_tensor', 't'), ('int32_t', 'peer'), ('int32_t', 'tag'), ('tc_work*', 'work')),
+    ),
+    'tc_work_wait': (
+        [tc_work, C.c_double],
+        (('tc_work', 'work'), ('double', 'timeout_seconds')),
+    ),
+    'tc_work_test': (
+        [tc_work, C.POINTER(C.c_int32)],
+        (('tc_work', 'work'), ('int32_t*', 'out')),
+    ),
+    'tc_work_free': (
+        [tc_work],
+        (('tc_work', 'work'),),
     ),
     'tc_cuda_memory_stats_get': (
         [C.c_int32, C.POINTER(tc_cuda_memory_stats)],

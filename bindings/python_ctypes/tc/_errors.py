@@ -90,6 +90,11 @@ class CallbackError(TcError, RuntimeError):
     callback's own exception instead where it has it."""
 
 
+class TcTimeoutError(TcError, TimeoutError):
+    """TC_ERR_TIMEOUT: a blocking call gave up (a peer of a process group died,
+    hangs, or called another collective). Also Python's TimeoutError."""
+
+
 class UnknownStatusError(TcError, RuntimeError):
     """A status code this package does not know (a newer libtc)."""
 
@@ -110,6 +115,7 @@ ERROR_CLASSES = {
     D.TC_ERR_IO: TcIOError,
     D.TC_ERR_INTERNAL: InternalError,
     D.TC_ERR_CALLBACK: CallbackError,
+    D.TC_ERR_TIMEOUT: TcTimeoutError,
 }
 
 

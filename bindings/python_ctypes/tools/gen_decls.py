@@ -32,6 +32,8 @@ SCALARS = {
     "tc_deleter": "tc_deleter",
     "tc_hook": "tc_hook",
     "tc_node": "tc_node",
+    "tc_process_group": "tc_process_group",
+    "tc_work": "tc_work",
     "tc_function_forward": "tc_function_forward",
     "tc_function_backward": "tc_function_backward",
     "tc_grad_hook": "tc_grad_hook",
@@ -126,6 +128,8 @@ def generate(text):
     w("tc_tensor_dict = C.c_void_p")
     w("tc_hook = C.c_void_p")
     w("tc_node = C.c_void_p")
+    w("tc_process_group = C.c_void_p")
+    w("tc_work = C.c_void_p")
     w("tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)")
     w("# Callbacks return an int32 status (0 = ok).")
     w("tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,")

@@ -14,3 +14,5 @@ from . import modules as _modules  # noqa: E402
 
 globals().update({_c: getattr(_modules, _c) for _c, _, _ in _gen.NN_MODULES})
 __all__ += [_c for _c, _, _ in _gen.NN_MODULES]
+
+from . import parallel  # noqa: E402,F401  (tc.nn.parallel.DistributedDataParallel)

@@ -22,7 +22,8 @@ pub const TC_ERR_AUTOGRAD: i32 = 12;
 pub const TC_ERR_IO: i32 = 13;
 pub const TC_ERR_INTERNAL: i32 = 14;
 pub const TC_ERR_CALLBACK: i32 = 15;
-pub const TC_STATUS_COUNT: i32 = 16;
+pub const TC_ERR_TIMEOUT: i32 = 16;
+pub const TC_STATUS_COUNT: i32 = 17;
 pub const TC_STAGE_PENDING: i32 = 0;
 pub const TC_STAGE_OK: i32 = 1;
 pub const TC_STAGE_FAILED: i32 = 2;
@@ -61,6 +62,11 @@ pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
 pub const TC_LOAD_COPY: i32 = 1;
+pub const TC_REDUCE_SUM: i32 = 0;
+pub const TC_REDUCE_AVG: i32 = 1;
+pub const TC_REDUCE_MAX: i32 = 2;
+pub const TC_REDUCE_MIN: i32 = 3;
+pub const TC_REDUCE_PRODUCT: i32 = 4;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
@@ -1996,6 +2002,152 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_from_dlpack(managed: *mut ::std::os::raw::c_void, versioned: i32, out: *mut tc_tensor) -> i32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_process_group_s {
+    _unused: [u8; 0],
+}
+pub type tc_process_group = *mut tc_process_group_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_work_s {
+    _unused: [u8; 0],
+}
+pub type tc_work = *mut tc_work_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_process_group_options {
+    pub size: u32,
+    pub skip_checks: i32,
+    pub timeout_seconds: f64,
+}
+#[test]
+fn bindgen_test_layout_tc_process_group_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_process_group_options>(),
+        16usize,
+        concat!("Size of: ", stringify!(tc_process_group_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_process_group_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_process_group_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_process_group_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_process_group_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_skip_checks() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_process_group_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).skip_checks) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_process_group_options),
+                "::",
+                stringify!(skip_checks)
+            )
+        );
+    }
+    test_field_skip_checks();
+    fn test_field_timeout_seconds() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_process_group_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).timeout_seconds) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_process_group_options),
+                "::",
+                stringify!(timeout_seconds)
+            )
+        );
+    }
+    test_field_timeout_seconds();
+}
+extern "C" {
+    pub fn tc_process_group_create(
+        backend: *const ::std::os::raw::c_char,
+        options: *const tc_process_group_options,
+        out: *mut tc_process_group,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_process_group_free(pg: tc_process_group) -> i32;
+}
+extern "C" {
+    pub fn tc_process_group_rank(pg: tc_process_group, out: *mut i32) -> i32;
+}
+extern "C" {
+    pub fn tc_process_group_size(pg: tc_process_group, out: *mut i32) -> i32;
+}
+extern "C" {
+    pub fn tc_process_group_backend(
+        pg: tc_process_group,
+        buf: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_dist_backend_available(backend: *const ::std::os::raw::c_char, out: *mut i32) -> i32;
+}
+extern "C" {
+    pub fn tc_all_reduce(pg: tc_process_group, t: tc_tensor, op: i32, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_broadcast(pg: tc_process_group, t: tc_tensor, root: i32, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_all_gather(pg: tc_process_group, out: tc_tensor, t: tc_tensor, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_reduce_scatter(
+        pg: tc_process_group,
+        out: tc_tensor,
+        t: tc_tensor,
+        op: i32,
+        work: *mut tc_work,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_barrier(pg: tc_process_group, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_send(pg: tc_process_group, t: tc_tensor, peer: i32, tag: i32, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_recv(pg: tc_process_group, t: tc_tensor, peer: i32, tag: i32, work: *mut tc_work) -> i32;
+}
+extern "C" {
+    pub fn tc_work_wait(work: tc_work, timeout_seconds: f64) -> i32;
+}
+extern "C" {
+    pub fn tc_work_test(work: tc_work, out: *mut i32) -> i32;
+}
+extern "C" {
+    pub fn tc_work_free(work: tc_work) -> i32;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

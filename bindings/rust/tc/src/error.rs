@@ -43,6 +43,9 @@ pub enum ErrorKind {
     Internal,
     /// `TC_ERR_CALLBACK`: a caller's callback (hook, custom function) failed.
     Callback,
+    /// `TC_ERR_TIMEOUT`: a blocking call gave up (a process group's peer
+    /// died, hangs, or called another collective).
+    Timeout,
     /// The loaded libtc reports another ABI version than the one this crate
     /// was generated from (reported by [`init`](crate::init), never by libtc).
     AbiMismatch,
@@ -69,6 +72,7 @@ impl ErrorKind {
             sys::TC_ERR_IO => ErrorKind::Io,
             sys::TC_ERR_INTERNAL => ErrorKind::Internal,
             sys::TC_ERR_CALLBACK => ErrorKind::Callback,
+            sys::TC_ERR_TIMEOUT => ErrorKind::Timeout,
             other => ErrorKind::Unknown(other),
         }
     }
@@ -92,6 +96,7 @@ impl ErrorKind {
             ErrorKind::Io => sys::TC_ERR_IO,
             ErrorKind::Internal => sys::TC_ERR_INTERNAL,
             ErrorKind::Callback => sys::TC_ERR_CALLBACK,
+            ErrorKind::Timeout => sys::TC_ERR_TIMEOUT,
             ErrorKind::Unknown(code) => code,
         }
     }
@@ -115,6 +120,7 @@ impl ErrorKind {
             ErrorKind::Io => "TC_ERR_IO",
             ErrorKind::Internal => "TC_ERR_INTERNAL",
             ErrorKind::Callback => "TC_ERR_CALLBACK",
+            ErrorKind::Timeout => "TC_ERR_TIMEOUT",
             ErrorKind::AbiMismatch => "ABI_MISMATCH",
             ErrorKind::Unknown(_) => "TC_ERR_UNKNOWN",
         }

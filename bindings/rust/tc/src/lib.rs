@@ -37,6 +37,7 @@
 
 mod autograd;
 mod cuda;
+mod dist;
 mod dtype;
 mod error;
 mod ffi;
@@ -54,6 +55,7 @@ pub use cuda::{
     cuda_empty_cache, cuda_memory_stats, float32_matmul_precision, set_float32_matmul_precision,
     CudaMemoryStats, MatmulPrecision,
 };
+pub use dist::{backend_available, ProcessGroup, ProcessGroupOptions, ReduceOp, Work};
 pub use dtype::{DType, Device, Element};
 pub use error::{last_error, status_name, Error, ErrorKind, Result};
 pub use flag::{flags, get_flag, set_flag, FlagInfo};

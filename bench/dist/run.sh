@@ -1,0 +1,29 @@
+#!/bin/sh
+# Distributed figures in one run (docs/DISTRIBUTED.md quotes them):
+#  1. all-reduce bus bandwidth, libtc's MPI path vs plain MPI_Allreduce;
+#  2. data-parallel MLP step time, 2 processes x 1 thread vs 1 process with
+#     the same global batch (scaling efficiency), libtc and torch+gloo.
+#   bench/dist/run.sh [BUILD_DIR]   (default build/)
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+export TC_LIBRARY="$PWD/$BUILD/libtc.so"
+MPIRUN="mpirun --oversubscribe"
+PY=/usr/bin/python3
+echo "== all-reduce: libtc (mpi backend) vs MPI_Allreduce, 2 ranks"
+$MPIRUN -np 2 "$BUILD/bench/bench_allreduce"
+echo
+echo "== data-parallel MLP 256-512-512-10, global batch 256, Adam; median step (ms)"
+t1=$($PY bench/dist/bench_ddp.py --lib tc --single | awk '{print $3}')
+t2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc | awk '{print $3}')
+t2n=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc --no-check | awk '{print $3}')
+echo "tc     1 process: $t1   2 processes: $t2 (no check: $t2n)   speedup $(echo "$t1 / $t2" | bc -l | cut -c1-5)  efficiency $(echo "$t1 / $t2 / 2" | bc -l | cut -c1-5)"
+if $PY -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null; then
+  u1=$($PY bench/dist/bench_ddp.py --lib torch --single | awk '{print $3}')
+  u2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib torch | awk '{print $3}')
+  echo "torch  1 process: $u1   2 processes: $u2   speedup $(echo "$u1 / $u2" | bc -l | cut -c1-5)  efficiency $(echo "$u1 / $u2 / 2" | bc -l | cut -c1-5)  (gloo)"
+  echo "tc / torch step time: 1 process $(echo "$t1 / $u1" | bc -l | cut -c1-5), 2 processes $(echo "$t2 / $u2" | bc -l | cut -c1-5)"
+else
+  echo "torch: no gloo in $PY's torch; skipped"
+fi

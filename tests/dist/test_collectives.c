@@ -1,0 +1,239 @@
+/* Collectives across processes: run under `mpirun -np N` (N >= 2; ctest
+ * runs N = 2 on loopback). Every rank checks every collective's result, the
+ * asynchronous forms, the detection of ranks that disagree on shapes and
+ * dtypes, and that a peer that never comes is a timeout, not a hang. Plain
+ * C11 over tc.h. Exits 0 on success, 1 on the first failure (with the rank
+ * and line), 77 when no "mpi" group can be made. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tc.h"
+
+static int rank = -1, size = 0;
+
+#define CHECK(cond)                                                                                    \
+  do {                                                                                                 \
+    if (!(cond)) {                                                                                     \
+      const char* msg_ = "";                                                                           \
+      tc_last_error(&msg_);                                                                            \
+      fprintf(stderr, "rank %d: %s:%d: %s failed (last error: %s)\n", rank, __FILE__, __LINE__, #cond, \
+              msg_);                                                                                   \
+      exit(1);                                                                                         \
+    }                                                                                                  \
+  } while (0)
+#define OK(call) CHECK((call) == TC_OK)
+
+static tc_tensor vec_f32(int64_t n, float base, float step) {
+  float* v = malloc(sizeof(float) * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; ++i) v[i] = base + step * (float)i;
+  tc_tensor t = NULL;
+  OK(tc_from_data(v, n * 4, &n, 1, TC_FLOAT32, &t));
+  free(v);
+  return t;
+}
+
+static float at(tc_tensor t, int64_t i) {
+  float* p = NULL;
+  OK(tc_tensor_data_ptr(t, (void**)&p));
+  return p[i];
+}
+
+static void sleep_seconds(double s) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)s;
+  ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+  nanosleep(&ts, NULL);
+}
+
+static void test_all_reduce(tc_process_group pg) {
+  /* rank r holds r + 1 + i: sum = size(size+1)/2 + size*i. */
+  const int64_t n = 1000;
+  const int32_t ops[] = {TC_REDUCE_SUM, TC_REDUCE_AVG, TC_REDUCE_MAX, TC_REDUCE_MIN, TC_REDUCE_PRODUCT};
+  for (int k = 0; k < 5; ++k) {
+    tc_tensor t = vec_f32(n, (float)(rank + 1), 1.0f);
+    OK(tc_all_reduce(pg, t, ops[k], NULL));
+    for (int64_t i = 0; i < n; i += 97) {
+      double expect = 0;
+      if (ops[k] == TC_REDUCE_SUM) expect = size * (size + 1) / 2.0 + (double)size * (double)i;
+      if (ops[k] == TC_REDUCE_AVG) expect = (size + 1) / 2.0 + (double)i;
+      if (ops[k] == TC_REDUCE_MAX) expect = size + (double)i;
+      if (ops[k] == TC_REDUCE_MIN) expect = 1 + (double)i;
+      if (ops[k] == TC_REDUCE_PRODUCT) {
+        expect = 1;
+        for (int r = 0; r < size; ++r) expect *= (r + 1 + (double)i);
+      }
+      const double got = at(t, i);
+      CHECK(got == (float)expect || (got - expect) / expect < 1e-6);
+    }
+    OK(tc_tensor_free(t));
+  }
+  /* int64 and bool. */
+  int64_t one = 1;
+  int64_t v = rank + 10;
+  tc_tensor ti = NULL;
+  OK(tc_from_data(&v, 8, &one, 1, TC_INT64, &ti));
+  OK(tc_all_reduce(pg, ti, TC_REDUCE_SUM, NULL));
+  double d = 0;
+  OK(tc_tensor_item(ti, &d));
+  CHECK(d == 10.0 * size + size * (size - 1) / 2.0);
+  OK(tc_tensor_free(ti));
+  unsigned char b = rank == 0 ? 1 : 0;
+  tc_tensor tb = NULL;
+  OK(tc_from_data(&b, 1, &one, 1, TC_BOOL, &tb));
+  OK(tc_all_reduce(pg, tb, TC_REDUCE_SUM, NULL)); /* or */
+  OK(tc_tensor_item(tb, &d));
+  CHECK(d == 1.0);
+  OK(tc_all_reduce(pg, tb, TC_REDUCE_MIN, NULL)); /* and: still 1 everywhere */
+  OK(tc_tensor_free(tb));
+}
+
+static void test_broadcast_gather_scatter(tc_process_group pg) {
+  const int64_t n = 257;
+  for (int root = 0; root < size; ++root) {
+    tc_tensor t = vec_f32(n, rank == root ? 100.0f : -1.0f, 0.5f);
+    OK(tc_broadcast(pg, t, root, NULL));
+    CHECK(at(t, 0) == 100.0f && at(t, n - 1) == 100.0f + 0.5f * (float)(n - 1));
+    OK(tc_tensor_free(t));
+  }
+  tc_tensor in = vec_f32(n, (float)rank * 1000.0f, 1.0f);
+  int64_t shape[2] = {size, n};
+  tc_tensor out = NULL;
+  OK(tc_zeros(shape, 2, TC_FLOAT32, TC_CPU, &out));
+  OK(tc_all_gather(pg, out, in, NULL));
+  for (int r = 0; r < size; ++r) CHECK(at(out, r * n + 3) == (float)r * 1000.0f + 3.0f);
+  /* reduce_scatter: block b of rank r holds r + b; out = sum over r of (r + rank). */
+  tc_tensor blocks = NULL, mine = NULL;
+  int64_t total = size * n;
+  float* v = malloc(sizeof(float) * (size_t)total);
+  for (int64_t i = 0; i < total; ++i) v[i] = (float)(rank + i / n);
+  OK(tc_from_data(v, total * 4, &total, 1, TC_FLOAT32, &blocks));
+  free(v);
+  OK(tc_zeros(&n, 1, TC_FLOAT32, TC_CPU, &mine));
+  OK(tc_reduce_scatter(pg, mine, blocks, TC_REDUCE_SUM, NULL));
+  CHECK(at(mine, 0) == (float)(size * (size - 1) / 2 + size * rank));
+  OK(tc_tensor_free(in));
+  OK(tc_tensor_free(out));
+  OK(tc_tensor_free(blocks));
+  OK(tc_tensor_free(mine));
+}
+
+static void test_async_and_p2p(tc_process_group pg) {
+  /* Several works in flight at once, waited for in reverse order. */
+  tc_tensor ts[4];
+  tc_work ws[4];
+  for (int k = 0; k < 4; ++k) {
+    ts[k] = vec_f32(10000, (float)k, 0.0f);
+    OK(tc_all_reduce(pg, ts[k], TC_REDUCE_SUM, &ws[k]));
+  }
+  for (int k = 3; k >= 0; --k) {
+    OK(tc_work_wait(ws[k], 0));
+    int32_t done = 0;
+    OK(tc_work_test(ws[k], &done));
+    CHECK(done == 1);
+    CHECK(at(ts[k], 9999) == (float)(k * size));
+    OK(tc_work_free(ws[k]));
+    OK(tc_tensor_free(ts[k]));
+  }
+  /* A ring: send to the right, receive from the left. */
+  tc_tensor s = vec_f32(33, (float)rank, 1.0f), r = vec_f32(33, 0, 0);
+  tc_work sw = NULL;
+  OK(tc_send(pg, s, (rank + 1) % size, 7, &sw));
+  OK(tc_recv(pg, r, (rank + size - 1) % size, 7, NULL));
+  OK(tc_work_wait(sw, 0));
+  OK(tc_work_free(sw));
+  CHECK(at(r, 2) == (float)((rank + size - 1) % size) + 2.0f);
+  OK(tc_tensor_free(s));
+  OK(tc_tensor_free(r));
+  tc_work bw = NULL;
+  OK(tc_barrier(pg, &bw));
+  OK(tc_work_wait(bw, 0));
+  OK(tc_work_free(bw));
+}
+
+static void test_mismatches(tc_process_group pg) {
+  /* Rank 0 passes [2, 3], the others [3, 2]: every rank fails, with no data moved. */
+  int64_t shape[2] = {rank == 0 ? 2 : 3, rank == 0 ? 3 : 2};
+  tc_tensor t = NULL;
+  OK(tc_ones(shape, 2, TC_FLOAT32, TC_CPU, &t));
+  CHECK(tc_all_reduce(pg, t, TC_REDUCE_SUM, NULL) == TC_ERR_SHAPE);
+  const char* msg = NULL;
+  tc_last_error(&msg);
+  CHECK(strstr(msg, "[2, 3]") && strstr(msg, "[3, 2]") && strstr(msg, "rank 1"));
+  CHECK(at(t, 0) == 1.0f); /* untouched */
+  OK(tc_tensor_free(t));
+  /* Dtypes. */
+  int64_t n = 4;
+  tc_tensor u = NULL;
+  OK(tc_ones(&n, 1, rank == 0 ? TC_FLOAT32 : TC_FLOAT64, TC_CPU, &u));
+  CHECK(tc_all_reduce(pg, u, TC_REDUCE_SUM, NULL) == TC_ERR_DTYPE);
+  /* Different roots: the collective itself disagrees. */
+  CHECK(tc_broadcast(pg, u, rank, NULL) == TC_ERR_INVALID_ARGUMENT);
+  OK(tc_tensor_free(u));
+  /* send/recv: the receiver reports the mismatch, after draining the message. */
+  if (rank < 2) {
+    tc_tensor x = NULL;
+    int64_t m = rank == 0 ? 5 : 6;
+    OK(tc_zeros(&m, 1, TC_FLOAT32, TC_CPU, &x));
+    if (rank == 0) OK(tc_send(pg, x, 1, 3, NULL));
+    if (rank == 1) CHECK(tc_recv(pg, x, 0, 3, NULL) == TC_ERR_SHAPE);
+    OK(tc_tensor_free(x));
+  }
+  OK(tc_barrier(pg, NULL)); /* still in step afterwards */
+}
+
+static void test_timeout(void) {
+  /* Rank 0 waits for a barrier the others join only after its timeout. */
+  tc_process_group_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.skip_checks = 1;
+  o.timeout_seconds = 0.5;
+  tc_process_group g = NULL;
+  OK(tc_process_group_create("mpi", &o, &g));
+  if (rank == 0) {
+    CHECK(tc_barrier(g, NULL) == TC_ERR_TIMEOUT);
+    const char* msg = NULL;
+    tc_last_error(&msg);
+    CHECK(strstr(msg, "timed out") != NULL);
+  } else {
+    sleep_seconds(1.5);
+    OK(tc_barrier(g, NULL)); /* matches rank 0's (still pending) barrier */
+  }
+  OK(tc_process_group_free(g));
+}
+
+int main(void) {
+  OK(tc_init(NULL));
+  tc_process_group pg = NULL;
+  const int32_t rc = tc_process_group_create("mpi", NULL, &pg);
+  if (rc == TC_ERR_NOT_COMPILED || rc == TC_ERR_UNAVAILABLE) {
+    const char* msg = "";
+    tc_last_error(&msg);
+    printf("SKIPPED: %s\n", msg);
+    tc_shutdown();
+    return 77;
+  }
+  CHECK(rc == TC_OK);
+  OK(tc_process_group_rank(pg, &rank));
+  OK(tc_process_group_size(pg, &size));
+  CHECK(size >= 2);
+  char name[8];
+  OK(tc_process_group_backend(pg, name, sizeof name, NULL));
+  CHECK(strcmp(name, "mpi") == 0);
+  test_all_reduce(pg);
+  test_broadcast_gather_scatter(pg);
+  test_async_and_p2p(pg);
+  test_mismatches(pg);
+  test_timeout();
+  OK(tc_barrier(pg, NULL));
+  OK(tc_process_group_free(pg));
+  int64_t live = -1;
+  OK(tc_get_flag("live_tensors", &live));
+  CHECK(live == 0);
+  OK(tc_shutdown());
+  printf("rank %d of %d: all collective tests passed\n", rank, size);
+  return 0;
+}
