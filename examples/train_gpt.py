@@ -27,6 +27,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
+# OpenMP threads that wait by spinning burn the cores they share with other
+# processes: on a busy 2-core machine a step took 30x longer. Sleeping waits
+# cost little here (unless the caller chose a policy). Read when libgomp loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import tc  # noqa: E402
 from tc import nn  # noqa: E402

@@ -85,6 +85,12 @@ void Backend::norm_backward(const Tensor&, const Tensor&, const Tensor&, const T
                             const Tensor&, const Tensor&, const Tensor&) const {
   not_implemented("norm_backward");
 }
+void Backend::causal_softmax(const Tensor&, const Tensor&, double) const {
+  not_implemented("causal_softmax");
+}
+void Backend::causal_softmax_backward(const Tensor&, const Tensor&, const Tensor&, double) const {
+  not_implemented("causal_softmax_backward");
+}
 void Backend::triangle(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("triangle"); }
 void Backend::cumsum(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("cumsum"); }
 void Backend::topk(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) const {

@@ -108,6 +108,12 @@ struct Backend {
   // The wanted gradients (the others null) from g [R, C]: gx [R, C], gw, gb [C].
   virtual void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
                              const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w) const;
+  // Causal attention weights: over the last dim of x [..., L, S], row i:
+  // y[j] = softmax_j(scale * x[j]) for j <= i, 0 for j > i (float dtypes).
+  virtual void causal_softmax(const Tensor& y, const Tensor& x, double scale) const;
+  // Its gradient: gx = scale * y * (g - sum_j g y) (0 where j > i).
+  virtual void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                                       double scale) const;
   // out = a's lower (j - i <= diagonal) or upper (j - i >= diagonal)
   // triangle over the last two dims, zeros elsewhere; any dtype.
   virtual void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const;

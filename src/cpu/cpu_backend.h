@@ -39,6 +39,9 @@ class CpuBackend final : public Backend {
                     const Tensor& b, double eps) const override;
   void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
                      const Tensor& mean, const Tensor& rstd, const Tensor& w) const override;
+  void causal_softmax(const Tensor& y, const Tensor& x, double scale) const override;
+  void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                               double scale) const override;
   void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const override;
   void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const override;
   void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -126,6 +127,75 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
   }
 }
 
+// e^x for float, vectorizable (no libm call): Cephes' expf polynomial on
+// x - n ln2, scaled by 2^n through the exponent bits; within 2 ulp of expf
+// on [-87, 88], 0 below (so -inf gives 0).
+inline float exp_approx(float x) {
+  const float lo = -87.0f, hi = 88.0f;
+  const bool under = x < lo;
+  x = std::min(std::max(x, lo), hi);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500E-4f;
+  p = p * r + 1.3981999507E-3f;
+  p = p * r + 8.3334519073E-3f;
+  p = p * r + 4.1665795894E-2f;
+  p = p * r + 1.6666665459E-1f;
+  p = p * r + 5.0000001201E-1f;
+  const float e = p * r * r + r + 1.0f;
+  const int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return under ? 0.0f : e * scale;
+}
+inline double exp_approx(double x) { return std::exp(x); }
+
+template <typename T>
+void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s, T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* xr = x + row * s;
+      T* yr = y + row * s;
+      T mx = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : mx)
+      for (int64_t j = 0; j < n; ++j) mx = std::max(mx, xr[j]);
+      if (std::isinf(mx)) mx = 0;  // a row of -inf: NaN-free arithmetic below
+      T sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < n; ++j) {
+        const T e = exp_approx(scale * (xr[j] - mx));
+        yr[j] = e;
+        sum += e;
+      }
+      const T inv = T(1) / sum;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+      for (int64_t j = n; j < s; ++j) yr[j] = T(0);
+    }
+  });
+}
+
+template <typename T>
+void causal_softmax_backward_kernel(T* gx, const T* g, const T* y, int64_t mats, int64_t l, int64_t s,
+                                    T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* gr = g + row * s;
+      const T* yr = y + row * s;
+      T* out = gx + row * s;
+      T dot = 0;
+#pragma omp simd reduction(+ : dot)
+      for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) out[j] = scale * yr[j] * (gr[j] - dot);
+      for (int64_t j = n; j < s; ++j) out[j] = T(0);
+    }
+  });
+}
+
 template <typename T>
 bool is_nan_value(T v) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -159,6 +229,26 @@ void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor&
                             gb ? gb->data_as<T>() : nullptr, g->data_as<T>(), x->data_as<T>(),
                             mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
                             w ? w->data_as<T>() : nullptr, rows, cols);
+  });
+}
+
+void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) const {
+  const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
+  const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
+  TC_DISPATCH_FLOATING(x->dtype, "causal_softmax", [&] {
+    using T = scalar_t;
+    causal_softmax_kernel<T>(y->data_as<T>(), x->data_as<T>(), mats, l, s, T(scale));
+  });
+}
+
+void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                                         double scale) const {
+  const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
+  const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
+  TC_DISPATCH_FLOATING(y->dtype, "CausalSoftmaxBackward", [&] {
+    using T = scalar_t;
+    causal_softmax_backward_kernel<T>(gx->data_as<T>(), g->data_as<T>(), y->data_as<T>(), mats, l, s,
+                                      T(scale));
   });
 }
 

@@ -153,6 +153,25 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower) {
   return out;
 }
 
+// ------------------------------------------------------ causal softmax --
+
+// softmax(scale * x) over the last dim with j > i masked, x [..., L, S].
+Tensor causal_softmax(const Tensor& x, double scale) {
+  Tensor xc = tc::contiguous_on_device(x);
+  Tensor y = empty(x->shape, x->dtype, x->device);
+  if (y->numel() > 0) backend_for(x).causal_softmax(y, xc, scale);
+  autograd::record_function("CausalSoftmaxBackward", {x}, {y}, {autograd::alias(y)},
+                            [scale](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              const Tensor& yy = saved[0];
+                              Tensor gx = empty(yy->shape, yy->dtype, yy->device);
+                              if (gx->numel() > 0)
+                                backend_for(yy).causal_softmax_backward(gx, tc::contiguous_on_device(g[0]),
+                                                                        tc::contiguous_on_device(yy), scale);
+                              return autograd::Grads{gx};
+                            });
+  return y;
+}
+
 // ------------------------------------------------------------ cumsum --
 
 Tensor cumsum_raw(const Tensor& a, int64_t dim, bool reverse) {
@@ -229,7 +248,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   }
   TC_CHECK(q->ndim() >= 2 && k->ndim() >= 2 && v->ndim() >= 2, TC_ERR_SHAPE, op,
            ": q, k and v need at least 2 dims but have shapes ", q->shape, ", ", k->shape, " and ", v->shape);
-  const int64_t e = q->shape[q->ndim() - 1], l = q->shape[q->ndim() - 2], s = k->shape[k->ndim() - 2];
+  const int64_t e = q->shape[q->ndim() - 1], s = k->shape[k->ndim() - 2];
   TC_CHECK(k->shape[k->ndim() - 1] == e, TC_ERR_SHAPE, op, ": k of shape ", k->shape,
            " does not match q of shape ", q->shape, " in the last dim");
   TC_CHECK(v->shape[v->ndim() - 2] == s, TC_ERR_SHAPE, op, ": v of shape ", v->shape,
@@ -244,19 +263,22 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
              dtype_name(mask->dtype));
   }
   const double scale = 1.0 / std::sqrt(double(e));
-  // Scaling q (L x E) is cheaper than scaling the scores (L x S) when E < S.
-  Tensor scores = e <= s ? matmul(mul_scalar(q, scale), transpose(k, -2, -1))
-                         : mul_scalar(matmul(q, transpose(k, -2, -1)), scale);
-  const double neg_inf = -std::numeric_limits<double>::infinity();
+  Tensor attn;
   if (is_causal) {
-    Tensor upper = triangle_raw(ones({l, s}, DType::b8, q->device), 1, false);
-    scores = masked_fill(scores, upper, neg_inf);
-  } else if (mask && mask->dtype == DType::b8) {
-    scores = where(mask, scores, scalar_tensor(neg_inf, q->dtype, q->device));
-  } else if (mask) {
-    scores = add(scores, mask);
+    // Scaling, masking and softmax in one kernel each way.
+    attn = causal_softmax(matmul(q, transpose(k, -2, -1)), scale);
+  } else {
+    // Scaling q (L x E) is cheaper than scaling the scores (L x S) when E < S.
+    Tensor scores = e <= s ? matmul(mul_scalar(q, scale), transpose(k, -2, -1))
+                           : mul_scalar(matmul(q, transpose(k, -2, -1)), scale);
+    if (mask && mask->dtype == DType::b8) {
+      scores =
+          where(mask, scores, scalar_tensor(-std::numeric_limits<double>::infinity(), q->dtype, q->device));
+    } else if (mask) {
+      scores = add(scores, mask);
+    }
+    attn = softmax(scores, -1);
   }
-  Tensor attn = softmax(scores, -1);
   if (dropout_p > 0.0) attn = dropout(attn, dropout_p, true);
   return matmul(attn, v);
 }
