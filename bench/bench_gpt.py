@@ -9,6 +9,8 @@ tc / torch (below 1.0: tc is faster; the target is <= 0.8).
 Run: TC_LIBRARY=build/libtc.so /usr/bin/python3 bench/bench_gpt.py [--steps 30] [--warmup 5]
      [--threads 1,2] [--profile]
 --profile also prints, for tc with 1 thread, the time of the step's parts.
+Both children run with OMP_WAIT_POLICY=PASSIVE unless it is set. Wall times
+on a shared machine vary: the CPU times (process time) are printed too.
 """
 import argparse
 import json
@@ -171,6 +173,9 @@ def main():
             if args.profile and n == thread_counts[0]:
                 cmd.append("--profile")
             env = dict(os.environ, OMP_NUM_THREADS=str(n))
+            # Both libraries' OpenMP threads sleep when idle (as train_gpt.py
+            # has them): spinning waits swamp a shared machine.
+            env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             r = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 sys.exit("bench_gpt: the %s child failed:\n%s%s" % (lib, r.stdout, r.stderr))

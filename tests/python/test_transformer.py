@@ -337,3 +337,19 @@ def test_train_gpt_bad_arguments_exit_2():
         res = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, env=env, timeout=120)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert "usage:" in res.stderr
+
+
+def test_train_gpt_runs_end_to_end_on_a_tiny_model():
+    import re
+    import subprocess
+    env = dict(os.environ, TC_LIBRARY=tc.library_path)
+    script = os.path.join(REPO, "examples", "train_gpt.py")
+    res = subprocess.run([sys.executable, script, "--steps", "4", "--warmup", "1", "--eval-every", "2",
+                          "--eval-iters", "1", "--final-eval-iters", "2", "--sample", "30", "--layers", "1",
+                          "--d", "16", "--heads", "2", "--context", "8", "--batch", "2", "--threads", "1",
+                          "--max-val-loss", "10"], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"step +4/4  train_loss [\d.]+  val_loss [\d.]+", res.stdout), res.stdout
+    assert re.search(r"final val_loss [\d.]+ \(2 batches\) after 4 steps", res.stdout), res.stdout
+    sample = res.stdout.split("---- sample ----\n")[1].split("\n----------------")[0]
+    assert len(sample) == 30
