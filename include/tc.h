@@ -586,6 +586,14 @@ TC_API int32_t tc_scaled_dot_product_attention(tc_tensor q, tc_tensor k, tc_tens
                                                double dropout_p, int32_t is_causal, tc_tensor* out);
 /* Batched matrix product: a [B, N, M] x b [B, M, P] -> [B, N, P]. */
 TC_API int32_t tc_bmm(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* beta * input + alpha * (mat1 @ mat2): mat1 [N, M], mat2 [M, P], input
+ * broadcasting to [N, P]; beta = 0 ignores input's values (NaN included). */
+TC_API int32_t tc_addmm(tc_tensor input, tc_tensor mat1, tc_tensor mat2, double beta, double alpha,
+                        tc_tensor* out);
+/* beta * input + alpha * bmm(batch1, batch2), input broadcasting to [B, N,
+ * P]. */
+TC_API int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double beta, double alpha,
+                          tc_tensor* out);
 
 /* The lower (tril: j - i <= diagonal) or upper (triu: j - i >= diagonal)
  * triangle of the last two dims; the other elements are 0. */

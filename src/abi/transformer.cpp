@@ -49,6 +49,23 @@ int32_t tc_bmm(tc_tensor a, tc_tensor b, tc_tensor* out) {
   });
 }
 
+int32_t tc_addmm(tc_tensor input, tc_tensor mat1, tc_tensor mat2, double beta, double alpha, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(tc::ops::addmm(get_tensor(input, "input"), get_tensor(mat1, "mat1"),
+                                     get_tensor(mat2, "mat2"), beta, alpha));
+  });
+}
+
+int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double beta, double alpha,
+                   tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(tc::ops::baddbmm(get_tensor(input, "input"), get_tensor(batch1, "batch1"),
+                                       get_tensor(batch2, "batch2"), beta, alpha));
+  });
+}
+
 int32_t tc_tril(tc_tensor a, int64_t diagonal, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");

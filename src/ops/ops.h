@@ -139,6 +139,8 @@ Tensor triu(const Tensor& a, int64_t diagonal);
 Tensor masked_fill(const Tensor& a, const Tensor& mask, double value);
 Tensor cumsum(const Tensor& a, int64_t dim);
 Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, double beta, double alpha);
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta, double alpha);
 // mask may be null; bool (true = attend) or added to the scores.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
                                     double dropout_p, bool is_causal);

@@ -236,6 +236,33 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return matmul(a, b);
 }
 
+namespace {
+// beta * input + alpha * prod, input broadcasting to prod's shape; beta = 0
+// ignores input's values, like PyTorch.
+Tensor scaled_sum(const Tensor& input, const Tensor& prod, double beta, double alpha, const char* op) {
+  TC_CHECK(std::isfinite(beta) && std::isfinite(alpha), TC_ERR_INVALID_ARGUMENT, op,
+           ": beta and alpha must be finite but are ", beta, " and ", alpha);
+  check_beside(prod, input, op, "the product", "input");
+  detail::check_same_dtype(prod, input, op, "the product", "input");
+  TC_CHECK(broadcast_shapes(input->shape, prod->shape, op) == prod->shape, TC_ERR_SHAPE, op,
+           ": input of shape ", input->shape, " does not broadcast to the product's shape ", prod->shape);
+  Tensor p = alpha == 1.0 ? prod : mul_scalar(prod, alpha);
+  if (beta == 0.0) return p;
+  return add(beta == 1.0 ? input : mul_scalar(input, beta), p);
+}
+}  // namespace
+
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, double beta, double alpha) {
+  const char* op = "addmm";
+  detail::check_ndim(mat1, 2, op, "mat1");
+  detail::check_ndim(mat2, 2, op, "mat2");
+  return scaled_sum(input, matmul(mat1, mat2), beta, alpha, op);
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta, double alpha) {
+  return scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm");
+}
+
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
                                     double dropout_p, bool is_causal) {
   const char* op = "scaled_dot_product_attention";

@@ -147,6 +147,8 @@
 #pragma weak tc_rms_norm
 #pragma weak tc_scaled_dot_product_attention
 #pragma weak tc_bmm
+#pragma weak tc_addmm
+#pragma weak tc_baddbmm
 #pragma weak tc_tril
 #pragma weak tc_triu
 #pragma weak tc_masked_fill
@@ -1790,6 +1792,21 @@ std::vector<Entry> build_table() {
            free_t(x);
            return rc;
          })}));
+  add(E(FN(tc_addmm), "HHH--O",
+        [](M& m) { return tc_addmm(m.H(0, m.f.v), m.H(1, m.f.bt), m.H(2, m.f.a), 0.5, 2.0, m.O(5)); },
+        {X("input does not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_addmm(m.f.lb, m.f.bt, m.f.a, 1.0, 1.0, m.O(9)); }),
+         X("3-D mat1", {TC_ERR_SHAPE}, [](M& m) { return tc_addmm(m.f.v, m.f.t3, m.f.a, 1.0, 1.0, m.O(9)); }),
+         X("beta NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_addmm(m.f.v, m.f.bt, m.f.a, kNaN, 1.0, m.O(9)); }),
+         X("int32 input", {TC_ERR_DTYPE},
+           [](M& m) { return tc_addmm(m.f.i32, m.f.bt, m.f.a, 1.0, 1.0, m.O(9)); })}));
+  add(E(FN(tc_baddbmm), "HHH--O",
+        [](M& m) { return tc_baddbmm(m.H(0, m.f.s), m.H(1, m.f.t3), m.H(2, m.f.t3), 1.0, 1.0, m.O(5)); },
+        {X("2-D batch1", {TC_ERR_SHAPE},
+           [](M& m) { return tc_baddbmm(m.f.s, m.f.a, m.f.t3, 1.0, 1.0, m.O(9)); }),
+         X("input does not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_baddbmm(m.f.a, m.f.t3, m.f.t3, 1.0, 1.0, m.O(9)); })}));
   add(E(FN(tc_tril), "H-O", [](M& m) { return tc_tril(m.H(0, m.f.a), 0, m.O(2)); },
         {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })}));
   add(E(FN(tc_triu), "H-O", [](M& m) { return tc_triu(m.H(0, m.f.cond), 1, m.O(2)); },

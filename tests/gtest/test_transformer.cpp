@@ -148,6 +148,21 @@ TEST_F(Transformer, BmmMatchesMatmul) {
   EXPECT_EQ(code_of([&] { tc::ops::bmm(randn({2, 2, 4}), b); }), TC_ERR_SHAPE);
 }
 
+TEST_F(Transformer, AddmmBaddbmm) {
+  Tensor input = randn({3}), m1 = randn({2, 4}), m2 = randn({4, 3});
+  const std::vector<double> got = values(tc::ops::addmm(input, m1, m2, 0.5, 2.0)),
+                            prod = values(tc::ops::matmul(m1, m2)), iv = values(input);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], 0.5 * iv[i % 3] + 2.0 * prod[i], 1e-12);
+  // beta = 0 ignores input, NaN included.
+  Tensor nan = tc::full({2, 3}, NAN, DType::f64);
+  EXPECT_EQ(values(tc::ops::addmm(nan, m1, m2, 0.0, 1.0)), prod);
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return tc::ops::addmm(x[0], x[1], x[2], 0.5, -1.5); },
+                        {randn({2, 3}), randn({2, 4}), randn({4, 3})}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return tc::ops::baddbmm(x[0], x[1], x[2], 2.0, 0.5); },
+                        {randn({1, 3}), randn({2, 2, 4}), randn({2, 4, 3})}));
+  EXPECT_EQ(code_of([&] { tc::ops::addmm(randn({4}), m1, m2, 1.0, 1.0); }), TC_ERR_SHAPE);
+}
+
 // softmax(q k^T / sqrt(E) + mask) v, computed here in double.
 std::vector<double> attention_reference(const Tensor& q, const Tensor& k, const Tensor& v, int64_t bh,
                                         int64_t l, int64_t s, int64_t e, int64_t ev, bool causal,

@@ -83,6 +83,14 @@ def test_bmm():
     parity(lambda a, b: tc.bmm(a, b), lambda a, b: torch.bmm(a, b), [randn(2, 3, 3), randn(2, 3, 1)])
 
 
+def test_addmm_baddbmm():
+    need("tc_addmm", "tc_baddbmm")
+    parity(lambda i, a, b: tc.addmm(i, a, b, beta=0.5, alpha=2.0), lambda i, a, b: torch.addmm(i, a, b, beta=0.5, alpha=2.0),
+           [randn(3), randn(2, 4), randn(4, 3)])
+    parity(lambda i, a, b: i.baddbmm(a, b, beta=-1.0), lambda i, a, b: i.baddbmm(a, b, beta=-1.0),
+           [randn(2, 3), randn(4, 2, 5), randn(4, 5, 3)])
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_cumsum(dim):
     need("tc_cumsum")

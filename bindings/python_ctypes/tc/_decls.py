@@ -642,6 +642,14 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
     ),
+    'tc_addmm': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'mat1'), ('tc_tensor', 'mat2'), ('double', 'beta'), ('double', 'alpha'), ('tc_tensor*', 'out')),
+    ),
+    'tc_baddbmm': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'batch1'), ('tc_tensor', 'batch2'), ('double', 'beta'), ('double', 'alpha'), ('tc_tensor*', 'out')),
+    ),
     'tc_tril': (
         [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('int64_t', 'diagonal'), ('tc_tensor*', 'out')),

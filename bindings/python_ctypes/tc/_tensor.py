@@ -748,6 +748,13 @@ class Tensor:
     def bmm(self, other):
         return _call(fn("tc_bmm"), self._h, other._h)
 
+    def addmm(self, mat1, mat2, beta=1, alpha=1):
+        """beta * self + alpha * (mat1 @ mat2), like torch.addmm(self, ...)."""
+        return _call(fn("tc_addmm"), self._h, mat1._h, mat2._h, float(beta), float(alpha))
+
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+        return _call(fn("tc_baddbmm"), self._h, batch1._h, batch2._h, float(beta), float(alpha))
+
     def topk(self, k, dim=-1, largest=True, sorted=True):
         values, indices = VP(), VP()
         check(fn("tc_topk")(self._h, int(k), int(dim), 1 if largest else 0, 1 if sorted else 0,

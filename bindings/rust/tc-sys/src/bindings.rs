@@ -843,6 +843,26 @@ extern "C" {
     pub fn tc_bmm(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_addmm(
+        input: tc_tensor,
+        mat1: tc_tensor,
+        mat2: tc_tensor,
+        beta: f64,
+        alpha: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_baddbmm(
+        input: tc_tensor,
+        batch1: tc_tensor,
+        batch2: tc_tensor,
+        beta: f64,
+        alpha: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
     pub fn tc_tril(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {

@@ -86,6 +86,18 @@ impl Tensor {
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_bmm(self.as_raw(), other.as_raw(), out) })
     }
+    /// `beta * self + alpha * (mat1 @ mat2)` (`self` broadcasting to `[N, P]`).
+    pub fn addmm(&self, mat1: &Tensor, mat2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_addmm(self.as_raw(), mat1.as_raw(), mat2.as_raw(), beta, alpha, out)
+        })
+    }
+    /// `beta * self + alpha * bmm(batch1, batch2)`.
+    pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_baddbmm(self.as_raw(), batch1.as_raw(), batch2.as_raw(), beta, alpha, out)
+        })
+    }
     /// The lower triangle (`j - i <= diagonal`) of the last two dims.
     pub fn tril(&self, diagonal: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_tril(self.as_raw(), diagonal, out) })
