@@ -250,6 +250,34 @@ def test_param_groups_have_their_own_options():
         tc.optim.SGD([{"params": [tps[0]]}, {"params": [tps[0]]}], lr=0.1)
 
 
+def test_param_groups_state_dict_round_trip():
+    _, a, _ = _pair([(3, 4), (4,)])
+    _, b, _ = _pair([(3, 4), (4,)])
+
+    def make(ps):
+        return tc.optim.AdamW([{"params": [ps[0]]}, {"params": [ps[1]], "weight_decay": 0.0, "lr": 0.5}], lr=0.1)
+
+    o_a = make(a)
+    for step in range(3):
+        for p in a:
+            p.grad = None
+            (p * p).sum().backward()
+        o_a.step()
+    o_b = make(b)
+    o_b.load_state_dict(o_a.state_dict())
+    with tc.no_grad():
+        for x, y in zip(b, a):
+            x.copy_(y)
+    for o, ps in ((o_a, a), (o_b, b)):
+        for p in ps:
+            p.grad = None
+            (p * p).sum().backward()
+        o.step()
+    for x, y in zip(a, b):
+        assert x.tolist() == y.tolist()
+    assert o_b.param_groups[1]["lr"] == 0.5 and o_b.param_groups[1]["weight_decay"] == 0.0
+
+
 # ---------------------------------------------------------------- a GPT block, step by step
 
 sys.path.insert(0, os.path.join(REPO, "examples"))
