@@ -715,6 +715,59 @@ TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* 
  * [dim]. */
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
 
+/* Transformer ops. layer_norm/rms_norm normalize over the last ndims dims of
+ * x, which must equal normalized_shape; weight and bias (that shape, or NULL)
+ * scale and shift. layer_norm: (x - mean) / sqrt(var + eps) (biased
+ * variance); rms_norm: x / sqrt(mean(x^2) + eps). eps must be >= 0. One fused
+ * kernel each way (backward from the saved mean and 1/std, like PyTorch). */
+/* Layer normalization over the last ndims dims (weight, bias may be NULL). */
+TC_API int32_t tc_layer_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
+                             tc_tensor bias, double eps, tc_tensor* out);
+/* RMS normalization over the last ndims dims (weight may be NULL). */
+TC_API int32_t tc_rms_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
+                           double eps, tc_tensor* out);
+/* softmax(q k^T / sqrt(E) + mask) v, with dropout(dropout_p) on the weights:
+ * q [..., L, E], k [..., S, E], v [..., S, Ev] -> [..., L, Ev]; attn_mask
+ * (broadcasting to [..., L, S], or NULL) is bool (true = attend) or added to
+ * the scores; is_causal masks j > i (then attn_mask must be NULL). Composed of
+ * matmul, masking and softmax, so its gradient is theirs. */
+TC_API int32_t tc_scaled_dot_product_attention(tc_tensor q, tc_tensor k, tc_tensor v, tc_tensor attn_mask,
+                                               double dropout_p, int32_t is_causal, tc_tensor* out);
+/* Batched matrix product: a [B, N, M] x b [B, M, P] -> [B, N, P]. */
+TC_API int32_t tc_bmm(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* beta * input + alpha * (mat1 @ mat2): mat1 [N, M], mat2 [M, P], input
+ * broadcasting to [N, P]; beta = 0 ignores input's values (NaN included). */
+TC_API int32_t tc_addmm(tc_tensor input, tc_tensor mat1, tc_tensor mat2, double beta, double alpha,
+                        tc_tensor* out);
+/* beta * input + alpha * bmm(batch1, batch2), input broadcasting to [B, N,
+ * P]. */
+TC_API int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double beta, double alpha,
+                          tc_tensor* out);
+
+/* The lower (tril: j - i <= diagonal) or upper (triu: j - i >= diagonal)
+ * triangle of the last two dims; the other elements are 0. */
+/* Lower triangle. */
+TC_API int32_t tc_tril(tc_tensor a, int64_t diagonal, tc_tensor* out);
+/* Upper triangle. */
+TC_API int32_t tc_triu(tc_tensor a, int64_t diagonal, tc_tensor* out);
+/* a with value where the bool mask (broadcasting) is true. */
+TC_API int32_t tc_masked_fill(tc_tensor a, tc_tensor mask, double value, tc_tensor* out);
+/* Cumulative sum along dim (integer and bool inputs give int64, like
+ * PyTorch). */
+TC_API int32_t tc_cumsum(tc_tensor a, int64_t dim, tc_tensor* out);
+
+/* Sampling ops. topk: the k largest (or smallest) elements along dim and their
+ * int64 indices, always sorted (sorted = 0 is accepted: any order is allowed);
+ * NaN counts as larger than every number, like PyTorch. */
+/* The k largest/smallest elements along dim, with their indices. */
+TC_API int32_t tc_topk(tc_tensor a, int64_t k, int64_t dim, int32_t largest, int32_t sorted,
+                       tc_tensor* values, tc_tensor* indices);
+/* int64 category indices drawn from the default generator with the
+ * non-negative weights probs [C] or [N, C] (each row finite, not all zero):
+ * [num_samples] or [N, num_samples]; without replacement, num_samples must not
+ * exceed the number of non-zero weights of a row. */
+TC_API int32_t tc_multinomial(tc_tensor probs, int64_t num_samples, int32_t replacement, tc_tensor* out);
+
 /* Shape ops. */
 /* Concatenates count tensors along dim. */
 TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);

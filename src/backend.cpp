@@ -79,6 +79,28 @@ void Backend::index_scatter_add(const Tensor&, const Tensor&, int64_t, const Ten
   not_implemented("index_scatter_add");
 }
 void Backend::one_hot(const Tensor&, const Tensor&, int64_t) const { not_implemented("one_hot"); }
+void Backend::norm_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const Tensor&, double) const {
+  not_implemented("norm_forward");
+}
+void Backend::norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                            const Tensor&, const Tensor&, const Tensor&) const {
+  not_implemented("norm_backward");
+}
+void Backend::causal_softmax(const Tensor&, const Tensor&, double) const {
+  not_implemented("causal_softmax");
+}
+void Backend::causal_softmax_backward(const Tensor&, const Tensor&, const Tensor&, double) const {
+  not_implemented("causal_softmax_backward");
+}
+void Backend::triangle(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("triangle"); }
+void Backend::cumsum(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("cumsum"); }
+void Backend::topk(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) const {
+  not_implemented("topk");
+}
+int64_t Backend::multinomial(const Tensor&, const Tensor&, const Tensor&, bool) const {
+  not_implemented("multinomial");
+}
 void Backend::batched_gemm(const Tensor&, const Tensor&, const Tensor&, const Dims&, const Dims&, const Dims&,
                            MatLayout, MatLayout, int64_t, int64_t, int64_t) const {
   not_implemented("gemm");

@@ -100,6 +100,36 @@ struct Backend {
   // out (int64 zeros [..., classes]) gets 1 at each checked index.
   virtual void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const;
 
+  // ---- transformer and sampling primitives (contiguous operands) ----
+  // Norms of the rows of x [R, C]: layer norm (mean non-null) or RMS norm
+  // (mean null); y = xhat * w + b (w, b [C] or null); mean/rstd [R] get the
+  // row's mean and 1/sqrt(var + eps) (1/sqrt(mean(x^2) + eps) for RMS).
+  virtual void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                            const Tensor& w, const Tensor& b, double eps) const;
+  // The wanted gradients (the others null) from g [R, C]: gx [R, C], gw, gb [C].
+  virtual void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                             const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w) const;
+  // Causal attention weights: over the last dim of x [..., L, S], row i:
+  // y[j] = softmax_j(scale * x[j]) for j <= i, 0 for j > i (float dtypes).
+  virtual void causal_softmax(const Tensor& y, const Tensor& x, double scale) const;
+  // Its gradient: gx = scale * y * (g - sum_j g y) (0 where j > i).
+  virtual void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                                       double scale) const;
+  // out = a's lower (j - i <= diagonal) or upper (j - i >= diagonal)
+  // triangle over the last two dims, zeros elsewhere; any dtype.
+  virtual void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const;
+  // out = the running sum of a along dim (from the end when reverse);
+  // floating or int64.
+  virtual void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const;
+  // Rows of a [..., n]: values/indices [..., k] of the k largest (smallest)
+  // elements, sorted, NaN largest; numeric dtypes.
+  virtual void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+                    bool largest) const;
+  // out (int64 [N, S]) = categories drawn from the weights p [N, C] with the
+  // uniform numbers u (float64 [N, S], one per sample). Returns the first row
+  // that is not a distribution, or -1.
+  virtual int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const;
+
   // ---- GEMM ----
   // out (contiguous [batch..., m, n], numel > 0) = a x b per batch entry;
   // sa/sb: the operands' batch strides aligned to `batch` (0 = broadcast);

@@ -49,7 +49,7 @@ setup(
     name="tc",
     version="0.1.0",
     description="PyTorch-like Python API over libtc's C ABI (ctypes, no compiled extension)",
-    packages=["tc", "tc.nn"],
+    packages=["tc", "tc.nn", "tc.optim"],
     python_requires=">=3.8",
     extras_require={"numpy": ["numpy"]},
     cmdclass={"build_py": BuildWithLibrary},

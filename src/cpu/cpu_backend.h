@@ -35,6 +35,19 @@ class CpuBackend final : public Backend {
                          bool index_select) const override;
   void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const override;
 
+  void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                    const Tensor& b, double eps) const override;
+  void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                     const Tensor& mean, const Tensor& rstd, const Tensor& w) const override;
+  void causal_softmax(const Tensor& y, const Tensor& x, double scale) const override;
+  void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                               double scale) const override;
+  void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const override;
+  void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const override;
+  void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+            bool largest) const override;
+  int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const override;
+
   void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Dims& batch, const Dims& sa,
                     const Dims& sb, MatLayout la, MatLayout lb, int64_t m, int64_t n,
                     int64_t k) const override;

@@ -132,4 +132,22 @@ Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride
                   const int64_t padding[2]);
 Tensor embedding(const Tensor& weight, const Tensor& indices);
 
+// ---- transformer and sampling ops (ops/transformer.cpp) ----
+// Norms over the last normalized_shape.size() dims; weight/bias may be null.
+Tensor layer_norm(const Tensor& x, const Dims& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps);
+Tensor rms_norm(const Tensor& x, const Dims& normalized_shape, const Tensor& weight, double eps);
+Tensor tril(const Tensor& a, int64_t diagonal);
+Tensor triu(const Tensor& a, int64_t diagonal);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, double value);
+Tensor cumsum(const Tensor& a, int64_t dim);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, double beta, double alpha);
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta, double alpha);
+// mask may be null; bool (true = attend) or added to the scores.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                                    double dropout_p, bool is_causal);
+std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement);
+
 }  // namespace tc::ops

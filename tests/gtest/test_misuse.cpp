@@ -147,6 +147,18 @@
 #pragma weak tc_max_pool2d
 #pragma weak tc_avg_pool2d
 #pragma weak tc_embedding
+#pragma weak tc_layer_norm
+#pragma weak tc_rms_norm
+#pragma weak tc_scaled_dot_product_attention
+#pragma weak tc_bmm
+#pragma weak tc_addmm
+#pragma weak tc_baddbmm
+#pragma weak tc_tril
+#pragma weak tc_triu
+#pragma weak tc_masked_fill
+#pragma weak tc_cumsum
+#pragma weak tc_topk
+#pragma weak tc_multinomial
 #pragma weak tc_cat
 #pragma weak tc_stack
 #pragma weak tc_split
@@ -1927,6 +1939,146 @@ std::vector<Entry> build_table() {
              return rc;
            }),
          X("1-D weight", {TC_ERR_SHAPE}, [](M& m) { return tc_embedding(m.f.v, m.f.cls, m.O(9)); })}));
+
+  // Transformer and sampling ops.
+  add(E(FN(tc_layer_norm), "HP-hh-O",
+        [](M& m) {
+          int64_t ns[] = {3};
+          return tc_layer_norm(m.H(0, m.f.a), m.P(1, ns), 1, m.H(3, m.f.v), m.H(4, m.f.bias), 1e-5, m.O(6));
+        },
+        {X("normalized_shape not a suffix", {TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t ns[] = {2};
+             return tc_layer_norm(m.f.a, ns, 1, nullptr, nullptr, 1e-5, m.O(9));
+           }),
+         X("no normalized dims", {TC_ERR_SHAPE},
+           [](M& m) { return tc_layer_norm(m.f.a, nullptr, 0, nullptr, nullptr, 1e-5, m.O(9)); }),
+         X("ndims -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t ns[] = {3};
+             return tc_layer_norm(m.f.a, ns, -1, nullptr, nullptr, 1e-5, m.O(9));
+           }),
+         X("weight of the wrong shape", {TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t ns[] = {3};
+             return tc_layer_norm(m.f.a, ns, 1, m.f.lb, nullptr, 1e-5, m.O(9));
+           }),
+         X("eps -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t ns[] = {3};
+             return tc_layer_norm(m.f.a, ns, 1, nullptr, nullptr, -1.0, m.O(9));
+           }),
+         X("eps NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t ns[] = {3};
+             return tc_layer_norm(m.f.a, ns, 1, nullptr, nullptr, kNaN, m.O(9));
+           }),
+         X("int32 x", {TC_ERR_DTYPE}, [](M& m) {
+           int64_t ns[] = {3};
+           return tc_layer_norm(m.f.i32, ns, 1, nullptr, nullptr, 1e-5, m.O(9));
+         })}));
+  add(E(FN(tc_rms_norm), "HP-h-O",
+        [](M& m) {
+          int64_t ns[] = {2, 3};
+          return tc_rms_norm(m.H(0, m.f.a), m.P(1, ns), 2, m.H(3, m.f.b), 1e-6, m.O(5));
+        },
+        {X("normalized_shape longer than x", {TC_ERR_SHAPE},
+           [](M& m) {
+             int64_t ns[] = {1, 2, 3};
+             return tc_rms_norm(m.f.a, ns, 3, nullptr, 1e-6, m.O(9));
+           }),
+         X("weight of another dtype", {TC_ERR_DTYPE}, [](M& m) {
+           int64_t ns[] = {2, 3};
+           return tc_rms_norm(m.f.a, ns, 2, m.f.i32, 1e-6, m.O(9));
+         })}));
+  add(E(
+      FN(tc_scaled_dot_product_attention), "HHHh--O",
+      [](M& m) {
+        // A 0-dim additive mask broadcasts to the [2, 2] scores.
+        return tc_scaled_dot_product_attention(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.b), m.H(3, m.f.s),
+                                               0.0, 0, m.O(6));
+      },
+      {X("k of another width", {TC_ERR_SHAPE},
+         [](M& m) {
+           return tc_scaled_dot_product_attention(m.f.a, m.f.bt, m.f.bt, nullptr, 0.0, 0, m.O(9));
+         }),
+       X("1-D q", {TC_ERR_SHAPE},
+         [](M& m) { return tc_scaled_dot_product_attention(m.f.v, m.f.b, m.f.b, nullptr, 0.0, 0, m.O(9)); }),
+       X("dropout_p 1.5", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_scaled_dot_product_attention(m.f.a, m.f.b, m.f.b, nullptr, 1.5, 0, m.O(9)); }),
+       X("is_causal with a mask", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_scaled_dot_product_attention(m.f.a, m.f.b, m.f.b, m.f.cond, 0.0, 1, m.O(9)); }),
+       X("int64 mask", {TC_ERR_DTYPE},
+         [](M& m) { return tc_scaled_dot_product_attention(m.f.a, m.f.b, m.f.b, m.f.ia, 0.0, 0, m.O(9)); }),
+       X("int32 q", {TC_ERR_DTYPE}, [](M& m) {
+         return tc_scaled_dot_product_attention(m.f.i32, m.f.b, m.f.b, nullptr, 0.0, 0, m.O(9));
+       })}));
+  add(E(FN(tc_bmm), "HHO", [](M& m) { return tc_bmm(m.H(0, m.f.t3), m.H(1, m.f.t3), m.O(2)); },
+        {X("2-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_bmm(m.f.a, m.f.t3, m.O(9)); }),
+         X("inner dims differ", {TC_ERR_SHAPE}, [](M& m) {
+           tc_tensor x = make_f32({2, 4, 3});
+           const int32_t rc = m.done(tc_bmm(x, x, m.O(9)));
+           free_t(x);
+           return rc;
+         })}));
+  add(E(FN(tc_addmm), "HHH--O",
+        [](M& m) { return tc_addmm(m.H(0, m.f.v), m.H(1, m.f.bt), m.H(2, m.f.a), 0.5, 2.0, m.O(5)); },
+        {X("input does not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_addmm(m.f.lb, m.f.bt, m.f.a, 1.0, 1.0, m.O(9)); }),
+         X("3-D mat1", {TC_ERR_SHAPE}, [](M& m) { return tc_addmm(m.f.v, m.f.t3, m.f.a, 1.0, 1.0, m.O(9)); }),
+         X("beta NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_addmm(m.f.v, m.f.bt, m.f.a, kNaN, 1.0, m.O(9)); }),
+         X("int32 input", {TC_ERR_DTYPE},
+           [](M& m) { return tc_addmm(m.f.i32, m.f.bt, m.f.a, 1.0, 1.0, m.O(9)); })}));
+  add(E(FN(tc_baddbmm), "HHH--O",
+        [](M& m) { return tc_baddbmm(m.H(0, m.f.s), m.H(1, m.f.t3), m.H(2, m.f.t3), 1.0, 1.0, m.O(5)); },
+        {X("2-D batch1", {TC_ERR_SHAPE},
+           [](M& m) { return tc_baddbmm(m.f.s, m.f.a, m.f.t3, 1.0, 1.0, m.O(9)); }),
+         X("input does not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_baddbmm(m.f.a, m.f.t3, m.f.t3, 1.0, 1.0, m.O(9)); })}));
+  add(E(FN(tc_tril), "H-O", [](M& m) { return tc_tril(m.H(0, m.f.a), 0, m.O(2)); },
+        {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })}));
+  add(E(FN(tc_triu), "H-O", [](M& m) { return tc_triu(m.H(0, m.f.cond), 1, m.O(2)); },
+        {X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_triu(m.f.s, 0, m.O(9)); })}));
+  add(E(FN(tc_masked_fill), "HH-O",
+        [](M& m) { return tc_masked_fill(m.H(0, m.f.a), m.H(1, m.f.cond), -1.0, m.O(3)); },
+        {X("float mask", {TC_ERR_DTYPE}, [](M& m) { return tc_masked_fill(m.f.a, m.f.b, 0.0, m.O(9)); }),
+         X("mask does not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_masked_fill(m.f.bt, m.f.cond, 0.0, m.O(9)); }),
+         X("value 2 into bool", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_masked_fill(m.f.cond, m.f.cond, 2.0, m.O(9)); })}));
+  add(E(
+      FN(tc_cumsum), "H-O", [](M& m) { return tc_cumsum(m.H(0, m.f.a), 1, m.O(2)); },
+      dim_extras([](M& m, int64_t d) { return tc_cumsum(m.f.a, d, m.O(9)); })));
+  add(E(
+      FN(tc_topk), "H----OO", [](M& m) { return tc_topk(m.H(0, m.f.a), 2, 1, 1, 1, m.O(5, 0), m.O(6, 1)); },
+      [] {
+        auto x = dim_extras([](M& m, int64_t d) { return tc_topk(m.f.a, 1, d, 1, 1, m.O(9, 0), m.O(9, 1)); });
+        x.push_back(X("k 4 of 3", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_topk(m.f.a, 4, 1, 1, 1, m.O(9, 0), m.O(9, 1)); }));
+        x.push_back(X("k -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_topk(m.f.a, -1, 1, 1, 1, m.O(9, 0), m.O(9, 1)); }));
+        x.push_back(X("bool a", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_topk(m.f.cond, 1, 1, 1, 1, m.O(9, 0), m.O(9, 1)); }));
+        return x;
+      }()));
+  add(E(FN(tc_multinomial), "H--O", [](M& m) { return tc_multinomial(m.H(0, m.f.v), 2, 1, m.O(3)); },
+        {X("num_samples 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_multinomial(m.f.v, 0, 1, m.O(9)); }),
+         X("4 of 3 without replacement", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_multinomial(m.f.v, 4, 0, m.O(9)); }),
+         X("3-D probs", {TC_ERR_SHAPE}, [](M& m) { return tc_multinomial(m.f.t3, 1, 1, m.O(9)); }),
+         X("negative weight", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             float vals[] = {0.5f, -1.0f, 0.5f};
+             int64_t shape[] = {3};
+             tc_tensor p = nullptr;
+             if (tc_from_data(vals, 12, shape, 1, TC_FLOAT32, &p) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_multinomial(p, 1, 1, m.O(9)));
+             free_t(p);
+             return rc;
+           }),
+         X("int64 probs", {TC_ERR_DTYPE}, [](M& m) { return tc_multinomial(m.f.cls, 1, 1, m.O(9)); })}));
 
   // Shape ops.
   auto cat_like = [](int32_t (*fn)(const tc_tensor*, int64_t, int64_t, tc_tensor*), bool stack) {

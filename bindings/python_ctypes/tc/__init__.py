@@ -201,7 +201,8 @@ globals().update(_ops_generated.FUNCTIONS)  # tc.add, tc.exp, ...: the elementwi
 for _name in ("clamp", "clip", "sum", "mean", "var",
               "std", "logsumexp", "max", "min", "argmax", "argmin", "softmax", "log_softmax",
               "reshape", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten",
-              "clone", "detach", "t", "allclose", "equal", "square", "rsqrt", "amax", "amin"):
+              "clone", "detach", "t", "allclose", "equal", "square", "rsqrt", "amax", "amin",
+              "tril", "triu", "masked_fill", "cumsum", "bmm", "topk", "multinomial", "addmm", "baddbmm"):
     globals()[_name] = _fwd(_name)
 del _name
 

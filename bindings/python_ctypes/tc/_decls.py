@@ -885,6 +885,54 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'weight'), ('tc_tensor', 'indices'), ('tc_tensor*', 'out')),
     ),
+    'tc_layer_norm': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'normalized_shape'), ('int64_t', 'ndims'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_rms_norm': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'normalized_shape'), ('int64_t', 'ndims'), ('tc_tensor', 'weight'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_scaled_dot_product_attention': (
+        [tc_tensor, tc_tensor, tc_tensor, tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'q'), ('tc_tensor', 'k'), ('tc_tensor', 'v'), ('tc_tensor', 'attn_mask'), ('double', 'dropout_p'), ('int32_t', 'is_causal'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bmm': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_addmm': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'mat1'), ('tc_tensor', 'mat2'), ('double', 'beta'), ('double', 'alpha'), ('tc_tensor*', 'out')),
+    ),
+    'tc_baddbmm': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'batch1'), ('tc_tensor', 'batch2'), ('double', 'beta'), ('double', 'alpha'), ('tc_tensor*', 'out')),
+    ),
+    'tc_tril': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'diagonal'), ('tc_tensor*', 'out')),
+    ),
+    'tc_triu': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'diagonal'), ('tc_tensor*', 'out')),
+    ),
+    'tc_masked_fill': (
+        [tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'mask'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_cumsum': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_topk': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'k'), ('int64_t', 'dim'), ('int32_t', 'largest'), ('int32_t', 'sorted'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_multinomial': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'probs'), ('int64_t', 'num_samples'), ('int32_t', 'replacement'), ('tc_tensor*', 'out')),
+    ),
     'tc_cat': (
         [C.POINTER(tc_tensor), C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
         (('const tc_tensor*', 'tensors'), ('int64_t', 'count'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),

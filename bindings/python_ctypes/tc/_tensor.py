@@ -219,6 +219,7 @@ class GradFn:
 
 
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
+TopK = collections.namedtuple("TopK", ["values", "indices"])
 
 _ndim_f = fn("tc_tensor_ndim")
 _shape_f = fn("tc_tensor_shape")
@@ -740,6 +741,40 @@ class Tensor:
 
     def log_softmax(self, dim):
         return _call(fn("tc_log_softmax"), self._h, dim)
+
+    # ------------------------------------------------------------ transformer ops
+    def tril(self, diagonal=0):
+        return _call(fn("tc_tril"), self._h, int(diagonal))
+
+    def triu(self, diagonal=0):
+        return _call(fn("tc_triu"), self._h, int(diagonal))
+
+    def masked_fill(self, mask, value):
+        if isinstance(value, Tensor):
+            value = value.item()
+        return _call(fn("tc_masked_fill"), self._h, mask._h, float(value))
+
+    def cumsum(self, dim):
+        return _call(fn("tc_cumsum"), self._h, int(dim))
+
+    def bmm(self, other):
+        return _call(fn("tc_bmm"), self._h, other._h)
+
+    def addmm(self, mat1, mat2, beta=1, alpha=1):
+        """beta * self + alpha * (mat1 @ mat2), like torch.addmm(self, ...)."""
+        return _call(fn("tc_addmm"), self._h, mat1._h, mat2._h, float(beta), float(alpha))
+
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+        return _call(fn("tc_baddbmm"), self._h, batch1._h, batch2._h, float(beta), float(alpha))
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        values, indices = VP(), VP()
+        check(fn("tc_topk")(self._h, int(k), int(dim), 1 if largest else 0, 1 if sorted else 0,
+                            byref(values), byref(indices)))
+        return TopK(_wrap(values), _wrap(indices))
+
+    def multinomial(self, num_samples, replacement=False):
+        return _call(fn("tc_multinomial"), self._h, int(num_samples), 1 if replacement else 0)
 
     # ------------------------------------------------------------ shape ops
     def reshape(self, *shape):

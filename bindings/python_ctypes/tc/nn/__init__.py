@@ -1,10 +1,10 @@
 """tc.nn: modules with parameters, like torch.nn."""
-from . import functional, init
+from . import functional, init, utils
 from .modules import (AvgPool2d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, GELU, Identity,
-                      Linear, MaxPool2d, Module, ModuleList, MSELoss, NLLLoss, Parameter, ReLU,
-                      Sequential, Sigmoid, Softmax, LogSoftmax, Tanh)
+                      LayerNorm, Linear, MaxPool2d, Module, ModuleList, MSELoss, NLLLoss, Parameter, ReLU,
+                      RMSNorm, Sequential, Sigmoid, Softmax, LogSoftmax, Tanh)
 
-__all__ = ["functional", "init", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
+__all__ = ["functional", "init", "utils", "LayerNorm", "RMSNorm", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Sequential", "ModuleList", "Dropout", "Flatten", "Identity", "Embedding",
            "MaxPool2d", "AvgPool2d", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss"]
 

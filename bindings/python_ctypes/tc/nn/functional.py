@@ -1,5 +1,7 @@
 """tc.nn.functional: the neural-network ops of tc.h as functions."""
 import itertools
+import math
+import numbers
 
 from .. import _core as K
 from .. import _decls as D
@@ -106,6 +108,32 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0):
 
 def embedding(input, weight):
     return _call(fn("tc_embedding"), weight._h, input._h)
+
+
+def _normalized_shape(shape):
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    return K.int64_array(tuple(shape))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    arr, n = _normalized_shape(normalized_shape)
+    return _call(fn("tc_layer_norm"), input._h, arr, n, weight._h if weight is not None else None,
+                 bias._h if bias is not None else None, float(eps))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) * weight; eps None is the dtype's machine
+    epsilon, like torch.nn.functional.rms_norm."""
+    if eps is None:
+        eps = 2.220446049250313e-16 if input.dtype == "float64" else 1.1920928955078125e-07
+    arr, n = _normalized_shape(normalized_shape)
+    return _call(fn("tc_rms_norm"), input._h, arr, n, weight._h if weight is not None else None, float(eps))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False):
+    return _call(fn("tc_scaled_dot_product_attention"), query._h, key._h, value._h,
+                 attn_mask._h if attn_mask is not None else None, float(dropout_p), 1 if is_causal else 0)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -1,7 +1,7 @@
 """tc.nn.init: in-place initializers from libtc's default generator."""
 import math
 
-from .._core import fn
+from .._core import fn, no_grad
 from .._errors import check
 
 
@@ -27,17 +27,21 @@ def xavier_uniform_(t, gain=1.0):
 
 
 def zeros_(t):
-    check(fn("tc_zero_")(t._h))
+    """In place, outside autograd (a Parameter may be filled), like torch.nn.init."""
+    with no_grad():
+        check(fn("tc_zero_")(t._h))
     return t
 
 
 def ones_(t):
-    check(fn("tc_fill_")(t._h, 1.0))
+    with no_grad():
+        check(fn("tc_fill_")(t._h, 1.0))
     return t
 
 
 def constant_(t, value):
-    check(fn("tc_fill_")(t._h, float(value)))
+    with no_grad():
+        check(fn("tc_fill_")(t._h, float(value)))
     return t
 
 

@@ -441,6 +441,42 @@ class Embedding(Module):
         return F.embedding(indices, self.weight)
 
 
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = _param(self.normalized_shape, init.ones_)
+            self.bias = _param(self.normalized_shape, init.zeros_) if bias else None
+        else:
+            self.weight = self.bias = None
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps, self.elementwise_affine)
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
+        self.weight = _param(self.normalized_shape, init.ones_) if elementwise_affine else None
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps, self.elementwise_affine)
+
+
 class Sequential(Module):
     def __init__(self, *modules):
         super().__init__()

@@ -1256,6 +1256,87 @@ extern "C" {
     pub fn tc_embedding(weight: tc_tensor, indices: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_layer_norm(
+        x: tc_tensor,
+        normalized_shape: *const i64,
+        ndims: i64,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_rms_norm(
+        x: tc_tensor,
+        normalized_shape: *const i64,
+        ndims: i64,
+        weight: tc_tensor,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_scaled_dot_product_attention(
+        q: tc_tensor,
+        k: tc_tensor,
+        v: tc_tensor,
+        attn_mask: tc_tensor,
+        dropout_p: f64,
+        is_causal: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_bmm(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_addmm(
+        input: tc_tensor,
+        mat1: tc_tensor,
+        mat2: tc_tensor,
+        beta: f64,
+        alpha: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_baddbmm(
+        input: tc_tensor,
+        batch1: tc_tensor,
+        batch2: tc_tensor,
+        beta: f64,
+        alpha: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_tril(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_triu(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_masked_fill(a: tc_tensor, mask: tc_tensor, value: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_cumsum(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_topk(
+        a: tc_tensor,
+        k: i64,
+        dim: i64,
+        largest: i32,
+        sorted: i32,
+        values: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_multinomial(probs: tc_tensor, num_samples: i64, replacement: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     pub fn tc_cat(tensors: *const tc_tensor, count: i64, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {

@@ -48,6 +48,7 @@ mod io;
 mod ops;
 mod optim;
 mod tensor;
+mod transformer;
 mod views;
 
 pub use autograd::{is_grad_enabled, no_grad, set_grad_enabled, NoGradGuard};

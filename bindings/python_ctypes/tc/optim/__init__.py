@@ -1,0 +1,243 @@
+"""tc.optim: SGD, Adam and AdamW over libtc's optimizers (tc_optimizer_*).
+The update runs in C; Python only holds the handle."""
+import ctypes as C
+
+from .. import _decls as D
+from .._core import VP, byref, fn
+from .._errors import check
+from .._tensor import Tensor
+
+
+class _ParamGroup(dict):
+    """One entry of param_groups: setting ["lr"] reaches its C optimizer (so
+    schedulers written for PyTorch work); the other options are fixed when
+    the group is made."""
+
+    def __init__(self, opt, index, params, options):
+        super().__init__(options)
+        dict.__setitem__(self, "params", params)
+        self._opt = opt
+        self._index = index
+
+    def _handle(self):
+        return self._opt._handles[self._index]
+
+    def __getitem__(self, key):
+        if key == "lr":
+            out = C.c_double()
+            check(fn("tc_optimizer_get_lr")(self._handle(), byref(out)))
+            return out.value
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __setitem__(self, key, value):
+        if key == "lr":
+            check(fn("tc_optimizer_set_lr")(self._handle(), float(value)))
+        dict.__setitem__(self, key, value)
+
+
+class Optimizer:
+    """Parameter groups as in PyTorch: each group is one C optimizer
+    (tc_optimizer_*) made with the defaults updated by the group's options."""
+
+    _free = fn("tc_optimizer_free")
+
+    def __init__(self, params, defaults):
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
+                            "dicts, but got " + type(params).__name__)
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        self.defaults = defaults
+        self._handles = []
+        self._params = []  # keeps the Python objects (and handles) alive
+        self.param_groups = []
+        for g in groups:
+            self.add_param_group(g)
+
+    @property
+    def _h(self):
+        return self._handles[0]
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError("param_group must be a dict, not " + type(param_group).__name__)
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
+        seen = {id(p) for p in self._params}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        options = dict(self.defaults)
+        options.update({k: v for k, v in param_group.items() if k != "params"})
+        arr = (VP * len(params))(*[p._h for p in params])
+        out = VP()
+        check(self._create(options, arr, len(params), byref(out)))
+        self._handles.append(out.value)
+        self._params.extend(params)
+        self.param_groups.append(_ParamGroup(self, len(self.param_groups), params, options))
+
+    def __del__(self):
+        handles = getattr(self, "_handles", None)
+        if handles:
+            self._handles = []
+            for h in handles:
+                try:
+                    Optimizer._free(h)
+                except Exception:
+                    pass
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        step = fn("tc_optimizer_step")
+        for h in self._handles:
+            check(step(h))
+        return loss
+
+    def zero_grad(self, set_to_none=True):
+        zero = fn("tc_optimizer_zero_grad")
+        for h in self._handles:
+            check(zero(h))
+
+    @property
+    def lr(self):
+        """The first group's learning rate (setting it sets every group's)."""
+        return self.param_groups[0]["lr"]
+
+    @lr.setter
+    def lr(self, value):
+        for g in self.param_groups:
+            g["lr"] = value
+
+    # ---- state dicts: PyTorch's layout, over tc_optimizer_state_dict ----
+    _hypers = ()  # the C names of the hyperparameters, in order
+
+    def state_dict(self):
+        """{"state": {index: {name: tensor}}, "param_groups": [{hyper: value,
+        "params": [indices]}]}, like torch.optim; the tensors are copies.
+        Parameters are numbered across groups in order."""
+        from ..serialization import TensorDict
+        state, groups, first = {}, [], 0
+        for h, pg in zip(self._handles, self.param_groups):
+            out = VP()
+            check(fn("tc_optimizer_state_dict")(h, byref(out)))
+            flat = TensorDict(out).to_dict()
+            group = {}
+            for name in self._hypers:
+                group[name] = flat.pop("param_groups.0." + name).item()
+            group = self._group_from_c(group)
+            group["params"] = list(range(first, first + len(pg["params"])))
+            for name, t in flat.items():
+                _, i, field = name.split(".", 2)
+                state.setdefault(first + int(i), {})[field] = t
+            groups.append(group)
+            first += len(pg["params"])
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restores a state_dict() (hyperparameters and state), group by group."""
+        from ..serialization import TensorDict
+        from .._tensor import tensor
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for g, pg in zip(groups, self.param_groups):
+            n = len(pg["params"])
+            if len(g.get("params", range(n))) != n:
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size "
+                                 "of optimizer's group (%d vs %d)" % (len(g["params"]), n))
+        first = 0
+        for h, g, pg in zip(self._handles, groups, self.param_groups):
+            n = len(pg["params"])
+            group = dict(g)
+            params = group.pop("params", list(range(first, first + n)))
+            d = TensorDict()
+            for name, v in self._group_to_c(group).items():
+                d["param_groups.0." + name] = tensor(float(v), dtype="float64")
+            position = {p: i for i, p in enumerate(params)}
+            for i, fields in state_dict.get("state", {}).items():
+                if i not in position:
+                    continue
+                for field, t in fields.items():
+                    if not isinstance(t, Tensor):
+                        t = tensor(t, dtype="int64" if field == "step" else None)
+                    d["state.%d.%s" % (position[i], field)] = t
+            check(fn("tc_optimizer_load_state_dict")(h, d._h))
+            for k, v in group.items():
+                if k != "lr":
+                    dict.__setitem__(pg, k, v)
+            first += n
+        if len(self.param_groups) == 1:
+            self.defaults.update({k: v for k, v in groups[0].items() if k not in ("params", "lr")})
+
+    def _group_from_c(self, g):
+        return g
+
+    def _group_to_c(self, g):
+        return {h: g[h] for h in self._hypers}
+
+    def __repr__(self):
+        opts = ", ".join("%s=%r" % kv for kv in sorted(self.defaults.items()))
+        return "%s(%s)" % (type(self).__name__, opts)
+
+
+class SGD(Optimizer):
+    _hypers = ("lr", "momentum", "dampening", "weight_decay", "nesterov")
+
+    def _group_from_c(self, g):
+        g["nesterov"] = bool(g["nesterov"])
+        return g
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov))
+
+    def _create(self, g, arr, n, out):
+        o = D.tc_sgd_options()
+        o.size = C.sizeof(o)
+        o.lr, o.momentum, o.dampening = float(g["lr"]), float(g["momentum"]), float(g["dampening"])
+        o.weight_decay, o.nesterov = float(g["weight_decay"]), 1 if g["nesterov"] else 0
+        return fn("tc_optimizer_sgd")(arr, n, byref(o), out)
+
+
+class Adam(Optimizer):
+    _decoupled = 0
+    _hypers = ("lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay")
+
+    def _group_from_c(self, g):
+        out = {"lr": g["lr"], "betas": (g["beta1"], g["beta2"]), "eps": g["eps"],
+               "weight_decay": g["weight_decay"], "decoupled_weight_decay": bool(g["decoupled_weight_decay"])}
+        return out
+
+    def _group_to_c(self, g):
+        b1, b2 = g["betas"]
+        return {"lr": g["lr"], "beta1": b1, "beta2": b2, "eps": g["eps"], "weight_decay": g["weight_decay"],
+                "decoupled_weight_decay": g.get("decoupled_weight_decay", self._decoupled)}
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+
+    def _create(self, g, arr, n, out):
+        o = D.tc_adam_options()
+        o.size = C.sizeof(o)
+        o.decoupled_weight_decay = self._decoupled
+        o.lr, o.beta1, o.beta2 = float(g["lr"]), float(g["betas"][0]), float(g["betas"][1])
+        o.eps, o.weight_decay = float(g["eps"]), float(g["weight_decay"])
+        return fn("tc_optimizer_adam")(arr, n, byref(o), out)
+
+
+class AdamW(Adam):
+    _decoupled = 1
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(params, lr, betas, eps, weight_decay)
+from . import lr_scheduler  # noqa: E402,F401

@@ -1,0 +1,399 @@
+// The CPU's transformer and sampling primitives (src/backend.h): fused
+// layer/RMS norm forward and backward, triangles, cumsum, topk and
+// multinomial. Rows run in parallel (OpenMP through parallel_for); the inner
+// loops over a row are plain contiguous loops the compiler vectorizes
+// (omp simd). Sums accumulate in double; the weight/bias gradients of the
+// norms are summed per fixed block of rows and then in block order, so
+// results do not depend on the thread count.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "cpu/cpu_backend.h"
+#include "cpu/dispatch.h"
+#include "cpu/loops.h"
+
+namespace tc::cpu {
+namespace {
+
+// Rows per parallel task: enough elements to pay for a thread.
+int64_t row_grain(int64_t cols) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1) / 4);
+}
+
+template <typename T>
+void norm_forward_kernel(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b, int64_t rows,
+                         int64_t cols, double eps) {
+  const bool rms = mean == nullptr;
+  parallel_for(rows, row_grain(cols), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const T* xr = x + r * cols;
+      T* yr = y + r * cols;
+      double mu = 0;
+      if (!rms) {
+        double s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int64_t j = 0; j < cols; ++j) s += double(xr[j]);
+        mu = s / double(cols);
+      }
+      double ss = 0;
+#pragma omp simd reduction(+ : ss)
+      for (int64_t j = 0; j < cols; ++j) {
+        const double d = double(xr[j]) - mu;
+        ss += d * d;
+      }
+      const double rs = 1.0 / std::sqrt(ss / double(cols) + eps);
+      if (!rms) mean[r] = T(mu);
+      rstd[r] = T(rs);
+      const T m = T(mu), s = T(rs);
+      if (w && b) {
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) yr[j] = (xr[j] - m) * s * w[j] + b[j];
+      } else if (w) {
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) yr[j] = (xr[j] - m) * s * w[j];
+      } else if (b) {
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) yr[j] = (xr[j] - m) * s + b[j];
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) yr[j] = (xr[j] - m) * s;
+      }
+    }
+  });
+}
+
+constexpr int64_t kNormBlockRows = 32;
+
+template <typename T>
+void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, const T* rstd,
+                          const T* w, int64_t rows, int64_t cols) {
+  const bool rms = mean == nullptr;
+  const int64_t nblocks = (rows + kNormBlockRows - 1) / kNormBlockRows;
+  const bool want_params = gw || gb;
+  // Per block of rows: partial sums of g * xhat (weight) and g (bias).
+  std::vector<double> part(want_params ? size_t(nblocks * 2 * cols) : 0, 0.0);
+  parallel_for(nblocks, std::max<int64_t>(1, row_grain(cols) / kNormBlockRows),
+               [&](int64_t blo, int64_t bhi) {
+                 std::vector<T> gh(static_cast<size_t>(cols)), xh(static_cast<size_t>(cols));
+                 for (int64_t blk = blo; blk < bhi; ++blk) {
+                   double* pw = want_params ? part.data() + blk * 2 * cols : nullptr;
+                   double* pb = pw ? pw + cols : nullptr;
+                   const int64_t rend = std::min(rows, (blk + 1) * kNormBlockRows);
+                   for (int64_t r = blk * kNormBlockRows; r < rend; ++r) {
+                     const T* gr = g + r * cols;
+                     const T* xr = x + r * cols;
+                     const T m = rms ? T(0) : mean[r], s = rstd[r];
+                     T* ghp = gh.data();
+                     T* xhp = xh.data();
+#pragma omp simd
+                     for (int64_t j = 0; j < cols; ++j) {
+                       xhp[j] = (xr[j] - m) * s;
+                       ghp[j] = w ? gr[j] * w[j] : gr[j];
+                     }
+                     if (pw) {
+#pragma omp simd
+                       for (int64_t j = 0; j < cols; ++j) {
+                         pw[j] += double(gr[j]) * double(xhp[j]);
+                         pb[j] += double(gr[j]);
+                       }
+                     }
+                     if (!gx) continue;
+                     double sg = 0, sgx = 0;
+#pragma omp simd reduction(+ : sg, sgx)
+                     for (int64_t j = 0; j < cols; ++j) {
+                       sg += double(ghp[j]);
+                       sgx += double(ghp[j]) * double(xhp[j]);
+                     }
+                     const T a = rms ? T(0) : T(sg / double(cols)), c = T(sgx / double(cols));
+                     T* gxr = gx + r * cols;
+#pragma omp simd
+                     for (int64_t j = 0; j < cols; ++j) gxr[j] = s * (ghp[j] - a - xhp[j] * c);
+                   }
+                 }
+               });
+  if (!want_params) return;
+  for (int64_t j = 0; j < cols; ++j) {
+    double sw = 0, sb = 0;
+    for (int64_t blk = 0; blk < nblocks; ++blk) {
+      sw += part[size_t(blk * 2 * cols + j)];
+      sb += part[size_t(blk * 2 * cols + cols + j)];
+    }
+    if (gw) gw[j] = T(sw);
+    if (gb) gb[j] = T(sb);
+  }
+}
+
+// e^x for float, vectorizable (no libm call): Cephes' expf polynomial on
+// x - n ln2, scaled by 2^n through the exponent bits; within 2 ulp of expf
+// on [-87, 88], 0 below (so -inf gives 0).
+inline float exp_approx(float x) {
+  const float lo = -87.0f, hi = 88.0f;
+  const bool under = x < lo;
+  x = std::min(std::max(x, lo), hi);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500E-4f;
+  p = p * r + 1.3981999507E-3f;
+  p = p * r + 8.3334519073E-3f;
+  p = p * r + 4.1665795894E-2f;
+  p = p * r + 1.6666665459E-1f;
+  p = p * r + 5.0000001201E-1f;
+  const float e = p * r * r + r + 1.0f;
+  const int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return under ? 0.0f : e * scale;
+}
+inline double exp_approx(double x) { return std::exp(x); }
+
+template <typename T>
+void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s, T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* xr = x + row * s;
+      T* yr = y + row * s;
+      T mx = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : mx)
+      for (int64_t j = 0; j < n; ++j) mx = std::max(mx, xr[j]);
+      if (std::isinf(mx)) mx = 0;  // a row of -inf: NaN-free arithmetic below
+      T sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < n; ++j) {
+        const T e = exp_approx(scale * (xr[j] - mx));
+        yr[j] = e;
+        sum += e;
+      }
+      const T inv = T(1) / sum;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+      for (int64_t j = n; j < s; ++j) yr[j] = T(0);
+    }
+  });
+}
+
+template <typename T>
+void causal_softmax_backward_kernel(T* gx, const T* g, const T* y, int64_t mats, int64_t l, int64_t s,
+                                    T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* gr = g + row * s;
+      const T* yr = y + row * s;
+      T* out = gx + row * s;
+      T dot = 0;
+#pragma omp simd reduction(+ : dot)
+      for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) out[j] = scale * yr[j] * (gr[j] - dot);
+      for (int64_t j = n; j < s; ++j) out[j] = T(0);
+    }
+  });
+}
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+}  // namespace
+
+void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                              const Tensor& w, const Tensor& b, double eps) const {
+  const int64_t rows = x->shape[0], cols = x->shape[1];
+  TC_DISPATCH_FLOATING(x->dtype, "norm_forward", [&] {
+    using T = scalar_t;
+    norm_forward_kernel<T>(y->data_as<T>(), mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
+                           x->data_as<T>(), w ? w->data_as<T>() : nullptr, b ? b->data_as<T>() : nullptr,
+                           rows, cols, eps);
+  });
+}
+
+void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                               const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                               const Tensor& w) const {
+  const int64_t rows = x->shape[0], cols = x->shape[1];
+  TC_DISPATCH_FLOATING(x->dtype, "norm_backward", [&] {
+    using T = scalar_t;
+    norm_backward_kernel<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
+                            gb ? gb->data_as<T>() : nullptr, g->data_as<T>(), x->data_as<T>(),
+                            mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
+                            w ? w->data_as<T>() : nullptr, rows, cols);
+  });
+}
+
+void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) const {
+  const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
+  const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
+  TC_DISPATCH_FLOATING(x->dtype, "causal_softmax", [&] {
+    using T = scalar_t;
+    causal_softmax_kernel<T>(y->data_as<T>(), x->data_as<T>(), mats, l, s, T(scale));
+  });
+}
+
+void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
+                                         double scale) const {
+  const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
+  const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
+  TC_DISPATCH_FLOATING(y->dtype, "CausalSoftmaxBackward", [&] {
+    using T = scalar_t;
+    causal_softmax_backward_kernel<T>(gx->data_as<T>(), g->data_as<T>(), y->data_as<T>(), mats, l, s,
+                                      T(scale));
+  });
+}
+
+void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const {
+  const int64_t nd = a->ndim(), r = a->shape[nd - 2], c = a->shape[nd - 1];
+  const int64_t mats = a->numel() / std::max<int64_t>(r * c, 1), item = a->itemsize();
+  const char* src = static_cast<const char*>(a->data());
+  char* dst = static_cast<char*>(out->data());
+  parallel_for(mats * r, row_grain(c), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % r;
+      // Columns [keep_lo, keep_hi) are kept.
+      const int64_t keep_lo = lower ? 0 : std::clamp<int64_t>(i + diagonal, 0, c);
+      const int64_t keep_hi = lower ? std::clamp<int64_t>(i + diagonal + 1, 0, c) : c;
+      const char* s = src + row * c * item;
+      char* d = dst + row * c * item;
+      std::memset(d, 0, size_t(c * item));
+      if (keep_hi > keep_lo)
+        std::memcpy(d + keep_lo * item, s + keep_lo * item, size_t((keep_hi - keep_lo) * item));
+    }
+  });
+}
+
+void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const {
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < dim; ++k) outer *= a->shape[k];
+  for (int64_t k = dim + 1; k < a->ndim(); ++k) inner *= a->shape[k];
+  const int64_t len = a->shape[dim];
+  auto run = [&](auto acc_zero, auto* px, auto* po) {
+    using A = decltype(acc_zero);
+    using T = std::remove_pointer_t<decltype(po)>;
+    parallel_for(outer, row_grain(len * inner), [&](int64_t lo, int64_t hi) {
+      std::vector<A> acc(static_cast<size_t>(inner));
+      for (int64_t o = lo; o < hi; ++o) {
+        std::fill(acc.begin(), acc.end(), acc_zero);
+        for (int64_t step = 0; step < len; ++step) {
+          const int64_t d = reverse ? len - 1 - step : step;
+          const int64_t base = (o * len + d) * inner;
+          A* ap = acc.data();
+#pragma omp simd
+          for (int64_t i = 0; i < inner; ++i) {
+            if constexpr (std::is_integral_v<A>) {
+              ap[i] = wrapping_add(ap[i], A(px[base + i]));
+            } else {
+              ap[i] += A(px[base + i]);
+            }
+            po[base + i] = T(ap[i]);
+          }
+        }
+      }
+    });
+  };
+  if (a->dtype == DType::i64) return run(int64_t(0), a->data_as<int64_t>(), out->data_as<int64_t>());
+  TC_DISPATCH_FLOATING(a->dtype, "cumsum",
+                       [&] { run(double(0), a->data_as<scalar_t>(), out->data_as<scalar_t>()); });
+}
+
+void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+                      bool largest) const {
+  const int64_t n = a->shape[a->ndim() - 1], rows = a->numel() / std::max<int64_t>(n, 1);
+  TC_DISPATCH_NUMERIC(a->dtype, "topk", [&] {
+    using T = scalar_t;
+    const T* pa = a->data_as<T>();
+    T* pv = values->data_as<T>();
+    int64_t* pi = indices->data_as<int64_t>();
+    parallel_for(rows, row_grain(n), [&](int64_t lo, int64_t hi) {
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t r = lo; r < hi; ++r) {
+        const T* row = pa + r * n;
+        std::iota(order.begin(), order.end(), int64_t(0));
+        // NaN ranks above every number; ties keep index order.
+        auto before = [&](int64_t i, int64_t j) {
+          const T x = row[i], y = row[j];
+          const bool xn = is_nan_value(x), yn = is_nan_value(y);
+          if (xn || yn) {
+            if (xn == yn) return i < j;
+            return largest ? xn : yn;
+          }
+          if (x != y) return largest ? x > y : x < y;
+          return i < j;
+        };
+        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+        for (int64_t t = 0; t < k; ++t) {
+          pv[r * k + t] = row[order[size_t(t)]];
+          pi[r * k + t] = order[size_t(t)];
+        }
+      }
+    });
+  });
+}
+
+int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const {
+  const int64_t n = p->shape[0], c = p->shape[1], s = out->shape[1];
+  Tensor pc = tc::contiguous(p);
+  const double* pu = u->data_as<double>();
+  int64_t* po = out->data_as<int64_t>();
+  return TC_DISPATCH_FLOATING(p->dtype, "multinomial", [&]() -> int64_t {
+    using T = scalar_t;
+    const T* pp = pc->data_as<T>();
+    std::vector<double> cdf(static_cast<size_t>(c)), weights(static_cast<size_t>(c));
+    for (int64_t r = 0; r < n; ++r) {
+      const T* row = pp + r * c;
+      double total = 0;
+      int64_t nonzero = 0;
+      for (int64_t j = 0; j < c; ++j) {
+        const double v = double(row[j]);
+        if (!(v >= 0) || !std::isfinite(v)) return r;
+        weights[size_t(j)] = v;
+        nonzero += v > 0;
+        total += v;
+        cdf[size_t(j)] = total;
+      }
+      if (!(total > 0) || !std::isfinite(total) || (!replacement && nonzero < s)) return r;
+      for (int64_t t = 0; t < s; ++t) {
+        const double x = pu[r * s + t];
+        int64_t pick;
+        if (replacement) {
+          const double target = x * total;
+          pick = std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin();
+        } else {
+          // Draw from the weights left, then remove the one drawn.
+          double left = 0;
+          for (int64_t j = 0; j < c; ++j) left += weights[size_t(j)];
+          const double target = x * left;
+          double run = 0;
+          pick = c;
+          for (int64_t j = 0; j < c; ++j) {
+            run += weights[size_t(j)];
+            if (weights[size_t(j)] > 0 && run > target) {
+              pick = j;
+              break;
+            }
+          }
+        }
+        // Rounding at the top end: the last category with weight left.
+        if (pick >= c) {
+          pick = c - 1;
+          while (pick > 0 && !(weights[size_t(pick)] > 0)) --pick;
+        }
+        if (!replacement) weights[size_t(pick)] = 0;
+        po[r * s + t] = pick;
+      }
+    }
+    return -1;
+  });
+}
+
+}  // namespace tc::cpu
