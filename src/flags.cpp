@@ -5,13 +5,12 @@
 
 #include "abi/handles.h"
 #include "alloc.h"
+#include "cuda_loader.h"
 #include "cuda_probe.h"
 #include "init.h"
 #include "tensor.h"
 
 namespace tc {
-
-bool cuda_backend_initialized() noexcept;  // src/cuda/ (or cuda_stub.cpp)
 
 namespace {
 
@@ -35,8 +34,10 @@ void set_bool(const char* name, int64_t v) {
 
 const Flag kFlags[] = {
     {"has_cuda", [] { return int64_t(kHasCuda); }, nullptr, "built with the CUDA backend"},
-    // The CUDA matmul is cuBLAS (src/cuda/blas.cpp): linked whenever CUDA is.
-    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS"},
+    // The CUDA matmul is cuBLAS (src/cuda/blas.cpp): in the module whenever CUDA is built.
+    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS (in the CUDA module)"},
+    {"has_cudnn", [] { return int64_t(cuda_module_has_cudnn()); }, nullptr,
+     "the loaded CUDA module computes conv/pooling with cuDNN (0 until it is loaded)"},
     {"has_onednn", [] { return int64_t(1); }, nullptr, "built with oneDNN (matmul, conv, pooling)"},
     {"has_openmp", [] { return int64_t(1); }, nullptr, "built with OpenMP"},
     {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},
@@ -125,6 +126,7 @@ std::string config_report() {
     os << ", available, " << p.device_count << " device(s)";
   else
     os << ", unavailable: " << p.reason;
+  if (cuda_stage_configured()) os << "\n  CUDA module:  " << cuda_module_status();
   os << "\n  flags:\n";
   for (const Flag& f : kFlags) {
     char line[160];
