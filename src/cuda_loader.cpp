@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -31,10 +32,12 @@ namespace {
 
 std::atomic<bool> g_initialized{false};   // the stage succeeded in this process
 std::atomic<bool> g_forked_child{false};  // this process is a child forked after that
+std::atomic<bool> g_failed{false};        // the stage's last run failed
+std::atomic<int32_t> g_has_cudnn{0};      // of the loaded module
 
 // The module once loaded (kept loaded until exit: the CUDA runtime inside
-// registers exit handlers). Written under init's lock by the stage; read by
-// tc_config under g_info_mu.
+// registers exit handlers). Used only by the stage and shutdown, both under
+// init's lock; other threads read the atomics above and g_path/g_status.
 void* g_handle = nullptr;
 tc_cuda_module_api g_api{};
 std::mutex g_info_mu;
@@ -110,10 +113,13 @@ void load_module() {
   }
   g_handle = handle;
   g_api = api;
+  g_has_cudnn.store(api.has_cudnn ? 1 : 0);
   set_info(path, str("loaded (module ABI ", api.abi_version, ", ", api.versions ? api.versions : "?", ")"));
 }
 
 }  // namespace
+
+void cuda_stage_body();
 
 std::string cuda_module_path() {
   if (const char* env = std::getenv("TC_CUDA_MODULE"); env && *env) return env;
@@ -148,11 +154,34 @@ std::string cuda_module_status() {
   return g_path + ": " + g_status;
 }
 
-int32_t cuda_module_has_cudnn() noexcept { return g_handle && g_api.has_cudnn ? 1 : 0; }
+int32_t cuda_module_has_cudnn() noexcept { return g_has_cudnn.load(); }
 
 bool cuda_forked_child() noexcept { return g_forked_child.load(); }
 
 void cuda_backend_init() {
+  try {
+    cuda_stage_body();
+    g_failed.store(false);
+  } catch (...) {
+    g_failed.store(true);
+    throw;
+  }
+}
+
+std::string cuda_module_unusable_reason() {
+  if (!cuda_stage_configured()) return "libtc was built without CUDA";
+  if (g_initialized.load() && !g_forked_child.load()) return "";
+  if (g_failed.load()) {
+    std::lock_guard<std::mutex> g(g_info_mu);
+    return str("the cuda stage failed: ", g_path, ": ", g_status);
+  }
+  // Not run yet: only look for the file (loading maps the CUDA libraries).
+  const std::string path = cuda_module_path();
+  if (access(path.c_str(), R_OK) != 0) return str("the CUDA module ", path, " is missing or unreadable");
+  return "";
+}
+
+void cuda_stage_body() {
   TC_CHECK(!g_forked_child.load(), TC_ERR_DEVICE,
            "CUDA was initialized in the parent process before fork(); a forked child cannot use CUDA "
            "(start the child with exec/spawn instead)");

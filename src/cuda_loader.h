@@ -16,5 +16,8 @@ bool cuda_stage_configured() noexcept;
 std::string cuda_module_path();
 std::string cuda_module_status();
 int32_t cuda_module_has_cudnn() noexcept;
+// Why CUDA cannot work whatever the GPU ("" when it may): no cuda stage, its
+// failure, or (before it runs) a missing module file; never loads the module.
+std::string cuda_module_unusable_reason();
 
 }  // namespace tc

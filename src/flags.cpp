@@ -21,6 +21,9 @@ constexpr bool kHasCuda =
     false;
 #endif
 
+// The probe (driver, GPUs) and the module (present, its stage not failed).
+bool cuda_usable() { return cuda_probe().available && cuda_module_unusable_reason().empty(); }
+
 struct Flag {
   const char* name;
   int64_t (*get)();
@@ -43,12 +46,12 @@ const Flag kFlags[] = {
     {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},
     {"has_lapack", [] { return int64_t(0); }, nullptr, "built with LAPACK"},
     {"cxx11_abi", [] { return int64_t(_GLIBCXX_USE_CXX11_ABI); }, nullptr, "libstdc++'s C++11 ABI"},
-    {"cuda_available", [] { return int64_t(cuda_probe().available); }, nullptr,
-     "a GPU and driver usable now (probed without a CUDA context)"},
+    {"cuda_available", [] { return int64_t(cuda_usable()); }, nullptr,
+     "a GPU, driver and CUDA module usable now (probed without a CUDA context or loading the module)"},
     {"cuda_initialized", [] { return int64_t(cuda_backend_initialized()); }, nullptr,
      "the cuda stage has run successfully"},
-    {"cuda_device_count", [] { return int64_t(cuda_probe().available ? cuda_probe().device_count : 0); },
-     nullptr, "GPUs usable now"},
+    {"cuda_device_count", [] { return int64_t(cuda_usable() ? cuda_probe().device_count : 0); }, nullptr,
+     "GPUs usable now"},
     {"num_threads", [] { return int64_t(num_threads()); },
      [](int64_t v) {
        TC_CHECK(v >= 1 && v <= 4096, TC_ERR_INVALID_ARGUMENT, "flag num_threads must be in [1, 4096], got ",
@@ -122,10 +125,13 @@ std::string config_report() {
      << "  MKL, LAPACK:  no\n";
   const CudaProbe& p = cuda_probe();
   os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
-  if (p.available)
-    os << ", available, " << p.device_count << " device(s)";
-  else
+  const std::string module_reason = p.available ? cuda_module_unusable_reason() : "";
+  if (!p.available)
     os << ", unavailable: " << p.reason;
+  else if (!module_reason.empty())
+    os << ", unavailable: " << module_reason;
+  else
+    os << ", available, " << p.device_count << " device(s)";
   if (cuda_stage_configured()) os << "\n  CUDA module:  " << cuda_module_status();
   os << "\n  flags:\n";
   for (const Flag& f : kFlags) {

@@ -8,6 +8,7 @@
 #include "cuda/cudnn.h"
 #include "cuda/elementwise.h"
 #include "cuda/optim.h"
+#include "cuda/pool.h"
 #include "cuda/random.h"
 #include "cuda/reduce.h"
 #include "device_hooks.h"
@@ -218,9 +219,17 @@ class CudaBackend final : public Backend {
     return make_view(cur, shape, contiguous_strides(shape), cur->offset);
   }
 
+  // libtc's kernels (src/cuda/pool.cu): the backward takes the argmax, which
+  // cuDNN's pooling neither makes nor takes.
+  void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const override {
+    cuda::max_pool2d(y, argmax, x, g);
+  }
+  void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                           const PoolGeom& g) const override {
+    cuda::max_pool2d_backward(gx, gy, argmax, g);
+  }
 #ifdef TC_HAVE_CUDNN
-  // cuDNN (src/cuda/cudnn.cpp). max_pool2d stays not implemented: its
-  // backward gets the argmax, which cuDNN's pooling neither makes nor takes.
+  // cuDNN (src/cuda/cudnn.cpp).
   void conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
               const ConvGeom& g) const override {
     cuda::conv2d(y, x, w, bias, g);
