@@ -202,7 +202,9 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
  * read-only flag or an invalid value, is an error (TC_ERR_INVALID_ARGUMENT).
  *   has_cuda, has_cublas, has_onednn, has_openmp, has_mkl, has_lapack,
  *   cxx11_abi          build facts (0/1)
- *   cuda_available     a GPU and driver usable now (no CUDA context made)
+ *   has_cudnn          the loaded CUDA module uses cuDNN (0 until it is loaded)
+ *   cuda_available     a GPU, driver and CUDA module usable now (no CUDA
+ *                      context made, the module not loaded)
  *   cuda_initialized   the cuda stage has run successfully
  *   cuda_device_count  GPUs usable now
  *   num_threads        intra-op threads (settable, >= 1)

@@ -29,7 +29,7 @@ namespace tc {
 // How a strided 2-D block (rows x cols, element strides rs, cs) can be handed
 // to a GEMM without copying: row-major (trans = false) or the transpose of a
 // row-major matrix (trans = true), leading dimension ld; usable is false when
-// neither works (the caller copies). Defined in src/cpu/matmul.cpp.
+// neither works (the caller copies). Defined in src/mat_layout.cpp.
 struct MatLayout {
   bool usable = false;
   bool trans = false;

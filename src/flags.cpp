@@ -5,13 +5,12 @@
 
 #include "abi/handles.h"
 #include "alloc.h"
+#include "cuda_loader.h"
 #include "cuda_probe.h"
 #include "init.h"
 #include "tensor.h"
 
 namespace tc {
-
-bool cuda_backend_initialized() noexcept;  // src/cuda/ (or cuda_stub.cpp)
 
 namespace {
 
@@ -21,6 +20,9 @@ constexpr bool kHasCuda =
 #else
     false;
 #endif
+
+// The probe (driver, GPUs) and the module (present, its stage not failed).
+bool cuda_usable() { return cuda_probe().available && cuda_module_unusable_reason().empty(); }
 
 struct Flag {
   const char* name;
@@ -35,19 +37,21 @@ void set_bool(const char* name, int64_t v) {
 
 const Flag kFlags[] = {
     {"has_cuda", [] { return int64_t(kHasCuda); }, nullptr, "built with the CUDA backend"},
-    // The CUDA matmul is cuBLAS (src/cuda/blas.cpp): linked whenever CUDA is.
-    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS"},
+    // The CUDA matmul is cuBLAS (src/cuda/blas.cpp): in the module whenever CUDA is built.
+    {"has_cublas", [] { return int64_t(kHasCuda); }, nullptr, "built with cuBLAS (in the CUDA module)"},
+    {"has_cudnn", [] { return int64_t(cuda_module_has_cudnn()); }, nullptr,
+     "the loaded CUDA module computes conv/pooling with cuDNN (0 until it is loaded)"},
     {"has_onednn", [] { return int64_t(1); }, nullptr, "built with oneDNN (matmul, conv, pooling)"},
     {"has_openmp", [] { return int64_t(1); }, nullptr, "built with OpenMP"},
     {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},
     {"has_lapack", [] { return int64_t(0); }, nullptr, "built with LAPACK"},
     {"cxx11_abi", [] { return int64_t(_GLIBCXX_USE_CXX11_ABI); }, nullptr, "libstdc++'s C++11 ABI"},
-    {"cuda_available", [] { return int64_t(cuda_probe().available); }, nullptr,
-     "a GPU and driver usable now (probed without a CUDA context)"},
+    {"cuda_available", [] { return int64_t(cuda_usable()); }, nullptr,
+     "a GPU, driver and CUDA module usable now (probed without a CUDA context or loading the module)"},
     {"cuda_initialized", [] { return int64_t(cuda_backend_initialized()); }, nullptr,
      "the cuda stage has run successfully"},
-    {"cuda_device_count", [] { return int64_t(cuda_probe().available ? cuda_probe().device_count : 0); },
-     nullptr, "GPUs usable now"},
+    {"cuda_device_count", [] { return int64_t(cuda_usable() ? cuda_probe().device_count : 0); }, nullptr,
+     "GPUs usable now"},
     {"num_threads", [] { return int64_t(num_threads()); },
      [](int64_t v) {
        TC_CHECK(v >= 1 && v <= 4096, TC_ERR_INVALID_ARGUMENT, "flag num_threads must be in [1, 4096], got ",
@@ -121,10 +125,14 @@ std::string config_report() {
      << "  MKL, LAPACK:  no\n";
   const CudaProbe& p = cuda_probe();
   os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
-  if (p.available)
-    os << ", available, " << p.device_count << " device(s)";
-  else
+  const std::string module_reason = p.available ? cuda_module_unusable_reason() : "";
+  if (!p.available)
     os << ", unavailable: " << p.reason;
+  else if (!module_reason.empty())
+    os << ", unavailable: " << module_reason;
+  else
+    os << ", available, " << p.device_count << " device(s)";
+  if (cuda_stage_configured()) os << "\n  CUDA module:  " << cuda_module_status();
   os << "\n  flags:\n";
   for (const Flag& f : kFlags) {
     char line[160];

@@ -20,13 +20,10 @@
 
 #include "abi/handles.h"
 #include "alloc.h"
-#include "cuda_probe.h"
+#include "cuda_loader.h"
 #include "rng.h"
 
 namespace tc {
-
-void cuda_backend_init();      // src/cuda/ when built with CUDA, else throws NOT_COMPILED
-void cuda_backend_shutdown();  // releases the caching allocator (no-op without CUDA)
 
 namespace {
 
@@ -216,14 +213,14 @@ void init(const tc_init_options* options) {
     }
   }
   StageInfo& cuda = g_stages[4];
-#ifdef TC_HAVE_CUDA
-  cuda.state = TC_STAGE_LAZY;
-  cuda.message = "runs on first use of a cuda device, or tc_backend_init(\"cuda\")";
-  if (o.eager_backends) run_stage(cuda, cuda_backend_init);
-#else
-  cuda.state = TC_STAGE_SKIPPED;
-  cuda.message = "libtc was built without CUDA (TC_WITH_CUDA=OFF or no CUDA toolkit at build time)";
-#endif
+  if (cuda_stage_configured()) {  // loads the CUDA module (src/cuda_loader.cpp)
+    cuda.state = TC_STAGE_LAZY;
+    cuda.message = "runs on first use of a cuda device, or tc_backend_init(\"cuda\")";
+    if (o.eager_backends) run_stage(cuda, cuda_backend_init);
+  } else {
+    cuda.state = TC_STAGE_SKIPPED;
+    cuda.message = "libtc was built without CUDA (TC_WITH_CUDA=OFF or no CUDA toolkit at build time)";
+  }
   g_refs = 1;
   g_initialized.store(true);
 }

@@ -43,6 +43,11 @@ class BuildWithLibrary(build_py):
         # SONAME does not matter to ctypes, which loads it by path.
         shutil.copy2(real, os.path.join(dest, "libtc.so"))
         print("tc setup: bundled %s as tc/lib/libtc.so" % real)
+        # The CUDA module, which libtc's lazy cuda stage looks for beside itself.
+        module = os.path.join(os.path.dirname(lib), "libtc_cuda.so")
+        if os.path.exists(module):
+            shutil.copy2(os.path.realpath(module), os.path.join(dest, "libtc_cuda.so"))
+            print("tc setup: bundled %s as tc/lib/libtc_cuda.so" % module)
 
 
 setup(

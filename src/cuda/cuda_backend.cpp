@@ -5,8 +5,10 @@
 // module.
 #include "backend.h"
 #include "cuda/blas.h"
+#include "cuda/cudnn.h"
 #include "cuda/elementwise.h"
 #include "cuda/optim.h"
+#include "cuda/pool.h"
 #include "cuda/random.h"
 #include "cuda/reduce.h"
 #include "device_hooks.h"
@@ -218,6 +220,33 @@ class CudaBackend final : public Backend {
     }
     return make_view(cur, shape, contiguous_strides(shape), cur->offset);
   }
+
+  // libtc's kernels (src/cuda/pool.cu): the backward takes the argmax, which
+  // cuDNN's pooling neither makes nor takes.
+  void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const override {
+    cuda::max_pool2d(y, argmax, x, g);
+  }
+  void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                           const PoolGeom& g) const override {
+    cuda::max_pool2d_backward(gx, gy, argmax, g);
+  }
+#ifdef TC_HAVE_CUDNN
+  // cuDNN (src/cuda/cudnn.cpp).
+  void conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
+              const ConvGeom& g) const override {
+    cuda::conv2d(y, x, w, bias, g);
+  }
+  void conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x, const Tensor& w,
+                       const Tensor& gy, const ConvGeom& g) const override {
+    cuda::conv2d_backward(gx, gw, gb, x, w, gy, g);
+  }
+  void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const override {
+    cuda::avg_pool2d(y, x, g);
+  }
+  void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const override {
+    cuda::avg_pool2d_backward(gx, gy, g);
+  }
+#endif
 
   void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
                    uint64_t offset) const override {

@@ -9,13 +9,23 @@
 #include "backend.h"
 #include "dtype.h"
 #include "init.h"
+#include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 
 namespace tc::ops {
 namespace {
 
-using detail::check_float;
+// float32/float64 on the CPU or on CUDA (whose backend runs conv2d and
+// avg_pool2d through cuDNN and max_pool2d in its own kernels; a CUDA module
+// without cuDNN says TC_ERR_NOT_IMPLEMENTED for the first two).
+void check_float(const Tensor& t, const char* op, const char* arg) {
+  TC_CHECK(device_type(t->device) == TC_DEVICE_CPU || device_type(t->device) == TC_DEVICE_CUDA,
+           TC_ERR_NOT_IMPLEMENTED, op, ": ", arg, " is on ", device_name(t->device), ", where ", op,
+           " is not implemented");
+  TC_CHECK(t->dtype == DType::f32 || t->dtype == DType::f64, TC_ERR_DTYPE, op, ": ", arg,
+           " must be float32 or float64 but is ", dtype_name(t->dtype));
+}
 
 struct Conv2dBackward : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
@@ -30,9 +40,9 @@ struct Conv2dBackward : autograd::Node {
     Tensor x = tc::contiguous(x_saved.unpack(name())), w = tc::contiguous(w_saved.unpack(name()));
     Tensor gy = tc::contiguous(grads[0]);
     std::vector<Tensor> out(next.size());
-    if (detail::wants_grad(*this, 0)) out[0] = zeros(x->shape, x->dtype);
-    if (detail::wants_grad(*this, 1)) out[1] = zeros(w->shape, w->dtype);
-    if (next.size() > 2 && detail::wants_grad(*this, 2)) out[2] = zeros({geom.o}, x->dtype);
+    if (detail::wants_grad(*this, 0)) out[0] = zeros(x->shape, x->dtype, x->device);
+    if (detail::wants_grad(*this, 1)) out[1] = zeros(w->shape, w->dtype, w->device);
+    if (next.size() > 2 && detail::wants_grad(*this, 2)) out[2] = zeros({geom.o}, x->dtype, x->device);
     if (geom.n == 0) return out;
     backend_for(x).conv2d_backward(out[0], out[1], out.size() > 2 ? out[2] : Tensor(), x, w, gy, geom);
     return out;
@@ -85,6 +95,7 @@ struct MaxPool2dBackward : autograd::Node {
   Tensor argmax;  // int64 [N, C, Ho, Wo]: flat index within the input plane
   Dims x_shape;
   DType dtype;
+  Device device;
   PoolGeom geom;
   const char* name() const override { return "MaxPool2DBackward"; }
   bool has_saved() const override { return true; }
@@ -94,7 +105,7 @@ struct MaxPool2dBackward : autograd::Node {
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
     Tensor gy = tc::contiguous(grads[0]);
-    Tensor gx = zeros(x_shape, dtype);
+    Tensor gx = zeros(x_shape, dtype, device);
     backend_for(gx).max_pool2d_backward(gx, gy, argmax, geom);
     return {gx};
   }
@@ -103,6 +114,7 @@ struct MaxPool2dBackward : autograd::Node {
 struct AvgPool2dBackward : autograd::Node {
   Dims x_shape;
   DType dtype;
+  Device device;
   PoolGeom geom;
   const char* name() const override { return "AvgPool2DBackward"; }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override;
@@ -110,7 +122,7 @@ struct AvgPool2dBackward : autograd::Node {
 
 std::vector<Tensor> AvgPool2dBackward::apply(const std::vector<Tensor>& grads) {
   Tensor gy = tc::contiguous(grads[0]);
-  Tensor gx = zeros(x_shape, dtype);
+  Tensor gx = zeros(x_shape, dtype, device);
   backend_for(gx).avg_pool2d_backward(gx, gy, geom);
   return {gx};
 }
@@ -123,6 +135,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   check_float(x, op, "x");
   check_float(w, op, "weight");
   detail::check_same_dtype(x, w, op, "x", "weight");
+  detail::check_same_device(op, x, w, true);
   TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
   TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [O, C/groups, kH, kW] but has shape ",
            w->shape);
@@ -142,6 +155,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   if (bias) {
     check_float(bias, op, "bias");
     detail::check_same_dtype(x, bias, op, "x", "bias");
+    detail::check_same_device(op, x, bias, true);
     TC_CHECK(bias->ndim() == 1 && bias->shape[0] == g.o, TC_ERR_SHAPE, op, ": bias must have shape [", g.o,
              "] but has shape ", bias->shape);
   }
@@ -152,7 +166,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
            " is larger than the padded input of shape ", x->shape);
   g.ho = eh / g.sh + 1, g.wo = ew / g.sw + 1;
   Tensor xc = tc::contiguous(x), wc = tc::contiguous(w), bc = bias ? tc::contiguous(bias) : Tensor();
-  Tensor y = empty({g.n, g.o, g.ho, g.wo}, x->dtype);
+  Tensor y = empty({g.n, g.o, g.ho, g.wo}, x->dtype, x->device);
   if (y->numel() > 0) backend_for(x).conv2d(y, xc, wc, bc, g);
   std::vector<Tensor> inputs = detail::defined({x, w, bias});
   if (autograd::needs_grad(inputs)) {
@@ -170,14 +184,15 @@ Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride
   const char* op = "max_pool2d";
   const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
   Tensor xc = tc::contiguous(x);
-  Tensor y = empty(pool_out_shape(x, g), x->dtype);
-  Tensor argmax = empty(y->shape, DType::i64);
+  Tensor y = empty(pool_out_shape(x, g), x->dtype, x->device);
+  Tensor argmax = empty(y->shape, DType::i64, x->device);
   backend_for(x).max_pool2d(y, argmax, xc, g);
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<MaxPool2dBackward>();
     node->argmax = argmax;
     node->x_shape = x->shape;
     node->dtype = x->dtype;
+    node->device = x->device;
     node->geom = g;
     autograd::record(node, {x}, {y});
   }
@@ -189,12 +204,13 @@ Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride
   const char* op = "avg_pool2d";
   const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
   Tensor xc = tc::contiguous(x);
-  Tensor y = empty(pool_out_shape(x, g), x->dtype);
+  Tensor y = empty(pool_out_shape(x, g), x->dtype, x->device);
   backend_for(x).avg_pool2d(y, xc, g);
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<AvgPool2dBackward>();
     node->x_shape = x->shape;
     node->dtype = x->dtype;
+    node->device = x->device;
     node->geom = g;
     autograd::record(node, {x}, {y});
   }

@@ -360,14 +360,45 @@ TEST_F(CudaReduce, OneHotCatStackSplit) {
   }
 }
 
-TEST_F(CudaReduce, ConvAndPoolingSayTheyAreCpuOnly) {
-  // No cuDNN in the toolkit: conv2d and the poolings stay on the CPU and say so.
-  Tensor x = dev(randn({1, 2, 6, 6})), w = dev(randn({3, 2, 3, 3}));
+TEST_F(CudaReduce, ConvAndPoolingMatchTheCpu) {
   const int64_t one[2] = {1, 1}, zero[2] = {0, 0}, two[2] = {2, 2};
-  for (const auto& [code, message] : {error_of([&] { ops::conv2d(x, w, nullptr, one, zero, one, 1); }),
-                                      error_of([&] { ops::max_pool2d(x, two, two, zero); }),
-                                      error_of([&] { ops::avg_pool2d(x, two, two, zero); })}) {
-    EXPECT_EQ(code, TC_ERR_NOT_IMPLEMENTED);
-    EXPECT_NE(message.find("cuda"), std::string::npos) << message;
+  const int64_t pad[2] = {1, 2}, dil[2] = {2, 1}, k32[2] = {3, 2}, s21[2] = {2, 1};
+  int64_t cudnn = -1;
+  ASSERT_EQ(tc_get_flag("has_cudnn", &cudnn), TC_OK);  // the module is loaded by now
+  for (DType dt : {DType::f64, DType::f32}) {
+    SCOPED_TRACE(tc::dtype_name(dt));
+    const double tol = dt == DType::f64 ? 1e-10 : 1e-4;
+    // max_pool2d: libtc's kernels. Overlapping windows, padding, and a NaN.
+    parity(
+        {randn({2, 3, 7, 6}, dt)},
+        [&](const std::vector<Tensor>& t) { return ops::max_pool2d(t[0], k32, s21, one); }, tol);
+    Tensor with_nan = randn({1, 2, 4, 4}, dt);
+    ops::fill_(tc::make_view(with_nan, {1}, {1}, 5), std::nan(""));
+    parity(
+        {with_nan}, [&](const std::vector<Tensor>& t) { return ops::max_pool2d(t[0], two, two, zero); }, tol);
+    if (cudnn == 0) continue;
+    // conv2d (cuDNN): groups, stride, padding, dilation and a bias; then a plain one.
+    parity(
+        {randn({2, 4, 9, 8}, dt), randn({6, 2, 3, 3}, dt), randn({6}, dt)},
+        [&](const std::vector<Tensor>& t) { return ops::conv2d(t[0], t[1], t[2], two, pad, dil, 2); }, tol);
+    parity(
+        {randn({2, 3, 6, 5}, dt), randn({5, 3, 3, 3}, dt)},
+        [&](const std::vector<Tensor>& t) { return ops::conv2d(t[0], t[1], nullptr, one, one, one, 1); },
+        tol);
+    // avg_pool2d (cuDNN): count_include_pad averages, overlapping windows.
+    parity(
+        {randn({2, 3, 7, 6}, dt)},
+        [&](const std::vector<Tensor>& t) { return ops::avg_pool2d(t[0], k32, s21, one); }, tol);
   }
+  if (cudnn == 0) {  // a toolkit without cuDNN: conv2d and avg_pool2d say so
+    Tensor x = dev(randn({1, 2, 6, 6})), w = dev(randn({3, 2, 3, 3}));
+    for (const auto& [code, message] : {error_of([&] { ops::conv2d(x, w, nullptr, one, zero, one, 1); }),
+                                        error_of([&] { ops::avg_pool2d(x, two, two, zero); })}) {
+      EXPECT_EQ(code, TC_ERR_NOT_IMPLEMENTED);
+      EXPECT_NE(message.find("cuda"), std::string::npos) << message;
+    }
+  }
+  // Operands on two devices are refused before any kernel runs.
+  Tensor x = dev(randn({1, 2, 6, 6})), w = randn({3, 2, 3, 3});
+  EXPECT_EQ(error_of([&] { ops::conv2d(x, w, nullptr, one, zero, one, 1); }).first, TC_ERR_DEVICE);
 }

@@ -1,0 +1,25 @@
+// The pieces of the CUDA module that its entry point (src/cuda/module.cpp)
+// hands to the core.
+#pragma once
+#include <string>
+
+#include "backend.h"
+#include "device_hooks.h"
+
+namespace tc::cuda {
+
+const Backend& backend_table();    // cuda_backend.cpp
+const DeviceHooks& hooks_table();  // backend.cpp
+void stage_init();                 // backend.cpp: finds the devices; throws why not
+void stage_shutdown() noexcept;    // backend.cpp
+// Whether conv2d and avg_pool2d run through cuDNN (src/cuda/cudnn.cpp).
+constexpr bool has_cudnn() noexcept {
+#ifdef TC_HAVE_CUDNN
+  return true;
+#else
+  return false;
+#endif
+}
+std::string library_versions();  // module.cpp: "CUDA runtime ..., cuBLAS ..."
+
+}  // namespace tc::cuda
