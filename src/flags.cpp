@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "cuda_probe.h"
 #include "init.h"
+#include "op_library.h"
 #include "tensor.h"
 
 namespace tc {
@@ -132,6 +133,8 @@ std::string config_report() {
                   f.set ? "(settable) " : "", f.help);
     os << line;
   }
+  // Every op registered by a loaded library (tc_load_library), with the library.
+  os << "  " << oplib::report();
   return os.str();
 }
 
