@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "abi/api.h"
@@ -258,6 +259,45 @@ TEST_F(OpLibrary, FailingCallbacksAreStatuses) {
   EXPECT_NE(last_error().find("the backward of op 'bad::fail_backward'"), std::string::npos) << last_error();
   for (tc_tensor h : {sum, out[0], x}) tc_tensor_free(h);
   tc_library_unload(lib);
+}
+
+// Loads, calls and unloads from several threads at once: every call either
+// works or fails cleanly (the op is unregistered between a thread's unload
+// and another's load), and nothing leaks.
+TEST_F(OpLibrary, ConcurrentLoadsCallsAndUnloads) {
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &failures] {
+      for (int i = 0; i < 50; ++i) {
+        tc_library lib = nullptr;
+        if (tc_load_library(TC_EXAMPLE_OP_LIBRARY, &lib) != TC_OK) {
+          ++failures[size_t(t)];
+          continue;
+        }
+        tc_tensor x = nullptr, y = nullptr;
+        const int64_t shape[] = {3};
+        const double alpha = 2.0;
+        int64_t n = 0;
+        tc_ones(shape, 1, TC_FLOAT64, TC_CPU, &x);
+        tc_tensor_set_requires_grad(x, 1);
+        // This thread's handle keeps the op registered.
+        if (tc_op_call_by_name("myops::scaled_square", &x, 1, &alpha, 1, &y, 1, &n) != TC_OK)
+          ++failures[size_t(t)];
+        if (tc_library_unload(lib) != TC_OK) ++failures[size_t(t)];
+        if (y) {
+          tc_tensor s = nullptr;
+          tc_sum(y, nullptr, 0, 0, &s);
+          if (tc_backward(s, nullptr, 0) != TC_OK) ++failures[size_t(t)];
+          tc_tensor_free(s);
+          tc_tensor_free(y);
+        }
+        tc_tensor_free(x);
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0)) << last_error();
+  EXPECT_EQ(op_count(), 0);
 }
 
 // The last tc_shutdown unloads every library: after a new tc_init no op is
