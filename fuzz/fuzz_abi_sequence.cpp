@@ -1,5 +1,7 @@
 // libFuzzer harness: the input bytes drive a sequence of ABI calls (create,
-// view, ops, backward, free, retain, flags, in-place ops, optimizers) over a
+// view, ops, backward, free, retain, flags, in-place ops, optimizers, custom
+// functions, hooks, an op library's op when TC_FUZZ_OP_LIBRARY names
+// examples/op_library's build) over a
 // small pool of handle slots, including freed, double-freed and forged
 // handles. The oracle, besides the sanitizers: every status is a known code
 // and never TC_ERR_INTERNAL, every failure leaves a message naming the
@@ -1035,9 +1037,9 @@ class Runner {
         make("tc_tensor_new", [&](tc_tensor* out) { return tc_tensor_new(&o, out); });
         break;
       }
-      case 26: {  // custom functions, hooks and graph nodes on whatever is in the slots
+      case 26: {  // custom functions, hooks, graph nodes and op libraries on whatever is in the slots
         tc_tensor a = handle(), b = handle();
-        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 4)) {
           case 0: {
             tc_function_def d{};
             d.size = sizeof d;
@@ -1075,6 +1077,33 @@ class Runner {
               check("tc_hook_remove", tc_hook_remove(h));
               if (tc_hook_remove(h) != TC_ERR_INVALID_HANDLE) die("tc_hook_remove", "removed twice");
             }
+            break;
+          }
+          case 3: {  // the example op library's op (examples/op_library), when TC_FUZZ_OP_LIBRARY names it
+            const char* path = std::getenv("TC_FUZZ_OP_LIBRARY");
+            if (!path) break;
+            tc_library lib = nullptr;
+            const int32_t lrc = tc_load_library(path, &lib);
+            check("tc_load_library", lrc);
+            if (lrc != TC_OK) break;
+            tc_tensor in[2] = {a, b};
+            const double scalars[2] = {in_.ConsumeFloatingPoint<double>(), 1.0};
+            tc_tensor outs[2] = {untouched(), untouched()};
+            int64_t count = -7;
+            const int32_t rc =
+                tc_op_call_by_name(in_.ConsumeBool() ? "myops::scaled_square" : "myops::missing", in,
+                                   in_.ConsumeIntegralInRange<int64_t>(-1, 2), scalars,
+                                   in_.ConsumeIntegralInRange<int64_t>(-1, 2), outs,
+                                   in_.ConsumeIntegralInRange<int64_t>(-1, 2), &count);
+            check("tc_op_call_by_name", rc);
+            if (rc == TC_OK) {
+              // The outputs outlive the unload below: their node keeps the library mapped.
+              for (int64_t i = 0; i < count; ++i) pool_.put(slot(), outs[i]);
+            } else if (count != -7 || outs[0] != untouched()) {
+              die("tc_op_call_by_name", "wrote an out-param on failure");
+            }
+            check("tc_library_unload", tc_library_unload(lib));
+            if (tc_library_unload(lib) != TC_ERR_INVALID_HANDLE) die("tc_library_unload", "unloaded twice");
             break;
           }
           default: {

@@ -11,7 +11,7 @@
  *    argument, shapes/dtypes) readable with tc_last_error() until that
  *    thread's next failure. Success never clears it.
  *  - Handles (tc_tensor, tc_optimizer, tc_tensor_dict, tc_hook, tc_node,
- *    tc_process_group, tc_work) are opaque and
+ *    tc_process_group, tc_work, tc_library, tc_op) are opaque and
  *    checked: a NULL, freed, stale (from before tc_shutdown) or wrong-kind
  *    handle gives TC_ERR_INVALID_HANDLE, never a crash. One handle is one
  *    owned reference: every handle a function gives you must be freed
@@ -950,6 +950,129 @@ TC_API int32_t tc_node_next(tc_node node, int64_t index, tc_node* next, int64_t*
 /* 1 when a and b are handles of the same node. */
 TC_API int32_t tc_node_same(tc_node a, tc_node b, int32_t* out);
 TC_API int32_t tc_node_free(tc_node node);
+
+/* ======================================================================== */
+/* Custom op libraries (torch.ops.load_library)                              */
+/* ======================================================================== */
+
+/* An op library is a shared library (not libtc) that exports one entry point,
+ *   int32_t tc_op_library_init(const tc_op_registrar* reg, void* reg_ctx);
+ * (TC_OP_LIBRARY_ENTRY names it; tc_op_library_init_fn is its type).
+ * tc_load_library calls it once; it registers the library's ops by calling
+ * reg->register_op(reg_ctx, &def) for each and returns TC_OK (or a failure:
+ * a status as callbacks return them, with tc_set_last_error's message).
+ * Registration is transactional: the library's ops become callable only
+ * when the entry point returns TC_OK and every register_op succeeded; else
+ * none of them does, the library is closed and tc_load_library fails with
+ * the first failure's message (a register_op that failed fails the load
+ * even when the entry point ignores its status). reg and reg_ctx are valid
+ * only during the entry point: register_op called afterwards (or with
+ * another reg_ctx) fails with TC_ERR_INVALID_ARGUMENT and registers nothing.
+ *
+ * An op's schema is a string like
+ *   "myops::scaled_square(Tensor x, float alpha) -> Tensor"
+ * namespace::name (identifiers: [A-Za-z_][A-Za-z0-9_]*), then at most
+ * TC_FUNCTION_MAX_INPUTS arguments "Type name" with Type one of Tensor,
+ * float, int (distinct names), then "-> Tensor" or "-> (Tensor, ...)" with 1
+ * to TC_FUNCTION_MAX_OUTPUTS tensors. libtc parses and checks it
+ * (TC_ERR_INVALID_ARGUMENT with the position of the problem) and keeps it
+ * in a canonical form (single spaces, as above).
+ *
+ * Calls pass the Tensor arguments in schema order in one array and the
+ * float and int arguments, in schema order, as doubles in another (an int
+ * argument must be an integer of magnitude at most 2^53). */
+#define TC_OP_LIBRARY_ABI_VERSION 1
+#define TC_OP_LIBRARY_ENTRY "tc_op_library_init"
+/* Put before the entry point's definition so that the library exports it. */
+#define TC_OP_LIBRARY_EXPORT TC_API
+
+/* An op's forward, run by tc_op_call with grad mode off: as
+ * tc_function_forward (outputs: exactly the schema's number of tensors;
+ * saved: what backward needs), plus the op's scalar arguments. */
+typedef int32_t (*tc_op_forward)(void* context, const tc_tensor* inputs, int64_t n_inputs,
+                                 const double* scalars, int64_t n_scalars, const int32_t* needs_input_grad,
+                                 tc_tensor* outputs, int64_t* n_outputs, tc_tensor* saved, int64_t* n_saved);
+/* An op's backward, run by tc_backward: as tc_function_backward, plus the
+ * scalar arguments of the call that recorded it. */
+typedef int32_t (*tc_op_backward)(void* context, const double* scalars, int64_t n_scalars,
+                                  const tc_tensor* saved, int64_t n_saved, const tc_tensor* grad_outputs,
+                                  int64_t n_outputs, const int32_t* needs_input_grad, tc_tensor* grad_inputs,
+                                  int64_t n_inputs);
+
+/* One op to register. Set .size = sizeof(tc_op_def) and .abi_version =
+ * TC_OP_LIBRARY_ABI_VERSION (the version the library was built against: a
+ * library built for another version is refused). */
+typedef struct tc_op_def {
+  uint32_t size;
+  int32_t abi_version;     /* TC_OP_LIBRARY_ABI_VERSION */
+  const char* schema;      /* copied */
+  tc_op_forward forward;   /* required */
+  tc_op_backward backward; /* NULL: the outputs are not differentiable */
+  void* context;           /* passed to both; must live as long as the library */
+} tc_op_def;
+
+/* Registers one op (during the entry point only); returns a status and
+ * copies what it needs from def. */
+typedef int32_t (*tc_op_register_fn)(void* reg_ctx, const tc_op_def* def);
+
+/* What libtc passes to the entry point. .size = sizeof(tc_op_registrar) of
+ * the libtc loading the library; .abi_version its TC_OP_LIBRARY_ABI_VERSION. */
+typedef struct tc_op_registrar {
+  uint32_t size;
+  int32_t abi_version;
+  tc_op_register_fn register_op;
+} tc_op_registrar;
+
+typedef int32_t (*tc_op_library_init_fn)(const tc_op_registrar* reg, void* reg_ctx);
+
+/* A loaded op library and a registered op: checked handles. */
+typedef struct tc_library_s* tc_library;
+typedef struct tc_op_s* tc_op;
+
+/* Opens the shared library at path (dlopen, RTLD_NOW | RTLD_LOCAL) and
+ * registers its ops as described above. Failures (the library unchanged
+ * afterwards, none of its ops registered): a file that cannot be opened or
+ * is not a shared library, a missing entry point, an op library ABI version
+ * other than libtc's, a bad schema, an op name already registered (by this
+ * library or another), an entry point that fails: TC_ERR_IO for the first
+ * two, TC_ERR_INVALID_ARGUMENT for the next three, the entry point's status
+ * for the last. Loading a library that is already loaded (the same file, as
+ * the dynamic loader identifies it) runs nothing and gives another handle to
+ * it. */
+TC_API int32_t tc_load_library(const char* path, tc_library* out);
+/* Frees one handle of a library. Freeing its last handle unloads it: its
+ * ops are unregistered (tc_op_find fails for them from then on) and the
+ * shared object is closed once no op handle and no autograd node refers to
+ * it any more (an op handle keeps working until freed). The last tc_shutdown
+ * unloads every library. */
+TC_API int32_t tc_library_unload(tc_library lib);
+/* The path the library was loaded from, copied out. */
+TC_API int32_t tc_library_path(tc_library lib, char* buf, int64_t cap, int64_t* needed);
+
+/* The number of registered ops, and the full name ("myops::scaled_square")
+ * of the op at index (0 .. count-1, sorted by name; TC_ERR_INDEX outside). */
+TC_API int32_t tc_op_count(int64_t* out);
+TC_API int32_t tc_op_name_at(int64_t index, char* buf, int64_t cap, int64_t* needed);
+/* A handle to the registered op of that full name; an unknown name gives
+ * TC_ERR_INDEX. The handle keeps the op (and its library) alive. */
+TC_API int32_t tc_op_find(const char* name, tc_op* out);
+TC_API int32_t tc_op_free(tc_op op);
+/* The op's canonical schema, and the path of its library, copied out. */
+TC_API int32_t tc_op_schema(tc_op op, char* buf, int64_t cap, int64_t* needed);
+TC_API int32_t tc_op_library_path(tc_op op, char* buf, int64_t cap, int64_t* needed);
+/* Calls the op: n_inputs tensors and n_scalars scalars, exactly as many as
+ * its schema has (TC_ERR_INVALID_ARGUMENT otherwise), outputs as
+ * tc_function_apply (cap >= the schema's number of outputs). When an input
+ * requires grad (grad mode on) and the op has a backward, the floating
+ * outputs get a node named "<namespace>::<name>Backward" that runs it. A
+ * failing forward fails the call (tc.h's rules for callbacks), with no
+ * output. */
+TC_API int32_t tc_op_call(tc_op op, const tc_tensor* inputs, int64_t n_inputs, const double* scalars,
+                          int64_t n_scalars, tc_tensor* outputs, int64_t cap, int64_t* count);
+/* tc_op_call by full name. */
+TC_API int32_t tc_op_call_by_name(const char* name, const tc_tensor* inputs, int64_t n_inputs,
+                                  const double* scalars, int64_t n_scalars, tc_tensor* outputs, int64_t cap,
+                                  int64_t* count);
 
 /* ======================================================================== */
 /* Initializers (in place, from the default generator, never recorded)       */

@@ -8,6 +8,7 @@
 #include "cuda_loader.h"
 #include "cuda_probe.h"
 #include "init.h"
+#include "op_library.h"
 #include "tensor.h"
 
 namespace tc {
@@ -140,6 +141,8 @@ std::string config_report() {
                   f.set ? "(settable) " : "", f.help);
     os << line;
   }
+  // Every op registered by a loaded library (tc_load_library), with the library.
+  os << "  " << oplib::report();
   return os.str();
 }
 

@@ -21,6 +21,7 @@
 #include "abi/handles.h"
 #include "alloc.h"
 #include "cuda_loader.h"
+#include "op_library.h"
 #include "rng.h"
 
 namespace tc {
@@ -148,6 +149,7 @@ void release_backends() {
 
 void undo_all() {
   handle_clear_all();
+  oplib::clear_all();
   release_backends();
 }
 
@@ -244,6 +246,8 @@ void shutdown() {
   // Deleters run here and may call back into libtc (tc_init is refused,
   // tc_shutdown finds no reference, others find libtc uninitialized).
   handle_clear_all();
+  // Op libraries close once no op or node holds them: the handles just died.
+  oplib::clear_all();
   {
     std::lock_guard<std::mutex> g(g_mu);
     release_backends();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "abi/callbacks.h"
+#include "abi/custom_call.h"
 #include "autograd/function.h"
 #include "autograd/hooks.h"
 
@@ -23,12 +24,11 @@ tc_function_def read_def(const tc_function_def* def) {
   return d;
 }
 
-// The backward closure of a custom function's node: calls the C callback.
-autograd::CustomBackwardFn custom_backward(std::shared_ptr<CallbackContext> ctx, tc_function_backward fn,
-                                           std::string name) {
-  return [ctx = std::move(ctx), fn, name = std::move(name)](const std::vector<Tensor>& saved,
-                                                            const std::vector<Tensor>& grads,
-                                                            const std::vector<bool>& needs) {
+// The backward closure of a custom node: lends the tensors to call.
+autograd::CustomBackwardFn custom_backward(CustomBackwardCall call, std::string what) {
+  return [call = std::move(call), what = std::move(what)](const std::vector<Tensor>& saved,
+                                                          const std::vector<Tensor>& grads,
+                                                          const std::vector<bool>& needs) {
     LentHandles lent;
     std::vector<tc_tensor> hs, hg;
     for (const Tensor& t : saved) hs.push_back(t ? lent.lend(t) : nullptr);
@@ -37,18 +37,72 @@ autograd::CustomBackwardFn custom_backward(std::shared_ptr<CallbackContext> ctx,
     const int64_t n_in = int64_t(needs.size());
     std::vector<tc_tensor> gin(size_t(n_in) + 1, nullptr);
     WrittenHandles written(gin.data(), n_in);
-    run_callback(str("the backward of custom function '", name, "'"), [&] {
-      return fn(ctx->context, hs.data(), int64_t(hs.size()), hg.data(), int64_t(hg.size()), need.data(),
-                gin.data(), n_in);
+    run_callback(str("the backward of ", what), [&] {
+      return call(hs.data(), int64_t(hs.size()), hg.data(), int64_t(hg.size()), need.data(), gin.data(),
+                  n_in);
     });
     std::vector<Tensor> out(static_cast<size_t>(n_in));
     for (int64_t i = 0; i < n_in; ++i)
-      out[size_t(i)] = written.take(i, str("grad_inputs[", i, "] written by the backward of '", name, "'"));
+      out[size_t(i)] = written.take(i, str("grad_inputs[", i, "] written by the backward of ", what));
     return out;
   };
 }
 
 }  // namespace
+
+std::vector<Tensor> tc::apply_custom(const CustomCall& call, const std::vector<Tensor>& in, int64_t cap) {
+  const std::string& name = call.name;
+  const int64_t n_inputs = int64_t(in.size());
+  const bool record = call.backward != nullptr && autograd::needs_grad(in);
+  std::vector<int32_t> needs(size_t(n_inputs) + 1, 0);
+  for (int64_t i = 0; i < n_inputs; ++i) needs[size_t(i)] = record && in[size_t(i)]->requires_grad ? 1 : 0;
+
+  std::vector<Tensor> outs, saved;
+  {
+    LentHandles lent;
+    std::vector<tc_tensor> hin;
+    for (const Tensor& t : in) hin.push_back(lent.lend(t));
+    tc_tensor out_slots[TC_FUNCTION_MAX_OUTPUTS] = {};
+    tc_tensor saved_slots[TC_FUNCTION_MAX_SAVED] = {};
+    WrittenHandles w_out(out_slots, TC_FUNCTION_MAX_OUTPUTS), w_saved(saved_slots, TC_FUNCTION_MAX_SAVED);
+    int64_t n_out = 0, n_saved = 0;
+    {
+      NoGradGuard no_grad;
+      run_callback(str("the forward of ", call.what), [&] {
+        return call.forward(hin.data(), needs.data(), out_slots, &n_out, saved_slots, &n_saved);
+      });
+    }
+    TC_CHECK(n_out >= 0 && n_out <= TC_FUNCTION_MAX_OUTPUTS, TC_ERR_CALLBACK, "the forward of '", name,
+             "' reported ", n_out, " outputs (at most ", TC_FUNCTION_MAX_OUTPUTS, ")");
+    TC_CHECK(call.expected_outputs < 0 || n_out == call.expected_outputs, TC_ERR_CALLBACK, "the forward of ",
+             call.what, " reported ", n_out, " outputs but its schema has ", call.expected_outputs);
+    TC_CHECK(n_saved >= 0 && n_saved <= TC_FUNCTION_MAX_SAVED, TC_ERR_CALLBACK, "the forward of '", name,
+             "' reported ", n_saved, " saved tensors (at most ", TC_FUNCTION_MAX_SAVED, ")");
+    for (int64_t i = 0; i < n_out; ++i) {
+      Tensor t = w_out.take(i, str("outputs[", i, "] written by the forward of '", name, "'"));
+      TC_CHECK(t != nullptr, TC_ERR_CALLBACK, "the forward of '", name, "' reported ", n_out,
+               " outputs but left outputs[", i, "] NULL");
+      outs.push_back(autograd::alias(t));  // a fresh tensor: an input returned as is stays a leaf
+    }
+    for (int64_t i = 0; i < n_saved; ++i)
+      saved.push_back(w_saved.take(i, str("saved[", i, "] written by the forward of '", name, "'")));
+  }
+  TC_CHECK(cap >= int64_t(outs.size()), TC_ERR_INVALID_ARGUMENT, "cap is ", cap, " but the function made ",
+           outs.size(), " outputs");
+  if (record) {
+    std::vector<autograd::SavedTensor> s;
+    for (const Tensor& t : saved) s.emplace_back(t);
+    auto node = std::make_shared<autograd::CustomFunctionNode>(name, std::move(s),
+                                                               custom_backward(call.backward, call.what));
+    autograd::record(node, in, outs);
+    for (const Tensor& o : outs) {
+      if (is_floating(o->dtype)) continue;  // not differentiable
+      o->grad_fn.reset();
+      o->requires_grad = false;
+    }
+  }
+  return outs;
+}
 
 TC_API int32_t tc_function_apply(const tc_function_def* def, const tc_tensor* inputs, int64_t n_inputs,
                                  tc_tensor* outputs, int64_t cap, int64_t* count) {
@@ -73,54 +127,24 @@ TC_API int32_t tc_function_apply(const tc_function_def* def, const tc_tensor* in
     std::vector<Tensor> in;
     for (int64_t i = 0; i < n_inputs; ++i)
       in.push_back(get_tensor(inputs[i], str("inputs[", i, "]").c_str()));
-    const bool record = d.backward != nullptr && autograd::needs_grad(in);
-    std::vector<int32_t> needs(size_t(n_inputs) + 1, 0);
-    for (int64_t i = 0; i < n_inputs; ++i) needs[size_t(i)] = record && in[size_t(i)]->requires_grad ? 1 : 0;
-
-    std::vector<Tensor> outs, saved;
-    {
-      LentHandles lent;
-      std::vector<tc_tensor> hin;
-      for (const Tensor& t : in) hin.push_back(lent.lend(t));
-      tc_tensor out_slots[TC_FUNCTION_MAX_OUTPUTS] = {};
-      tc_tensor saved_slots[TC_FUNCTION_MAX_SAVED] = {};
-      WrittenHandles w_out(out_slots, TC_FUNCTION_MAX_OUTPUTS), w_saved(saved_slots, TC_FUNCTION_MAX_SAVED);
-      int64_t n_out = 0, n_saved = 0;
-      {
-        NoGradGuard no_grad;
-        run_callback(str("the forward of custom function '", name, "'"), [&] {
-          return d.forward(d.context, hin.data(), n_inputs, needs.data(), out_slots, &n_out, saved_slots,
-                           &n_saved);
-        });
-      }
-      TC_CHECK(n_out >= 0 && n_out <= TC_FUNCTION_MAX_OUTPUTS, TC_ERR_CALLBACK, "the forward of '", name,
-               "' reported ", n_out, " outputs (at most ", TC_FUNCTION_MAX_OUTPUTS, ")");
-      TC_CHECK(n_saved >= 0 && n_saved <= TC_FUNCTION_MAX_SAVED, TC_ERR_CALLBACK, "the forward of '", name,
-               "' reported ", n_saved, " saved tensors (at most ", TC_FUNCTION_MAX_SAVED, ")");
-      for (int64_t i = 0; i < n_out; ++i) {
-        Tensor t = w_out.take(i, str("outputs[", i, "] written by the forward of '", name, "'"));
-        TC_CHECK(t != nullptr, TC_ERR_CALLBACK, "the forward of '", name, "' reported ", n_out,
-                 " outputs but left outputs[", i, "] NULL");
-        outs.push_back(autograd::alias(t));  // a fresh tensor: an input returned as is stays a leaf
-      }
-      for (int64_t i = 0; i < n_saved; ++i)
-        saved.push_back(w_saved.take(i, str("saved[", i, "] written by the forward of '", name, "'")));
+    CustomCall call;
+    call.name = name;
+    call.what = str("custom function '", name, "'");
+    call.forward = [&d, n_inputs](const tc_tensor* hin, const int32_t* needs, tc_tensor* outs, int64_t* n_out,
+                                  tc_tensor* saved, int64_t* n_saved) {
+      return d.forward(d.context, hin, n_inputs, needs, outs, n_out, saved, n_saved);
+    };
+    if (d.backward) {
+      const std::shared_ptr<CallbackContext> keep = ctx;  // the node's closure holds the context
+      const tc_function_backward bw = d.backward;
+      call.backward = [keep, bw](const tc_tensor* saved, int64_t n_saved, const tc_tensor* grads,
+                                 int64_t n_out, const int32_t* needs, tc_tensor* gin, int64_t n_in) {
+        return bw(keep->context, saved, n_saved, grads, n_out, needs, gin, n_in);
+      };
     }
-    TC_CHECK(cap >= int64_t(outs.size()), TC_ERR_INVALID_ARGUMENT, "cap is ", cap, " but the function made ",
-             outs.size(), " outputs");
-    if (record) {
-      std::vector<autograd::SavedTensor> s;
-      for (const Tensor& t : saved) s.emplace_back(t);
-      auto node = std::make_shared<autograd::CustomFunctionNode>(name, std::move(s),
-                                                                 custom_backward(ctx, d.backward, name));
-      autograd::record(node, in, outs);
-      for (const Tensor& o : outs) {
-        if (is_floating(o->dtype)) continue;  // not differentiable
-        o->grad_fn.reset();
-        o->requires_grad = false;
-      }
-    }
-    ctx.reset();  // the node holds it now, if it recorded one
+    const std::vector<Tensor> outs = apply_custom(call, in, cap);
+    call = CustomCall();  // a node holds the context now, if one was recorded
+    ctx.reset();          // the node holds it now, if it recorded one
     new_handles(outs, outputs);
     *count = int64_t(outs.size());
   });

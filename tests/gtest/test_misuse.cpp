@@ -11,6 +11,8 @@
 //      N  node handle           NULL, freed, stale, garbage, wrong-kind handle
 //      G  process group handle  NULL, freed, stale, garbage, wrong-kind handle
 //      W  work handle           NULL, freed, stale, garbage, wrong-kind handle
+//      L  library handle        NULL, freed (unloaded), stale, garbage, wrong-kind handle
+//      Q  op handle             NULL, freed, stale, garbage, wrong-kind handle
 //      O  handle out-param      NULL
 //      P  required pointer      NULL (in-pointers and plain out-params)
 //      p  optional pointer      nothing (NULL is documented as allowed)
@@ -245,6 +247,17 @@
 #pragma weak tc_work_wait
 #pragma weak tc_work_test
 #pragma weak tc_work_free
+#pragma weak tc_load_library
+#pragma weak tc_library_unload
+#pragma weak tc_library_path
+#pragma weak tc_op_count
+#pragma weak tc_op_name_at
+#pragma weak tc_op_find
+#pragma weak tc_op_free
+#pragma weak tc_op_schema
+#pragma weak tc_op_library_path
+#pragma weak tc_op_call
+#pragma weak tc_op_call_by_name
 // clang-format on
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
@@ -316,6 +329,10 @@ struct Fixtures {
   tc_work work = nullptr;
   tc_process_group pg_freed = nullptr, pg_stale = nullptr, pg_garbage = nullptr, pg_wrong = nullptr;
   tc_work work_freed = nullptr, work_stale = nullptr, work_garbage = nullptr, work_wrong = nullptr;
+  tc_library lib = nullptr;  // the example op library (examples/op_library)
+  tc_op op = nullptr;        // its myops::scaled_square
+  tc_library lib_freed = nullptr, lib_stale = nullptr, lib_garbage = nullptr, lib_wrong = nullptr;
+  tc_op op_freed = nullptr, op_stale = nullptr, op_garbage = nullptr, op_wrong = nullptr;
 };
 
 // The out-params a call may write: filled with 0xA5 before each call.
@@ -337,6 +354,8 @@ struct Outs {
   tc_node node[2];
   tc_process_group pg;
   tc_work work;
+  tc_library lib;
+  tc_op op;
 };
 
 // One call under test: which argument is spoiled, and how.
@@ -433,6 +452,12 @@ struct M {
   }
   tc_work W(int i, tc_work good) const {
     return spoil(i, good, f.work_freed, f.work_stale, f.work_garbage, f.work_wrong);
+  }
+  tc_library L(int i, tc_library good) const {
+    return spoil(i, good, f.lib_freed, f.lib_stale, f.lib_garbage, f.lib_wrong);
+  }
+  tc_op Q(int i, tc_op good) const {
+    return spoil(i, good, f.op_freed, f.op_stale, f.op_garbage, f.op_wrong);
   }
   tc_tensor_dict D(int i, tc_tensor_dict good) const {
     return spoil(i, good, f.dict_freed, f.dict_stale, f.dict_garbage, f.dict_wrong);
@@ -2470,6 +2495,142 @@ std::vector<Entry> build_table() {
           return tc_node_free(n);
         })}));
 
+  // Custom op libraries.
+  add(with_cleanup(
+      E(FN(tc_load_library), "PO",
+        [](M& m) { return tc_load_library(m.P(0, TC_EXAMPLE_OP_LIBRARY), m.P(1, &m.o.lib)); },
+        {X("no such file", {TC_ERR_IO},
+           [](M& m) { return tc_load_library("/nonexistent/lib.so", &m.o.lib); }),
+         X("not an op library", {TC_ERR_IO},
+           [](M& m) { return tc_load_library(TC_TEST_OP_LIBRARY_DIR "/libbad_no_entry.so", &m.o.lib); }),
+         X("entry point fails halfway", {TC_ERR_IO},
+           [](M& m) { return tc_load_library(TC_TEST_OP_LIBRARY_DIR "/libbad_halfway.so", &m.o.lib); }),
+         X("another ABI version", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_load_library(TC_TEST_OP_LIBRARY_DIR "/libbad_abi.so", &m.o.lib); })}),
+      [](M& m) {
+        if (!is_sentinel(m.o.lib)) tc_library_unload(m.o.lib);
+      }));
+  add(E(FN(tc_library_unload), "L",
+        [](M& m) {
+          tc_library l = nullptr;
+          tc_load_library(TC_EXAMPLE_OP_LIBRARY, &l);
+          const int32_t rc = m.done(tc_library_unload(m.L(0, l)));
+          if (m.spoiled(0) && l) tc_library_unload(l);
+          return rc;
+        },
+        {X("unloaded twice", {TC_ERR_INVALID_HANDLE}, [](M&) {
+          tc_library l = nullptr;
+          tc_load_library(TC_EXAMPLE_OP_LIBRARY, &l);
+          tc_library_unload(l);
+          return tc_library_unload(l);
+        })}));
+  add(E(
+      FN(tc_library_path), "L-pp",
+      [](M& m) { return tc_library_path(m.L(0, m.f.lib), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras(
+          [](M& m, char* b, int64_t c, int64_t* n) { return tc_library_path(m.f.lib, b, c, n); })));
+  add(E(FN(tc_op_count), "P", [](M& m) { return tc_op_count(m.P(0, m.o.i64)); }));
+  add(E(
+      FN(tc_op_name_at), "-pp", [](M& m) { return tc_op_name_at(0, m.o.buf, sizeof m.o.buf, m.o.i64); },
+      [] {
+        auto x =
+            copy_out_extras([](M&, char* b, int64_t c, int64_t* n) { return tc_op_name_at(0, b, c, n); });
+        x.push_back(X("index -1", {TC_ERR_INDEX},
+                      [](M& m) { return tc_op_name_at(-1, m.o.buf, sizeof m.o.buf, m.o.i64); }));
+        x.push_back(X("index 1 of 1", {TC_ERR_INDEX},
+                      [](M& m) { return tc_op_name_at(1, m.o.buf, sizeof m.o.buf, m.o.i64); }));
+        return x;
+      }()));
+  add(with_cleanup(
+      E(FN(tc_op_find), "PO",
+        [](M& m) { return tc_op_find(m.P(0, "myops::scaled_square"), m.P(1, &m.o.op)); },
+        {X("unknown name", {TC_ERR_INDEX}, [](M& m) { return tc_op_find("myops::nope", &m.o.op); }),
+         X("no namespace", {TC_ERR_INDEX}, [](M& m) { return tc_op_find("scaled_square", &m.o.op); })}),
+      [](M& m) {
+        if (!is_sentinel(m.o.op)) tc_op_free(m.o.op);
+      }));
+  add(E(FN(tc_op_free), "Q",
+        [](M& m) {
+          tc_op o = nullptr;
+          tc_op_find("myops::scaled_square", &o);
+          const int32_t rc = m.done(tc_op_free(m.Q(0, o)));
+          if (m.spoiled(0) && o) tc_op_free(o);
+          return rc;
+        },
+        {X("freed twice", {TC_ERR_INVALID_HANDLE}, [](M&) {
+          tc_op o = nullptr;
+          tc_op_find("myops::scaled_square", &o);
+          tc_op_free(o);
+          return tc_op_free(o);
+        })}));
+  add(E(
+      FN(tc_op_schema), "Q-pp",
+      [](M& m) { return tc_op_schema(m.Q(0, m.f.op), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras([](M& m, char* b, int64_t c, int64_t* n) { return tc_op_schema(m.f.op, b, c, n); })));
+  add(E(
+      FN(tc_op_library_path), "Q-pp",
+      [](M& m) { return tc_op_library_path(m.Q(0, m.f.op), m.o.buf, sizeof m.o.buf, m.o.i64); },
+      copy_out_extras(
+          [](M& m, char* b, int64_t c, int64_t* n) { return tc_op_library_path(m.f.op, b, c, n); })));
+  add(with_cleanup(E(FN(tc_op_call), "QP-P-O-P",
+                     [](M& m) {
+                       static const double alpha = 2.0;
+                       tc_tensor in[1] = {m.f.a};
+                       return tc_op_call(m.Q(0, m.f.op), m.P(1, in), 1, m.P(3, &alpha), 1, m.HS(5), 8,
+                                         m.P(7, m.o.i64));
+                     },
+                     {X("n_inputs 0", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call(m.f.op, &m.f.a, 0, &alpha, 1, m.HS(9), 8, m.o.i64);
+                        }),
+                      X("n_scalars 2", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          const double alpha[2] = {2.0, 3.0};
+                          return tc_op_call(m.f.op, &m.f.a, 1, alpha, 2, m.HS(9), 8, m.o.i64);
+                        }),
+                      X("n_inputs -1", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call(m.f.op, &m.f.a, -1, &alpha, 1, m.HS(9), 8, m.o.i64);
+                        }),
+                      X("cap 0", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call(m.f.op, &m.f.a, 1, &alpha, 1, m.HS(9), 0, m.o.i64);
+                        }),
+                      X("cap -1", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call(m.f.op, &m.f.a, 1, &alpha, 1, m.HS(9), -1, m.o.i64);
+                        }),
+                      X("freed input", {TC_ERR_INVALID_HANDLE},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call(m.f.op, &m.f.freed, 1, &alpha, 1, m.HS(9), 8, m.o.i64);
+                        })}),
+
+                   [](M& m) {
+                     for (tc_tensor h : m.o.hs)
+                       if (!is_sentinel(h)) tc_tensor_free(h);
+                   }));
+  add(with_cleanup(E(FN(tc_op_call_by_name), "PP-P-O-P",
+                     [](M& m) {
+                       static const double alpha = 2.0;
+                       tc_tensor in[1] = {m.f.a};
+                       return tc_op_call_by_name(m.P(0, "myops::scaled_square"), m.P(1, in), 1,
+                                                 m.P(3, &alpha), 1, m.HS(5), 8, m.P(7, m.o.i64));
+                     },
+                     {X("unknown name", {TC_ERR_INDEX},
+                        [](M& m) {
+                          const double alpha = 2.0;
+                          return tc_op_call_by_name("myops::nope", &m.f.a, 1, &alpha, 1, m.HS(9), 8, m.o.i64);
+                        })}),
+                   [](M& m) {
+                     for (tc_tensor h : m.o.hs)
+                       if (!is_sentinel(h)) tc_tensor_free(h);
+                   }));
+
   // Initializers.
   add(E(
       FN(tc_uniform_), "H--", [](M& m) { return tc_uniform_(m.H(0, m.f.a), -1, 1); },
@@ -3281,6 +3442,10 @@ void fake_fixtures(Fixtures& f) {
       reinterpret_cast<tc_process_group>((uint64_t(7) << 32) | (uint64_t(8) << 24) | 1);
   f.work = f.work_freed = f.work_stale = f.work_garbage = f.work_wrong =
       reinterpret_cast<tc_work>((uint64_t(7) << 32) | (uint64_t(9) << 24) | 1);
+  f.op = f.op_freed = f.op_stale = f.op_garbage = f.op_wrong =
+      reinterpret_cast<tc_op>((uint64_t(7) << 32) | (uint64_t(6) << 24) | 1);
+  f.lib = f.lib_freed = f.lib_stale = f.lib_garbage = f.lib_wrong =
+      reinterpret_cast<tc_library>((uint64_t(7) << 32) | (uint64_t(7) << 24) | 1);
 }
 
 const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, Bad::pointer, Bad::wrong_kind};
@@ -3289,7 +3454,9 @@ const Bad kHandleMisuses[] = {Bad::null, Bad::freed, Bad::stale, Bad::garbage, B
 size_t case_count(const Entry& e) {
   size_t n = 1 + e.extras.size() + 2;  // valid, extras, after shutdown, before init
   for (char c : e.sig) {
-    if (c == 'H' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W') n += 6;
+    if (c == 'H' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W' || c == 'L' ||
+        c == 'Q')
+      n += 6;
     if (c == 'h') n += 5;
     if (c == 'O' || c == 'P') n += 1;
   }
@@ -3320,6 +3487,10 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (group) {
       m.f.pg_stale = make_group();
       m.f.work_stale = make_work(m.f.pg_stale);
+    }
+    if (HAVE(tc_load_library) && HAVE(tc_op_find)) {
+      tc_load_library(TC_EXAMPLE_OP_LIBRARY, &m.f.lib_stale);
+      tc_op_find("myops::scaled_square", &m.f.op_stale);
     }
     ASSERT_EQ(tc_shutdown(), TC_OK);
     ASSERT_EQ(tc_init(nullptr), TC_OK);
@@ -3407,6 +3578,19 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
       f.pg_wrong = reinterpret_cast<tc_process_group>(f.work);
       f.work_wrong = reinterpret_cast<tc_work>(f.pg);
     }
+    if (HAVE(tc_load_library) && HAVE(tc_op_find)) {
+      ASSERT_EQ(tc_load_library(TC_EXAMPLE_OP_LIBRARY, &f.lib), TC_OK);
+      ASSERT_EQ(tc_op_find("myops::scaled_square", &f.op), TC_OK);
+      tc_load_library(TC_EXAMPLE_OP_LIBRARY, &f.lib_freed);
+      tc_library_unload(f.lib_freed);
+      tc_op_find("myops::scaled_square", &f.op_freed);
+      tc_op_free(f.op_freed);
+      f.lib_garbage =
+          reinterpret_cast<tc_library>(reinterpret_cast<uint64_t>(f.lib) + (uint64_t(1000) << 32));
+      f.op_garbage = reinterpret_cast<tc_op>(reinterpret_cast<uint64_t>(f.op) + (uint64_t(1000) << 32));
+      f.lib_wrong = reinterpret_cast<tc_library>(f.op);
+      f.op_wrong = reinterpret_cast<tc_op>(f.lib);
+    }
   }
   void TearDown() override {
     int32_t init = 0;
@@ -3420,6 +3604,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (f.np) tc_tensor_free(f.np);
     if (f.work) tc_work_free(f.work);
     if (f.pg) tc_process_group_free(f.pg);
+    if (f.op) tc_op_free(f.op);
+    if (f.lib) tc_library_unload(f.lib);
     for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
                         f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
@@ -3441,7 +3627,8 @@ TEST_P(MisuseFn, EveryMisuse) {
   for (size_t i = 0; i < e.sig.size(); ++i) {
     const char c = e.sig[i];
     const std::string pos = "argument " + std::to_string(i);
-    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W') {
+    if (c == 'H' || c == 'h' || c == 'Z' || c == 'D' || c == 'K' || c == 'N' || c == 'G' || c == 'W' ||
+        c == 'L' || c == 'Q') {
       for (Bad how : kHandleMisuses) {
         if (how == Bad::null && c == 'h') continue;
         m.bad_arg = int(i);

@@ -1,14 +1,12 @@
 // Out-of-memory injection. A realistic training step through the ABI
 // (create tensors, linear layers with matmul/add/relu, cross_entropy,
-// backward, an Adam step, views and reductions, then free everything) is run
-// once to count its CPU allocations (tc::alloc_count), then once per
-// allocation N with the Nth one failing (flag "fail_alloc_at", test builds).
-// Every run must end with a call that returns TC_ERR_OUT_OF_MEMORY with a
-// message naming the function, no crash, and live_tensors / live_handles
-// back where they started once the workload has freed what it made (then a
-// checkpoint: model and optimizer state saved to bytes and to a file, loaded
-// back from both, and the optimizer state restored); under
-// ASan/LSan nothing may leak. libtc must work normally afterwards.
+// backward, an Adam step, a custom function and an op library's op, views and reductions, then free
+// everything) is run once to count its CPU allocations (tc::alloc_count), then once per allocation N with the
+// Nth one failing (flag "fail_alloc_at", test builds). Every run must end with a call that returns
+// TC_ERR_OUT_OF_MEMORY with a message naming the function, no crash, and live_tensors / live_handles back
+// where they started once the workload has freed what it made (then a checkpoint: model and optimizer state
+// saved to bytes and to a file, loaded back from both, and the optimizer state restored); under ASan/LSan
+// nothing may leak. libtc must work normally afterwards.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -54,6 +52,11 @@
 #pragma weak tc_tensor_register_hook
 #pragma weak tc_tensor_register_post_accumulate_grad_hook
 #pragma weak tc_hook_remove
+#pragma weak tc_load_library
+#pragma weak tc_library_unload
+#pragma weak tc_op_find
+#pragma weak tc_op_free
+#pragma weak tc_op_call
 
 // Under ASan, a request larger than its allocator supports aborts unless
 // allocator_may_return_null is set; libtc must see the NULL (and report
@@ -100,7 +103,12 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_function_apply),
                        reinterpret_cast<void*>(&tc_tensor_register_hook),
                        reinterpret_cast<void*>(&tc_tensor_register_post_accumulate_grad_hook),
-                       reinterpret_cast<void*>(&tc_hook_remove)};
+                       reinterpret_cast<void*>(&tc_hook_remove),
+                       reinterpret_cast<void*>(&tc_load_library),
+                       reinterpret_cast<void*>(&tc_library_unload),
+                       reinterpret_cast<void*>(&tc_op_find),
+                       reinterpret_cast<void*>(&tc_op_free),
+                       reinterpret_cast<void*>(&tc_op_call)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -159,6 +167,14 @@ class Workload {
     opt_ = nullptr;
     for (tc_hook h : hooks_) EXPECT_EQ(tc_hook_remove(h), TC_OK);
     hooks_.clear();
+    if (op_) {
+      EXPECT_EQ(tc_op_free(op_), TC_OK);
+    }
+    op_ = nullptr;
+    if (lib_) {
+      EXPECT_EQ(tc_library_unload(lib_), TC_OK);
+    }
+    lib_ = nullptr;
     return failure_;
   }
 
@@ -167,6 +183,8 @@ class Workload {
   std::vector<tc_tensor_dict> dicts_;
   tc_optimizer opt_ = nullptr;
   std::vector<tc_hook> hooks_;
+  tc_library lib_ = nullptr;  // the example op library (examples/op_library)
+  tc_op op_ = nullptr;        // its myops::scaled_square
   Failure failure_;
 
   bool check(const char* fn, int32_t rc) {
@@ -231,6 +249,9 @@ class Workload {
     fd.forward = double_forward;
     fd.backward = double_backward;
     int64_t n_out = 0;
+    STEP(tc_load_library, TC_EXAMPLE_OP_LIBRARY, &lib_);
+    STEP(tc_op_find, "myops::scaled_square", &op_);
+    const double alpha = 0.5;
 
     for (int iter = 0; iter < 2; ++iter) {
       tc_tensor *h = slot(), *hb = slot(), *r = slot(), *logits = slot(), *loss = slot();
@@ -238,7 +259,9 @@ class Workload {
       STEP(tc_add, *h, *b1, hb);
       tc_tensor* hd = slot();
       STEP(tc_function_apply, &fd, hb, 1, hd, 1, &n_out);
-      STEP(tc_relu, *hd, r);
+      tc_tensor* sq = slot();  // an op library's op (forward and backward allocate)
+      STEP(tc_op_call, op_, hd, 1, &alpha, 1, sq, 1, &n_out);
+      STEP(tc_relu, *sq, r);
       STEP(tc_matmul, *r, *w2, logits);
       STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
       STEP(tc_backward, *loss, nullptr, 0);

@@ -44,6 +44,7 @@
 // thread holds libtc's locks), the callback runs exactly once, libtc is down
 // at the end, and a fresh tc_init starts with live_handles == 0 and
 // live_tensors == 0 and works.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -670,6 +671,75 @@ int32_t inside_function_release(Reentry& r) {
   return rc;
 }
 
+// Op libraries' callbacks (tests/op_libraries/bad_ops.c, BAD_CALLBACKS): its
+// entry point inside tc_load_library, bad::reenter's forward inside
+// tc_op_call and its backward inside tc_backward, each running a hook set
+// through the library's bad_ops_set_hook (the test opens the library itself
+// to reach it; tc_load_library then finds the same mapping).
+using SetHook = void (*)(int32_t, int32_t (*)(void*), void*);
+int32_t op_hook(void* c) {
+  fire(*static_cast<Reentry*>(c));
+  return initialized() ? TC_OK : TC_ERR_NOT_INITIALIZED;
+}
+struct OpLibraryHooks {
+  void* dl = nullptr;
+  SetHook set = nullptr;
+  OpLibraryHooks() {
+    dl = dlopen(TC_TEST_OP_LIBRARY_DIR "/libbad_callbacks.so", RTLD_NOW | RTLD_LOCAL);
+    EXPECT_NE(dl, nullptr) << dlerror();
+    if (dl) set = reinterpret_cast<SetHook>(dlsym(dl, "bad_ops_set_hook"));
+    EXPECT_NE(set, nullptr);
+  }
+  ~OpLibraryHooks() {
+    if (set)
+      for (int32_t w = 0; w < 3; ++w) set(w, nullptr, nullptr);
+    if (dl) dlclose(dl);
+  }
+};
+int32_t load_callbacks_library(tc_library* lib) {
+  return tc_load_library(TC_TEST_OP_LIBRARY_DIR "/libbad_callbacks.so", lib);
+}
+int32_t inside_op_entry(Reentry& r) {
+  OpLibraryHooks hooks;
+  if (!hooks.set) return -1;
+  hooks.set(0, op_hook, &r);
+  tc_library lib = nullptr;
+  const int32_t rc = load_callbacks_library(&lib);
+  if (initialized() && rc == TC_OK) {
+    EXPECT_EQ(tc_library_unload(lib), TC_OK);
+  }
+  return rc;
+}
+int32_t inside_op_forward(Reentry& r) {
+  OpLibraryHooks hooks;
+  tc_library lib = nullptr;
+  if (!hooks.set || load_callbacks_library(&lib) != TC_OK) return -1;
+  hooks.set(1, op_hook, &r);
+  tc_tensor x = leaf4(r), y = nullptr;
+  int64_t n = 0;
+  const int32_t rc = tc_op_call_by_name("bad::reenter", &x, 1, nullptr, 0, &y, 1, &n);
+  free_if_up({x, y});
+  if (initialized()) {
+    EXPECT_EQ(tc_library_unload(lib), TC_OK);
+  }
+  return rc;
+}
+int32_t inside_op_backward(Reentry& r) {
+  OpLibraryHooks hooks;
+  tc_library lib = nullptr;
+  if (!hooks.set || load_callbacks_library(&lib) != TC_OK) return -1;
+  hooks.set(2, op_hook, &r);
+  tc_tensor x = leaf4(r), y = nullptr;
+  int64_t n = 0;
+  EXPECT_EQ(tc_op_call_by_name("bad::reenter", &x, 1, nullptr, 0, &y, 1, &n), TC_OK);
+  const int32_t rc = backward_of_sum(y);
+  free_if_up({x, y});
+  if (initialized()) {
+    EXPECT_EQ(tc_library_unload(lib), TC_OK);
+  }
+  return rc;
+}
+
 struct InsideCall {
   const char* name;
   int32_t (*run)(Reentry& r);
@@ -679,6 +749,8 @@ const InsideCall kInsideCalls[] = {
     {"grad_hook_in_backward", inside_grad_hook},     {"post_accumulate_hook_in_backward", inside_post_hook},
     {"function_forward_in_apply", inside_forward},   {"function_backward_in_backward", inside_backward},
     {"hook_release_in_remove", inside_hook_release}, {"function_release_in_free", inside_function_release},
+    {"op_library_entry_in_load", inside_op_entry},   {"op_forward_in_call", inside_op_forward},
+    {"op_backward_in_backward", inside_op_backward},
 };
 
 struct InsideCase {

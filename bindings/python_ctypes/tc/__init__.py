@@ -37,7 +37,7 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
                       manual_seed, matmul, ones, ones_like, rand, rand_like, randn,
                       randn_like, split, stack, tensor, where, zeros, zeros_like)
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
-from . import autograd, cuda, distributed, nn, optim, utils  # noqa: E402
+from . import autograd, cuda, distributed, nn, ops, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)

@@ -12,6 +12,8 @@ tc_hook = C.c_void_p
 tc_node = C.c_void_p
 tc_process_group = C.c_void_p
 tc_work = C.c_void_p
+tc_library = C.c_void_p
+tc_op = C.c_void_p
 tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)
 # Callbacks return an int32 status (0 = ok).
 tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,
@@ -22,6 +24,15 @@ tc_function_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), 
                                    C.POINTER(tc_tensor), C.c_int64)
 tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))
 tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)
+# Op libraries' callbacks (written in C; declared so that the structs can be).
+tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),
+                            C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),
+                            C.POINTER(tc_tensor), C.POINTER(C.c_int64))
+tc_op_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_int64, C.POINTER(tc_tensor),
+                             C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int32),
+                             C.POINTER(tc_tensor), C.c_int64)
+# (its second argument is a const tc_op_def*)
+tc_op_register_fn = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.c_void_p)
 
 # ---- constants (#define TC_*) ----
 TC_VERSION_MAJOR = 0
@@ -84,6 +95,7 @@ TC_REDUCTION_SUM = 2
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
+TC_OP_LIBRARY_ABI_VERSION = 1
 TC_LOAD_COPY = 1
 TC_REDUCE_SUM = 0
 TC_REDUCE_AVG = 1
@@ -143,6 +155,23 @@ class tc_function_def(C.Structure):
         ('backward', tc_function_backward),
         ('context', C.c_void_p),
         ('release', tc_deleter),
+    ]
+
+class tc_op_def(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('abi_version', C.c_int32),
+        ('schema', C.c_char_p),
+        ('forward', tc_op_forward),
+        ('backward', tc_op_backward),
+        ('context', C.c_void_p),
+    ]
+
+class tc_op_registrar(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('abi_version', C.c_int32),
+        ('register_op', tc_op_register_fn),
     ]
 
 class tc_sgd_options(C.Structure):
@@ -1068,6 +1097,50 @@ FUNCTIONS = {
     'tc_node_free': (
         [tc_node],
         (('tc_node', 'node'),),
+    ),
+    'tc_load_library': (
+        [C.c_char_p, C.POINTER(tc_library)],
+        (('const char*', 'path'), ('tc_library*', 'out')),
+    ),
+    'tc_library_unload': (
+        [tc_library],
+        (('tc_library', 'lib'),),
+    ),
+    'tc_library_path': (
+        [tc_library, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_library', 'lib'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_op_count': (
+        [C.POINTER(C.c_int64)],
+        (('int64_t*', 'out'),),
+    ),
+    'tc_op_name_at': (
+        [C.c_int64, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('int64_t', 'index'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_op_find': (
+        [C.c_char_p, C.POINTER(tc_op)],
+        (('const char*', 'name'), ('tc_op*', 'out')),
+    ),
+    'tc_op_free': (
+        [tc_op],
+        (('tc_op', 'op'),),
+    ),
+    'tc_op_schema': (
+        [tc_op, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_op', 'op'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_op_library_path': (
+        [tc_op, C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_op', 'op'), ('char*', 'buf'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_op_call': (
+        [tc_op, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double), C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_op', 'op'), ('const tc_tensor*', 'inputs'), ('int64_t', 'n_inputs'), ('const double*', 'scalars'), ('int64_t', 'n_scalars'), ('tc_tensor*', 'outputs'), ('int64_t', 'cap'), ('int64_t*', 'count')),
+    ),
+    'tc_op_call_by_name': (
+        [C.c_char_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double), C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int64)],
+        (('const char*', 'name'), ('const tc_tensor*', 'inputs'), ('int64_t', 'n_inputs'), ('const double*', 'scalars'), ('int64_t', 'n_scalars'), ('tc_tensor*', 'outputs'), ('int64_t', 'cap'), ('int64_t*', 'count')),
     ),
     'tc_uniform_': (
         [tc_tensor, C.c_double, C.c_double],

@@ -38,6 +38,11 @@ SCALARS = {
     "tc_function_backward": "tc_function_backward",
     "tc_grad_hook": "tc_grad_hook",
     "tc_tensor_hook": "tc_tensor_hook",
+    "tc_library": "tc_library",
+    "tc_op": "tc_op",
+    "tc_op_forward": "tc_op_forward",
+    "tc_op_backward": "tc_op_backward",
+    "tc_op_register_fn": "tc_op_register_fn",
 }
 
 
@@ -130,6 +135,8 @@ def generate(text):
     w("tc_node = C.c_void_p")
     w("tc_process_group = C.c_void_p")
     w("tc_work = C.c_void_p")
+    w("tc_library = C.c_void_p")
+    w("tc_op = C.c_void_p")
     w("tc_deleter = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p)")
     w("# Callbacks return an int32 status (0 = ok).")
     w("tc_function_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64,")
@@ -140,6 +147,15 @@ def generate(text):
     w("                                   C.POINTER(tc_tensor), C.c_int64)")
     w("tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))")
     w("tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)")
+    w("# Op libraries' callbacks (written in C; declared so that the structs can be).")
+    w("tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),")
+    w("                            C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),")
+    w("                            C.POINTER(tc_tensor), C.POINTER(C.c_int64))")
+    w("tc_op_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_int64, C.POINTER(tc_tensor),")
+    w("                             C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int32),")
+    w("                             C.POINTER(tc_tensor), C.c_int64)")
+    w("# (its second argument is a const tc_op_def*)")
+    w("tc_op_register_fn = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.c_void_p)")
     w("")
     w("# ---- constants (#define TC_*) ----")
     for name, value in defines:

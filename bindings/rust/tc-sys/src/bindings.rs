@@ -61,6 +61,8 @@ pub const TC_REDUCTION_SUM: i32 = 2;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
+pub const TC_OP_LIBRARY_ABI_VERSION: i32 = 1;
+pub const TC_OP_LIBRARY_ENTRY: &[u8; 19usize] = b"tc_op_library_init\0";
 pub const TC_LOAD_COPY: i32 = 1;
 pub const TC_REDUCE_SUM: i32 = 0;
 pub const TC_REDUCE_AVG: i32 = 1;
@@ -1664,6 +1666,300 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_node_free(node: tc_node) -> i32;
+}
+pub type tc_op_forward = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut ::std::os::raw::c_void,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        scalars: *const f64,
+        n_scalars: i64,
+        needs_input_grad: *const i32,
+        outputs: *mut tc_tensor,
+        n_outputs: *mut i64,
+        saved: *mut tc_tensor,
+        n_saved: *mut i64,
+    ) -> i32,
+>;
+pub type tc_op_backward = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut ::std::os::raw::c_void,
+        scalars: *const f64,
+        n_scalars: i64,
+        saved: *const tc_tensor,
+        n_saved: i64,
+        grad_outputs: *const tc_tensor,
+        n_outputs: i64,
+        needs_input_grad: *const i32,
+        grad_inputs: *mut tc_tensor,
+        n_inputs: i64,
+    ) -> i32,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_op_def {
+    pub size: u32,
+    pub abi_version: i32,
+    pub schema: *const ::std::os::raw::c_char,
+    pub forward: tc_op_forward,
+    pub backward: tc_op_backward,
+    pub context: *mut ::std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_tc_op_def() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_op_def>(),
+        40usize,
+        concat!("Size of: ", stringify!(tc_op_def))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_op_def>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_op_def))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(tc_op_def), "::", stringify!(size))
+        );
+    }
+    test_field_size();
+    fn test_field_abi_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).abi_version) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_def),
+                "::",
+                stringify!(abi_version)
+            )
+        );
+    }
+    test_field_abi_version();
+    fn test_field_schema() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).schema) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_def),
+                "::",
+                stringify!(schema)
+            )
+        );
+    }
+    test_field_schema();
+    fn test_field_forward() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).forward) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_def),
+                "::",
+                stringify!(forward)
+            )
+        );
+    }
+    test_field_forward();
+    fn test_field_backward() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).backward) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_def),
+                "::",
+                stringify!(backward)
+            )
+        );
+    }
+    test_field_backward();
+    fn test_field_context() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_def>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_def),
+                "::",
+                stringify!(context)
+            )
+        );
+    }
+    test_field_context();
+}
+pub type tc_op_register_fn = ::std::option::Option<
+    unsafe extern "C" fn(reg_ctx: *mut ::std::os::raw::c_void, def: *const tc_op_def) -> i32,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_op_registrar {
+    pub size: u32,
+    pub abi_version: i32,
+    pub register_op: tc_op_register_fn,
+}
+#[test]
+fn bindgen_test_layout_tc_op_registrar() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_op_registrar>(),
+        16usize,
+        concat!("Size of: ", stringify!(tc_op_registrar))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_op_registrar>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_op_registrar))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_registrar),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_abi_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).abi_version) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_registrar),
+                "::",
+                stringify!(abi_version)
+            )
+        );
+    }
+    test_field_abi_version();
+    fn test_field_register_op() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_op_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).register_op) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_op_registrar),
+                "::",
+                stringify!(register_op)
+            )
+        );
+    }
+    test_field_register_op();
+}
+pub type tc_op_library_init_fn = ::std::option::Option<
+    unsafe extern "C" fn(reg: *const tc_op_registrar, reg_ctx: *mut ::std::os::raw::c_void) -> i32,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_library_s {
+    _unused: [u8; 0],
+}
+pub type tc_library = *mut tc_library_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_op_s {
+    _unused: [u8; 0],
+}
+pub type tc_op = *mut tc_op_s;
+extern "C" {
+    pub fn tc_load_library(path: *const ::std::os::raw::c_char, out: *mut tc_library) -> i32;
+}
+extern "C" {
+    pub fn tc_library_unload(lib: tc_library) -> i32;
+}
+extern "C" {
+    pub fn tc_library_path(
+        lib: tc_library,
+        buf: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_op_count(out: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_op_name_at(index: i64, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_op_find(name: *const ::std::os::raw::c_char, out: *mut tc_op) -> i32;
+}
+extern "C" {
+    pub fn tc_op_free(op: tc_op) -> i32;
+}
+extern "C" {
+    pub fn tc_op_schema(op: tc_op, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_op_library_path(op: tc_op, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64)
+        -> i32;
+}
+extern "C" {
+    pub fn tc_op_call(
+        op: tc_op,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        scalars: *const f64,
+        n_scalars: i64,
+        outputs: *mut tc_tensor,
+        cap: i64,
+        count: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_op_call_by_name(
+        name: *const ::std::os::raw::c_char,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        scalars: *const f64,
+        n_scalars: i64,
+        outputs: *mut tc_tensor,
+        cap: i64,
+        count: *mut i64,
+    ) -> i32;
 }
 extern "C" {
     pub fn tc_uniform_(t: tc_tensor, low: f64, high: f64) -> i32;

@@ -45,6 +45,7 @@ mod flag;
 mod hooks;
 mod init;
 mod io;
+mod op_library;
 mod ops;
 mod optim;
 mod tensor;
@@ -66,6 +67,7 @@ pub use init::{
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
 pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
+pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
 pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};
 pub use tensor::Tensor;
