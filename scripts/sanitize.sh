@@ -33,6 +33,10 @@ if [ "$WHAT" = all ] || [ "$WHAT" = asan ]; then
   export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0"
+  # Open MPI is not LeakSanitizer-clean (its plugins' allocations are reported
+  # from unloaded modules, which no suppression can name): no MPI module here,
+  # so the process-group misuse cases skip and say why. Release runs them.
+  export TC_MPI_MODULE=/nonexistent/libtc_mpi.so
   set +e
   (cd build-asan && ctest -j"$JOBS" -E '^(python|rust)' --output-on-failure --timeout 600) >build-asan/ctest.log 2>&1
   rc=$?
