@@ -4,7 +4,8 @@
 
 using namespace tc;
 
-TC_API int32_t tc_isclose(tc_tensor a, tc_tensor b, double rtol, double atol, int32_t equal_nan, tc_tensor* out) {
+TC_API int32_t tc_isclose(tc_tensor a, tc_tensor b, double rtol, double atol, int32_t equal_nan,
+                          tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     Tensor r = ops::isclose(get_tensor(a, "a"), get_tensor(b, "b"), rtol, atol, equal_nan != 0);
@@ -28,7 +29,8 @@ TC_API int32_t tc_lerp_scalar(tc_tensor start, tc_tensor end, double weight, tc_
   });
 }
 
-TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value, tc_tensor* out) {
+TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     Tensor r = ops::addcmul(get_tensor(input, "input"), get_tensor(tensor1, "tensor1"),
@@ -37,7 +39,8 @@ TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2,
   });
 }
 
-TC_API int32_t tc_addcdiv(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value, tc_tensor* out) {
+TC_API int32_t tc_addcdiv(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     Tensor r = ops::addcdiv(get_tensor(input, "input"), get_tensor(tensor1, "tensor1"),

@@ -17,18 +17,18 @@ template <typename C>
 constexpr bool is_int_compute = std::is_integral_v<C> && !std::is_same_v<C, bool>;
 
 // float / double dispatch of the C math functions (the device has both).
-#define TC_EW_MATH2(name, fn)                                       \
-  template <typename C>                                             \
-  TC_HD inline C name(C x, C y) {                                   \
-    if constexpr (std::is_same_v<C, float>) {                       \
-      return ::fn##f(x, y);                                         \
-    } else if constexpr (std::is_same_v<C, double>) {               \
-      return ::fn(x, y);                                            \
-    } else {                                                        \
-      (void)x;                                                      \
-      (void)y;                                                      \
+#define TC_EW_MATH2(name, fn)                                        \
+  template <typename C>                                              \
+  TC_HD inline C name(C x, C y) {                                    \
+    if constexpr (std::is_same_v<C, float>) {                        \
+      return ::fn##f(x, y);                                          \
+    } else if constexpr (std::is_same_v<C, double>) {                \
+      return ::fn(x, y);                                             \
+    } else {                                                         \
+      (void)x;                                                       \
+      (void)y;                                                       \
       return C(0); /* unreachable: floating rows promote integers */ \
-    }                                                               \
+    }                                                                \
   }
 TC_EW_MATH2(atan2_value, atan2)
 TC_EW_MATH2(copysign_value, copysign)
@@ -156,15 +156,15 @@ TC_HD inline C clamp_max_value(C x, C y) {
 }
 
 // Bitwise ops: integers and bool (bool & bool stays bool).
-#define TC_EW_BITWISE(name, op)                  \
-  template <typename C>                          \
-  TC_HD inline C name(C x, C y) {                \
-    if constexpr (std::is_integral_v<C>) {       \
-      return C(x op y);                          \
-    } else {                                     \
-      (void)y;                                   \
-      return x; /* floating: never asked */      \
-    }                                            \
+#define TC_EW_BITWISE(name, op)             \
+  template <typename C>                     \
+  TC_HD inline C name(C x, C y) {           \
+    if constexpr (std::is_integral_v<C>) {  \
+      return C(x op y);                     \
+    } else {                                \
+      (void)y;                              \
+      return x; /* floating: never asked */ \
+    }                                       \
   }
 TC_EW_BITWISE(bitwise_and_value, &)
 TC_EW_BITWISE(bitwise_or_value, |)

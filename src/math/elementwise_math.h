@@ -465,12 +465,12 @@ TC_HD inline C pow_value(C x, C y) {
 template <BinaryOp OP>
 struct BinaryDef;
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
-  template <>                                                                        \
-  struct BinaryDef<BinaryOp::name> {                                                 \
-    template <typename C>                                                            \
-    static TC_HD C value(C x, C y) {                                                 \
-      return forward;                                                                \
-    }                                                                                \
+  template <>                                                                                      \
+  struct BinaryDef<BinaryOp::name> {                                                               \
+    template <typename C>                                                                          \
+    static TC_HD C value(C x, C y) {                                                               \
+      return forward;                                                                              \
+    }                                                                                              \
   };
 #include "math/binary_ops.def"
 
@@ -748,23 +748,23 @@ struct GradParams {
 template <Grad F>
 struct Grad3Def;
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
-  template <>                                                                        \
-  struct Grad3Def<Grad::name##_a> {                                                  \
-    static TC_HD double value(double g, double x, double y) {                        \
-      (void)g; /* rows with a zero gradient (floor_divide) */                        \
-      (void)x;                                                                       \
-      (void)y;                                                                       \
-      return grad_a;                                                                 \
-    }                                                                                \
-  };                                                                                 \
-  template <>                                                                        \
-  struct Grad3Def<Grad::name##_b> {                                                  \
-    static TC_HD double value(double g, double x, double y) {                        \
-      (void)g; /* rows with a zero gradient (floor_divide) */                        \
-      (void)x;                                                                       \
-      (void)y;                                                                       \
-      return grad_b;                                                                 \
-    }                                                                                \
+  template <>                                                                                      \
+  struct Grad3Def<Grad::name##_a> {                                                                \
+    static TC_HD double value(double g, double x, double y) {                                      \
+      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
+      (void)x;                                                                                     \
+      (void)y;                                                                                     \
+      return grad_a;                                                                               \
+    }                                                                                              \
+  };                                                                                               \
+  template <>                                                                                      \
+  struct Grad3Def<Grad::name##_b> {                                                                \
+    static TC_HD double value(double g, double x, double y) {                                      \
+      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
+      (void)x;                                                                                     \
+      (void)y;                                                                                     \
+      return grad_b;                                                                               \
+    }                                                                                              \
   };
 #include "math/binary_ops.def"
 

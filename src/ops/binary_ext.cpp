@@ -20,8 +20,8 @@ DType binary_compute_dtype(BinaryOp op, const char* name, const Tensor& a, const
     case ew::BinaryDtypes::floating:  // like true division: integer and bool operands promote
       return is_floating(ct) ? ct : default_dtype();
     case ew::BinaryDtypes::floating_only:
-      TC_CHECK(is_floating(ct), TC_ERR_DTYPE, name, ": expected floating tensors but got ", describe(a), " and ",
-               describe(b), " (\"", name, "\" is not implemented for integer dtypes)");
+      TC_CHECK(is_floating(ct), TC_ERR_DTYPE, name, ": expected floating tensors but got ", describe(a),
+               " and ", describe(b), " (\"", name, "\" is not implemented for integer dtypes)");
       return ct;
     case ew::BinaryDtypes::integral:
     case ew::BinaryDtypes::integer:
@@ -41,8 +41,8 @@ DType binary_compute_dtype(BinaryOp op, const char* name, const Tensor& a, const
 void check_no_zero_divisor(const char* name, const Tensor& a, const Tensor& b) {
   if (b->numel() == 0) return;
   // One pass on the device, one number back: how many divisors are 0.
-  const Tensor zeros_found = sum(cast(binary(BinaryOp::eq, b, scalar_tensor(0, b->dtype, b->device)), DType::i64),
-                                 {}, false);
+  const Tensor zeros_found =
+      sum(cast(binary(BinaryOp::eq, b, scalar_tensor(0, b->dtype, b->device)), DType::i64), {}, false);
   TC_CHECK(read_element(tc::to_device(zeros_found, kCPU), 0) == 0, TC_ERR_INVALID_ARGUMENT, name,
            ": ZeroDivisionError: integer division by zero (a is ", describe(a), ", b is ", describe(b),
            " and holds a 0)");
@@ -63,10 +63,10 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   check_same_device("isclose", a, b, true);
   TC_CHECK(a->dtype == b->dtype, TC_ERR_DTYPE, "isclose: expected a and b to have the same dtype, but got ",
            describe(a), " and ", describe(b));
-  TC_CHECK(rtol >= 0, TC_ERR_INVALID_ARGUMENT, "isclose: rtol must be greater than or equal to zero, but got ",
-           rtol);
-  TC_CHECK(atol >= 0, TC_ERR_INVALID_ARGUMENT, "isclose: atol must be greater than or equal to zero, but got ",
-           atol);
+  TC_CHECK(rtol >= 0, TC_ERR_INVALID_ARGUMENT,
+           "isclose: rtol must be greater than or equal to zero, but got ", rtol);
+  TC_CHECK(atol >= 0, TC_ERR_INVALID_ARGUMENT,
+           "isclose: atol must be greater than or equal to zero, but got ", atol);
   // Not differentiable: computed on detached inputs, so no graph is built.
   const Tensor x = detach(a), y = detach(b);
   Tensor close = binary(BinaryOp::eq, x, y);
@@ -80,15 +80,16 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   const Tensor cy = y->dtype == DType::b8 ? cast(y, default_dtype()) : y;
   const Tensor allowed = add_scalar(unary(UnaryOp::abs, mul_scalar(cy, rtol)), atol);
   const Tensor actual = unary(UnaryOp::abs, binary(BinaryOp::sub, cx, cy));
-  const Tensor within = binary(BinaryOp::logical_and, unary(UnaryOp::isfinite, actual),
-                               binary(BinaryOp::le, actual, allowed));
+  const Tensor within =
+      binary(BinaryOp::logical_and, unary(UnaryOp::isfinite, actual), binary(BinaryOp::le, actual, allowed));
   return binary(BinaryOp::logical_or, close, within);
 }
 
 namespace {
 void check_lerp(const Tensor& a, const Tensor& b, const Tensor* w) {
   check_same_device("lerp", a, b, true);
-  TC_CHECK(is_floating(a->dtype), TC_ERR_DTYPE, "lerp: expected floating tensors but got start ", describe(a));
+  TC_CHECK(is_floating(a->dtype), TC_ERR_DTYPE, "lerp: expected floating tensors but got start ",
+           describe(a));
   TC_CHECK(a->dtype == b->dtype, TC_ERR_DTYPE, "lerp: expected dtype ", dtype_name(a->dtype),
            " for end but got ", describe(b));
   if (w) {
@@ -139,8 +140,9 @@ Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, double v
   check_same_device("addcdiv", input, t1, true);
   check_same_device("addcdiv", t1, t2, true);
   TC_CHECK(is_floating(t1->dtype) || is_floating(t2->dtype), TC_ERR_DTYPE,
-           "addcdiv: integer division with addcdiv is not supported (tensor1 is ", describe(t1), ", tensor2 is ",
-           describe(t2), "); use floating tensors or input + value * torch.div(tensor1, tensor2, rounding_mode)");
+           "addcdiv: integer division with addcdiv is not supported (tensor1 is ", describe(t1),
+           ", tensor2 is ", describe(t2),
+           "); use floating tensors or input + value * torch.div(tensor1, tensor2, rounding_mode)");
   broadcast_shapes(broadcast_shapes(input->shape, t1->shape, "addcdiv"), t2->shape, "addcdiv");
   const Tensor q = div(t1, t2);
   return add(input, value == 1 ? q : mul(q, value_like("addcdiv", q, value)));
@@ -168,11 +170,13 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
 }
 
 Tensor glu(const Tensor& x, int64_t dim) {
-  TC_CHECK(x->ndim() > 0, TC_ERR_SHAPE, "glu: does not support 0-D tensors because halving size must be even");
+  TC_CHECK(x->ndim() > 0, TC_ERR_SHAPE,
+           "glu: does not support 0-D tensors because halving size must be even");
   TC_CHECK(is_floating(x->dtype), TC_ERR_DTYPE, "glu: expected a floating tensor but got ", describe(x));
   const int64_t d = wrap_dim(dim, x->ndim(), "glu");
   const int64_t n = x->shape[d];
-  TC_CHECK(n % 2 == 0, TC_ERR_SHAPE, "glu: halving dimension must be even, but dimension ", d, " is size ", n);
+  TC_CHECK(n % 2 == 0, TC_ERR_SHAPE, "glu: halving dimension must be even, but dimension ", d, " is size ",
+           n);
   return mul(narrow(x, d, 0, n / 2), unary(UnaryOp::sigmoid, narrow(x, d, n / 2, n / 2)));
 }
 

@@ -27,7 +27,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 // when the sign agrees (remainder and div_trunc keep signed zeros).
 ::testing::AssertionResult same_values(const Tensor& got, const std::vector<double>& want, double rtol) {
   const std::vector<double> v = values(got);
-  if (v.size() != want.size()) return ::testing::AssertionFailure() << "size " << v.size() << " vs " << want.size();
+  if (v.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << v.size() << " vs " << want.size();
   for (size_t i = 0; i < v.size(); ++i) {
     const double g = v[i], w = want[i];
     const bool ok = (std::isnan(g) && std::isnan(w)) || g == w ||
@@ -50,11 +51,12 @@ TEST_F(BinaryExt, FloatingValuesMatchTorch) {
   const std::vector<double> b = {2.0, -2.0, 2.0, -2.0, 3.0, -3.0, 0.0, 0.0, -1.5, kInf, 2.0, 1e+300};
   const FloatRow rows[] = {
       {BinaryOp::atan2,
-       {-1.3101939350475555, 1.8313987185422376, -0.982793723247329, 2.1587989303424644, 0.0, -3.141592653589793,
-        1.5707963267948966, -1.5707963267948966, 1.849095985800008, -0.0, 1.5707963267948966, 0.7853981633974483},
-       {-1.3101938962936401, 1.8313987255096436, -0.9827937483787537, 2.158798933029175, 0.0, -3.1415927410125732,
-        1.5707963705062866, -1.5707963705062866, 1.8490959405899048, -0.0, 1.5707963705062866,
-        0.7853981852531433}},
+       {-1.3101939350475555, 1.8313987185422376, -0.982793723247329, 2.1587989303424644, 0.0,
+        -3.141592653589793, 1.5707963267948966, -1.5707963267948966, 1.849095985800008, -0.0,
+        1.5707963267948966, 0.7853981633974483},
+       {-1.3101938962936401, 1.8313987255096436, -0.9827937483787537, 2.158798933029175, 0.0,
+        -3.1415927410125732, 1.5707963705062866, -1.5707963705062866, 1.8490959405899048, -0.0,
+        1.5707963705062866, 0.7853981852531433}},
       {BinaryOp::fmod,
        {-1.5, 1.5, -1.0, 1.0, 0.0, -0.0, kNaN, kNaN, 0.75, -2.5, kNaN, 0.0},
        {-1.5, 1.5, -1.0, 1.0, 0.0, -0.0, kNaN, kNaN, 0.75, -2.5, kNaN, kNaN}},
@@ -101,7 +103,8 @@ TEST_F(BinaryExt, FloatingValuesMatchTorch) {
     EXPECT_EQ(out32->dtype, DType::f32);
     EXPECT_TRUE(same_values(out32, r.f32, 1e-6)) << int(r.op) << " float32";
     // Non-contiguous operands give the same values.
-    EXPECT_TRUE(same_values(ops::binary(r.op, noncontiguous(x), noncontiguous(y)), r.f64, 1e-15)) << int(r.op);
+    EXPECT_TRUE(same_values(ops::binary(r.op, noncontiguous(x), noncontiguous(y)), r.f64, 1e-15))
+        << int(r.op);
   }
 }
 
@@ -116,11 +119,19 @@ TEST_F(BinaryExt, IntegerValuesMatchTorch) {
       {BinaryOp::fmod, {-1, 1, -1, 1, 0, 0, 0, 0, 0, 3}, {-1, 1, -1, 1, 0, 0, 0, 0, 0, 3}},
       {BinaryOp::remainder, {1, -1, -1, 1, 0, 0, 0, 0, 0, 3}, {1, -1, -1, 1, 0, 0, 0, 0, 0, 3}},
       // int8: -128 // -1 wraps to -128, as PyTorch.
-      {BinaryOp::floor_divide, {-4, -4, 3, 3, 0, -5, 128, -64, 127, 0}, {-4, -4, 3, 3, 0, -5, -128, -64, 127, 0}},
-      {BinaryOp::div_trunc, {-3, -3, 3, 3, 0, -5, 128, -64, 127, 0}, {-3, -3, 3, 3, 0, -5, -128, -64, 127, 0}},
+      {BinaryOp::floor_divide,
+       {-4, -4, 3, 3, 0, -5, 128, -64, 127, 0},
+       {-4, -4, 3, 3, 0, -5, -128, -64, 127, 0}},
+      {BinaryOp::div_trunc,
+       {-3, -3, 3, 3, 0, -5, 128, -64, 127, 0},
+       {-3, -3, 3, 3, 0, -5, -128, -64, 127, 0}},
       {BinaryOp::bitwise_and, {0, 6, -8, 2, 0, 5, -128, 0, 1, 1}, {0, 6, -8, 2, 0, 5, -128, 0, 1, 1}},
-      {BinaryOp::bitwise_or, {-5, -1, -1, 7, 3, -1, -1, -126, 127, 7}, {-5, -1, -1, 7, 3, -1, -1, -126, 127, 7}},
-      {BinaryOp::bitwise_xor, {-5, -7, 7, 5, 3, -6, 127, -126, 126, 6}, {-5, -7, 7, 5, 3, -6, 127, -126, 126, 6}},
+      {BinaryOp::bitwise_or,
+       {-5, -1, -1, 7, 3, -1, -1, -126, 127, 7},
+       {-5, -1, -1, 7, 3, -1, -1, -126, 127, 7}},
+      {BinaryOp::bitwise_xor,
+       {-5, -7, 7, 5, 3, -6, 127, -126, 126, 6},
+       {-5, -7, 7, 5, 3, -6, 127, -126, 126, 6}},
   };
   const int64_t n = int64_t(a.size());
   for (const Row& r : rows) {
@@ -132,9 +143,11 @@ TEST_F(BinaryExt, IntegerValuesMatchTorch) {
   }
   // Shifts: int8 wraps (127 << 1 is -2, 1 << 7 is -128); >> is arithmetic.
   const std::vector<double> sa = {1, -8, 3, -1, 127, 1, -128}, sb = {3, 1, 0, 2, 1, 7, 7};
-  const Tensor l64 = ops::binary(BinaryOp::bitwise_left_shift, tensor(sa, {7}, DType::i64), tensor(sb, {7}, DType::i64));
+  const Tensor l64 =
+      ops::binary(BinaryOp::bitwise_left_shift, tensor(sa, {7}, DType::i64), tensor(sb, {7}, DType::i64));
   EXPECT_EQ(values(l64), (std::vector<double>{8, -16, 3, -4, 254, 128, -16384}));
-  const Tensor l8 = ops::binary(BinaryOp::bitwise_left_shift, tensor(sa, {7}, DType::i8), tensor(sb, {7}, DType::i8));
+  const Tensor l8 =
+      ops::binary(BinaryOp::bitwise_left_shift, tensor(sa, {7}, DType::i8), tensor(sb, {7}, DType::i8));
   EXPECT_EQ(values(l8), (std::vector<double>{8, -16, 3, -4, -2, -128, 0}));
   for (DType d : {DType::i64, DType::i8}) {
     EXPECT_EQ(values(ops::binary(BinaryOp::bitwise_right_shift, tensor(sa, {7}, d), tensor(sb, {7}, d))),
@@ -148,9 +161,11 @@ TEST_F(BinaryExt, IntegerValuesMatchTorch) {
                                tensor({40, 40}, {2}, DType::i32))),
             (std::vector<double>{-1, 0}));
   // Mixed integer dtypes promote (int8 & int64 is int64); unsigned division.
-  EXPECT_EQ(ops::binary(BinaryOp::bitwise_and, tensor({3}, {1}, DType::i8), tensor({5}, {1}, DType::i64))->dtype,
-            DType::i64);
-  EXPECT_EQ(values(ops::binary(BinaryOp::floor_divide, tensor({200, 7}, {2}, DType::u8), tensor({3, 2}, {2}, DType::u8))),
+  EXPECT_EQ(
+      ops::binary(BinaryOp::bitwise_and, tensor({3}, {1}, DType::i8), tensor({5}, {1}, DType::i64))->dtype,
+      DType::i64);
+  EXPECT_EQ(values(ops::binary(BinaryOp::floor_divide, tensor({200, 7}, {2}, DType::u8),
+                               tensor({3, 2}, {2}, DType::u8))),
             (std::vector<double>{66, 3}));
 }
 
@@ -209,10 +224,12 @@ TEST_F(BinaryExt, BoolOperandsAndDtypeErrors) {
   EXPECT_EQ(code(BinaryOp::logaddexp, i, i), TC_ERR_DTYPE);
   EXPECT_EQ(code(BinaryOp::fmod, ba, bb), TC_ERR_DTYPE);
   // atan2 and copysign of integers give the default float dtype (torch: atan2([1, 2], [3, 4])).
-  const Tensor at = ops::binary(BinaryOp::atan2, tensor({1, 2}, {2}, DType::i64), tensor({3, 4}, {2}, DType::i64));
+  const Tensor at =
+      ops::binary(BinaryOp::atan2, tensor({1, 2}, {2}, DType::i64), tensor({3, 4}, {2}, DType::i64));
   EXPECT_EQ(at->dtype, DType::f32);
   EXPECT_TRUE(same_values(at, {0.3217505543966422, 0.4636476090008061}, 1e-6));
-  EXPECT_EQ(values(ops::binary(BinaryOp::copysign, tensor({1, 2}, {2}, DType::i64), tensor({-3, 4}, {2}, DType::i64))),
+  EXPECT_EQ(values(ops::binary(BinaryOp::copysign, tensor({1, 2}, {2}, DType::i64),
+                               tensor({-3, 4}, {2}, DType::i64))),
             (std::vector<double>{-1, 2}));
 }
 
@@ -223,7 +240,8 @@ TEST_F(BinaryExt, ScalarComparisons) {
   EXPECT_EQ(values(ops::compare_scalar(BinaryOp::ge, tensor({1, 2, 3}, {3}, DType::i8), 2.0)),
             (std::vector<double>{0, 1, 1}));
   // float32 compares in float32 (torch: tensor([0.1]) == 0.1 is True).
-  EXPECT_EQ(values(ops::compare_scalar(BinaryOp::eq, tensor({0.1}, {1}, DType::f32), 0.1)), (std::vector<double>{1}));
+  EXPECT_EQ(values(ops::compare_scalar(BinaryOp::eq, tensor({0.1}, {1}, DType::f32), 0.1)),
+            (std::vector<double>{1}));
   // NaN, 0-d, empty, non-contiguous.
   EXPECT_EQ(values(ops::compare_scalar(BinaryOp::ne, tensor({kNaN}, {1}), kNaN)), (std::vector<double>{1}));
   const Tensor z = ops::compare_scalar(BinaryOp::gt, tensor({3}, {}), 1.0);
@@ -265,11 +283,13 @@ TEST_F(BinaryExt, IsCloseMatchesTorch) {
   EXPECT_EQ(values(ops::isclose(x, y, 1e-5, 1e-8, true)), (std::vector<double>{1, 0, 1, 0, 1, 0, 1, 1, 1}));
   EXPECT_EQ(values(ops::isclose(x, y, 1e-4, 0, false)), (std::vector<double>{1, 0, 0, 0, 1, 0, 0, 1, 0}));
   EXPECT_EQ(values(ops::isclose(x, y, 0, 0, false)), (std::vector<double>{0, 0, 0, 0, 1, 0, 0, 0, 0}));
-  EXPECT_EQ(values(ops::isclose(tensor({1, 2, 100}, {3}, DType::i64), tensor({1, 3, 101}, {3}, DType::i64), 0.01, 0,
-                                false)),
+  EXPECT_EQ(values(ops::isclose(tensor({1, 2, 100}, {3}, DType::i64), tensor({1, 3, 101}, {3}, DType::i64),
+                                0.01, 0, false)),
             (std::vector<double>{1, 0, 1}));
-  EXPECT_THROW(ops::isclose(x, tc::cast(y, DType::f32), 1e-5, 1e-8, false), tc::Error);  // one dtype, as torch
-  EXPECT_EQ(ops::isclose(tensor({1, 2}, {2, 1}), tensor({1, 2, 3}, {3}), 0, 0, false)->shape, (tc::Dims{2, 3}));
+  EXPECT_THROW(ops::isclose(x, tc::cast(y, DType::f32), 1e-5, 1e-8, false),
+               tc::Error);  // one dtype, as torch
+  EXPECT_EQ(ops::isclose(tensor({1, 2}, {2, 1}), tensor({1, 2, 3}, {3}), 0, 0, false)->shape,
+            (tc::Dims{2, 3}));
 }
 
 TEST_F(BinaryExt, ComposedValuesMatchTorch) {
@@ -277,19 +297,24 @@ TEST_F(BinaryExt, ComposedValuesMatchTorch) {
   const Tensor w = tensor({0.25, 0.75, -0.5, 1.5}, {4});
   EXPECT_TRUE(same_values(ops::lerp(s, e, w), {1.5, 1.0, 5.0, 0.5}, 1e-15));
   EXPECT_TRUE(same_values(ops::lerp_scalar(s, e, 0.3), {1.6, -0.8, 1.8, 0.5}, 1e-15));
-  EXPECT_TRUE(same_values(ops::lerp_scalar(s, e, 0.8), {2.6, 1.2000000000000002, -0.20000000000000018, 0.5}, 1e-15));
+  EXPECT_TRUE(
+      same_values(ops::lerp_scalar(s, e, 0.8), {2.6, 1.2000000000000002, -0.20000000000000018, 0.5}, 1e-15));
   EXPECT_TRUE(same_values(ops::addcmul(s, e, w, 0.5), {1.375, -1.25, 3.25, 0.875}, 1e-15));
-  EXPECT_TRUE(same_values(ops::addcdiv(s, e, w, -2), {-23.0, -7.333333333333333, -1.0, -0.16666666666666663}, 1e-15));
+  EXPECT_TRUE(
+      same_values(ops::addcdiv(s, e, w, -2), {-23.0, -7.333333333333333, -1.0, -0.16666666666666663}, 1e-15));
   const Tensor ai = ops::addcmul(tensor({1, 2}, {2}, DType::i64), tensor({2, 3}, {2}, DType::i64),
                                  tensor({3, 4}, {2}, DType::i64), 2);
   EXPECT_EQ(ai->dtype, DType::i64);
   EXPECT_EQ(values(ai), (std::vector<double>{13, 26}));
-  EXPECT_THROW(ops::addcdiv(tensor({1}, {1}, DType::i64), tensor({1}, {1}, DType::i64), tensor({2}, {1}, DType::i64), 1),
+  EXPECT_THROW(ops::addcdiv(tensor({1}, {1}, DType::i64), tensor({1}, {1}, DType::i64),
+                            tensor({2}, {1}, DType::i64), 1),
                tc::Error);  // torch: integer division with addcdiv is no longer supported
   EXPECT_THROW(ops::lerp_scalar(tensor({1}, {1}, DType::i64), tensor({2}, {1}, DType::i64), 0.3), tc::Error);
   const Tensor xg = tensor({1.0, -2.0, 0.5, 3.0, 0.0, 4.0, -1.0, 2.0}, {2, 4});
-  EXPECT_TRUE(same_values(ops::glu(xg, -1), {0.6224593312018546, -1.9051482536448667, 0.0, 3.5231883119115293}, 1e-15));
-  EXPECT_TRUE(same_values(ops::glu(xg, 0), {0.5, -1.964027580075817, 0.13447071068499755, 2.642391233933647}, 1e-15));
+  EXPECT_TRUE(same_values(ops::glu(xg, -1),
+                          {0.6224593312018546, -1.9051482536448667, 0.0, 3.5231883119115293}, 1e-15));
+  EXPECT_TRUE(
+      same_values(ops::glu(xg, 0), {0.5, -1.964027580075817, 0.13447071068499755, 2.642391233933647}, 1e-15));
   EXPECT_THROW(ops::glu(tensor({1, 2, 3}, {3}), 0), tc::Error);  // halving dimension must be even
 }
 
@@ -304,15 +329,18 @@ TEST_F(BinaryExt, PreluValuesAndGradientsMatchTorch) {
   x->requires_grad = true;
   w->requires_grad = true;
   const Tensor y = ops::prelu(x, w);
-  EXPECT_EQ(values(y), (std::vector<double>{-1.5, -1.25, 2.0, 1.5, -4.0, -2.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0}));
+  EXPECT_EQ(values(y),
+            (std::vector<double>{-1.5, -1.25, 2.0, 1.5, -4.0, -2.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0}));
   tc::autograd::backward(y, tensor(gv, {2, 3, 2}), false);
-  EXPECT_EQ(values(x->grad()), (std::vector<double>{0.0, 0.25, -1.0, -1.5, 8.0, 10.0, 1.5, 7.0, 8.0, 9.0, 10.0, 11.0}));
+  EXPECT_EQ(values(x->grad()),
+            (std::vector<double>{0.0, 0.25, -1.0, -1.5, 8.0, 10.0, 1.5, 7.0, 8.0, 9.0, 10.0, 11.0}));
   EXPECT_EQ(values(w->grad()), (std::vector<double>{-5.0, -17.0, -13.0}));
   // One weight for all; a 0-d input (torch: prelu(tensor(-1.), [0.5]) is -0.5).
   EXPECT_EQ(values(ops::prelu(tensor({-1.0}, {}), tensor({0.5}, {1}))), (std::vector<double>{-0.5}));
   EXPECT_EQ(ops::prelu(tensor({}, {0, 3}), tensor({0.5, 0.5, 0.5}, {3}))->shape, (tc::Dims{0, 3}));
   EXPECT_THROW(ops::prelu(tensor({-1, 2}, {2}, DType::i64), tensor({0.5}, {1})), tc::Error);
-  EXPECT_THROW(ops::prelu(tensor(xv, {2, 3, 2}), tensor({0.5, 0.5}, {2})), tc::Error);  // 2 weights, 3 channels
+  EXPECT_THROW(ops::prelu(tensor(xv, {2, 3, 2}), tensor({0.5, 0.5}, {2})),
+               tc::Error);  // 2 weights, 3 channels
 }
 
 TEST_F(BinaryExt, GradientsMatchTorch) {
@@ -356,14 +384,16 @@ TEST_F(BinaryExt, FiniteDifferenceGradchecks) {
     if (!tc::ew::binary_differentiable(op) || op == BinaryOp::pow) continue;
     auto f = [op](const Inputs& x) { return ops::binary(op, x[0], x[1]); };
     EXPECT_TRUE(gradcheck(f, {uniform({2, 3}, 0.1, 0.9), uniform({3}, 1.2, 2)})) << int(op);
-    EXPECT_TRUE(gradcheck(f, {noncontiguous(uniform({3, 2}, -0.9, -0.1)), uniform({3, 1}, 1.2, 2)})) << int(op);
+    EXPECT_TRUE(gradcheck(f, {noncontiguous(uniform({3, 2}, -0.9, -0.1)), uniform({3, 1}, 1.2, 2)}))
+        << int(op);
     EXPECT_TRUE(gradcheck(f, {uniform({}, 0.2, 0.8), uniform({4}, -2, -1.2)})) << int(op);
     EXPECT_TRUE(gradcheck(f, {uniform({0, 3}, 0.2, 0.8), uniform({3}, 1.2, 2)})) << int(op);
   }
   // Tensor clamp bounds: the gradient goes to the bound the input crossed.
   EXPECT_TRUE(gradcheck(
       [](const Inputs& x) {
-        return ops::binary(BinaryOp::clamp_max_tensor, ops::binary(BinaryOp::clamp_min_tensor, x[0], x[1]), x[2]);
+        return ops::binary(BinaryOp::clamp_max_tensor, ops::binary(BinaryOp::clamp_min_tensor, x[0], x[1]),
+                           x[2]);
       },
       {randn({4, 3}), uniform({3}, -1.5, -0.5), uniform({4, 1}, 0.5, 1.5)}));
   // The composed ops, every input differentiable.
@@ -378,7 +408,8 @@ TEST_F(BinaryExt, FiniteDifferenceGradchecks) {
                         {randn({2, 3}), randn({3}), uniform({2, 1}, 0.5, 2)}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::prelu(x[0], x[1]); },
                         {noncontiguous(randn({2, 3, 4})), uniform({3}, -0.5, 0.5)}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::prelu(x[0], x[1]); }, {randn({5}), uniform({1}, 0.1, 0.5)}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::prelu(x[0], x[1]); },
+                        {randn({5}), uniform({1}, 0.1, 0.5)}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::glu(x[0], 1); }, {noncontiguous(randn({3, 4}))}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::glu(x[0], -3); }, {randn({2, 2, 3})}));
 }

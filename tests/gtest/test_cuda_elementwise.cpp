@@ -126,7 +126,8 @@ TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
     for (DType d : kArith) {
       const bool floating = tc::is_floating(d);
       // Rows that refuse d (bitwise ops of floats, hypot of integers) do on both devices.
-      if (!tc::ew::binary_computes(op, d) && tc::ew::binary_dtypes(op) != tc::ew::BinaryDtypes::floating) continue;
+      if (!tc::ew::binary_computes(op, d) && tc::ew::binary_dtypes(op) != tc::ew::BinaryDtypes::floating)
+        continue;
       // Shapes: same (odd sizes: vector tails), broadcast, 0-dim with 2-d, large.
       const std::vector<std::pair<tc::Dims, tc::Dims>> shapes = {
           {{7, 9}, {7, 9}}, {{4, 1, 6}, {5, 6}}, {{}, {3, 5}}, {{1 << 17, 3}, {1 << 17, 3}}};

@@ -228,9 +228,10 @@ TEST_F(CudaMathHost, BinaryValuesMatchTheCpuOps) {
       const auto op = BinaryOp(o);
       if (!ew::binary_computes(op, d)) continue;  // promotes to float (div), or refuses d
       // Integer division by zero raises: those rows divide by 1 instead.
-      const Tensor b = ew::binary_integer_division(op) && !tc::is_floating(d)
-                           ? ops::where(ops::binary(BinaryOp::eq, b0, tensor({0}, {}, d)), tensor({1}, {}, d), b0)
-                           : b0;
+      const Tensor b =
+          ew::binary_integer_division(op) && !tc::is_floating(d)
+              ? ops::where(ops::binary(BinaryOp::eq, b0, tensor({0}, {}, d)), tensor({1}, {}, d), b0)
+              : b0;
       const Tensor cpu = ops::binary(op, a, b);
       for_numeric(d, [&](auto tag) {
         using T = decltype(tag);

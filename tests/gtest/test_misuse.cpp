@@ -1725,7 +1725,8 @@ std::vector<Entry> build_table() {
   // Issue 12's composed binary ops (ops/binary_ext.cpp).
   add(E(FN(tc_isclose), "HH---O",
         [](M& m) { return tc_isclose(m.H(0, m.f.a), m.H(1, m.f.b), 1e-5, 1e-8, 0, m.O(5)); },
-        {X("dtypes differ", {TC_ERR_DTYPE}, [](M& m) { return tc_isclose(m.f.a, m.f.i32, 1e-5, 1e-8, 0, m.O(9)); }),
+        {X("dtypes differ", {TC_ERR_DTYPE},
+           [](M& m) { return tc_isclose(m.f.a, m.f.i32, 1e-5, 1e-8, 0, m.O(9)); }),
          X("rtol -1", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) { return tc_isclose(m.f.a, m.f.b, -1, 1e-8, 0, m.O(9)); }),
          X("atol NaN", {TC_ERR_INVALID_ARGUMENT},
@@ -1734,7 +1735,8 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_isclose(m.f.a, m.f.bt, 1e-5, 1e-8, 1, m.O(9)); })}));
   add(E(FN(tc_lerp), "HHHO",
         [](M& m) { return tc_lerp(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.s), m.O(3)); },
-        {X("integer start and end", {TC_ERR_DTYPE}, [](M& m) { return tc_lerp(m.f.i32, m.f.i32, m.f.s, m.O(9)); }),
+        {X("integer start and end", {TC_ERR_DTYPE},
+           [](M& m) { return tc_lerp(m.f.i32, m.f.i32, m.f.s, m.O(9)); }),
          X("integer weight", {TC_ERR_DTYPE}, [](M& m) { return tc_lerp(m.f.a, m.f.b, m.f.i32, m.O(9)); }),
          X("shapes that do not broadcast", {TC_ERR_SHAPE},
            [](M& m) { return tc_lerp(m.f.a, m.f.bt, m.f.s, m.O(9)); })}));
@@ -1757,7 +1759,8 @@ std::vector<Entry> build_table() {
          X("shapes that do not broadcast", {TC_ERR_SHAPE},
            [](M& m) { return tc_addcdiv(m.f.a, m.f.b, m.f.bt, 1.0, m.O(9)); })}));
   add(E(FN(tc_prelu), "HHO", [](M& m) { return tc_prelu(m.H(0, m.f.img), m.H(1, m.f.s), m.O(2)); },
-        {X("3 weights for 2 channels", {TC_ERR_SHAPE}, [](M& m) { return tc_prelu(m.f.img, m.f.bias, m.O(9)); }),
+        {X("3 weights for 2 channels", {TC_ERR_SHAPE},
+           [](M& m) { return tc_prelu(m.f.img, m.f.bias, m.O(9)); }),
          X("2-D weight", {TC_ERR_SHAPE}, [](M& m) { return tc_prelu(m.f.a, m.f.b, m.O(9)); }),
          X("integer input", {TC_ERR_DTYPE}, [](M& m) { return tc_prelu(m.f.i32, m.f.s, m.O(9)); })}));
   add(E(FN(tc_glu), "H-O", [](M& m) { return tc_glu(m.H(0, m.f.t3), 1, m.O(2)); },

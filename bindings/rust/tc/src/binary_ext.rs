@@ -19,7 +19,7 @@ use tc_sys as sys;
 /// assert_eq!(a.addcmul(&a, &b, 2.0)?.to_vec::<f64>()?, vec![7.0, -10.0]);
 /// let w = Tensor::from_slice(&[0.25f64], &[1])?;
 /// assert_eq!(a.prelu(&w)?.to_vec::<f64>()?, vec![1.0, -0.5]);
-/// assert_eq!(a.isclose(&b, 1e-5, 1e-8, false)?.to_vec::<bool>()?, vec![false, false]);
+/// assert_eq!(a.isclose(&b, 1e-5, 1e-8, false)?.to_vec_bool()?, vec![false, false]);
 /// # Ok(())
 /// # }
 /// ```
