@@ -18,12 +18,14 @@ TF = torch.nn.functional
 need("tc_atan2", "tc_isclose", "tc_prelu", "tc_glu", "tc_eq_scalar")
 
 TOL = {"float64": dict(rtol=1e-12, atol=1e-12), "float32": dict(rtol=2e-6, atol=2e-6)}
-NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "int8": np.int8,
+NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8,
       "uint8": np.uint8, "bool": np.bool_}
 
 
 def tcify(a):
     """A tc tensor with a numpy array's values and dtype."""
+    if a.size == 0:  # tolist() loses the shape of an empty array
+        return tc.zeros(*a.shape, dtype=getattr(tc, str(a.dtype)))
     return tc.tensor(a.tolist(), dtype=getattr(tc, str(a.dtype)))
 
 
