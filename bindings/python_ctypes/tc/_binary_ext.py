@@ -41,7 +41,7 @@ def div(input: Tensor, other: Union[Tensor, Number], *, rounding_mode: Optional[
 
 def _bound(x: Tensor, bound, name: str) -> Tensor:
     if isinstance(bound, Tensor):
-        return _call(fn("tc_clamp_%s_tensor" % name), x._h, bound._h)
+        return _call(fn("tc_clamp_min_tensor" if name == "min" else "tc_clamp_max_tensor"), x._h, bound._h)
     lo, hi = (bound, None) if name == "min" else (None, bound)
     return _call(fn("tc_clamp"), x._h, math.nan if lo is None else float(lo), math.nan if hi is None else float(hi))
 
