@@ -600,12 +600,34 @@ class Runner {
       case 5: {  // binary ops: every op of the table's binary and compare families, and custom ones
         tc_tensor a = handle(), b = handle();
         constexpr int kFamily = int(std::size(fuzz_ops::kBinary));
-        const int pick = in_.ConsumeIntegralInRange<int>(0, kFamily + 1);
+        const int pick = in_.ConsumeIntegralInRange<int>(0, kFamily + 8);
         if (pick < kFamily) {
           const fuzz_ops::BinaryOp& f = fuzz_ops::kBinary[pick];
           make(f.name, [&](tc_tensor* o) { return f.fn(a, b, o); });
         } else if (pick == kFamily) {
           make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); });
+        } else if (pick == kFamily + 2) {  // issue 12's composed ops (ops/binary_ext.cpp)
+          const double rtol = in_.ConsumeFloatingPoint<double>(), atol = in_.ConsumeFloatingPoint<double>();
+          const int32_t equal_nan = in_.ConsumeIntegral<int32_t>();
+          make("tc_isclose", [&](tc_tensor* o) { return tc_isclose(a, b, rtol, atol, equal_nan, o); });
+        } else if (pick == kFamily + 3) {
+          tc_tensor w = handle();
+          make("tc_lerp", [&](tc_tensor* o) { return tc_lerp(a, b, w, o); });
+        } else if (pick == kFamily + 4) {
+          const double w = in_.ConsumeFloatingPoint<double>();
+          make("tc_lerp_scalar", [&](tc_tensor* o) { return tc_lerp_scalar(a, b, w, o); });
+        } else if (pick == kFamily + 5 || pick == kFamily + 6) {
+          tc_tensor c = handle();
+          const double v = in_.ConsumeFloatingPoint<double>();
+          if (pick == kFamily + 5)
+            make("tc_addcmul", [&](tc_tensor* o) { return tc_addcmul(a, b, c, v, o); });
+          else
+            make("tc_addcdiv", [&](tc_tensor* o) { return tc_addcdiv(a, b, c, v, o); });
+        } else if (pick == kFamily + 7) {
+          make("tc_prelu", [&](tc_tensor* o) { return tc_prelu(a, b, o); });
+        } else if (pick == kFamily + 8) {
+          const int64_t dim = in_.ConsumeIntegralInRange<int64_t>(-4, 4);
+          make("tc_glu", [&](tc_tensor* o) { return tc_glu(a, dim, o); });
         } else {
           tc_tensor c = handle();
           make("tc_where", [&](tc_tensor* o) { return tc_where(c, a, b, o); });

@@ -470,6 +470,49 @@ TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out);
  * gradient). */
 TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out);
 
+/* More elementwise binary ops (PyTorch's semantics: integer division by zero
+ * is TC_ERR_VALUE "ZeroDivisionError"; floating division by zero gives inf or
+ * nan; integer results wrap). */
+/* atan2(a, b), the angle of (b, a) (integer inputs give the default float
+ * dtype). */
+TC_API int32_t tc_atan2(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* The C fmod remainder of a / b: the sign of a. */
+TC_API int32_t tc_fmod(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* Python's a % b: the sign of b. */
+TC_API int32_t tc_remainder(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a // b, rounded toward minus infinity (div with rounding_mode "floor";
+ * zero gradients). */
+TC_API int32_t tc_floor_divide(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a / b rounded toward zero (div with rounding_mode "trunc"; zero
+ * gradients). */
+TC_API int32_t tc_div_trunc(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* |a| with the sign of b (integer inputs give the default float dtype). */
+TC_API int32_t tc_copysign(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* sqrt(a^2 + b^2) without overflow (floating). */
+TC_API int32_t tc_hypot(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* log(e^a + e^b) without overflow (floating). */
+TC_API int32_t tc_logaddexp(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* log2(2^a + 2^b) without overflow (floating). */
+TC_API int32_t tc_logaddexp2(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the
+ * gradient goes to a where a >= b. */
+TC_API int32_t tc_clamp_min_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the
+ * gradient goes to a where a <= b. */
+TC_API int32_t tc_clamp_max_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a & b (integer and bool tensors). */
+TC_API int32_t tc_bitwise_and(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a | b (integer and bool tensors). */
+TC_API int32_t tc_bitwise_or(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a ^ b (integer and bool tensors). */
+TC_API int32_t tc_bitwise_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a << b (integer tensors; wraps; a shift by a negative count or by the bit
+ * width or more gives 0). */
+TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a >> b, arithmetic (integer tensors; a shift by a negative count or by the
+ * bit width or more gives 0 or -1). */
+TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
+
 /* Comparisons give bool tensors (not differentiable). */
 /* a == b as a bool tensor. */
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
@@ -483,6 +526,12 @@ TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out);
 TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out);
 /* a >= b as a bool tensor. */
 TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a and b (nonzero is true) as a bool tensor, any dtypes. */
+TC_API int32_t tc_logical_and(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a or b (nonzero is true) as a bool tensor, any dtypes. */
+TC_API int32_t tc_logical_or(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* a xor b (nonzero is true) as a bool tensor, any dtypes. */
+TC_API int32_t tc_logical_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
 /* cond ? a : b, broadcasting all three; cond must be bool. */
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
 
@@ -501,6 +550,22 @@ TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out);
 TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out);
 /* s / a. */
 TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
+
+/* Comparisons with a double s that behaves like a Python float (torch's
+ * eq.Scalar, ...): a floating tensor compares in its dtype, an integer or bool
+ * tensor in the default float dtype. Bool results. */
+/* a == s as a bool tensor. */
+TC_API int32_t tc_eq_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a != s as a bool tensor. */
+TC_API int32_t tc_ne_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a < s as a bool tensor. */
+TC_API int32_t tc_lt_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a <= s as a bool tensor. */
+TC_API int32_t tc_le_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a > s as a bool tensor. */
+TC_API int32_t tc_gt_scalar(tc_tensor a, double s, tc_tensor* out);
+/* a >= s as a bool tensor. */
+TC_API int32_t tc_ge_scalar(tc_tensor a, double s, tc_tensor* out);
 
 /* Elementwise unary ops. */
 /* -a. */
@@ -815,6 +880,33 @@ TC_API int32_t tc_zero_(tc_tensor self);
 TC_API int32_t tc_fill_(tc_tensor self, double value);
 /* self = src (converted to self's dtype). */
 TC_API int32_t tc_copy_(tc_tensor self, tc_tensor src);
+
+/* Ops composed of the elementwise ones (autograd records what they are made
+ * of; src/ops/binary_ext.cpp). */
+/* |a - b| <= atol + rtol * |b| (or a == b; NaNs equal when equal_nan != 0) as a
+ * bool tensor, broadcasting; a and b of one dtype; rtol, atol >= 0 (PyTorch's
+ * defaults: 1e-5, 1e-8). */
+TC_API int32_t tc_isclose(tc_tensor a, tc_tensor b, double rtol, double atol, int32_t equal_nan,
+                          tc_tensor* out);
+/* start + weight * (end - start), broadcasting; floating tensors of one dtype;
+ * differentiable in all three. */
+TC_API int32_t tc_lerp(tc_tensor start, tc_tensor end, tc_tensor weight, tc_tensor* out);
+/* lerp with a double weight. */
+TC_API int32_t tc_lerp_scalar(tc_tensor start, tc_tensor end, double weight, tc_tensor* out);
+/* input + value * tensor1 * tensor2, broadcasting (integer tensors need a whole
+ * value). */
+TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out);
+/* input + value * tensor1 / tensor2, broadcasting (tensor1 or tensor2
+ * floating: integer division is refused, as PyTorch). */
+TC_API int32_t tc_addcdiv(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out);
+/* input where input > 0, else weight * input: weight (input's floating dtype)
+ * has one element, or one per channel (input's dim 1). */
+TC_API int32_t tc_prelu(tc_tensor input, tc_tensor weight, tc_tensor* out);
+/* The gated linear unit: the first half of input along dim times the sigmoid of
+ * the second half (dim's size even; floating). */
+TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out);
 
 /* END GENERATED OPS */
 

@@ -29,6 +29,11 @@ inline int32_t scalar(const char* fn, ops::ScalarOp op, tc_tensor a, double s, t
   return op1(fn, a, out, [&](const Tensor& x) { return ops::binary_scalar(op, x, s); });
 }
 
+// a (op) s, a comparison with a double (tc_eq_scalar, ...).
+inline int32_t compare_scalar(const char* fn, ops::BinaryOp op, tc_tensor a, double s, tc_tensor* out) {
+  return op1(fn, a, out, [&](const Tensor& x) { return ops::compare_scalar(op, x, s); });
+}
+
 inline int32_t unary(const char* fn, ops::UnaryOp op, tc_tensor a, tc_tensor* out) {
   return op1(fn, a, out, [&](const Tensor& x) { return ops::unary(op, x); });
 }

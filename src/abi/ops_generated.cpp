@@ -26,6 +26,54 @@ TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out) {
 TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return abi::binary(__func__, ops::BinaryOp::minimum, a, b, out);
 }
+TC_API int32_t tc_atan2(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::atan2, a, b, out);
+}
+TC_API int32_t tc_fmod(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::fmod, a, b, out);
+}
+TC_API int32_t tc_remainder(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::remainder, a, b, out);
+}
+TC_API int32_t tc_floor_divide(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::floor_divide, a, b, out);
+}
+TC_API int32_t tc_div_trunc(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::div_trunc, a, b, out);
+}
+TC_API int32_t tc_copysign(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::copysign, a, b, out);
+}
+TC_API int32_t tc_hypot(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::hypot, a, b, out);
+}
+TC_API int32_t tc_logaddexp(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::logaddexp, a, b, out);
+}
+TC_API int32_t tc_logaddexp2(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::logaddexp2, a, b, out);
+}
+TC_API int32_t tc_clamp_min_tensor(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::clamp_min_tensor, a, b, out);
+}
+TC_API int32_t tc_clamp_max_tensor(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::clamp_max_tensor, a, b, out);
+}
+TC_API int32_t tc_bitwise_and(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::bitwise_and, a, b, out);
+}
+TC_API int32_t tc_bitwise_or(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::bitwise_or, a, b, out);
+}
+TC_API int32_t tc_bitwise_xor(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::bitwise_xor, a, b, out);
+}
+TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::bitwise_left_shift, a, b, out);
+}
+TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::bitwise_right_shift, a, b, out);
+}
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return abi::binary(__func__, ops::BinaryOp::eq, a, b, out);
 }
@@ -43,6 +91,15 @@ TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out) {
 }
 TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return abi::binary(__func__, ops::BinaryOp::ge, a, b, out);
+}
+TC_API int32_t tc_logical_and(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::logical_and, a, b, out);
+}
+TC_API int32_t tc_logical_or(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::logical_or, a, b, out);
+}
+TC_API int32_t tc_logical_xor(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::logical_xor, a, b, out);
 }
 TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out) {
   return abi::scalar(__func__, ops::ScalarOp::add, a, s, out);
@@ -64,6 +121,24 @@ TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out) {
 }
 TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out) {
   return abi::scalar(__func__, ops::ScalarOp::rdiv, a, s, out);
+}
+TC_API int32_t tc_eq_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::eq, a, s, out);
+}
+TC_API int32_t tc_ne_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::ne, a, s, out);
+}
+TC_API int32_t tc_lt_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::lt, a, s, out);
+}
+TC_API int32_t tc_le_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::le, a, s, out);
+}
+TC_API int32_t tc_gt_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::gt, a, s, out);
+}
+TC_API int32_t tc_ge_scalar(tc_tensor a, double s, tc_tensor* out) {
+  return abi::compare_scalar(__func__, ops::BinaryOp::ge, a, s, out);
 }
 TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::neg, a, out); }
 TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::abs, a, out); }

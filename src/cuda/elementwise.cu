@@ -330,14 +330,14 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
     });
   }
   check_dtypes("cuda::binary", out, {&a, &b});
-  TC_CHECK(op != BinaryOp::div || is_floating(out->dtype), TC_ERR_INTERNAL, "cuda::binary: integer division");
+  TC_CHECK(ew::binary_computes(op, out->dtype), TC_ERR_INTERNAL, "cuda::binary: op ", int(op),
+           " does not compute ", dtype_name(out->dtype), " (the core promotes or refuses it first)");
   const DType d = out->dtype;
   if (is_floating(d)) {
     return dispatch_float(d, "binary", [&](auto tag) { binary_float<decltype(tag)>(op, out, in); });
   }
   if (d == DType::b8) {
-    TC_CHECK(op == BinaryOp::maximum || op == BinaryOp::minimum, TC_ERR_DTYPE,
-             "cuda::binary: arithmetic on bool tensors");
+    TC_CHECK(ew::binary_takes_bool(op), TC_ERR_DTYPE, "cuda::binary: arithmetic on bool tensors");
     return launch_same<2, bool>(out, in, BinaryRtFn<bool>{op});
   }
   dispatch_int(d, "binary", [&](auto tag) {

@@ -429,6 +429,10 @@ TC_HD inline T int_pow(T base, T exp) {
   }
 }
 
+}  // namespace tc::ew
+#include "math/binary_ext_math.h"  // the helpers of the issue-12 binary rows
+namespace tc::ew {
+
 // ---- forward values ----
 
 using ops::BinaryOp;
@@ -460,13 +464,13 @@ TC_HD inline C pow_value(C x, C y) {
 // time: BinaryDef<OP>::forward is the row's forward expression.
 template <BinaryOp OP>
 struct BinaryDef;
-#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, forward, grad_a, grad_b) \
-  template <>                                                                        \
-  struct BinaryDef<BinaryOp::name> {                                                 \
-    template <typename C>                                                            \
-    static TC_HD C value(C x, C y) {                                                 \
-      return forward;                                                                \
-    }                                                                                \
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
+  template <>                                                                                      \
+  struct BinaryDef<BinaryOp::name> {                                                               \
+    template <typename C>                                                                          \
+    static TC_HD C value(C x, C y) {                                                               \
+      return forward;                                                                              \
+    }                                                                                              \
   };
 #include "math/binary_ops.def"
 
@@ -743,22 +747,24 @@ struct GradParams {
 // which then vectorize) or at run time (the CUDA kernels: one per dtype).
 template <Grad F>
 struct Grad3Def;
-#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, forward, grad_a, grad_b) \
-  template <>                                                                        \
-  struct Grad3Def<Grad::name##_a> {                                                  \
-    static TC_HD double value(double g, double x, double y) {                        \
-      (void)x;                                                                       \
-      (void)y;                                                                       \
-      return grad_a;                                                                 \
-    }                                                                                \
-  };                                                                                 \
-  template <>                                                                        \
-  struct Grad3Def<Grad::name##_b> {                                                  \
-    static TC_HD double value(double g, double x, double y) {                        \
-      (void)x;                                                                       \
-      (void)y;                                                                       \
-      return grad_b;                                                                 \
-    }                                                                                \
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
+  template <>                                                                                      \
+  struct Grad3Def<Grad::name##_a> {                                                                \
+    static TC_HD double value(double g, double x, double y) {                                      \
+      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
+      (void)x;                                                                                     \
+      (void)y;                                                                                     \
+      return grad_a;                                                                               \
+    }                                                                                              \
+  };                                                                                               \
+  template <>                                                                                      \
+  struct Grad3Def<Grad::name##_b> {                                                                \
+    static TC_HD double value(double g, double x, double y) {                                      \
+      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
+      (void)x;                                                                                     \
+      (void)y;                                                                                     \
+      return grad_b;                                                                               \
+    }                                                                                              \
   };
 #include "math/binary_ops.def"
 

@@ -87,13 +87,14 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Backend& be = backend_for(a);
   const bool cmp = is_comparison(op);
   DType ct = result_type2(a, b);
-  check_binary_dtypes(be, name, a, b, ct, cmp);
-  if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
+  check_binary_dtypes(be, name, a, b, ct, ew::binary_takes_bool(op));
+  ct = binary_compute_dtype(op, name, a, b, ct);  // the row's dtypes (ops/binary_ext.cpp)
   const Dims shape = a->shape == b->shape ? a->shape : broadcast_shapes(a->shape, b->shape, name);
   const Tensor ac = cast(a, ct), bc = cast(b, ct);
+  if (ew::binary_integer_division(op) && !is_floating(ct)) check_no_zero_divisor(name, a, bc);
   Tensor out = empty(shape, cmp ? DType::b8 : ct, a->device);
   be.binary(op, out, ac, bc);
-  if (cmp || !autograd::needs_grad({&a, &b})) return out;
+  if (cmp || !ew::binary_differentiable(op) || !autograd::needs_grad({&a, &b})) return out;
 
   const bool need_a = a->requires_grad, need_b = b->requires_grad;
   const Dims sa = a->shape, sb = b->shape;

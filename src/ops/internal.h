@@ -43,3 +43,13 @@ namespace tc::ops::detail {
 // gather's adjoint: zeros of in_shape, then out[..., idx[p], ...] += g[p] along dim.
 Tensor scatter_add_grad(const Tensor& g, const Tensor& idx, const Dims& in_shape, int64_t dim);
 }  // namespace tc::ops::detail
+
+namespace tc::ops::detail {
+// ops/binary_ext.cpp: the dtype a BinaryOp computes operands of result type ct
+// in (its row's dtypes: floating rows promote integers or refuse them, integer
+// rows refuse floats), else TC_ERR_DTYPE naming op and both operands; and
+// PyTorch's ZeroDivisionError (TC_ERR_INVALID_ARGUMENT) when an integer
+// divisor b holds a zero.
+DType binary_compute_dtype(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, DType ct);
+void check_no_zero_divisor(const char* name, const Tensor& a, const Tensor& b);
+}  // namespace tc::ops::detail

@@ -77,6 +77,15 @@ inline Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::su
 inline Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
 inline Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
 inline Tensor mul_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::mul, a, s); }
+// ---- issue 12's composed binary ops (ops/binary_ext.cpp) ----
+Tensor compare_scalar(BinaryOp op, const Tensor& a, double s);  // a (op) s as a Python float
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight);
+Tensor lerp_scalar(const Tensor& a, const Tensor& b, double weight);
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, double value);
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, double value);
+Tensor prelu(const Tensor& x, const Tensor& weight);  // weight: one slope, or one per channel (dim 1)
+Tensor glu(const Tensor& x, int64_t dim);
 inline Tensor add_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::add, a, s); }
 
 // ---- in place (ops/inplace.cpp): bump the version counter ----

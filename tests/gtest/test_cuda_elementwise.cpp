@@ -125,6 +125,9 @@ TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
     const auto op = BinaryOp(o);
     for (DType d : kArith) {
       const bool floating = tc::is_floating(d);
+      // Rows that refuse d (bitwise ops of floats, hypot of integers) do on both devices.
+      if (!tc::ew::binary_computes(op, d) && tc::ew::binary_dtypes(op) != tc::ew::BinaryDtypes::floating)
+        continue;
       // Shapes: same (odd sizes: vector tails), broadcast, 0-dim with 2-d, large.
       const std::vector<std::pair<tc::Dims, tc::Dims>> shapes = {
           {{7, 9}, {7, 9}}, {{4, 1, 6}, {5, 6}}, {{}, {3, 5}}, {{1 << 17, 3}, {1 << 17, 3}}};
@@ -140,6 +143,8 @@ TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
         if (!floating) {
           a = tc::cast(tc::cast(a, DType::i64), DType::f64);
           b = tc::cast(tc::cast(b, DType::i64), DType::f64);
+          if (tc::ew::binary_integer_division(op))  // a zero divisor raises ZeroDivisionError
+            b = ops::where(ops::binary(BinaryOp::eq, b, tensor({0}, {})), tensor({1}, {}), b);
         }
         if (ops::is_comparison(op) && sa == sb)
           b = ops::where(ops::binary(BinaryOp::gt, b, tensor({0}, {})), b, a);
@@ -151,7 +156,9 @@ TEST_F(CudaElementwise, BinaryOpsMatchTheCpu) {
           const Tensor g = ops::binary(op, ga, gb);
           const Tensor want = cpu_ref(
               [&](const std::vector<Tensor>& x) { return ops::binary(op, x[0], x[1]); }, {a, b}, g->dtype);
-          const bool exact = op != BinaryOp::pow;
+          // libm and CUDA's math functions may differ in the last place.
+          const bool exact = op != BinaryOp::pow && op != BinaryOp::atan2 && op != BinaryOp::hypot &&
+                             op != BinaryOp::logaddexp && op != BinaryOp::logaddexp2;
           EXPECT_TRUE(matches(g, want, tol(g->dtype, exact)))
               << "op " << o << ", " << tc::dtype_name(d) << ", shapes " << sa << " and " << sb << ", layout "
               << int(l);
@@ -430,6 +437,7 @@ TEST_F(CudaElementwise, BackwardOfEveryOpMatchesTheCpu) {
     const double rtol = d == DType::f64 ? 1e-12 : 1e-5;
     const Tensor a = rand({9, 13}, d, 0.2, 2), b = rand({9, 13}, d, -2, 2);
     for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {
+      if (!tc::ew::binary_differentiable(BinaryOp(o))) continue;
       const Tensor bb = o == int(BinaryOp::maximum) || o == int(BinaryOp::minimum)
                             ? ops::where(ops::binary(BinaryOp::gt, b, tensor({0}, {}, d)), a, b)  // ties
                             : b;

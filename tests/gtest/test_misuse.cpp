@@ -124,6 +124,13 @@
 #pragma weak tc_clone
 #pragma weak tc_where
 #pragma weak tc_clamp
+#pragma weak tc_isclose
+#pragma weak tc_lerp
+#pragma weak tc_lerp_scalar
+#pragma weak tc_addcmul
+#pragma weak tc_addcdiv
+#pragma weak tc_prelu
+#pragma weak tc_glu
 #pragma weak tc_sum
 #pragma weak tc_mean
 #pragma weak tc_var
@@ -833,6 +840,17 @@ std::vector<Extra> binary_extras(int32_t (*fn)(tc_tensor, tc_tensor, tc_tensor*)
   };
   if (!bool_ok)
     x.push_back(X("bool arithmetic", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.cond, m.f.cond, m.O(9)); }));
+  return x;
+}
+// The integer-only binary rows (bitwise ops, shifts): floats refused; bool
+// too for the shifts.
+std::vector<Extra> integral_binary_extras(int32_t (*fn)(tc_tensor, tc_tensor, tc_tensor*), bool bool_ok) {
+  std::vector<Extra> x = {
+      X("floating operands", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.a, m.f.b, m.O(9)); }),
+      X("an int32 and a float32 operand", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.i32, m.f.a, m.O(9)); }),
+  };
+  if (!bool_ok)
+    x.push_back(X("bool operands", {TC_ERR_DTYPE}, [fn](M& m) { return fn(m.f.cond, m.f.cond, m.O(9)); }));
   return x;
 }
 std::vector<Extra> reduce_extras(std::function<int32_t(M&, const int64_t*, int64_t)> fn) {
@@ -1703,6 +1721,53 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_where(m.f.cond, m.f.bt, m.f.b, m.O(9)); })}));
 
   add(E(FN(tc_clamp), "H--O", [](M& m) { return tc_clamp(m.H(0, m.f.a), 0.0, kNaN, m.O(3)); }));
+
+  // Issue 12's composed binary ops (ops/binary_ext.cpp).
+  add(E(FN(tc_isclose), "HH---O",
+        [](M& m) { return tc_isclose(m.H(0, m.f.a), m.H(1, m.f.b), 1e-5, 1e-8, 0, m.O(5)); },
+        {X("dtypes differ", {TC_ERR_DTYPE},
+           [](M& m) { return tc_isclose(m.f.a, m.f.i32, 1e-5, 1e-8, 0, m.O(9)); }),
+         X("rtol -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_isclose(m.f.a, m.f.b, -1, 1e-8, 0, m.O(9)); }),
+         X("atol NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_isclose(m.f.a, m.f.b, 1e-5, kNaN, 0, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_isclose(m.f.a, m.f.bt, 1e-5, 1e-8, 1, m.O(9)); })}));
+  add(E(FN(tc_lerp), "HHHO",
+        [](M& m) { return tc_lerp(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.s), m.O(3)); },
+        {X("integer start and end", {TC_ERR_DTYPE},
+           [](M& m) { return tc_lerp(m.f.i32, m.f.i32, m.f.s, m.O(9)); }),
+         X("integer weight", {TC_ERR_DTYPE}, [](M& m) { return tc_lerp(m.f.a, m.f.b, m.f.i32, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_lerp(m.f.a, m.f.bt, m.f.s, m.O(9)); })}));
+  add(E(FN(tc_lerp_scalar), "HH-O",
+        [](M& m) { return tc_lerp_scalar(m.H(0, m.f.a), m.H(1, m.f.b), 0.25, m.O(3)); },
+        {X("float32 start, int32 end", {TC_ERR_DTYPE},
+           [](M& m) { return tc_lerp_scalar(m.f.a, m.f.i32, 0.5, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_lerp_scalar(m.f.a, m.f.bt, 0.5, m.O(9)); })}));
+  add(E(FN(tc_addcmul), "HHH-O",
+        [](M& m) { return tc_addcmul(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.v), 2.0, m.O(4)); },
+        {X("integer tensors, value 0.5", {TC_ERR_DTYPE},
+           [](M& m) { return tc_addcmul(m.f.i32, m.f.i32, m.f.i32, 0.5, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_addcmul(m.f.a, m.f.bt, m.f.b, 1.0, m.O(9)); })}));
+  add(E(FN(tc_addcdiv), "HHH-O",
+        [](M& m) { return tc_addcdiv(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.v), 0.5, m.O(4)); },
+        {X("integer division", {TC_ERR_DTYPE},
+           [](M& m) { return tc_addcdiv(m.f.a, m.f.i32, m.f.i32, 1.0, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_addcdiv(m.f.a, m.f.b, m.f.bt, 1.0, m.O(9)); })}));
+  add(E(FN(tc_prelu), "HHO", [](M& m) { return tc_prelu(m.H(0, m.f.img), m.H(1, m.f.s), m.O(2)); },
+        {X("3 weights for 2 channels", {TC_ERR_SHAPE},
+           [](M& m) { return tc_prelu(m.f.img, m.f.bias, m.O(9)); }),
+         X("2-D weight", {TC_ERR_SHAPE}, [](M& m) { return tc_prelu(m.f.a, m.f.b, m.O(9)); }),
+         X("integer input", {TC_ERR_DTYPE}, [](M& m) { return tc_prelu(m.f.i32, m.f.s, m.O(9)); })}));
+  add(E(FN(tc_glu), "H-O", [](M& m) { return tc_glu(m.H(0, m.f.t3), 1, m.O(2)); },
+        {X("dim of odd size 3", {TC_ERR_SHAPE}, [](M& m) { return tc_glu(m.f.a, 1, m.O(9)); }),
+         X("dim 2 of a 2-D tensor", {TC_ERR_INDEX}, [](M& m) { return tc_glu(m.f.a, 2, m.O(9)); }),
+         X("a 0-D tensor", {TC_ERR_SHAPE}, [](M& m) { return tc_glu(m.f.s, 0, m.O(9)); }),
+         X("integer input", {TC_ERR_DTYPE}, [](M& m) { return tc_glu(m.f.ia, 0, m.O(9)); })}));
 
   // Reductions.
   add(E(

@@ -57,6 +57,11 @@
 #pragma weak tc_op_find
 #pragma weak tc_op_free
 #pragma weak tc_op_call
+#pragma weak tc_prelu
+#pragma weak tc_floor_divide
+#pragma weak tc_isclose
+#pragma weak tc_glu
+#pragma weak tc_bitwise_and
 
 // Under ASan, a request larger than its allocator supports aborts unless
 // allocator_may_return_null is set; libtc must see the NULL (and report
@@ -108,7 +113,12 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_library_unload),
                        reinterpret_cast<void*>(&tc_op_find),
                        reinterpret_cast<void*>(&tc_op_free),
-                       reinterpret_cast<void*>(&tc_op_call)};
+                       reinterpret_cast<void*>(&tc_op_call),
+                       reinterpret_cast<void*>(&tc_prelu),
+                       reinterpret_cast<void*>(&tc_floor_divide),
+                       reinterpret_cast<void*>(&tc_isclose),
+                       reinterpret_cast<void*>(&tc_glu),
+                       reinterpret_cast<void*>(&tc_bitwise_and)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -252,6 +262,14 @@ class Workload {
     STEP(tc_load_library, TC_EXAMPLE_OP_LIBRARY, &lib_);
     STEP(tc_op_find, "myops::scaled_square", &op_);
     const double alpha = 0.5;
+    // A PReLU slope that requires grad: its backward (through where and mul) is walked too.
+    tc_tensor* pw = slot();
+    const int64_t pws[] = {1};
+    tc_tensor_options po = bo;
+    po.shape = pws;
+    po.value = 0.25;
+    STEP(tc_tensor_new, &po, pw);
+    STEP(tc_tensor_set_requires_grad, *pw, 1);
 
     for (int iter = 0; iter < 2; ++iter) {
       tc_tensor *h = slot(), *hb = slot(), *r = slot(), *logits = slot(), *loss = slot();
@@ -261,7 +279,9 @@ class Workload {
       STEP(tc_function_apply, &fd, hb, 1, hd, 1, &n_out);
       tc_tensor* sq = slot();  // an op library's op (forward and backward allocate)
       STEP(tc_op_call, op_, hd, 1, &alpha, 1, sq, 1, &n_out);
-      STEP(tc_relu, *sq, r);
+      tc_tensor* pr = slot();
+      STEP(tc_prelu, *sq, *pw, pr);
+      STEP(tc_relu, *pr, r);
       STEP(tc_matmul, *r, *w2, logits);
       STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
       STEP(tc_backward, *loss, nullptr, 0);
@@ -277,6 +297,12 @@ class Workload {
       STEP(tc_softmax, *d64, 1, sm);
       STEP(tc_sum, *sm, nullptr, 0, 0, total);
       STEP(tc_mul_scalar, *total, 0.5, scaled);
+      // Issue 12's binary ops: a table row, an integer one, composed ones.
+      tc_tensor *fdiv = slot(), *close = slot(), *gated = slot(), *bits = slot();
+      STEP(tc_floor_divide, *logits, *scaled, fdiv);
+      STEP(tc_isclose, *logits, *fdiv, 1e-5, 1e-8, 1, close);
+      STEP(tc_glu, *h, 1, gated);
+      STEP(tc_bitwise_and, *target, *target, bits);
       STEP(tc_optimizer_zero_grad, opt_);
     }
 

@@ -207,5 +207,7 @@ for _name in ("clamp", "clip", "sum", "mean", "var",
 del _name
 
 subtract, multiply, divide, true_divide, negative = (globals()[n] for n in ("sub", "mul", "div", "div", "neg"))
+from . import _binary_ext  # noqa: E402
+globals().update(_binary_ext.FUNCTIONS)  # tc.div(rounding_mode=), tc.clamp with tensor bounds, tc.lerp, ...
 
 __all__ = [n for n in globals() if not n.startswith("_")]

@@ -530,6 +530,70 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
     ),
+    'tc_atan2': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fmod': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_remainder': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_floor_divide': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_div_trunc': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_copysign': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_hypot': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logaddexp': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logaddexp2': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_clamp_min_tensor': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_clamp_max_tensor': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bitwise_and': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bitwise_or': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bitwise_xor': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bitwise_left_shift': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bitwise_right_shift': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
     'tc_eq': (
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
@@ -551,6 +615,18 @@ FUNCTIONS = {
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
     ),
     'tc_ge': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logical_and': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logical_or': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logical_xor': (
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
     ),
@@ -583,6 +659,30 @@ FUNCTIONS = {
         (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
     ),
     'tc_rdiv_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_eq_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_ne_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_lt_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_le_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_gt_scalar': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
+    ),
+    'tc_ge_scalar': (
         [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('double', 's'), ('tc_tensor*', 'out')),
     ),
@@ -1017,6 +1117,34 @@ FUNCTIONS = {
     'tc_copy_': (
         [tc_tensor, tc_tensor],
         (('tc_tensor', 'self'), ('tc_tensor', 'src')),
+    ),
+    'tc_isclose': (
+        [tc_tensor, tc_tensor, C.c_double, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('double', 'rtol'), ('double', 'atol'), ('int32_t', 'equal_nan'), ('tc_tensor*', 'out')),
+    ),
+    'tc_lerp': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'start'), ('tc_tensor', 'end'), ('tc_tensor', 'weight'), ('tc_tensor*', 'out')),
+    ),
+    'tc_lerp_scalar': (
+        [tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'start'), ('tc_tensor', 'end'), ('double', 'weight'), ('tc_tensor*', 'out')),
+    ),
+    'tc_addcmul': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'tensor1'), ('tc_tensor', 'tensor2'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_addcdiv': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'tensor1'), ('tc_tensor', 'tensor2'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_prelu': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'weight'), ('tc_tensor*', 'out')),
+    ),
+    'tc_glu': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
     ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],

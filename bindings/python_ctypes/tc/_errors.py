@@ -98,6 +98,11 @@ class TcTimeoutError(TcError, TimeoutError):
 class UnknownStatusError(TcError, RuntimeError):
     """A status code this package does not know (a newer libtc)."""
 
+class TcZeroDivisionError(InvalidArgumentError, ZeroDivisionError, RuntimeError):
+    """TC_ERR_INVALID_ARGUMENT from an integer division by zero (floor_divide,
+    remainder, fmod, div with a rounding mode): also a RuntimeError, what
+    PyTorch raises ("ZeroDivisionError"), and Python's ZeroDivisionError."""
+
 
 ERROR_CLASSES = {
     D.TC_ERR_INVALID_ARGUMENT: InvalidArgumentError,
@@ -167,6 +172,8 @@ def error_for(code, message=None):
     cls = ERROR_CLASSES.get(code, UnknownStatusError)
     if cls is InvalidArgumentError and "read-only" in message:  # libtc's check_writable says so
         cls = ReadOnlyError
+    if cls is InvalidArgumentError and "ZeroDivisionError" in message:  # ops/binary_ext.cpp says so
+        cls = TcZeroDivisionError
     return cls(code, status_name(code), message)
 
 

@@ -5,77 +5,94 @@ families; tc/_tensor.py calls install(), tc/__init__.py imports FUNCTIONS,
 tc/nn/functional.py NN_FUNCTIONAL and tc/nn/modules.py NN_MODULES."""
 
 # (C function, kind, C function of the scalar form or None, docstring, aliases,
-#  ((parameter, default), ...) of a unary op with double parameters)
+#  reflected aliases (b OP a: __rmod__, ...), ((parameter, default), ...) of a
+#  unary op with double parameters)
 METHODS = [
-    ("tc_add", "binary", "tc_add_scalar", "a + b.", ("__add__", "__radd__", ), ()),
-    ("tc_sub", "binary", "tc_sub_scalar", "a - b.", ("subtract", "__sub__", ), ()),
-    ("tc_mul", "binary", "tc_mul_scalar", "a * b.", ("multiply", "__mul__", "__rmul__", ), ()),
-    ("tc_div", "binary", "tc_div_scalar", "True division a / b: integer inputs give the default float dtype.", ("divide", "true_divide", "__truediv__", ), ()),
-    ("tc_pow", "binary", "tc_pow_scalar", "a ** b, elementwise.", ("__pow__", ), ()),
-    ("tc_maximum", "binary", None, "The larger of a and b, elementwise (NaN propagates; ties split the gradient).", (), ()),
-    ("tc_minimum", "binary", None, "The smaller of a and b, elementwise (NaN propagates; ties split the gradient).", (), ()),
-    ("tc_eq", "compare", None, "a == b as a bool tensor.", ("__eq__", ), ()),
-    ("tc_ne", "compare", None, "a != b as a bool tensor.", ("__ne__", ), ()),
-    ("tc_lt", "compare", None, "a < b as a bool tensor.", ("__lt__", ), ()),
-    ("tc_le", "compare", None, "a <= b as a bool tensor.", ("__le__", ), ()),
-    ("tc_gt", "compare", None, "a > b as a bool tensor.", ("__gt__", ), ()),
-    ("tc_ge", "compare", None, "a >= b as a bool tensor.", ("__ge__", ), ()),
-    ("tc_neg", "unary", None, "-a.", ("__neg__", "negative", ), ()),
-    ("tc_abs", "unary", None, "|a|.", ("__abs__", ), ()),
-    ("tc_exp", "unary", None, "e^a (floating).", (), ()),
-    ("tc_log", "unary", None, "Natural logarithm (floating).", (), ()),
-    ("tc_sqrt", "unary", None, "Square root (floating).", (), ()),
-    ("tc_tanh", "unary", None, "Hyperbolic tangent (floating).", (), ()),
-    ("tc_sigmoid", "unary", None, "Logistic sigmoid 1 / (1 + e^-a) (floating).", (), ()),
-    ("tc_relu", "unary", None, "max(a, 0).", (), ()),
-    ("tc_gelu", "unary", None, "GELU, the exact (erf) form (floating).", (), ()),
-    ("tc_softplus", "unary", None, "log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating).", (), ()),
-    ("tc_sin", "unary", None, "Sine (floating).", (), ()),
-    ("tc_cos", "unary", None, "Cosine (floating).", (), ()),
-    ("tc_tan", "unary", None, "Tangent (floating).", (), ()),
-    ("tc_asin", "unary", None, "Arcsine (floating).", (), ()),
-    ("tc_acos", "unary", None, "Arccosine (floating).", (), ()),
-    ("tc_atan", "unary", None, "Arctangent (floating).", (), ()),
-    ("tc_sinh", "unary", None, "Hyperbolic sine (floating).", (), ()),
-    ("tc_cosh", "unary", None, "Hyperbolic cosine (floating).", (), ()),
-    ("tc_asinh", "unary", None, "Inverse hyperbolic sine (floating).", (), ()),
-    ("tc_acosh", "unary", None, "Inverse hyperbolic cosine (floating).", (), ()),
-    ("tc_atanh", "unary", None, "Inverse hyperbolic tangent (floating).", (), ()),
-    ("tc_log1p", "unary", None, "log(1 + a), accurate near 0 (floating).", (), ()),
-    ("tc_expm1", "unary", None, "e^a - 1, accurate near 0 (floating).", (), ()),
-    ("tc_log2", "unary", None, "Base-2 logarithm (floating).", (), ()),
-    ("tc_log10", "unary", None, "Base-10 logarithm (floating).", (), ()),
-    ("tc_exp2", "unary", None, "2^a (floating).", (), ()),
-    ("tc_reciprocal", "unary", None, "1 / a (floating).", (), ()),
-    ("tc_rsqrt", "unary", None, "1 / sqrt(a) (floating).", (), ()),
-    ("tc_square", "unary", None, "a * a (integers stay integers).", (), ()),
-    ("tc_sign", "unary", None, "The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0.", (), ()),
-    ("tc_floor", "unary", None, "Rounds down (integers are unchanged); gradient 0.", (), ()),
-    ("tc_ceil", "unary", None, "Rounds up (integers are unchanged); gradient 0.", (), ()),
-    ("tc_round", "unary", None, "Rounds to the nearest integer, halves to even (integers are unchanged); gradient 0.", (), ()),
-    ("tc_trunc", "unary", None, "Rounds toward zero (integers are unchanged); gradient 0.", ("fix", ), ()),
-    ("tc_frac", "unary", None, "a - trunc(a) (floating).", (), ()),
-    ("tc_erf", "unary", None, "The error function (floating).", (), ()),
-    ("tc_erfc", "unary", None, "1 - erf(a) (floating).", (), ()),
-    ("tc_erfinv", "unary", None, "The inverse error function (floating).", (), ()),
-    ("tc_isnan", "unary", None, "Whether a is NaN, as a bool tensor.", (), ()),
-    ("tc_isinf", "unary", None, "Whether a is infinite, as a bool tensor.", (), ()),
-    ("tc_isfinite", "unary", None, "Whether a is finite (not NaN nor infinite), as a bool tensor.", (), ()),
-    ("tc_logical_not", "unary", None, "a == 0, as a bool tensor.", (), ()),
-    ("tc_bitwise_not", "unary", None, "~a for integers, not a for bool (integer and bool dtypes).", (), ()),
-    ("tc_leaky_relu", "unary", None, "a where a > 0, else negative_slope * a (floating).", (), (("negative_slope", 0.01), )),
-    ("tc_elu", "unary", None, "a where a > 0, else alpha * (e^a - 1) (floating).", (), (("alpha", 1.0), )),
-    ("tc_selu", "unary", None, "scale * elu(a, alpha) with SELU's fixed scale and alpha (floating).", (), ()),
-    ("tc_celu", "unary", None, "a where a > 0, else alpha * (e^(a / alpha) - 1) (floating).", (), (("alpha", 1.0), )),
-    ("tc_silu", "unary", None, "a * sigmoid(a) (swish) (floating).", (), ()),
-    ("tc_mish", "unary", None, "a * tanh(softplus(a)) (floating).", (), ()),
-    ("tc_softsign", "unary", None, "a / (1 + |a|) (floating).", (), ()),
-    ("tc_hardtanh", "unary", None, "a clamped to [min_val, max_val] (floating).", (), (("min_val", -1.0), ("max_val", 1.0), )),
-    ("tc_relu6", "unary", None, "a clamped to [0, 6] (floating).", (), ()),
-    ("tc_hardsigmoid", "unary", None, "0 below -3, 1 above 3, a / 6 + 1/2 between (floating).", (), ()),
-    ("tc_hardswish", "unary", None, "a * hardsigmoid(a) (floating).", (), ()),
-    ("tc_logsigmoid", "unary", None, "log(sigmoid(a)), computed stably (floating).", (), ()),
-    ("tc_gelu_tanh", "unary", None, "GELU, the tanh approximation (torch's approximate = \"tanh\") (floating).", (), ()),
+    ("tc_add", "binary", "tc_add_scalar", "a + b.", ("__add__", "__radd__", ), (), ()),
+    ("tc_sub", "binary", "tc_sub_scalar", "a - b.", ("subtract", "__sub__", ), (), ()),
+    ("tc_mul", "binary", "tc_mul_scalar", "a * b.", ("multiply", "__mul__", "__rmul__", ), (), ()),
+    ("tc_div", "binary", "tc_div_scalar", "True division a / b: integer inputs give the default float dtype.", ("divide", "true_divide", "__truediv__", ), (), ()),
+    ("tc_pow", "binary", "tc_pow_scalar", "a ** b, elementwise.", ("__pow__", ), (), ()),
+    ("tc_maximum", "binary", None, "The larger of a and b, elementwise (NaN propagates; ties split the gradient).", (), (), ()),
+    ("tc_minimum", "binary", None, "The smaller of a and b, elementwise (NaN propagates; ties split the gradient).", (), (), ()),
+    ("tc_atan2", "binary", None, "atan2(a, b), the angle of (b, a) (integer inputs give the default float dtype).", ("arctan2", ), (), ()),
+    ("tc_fmod", "binary", None, "The C fmod remainder of a / b: the sign of a.", (), (), ()),
+    ("tc_remainder", "binary", None, "Python's a % b: the sign of b.", ("__mod__", ), ("__rmod__", ), ()),
+    ("tc_floor_divide", "binary", None, "a // b, rounded toward minus infinity (div with rounding_mode \"floor\"; zero gradients).", ("__floordiv__", ), ("__rfloordiv__", ), ()),
+    ("tc_copysign", "binary", None, "|a| with the sign of b (integer inputs give the default float dtype).", (), (), ()),
+    ("tc_hypot", "binary", None, "sqrt(a^2 + b^2) without overflow (floating).", (), (), ()),
+    ("tc_logaddexp", "binary", None, "log(e^a + e^b) without overflow (floating).", (), (), ()),
+    ("tc_logaddexp2", "binary", None, "log2(2^a + 2^b) without overflow (floating).", (), (), ()),
+    ("tc_bitwise_and", "binary", None, "a & b (integer and bool tensors).", ("__and__", "__rand__", ), (), ()),
+    ("tc_bitwise_or", "binary", None, "a | b (integer and bool tensors).", ("__or__", "__ror__", ), (), ()),
+    ("tc_bitwise_xor", "binary", None, "a ^ b (integer and bool tensors).", ("__xor__", "__rxor__", ), (), ()),
+    ("tc_bitwise_left_shift", "binary", None, "a << b (integer tensors; wraps; a shift by a negative count or by the bit width or more gives 0).", ("__lshift__", ), ("__rlshift__", ), ()),
+    ("tc_bitwise_right_shift", "binary", None, "a >> b, arithmetic (integer tensors; a shift by a negative count or by the bit width or more gives 0 or -1).", ("__rshift__", ), ("__rrshift__", ), ()),
+    ("tc_eq", "compare", "tc_eq_scalar", "a == b as a bool tensor.", ("__eq__", ), (), ()),
+    ("tc_ne", "compare", "tc_ne_scalar", "a != b as a bool tensor.", ("__ne__", ), (), ()),
+    ("tc_lt", "compare", "tc_lt_scalar", "a < b as a bool tensor.", ("__lt__", ), (), ()),
+    ("tc_le", "compare", "tc_le_scalar", "a <= b as a bool tensor.", ("__le__", ), (), ()),
+    ("tc_gt", "compare", "tc_gt_scalar", "a > b as a bool tensor.", ("__gt__", ), (), ()),
+    ("tc_ge", "compare", "tc_ge_scalar", "a >= b as a bool tensor.", ("__ge__", ), (), ()),
+    ("tc_logical_and", "compare", None, "a and b (nonzero is true) as a bool tensor, any dtypes.", (), (), ()),
+    ("tc_logical_or", "compare", None, "a or b (nonzero is true) as a bool tensor, any dtypes.", (), (), ()),
+    ("tc_logical_xor", "compare", None, "a xor b (nonzero is true) as a bool tensor, any dtypes.", (), (), ()),
+    ("tc_neg", "unary", None, "-a.", ("__neg__", "negative", ), (), ()),
+    ("tc_abs", "unary", None, "|a|.", ("__abs__", ), (), ()),
+    ("tc_exp", "unary", None, "e^a (floating).", (), (), ()),
+    ("tc_log", "unary", None, "Natural logarithm (floating).", (), (), ()),
+    ("tc_sqrt", "unary", None, "Square root (floating).", (), (), ()),
+    ("tc_tanh", "unary", None, "Hyperbolic tangent (floating).", (), (), ()),
+    ("tc_sigmoid", "unary", None, "Logistic sigmoid 1 / (1 + e^-a) (floating).", (), (), ()),
+    ("tc_relu", "unary", None, "max(a, 0).", (), (), ()),
+    ("tc_gelu", "unary", None, "GELU, the exact (erf) form (floating).", (), (), ()),
+    ("tc_softplus", "unary", None, "log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold = 20) (floating).", (), (), ()),
+    ("tc_sin", "unary", None, "Sine (floating).", (), (), ()),
+    ("tc_cos", "unary", None, "Cosine (floating).", (), (), ()),
+    ("tc_tan", "unary", None, "Tangent (floating).", (), (), ()),
+    ("tc_asin", "unary", None, "Arcsine (floating).", (), (), ()),
+    ("tc_acos", "unary", None, "Arccosine (floating).", (), (), ()),
+    ("tc_atan", "unary", None, "Arctangent (floating).", (), (), ()),
+    ("tc_sinh", "unary", None, "Hyperbolic sine (floating).", (), (), ()),
+    ("tc_cosh", "unary", None, "Hyperbolic cosine (floating).", (), (), ()),
+    ("tc_asinh", "unary", None, "Inverse hyperbolic sine (floating).", (), (), ()),
+    ("tc_acosh", "unary", None, "Inverse hyperbolic cosine (floating).", (), (), ()),
+    ("tc_atanh", "unary", None, "Inverse hyperbolic tangent (floating).", (), (), ()),
+    ("tc_log1p", "unary", None, "log(1 + a), accurate near 0 (floating).", (), (), ()),
+    ("tc_expm1", "unary", None, "e^a - 1, accurate near 0 (floating).", (), (), ()),
+    ("tc_log2", "unary", None, "Base-2 logarithm (floating).", (), (), ()),
+    ("tc_log10", "unary", None, "Base-10 logarithm (floating).", (), (), ()),
+    ("tc_exp2", "unary", None, "2^a (floating).", (), (), ()),
+    ("tc_reciprocal", "unary", None, "1 / a (floating).", (), (), ()),
+    ("tc_rsqrt", "unary", None, "1 / sqrt(a) (floating).", (), (), ()),
+    ("tc_square", "unary", None, "a * a (integers stay integers).", (), (), ()),
+    ("tc_sign", "unary", None, "The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0.", (), (), ()),
+    ("tc_floor", "unary", None, "Rounds down (integers are unchanged); gradient 0.", (), (), ()),
+    ("tc_ceil", "unary", None, "Rounds up (integers are unchanged); gradient 0.", (), (), ()),
+    ("tc_round", "unary", None, "Rounds to the nearest integer, halves to even (integers are unchanged); gradient 0.", (), (), ()),
+    ("tc_trunc", "unary", None, "Rounds toward zero (integers are unchanged); gradient 0.", ("fix", ), (), ()),
+    ("tc_frac", "unary", None, "a - trunc(a) (floating).", (), (), ()),
+    ("tc_erf", "unary", None, "The error function (floating).", (), (), ()),
+    ("tc_erfc", "unary", None, "1 - erf(a) (floating).", (), (), ()),
+    ("tc_erfinv", "unary", None, "The inverse error function (floating).", (), (), ()),
+    ("tc_isnan", "unary", None, "Whether a is NaN, as a bool tensor.", (), (), ()),
+    ("tc_isinf", "unary", None, "Whether a is infinite, as a bool tensor.", (), (), ()),
+    ("tc_isfinite", "unary", None, "Whether a is finite (not NaN nor infinite), as a bool tensor.", (), (), ()),
+    ("tc_logical_not", "unary", None, "a == 0, as a bool tensor.", (), (), ()),
+    ("tc_bitwise_not", "unary", None, "~a for integers, not a for bool (integer and bool dtypes).", (), (), ()),
+    ("tc_leaky_relu", "unary", None, "a where a > 0, else negative_slope * a (floating).", (), (), (("negative_slope", 0.01), )),
+    ("tc_elu", "unary", None, "a where a > 0, else alpha * (e^a - 1) (floating).", (), (), (("alpha", 1.0), )),
+    ("tc_selu", "unary", None, "scale * elu(a, alpha) with SELU's fixed scale and alpha (floating).", (), (), ()),
+    ("tc_celu", "unary", None, "a where a > 0, else alpha * (e^(a / alpha) - 1) (floating).", (), (), (("alpha", 1.0), )),
+    ("tc_silu", "unary", None, "a * sigmoid(a) (swish) (floating).", (), (), ()),
+    ("tc_mish", "unary", None, "a * tanh(softplus(a)) (floating).", (), (), ()),
+    ("tc_softsign", "unary", None, "a / (1 + |a|) (floating).", (), (), ()),
+    ("tc_hardtanh", "unary", None, "a clamped to [min_val, max_val] (floating).", (), (), (("min_val", -1.0), ("max_val", 1.0), )),
+    ("tc_relu6", "unary", None, "a clamped to [0, 6] (floating).", (), (), ()),
+    ("tc_hardsigmoid", "unary", None, "0 below -3, 1 above 3, a / 6 + 1/2 between (floating).", (), (), ()),
+    ("tc_hardswish", "unary", None, "a * hardsigmoid(a) (floating).", (), (), ()),
+    ("tc_logsigmoid", "unary", None, "log(sigmoid(a)), computed stably (floating).", (), (), ()),
+    ("tc_gelu_tanh", "unary", None, "GELU, the tanh approximation (torch's approximate = \"tanh\") (floating).", (), (), ()),
 ]
 NN_FUNCTIONAL = ['softplus', 'leaky_relu', 'elu', 'selu', 'celu', 'silu', 'mish', 'softsign', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'logsigmoid']
 # (tc.nn class, op, ((parameter, default), ...))
@@ -103,10 +120,11 @@ def bind_params(name, params, call):
     return f
 
 
-def install(cls, unary, binary):
-    """Sets the methods on Tensor: unary(name) and binary(name, scalar_name)
-    make them (tc/_tensor.py's _unary and _binary)."""
-    for cname, kind, scalar, doc, aliases, params in METHODS:
+def install(cls, unary, binary, rbinary):
+    """Sets the methods on Tensor: unary(name), binary(name, scalar_name)
+    and rbinary(name) make them (tc/_tensor.py's _unary, _binary and
+    _rbinary)."""
+    for cname, kind, scalar, doc, aliases, raliases, params in METHODS:
         name = cname[3:]
         f = unary(name) if kind == "unary" else binary(name, scalar[3:] if scalar else None)
         if params:
@@ -115,6 +133,8 @@ def install(cls, unary, binary):
         setattr(cls, name, f)
         for alias in aliases:
             setattr(cls, alias, f)
+        for alias in raliases:
+            setattr(cls, alias, rbinary(name))
 
 
 def _function(name, doc, unary):
@@ -129,4 +149,4 @@ def _function(name, doc, unary):
     return f
 
 
-FUNCTIONS = {c[3:]: _function(c[3:], doc, kind == "unary") for c, kind, _, doc, _, _ in METHODS}
+FUNCTIONS = {c[3:]: _function(c[3:], doc, kind == "unary") for c, kind, _, doc, _, _, _ in METHODS}

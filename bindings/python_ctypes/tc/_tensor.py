@@ -632,18 +632,9 @@ class Tensor:
     def __pos__(self):
         return self
 
-    def clamp(self, min=None, max=None):
-        lo = math.nan if min is None else float(check_int64_scalar(min))
-        hi = math.nan if max is None else float(check_int64_scalar(max))
-        return _call(fn("tc_clamp"), self._h, lo, hi)
-
-    clip = clamp
-
-    def clamp_min(self, min):
-        return self.clamp(min=min)
-
-    def clamp_max(self, max):
-        return self.clamp(max=max)
+    # clamp, clip, clamp_min, clamp_max (tensor bounds too), isclose, allclose,
+    # lerp, addcmul, addcdiv, div(rounding_mode=) and the in-place forms of the
+    # binary ops (//=, %=, &=, ...): tc/_binary_ext.py installs them.
 
     def where(self, condition, other):
         return where(condition, self, other)
@@ -952,13 +943,6 @@ class Tensor:
     def new_empty(self, *size):
         return empty(*size, dtype=self.dtype, device=self.device)
 
-    def allclose(self, other, rtol=1e-5, atol=1e-8):
-        a = self.to(K.float64)
-        b = other.to(K.float64) if isinstance(other, Tensor) else other
-        diff = (a - b).abs()
-        return bool((diff <= (b.abs() * rtol + atol if isinstance(b, Tensor) else abs(b) * rtol + atol))
-                    .to(K.int64).sum().item() == a.numel())
-
     def equal(self, other):
         return self.shape == other.shape and bool((self == other).to(K.int64).sum().item() == self.numel())
 
@@ -967,7 +951,10 @@ class Tensor:
 
 
 lib_tc_tensor_device = fn("tc_tensor_device")
-_ops_generated.install(Tensor, _unary, _binary)
+_ops_generated.install(Tensor, _unary, _binary, _rbinary)
+from . import _binary_ext  # noqa: E402  (div's rounding_mode, tensor clamp bounds, isclose, lerp, ...)
+
+_binary_ext.install(Tensor)
 
 
 def _split_call(f, t, n, dim):

@@ -3,10 +3,11 @@ from . import functional, init, utils
 from .modules import (AvgPool2d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, GELU, Identity,
                       LayerNorm, Linear, MaxPool2d, Module, ModuleList, MSELoss, NLLLoss, Parameter, ReLU,
                       RMSNorm, Sequential, Sigmoid, Softmax, LogSoftmax, Tanh)
+from .modules import GLU, PReLU  # noqa: E402  (issue 12)
 
 __all__ = ["functional", "init", "utils", "LayerNorm", "RMSNorm", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Sequential", "ModuleList", "Dropout", "Flatten", "Identity", "Embedding",
-           "MaxPool2d", "AvgPool2d", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss"]
+           "MaxPool2d", "AvgPool2d", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GLU", "PReLU"]
 
 # Activations generated from the op table (ops/ops.toml: nn_module), e.g. Softplus.
 from .. import _ops_generated as _gen  # noqa: E402

@@ -152,5 +152,7 @@ def _nn_function(name, params):
 
 
 # The table's nn_functional ops (ops/ops.toml), e.g. softplus.
-_PARAMS = {c[3:]: params for c, _, _, _, _, params in _ops_generated.METHODS}
+_PARAMS = {c[3:]: params for c, *_, params in _ops_generated.METHODS}
 globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})
+
+from .._binary_ext import glu, prelu  # noqa: E402,F401  (issue 12: tc/_binary_ext.py)

@@ -549,3 +549,49 @@ class NLLLoss(_Loss):
 class MSELoss(_Loss):
     def forward(self, input, target):
         return F.mse_loss(input, target, self.reduction)
+
+
+class PReLU(Module):
+    """PReLU(x) = x where x > 0, else weight * x, with a learned weight, as
+    torch.nn.PReLU.
+
+    Args:
+        num_parameters: 1 (one slope for every element) or the number of
+            channels (input's dim 1).
+        init: the slopes' initial value.
+        device: where the weight lives.
+        dtype: the weight's floating dtype (the default one if None).
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        super().__init__()
+        from .._tensor import full
+        self.num_parameters = num_parameters
+        self.weight = Parameter(full((num_parameters,), float(init), dtype=dtype, device=device))
+
+    def forward(self, x: Tensor) -> Tensor:
+        """The activation of x (differentiable in x and weight)."""
+        return F.prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return "num_parameters=%d" % self.num_parameters
+
+
+class GLU(Module):
+    """The gated linear unit a * sigmoid(b) of x's halves a, b along dim, as
+    torch.nn.GLU.
+
+    Args:
+        dim: the dim to halve (its size must be even).
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        """The gated halves of x."""
+        return F.glu(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return "dim=%d" % self.dim

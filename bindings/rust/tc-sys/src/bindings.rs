@@ -921,6 +921,54 @@ extern "C" {
     pub fn tc_minimum(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_atan2(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_fmod(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_remainder(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_floor_divide(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_div_trunc(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_copysign(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_hypot(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logaddexp(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logaddexp2(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_clamp_min_tensor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_clamp_max_tensor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bitwise_and(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bitwise_or(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bitwise_xor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bitwise_left_shift(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bitwise_right_shift(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     pub fn tc_eq(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -937,6 +985,15 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_ge(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logical_and(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logical_or(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logical_xor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_where(cond: tc_tensor, a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
@@ -961,6 +1018,24 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_rdiv_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_eq_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_ne_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_lt_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_le_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_gt_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_ge_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_neg(a: tc_tensor, out: *mut tc_tensor) -> i32;
@@ -1393,6 +1468,46 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_copy_(self_: tc_tensor, src: tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_isclose(
+        a: tc_tensor,
+        b: tc_tensor,
+        rtol: f64,
+        atol: f64,
+        equal_nan: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_lerp(start: tc_tensor, end: tc_tensor, weight: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_lerp_scalar(start: tc_tensor, end: tc_tensor, weight: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_addcmul(
+        input: tc_tensor,
+        tensor1: tc_tensor,
+        tensor2: tc_tensor,
+        value: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_addcdiv(
+        input: tc_tensor,
+        tensor1: tc_tensor,
+        tensor2: tc_tensor,
+        value: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_prelu(input: tc_tensor, weight: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_glu(input: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;

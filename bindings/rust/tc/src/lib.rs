@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod autograd;
+mod binary_ext;
 mod cuda;
 mod dist;
 mod dtype;

@@ -14,6 +14,70 @@ impl Tensor {
     pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, sys::tc_minimum)
     }
+    /// atan2(a, b), the angle of (b, a) (integer inputs give the default float dtype).
+    pub fn atan2(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_atan2)
+    }
+    /// The C fmod remainder of a / b: the sign of a.
+    pub fn fmod(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_fmod)
+    }
+    /// Python's a % b: the sign of b.
+    pub fn remainder(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_remainder)
+    }
+    /// a // b, rounded toward minus infinity (div with rounding_mode "floor"; zero gradients).
+    pub fn floor_divide(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_floor_divide)
+    }
+    /// a / b rounded toward zero (div with rounding_mode "trunc"; zero gradients).
+    pub fn div_trunc(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_div_trunc)
+    }
+    /// |a| with the sign of b (integer inputs give the default float dtype).
+    pub fn copysign(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_copysign)
+    }
+    /// sqrt(a^2 + b^2) without overflow (floating).
+    pub fn hypot(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_hypot)
+    }
+    /// log(e^a + e^b) without overflow (floating).
+    pub fn logaddexp(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_logaddexp)
+    }
+    /// log2(2^a + 2^b) without overflow (floating).
+    pub fn logaddexp2(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_logaddexp2)
+    }
+    /// clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the gradient goes to a where a >= b.
+    pub fn clamp_min_tensor(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_clamp_min_tensor)
+    }
+    /// clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the gradient goes to a where a <= b.
+    pub fn clamp_max_tensor(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_clamp_max_tensor)
+    }
+    /// a & b (integer and bool tensors).
+    pub fn bitwise_and(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_bitwise_and)
+    }
+    /// a | b (integer and bool tensors).
+    pub fn bitwise_or(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_bitwise_or)
+    }
+    /// a ^ b (integer and bool tensors).
+    pub fn bitwise_xor(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_bitwise_xor)
+    }
+    /// a << b (integer tensors; wraps; a shift by a negative count or by the bit width or more gives 0).
+    pub fn bitwise_left_shift(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_bitwise_left_shift)
+    }
+    /// a >> b, arithmetic (integer tensors; a shift by a negative count or by the bit width or more gives 0 or -1).
+    pub fn bitwise_right_shift(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_bitwise_right_shift)
+    }
     /// a == b as a bool tensor.
     pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, sys::tc_eq)
@@ -37,6 +101,18 @@ impl Tensor {
     /// a >= b as a bool tensor.
     pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, sys::tc_ge)
+    }
+    /// a and b (nonzero is true) as a bool tensor, any dtypes.
+    pub fn logical_and(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_logical_and)
+    }
+    /// a or b (nonzero is true) as a bool tensor, any dtypes.
+    pub fn logical_or(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_logical_or)
+    }
+    /// a xor b (nonzero is true) as a bool tensor, any dtypes.
+    pub fn logical_xor(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_logical_xor)
     }
     /// a + s.
     pub fn add_scalar(&self, s: f64) -> Result<Tensor> {
@@ -65,6 +141,30 @@ impl Tensor {
     /// s / a.
     pub fn rdiv_scalar(&self, s: f64) -> Result<Tensor> {
         self.scalar_op(s, sys::tc_rdiv_scalar)
+    }
+    /// a == s as a bool tensor.
+    pub fn eq_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_eq_scalar)
+    }
+    /// a != s as a bool tensor.
+    pub fn ne_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_ne_scalar)
+    }
+    /// a < s as a bool tensor.
+    pub fn lt_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_lt_scalar)
+    }
+    /// a <= s as a bool tensor.
+    pub fn le_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_le_scalar)
+    }
+    /// a > s as a bool tensor.
+    pub fn gt_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_gt_scalar)
+    }
+    /// a >= s as a bool tensor.
+    pub fn ge_scalar(&self, s: f64) -> Result<Tensor> {
+        self.scalar_op(s, sys::tc_ge_scalar)
     }
     /// |a|.
     pub fn abs(&self) -> Result<Tensor> {

@@ -1,0 +1,271 @@
+"""Issue 12's hand-written bindings of the binary ops: div with rounding_mode,
+clamp with tensor bounds, isclose/allclose, lerp, addcmul, addcdiv, prelu,
+glu, and the in-place forms (x //= 2, x %= 3, x &= m, ...). The plain
+elementwise ops (atan2, fmod, remainder, floor_divide, bitwise_*, logical_*,
+...) and their operators are generated from ops/ops.toml (_ops_generated).
+install() sets the methods on Tensor; tc/__init__.py exports FUNCTIONS."""
+import math
+from typing import Optional, Union
+
+from . import _core as K
+from ._core import fn
+from ._ints import check_int64_scalar
+from ._tensor import Tensor, _as_tensor, _call
+
+Number = Union[int, float, bool]
+_ROUNDING = (None, "trunc", "floor")
+
+
+def div(input: Tensor, other: Union[Tensor, Number], *, rounding_mode: Optional[str] = None) -> Tensor:
+    """Divides input by other elementwise, as torch.div.
+
+    Args:
+        input: the dividend.
+        other: the divisor (a Tensor or a Python number; broadcasts).
+        rounding_mode: None (true division: integers give the default float
+            dtype), "trunc" (rounded toward zero) or "floor" (toward minus
+            infinity, as //). Integer division by zero raises ZeroDivisionError.
+
+    Returns:
+        The quotient.
+    """
+    if rounding_mode not in _ROUNDING:
+        raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %r"
+                         % (rounding_mode,))
+    name = {None: "tc_div", "trunc": "tc_div_trunc", "floor": "tc_floor_divide"}[rounding_mode]
+    if rounding_mode is None and type(other) is float:
+        return _call(fn("tc_div_scalar"), input._h, other)
+    b = _as_tensor(other, input)
+    return _call(fn(name), input._h, b._h)
+
+
+def _bound(x: Tensor, bound, name: str) -> Tensor:
+    if isinstance(bound, Tensor):
+        return _call(fn("tc_clamp_min_tensor" if name == "min" else "tc_clamp_max_tensor"), x._h, bound._h)
+    lo, hi = (bound, None) if name == "min" else (None, bound)
+    return _call(fn("tc_clamp"), x._h, math.nan if lo is None else float(lo), math.nan if hi is None else float(hi))
+
+
+def clamp(input: Tensor, min: Optional[Union[Tensor, Number]] = None,
+          max: Optional[Union[Tensor, Number]] = None) -> Tensor:
+    """Clamps input into [min, max], as torch.clamp.
+
+    Args:
+        input: the tensor.
+        min: the lower bound: None, a number, or a Tensor that broadcasts.
+        max: the upper bound: None, a number, or a Tensor that broadcasts.
+
+    Returns:
+        min(max(input, min), max); with tensor bounds the gradient goes to the
+        input where it lies within them, else to the bound it crossed.
+    """
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        lo = math.nan if min is None else float(check_int64_scalar(min))
+        hi = math.nan if max is None else float(check_int64_scalar(max))
+        return _call(fn("tc_clamp"), input._h, lo, hi)
+    out = input if min is None else _bound(input, min, "min")
+    return out if max is None else _bound(out, max, "max")
+
+
+def clamp_min(input: Tensor, min: Union[Tensor, Number]) -> Tensor:
+    """clamp(input, min=min): the larger of input and min (a number or a Tensor)."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Union[Tensor, Number]) -> Tensor:
+    """clamp(input, max=max): the smaller of input and max (a number or a Tensor)."""
+    return clamp(input, max=max)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Whether each element of input is close to other's, as torch.isclose.
+
+    Args:
+        input: a Tensor.
+        other: a Tensor of the same dtype (broadcasts).
+        rtol: relative tolerance (>= 0).
+        atol: absolute tolerance (>= 0).
+        equal_nan: whether two NaNs count as close.
+
+    Returns:
+        A bool tensor: |input - other| <= atol + rtol * |other|, or equal.
+    """
+    other = other if isinstance(other, Tensor) else _as_tensor(other, input).to(input.dtype)
+    return _call(fn("tc_isclose"), input._h, other._h, float(rtol), float(atol), 1 if equal_nan else 0)
+
+
+def allclose(input: Tensor, other: Union[Tensor, Number], rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether all of input is close to other (isclose everywhere), as torch.allclose.
+
+    Args:
+        input: a Tensor.
+        other: a Tensor or a number (broadcasts); differing dtypes are
+            compared in their promoted dtype (PyTorch requires one dtype).
+        rtol: relative tolerance.
+        atol: absolute tolerance.
+        equal_nan: whether two NaNs count as close.
+
+    Returns:
+        A Python bool.
+    """
+    if not isinstance(other, Tensor):
+        other = _as_tensor(other, input)
+    if other.dtype is not input.dtype:
+        common = K.promote_types(input.dtype, other.dtype)
+        input, other = input.to(common), other.to(common)
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return bool(close.to(K.int64).sum().item() == close.numel())
+
+
+def lerp(input: Tensor, end: Tensor, weight: Union[Tensor, float]) -> Tensor:
+    """Linear interpolation input + weight * (end - input), as torch.lerp.
+
+    Args:
+        input: the start (floating).
+        end: the end (input's dtype; broadcasts).
+        weight: a float, or a Tensor of input's dtype (broadcasts).
+
+    Returns:
+        The interpolated tensor, differentiable in all tensor arguments.
+    """
+    if isinstance(weight, Tensor):
+        return _call(fn("tc_lerp"), input._h, end._h, weight._h)
+    return _call(fn("tc_lerp_scalar"), input._h, end._h, float(weight))
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    """input + value * tensor1 * tensor2, as torch.addcmul.
+
+    Args:
+        input: the tensor added to.
+        tensor1: the first factor (broadcasts).
+        tensor2: the second factor (broadcasts).
+        value: the multiplier (a whole number for integer tensors).
+
+    Returns:
+        The result, of the tensors' promoted dtype.
+    """
+    return _call(fn("tc_addcmul"), input._h, tensor1._h, tensor2._h, float(value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    """input + value * tensor1 / tensor2, as torch.addcdiv.
+
+    Args:
+        input: the tensor added to.
+        tensor1: the numerator (broadcasts).
+        tensor2: the denominator (broadcasts); one of tensor1, tensor2 floating.
+        value: the multiplier.
+
+    Returns:
+        The result.
+    """
+    return _call(fn("tc_addcdiv"), input._h, tensor1._h, tensor2._h, float(value))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """PReLU: input where input > 0, else weight * input, as torch.nn.functional.prelu.
+
+    Args:
+        input: a floating tensor.
+        weight: input's dtype: one element, or one per channel (input's dim 1).
+
+    Returns:
+        The activation, differentiable in input and weight.
+    """
+    return _call(fn("tc_prelu"), input._h, weight._h)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit a * sigmoid(b), a and b input's halves along dim.
+
+    Args:
+        input: a floating tensor whose size along dim is even.
+        dim: the dim to halve.
+
+    Returns:
+        A tensor half as large along dim.
+    """
+    return _call(fn("tc_glu"), input._h, int(dim))
+
+
+def _can_cast(src, dst) -> bool:
+    """PyTorch's can_cast for the result of an in-place op: no floating to
+    integer, nothing but bool to bool."""
+    if src is dst:
+        return True
+    if src.is_floating_point and not dst.is_floating_point:
+        return False
+    return dst is not K.bool_ or src is K.bool_
+
+
+def _inplace_of(name: str, op):
+    """self OP= other for op(self, other): computed out of place, then copied
+    into self (a version bump, as every in-place op), refusing results whose
+    dtype self cannot hold, as PyTorch."""
+
+    def f(self: Tensor, other) -> Tensor:
+        r = op(self, other)
+        if not _can_cast(r.dtype, self.dtype):
+            raise RuntimeError("%s: result type %s can't be cast to the desired output type %s"
+                               % (name, r.dtype, self.dtype))
+        if tuple(r.shape) != tuple(self.shape):
+            raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                               % (name, list(self.shape), list(r.shape)))
+        return self.copy_(r)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "In-place %s: self = self.%s(other); returns self." % (name[:-1], name[:-1])
+    return f
+
+
+# (in-place method, out-of-place method, Python operator) of the in-place forms.
+_INPLACE = (("floor_divide_", "floor_divide", "__ifloordiv__"), ("remainder_", "remainder", "__imod__"),
+            ("fmod_", "fmod", None), ("bitwise_and_", "bitwise_and", "__iand__"),
+            ("bitwise_or_", "bitwise_or", "__ior__"), ("bitwise_xor_", "bitwise_xor", "__ixor__"),
+            ("bitwise_left_shift_", "bitwise_left_shift", "__ilshift__"),
+            ("bitwise_right_shift_", "bitwise_right_shift", "__irshift__"), ("atan2_", "atan2", None),
+            ("copysign_", "copysign", None), ("hypot_", "hypot", None))
+
+
+def _div_method(self: Tensor, other, *, rounding_mode: Optional[str] = None) -> Tensor:
+    return div(self, other, rounding_mode=rounding_mode)
+
+
+_div_method.__doc__ = div.__doc__
+
+
+def install(cls) -> None:
+    """Sets the hand-written methods on Tensor (cls)."""
+    cls.div = cls.divide = _div_method
+    for name, f in (("clamp", clamp), ("clip", clamp), ("clamp_min", clamp_min), ("clamp_max", clamp_max),
+                    ("isclose", isclose), ("allclose", allclose), ("lerp", lerp), ("addcmul", addcmul),
+                    ("addcdiv", addcdiv)):
+        setattr(cls, name, f)
+    for name, out_of_place, operator in _INPLACE:
+        f = _inplace_of(name, getattr(cls, out_of_place))
+        setattr(cls, name, f)
+        if operator:
+            setattr(cls, operator, f)
+    cls.lerp_ = _lerp_
+    cls.clamp_ = cls.clip_ = _clamp_
+
+
+def _lerp_(self: Tensor, end: Tensor, weight: Union[Tensor, float]) -> Tensor:
+    """In-place lerp: self = self.lerp(end, weight); returns self."""
+    return _inplace_of("lerp_", lambda a, _: lerp(a, end, weight))(self, None)
+
+
+def _clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    """In-place clamp: self = self.clamp(min, max); returns self."""
+    return _inplace_of("clamp_", lambda a, _: clamp(a, min, max))(self, None)
+
+
+# The tc.* functions of this module (tc/__init__.py).
+FUNCTIONS = {"div": div, "divide": div, "clamp": clamp, "clip": clamp, "clamp_min": clamp_min,
+             "clamp_max": clamp_max, "isclose": isclose, "allclose": allclose, "lerp": lerp,
+             "addcmul": addcmul, "addcdiv": addcdiv, "prelu": prelu}
