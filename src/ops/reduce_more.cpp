@@ -16,9 +16,12 @@ using namespace detail;
 
 namespace {
 
-void check_input(const char* op, const Tensor& a, bool allow_bool) {
-  check_same_device(op, a, a);
-  check_compute_dtype(op, "a", a->dtype, allow_bool);
+// prod's row kernel is CPU-only for now; the ops composed of reductions and
+// elementwise kernels (all, any, count_nonzero, amax, amin, norm) run wherever
+// those do. A backend computing 16-bit floats reduces every dtype.
+void check_input(const char* op, const Tensor& a, bool allow_bool, bool cuda_ok) {
+  check_same_device(op, a, a, cuda_ok);
+  if (!backend_for(a).computes_half) check_compute_dtype(op, "a", a->dtype, allow_bool);
 }
 
 // A reduction's shapes: keep (reduced dims 1), out (keep or squeezed), and the
@@ -33,16 +36,19 @@ Plan make_plan(const Tensor& a, const Dims& dims, bool keepdim, const char* op) 
   Plan p;
   p.keep = keepdim_shape(a, dims, op, p.marked);
   p.out = keepdim ? p.keep : squeeze_marked(p.keep, p.marked);
+  // An element-less input may have sizes whose products overflow: too large to count is OOM.
+  bool overflow = false;
   for (int64_t d = 0; d < a->ndim(); ++d)
     if (!p.marked[d]) {
       p.perm.push_back(d);
-      p.rows *= a->shape[d];
+      overflow |= __builtin_mul_overflow(p.rows, a->shape[d], &p.rows);
     }
   for (int64_t d = 0; d < a->ndim(); ++d)
     if (p.marked[d]) {
       p.perm.push_back(d);
-      p.n *= a->shape[d];
+      overflow |= __builtin_mul_overflow(p.n, a->shape[d], &p.n);
     }
+  TC_CHECK(!overflow, TC_ERR_OUT_OF_MEMORY, op, ": the shape ", a->shape, " is too large to reduce");
   return p;
 }
 
@@ -66,7 +72,7 @@ Tensor zero_like_scalar(const Tensor& a) { return scalar_tensor(0.0, a->dtype, a
 
 Tensor prod(const Tensor& a, const Dims& dims, bool keepdim) {
   const char* op = "prod";
-  check_input(op, a, true);
+  check_input(op, a, true, false);
   const Plan p = make_plan(a, dims, keepdim, op);
   const DType dt = is_floating(a->dtype) ? a->dtype : DType::i64;
   Tensor rows = plan_rows(tc::cast(a, dt), p);
@@ -98,7 +104,7 @@ namespace {
 // all/any: the count of zeros (all) or non-zeros (any) over dims compared with 0.
 Tensor all_any(const Tensor& a, const Dims& dims, bool keepdim, bool is_all) {
   const char* op = is_all ? "all" : "any";
-  check_same_device(op, a, a);
+  check_same_device(op, a, a, true);
   NoGradGuard ng;
   // 16-bit floats compare through float32 on the CPU.
   Tensor x = (a->dtype == DType::f16 || a->dtype == DType::bf16) ? tc::cast(a, DType::f32) : a;
@@ -115,7 +121,7 @@ Tensor any(const Tensor& a, const Dims& dims, bool keepdim) { return all_any(a, 
 
 Tensor count_nonzero(const Tensor& a, const Dims& dims) {
   const char* op = "count_nonzero";
-  check_same_device(op, a, a);
+  check_same_device(op, a, a, true);
   NoGradGuard ng;
   Tensor x = (a->dtype == DType::f16 || a->dtype == DType::bf16) ? tc::cast(a, DType::f32) : a;
   return sum(binary(BinaryOp::ne, x, zero_like_scalar(x)), dims, false);
@@ -124,7 +130,7 @@ Tensor count_nonzero(const Tensor& a, const Dims& dims) {
 namespace {
 Tensor extreme(const Tensor& a, const Dims& dims, bool keepdim, bool is_max) {
   const char* op = is_max ? "amax" : "amin";
-  check_input(op, a, true);
+  check_input(op, a, true, true);
   const Plan p = make_plan(a, dims, keepdim, op);
   for (int64_t d = 0; d < a->ndim(); ++d)
     TC_CHECK(!p.marked[d] || a->shape[d] > 0, TC_ERR_SHAPE, op, ": expected reduction dim ", d,
@@ -155,7 +161,7 @@ Tensor amin(const Tensor& a, const Dims& dims, bool keepdim) { return extreme(a,
 
 Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim) {
   const char* op = "norm";
-  check_same_device(op, a, a);
+  check_same_device(op, a, a, true);
   TC_CHECK(a->dtype == DType::f32 || a->dtype == DType::f64, TC_ERR_DTYPE, op,
            ": expected a float32 or float64 tensor but got ", describe(a));
   TC_CHECK(!std::isnan(p), TC_ERR_INVALID_ARGUMENT, op, ": p must not be NaN");

@@ -170,7 +170,9 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, bool right, bool ou
   const DType dt = result_type({seq, values});
   const int64_t m = seq->shape[seq->ndim() - 1];
   int64_t s_rows = 1;
-  for (int64_t d = 0; d + 1 < seq->ndim(); ++d) s_rows *= seq->shape[d];
+  for (int64_t d = 0; d + 1 < seq->ndim(); ++d)
+    TC_CHECK(!__builtin_mul_overflow(s_rows, seq->shape[d], &s_rows), TC_ERR_OUT_OF_MEMORY, op,
+             ": sorted_sequence's shape ", seq->shape, " is too large");
   Tensor s = reshaped(tc::cast(seq, dt), {s_rows, m});
   const int64_t k = values->ndim() == 0 ? 1 : values->shape[values->ndim() - 1];
   const int64_t rows = k == 0 ? 0 : values->numel() / k;
