@@ -720,22 +720,26 @@ class Runner {
                 break;
               }
               case 6:
-                make("tc_count_nonzero", [&](tc_tensor* o) { return tc_count_nonzero(a, dims.data(), nd, o); });
+                make("tc_count_nonzero",
+                     [&](tc_tensor* o) { return tc_count_nonzero(a, dims.data(), nd, o); });
                 break;
               case 7:
                 two("tc_std_mean", [&](tc_tensor* v, tc_tensor* m) {
-                  return tc_std_mean(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, v, m);
+                  return tc_std_mean(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, v,
+                                     m);
                 });
                 break;
               case 8:
                 make("tc_median", [&](tc_tensor* o) { return tc_median(a, o); });
                 break;
               case 9:
-                two("tc_median_dim", [&](tc_tensor* v, tc_tensor* i) { return tc_median_dim(a, dims[0], keep, v, i); });
+                two("tc_median_dim",
+                    [&](tc_tensor* v, tc_tensor* i) { return tc_median_dim(a, dims[0], keep, v, i); });
                 break;
               case 10: {
                 const int64_t k = in_.ConsumeIntegralInRange<int64_t>(-1, 5);
-                two("tc_kthvalue", [&](tc_tensor* v, tc_tensor* i) { return tc_kthvalue(a, k, dims[0], keep, v, i); });
+                two("tc_kthvalue",
+                    [&](tc_tensor* v, tc_tensor* i) { return tc_kthvalue(a, k, dims[0], keep, v, i); });
                 break;
               }
               case 11:
@@ -769,7 +773,8 @@ class Runner {
               }
               default: {
                 tc_tensor values = handle();
-                make("tc_searchsorted", [&](tc_tensor* o) { return tc_searchsorted(a, values, flag, keep, o); });
+                make("tc_searchsorted",
+                     [&](tc_tensor* o) { return tc_searchsorted(a, values, flag, keep, o); });
               }
             }
             break;

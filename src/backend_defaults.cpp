@@ -147,7 +147,9 @@ Tensor Backend::mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor
 }
 
 // Sort, scans and search.
-void Backend::sort_rows(const Tensor&, const Tensor&, const Tensor&, bool) const { not_implemented("sort_rows"); }
+void Backend::sort_rows(const Tensor&, const Tensor&, const Tensor&, bool) const {
+  not_implemented("sort_rows");
+}
 void Backend::prod_rows(const Tensor&, const Tensor&) const { not_implemented("prod_rows"); }
 void Backend::kth_rows(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) const {
   not_implemented("kth_rows");
@@ -159,7 +161,8 @@ void Backend::scan_rows(ScanKind, const Tensor&, const Tensor&, const Tensor&) c
 void Backend::scan_rows_backward(ScanKind, const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
   not_implemented("scan_rows_backward");
 }
-int64_t Backend::unique_sorted(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
+int64_t Backend::unique_sorted(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                               const Tensor&) const {
   not_implemented("unique_sorted");
 }
 void Backend::searchsorted(const Tensor&, const Tensor&, const Tensor&, bool) const {

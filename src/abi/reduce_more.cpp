@@ -12,15 +12,15 @@ using abi::op1;
 
 // Reductions over dims with keepdim.
 template <typename F>
-int32_t dims_op(const char* fn, tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out,
-                F&& f) {
+int32_t dims_op(const char* fn, tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                tc_tensor* out, F&& f) {
   return op1(fn, a, out, [&](const Tensor& x) { return f(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 
 // Ops with two results: both handles or neither.
 template <typename F>
-int32_t op2(const char* fn, tc_tensor a, tc_tensor* out0, const char* name0, tc_tensor* out1, const char* name1,
-            F&& f) {
+int32_t op2(const char* fn, tc_tensor a, tc_tensor* out0, const char* name0, tc_tensor* out1,
+            const char* name1, F&& f) {
   return api(fn, [&] {
     out_ptr(out0, name0);
     out_ptr(out1, name1);
@@ -55,22 +55,24 @@ TC_API int32_t tc_norm(tc_tensor a, double p, const int64_t* dims, int64_t ndims
              [&](const Tensor& x) { return ops::norm(x, p, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::count_nonzero(x, dims_arg(dims, ndims, "dims")); });
+  return op1(__func__, a, out,
+             [&](const Tensor& x) { return ops::count_nonzero(x, dims_arg(dims, ndims, "dims")); });
 }
-TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
-                           tc_tensor* var, tc_tensor* mean) {
+TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* var, tc_tensor* mean) {
   return op2(__func__, a, var, "var", mean, "mean", [&](const Tensor& x) {
     return ops::var_mean(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
   });
 }
-TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
-                           tc_tensor* std, tc_tensor* mean) {
+TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* std, tc_tensor* mean) {
   return op2(__func__, a, std, "std", mean, "mean", [&](const Tensor& x) {
     return ops::std_mean(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
   });
 }
 TC_API int32_t tc_median(tc_tensor a, tc_tensor* out) { return op1(__func__, a, out, ops::median); }
-TC_API int32_t tc_median_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices) {
+TC_API int32_t tc_median_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
+                             tc_tensor* indices) {
   return op2(__func__, a, values, "values", indices, "indices",
              [&](const Tensor& x) { return ops::median_dim(x, dim, keepdim != 0); });
 }
@@ -87,10 +89,12 @@ TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::cumprod(x, dim); });
 }
 TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
-  return op2(__func__, a, values, "values", indices, "indices", [&](const Tensor& x) { return ops::cummax(x, dim); });
+  return op2(__func__, a, values, "values", indices, "indices",
+             [&](const Tensor& x) { return ops::cummax(x, dim); });
 }
 TC_API int32_t tc_cummin(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
-  return op2(__func__, a, values, "values", indices, "indices", [&](const Tensor& x) { return ops::cummin(x, dim); });
+  return op2(__func__, a, values, "values", indices, "indices",
+             [&](const Tensor& x) { return ops::cummin(x, dim); });
 }
 TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::logcumsumexp(x, dim); });

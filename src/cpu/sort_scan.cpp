@@ -17,7 +17,9 @@
 namespace tc::cpu {
 namespace {
 
-int64_t rows_grain(int64_t cols) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1) / 4); }
+int64_t rows_grain(int64_t cols) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1) / 4);
+}
 
 template <typename T>
 bool isnan_v(T v) {
@@ -61,7 +63,8 @@ void rows_of(const Tensor& a, int64_t& rows, int64_t& n) {
 
 }  // namespace
 
-void CpuBackend::sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a, bool descending) const {
+void CpuBackend::sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a,
+                           bool descending) const {
   TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "sort", [&] {
     using T = scalar_t;
     int64_t rows, n;
@@ -266,8 +269,10 @@ void CpuBackend::scan_rows_backward(ScanKind kind, const Tensor& gx, const Tenso
           double tail = 0;
           for (int64_t i = n - 1; i >= 0; --i) {
             tail += double(gr[i]) * double(yr[i]);
-            if (i < z) out[i] = T(tail / double(x[i]));
-            else out[i] = T(0);
+            if (i < z)
+              out[i] = T(tail / double(x[i]));
+            else
+              out[i] = T(0);
           }
           if (z < n) {
             double before = z > 0 ? double(yr[z - 1]) : 1.0, run = before, sum = 0;
@@ -334,8 +339,10 @@ void CpuBackend::searchsorted(const Tensor& out, const Tensor& seq, const Tensor
           const T* at = right ? std::upper_bound(row, row + m, v, less_nan_last<T>)
                               : std::lower_bound(row, row + m, v, less_nan_last<T>);
           const int64_t pos = at - row;
-          if (i32) out->data_as<int32_t>()[r * k + j] = int32_t(pos);
-          else out->data_as<int64_t>()[r * k + j] = pos;
+          if (i32)
+            out->data_as<int32_t>()[r * k + j] = int32_t(pos);
+          else
+            out->data_as<int64_t>()[r * k + j] = pos;
         }
       }
     });

@@ -9,10 +9,10 @@
 namespace tc::ops::detail {
 
 struct Rows {
-  Tensor rows;     // contiguous [R, n]
-  Dims perm;       // the permutation moving dim last
-  Dims permuted;   // the shape after it
-  int64_t dim = 0; // the wrapped dim (0 for a 0-d input)
+  Tensor rows;      // contiguous [R, n]
+  Dims perm;        // the permutation moving dim last
+  Dims permuted;    // the shape after it
+  int64_t dim = 0;  // the wrapped dim (0 for a 0-d input)
 };
 
 // a (0-d counts as [1]) with dim moved last, as contiguous [R, n].

@@ -28,7 +28,8 @@ void record_scan_backward(const char* name, ScanKind kind, const Tensor& a, cons
                             [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               Rows gr = to_rows(g[0], r.dim, "scan backward");
                               Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
-                              if (gx->numel() > 0) backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
+                              if (gx->numel() > 0)
+                                backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
                               return {from_rows(gx, r, n, was_0d)};
                             });
 }

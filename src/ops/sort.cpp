@@ -108,7 +108,8 @@ Tensor median(const Tensor& a) {
     const int64_t numel = a->numel();
     autograd::record_function("MedianBackward", {a}, {out}, {i},
                               [in, numel](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                                Tensor gx = scatter_add_grad(reshaped(g[0], {1}), reshaped(s[0], {1}), {numel}, 0);
+                                Tensor gx =
+                                    scatter_add_grad(reshaped(g[0], {1}), reshaped(s[0], {1}), {numel}, 0);
                                 return {reshaped(gx, in)};
                               });
   }
@@ -161,8 +162,8 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, bool right, bool ou
   if (!one_row) {
     bool same = values->ndim() == seq->ndim();
     for (int64_t d = 0; same && d + 1 < seq->ndim(); ++d) same = seq->shape[d] == values->shape[d];
-    TC_CHECK(same, TC_ERR_SHAPE, op, ": sorted_sequence of shape ", seq->shape,
-             " and values of shape ", values->shape,
+    TC_CHECK(same, TC_ERR_SHAPE, op, ": sorted_sequence of shape ", seq->shape, " and values of shape ",
+             values->shape,
              " must have the same leading dims (all but the last), or sorted_sequence must be 1-D");
   }
   NoGradGuard ng;

@@ -38,7 +38,11 @@ TEST_F(SortReduce, ProdValuesAndGradientWithZeros) {
   expect_near(values(p), {0, 0, -1.5});
   expect_near(grad_of(x, p, {1, 2, 3}), {0, 6, 0, 0, 0, 0, -3, 2.25, -9});
   // Finite differences: several dims, negative dims, keepdim, non-contiguous.
-  EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::prod(in[0], {0, -1}, true); }, {randn({2, 3, 4})}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& in) {
+        return ops::prod(in[0], {0, -1}, true);
+      },
+      {randn({2, 3, 4})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::prod(in[0], {}, false); },
                         {tensor({1.5, 0, -2, 0.5, 3, 0}, {2, 3})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::prod(in[0], {1}, false); },
@@ -64,7 +68,11 @@ TEST_F(SortReduce, AmaxAminShareTiedGradients) {
   Tensor m = ops::amin(z, {1}, false);
   expect_near(values(m), {1, -1});
   expect_near(grad_of(z, m, {1, 5}), {1, 0, 0, 0, 0, 5});  // torch
-  EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::amax(in[0], {-1, 0}, true); }, {randn({3, 2, 4})}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& in) {
+        return ops::amax(in[0], {-1, 0}, true);
+      },
+      {randn({3, 2, 4})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::amin(in[0], {1}, false); },
                         {noncontiguous(randn({4, 5}))}));
   // An empty reduced dim is an error; an empty kept dim is an empty result.
@@ -91,8 +99,11 @@ TEST_F(SortReduce, NormValuesAndSubgradientsAtZero) {
     expect_near(grad_of(z, n, {1, 1}), c.grad);
   }
   for (double p : {2.0, 1.0, 3.0, 0.5, -1.5, double(INFINITY), -double(INFINITY)}) {
-    EXPECT_TRUE(gradcheck([p](const Inputs& in) { return ops::norm(in[0], p, {0, 2}, true); },
-                          {uniform({3, 2, 4}, 0.2, 2.0)}))
+    EXPECT_TRUE(gradcheck(
+        [p](const Inputs& in) {
+          return ops::norm(in[0], p, {0, 2}, true);
+        },
+        {uniform({3, 2, 4}, 0.2, 2.0)}))
         << "p = " << p;
   }
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::norm(in[0], 2.0, {}, false); }, {randn({3, 4})}));
@@ -138,7 +149,8 @@ TEST_F(SortReduce, ScansValuesAndGradients) {
   expect_near(grad_of(c, o, {1, 2, 3, 4, 5}), {1, 22, 0, 0, 0});
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::cumprod(in[0], -2); },
                         {tensor({1.5, 0, -2, 0.5, 3, 0, 0.7, 0, 2}, {3, 3})}));
-  EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::cumprod(in[0], 1); }, {noncontiguous(randn({3, 4}))}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& in) { return ops::cumprod(in[0], 1); }, {noncontiguous(randn({3, 4}))}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::logcumsumexp(in[0], 0); }, {randn({5, 3})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::logcumsumexp(in[0], -1); },
                         {tensor({-30, 40, -2, 38}, {4})}));
@@ -146,8 +158,8 @@ TEST_F(SortReduce, ScansValuesAndGradients) {
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::cummin(in[0], 0).first; }, {randn({6, 2})}));
   // float32, torch: logcumsumexp and cumprod of [0.5, -1.25, 3, 2].
   Tensor f = tensor({0.5, -1.25, 3, 2}, {1, 4}, DType::f32);
-  expect_near(values(ops::logcumsumexp(f, 1)), {0.5, 0.6602241396903992, 3.0919857025146484, 3.381328582763672},
-              1e-6);
+  expect_near(values(ops::logcumsumexp(f, 1)),
+              {0.5, 0.6602241396903992, 3.0919857025146484, 3.381328582763672}, 1e-6);
   expect_near(values(ops::cumprod(f, 1)), {0.5, -0.625, -1.875, -3.75}, 1e-6);
   // cummax: the last index of equal values; cumprod of ints gives int64.
   auto [mv, mi] = ops::cummax(tensor({1, 3, 3, 2, 5, 5}, {6}), 0);
@@ -163,7 +175,8 @@ TEST_F(SortReduce, SortIsStableAndDifferentiable) {
   EXPECT_EQ(values(i), (std::vector<double>{1, 4, 0, 2, 3}));
   auto [vd, id] = ops::sort(tensor({2, 1, 2, NAN, 1}, {5}), 0, true);
   EXPECT_EQ(values(id), (std::vector<double>{3, 0, 2, 1, 4}));
-  EXPECT_EQ(values(ops::argsort(tensor({3, 1, 2}, {3}, DType::i32), 0, false)), (std::vector<double>{1, 2, 0}));
+  EXPECT_EQ(values(ops::argsort(tensor({3, 1, 2}, {3}, DType::i32), 0, false)),
+            (std::vector<double>{1, 2, 0}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::sort(in[0], 0, true).first; }, {randn({4, 3})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::sort(in[0], -1, false).first; },
                         {noncontiguous(randn({3, 5}))}));
@@ -185,8 +198,8 @@ TEST_F(SortReduce, OrderStatistics) {
   EXPECT_EQ(values(ops::median(x)), (std::vector<double>{2}));
   EXPECT_TRUE(std::isnan(values(ops::median(tensor({1, NAN, 2}, {3})))[0]));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::median(in[0]); }, {randn({3, 4})}));
-  EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::median_dim(in[0], 0, false).first; },
-                        {randn({5, 3})}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& in) { return ops::median_dim(in[0], 0, false).first; }, {randn({5, 3})}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::kthvalue(in[0], 3, -1, true).first; },
                         {noncontiguous(randn({4, 5}))}));
   EXPECT_TRUE(gradcheck([](const Inputs& in) { return ops::mode(in[0], 1, false).first; }, {randn({3, 4})}));

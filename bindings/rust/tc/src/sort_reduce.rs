@@ -22,7 +22,15 @@ fn two(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Resul
 
 impl Tensor {
     fn dims_reduce(&self, dims: &[i64], keepdim: bool, f: DimsFn) -> Result<Tensor> {
-        new_tensor(|out| unsafe { f(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), i32::from(keepdim), out) })
+        new_tensor(|out| unsafe {
+            f(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                i32::from(keepdim),
+                out,
+            )
+        })
     }
     /// Product over `dims` (empty: every dim); integers and bools give int64.
     pub fn prod(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
@@ -47,23 +55,48 @@ impl Tensor {
     /// Vector `p`-norm over `dims` (`f64::INFINITY`: max |x|; 0: non-zero count).
     pub fn norm(&self, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_norm(self.as_raw(), p, dims.as_ptr(), len_i64(dims.len()), i32::from(keepdim), out)
+            sys::tc_norm(
+                self.as_raw(),
+                p,
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                i32::from(keepdim),
+                out,
+            )
         })
     }
     /// int64 count of the non-zero elements over `dims`.
     pub fn count_nonzero(&self, dims: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_count_nonzero(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_count_nonzero(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out)
+        })
     }
     /// `(variance, mean)` over `dims` with `correction` (1 = unbiased).
     pub fn var_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe {
-            sys::tc_var_mean(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), a, b)
+            sys::tc_var_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
         })
     }
     /// `(standard deviation, mean)` over `dims` with `correction`.
     pub fn std_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe {
-            sys::tc_std_mean(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), correction, i32::from(keepdim), a, b)
+            sys::tc_std_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
         })
     }
     /// The lower median of every element (a 0-dim tensor).
@@ -113,13 +146,23 @@ impl Tensor {
         let mut i: sys::tc_tensor = std::ptr::null_mut();
         let mut c: sys::tc_tensor = std::ptr::null_mut();
         check(unsafe { sys::tc_unique(self.as_raw(), &mut v, &mut i, &mut c) })?;
-        let (v, i, c) = (Tensor::from_owned_raw(v), Tensor::from_owned_raw(i), Tensor::from_owned_raw(c));
+        let (v, i, c) = (
+            Tensor::from_owned_raw(v),
+            Tensor::from_owned_raw(i),
+            Tensor::from_owned_raw(c),
+        );
         Ok((v?, i?, c?))
     }
     /// Insertion indices of `values` into `self` (sorted along its last dim).
     pub fn searchsorted(&self, values: &Tensor, right: bool, out_int32: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_searchsorted(self.as_raw(), values.as_raw(), i32::from(right), i32::from(out_int32), out)
+            sys::tc_searchsorted(
+                self.as_raw(),
+                values.as_raw(),
+                i32::from(right),
+                i32::from(out_int32),
+                out,
+            )
         })
     }
 }
