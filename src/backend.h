@@ -37,9 +37,6 @@ struct MatLayout {
 };
 MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs);
 
-// The running scans of scan_rows (cumsum has its own primitive).
-enum class ScanKind { prod, max, min, logsumexp };
-
 struct Backend {
   // computes_half: float16/bfloat16 are computed (in float), not only
   // converted; the ops' dtype checks read it (a data member: no call).

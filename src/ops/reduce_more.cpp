@@ -16,11 +16,11 @@ using namespace detail;
 
 namespace {
 
-// prod's row kernel is CPU-only for now; the ops composed of reductions and
-// elementwise kernels (all, any, count_nonzero, amax, amin, norm) run wherever
-// those do. A backend computing 16-bit floats reduces every dtype.
-void check_input(const char* op, const Tensor& a, bool allow_bool, bool cuda_ok) {
-  check_same_device(op, a, a, cuda_ok);
+// CPU and CUDA (prod's row kernel is in src/cuda/sort_scan.cu; the others are
+// composed of reductions and elementwise kernels). A backend computing 16-bit
+// floats reduces every dtype.
+void check_input(const char* op, const Tensor& a, bool allow_bool) {
+  check_same_device(op, a, a, true);
   if (!backend_for(a).computes_half) check_compute_dtype(op, "a", a->dtype, allow_bool);
 }
 
@@ -72,7 +72,7 @@ Tensor zero_like_scalar(const Tensor& a) { return scalar_tensor(0.0, a->dtype, a
 
 Tensor prod(const Tensor& a, const Dims& dims, bool keepdim) {
   const char* op = "prod";
-  check_input(op, a, true, false);
+  check_input(op, a, true);
   const Plan p = make_plan(a, dims, keepdim, op);
   const DType dt = is_floating(a->dtype) ? a->dtype : DType::i64;
   Tensor rows = plan_rows(tc::cast(a, dt), p);
@@ -130,7 +130,7 @@ Tensor count_nonzero(const Tensor& a, const Dims& dims) {
 namespace {
 Tensor extreme(const Tensor& a, const Dims& dims, bool keepdim, bool is_max) {
   const char* op = is_max ? "amax" : "amin";
-  check_input(op, a, true, true);
+  check_input(op, a, true);
   const Plan p = make_plan(a, dims, keepdim, op);
   for (int64_t d = 0; d < a->ndim(); ++d)
     TC_CHECK(!p.marked[d] || a->shape[d] > 0, TC_ERR_SHAPE, op, ": expected reduction dim ", d,

@@ -14,9 +14,10 @@ using namespace detail;
 
 namespace {
 
+// CPU and CUDA (src/cuda/sort_scan.cu); CUDA also computes 16-bit floats.
 void check_scan_input(const char* op, const Tensor& a, bool allow_bool) {
-  check_same_device(op, a, a);
-  check_compute_dtype(op, "a", a->dtype, allow_bool);
+  check_same_device(op, a, a, true);
+  if (!backend_for(a).computes_half) check_compute_dtype(op, "a", a->dtype, allow_bool);
 }
 
 // The gradient node of cumprod/logcumsumexp: the row kernel on saved rows.

@@ -14,9 +14,10 @@ using namespace detail;
 
 namespace {
 
+// CPU and CUDA (src/cuda/sort_scan.cu); CUDA also computes 16-bit floats.
 void check_sort_input(const char* op, const Tensor& a, bool allow_bool) {
-  check_same_device(op, a, a);
-  check_compute_dtype(op, "a", a->dtype, allow_bool);
+  check_same_device(op, a, a, true);
+  if (!backend_for(a).computes_half) check_compute_dtype(op, "a", a->dtype, allow_bool);
 }
 
 // Records the gradient of values taken from a at indices along dim d (both of
@@ -154,8 +155,8 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a) {
 Tensor searchsorted(const Tensor& seq, const Tensor& values, bool right, bool out_int32) {
   const char* op = "searchsorted";
   check_sort_input(op, seq, false);
-  check_same_device(op, seq, values);
-  check_compute_dtype(op, "values", values->dtype, false);
+  check_same_device(op, seq, values, true);
+  if (!backend_for(values).computes_half) check_compute_dtype(op, "values", values->dtype, false);
   TC_CHECK(seq->ndim() >= 1, TC_ERR_SHAPE, op, ": sorted_sequence must have at least 1 dim but has shape ",
            seq->shape);
   const bool one_row = seq->ndim() == 1;
