@@ -34,6 +34,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -661,7 +662,7 @@ class Runner {
         if (in_.ConsumeIntegralInRange<int>(0, 31) == 0) nd = in_.ConsumeIntegralInRange<int64_t>(-3, 20);
         if (nd > 3) dims.resize(size_t(nd), 0);
         const int32_t keep = in_.ConsumeIntegralInRange<int32_t>(0, 1);
-        switch (in_.ConsumeIntegralInRange<int>(0, 9)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 10)) {
           case 0:
             make("tc_sum", [&](tc_tensor* o) { return tc_sum(a, dims.data(), nd, keep, o); });
             break;
@@ -703,6 +704,103 @@ class Runner {
           case 8:
             make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); });
             break;
+          case 9: {  // reductions, scans, sort and search (issue 12)
+            const int32_t flag = in_.ConsumeIntegralInRange<int32_t>(0, 1);
+            // Two results: both handles on success, neither written on failure.
+            auto two = [&](const char* name, auto&& fn) {
+              const int dst2 = slot();
+              tc_tensor v = untouched(), ix = untouched();
+              const int32_t rc = fn(&v, &ix);
+              check(name, rc);
+              if (rc == TC_OK) {
+                pool_.put(slot(), v);
+                pool_.put(dst2, ix);
+              } else if (v != untouched() || ix != untouched()) {
+                die(name, "wrote an out-param on failure");
+              }
+            };
+            static constexpr double kPs[] = {2.0, 1.0, 0.0, 0.5, 3.0, -1.5, INFINITY, -INFINITY, NAN};
+            switch (in_.ConsumeIntegralInRange<int>(0, 17)) {
+              case 0:
+                make("tc_prod", [&](tc_tensor* o) { return tc_prod(a, dims.data(), nd, keep, o); });
+                break;
+              case 1:
+                make("tc_all", [&](tc_tensor* o) { return tc_all(a, dims.data(), nd, keep, o); });
+                break;
+              case 2:
+                make("tc_any", [&](tc_tensor* o) { return tc_any(a, dims.data(), nd, keep, o); });
+                break;
+              case 3:
+                make("tc_amax", [&](tc_tensor* o) { return tc_amax(a, dims.data(), nd, keep, o); });
+                break;
+              case 4:
+                make("tc_amin", [&](tc_tensor* o) { return tc_amin(a, dims.data(), nd, keep, o); });
+                break;
+              case 5: {
+                const double p = kPs[in_.ConsumeIntegralInRange<size_t>(0, std::size(kPs) - 1)];
+                make("tc_norm", [&](tc_tensor* o) { return tc_norm(a, p, dims.data(), nd, keep, o); });
+                break;
+              }
+              case 6:
+                make("tc_count_nonzero",
+                     [&](tc_tensor* o) { return tc_count_nonzero(a, dims.data(), nd, o); });
+                break;
+              case 7:
+                two("tc_std_mean", [&](tc_tensor* v, tc_tensor* m) {
+                  return tc_std_mean(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, v,
+                                     m);
+                });
+                break;
+              case 8:
+                make("tc_median", [&](tc_tensor* o) { return tc_median(a, o); });
+                break;
+              case 9:
+                two("tc_median_dim",
+                    [&](tc_tensor* v, tc_tensor* i) { return tc_median_dim(a, dims[0], keep, v, i); });
+                break;
+              case 10: {
+                const int64_t k = in_.ConsumeIntegralInRange<int64_t>(-1, 5);
+                two("tc_kthvalue",
+                    [&](tc_tensor* v, tc_tensor* i) { return tc_kthvalue(a, k, dims[0], keep, v, i); });
+                break;
+              }
+              case 11:
+                two("tc_mode", [&](tc_tensor* v, tc_tensor* i) { return tc_mode(a, dims[0], keep, v, i); });
+                break;
+              case 12:
+                make("tc_cumprod", [&](tc_tensor* o) { return tc_cumprod(a, dims[0], o); });
+                break;
+              case 13:
+                two("tc_cummin", [&](tc_tensor* v, tc_tensor* i) { return tc_cummin(a, dims[0], v, i); });
+                break;
+              case 14:
+                make("tc_logcumsumexp", [&](tc_tensor* o) { return tc_logcumsumexp(a, dims[0], o); });
+                break;
+              case 15:
+                two("tc_sort", [&](tc_tensor* v, tc_tensor* i) { return tc_sort(a, dims[0], flag, v, i); });
+                break;
+              case 16: {
+                const int dst2 = slot(), dst3 = slot();
+                tc_tensor v = untouched(), inv = untouched(), c = untouched();
+                const int32_t rc = tc_unique(a, &v, &inv, &c);
+                check("tc_unique", rc);
+                if (rc == TC_OK) {
+                  pool_.put(slot(), v);
+                  pool_.put(dst2, inv);
+                  pool_.put(dst3, c);
+                } else if (v != untouched() || inv != untouched() || c != untouched()) {
+                  die("tc_unique", "wrote an out-param on failure");
+                }
+                break;
+              }
+              default: {
+                tc_tensor values = handle();
+                make("tc_searchsorted",
+                     [&](tc_tensor* o) { return tc_searchsorted(a, values, flag, keep, o); });
+              }
+            }
+            break;
+          }
           default:
             make("tc_std", [&](tc_tensor* o) { return tc_std(a, dims.data(), nd, 1, keep, o); });
         }

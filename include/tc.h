@@ -722,6 +722,81 @@ TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* o
 /* Index of the minimum. */
 TC_API int32_t tc_argmin(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
 
+/* More reductions over dims (ndims = 0: every dim), like PyTorch's. prod of
+ * an integer or bool tensor gives int64 (wrapping); prod of nothing is 1. */
+/* Product over dims (its gradient handles zeros, like PyTorch's). */
+TC_API int32_t tc_prod(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Whether every element is non-zero: bool (uint8 for a uint8 input, like
+ * PyTorch). */
+TC_API int32_t tc_all(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Whether some element is non-zero: bool (uint8 for a uint8 input, like
+ * PyTorch). */
+TC_API int32_t tc_any(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Maximum over dims (a reduced dim of size 0 is an error); ties share the
+ * gradient evenly. */
+TC_API int32_t tc_amax(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Minimum over dims (a reduced dim of size 0 is an error); ties share the
+ * gradient evenly. */
+TC_API int32_t tc_amin(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
+/* Vector p-norm over dims (p = 2 is also "fro"; p = INFINITY/-INFINITY: max/min
+ * of |a|; p = 0: the count of non-zeros); the gradient at 0 is 0, like PyTorch's. */
+TC_API int32_t tc_norm(tc_tensor a, double p, const int64_t* dims, int64_t ndims, int32_t keepdim,
+                       tc_tensor* out);
+/* int64 count of the non-zero elements over dims. */
+TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out);
+/* Variance (with correction) and mean over dims. */
+TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* var, tc_tensor* mean);
+/* Standard deviation (with correction) and mean over dims. */
+TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* std, tc_tensor* mean);
+
+/* Order statistics: the lower median (of n elements the one of rank (n-1)/2),
+ * NaN when there is a NaN, like PyTorch; kthvalue's k counts from 1; mode is
+ * the most frequent value (the smallest of equally frequent ones) with the
+ * index of its last occurrence. */
+/* The lower median of every element (a 0-dim tensor). */
+TC_API int32_t tc_median(tc_tensor a, tc_tensor* out);
+/* The lower median along dim, with its int64 index. */
+TC_API int32_t tc_median_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
+                             tc_tensor* indices);
+/* The k-th smallest element along dim, with its int64 index. */
+TC_API int32_t tc_kthvalue(tc_tensor a, int64_t k, int64_t dim, int32_t keepdim, tc_tensor* values,
+                           tc_tensor* indices);
+/* The most frequent value along dim, with its int64 index. */
+TC_API int32_t tc_mode(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
+
+/* Scans along dim. cumprod: integer and bool inputs give int64 (like cumsum);
+ * its gradient handles zeros. cummax/cummin: the running maximum/minimum and
+ * the int64 index where it was reached (the last of equal values; NaN sticks).
+ * logcumsumexp: log(cumsum(exp(a))), computed stably. */
+/* Cumulative product along dim. */
+TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out);
+/* Running maximum along dim, with its indices. */
+TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices);
+/* Running minimum along dim, with its indices. */
+TC_API int32_t tc_cummin(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices);
+/* log(cumsum(exp(a))) along dim, stable. */
+TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out);
+
+/* Sorting and searching. sort is always stable (equal elements keep their
+ * order, as PyTorch's stable=True); NaN sorts as larger than every number.
+ * unique flattens a and returns the sorted distinct values, the int64 index
+ * of each element's value among them (inverse, a's shape) and the int64
+ * count of each. searchsorted: sorted_sequence 1-D, or N-D with values'
+ * leading dims; the insertion index of each value (the leftmost, or the
+ * rightmost when right is non-zero), int32 when out_int32 is non-zero. */
+/* Sorted values along dim and their int64 indices. */
+TC_API int32_t tc_sort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* values, tc_tensor* indices);
+/* int64 indices that sort a along dim (stable). */
+TC_API int32_t tc_argsort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* out);
+/* The sorted distinct elements of a, each element's index among them, and
+ * their counts. */
+TC_API int32_t tc_unique(tc_tensor a, tc_tensor* values, tc_tensor* inverse, tc_tensor* counts);
+/* Insertion indices of values into sorted_sequence's last dim. */
+TC_API int32_t tc_searchsorted(tc_tensor sorted_sequence, tc_tensor values, int32_t right, int32_t out_int32,
+                               tc_tensor* out);
+
 /* Matrix product with torch.matmul's rules: 1-D x 1-D dot product, 2-D
  * matrix product, 1-D operands get a dim added and removed, batched with
  * broadcasting of the batch dims. */

@@ -193,6 +193,36 @@ struct Backend {
   virtual Tensor mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor& t,
                                    int32_t reduction) const;
 
+  // ---- sort, scans and search (src/cpu/sort_scan.cpp) ----
+  // Row primitives: a is contiguous [R, n] (the ops move the dim last), the
+  // outputs are contiguous. Sorting is stable and puts NaN above every number.
+  // values (a's dtype; may be null) and int64 indices of each row sorted.
+  virtual void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a, bool descending) const;
+  // out [R] = each row's product; a floating or int64 (wrapping).
+  virtual void prod_rows(const Tensor& out, const Tensor& a) const;
+  // values/indices [R]: each row's element of 0-based rank k in ascending
+  // order (n > 0); with nan_first, a row holding NaN gives its first NaN.
+  virtual void kth_rows(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+                        bool nan_first) const;
+  // values/indices [R]: each row's most frequent value (the smallest of equally
+  // frequent ones) and the index of its last occurrence (n > 0).
+  virtual void mode_rows(const Tensor& values, const Tensor& indices, const Tensor& a) const;
+  // out (a's dtype) = the running scan of each row; indices (int64) for max/min
+  // (the last index reaching the value; a NaN sticks), null otherwise.
+  virtual void scan_rows(ScanKind kind, const Tensor& out, const Tensor& indices, const Tensor& a) const;
+  // gx = the gradient of the prod or logsumexp scan y = scan(a) given g (floating).
+  virtual void scan_rows_backward(ScanKind kind, const Tensor& gx, const Tensor& g, const Tensor& a,
+                                  const Tensor& y) const;
+  // From sorted [n] (ascending, stable) and order [n] (int64, each sorted
+  // element's source position): values [n] gets the distinct values first,
+  // counts [n] their int64 counts, inverse [n] at each source position the
+  // index of its value. Returns the number of distinct values.
+  virtual int64_t unique_sorted(const Tensor& values, const Tensor& inverse, const Tensor& counts,
+                                const Tensor& sorted, const Tensor& order) const;
+  // out [R, k] (int64 or int32) = the insertion points of values [R, k] into
+  // the rows of seq [S, m] (S = 1: one row for every row of values; else S = R).
+  virtual void searchsorted(const Tensor& out, const Tensor& seq, const Tensor& values, bool right) const;
+
  protected:
   [[noreturn]] void not_implemented(const char* primitive) const;
 };

@@ -146,4 +146,27 @@ Tensor Backend::mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor
   return ops::mul(ops::mul_scalar(ops::sub(x, t), 2.0), gi);
 }
 
+// Sort, scans and search.
+void Backend::sort_rows(const Tensor&, const Tensor&, const Tensor&, bool) const {
+  not_implemented("sort_rows");
+}
+void Backend::prod_rows(const Tensor&, const Tensor&) const { not_implemented("prod_rows"); }
+void Backend::kth_rows(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) const {
+  not_implemented("kth_rows");
+}
+void Backend::mode_rows(const Tensor&, const Tensor&, const Tensor&) const { not_implemented("mode_rows"); }
+void Backend::scan_rows(ScanKind, const Tensor&, const Tensor&, const Tensor&) const {
+  not_implemented("scan_rows");
+}
+void Backend::scan_rows_backward(ScanKind, const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
+  not_implemented("scan_rows_backward");
+}
+int64_t Backend::unique_sorted(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                               const Tensor&) const {
+  not_implemented("unique_sorted");
+}
+void Backend::searchsorted(const Tensor&, const Tensor&, const Tensor&, bool) const {
+  not_implemented("searchsorted");
+}
+
 }  // namespace tc

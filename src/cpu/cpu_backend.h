@@ -48,6 +48,20 @@ class CpuBackend final : public Backend {
             bool largest) const override;
   int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const override;
 
+  // Sort, scans and search (cpu/sort_scan.cpp).
+  void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a,
+                 bool descending) const override;
+  void prod_rows(const Tensor& out, const Tensor& a) const override;
+  void kth_rows(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+                bool nan_first) const override;
+  void mode_rows(const Tensor& values, const Tensor& indices, const Tensor& a) const override;
+  void scan_rows(ScanKind kind, const Tensor& out, const Tensor& indices, const Tensor& a) const override;
+  void scan_rows_backward(ScanKind kind, const Tensor& gx, const Tensor& g, const Tensor& a,
+                          const Tensor& y) const override;
+  int64_t unique_sorted(const Tensor& values, const Tensor& inverse, const Tensor& counts,
+                        const Tensor& sorted, const Tensor& order) const override;
+  void searchsorted(const Tensor& out, const Tensor& seq, const Tensor& values, bool right) const override;
+
   void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Dims& batch, const Dims& sa,
                     const Dims& sb, MatLayout la, MatLayout lb, int64_t m, int64_t n,
                     int64_t k) const override;

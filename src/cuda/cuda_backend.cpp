@@ -11,6 +11,7 @@
 #include "cuda/pool.h"
 #include "cuda/random.h"
 #include "cuda/reduce.h"
+#include "cuda/sort_scan.h"
 #include "device_hooks.h"
 
 namespace tc::cuda {
@@ -162,6 +163,34 @@ class CudaBackend final : public Backend {
   }
   void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const override {
     cuda::one_hot(out, index, classes);
+  }
+
+  // Sort, scans and search (cuda/sort_scan.cu).
+  void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a,
+                 bool descending) const override {
+    cuda::sort_rows(values, indices, a, descending);
+  }
+  void prod_rows(const Tensor& out, const Tensor& a) const override { cuda::prod_rows(out, a); }
+  void kth_rows(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
+                bool nan_first) const override {
+    cuda::kth_rows(values, indices, a, k, nan_first);
+  }
+  void mode_rows(const Tensor& values, const Tensor& indices, const Tensor& a) const override {
+    cuda::mode_rows(values, indices, a);
+  }
+  void scan_rows(ScanKind kind, const Tensor& out, const Tensor& indices, const Tensor& a) const override {
+    cuda::scan_rows(kind, out, indices, a);
+  }
+  void scan_rows_backward(ScanKind kind, const Tensor& gx, const Tensor& g, const Tensor& a,
+                          const Tensor& y) const override {
+    cuda::scan_rows_backward(kind, gx, g, a, y);
+  }
+  int64_t unique_sorted(const Tensor& values, const Tensor& inverse, const Tensor& counts,
+                        const Tensor& sorted, const Tensor& order) const override {
+    return cuda::unique_sorted(values, inverse, counts, sorted, order);
+  }
+  void searchsorted(const Tensor& out, const Tensor& seq, const Tensor& values, bool right) const override {
+    cuda::searchsorted(out, seq, values, right);
   }
 
   void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Dims& batch, const Dims& sa,

@@ -4,4 +4,6 @@
 
 namespace tc {
 enum class ReduceKind { sum, max, min };
+// The running scans of Backend::scan_rows (cumsum has its own primitive).
+enum class ScanKind { prod, max, min, logsumexp };
 }  // namespace tc

@@ -4,6 +4,7 @@
 // over these. Errors throw tc::Error with a message naming the op, shapes and
 // dtypes. Negative dims wrap as in PyTorch.
 #pragma once
+#include <tuple>
 #include <vector>
 
 #include "tensor.h"
@@ -158,5 +159,30 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
                                     double dropout_p, bool is_causal);
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement);
+
+// ---- more reductions (ops/reduce_more.cpp), scans (ops/scan.cpp), sort and
+// search (ops/sort.cpp); dims empty = all ----
+Tensor prod(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor all(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor any(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor amax(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor amin(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim);
+Tensor count_nonzero(const Tensor& a, const Dims& dims);
+std::pair<Tensor, Tensor> var_mean(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);
+std::pair<Tensor, Tensor> std_mean(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);
+Tensor median(const Tensor& a);
+std::pair<Tensor, Tensor> median_dim(const Tensor& a, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim);  // k from 1
+std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim);
+Tensor cumprod(const Tensor& a, int64_t dim);
+std::pair<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
+Tensor logcumsumexp(const Tensor& a, int64_t dim);
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending);  // stable
+Tensor argsort(const Tensor& a, int64_t dim, bool descending);
+// (values, inverse, counts) of the flattened a.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a);
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool right, bool out_int32);
 
 }  // namespace tc::ops

@@ -269,6 +269,7 @@
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
+#include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_WEAK
 
 namespace {
@@ -1713,6 +1714,7 @@ std::vector<Entry> build_table() {
   // The elementwise families: one row per op of ops/ops.toml, generated.
 #define TC_MISUSE_ROWS
 #include "misuse_ops_generated.inc"
+#include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_ROWS
   add(E(FN(tc_where), "HHHO",
         [](M& m) { return tc_where(m.H(0, m.f.cond), m.H(1, m.f.a), m.H(2, m.f.b), m.O(3)); },

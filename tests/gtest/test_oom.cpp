@@ -38,6 +38,9 @@
 #pragma weak tc_softmax
 #pragma weak tc_mul_scalar
 #pragma weak tc_tensor_dict_create
+#pragma weak tc_sort
+#pragma weak tc_cumprod
+#pragma weak tc_norm
 #pragma weak tc_tensor_dict_set
 #pragma weak tc_tensor_dict_free
 #pragma weak tc_optimizer_state_dict
@@ -95,6 +98,9 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_softmax),
                        reinterpret_cast<void*>(&tc_mul_scalar),
                        reinterpret_cast<void*>(&tc_tensor_dict_create),
+                       reinterpret_cast<void*>(&tc_sort),
+                       reinterpret_cast<void*>(&tc_cumprod),
+                       reinterpret_cast<void*>(&tc_norm),
                        reinterpret_cast<void*>(&tc_tensor_dict_set),
                        reinterpret_cast<void*>(&tc_tensor_dict_free),
                        reinterpret_cast<void*>(&tc_optimizer_state_dict),
@@ -303,6 +309,12 @@ class Workload {
       STEP(tc_isclose, *logits, *fdiv, 1e-5, 1e-8, 1, close);
       STEP(tc_glu, *h, 1, gated);
       STEP(tc_bitwise_and, *target, *target, bits);
+      // Sort, scan and norm (issue 12): row copies, index tensors, a recorded backward.
+      tc_tensor *sorted = slot(), *order = slot(), *cp = slot(), *nrm = slot();
+      STEP(tc_sort, *d64, 1, 1, sorted, order);
+      STEP(tc_cumprod, *sm, -1, cp);
+      const int64_t nd[] = {1};
+      STEP(tc_norm, *logits, 2.0, nd, 1, 0, nrm);
       STEP(tc_optimizer_zero_grad, opt_);
     }
 

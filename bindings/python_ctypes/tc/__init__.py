@@ -39,6 +39,7 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import autograd, cuda, distributed, nn, ops, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
+from . import _sort_reduce  # noqa: E402  (installs its Tensor methods)
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402
@@ -201,11 +202,12 @@ globals().update(_ops_generated.FUNCTIONS)  # tc.add, tc.exp, ...: the elementwi
 for _name in ("clamp", "clip", "sum", "mean", "var",
               "std", "logsumexp", "max", "min", "argmax", "argmin", "softmax", "log_softmax",
               "reshape", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten",
-              "clone", "detach", "t", "allclose", "equal", "square", "rsqrt", "amax", "amin",
+              "clone", "detach", "t", "allclose", "equal", "square", "rsqrt",
               "tril", "triu", "masked_fill", "cumsum", "bmm", "topk", "multinomial", "addmm", "baddbmm"):
     globals()[_name] = _fwd(_name)
 del _name
 
+globals().update({_n: getattr(_sort_reduce, _n) for _n in _sort_reduce.FUNCTIONS})  # tc.prod, tc.sort, ...
 subtract, multiply, divide, true_divide, negative = (globals()[n] for n in ("sub", "mul", "div", "div", "neg"))
 from . import _binary_ext  # noqa: E402
 globals().update(_binary_ext.FUNCTIONS)  # tc.div(rounding_mode=), tc.clamp with tensor bounds, tc.lerp, ...

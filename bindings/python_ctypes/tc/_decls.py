@@ -958,6 +958,90 @@ FUNCTIONS = {
         [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
     ),
+    'tc_prod': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_all': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_any': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_amax': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_amin': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_norm': (
+        [tc_tensor, C.c_double, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 'p'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_count_nonzero': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('tc_tensor*', 'out')),
+    ),
+    'tc_var_mean': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int64_t', 'correction'), ('int32_t', 'keepdim'), ('tc_tensor*', 'var'), ('tc_tensor*', 'mean')),
+    ),
+    'tc_std_mean': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('int64_t', 'correction'), ('int32_t', 'keepdim'), ('tc_tensor*', 'std'), ('tc_tensor*', 'mean')),
+    ),
+    'tc_median': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_median_dim': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'keepdim'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_kthvalue': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'k'), ('int64_t', 'dim'), ('int32_t', 'keepdim'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_mode': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'keepdim'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_cumprod': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_cummax': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_cummin': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_logcumsumexp': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_sort': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'descending'), ('tc_tensor*', 'values'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_argsort': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'descending'), ('tc_tensor*', 'out')),
+    ),
+    'tc_unique': (
+        [tc_tensor, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'values'), ('tc_tensor*', 'inverse'), ('tc_tensor*', 'counts')),
+    ),
+    'tc_searchsorted': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'sorted_sequence'), ('tc_tensor', 'values'), ('int32_t', 'right'), ('int32_t', 'out_int32'), ('tc_tensor*', 'out')),
+    ),
     'tc_matmul': (
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),

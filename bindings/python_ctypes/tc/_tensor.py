@@ -714,12 +714,6 @@ class Tensor:
     def min(self, dim=None, keepdim=False, other=None):
         return self._minmax("min", dim, keepdim, other)
 
-    def amax(self, dim=None, keepdim=False):
-        return self.max() if dim is None else self.max(dim, keepdim).values
-
-    def amin(self, dim=None, keepdim=False):
-        return self.min() if dim is None else self.min(dim, keepdim).values
-
     def argmax(self, dim=None, keepdim=False):
         return _call(fn("tc_argmax"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
 

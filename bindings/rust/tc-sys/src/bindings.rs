@@ -1269,6 +1269,128 @@ extern "C" {
     pub fn tc_argmin(a: tc_tensor, dim: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_prod(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_all(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_any(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_amax(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_amin(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_norm(
+        a: tc_tensor,
+        p: f64,
+        dims: *const i64,
+        ndims: i64,
+        keepdim: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_count_nonzero(a: tc_tensor, dims: *const i64, ndims: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_var_mean(
+        a: tc_tensor,
+        dims: *const i64,
+        ndims: i64,
+        correction: i64,
+        keepdim: i32,
+        var: *mut tc_tensor,
+        mean: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_std_mean(
+        a: tc_tensor,
+        dims: *const i64,
+        ndims: i64,
+        correction: i64,
+        keepdim: i32,
+        std: *mut tc_tensor,
+        mean: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_median(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_median_dim(
+        a: tc_tensor,
+        dim: i64,
+        keepdim: i32,
+        values: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_kthvalue(
+        a: tc_tensor,
+        k: i64,
+        dim: i64,
+        keepdim: i32,
+        values: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_mode(
+        a: tc_tensor,
+        dim: i64,
+        keepdim: i32,
+        values: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_cumprod(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_cummax(a: tc_tensor, dim: i64, values: *mut tc_tensor, indices: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_cummin(a: tc_tensor, dim: i64, values: *mut tc_tensor, indices: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_logcumsumexp(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_sort(
+        a: tc_tensor,
+        dim: i64,
+        descending: i32,
+        values: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_argsort(a: tc_tensor, dim: i64, descending: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_unique(
+        a: tc_tensor,
+        values: *mut tc_tensor,
+        inverse: *mut tc_tensor,
+        counts: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_searchsorted(
+        sorted_sequence: tc_tensor,
+        values: tc_tensor,
+        right: i32,
+        out_int32: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
     pub fn tc_matmul(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {

@@ -49,6 +49,7 @@ mod io;
 mod op_library;
 mod ops;
 mod optim;
+mod sort_reduce;
 mod tensor;
 mod transformer;
 mod views;

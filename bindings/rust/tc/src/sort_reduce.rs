@@ -1,0 +1,168 @@
+//! Reductions, scans, sorting and searching (issue 12): `prod`, `all`, `any`,
+//! `amax`, `amin`, `norm`, `count_nonzero`, `var_mean`, `std_mean`,
+//! `median`, `kthvalue`, `mode`, `cumprod`, `cummax`, `cummin`,
+//! `logcumsumexp`, `sort` (always stable), `argsort`, `unique`, `searchsorted`.
+use crate::error::{check, Result};
+use crate::ffi::{len_i64, new_tensor};
+use crate::Tensor;
+use tc_sys as sys;
+
+type DimsFn = unsafe extern "C" fn(sys::tc_tensor, *const i64, i64, i32, *mut sys::tc_tensor) -> i32;
+
+/// Owns two out-params of a call that succeeded (or neither on failure).
+fn two(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
+    let mut a: sys::tc_tensor = std::ptr::null_mut();
+    let mut b: sys::tc_tensor = std::ptr::null_mut();
+    check(f(&mut a, &mut b))?;
+    // Own both before checking either, so neither leaks.
+    let a = Tensor::from_owned_raw(a);
+    let b = Tensor::from_owned_raw(b);
+    Ok((a?, b?))
+}
+
+impl Tensor {
+    fn dims_reduce(&self, dims: &[i64], keepdim: bool, f: DimsFn) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            f(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                i32::from(keepdim),
+                out,
+            )
+        })
+    }
+    /// Product over `dims` (empty: every dim); integers and bools give int64.
+    pub fn prod(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.dims_reduce(dims, keepdim, sys::tc_prod)
+    }
+    /// Whether every element over `dims` is non-zero (bool; uint8 for uint8).
+    pub fn all(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.dims_reduce(dims, keepdim, sys::tc_all)
+    }
+    /// Whether some element over `dims` is non-zero (bool; uint8 for uint8).
+    pub fn any(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.dims_reduce(dims, keepdim, sys::tc_any)
+    }
+    /// Maximum over `dims`; tied maxima share the gradient.
+    pub fn amax(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.dims_reduce(dims, keepdim, sys::tc_amax)
+    }
+    /// Minimum over `dims`; tied minima share the gradient.
+    pub fn amin(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        self.dims_reduce(dims, keepdim, sys::tc_amin)
+    }
+    /// Vector `p`-norm over `dims` (`f64::INFINITY`: max |x|; 0: non-zero count).
+    pub fn norm(&self, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_norm(
+                self.as_raw(),
+                p,
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                i32::from(keepdim),
+                out,
+            )
+        })
+    }
+    /// int64 count of the non-zero elements over `dims`.
+    pub fn count_nonzero(&self, dims: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_count_nonzero(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out)
+        })
+    }
+    /// `(variance, mean)` over `dims` with `correction` (1 = unbiased).
+    pub fn var_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe {
+            sys::tc_var_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
+        })
+    }
+    /// `(standard deviation, mean)` over `dims` with `correction`.
+    pub fn std_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe {
+            sys::tc_std_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
+        })
+    }
+    /// The lower median of every element (a 0-dim tensor).
+    pub fn median(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_median(self.as_raw(), out) })
+    }
+    /// The lower median along `dim`: `(values, int64 indices)`.
+    pub fn median_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_median_dim(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
+    /// The `k`-th smallest element along `dim` (k from 1): `(values, indices)`.
+    pub fn kthvalue(&self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_kthvalue(self.as_raw(), k, dim, i32::from(keepdim), a, b) })
+    }
+    /// The most frequent value along `dim`: `(values, indices)`.
+    pub fn mode(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_mode(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
+    /// Cumulative product along `dim`.
+    pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_cumprod(self.as_raw(), dim, out) })
+    }
+    /// Running maximum along `dim`: `(values, indices)`.
+    pub fn cummax(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_cummax(self.as_raw(), dim, a, b) })
+    }
+    /// Running minimum along `dim`: `(values, indices)`.
+    pub fn cummin(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_cummin(self.as_raw(), dim, a, b) })
+    }
+    /// log(cumsum(exp(self))) along `dim`, computed stably.
+    pub fn logcumsumexp(&self, dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_logcumsumexp(self.as_raw(), dim, out) })
+    }
+    /// Stable sort along `dim`: `(values, int64 indices)`; NaN sorts last.
+    pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        two(|a, b| unsafe { sys::tc_sort(self.as_raw(), dim, i32::from(descending), a, b) })
+    }
+    /// int64 indices that sort `self` along `dim` (stable).
+    pub fn argsort(&self, dim: i64, descending: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_argsort(self.as_raw(), dim, i32::from(descending), out) })
+    }
+    /// `(values, inverse, counts)` of the flattened tensor: sorted distinct
+    /// values, each element's index among them, and their counts.
+    pub fn unique(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        let mut v: sys::tc_tensor = std::ptr::null_mut();
+        let mut i: sys::tc_tensor = std::ptr::null_mut();
+        let mut c: sys::tc_tensor = std::ptr::null_mut();
+        check(unsafe { sys::tc_unique(self.as_raw(), &mut v, &mut i, &mut c) })?;
+        let (v, i, c) = (
+            Tensor::from_owned_raw(v),
+            Tensor::from_owned_raw(i),
+            Tensor::from_owned_raw(c),
+        );
+        Ok((v?, i?, c?))
+    }
+    /// Insertion indices of `values` into `self` (sorted along its last dim).
+    pub fn searchsorted(&self, values: &Tensor, right: bool, out_int32: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_searchsorted(
+                self.as_raw(),
+                values.as_raw(),
+                i32::from(right),
+                i32::from(out_int32),
+                out,
+            )
+        })
+    }
+}
