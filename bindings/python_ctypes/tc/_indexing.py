@@ -148,14 +148,13 @@ def getitem(self, key):
 
 
 def _values_for(t, value):
-    """value as a tensor of t's dtype and device, leading size-1 dims dropped
+    """value as a tensor (numbers and lists take t's dtype), leading size-1 dims dropped
     (PyTorch's setitem drops them too)."""
     from ._tensor import tensor
     T = _T()
     if not isinstance(value, T):
         value = tensor(value, dtype=t.dtype, device=t.device)
-    elif value.dtype != t.dtype:
-        value = value.to(t.dtype)
+    # A tensor of another dtype is refused by tc_index_put_, as PyTorch 1.13 refuses it.
     while value.ndim > 0 and value.shape[0] == 1:
         value = value.squeeze(0)
     return value
