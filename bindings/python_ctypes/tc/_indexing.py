@@ -236,7 +236,9 @@ def nonzero(self, as_tuple=False):
     if not as_tuple:
         return out
     if self.ndim == 0:
-        return (out.reshape(-1),)  # PyTorch: one tensor of the 0 or 1 positions
+        # PyTorch: one tensor holding position 0 once if the scalar is non-zero.
+        from ._tensor import zeros
+        return (zeros(out.shape[0], dtype=K.int64, device=self.device),)
     return tuple(out[:, k] for k in range(self.ndim))
 
 
