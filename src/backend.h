@@ -113,7 +113,7 @@ struct Backend {
   // deterministic (last writer wins, sums in index order).
   virtual void index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values,
                                  IndexPutMode mode) const;
-  // The number of non-zero elements of a (any dtype, any strides), and their
+  // The number of non-zero elements of a (any dtype, contiguous), and their
   // coordinates: out int64 [count, ndim], row-major order.
   virtual int64_t count_nonzero(const Tensor& a) const;
   virtual void nonzero(const Tensor& out, const Tensor& a) const;

@@ -183,7 +183,8 @@ Tensor index_raw(const Tensor& a, const IndexPlan& p) {
 
 void index_put_raw(const Tensor& a, const IndexPlan& p, const Tensor& values, IndexPutMode mode) {
   if (numel_of(p.result) == 0) return;
-  Tensor v = raw_expand(values, p.result);
+  // Values sharing a's memory would be read while being written: copy them first.
+  Tensor v = raw_expand(values->storage == a->storage ? clone_data(values) : values, p.result);
   Tensor bv = block_view(p, v);
   if (!bv) bv = block_view(p, contiguous_on_device(v));
   backend_for(a).index_offsets_put(sliced_view(p, a), offsets(p, a), bv, mode);
@@ -353,9 +354,10 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
 
 Tensor nonzero(const Tensor& a) {
   const Backend& be = backend_for(a);
-  const int64_t n = be.count_nonzero(a);
+  const Tensor c = contiguous_on_device(a);
+  const int64_t n = be.count_nonzero(c);
   Tensor out = empty({n, a->ndim()}, DType::i64, a->device);
-  be.nonzero(out, a);
+  be.nonzero(out, c);
   return out;
 }
 

@@ -320,3 +320,10 @@ def test_version_counter_bumps():
 def test_int64_index_exact():
     a = tc.tensor([2**62 + 1, 5], dtype=tc.int64)
     assert a[[0]].tolist() == [2**62 + 1]
+
+
+def test_setitem_values_sharing_memory():
+    a, ta = both((2, 3))
+    a[[1, 0]] = a  # the values are read before any is written
+    ta[[1, 0]] = ta.clone()
+    same(a, ta)

@@ -202,3 +202,22 @@ def test_errors(call, match):
     i = tc.tensor([[1, 0, 1]])
     with pytest.raises(Exception, match=match):
         call(a, i)
+
+
+@pytest.mark.skipif(not tc.cuda.is_available(), reason="no CUDA device")
+def test_cuda_matches_cpu():
+    a = tc.tensor(np.random.default_rng(3).standard_normal((5, 6)))
+    g = a.to("cuda")
+    rows = tc.tensor([4, 0, 4, -1])
+    assert g[rows].cpu().tolist() == a[rows].tolist()
+    assert g[:, [5, 1]].cpu().tolist() == a[:, [5, 1]].tolist()
+    assert g[g > 0].cpu().tolist() == a[a > 0].tolist()
+    assert g.nonzero().cpu().tolist() == a.nonzero().tolist()
+    idx = tc.tensor([[0, 1, 2, 0, 4, 4]])
+    for r in ("sum", "prod", "mean", "amax", "amin"):
+        want = a.scatter_reduce(0, idx, a, r, include_self=False)
+        got = g.scatter_reduce(0, idx.to("cuda"), g, r, include_self=False).cpu()
+        assert got.allclose(want)
+    h = g.clone()
+    h[[1, 1], [2, 2]] = tc.tensor([1.0, 2.0], dtype=tc.float64).to("cuda")
+    assert h.cpu()[1, 2].item() == 2.0  # the last writer wins, as on the CPU
