@@ -4,14 +4,20 @@ bool masks, Python bools) go to tc_index / tc_index_put_ with one entry per
 remaining dim (None = a full slice). Also the scatter family's methods and
 functions (nonzero, take, masked_select, scatter, scatter_add,
 scatter_reduce, index_add, index_copy, index_fill, index_put)."""
-import ctypes as C
 import numbers
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
 from . import _core as K
 from . import _decls as D
 from ._core import VP, fn
 from ._errors import check
 from ._ints import INT64_MAX, INT64_MIN
+
+if TYPE_CHECKING:
+    from ._tensor import Tensor
+
+# An advanced index: an integer/bool tensor, or a (nested) list of ints or bools.
+IndexLike = Union["Tensor", List[Any]]
 
 _index_f = fn("tc_index")
 _index_put_f = fn("tc_index_put")
@@ -139,7 +145,7 @@ def _nested_ndim(k):
     return n
 
 
-def getitem(self, key):
+def getitem(self: "Tensor", key: Any) -> "Tensor":
     t, indices = apply_basic(self, key)
     if indices is None:
         return t
@@ -160,7 +166,7 @@ def _values_for(t, value):
     return value
 
 
-def setitem(self, key, value):
+def setitem(self: "Tensor", key: Any, value: Any) -> None:
     t, indices = apply_basic(self, key)
     if indices is None:
         if isinstance(value, _T()):
@@ -175,7 +181,7 @@ def setitem(self, key, value):
 
 # ------------------------------------------------------------------ methods
 
-def index(self, indices):
+def index(self: "Tensor", indices: Sequence[Optional[IndexLike]]) -> "Tensor":
     """a[indices] as PyTorch's aten::index.
 
     Args:
@@ -190,7 +196,8 @@ def index(self, indices):
     return _call(_index_f, self._h, arr, n)
 
 
-def index_put(self, indices, values, accumulate=False):
+def index_put(self: "Tensor", indices: Sequence[Optional[IndexLike]], values: "Tensor",
+              accumulate: bool = False) -> "Tensor":
     """A copy of self with self[indices] = values (or += with accumulate).
 
     Args:
@@ -206,7 +213,8 @@ def index_put(self, indices, values, accumulate=False):
     return _call(_index_put_f, self._h, arr, n, values._h, int(bool(accumulate)))
 
 
-def index_put_(self, indices, values, accumulate=False):
+def index_put_(self: "Tensor", indices: Sequence[Optional[IndexLike]], values: "Tensor",
+               accumulate: bool = False) -> "Tensor":
     """self[indices] = values (or += with accumulate), in place.
 
     Args:
@@ -223,7 +231,7 @@ def index_put_(self, indices, values, accumulate=False):
     return self
 
 
-def nonzero(self, as_tuple=False):
+def nonzero(self: "Tensor", as_tuple: bool = False) -> Union["Tensor", Tuple["Tensor", ...]]:
     """The indices of the non-zero elements.
 
     Args:
@@ -242,7 +250,7 @@ def nonzero(self, as_tuple=False):
     return tuple(out[:, k] for k in range(self.ndim))
 
 
-def take(self, index):
+def take(self: "Tensor", index: IndexLike) -> "Tensor":
     """The elements of self flattened, at index (int64, any shape; negative wraps).
 
     Args:
@@ -254,7 +262,7 @@ def take(self, index):
     return _call(fn("tc_take"), self._h, _as_index_tensor(index)._h)
 
 
-def masked_select(self, mask):
+def masked_select(self: "Tensor", mask: "Tensor") -> "Tensor":
     """The elements where the bool mask (broadcasting with self) is true.
 
     Args:
@@ -266,7 +274,8 @@ def masked_select(self, mask):
     return _call(fn("tc_masked_select"), self._h, mask._h)
 
 
-def scatter(self, dim, index, src=None, value=None, reduce=None):
+def scatter(self: "Tensor", dim: int, index: "Tensor", src: Union["Tensor", float, None] = None,
+            value: Optional[float] = None, reduce: Optional[str] = None) -> "Tensor":
     """A copy of self with src (or the scalar value) written along dim at index.
 
     Args:
@@ -293,7 +302,7 @@ def scatter(self, dim, index, src=None, value=None, reduce=None):
     return _call(fn("tc_scatter_value"), self._h, dim, index._h, float(src))
 
 
-def scatter_add(self, dim, index, src):
+def scatter_add(self: "Tensor", dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
     """A copy of self with src added along dim at index (repeated indices sum).
 
     Args:
@@ -307,7 +316,8 @@ def scatter_add(self, dim, index, src):
     return _call(fn("tc_scatter_add"), self._h, dim, index._h, src._h)
 
 
-def scatter_reduce(self, dim, index, src, reduce, include_self=True):
+def scatter_reduce(self: "Tensor", dim: int, index: "Tensor", src: "Tensor", reduce: str,
+                   include_self: bool = True) -> "Tensor":
     """A copy of self with src reduced along dim at index.
 
     Args:
@@ -331,7 +341,7 @@ def _dim_index(index):
     return idx
 
 
-def index_add(self, dim, index, source, alpha=1):
+def index_add(self: "Tensor", dim: int, index: IndexLike, source: "Tensor", alpha: float = 1) -> "Tensor":
     """A copy of self with alpha * source added at the entries index of dim.
 
     Args:
@@ -346,7 +356,7 @@ def index_add(self, dim, index, source, alpha=1):
     return _call(fn("tc_index_add"), self._h, dim, _dim_index(index)._h, source._h, float(alpha))
 
 
-def index_copy(self, dim, index, source):
+def index_copy(self: "Tensor", dim: int, index: IndexLike, source: "Tensor") -> "Tensor":
     """A copy of self with source copied to the entries index of dim.
 
     Args:
@@ -360,7 +370,7 @@ def index_copy(self, dim, index, source):
     return _call(fn("tc_index_copy"), self._h, dim, _dim_index(index)._h, source._h)
 
 
-def index_fill(self, dim, index, value):
+def index_fill(self: "Tensor", dim: int, index: IndexLike, value: Union[float, "Tensor"]) -> "Tensor":
     """A copy of self with value at the entries index of dim.
 
     Args:
