@@ -1046,20 +1046,78 @@ class Runner {
               tc_tensor_to_string(a, buf, in_.ConsumeIntegralInRange<int64_t>(0, 64), &needed));
         break;
       }
-      case 18: {  // gather / index_select / one_hot
+      case 18: {  // gather / index_select / one_hot / advanced indexing / scatters / nonzero
         tc_tensor a = handle(), ix = handle();
         const int64_t d = dim_index();
-        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
           case 0:
             make("tc_gather", [&](tc_tensor* o) { return tc_gather(a, d, ix, o); });
             break;
           case 1:
             make("tc_index_select", [&](tc_tensor* o) { return tc_index_select(a, d, ix, o); });
             break;
-          default: {
+          case 2: {
             const int64_t classes = in_.ConsumeIntegralInRange<int64_t>(-2, 16);
             make("tc_one_hot", [&](tc_tensor* o) { return tc_one_hot(ix, classes, o); });
+            break;
           }
+          case 3: {  // advanced indexing: up to 3 entries, each a slot or NULL (a full slice)
+            tc_tensor ixs[3];
+            const int64_t n = in_.ConsumeIntegralInRange<int64_t>(0, 3);
+            for (int64_t i = 0; i < n; ++i) ixs[i] = in_.ConsumeBool() ? nullptr : handle();
+            switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+              case 0:
+                make("tc_index", [&](tc_tensor* o) { return tc_index(a, ixs, n, o); });
+                break;
+              case 1: {
+                tc_tensor v = handle();
+                const int32_t acc = in_.ConsumeBool();
+                make("tc_index_put", [&](tc_tensor* o) { return tc_index_put(a, ixs, n, v, acc, o); });
+                break;
+              }
+              default:
+                check("tc_index_put_", tc_index_put_(a, ixs, n, handle(), in_.ConsumeBool()));
+            }
+            break;
+          }
+          case 4: {  // the scatter family
+            tc_tensor src = handle();
+            switch (in_.ConsumeIntegralInRange<int>(0, 8)) {
+              case 0:
+                make("tc_scatter", [&](tc_tensor* o) { return tc_scatter(a, d, ix, src, o); });
+                break;
+              case 1:
+                make("tc_scatter_value", [&](tc_tensor* o) { return tc_scatter_value(a, d, ix, 1.5, o); });
+                break;
+              case 2:
+                make("tc_scatter_add", [&](tc_tensor* o) { return tc_scatter_add(a, d, ix, src, o); });
+                break;
+              case 3: {
+                const int32_t reduce = in_.ConsumeIntegralInRange<int32_t>(-1, 5);
+                const int32_t inc = in_.ConsumeBool();
+                make("tc_scatter_reduce",
+                     [&](tc_tensor* o) { return tc_scatter_reduce(a, d, ix, src, reduce, inc, o); });
+                break;
+              }
+              case 4:
+                make("tc_index_add", [&](tc_tensor* o) { return tc_index_add(a, d, ix, src, -2.0, o); });
+                break;
+              case 5:
+                make("tc_index_copy", [&](tc_tensor* o) { return tc_index_copy(a, d, ix, src, o); });
+                break;
+              case 6:
+                make("tc_index_fill", [&](tc_tensor* o) { return tc_index_fill(a, d, ix, 0.5, o); });
+                break;
+              case 7:
+                make("tc_take", [&](tc_tensor* o) { return tc_take(a, ix, o); });
+                break;
+              default:
+                make("tc_masked_select", [&](tc_tensor* o) { return tc_masked_select(a, ix, o); });
+            }
+            break;
+          }
+          default:
+            make("tc_nonzero", [&](tc_tensor* o) { return tc_nonzero(a, o); });
         }
         break;
       }

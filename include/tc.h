@@ -934,6 +934,71 @@ TC_API int32_t tc_index_select(tc_tensor a, int64_t dim, tc_tensor index, tc_ten
 /* int64 indices -> int64 one-hot with num_classes (-1: max index + 1). */
 TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out);
 
+/* Advanced indexing, as PyTorch's aten::index / index_put_. indices holds count
+ * entries (at most 32; NULL when count is 0), one per leading dim of a: an
+ * int64/int32 tensor of any shape, a bool mask (covering as many dims as it
+ * has; a 0-dim mask adds a dim of size 1 or 0), or NULL, a full slice (`:`).
+ * The integer indices broadcast together; the result has their shape where the
+ * indexed dims stood when they are adjacent, else first, then the sliced dims.
+ * Negative indices wrap; others out of range give TC_ERR_INDEX ("index 5 is out
+ * of bounds for dimension 0 with size 3"). values (of a's dtype) broadcast to
+ * the shape tc_index would give; accumulate != 0 adds at repeated indices,
+ * else the last write wins (in index order on the CPU). index's gradient is an
+ * accumulating put into zeros; index_put's goes to values and to the elements
+ * of a not overwritten. tc_index_put_ writes self in place (version counter,
+ * read-only and overlap checks); with autograd, self (not a leaf requiring
+ * grad, and owning its memory alone: not a view, not saved for backward)
+ * takes the put as its new grad_fn, as PyTorch rebases it. */
+/* a[indices]: a new tensor. */
+TC_API int32_t tc_index(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor* out);
+/* A copy of a with a[indices] = values (or += with accumulate). */
+TC_API int32_t tc_index_put(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor values,
+                            int32_t accumulate, tc_tensor* out);
+/* self[indices] = values (or += with accumulate), in place. */
+TC_API int32_t tc_index_put_(tc_tensor self, const tc_tensor* indices, int64_t count, tc_tensor values,
+                             int32_t accumulate);
+/* The int64 coordinates [count, ndim] of a's non-zero elements, in row-major
+ * order. */
+TC_API int32_t tc_nonzero(tc_tensor a, tc_tensor* out);
+/* a flattened, at the int64 index (any shape; negative wraps): the result
+ * has index's shape. */
+TC_API int32_t tc_take(tc_tensor a, tc_tensor index, tc_tensor* out);
+/* The elements of a (broadcast with the bool mask) where mask is true, 1-D. */
+TC_API int32_t tc_masked_select(tc_tensor a, tc_tensor mask, tc_tensor* out);
+
+/* The scatter family, out of place, as PyTorch: index (int64; for index_add and
+ * index_copy also int32) has a's number of dims, is no larger than src, nor
+ * than a outside dim; out[index[i][j]][j] = src[i][j] for dim 0, and so on;
+ * its entries must be in [0, size) (index_fill's may be negative). Repeated
+ * indices: the last write wins (scatter, index_copy) or they combine.
+ * scatter_reduce's reduce is one of TC_SCATTER_*; include_self = 0 leaves a's
+ * values out of the reduction at the scattered positions; mean divides by the
+ * count (integers: floor division); amax/amin propagate NaN and split the
+ * gradient evenly among ties; prod's gradient handles zeros as PyTorch does.
+ * index_add/index_copy/index_fill work along dim with a 1-D (or 0-dim) index:
+ * source has a's shape but index's length at dim. */
+#define TC_SCATTER_SUM 0
+#define TC_SCATTER_PROD 1
+#define TC_SCATTER_MEAN 2
+#define TC_SCATTER_AMAX 3
+#define TC_SCATTER_AMIN 4
+/* A copy of a with src scattered along dim at index. */
+TC_API int32_t tc_scatter(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out);
+/* A copy of a with value scattered along dim at index. */
+TC_API int32_t tc_scatter_value(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out);
+/* A copy of a with src added along dim at index. */
+TC_API int32_t tc_scatter_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out);
+/* A copy of a with src reduced (TC_SCATTER_*) along dim at index. */
+TC_API int32_t tc_scatter_reduce(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, int32_t reduce,
+                                 int32_t include_self, tc_tensor* out);
+/* A copy of a with alpha * source added at the entries index of dim. */
+TC_API int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, double alpha,
+                            tc_tensor* out);
+/* A copy of a with source copied to the entries index of dim. */
+TC_API int32_t tc_index_copy(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, tc_tensor* out);
+/* A copy of a with value at the entries index of dim. */
+TC_API int32_t tc_index_fill(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out);
+
 /* In-place ops: change self's data and bump its version counter. other
  * broadcasts to self's shape; the result dtype must be self's. In-place on a
  * leaf that requires grad (with grad mode on) is an autograd error. A self

@@ -18,6 +18,7 @@
 
 #include "math/conv_geom.h"
 #include "math/elementwise_math.h"
+#include "math/index_put.h"
 #include "math/optim_math.h"
 #include "math/philox.h"
 #include "math/reduce_kind.h"
@@ -99,6 +100,23 @@ struct Backend {
                                  bool index_select) const;
   // out (int64 zeros [..., classes]) gets 1 at each checked index.
   virtual void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const;
+
+  // ---- advanced indexing (src/ops/indexing.cpp; kernels src/cpu/indexing.cpp, src/cuda/indexing.cu) ----
+  // An element of a is a[offs[b] + s]: offs (int64, contiguous [nb]) the
+  // storage offsets of the indexed dims, a a view over the sliced dims [S...].
+  // gather: out [nb, S...] (any strides) = a[offs[b] + s]; any dtype.
+  virtual void index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs) const;
+  // put: a[offs[b] + s] (mode)= values[b, s] (values [nb, S...], a's dtype,
+  // any strides). One location is only reached from one s (the sliced and the
+  // indexed dims are distinct and a is writable), so a backend may run the s
+  // in parallel and takes the b of one s in order: duplicates are
+  // deterministic (last writer wins, sums in index order).
+  virtual void index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values,
+                                 IndexPutMode mode) const;
+  // The number of non-zero elements of a (any dtype, contiguous), and their
+  // coordinates: out int64 [count, ndim], row-major order.
+  virtual int64_t count_nonzero(const Tensor& a) const;
+  virtual void nonzero(const Tensor& out, const Tensor& a) const;
 
   // ---- transformer and sampling primitives (contiguous operands) ----
   // Norms of the rows of x [R, C]: layer norm (mean non-null) or RMS norm

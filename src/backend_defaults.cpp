@@ -56,6 +56,14 @@ void Backend::index_scatter_add(const Tensor&, const Tensor&, int64_t, const Ten
   not_implemented("index_scatter_add");
 }
 void Backend::one_hot(const Tensor&, const Tensor&, int64_t) const { not_implemented("one_hot"); }
+void Backend::index_offsets_gather(const Tensor&, const Tensor&, const Tensor&) const {
+  not_implemented("index_offsets_gather");
+}
+void Backend::index_offsets_put(const Tensor&, const Tensor&, const Tensor&, IndexPutMode) const {
+  not_implemented("index_offsets_put");
+}
+int64_t Backend::count_nonzero(const Tensor&) const { not_implemented("count_nonzero"); }
+void Backend::nonzero(const Tensor&, const Tensor&) const { not_implemented("nonzero"); }
 void Backend::norm_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                            const Tensor&, double) const {
   not_implemented("norm_forward");

@@ -34,6 +34,11 @@ class CpuBackend final : public Backend {
   void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& index,
                          bool index_select) const override;
   void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const override;
+  void index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs) const override;
+  void index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values,
+                         IndexPutMode mode) const override;
+  int64_t count_nonzero(const Tensor& a) const override;
+  void nonzero(const Tensor& out, const Tensor& a) const override;
 
   void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
                     const Tensor& b, double eps) const override;

@@ -10,6 +10,7 @@
 #include "cuda/optim.h"
 #include "cuda/pool.h"
 #include "cuda/random.h"
+#include "cuda/indexing.h"
 #include "cuda/reduce.h"
 #include "cuda/sort_scan.h"
 #include "device_hooks.h"
@@ -164,6 +165,15 @@ class CudaBackend final : public Backend {
   void one_hot(const Tensor& out, const Tensor& index, int64_t classes) const override {
     cuda::one_hot(out, index, classes);
   }
+  void index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs) const override {
+    cuda::index_offsets_gather(out, a, offs);
+  }
+  void index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values,
+                         IndexPutMode mode) const override {
+    cuda::index_offsets_put(a, offs, values, mode);
+  }
+  int64_t count_nonzero(const Tensor& a) const override { return cuda::count_nonzero(a); }
+  void nonzero(const Tensor& out, const Tensor& a) const override { cuda::nonzero(out, a); }
 
   // Sort, scans and search (cuda/sort_scan.cu).
   void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& a,

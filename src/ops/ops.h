@@ -186,3 +186,24 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a);
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool right, bool out_int32);
 
 }  // namespace tc::ops
+
+// ---- advanced indexing and the scatter family (ops/indexing.cpp, ops/scatter.cpp) ----
+namespace tc::ops {
+// indices: one per leading dim, each null (a full slice), an int64/int32
+// tensor or a bool mask, as PyTorch's aten::index / index_put_.
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
+Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+Tensor nonzero(const Tensor& a);  // int64 [count, ndim]
+Tensor take(const Tensor& a, const Tensor& index);
+Tensor masked_select(const Tensor& a, const Tensor& mask);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_value(const Tensor& a, int64_t dim, const Tensor& index, double value);
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+// reduce: TC_REDUCE_SUM, _PROD, _MEAN, _AMAX, _AMIN (tc.h).
+Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, int32_t reduce,
+                      bool include_self);
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, double alpha);
+Tensor index_copy(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, double value);
+}  // namespace tc::ops

@@ -173,6 +173,19 @@
 #pragma weak tc_split
 #pragma weak tc_chunk
 #pragma weak tc_gather
+#pragma weak tc_index
+#pragma weak tc_index_put
+#pragma weak tc_index_put_
+#pragma weak tc_nonzero
+#pragma weak tc_take
+#pragma weak tc_masked_select
+#pragma weak tc_scatter
+#pragma weak tc_scatter_value
+#pragma weak tc_scatter_add
+#pragma weak tc_scatter_reduce
+#pragma weak tc_index_add
+#pragma weak tc_index_copy
+#pragma weak tc_index_fill
 #pragma weak tc_index_select
 #pragma weak tc_one_hot
 #pragma weak tc_add_
@@ -2298,6 +2311,221 @@ std::vector<Entry> build_table() {
            free_t(ix);
            return rc;
          })}));
+
+  // Advanced indexing and the scatter family. The index arrays' two entries
+  // come last in the signatures: NULL (a full slice) is legal in either ('h').
+  auto with_index = [](M& m, std::initializer_list<int64_t> shape, std::initializer_list<int64_t> values,
+                       const std::function<int32_t(tc_tensor)>& call) {
+    tc_tensor ix = make_i64(shape, values);
+    const int32_t rc = m.done(call(ix));
+    free_t(ix);
+    return rc;
+  };
+  auto index_extras = [with_index](const std::function<int32_t(M&, const tc_tensor*, int64_t)>& call) {
+    return std::vector<Extra>{
+        X("count -1", {TC_ERR_INVALID_ARGUMENT},
+          [call](M& m) {
+            tc_tensor ts[] = {nullptr, m.f.cls};
+            return call(m, ts, -1);
+          }),
+        X("count INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
+          [call](M& m) {
+            tc_tensor ts[] = {nullptr, m.f.cls};
+            return call(m, ts, kI64Max);
+          }),
+        X("3 indices for 2 dims", {TC_ERR_INDEX},
+          [call](M& m) {
+            tc_tensor ts[] = {nullptr, nullptr, m.f.cls};
+            return call(m, ts, 3);
+          }),
+        X("float index", {TC_ERR_DTYPE},
+          [call](M& m) {
+            tc_tensor ts[] = {m.f.v};
+            return call(m, ts, 1);
+          }),
+        X("index 3 along a dim of size 3", {TC_ERR_INDEX},
+          [call, with_index](M& m) {
+            return with_index(m, {1}, {3}, [&](tc_tensor ix) {
+              tc_tensor ts[] = {nullptr, ix};
+              return call(m, ts, 2);
+            });
+          }),
+        X("index INT64_MIN", {TC_ERR_INDEX},
+          [call, with_index](M& m) {
+            return with_index(m, {1}, {kI64Min}, [&](tc_tensor ix) {
+              tc_tensor ts[] = {ix};
+              return call(m, ts, 1);
+            });
+          }),
+        X("mask of another shape", {TC_ERR_INDEX},
+          [call](M& m) {
+            tc_tensor ts[] = {nullptr, m.f.cond};
+            return call(m, ts, 2);
+          }),
+        X("indices that do not broadcast", {TC_ERR_SHAPE},
+          [call](M& m) {
+            tc_tensor ts[] = {m.f.cls, m.f.ia};
+            return call(m, ts, 2);
+          }),
+    };
+  };
+  add(E(
+      FN(tc_index), "HP-Ohh",
+      [](M& m) {
+        tc_tensor ts[] = {m.H(4, nullptr), m.H(5, m.f.cls)};
+        return tc_index(m.H(0, m.f.a), m.P(1, ts), 2, m.O(3));
+      },
+      index_extras([](M& m, const tc_tensor* ts, int64_t n) { return tc_index(m.f.a, ts, n, m.O(9)); })));
+  add(E(
+      FN(tc_index_put), "HP-H-Ohh",
+      [](M& m) {
+        tc_tensor ts[] = {m.H(6, nullptr), m.H(7, m.f.cls)};
+        return tc_index_put(m.H(0, m.f.a), m.P(1, ts), 2, m.H(3, m.f.s), 1, m.O(5));
+      },
+      [&] {
+        auto x = index_extras(
+            [](M& m, const tc_tensor* ts, int64_t n) { return tc_index_put(m.f.a, ts, n, m.f.s, 0, m.O(9)); });
+        x.push_back(X("int32 values", {TC_ERR_DTYPE}, [](M& m) {
+          tc_tensor ts[] = {nullptr, m.f.cls};
+          return tc_index_put(m.f.a, ts, 2, m.f.i32, 0, m.O(9));
+        }));
+        x.push_back(X("values that do not broadcast", {TC_ERR_SHAPE}, [](M& m) {
+          tc_tensor ts[] = {nullptr, m.f.cls};
+          return tc_index_put(m.f.a, ts, 2, m.f.bt, 0, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_index_put_), "HP-H-hh",
+      [](M& m) {
+        tc_tensor self = make_f32({2, 3});
+        tc_tensor ts[] = {m.H(5, nullptr), m.H(6, m.f.cls)};
+        const int32_t rc = m.done(tc_index_put_(m.H(0, self), m.P(1, ts), 2, m.H(3, m.f.s), 0));
+        free_t(self);
+        return rc;
+      },
+      [&] {
+        auto x = index_extras(
+            [](M& m, const tc_tensor* ts, int64_t n) { return tc_index_put_(m.f.b, ts, n, m.f.s, 0); });
+        x.push_back(X("a leaf that requires grad", {TC_ERR_AUTOGRAD}, [](M& m) {
+          tc_tensor ts[] = {nullptr, m.f.cls};
+          return tc_index_put_(m.f.p, ts, 2, m.f.s, 0);
+        }));
+        x.push_back(X("an expanded self", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+          tc_tensor e = nullptr;
+          const int64_t shape[] = {2, 3, 3};
+          if (tc_expand(m.f.v, shape, 3, &e) != TC_OK) return -1;
+          tc_tensor ts[] = {m.f.cls};
+          const int32_t rc = m.done(tc_index_put_(e, ts, 1, m.f.s, 0));
+          free_t(e);
+          return rc;
+        }));
+        return x;
+      }()));
+  add(E(FN(tc_nonzero), "HO", [](M& m) { return tc_nonzero(m.H(0, m.f.a), m.O(1)); }, {}));
+  add(E(FN(tc_take), "HHO", [](M& m) { return tc_take(m.H(0, m.f.a), m.H(1, m.f.ia), m.O(2)); },
+        {X("float index", {TC_ERR_DTYPE}, [](M& m) { return tc_take(m.f.a, m.f.b, m.O(9)); }),
+         X("index 6 of 6 elements", {TC_ERR_INDEX}, [with_index](M& m) {
+           return with_index(m, {1}, {6}, [&](tc_tensor ix) { return tc_take(m.f.a, ix, m.O(9)); });
+         })}));
+  add(E(FN(tc_masked_select), "HHO",
+        [](M& m) { return tc_masked_select(m.H(0, m.f.a), m.H(1, m.f.cond), m.O(2)); },
+        {X("float mask", {TC_ERR_DTYPE}, [](M& m) { return tc_masked_select(m.f.a, m.f.b, m.O(9)); }),
+         X("mask does not broadcast", {TC_ERR_SHAPE}, [](M& m) {
+           tc_tensor mt = nullptr;  // bool [3, 2]
+           if (tc_transpose(m.f.cond, 0, 1, &mt) != TC_OK) return -1;
+           const int32_t rc = m.done(tc_masked_select(m.f.a, mt, m.O(9)));
+           free_t(mt);
+           return rc;
+         })}));
+  auto scatter_extras = [with_index](const std::function<int32_t(M&, int64_t, tc_tensor)>& call) {
+    auto x = dim_extras([call](M& m, int64_t d) { return call(m, d, m.f.ia); });
+    x.push_back(X("float index", {TC_ERR_DTYPE}, [call](M& m) { return call(m, 0, m.f.b); }));
+    x.push_back(X("index of another ndim", {TC_ERR_SHAPE}, [call](M& m) { return call(m, 0, m.f.cls); }));
+    x.push_back(X("index value 2 along a dim of size 2", {TC_ERR_INDEX}, [call, with_index](M& m) {
+      return with_index(m, {1, 1}, {2}, [&](tc_tensor ix) { return call(m, 0, ix); });
+    }));
+    x.push_back(X("index value -1", {TC_ERR_INDEX}, [call, with_index](M& m) {
+      return with_index(m, {1, 1}, {-1}, [&](tc_tensor ix) { return call(m, 0, ix); });
+    }));
+    x.push_back(X("index larger than self", {TC_ERR_SHAPE}, [call, with_index](M& m) {
+      return with_index(m, {3, 1}, {0, 0, 0}, [&](tc_tensor ix) { return call(m, 1, ix); });
+    }));
+    return x;
+  };
+  add(E(FN(tc_scatter), "H-HHO",
+        [](M& m) { return tc_scatter(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
+        [&] {
+          auto x = scatter_extras(
+              [](M& m, int64_t d, tc_tensor ix) { return tc_scatter(m.f.a, d, ix, m.f.b, m.O(9)); });
+          x.push_back(X("int32 src", {TC_ERR_DTYPE}, [](M& m) { return tc_scatter(m.f.a, 0, m.f.ia, m.f.i32, m.O(9)); }));
+          return x;
+        }()));
+  add(E(FN(tc_scatter_value), "H-H-O",
+        [](M& m) { return tc_scatter_value(m.H(0, m.f.a), 1, m.H(2, m.f.ia), 2.0, m.O(4)); },
+        scatter_extras([](M& m, int64_t d, tc_tensor ix) { return tc_scatter_value(m.f.a, d, ix, 1.0, m.O(9)); })));
+  add(E(FN(tc_scatter_add), "H-HHO",
+        [](M& m) { return tc_scatter_add(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
+        scatter_extras([](M& m, int64_t d, tc_tensor ix) { return tc_scatter_add(m.f.a, d, ix, m.f.b, m.O(9)); })));
+  add(E(FN(tc_scatter_reduce), "H-HH--O",
+        [](M& m) {
+          return tc_scatter_reduce(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), TC_SCATTER_AMAX, 0, m.O(6));
+        },
+        [&] {
+          auto x = scatter_extras([](M& m, int64_t d, tc_tensor ix) {
+            return tc_scatter_reduce(m.f.a, d, ix, m.f.b, TC_SCATTER_PROD, 1, m.O(9));
+          });
+          x.push_back(X("reduce 5", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, 5, 1, m.O(9)); }));
+          x.push_back(X("reduce -1", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, -1, 1, m.O(9)); }));
+          x.push_back(X("int32 src", {TC_ERR_DTYPE}, [](M& m) {
+            return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.i32, TC_SCATTER_SUM, 1, m.O(9));
+          }));
+          return x;
+        }()));
+  // index_add/index_copy/index_fill: a 1-D index {1, 0} along dim 0 of a [2, 3].
+  auto along_extras = [with_index](const std::function<int32_t(M&, int64_t, tc_tensor)>& call) {
+    std::vector<Extra> x;
+    for (int64_t d : {int64_t(2), int64_t(-3), kI64Min, kI64Max}) {
+      x.push_back(X("dim " + std::to_string(d), {TC_ERR_INDEX}, [call, d, with_index](M& m) {
+        return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) { return call(m, d, ix); });
+      }));
+    }
+    x.push_back(X("float index", {TC_ERR_DTYPE}, [call](M& m) { return call(m, 0, m.f.v); }));
+    x.push_back(X("2-D index", {TC_ERR_SHAPE}, [call](M& m) { return call(m, 0, m.f.ia); }));
+    x.push_back(X("index 2 along a dim of size 2", {TC_ERR_INDEX}, [call, with_index](M& m) {
+      return with_index(m, {2}, {2, 0}, [&](tc_tensor ix) { return call(m, 0, ix); });
+    }));
+    return x;
+  };
+  add(E(FN(tc_index_add), "H-HH-O",
+        [with_index](M& m) {
+          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+            return tc_index_add(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), 2.0, m.O(5));
+          });
+        },
+        [&] {
+          auto x = along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_add(m.f.a, d, ix, m.f.b, 1.0, m.O(9)); });
+          x.push_back(X("source of another shape", {TC_ERR_SHAPE}, [with_index](M& m) {
+            return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) { return tc_index_add(m.f.a, 0, ix, m.f.bt, 1.0, m.O(9)); });
+          }));
+          return x;
+        }()));
+  add(E(FN(tc_index_copy), "H-HHO",
+        [with_index](M& m) {
+          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+            return tc_index_copy(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), m.O(4));
+          });
+        },
+        along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_copy(m.f.a, d, ix, m.f.b, m.O(9)); })));
+  add(E(FN(tc_index_fill), "H-H-O",
+        [with_index](M& m) {
+          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+            return tc_index_fill(m.H(0, m.f.a), 0, m.H(2, ix), -1.0, m.O(4));
+          });
+        },
+        along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_fill(m.f.a, d, ix, 1.0, m.O(9)); })));
 
   // In-place ops.
   add(E(

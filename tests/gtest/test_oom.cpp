@@ -65,6 +65,11 @@
 #pragma weak tc_isclose
 #pragma weak tc_glu
 #pragma weak tc_bitwise_and
+#pragma weak tc_index
+#pragma weak tc_index_put
+#pragma weak tc_take
+#pragma weak tc_nonzero
+#pragma weak tc_scatter_reduce
 
 // Under ASan, a request larger than its allocator supports aborts unless
 // allocator_may_return_null is set; libtc must see the NULL (and report
@@ -124,7 +129,12 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_floor_divide),
                        reinterpret_cast<void*>(&tc_isclose),
                        reinterpret_cast<void*>(&tc_glu),
-                       reinterpret_cast<void*>(&tc_bitwise_and)};
+                       reinterpret_cast<void*>(&tc_bitwise_and),
+                       reinterpret_cast<void*>(&tc_index),
+                       reinterpret_cast<void*>(&tc_index_put),
+                       reinterpret_cast<void*>(&tc_take),
+                       reinterpret_cast<void*>(&tc_nonzero),
+                       reinterpret_cast<void*>(&tc_scatter_reduce)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -315,6 +325,14 @@ class Workload {
       STEP(tc_cumprod, *sm, -1, cp);
       const int64_t nd[] = {1};
       STEP(tc_norm, *logits, 2.0, nd, 1, 0, nrm);
+      // Advanced indexing and scatters of the results (index plans, offsets, masks).
+      tc_tensor *picked = slot(), *put = slot(), *taken = slot(), *nz = slot(), *red = slot();
+      tc_tensor cols[] = {nullptr, *target};  // logits[:, target]
+      STEP(tc_index, *logits, cols, 2, picked);
+      STEP(tc_index_put, *logits, cols, 2, *picked, 1, put);
+      STEP(tc_take, *logits, *target, taken);
+      STEP(tc_nonzero, *target, nz);
+      STEP(tc_scatter_reduce, *d64, 0, *nz, *d64, TC_SCATTER_AMAX, 0, red);
       STEP(tc_optimizer_zero_grad, opt_);
     }
 

@@ -40,6 +40,8 @@ from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import autograd, cuda, distributed, nn, ops, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
 from . import _sort_reduce  # noqa: E402  (installs its Tensor methods)
+from ._tensor import (index_add, index_copy, index_fill, index_put, index_put_, masked_select,  # noqa: E402
+                      nonzero, scatter, scatter_add, scatter_reduce, take)
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402

@@ -92,6 +92,11 @@ TC_MATMUL_PRECISION_MEDIUM = 2
 TC_REDUCTION_NONE = 0
 TC_REDUCTION_MEAN = 1
 TC_REDUCTION_SUM = 2
+TC_SCATTER_SUM = 0
+TC_SCATTER_PROD = 1
+TC_SCATTER_MEAN = 2
+TC_SCATTER_AMAX = 3
+TC_SCATTER_AMIN = 4
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
@@ -1173,6 +1178,58 @@ FUNCTIONS = {
     'tc_one_hot': (
         [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'indices'), ('int64_t', 'num_classes'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index': (
+        [tc_tensor, C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const tc_tensor*', 'indices'), ('int64_t', 'count'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index_put': (
+        [tc_tensor, C.POINTER(tc_tensor), C.c_int64, tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const tc_tensor*', 'indices'), ('int64_t', 'count'), ('tc_tensor', 'values'), ('int32_t', 'accumulate'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index_put_': (
+        [tc_tensor, C.POINTER(tc_tensor), C.c_int64, tc_tensor, C.c_int32],
+        (('tc_tensor', 'self'), ('const tc_tensor*', 'indices'), ('int64_t', 'count'), ('tc_tensor', 'values'), ('int32_t', 'accumulate')),
+    ),
+    'tc_nonzero': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_take': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'index'), ('tc_tensor*', 'out')),
+    ),
+    'tc_masked_select': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'mask'), ('tc_tensor*', 'out')),
+    ),
+    'tc_scatter': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('tc_tensor', 'src'), ('tc_tensor*', 'out')),
+    ),
+    'tc_scatter_value': (
+        [tc_tensor, C.c_int64, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_scatter_add': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('tc_tensor', 'src'), ('tc_tensor*', 'out')),
+    ),
+    'tc_scatter_reduce': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('tc_tensor', 'src'), ('int32_t', 'reduce'), ('int32_t', 'include_self'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index_add': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('tc_tensor', 'source'), ('double', 'alpha'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index_copy': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('tc_tensor', 'source'), ('tc_tensor*', 'out')),
+    ),
+    'tc_index_fill': (
+        [tc_tensor, C.c_int64, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('double', 'value'), ('tc_tensor*', 'out')),
     ),
     'tc_add_': (
         [tc_tensor, tc_tensor],

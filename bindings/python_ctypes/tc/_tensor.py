@@ -9,7 +9,7 @@ import operator
 
 from . import _core as K
 from . import _decls as D
-from . import _ops_generated
+from . import _indexing, _ops_generated
 from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
 from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64
@@ -862,64 +862,13 @@ class Tensor:
         return _call(fn("tc_index_select"), self._h, dim, index._h)
 
     # ------------------------------------------------------------ indexing
-    def _index(self, key):
-        """The view for a basic index (ints, slices, None, Ellipsis), plus
-        advanced (tensor/list) indices applied with index_select."""
-        if not isinstance(key, tuple):
-            key = (key,)
-        n_ellipsis = sum(1 for k in key if k is Ellipsis)
-        if n_ellipsis > 1:
-            raise IndexError("an index can only have a single ellipsis ('...')")
-        consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
-        nd = self.ndim
-        if consumed > nd:
-            raise IndexError("too many indices for tensor of dimension %d" % nd)
-        t = self
-        dim = 0
-        for k in key:
-            if k is Ellipsis:
-                dim += nd - consumed
-            elif k is None:
-                t = _call(_unsqueeze_f, t._h, dim)
-                dim += 1
-            elif isinstance(k, bool):
-                raise IndexError("boolean indices are not supported")
-            elif isinstance(k, numbers.Integral) or (isinstance(k, Tensor) and k.ndim == 0
-                                        and not k.dtype.is_floating_point and k.dtype is not K.bool_):
-                t = _call(_select_f, t._h, dim, int(k))
-            elif isinstance(k, slice):
-                start, stop, step = k.start, k.stop, k.step
-                step = 1 if step is None else operator.index(step)
-                if step <= 0:
-                    raise ValueError("step must be greater than zero")
-                # Python slices clamp their bounds: so do these, within int64.
-                start = 0 if start is None else min(max(operator.index(start), INT64_MIN), INT64_MAX)
-                stop = INT64_MAX if stop is None else min(max(operator.index(stop), INT64_MIN), INT64_MAX)
-                t = _call(_slice_f, t._h, dim, start, stop, step)
-                dim += 1
-            elif isinstance(k, (list, Tensor)) or hasattr(k, "__array__"):
-                idx = k if isinstance(k, Tensor) else tensor(k)
-                if idx.dtype is K.bool_:
-                    raise IndexError("boolean mask indexing is not supported")
-                if idx.ndim != 1:
-                    raise IndexError("only 1-D index tensors are supported")
-                t = t.index_select(dim, idx.to(K.int64))
-                dim += 1
-            else:
-                raise IndexError("unsupported index %r" % (k,))
-        return t
-
     def __getitem__(self, key):
         if type(key) is int:
             return _call(_select_f, self._h, 0, key)
-        return self._index(key)
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        target = self._index(key)
-        if isinstance(value, Tensor):
-            target.copy_(value)
-        else:
-            target.fill_(value)
+        _indexing.setitem(self, key, value)
 
     # ------------------------------------------------------------ misc
     def new_tensor(self, data):
@@ -949,6 +898,7 @@ _ops_generated.install(Tensor, _unary, _binary, _rbinary)
 from . import _binary_ext  # noqa: E402  (div's rounding_mode, tensor clamp bounds, isclose, lerp, ...)
 
 _binary_ext.install(Tensor)
+_indexing.install(Tensor, globals())
 
 
 def _split_call(f, t, n, dim):

@@ -58,6 +58,11 @@ pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_SCATTER_SUM: i32 = 0;
+pub const TC_SCATTER_PROD: i32 = 1;
+pub const TC_SCATTER_MEAN: i32 = 2;
+pub const TC_SCATTER_AMAX: i32 = 3;
+pub const TC_SCATTER_AMIN: i32 = 4;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -1569,6 +1574,86 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_one_hot(indices: tc_tensor, num_classes: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_index(a: tc_tensor, indices: *const tc_tensor, count: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_index_put(
+        a: tc_tensor,
+        indices: *const tc_tensor,
+        count: i64,
+        values: tc_tensor,
+        accumulate: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_index_put_(
+        self_: tc_tensor,
+        indices: *const tc_tensor,
+        count: i64,
+        values: tc_tensor,
+        accumulate: i32,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_nonzero(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_take(a: tc_tensor, index: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_masked_select(a: tc_tensor, mask: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_scatter(a: tc_tensor, dim: i64, index: tc_tensor, src: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_scatter_value(a: tc_tensor, dim: i64, index: tc_tensor, value: f64, out: *mut tc_tensor)
+        -> i32;
+}
+extern "C" {
+    pub fn tc_scatter_add(
+        a: tc_tensor,
+        dim: i64,
+        index: tc_tensor,
+        src: tc_tensor,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_scatter_reduce(
+        a: tc_tensor,
+        dim: i64,
+        index: tc_tensor,
+        src: tc_tensor,
+        reduce: i32,
+        include_self: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_index_add(
+        a: tc_tensor,
+        dim: i64,
+        index: tc_tensor,
+        source: tc_tensor,
+        alpha: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_index_copy(
+        a: tc_tensor,
+        dim: i64,
+        index: tc_tensor,
+        source: tc_tensor,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_index_fill(a: tc_tensor, dim: i64, index: tc_tensor, value: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_add_(self_: tc_tensor, other: tc_tensor) -> i32;

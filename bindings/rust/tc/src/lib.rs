@@ -44,6 +44,7 @@ mod error;
 mod ffi;
 mod flag;
 mod hooks;
+mod indexing;
 mod init;
 mod io;
 mod op_library;
@@ -64,6 +65,7 @@ pub use dtype::{DType, Device, Element};
 pub use error::{last_error, status_name, Error, ErrorKind, Result};
 pub use flag::{flags, get_flag, set_flag, FlagInfo};
 pub use hooks::{apply_function, BackwardFn, Fill, ForwardFn, HookHandle, Node, TensorOptions};
+pub use indexing::ScatterReduce;
 pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,

@@ -1,0 +1,194 @@
+// The CPU's advanced-indexing kernels (src/backend.h): gather and put through
+// precomputed storage offsets (src/ops/indexing.cpp builds them), and nonzero.
+// Puts run the sliced positions s in parallel and, for each, the indexed
+// positions b in order: duplicates resolve deterministically (last writer
+// wins; sums, products, max/min in index order) without atomics.
+#include <cstring>
+#include <vector>
+
+#include "cpu/cpu_backend.h"
+#include "cpu/dispatch.h"
+#include "cpu/loops.h"
+
+namespace tc::cpu {
+
+namespace {
+
+// Walks the positions s of the sliced dims [S...] in row-major order, keeping
+// the element offset of each of up to two strided operands (an odometer: no
+// division per element after the start).
+struct SliceWalk {
+  const Dims& shape;
+  const int64_t* st0;
+  const int64_t* st1;  // may be null
+  int64_t idx[TC_MAX_DIMS] = {};
+  int64_t off0 = 0, off1 = 0;
+
+  SliceWalk(const Dims& shape_, const int64_t* s0, const int64_t* s1, int64_t start)
+      : shape(shape_), st0(s0), st1(s1) {
+    for (int64_t k = int64_t(shape.size()) - 1, rem = start; k >= 0; --k) {
+      idx[k] = rem % shape[k];
+      rem /= shape[k];
+      off0 += idx[k] * st0[k];
+      if (st1) off1 += idx[k] * st1[k];
+    }
+  }
+  void next() {
+    for (int64_t k = int64_t(shape.size()) - 1; k >= 0; --k) {
+      off0 += st0[k];
+      if (st1) off1 += st1[k];
+      if (++idx[k] < shape[k]) return;
+      off0 -= idx[k] * st0[k];
+      if (st1) off1 -= idx[k] * st1[k];
+      idx[k] = 0;
+    }
+  }
+};
+
+// The element type by size: gathers and assignments move bits, whatever the dtype.
+template <typename F>
+void by_bits(int64_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1:
+      return f(uint8_t());
+    case 2:
+      return f(uint16_t());
+    case 4:
+      return f(uint32_t());
+    case 8:
+      return f(uint64_t());
+    default:
+      fail(TC_ERR_INTERNAL, str("index kernels: unsupported element size ", itemsize));
+  }
+}
+
+// out (or values) [nb, S...]: its stride over b and its strides over S.
+int64_t b_stride(const Tensor& t) { return t->strides[0]; }
+const int64_t* s_strides(const Tensor& t) { return t->strides.data() + 1; }
+
+template <typename T, typename Op>
+void put_loop(const Tensor& a, const Tensor& offs, const Tensor& values, Op op) {
+  T* dst = static_cast<T*>(a->data());
+  const T* src = static_cast<const T*>(values->data());
+  const int64_t* po = offs->data_as<int64_t>();
+  const int64_t nb = offs->numel(), ns = a->numel();
+  const int64_t vb = b_stride(values);
+  // Enough sliced positions per thread: parallel over s; else one thread
+  // (ns == 1, pure element indexing, keeps its index order).
+  parallel_for(ns, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(nb, 1)), [&](int64_t lo, int64_t hi) {
+    SliceWalk w(a->shape, a->strides.data(), s_strides(values), lo);
+    for (int64_t s = lo; s < hi; ++s, w.next()) {
+      for (int64_t b = 0; b < nb; ++b) {
+        T& d = dst[po[b] + w.off0];
+        d = op(d, src[b * vb + w.off1]);
+      }
+    }
+  });
+}
+
+// A float -0.0 is zero: compare the value, not the bits (16-bit floats through double).
+template <typename T>
+bool is_nonzero(T v) {
+  return static_cast<double>(v) != 0.0;
+}
+inline bool is_nonzero(bool v) { return v; }
+
+}  // namespace
+
+void CpuBackend::index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs) const {
+  const int64_t nb = offs->numel(), ns = a->numel();
+  if (nb == 0 || ns == 0) return;
+  const int64_t* po = offs->data_as<int64_t>();
+  const int64_t ob = b_stride(out);
+  by_bits(a->itemsize(), [&](auto bits) {
+    using B = decltype(bits);
+    const B* src = static_cast<const B*>(a->data());
+    B* dst = static_cast<B*>(out->data());
+    parallel_for(nb * ns, kParallelGrain, [&](int64_t lo, int64_t hi) {
+      int64_t b = lo / ns, s = lo % ns;
+      SliceWalk w(a->shape, a->strides.data(), s_strides(out), s);
+      for (int64_t p = lo; p < hi; ++p) {
+        dst[b * ob + w.off1] = src[po[b] + w.off0];
+        w.next();  // wraps to offset 0 after the last s
+        if (++s == ns) {
+          s = 0;
+          ++b;
+        }
+      }
+    });
+  });
+}
+
+void CpuBackend::index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values,
+                                   IndexPutMode mode) const {
+  if (offs->numel() == 0 || a->numel() == 0) return;
+  if (mode == IndexPutMode::assign) {
+    by_bits(a->itemsize(), [&](auto bits) {
+      using B = decltype(bits);
+      put_loop<B>(a, offs, values, [](B, B v) { return v; });
+    });
+    return;
+  }
+  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "index_put", [&] {
+    using T = scalar_t;
+    put_loop<T>(a, offs, values, [mode](T cur, T v) { return index_put::combine(mode, cur, v); });
+  });
+}
+
+namespace {
+
+template <typename T>
+int64_t count_kernel(const T* q, int64_t n) {
+  int64_t count = 0;
+  sync_omp_threads();
+#pragma omp parallel for reduction(+ : count) schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) count += is_nonzero(q[i]) ? 1 : 0;
+  return count;
+}
+
+// Each thread counts its range, a prefix sum gives where its rows start, then
+// each writes its coordinates: row-major order, in parallel.
+template <typename T>
+void nonzero_kernel(const T* q, const Dims& shape, int64_t* po) {
+  const int64_t n = numel_of(shape), nd = int64_t(shape.size());
+  const int64_t nt = std::max<int64_t>(1, std::min<int64_t>(num_threads(), n / kParallelGrain));
+  const int64_t chunk = (n + nt - 1) / nt;
+  std::vector<int64_t> start(size_t(nt) + 1, 0);
+  sync_omp_threads();
+#pragma omp parallel for schedule(static) num_threads(int(nt)) if (nt > 1)
+  for (int64_t t = 0; t < nt; ++t) {
+    int64_t k = 0;
+    for (int64_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i) k += is_nonzero(q[i]) ? 1 : 0;
+    start[size_t(t) + 1] = k;
+  }
+  for (int64_t t = 0; t < nt; ++t) start[size_t(t) + 1] += start[size_t(t)];
+#pragma omp parallel for schedule(static) num_threads(int(nt)) if (nt > 1)
+  for (int64_t t = 0; t < nt; ++t) {
+    int64_t row = start[size_t(t)];
+    for (int64_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i) {
+      if (!is_nonzero(q[i])) continue;
+      for (int64_t k = nd - 1, rem = i; k >= 0; --k) {
+        po[row * nd + k] = rem % shape[size_t(k)];
+        rem /= shape[size_t(k)];
+      }
+      ++row;
+    }
+  }
+}
+
+}  // namespace
+
+int64_t CpuBackend::count_nonzero(const Tensor& a) const {
+  if (a->numel() == 0) return 0;
+  Tensor c = tc::contiguous(a);
+  return TC_DISPATCH_ALL(c->dtype, "nonzero", [&] { return count_kernel(c->data_as<scalar_t>(), c->numel()); });
+}
+
+void CpuBackend::nonzero(const Tensor& out, const Tensor& a) const {
+  Tensor c = tc::contiguous(a);
+  if (c->numel() == 0 || out->numel() == 0) return;
+  TC_DISPATCH_ALL(c->dtype, "nonzero",
+                  [&] { nonzero_kernel(c->data_as<scalar_t>(), c->shape, out->data_as<int64_t>()); });
+}
+
+}  // namespace tc::cpu
