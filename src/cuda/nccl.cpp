@@ -27,10 +27,10 @@ struct Comm {
   int device = 0;
   int size = 1;
   cudaStream_t stream = nullptr;
-  cudaEvent_t ready = nullptr;  // recorded on the producers' stream before each collective
-  int32_t* scratch = nullptr;   // the barrier's int (device)
-  int64_t* dev_desc = nullptr;  // the descriptor exchange (device, size * desc_cap)
-  int64_t* host_desc = nullptr; // its result (pinned host)
+  cudaEvent_t ready = nullptr;   // recorded on the producers' stream before each collective
+  int32_t* scratch = nullptr;    // the barrier's int (device)
+  int64_t* dev_desc = nullptr;   // the descriptor exchange (device, size * desc_cap)
+  int64_t* host_desc = nullptr;  // its result (pinned host)
   int64_t desc_cap = 0;
   bool aborted = false;
 };
@@ -68,37 +68,66 @@ int32_t nccl_err(ncclComm_t comm, ncclResult_t rc, const char* what, char* err, 
 
 bool datatype(int32_t dtype, ncclDataType_t* out) {
   switch (dtype) {
-    case TC_FLOAT32: *out = ncclFloat32; return true;
-    case TC_FLOAT64: *out = ncclFloat64; return true;
-    case TC_FLOAT16: *out = ncclFloat16; return true;
-    case TC_BFLOAT16: *out = ncclBfloat16; return true;
-    case TC_INT8: *out = ncclInt8; return true;
-    case TC_INT32: *out = ncclInt32; return true;
-    case TC_INT64: *out = ncclInt64; return true;
+    case TC_FLOAT32:
+      *out = ncclFloat32;
+      return true;
+    case TC_FLOAT64:
+      *out = ncclFloat64;
+      return true;
+    case TC_FLOAT16:
+      *out = ncclFloat16;
+      return true;
+    case TC_BFLOAT16:
+      *out = ncclBfloat16;
+      return true;
+    case TC_INT8:
+      *out = ncclInt8;
+      return true;
+    case TC_INT32:
+      *out = ncclInt32;
+      return true;
+    case TC_INT64:
+      *out = ncclInt64;
+      return true;
     case TC_UINT8:
-    case TC_BOOL: *out = ncclUint8; return true;  // bool: 0/1 bytes, reduced as or / and
-    default: return false;                        // int16: NCCL has no such type
+    case TC_BOOL:
+      *out = ncclUint8;
+      return true;  // bool: 0/1 bytes, reduced as or / and
+    default:
+      return false;  // int16: NCCL has no such type
   }
 }
 
 bool redop(int32_t dtype, int32_t op, ncclRedOp_t* out) {
   if (dtype == TC_BOOL) {  // or = max, and = min on 0/1 bytes
-    if (op == TC_REDUCE_SUM || op == TC_REDUCE_MAX) *out = ncclMax;
-    else if (op == TC_REDUCE_MIN || op == TC_REDUCE_PRODUCT) *out = ncclMin;
-    else return false;
+    if (op == TC_REDUCE_SUM || op == TC_REDUCE_MAX)
+      *out = ncclMax;
+    else if (op == TC_REDUCE_MIN || op == TC_REDUCE_PRODUCT)
+      *out = ncclMin;
+    else
+      return false;
     return true;
   }
   switch (op) {
-    case TC_REDUCE_SUM: *out = ncclSum; return true;
+    case TC_REDUCE_SUM:
+      *out = ncclSum;
+      return true;
     case TC_REDUCE_AVG:  // NCCL's own average: floating types only (as libtc's AVG)
       if (dtype != TC_FLOAT32 && dtype != TC_FLOAT64 && dtype != TC_FLOAT16 && dtype != TC_BFLOAT16)
         return false;
       *out = ncclAvg;
       return true;
-    case TC_REDUCE_MAX: *out = ncclMax; return true;
-    case TC_REDUCE_MIN: *out = ncclMin; return true;
-    case TC_REDUCE_PRODUCT: *out = ncclProd; return true;
-    default: return false;
+    case TC_REDUCE_MAX:
+      *out = ncclMax;
+      return true;
+    case TC_REDUCE_MIN:
+      *out = ncclMin;
+      return true;
+    case TC_REDUCE_PRODUCT:
+      *out = ncclProd;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -140,8 +169,10 @@ int32_t comm_init(int32_t rank, int32_t size, const uint8_t id[TC_NCCL_ID_BYTES]
   c->device = device;
   c->size = size;
   int32_t rc = cuda_err(cudaSetDevice(device), "cudaSetDevice", err, cap);
-  if (!rc) rc = cuda_err(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate", err, cap);
-  if (!rc) rc = cuda_err(cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming), "cudaEventCreate", err, cap);
+  if (!rc)
+    rc = cuda_err(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate", err, cap);
+  if (!rc)
+    rc = cuda_err(cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming), "cudaEventCreate", err, cap);
   if (!rc) rc = cuda_err(cudaMalloc(&c->scratch, sizeof(int32_t)), "cudaMalloc", err, cap);
   if (rc) {
     release(c);
@@ -236,7 +267,8 @@ int32_t all_reduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
                    int64_t cap) {
   ncclDataType_t t;
   ncclRedOp_t o;
-  if (!datatype(dtype, &t) || !redop(dtype, op, &o)) return say(err, cap, "%s%s", "NCCL cannot reduce this", "");
+  if (!datatype(dtype, &t) || !redop(dtype, op, &o))
+    return say(err, cap, "%s%s", "NCCL cannot reduce this", "");
   return enqueue(comm, "ncclAllReduce", done, err, cap,
                  [&](Comm* c) { return ncclAllReduce(buf, buf, size_t(count), t, o, c->comm, c->stream); });
 }
@@ -247,7 +279,8 @@ int32_t broadcast(void* comm, void* buf, int64_t nbytes, int32_t root, void** do
   });
 }
 
-int32_t all_gather(void* comm, const void* in, void* out, int64_t nbytes, void** done, char* err, int64_t cap) {
+int32_t all_gather(void* comm, const void* in, void* out, int64_t nbytes, void** done, char* err,
+                   int64_t cap) {
   return enqueue(comm, "ncclAllGather", done, err, cap, [&](Comm* c) {
     return ncclAllGather(in, out, size_t(nbytes), ncclUint8, c->comm, c->stream);
   });
@@ -257,7 +290,8 @@ int32_t reduce_scatter(void* comm, const void* in, void* out, int64_t count, int
                        void** done, char* err, int64_t cap) {
   ncclDataType_t t;
   ncclRedOp_t o;
-  if (!datatype(dtype, &t) || !redop(dtype, op, &o)) return say(err, cap, "%s%s", "NCCL cannot reduce this", "");
+  if (!datatype(dtype, &t) || !redop(dtype, op, &o))
+    return say(err, cap, "%s%s", "NCCL cannot reduce this", "");
   return enqueue(comm, "ncclReduceScatter", done, err, cap, [&](Comm* c) {
     return ncclReduceScatter(in, out, size_t(count), t, o, c->comm, c->stream);
   });
@@ -301,7 +335,8 @@ int32_t exchange(void* comm, const int64_t* mine, int64_t n, void** done, char* 
   return enqueue(comm, "ncclAllGather (descriptors)", done, err, cap, [&](Comm* cc) {
     if (cudaMemcpyAsync(dev_mine, staged, row, cudaMemcpyHostToDevice, cc->stream) != cudaSuccess)
       return ncclUnhandledCudaError;
-    ncclResult_t r = settle(cc->comm, ncclAllGather(dev_mine, cc->dev_desc, row, ncclUint8, cc->comm, cc->stream));
+    ncclResult_t r =
+        settle(cc->comm, ncclAllGather(dev_mine, cc->dev_desc, row, ncclUint8, cc->comm, cc->stream));
     if (r != ncclSuccess) return r;
     if (cudaMemcpyAsync(cc->host_desc, cc->dev_desc, row * size_t(cc->size), cudaMemcpyDeviceToHost,
                         cc->stream) != cudaSuccess)
@@ -340,10 +375,26 @@ void event_free(void* done) {
   if (done) cudaEventDestroy(static_cast<cudaEvent_t>(done));
 }
 
-const tc_nccl_api kNccl = {TC_NCCL_API_VERSION, library_version, device_count, unique_id, comm_init,
-                           comm_state,          comm_abort,      comm_free,    reduces,   all_reduce,
-                           broadcast,           all_gather,      reduce_scatter, barrier, send,
-                           recv,                exchange,        gathered,     test,      event_free};
+const tc_nccl_api kNccl = {TC_NCCL_API_VERSION,
+                           library_version,
+                           device_count,
+                           unique_id,
+                           comm_init,
+                           comm_state,
+                           comm_abort,
+                           comm_free,
+                           reduces,
+                           all_reduce,
+                           broadcast,
+                           all_gather,
+                           reduce_scatter,
+                           barrier,
+                           send,
+                           recv,
+                           exchange,
+                           gathered,
+                           test,
+                           event_free};
 
 }  // namespace
 

@@ -24,8 +24,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 Clock::time_point deadline_after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(std::min(seconds, 1e9)));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
 // The first of the variables that is set, as an int (else fallback).
@@ -64,7 +64,8 @@ const tc_nccl_api* nccl_table(int32_t* code, std::string* why) {
   }
   if (api->version != TC_NCCL_API_VERSION) {
     *code = TC_ERR_UNAVAILABLE;
-    *why = str("the CUDA module's NCCL table is version ", api->version, ", libtc speaks ", TC_NCCL_API_VERSION);
+    *why =
+        str("the CUDA module's NCCL table is version ", api->version, ", libtc speaks ", TC_NCCL_API_VERSION);
     return nullptr;
   }
   return api;
@@ -110,7 +111,8 @@ void exchange_over_mpi(const tc_mpi_api* mpi, uint8_t* id, double timeout, int32
   int iteration = 0;
   for (;;) {
     int32_t done = 0;
-    if (mpi->test(req, &done, err, sizeof err) != 0) fail(TC_ERR_IO, str("the NCCL id exchange over MPI: ", err));
+    if (mpi->test(req, &done, err, sizeof err) != 0)
+      fail(TC_ERR_IO, str("the NCCL id exchange over MPI: ", err));
     if (done) break;
     if (Clock::now() > deadline) {
       detail::keep_forever(buf);
@@ -140,9 +142,8 @@ std::shared_ptr<Group> Group::create_nccl(const Options& options) {
   const char* size_var = nullptr;
   int32_t rank = env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK", "SLURM_PROCID"}, 0, nullptr);
   int32_t size = env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "WORLD_SIZE", "SLURM_NTASKS"}, 1, &size_var);
-  std::string file = options.init_file;
-  if (file.empty())
-    if (const char* env = std::getenv("TC_NCCL_ID_FILE"); env && *env) file = env;
+  std::string file;  // where the ranks exchange the unique id, else MPI
+  if (const char* env = std::getenv("TC_NCCL_ID_FILE"); env && *env) file = env;
   const bool under_mpirun = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE");
   const tc_mpi_api* mpi = nullptr;
   if (file.empty() && under_mpirun) {
@@ -154,17 +155,18 @@ std::shared_ptr<Group> Group::create_nccl(const Options& options) {
   }
   TC_CHECK(rank < size, TC_ERR_INVALID_ARGUMENT, "rank ", rank, " is not below the world size ", size, " (",
            size_var ? size_var : "default", ")");
-  TC_CHECK(size == 1 || mpi || !file.empty(), TC_ERR_INVALID_ARGUMENT, "a nccl group of ", size,
-           " ranks needs its unique id exchanged: launch with mpirun (with libtc's MPI module), or give every "
-           "rank the same file path (TC_NCCL_ID_FILE, or init_file in the options)");
+  TC_CHECK(
+      size == 1 || mpi || !file.empty(), TC_ERR_INVALID_ARGUMENT, "a nccl group of ", size,
+      " ranks needs its unique id exchanged: launch with mpirun (with libtc's MPI module), or give every "
+      "rank the same file path in TC_NCCL_ID_FILE");
 
   // The device: the local rank's, modulo the devices this process sees.
   int32_t count = 0;
   char err[512] = {0};
   TC_CHECK(api->device_count(&count, err, sizeof err) == 0 && count > 0, TC_ERR_DEVICE,
            "the nccl backend found no CUDA device: ", err);
-  const int32_t local = env_int({"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"},
-                                rank, nullptr);
+  const int32_t local = env_int(
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}, rank, nullptr);
   const int32_t device = local % count;
 
   uint8_t id[TC_NCCL_ID_BYTES] = {0};
@@ -198,8 +200,8 @@ std::shared_ptr<Group> Group::create_nccl(const Options& options) {
     if (state == 0) break;
     if (Clock::now() > deadline) {
       api->comm_abort(g->ncomm_);
-      fail(TC_ERR_TIMEOUT, str("timed out after ", g->timeout_, " s making the NCCL communicator on rank ", rank,
-                               " of ", size, ": a peer died or never came"));
+      fail(TC_ERR_TIMEOUT, str("timed out after ", g->timeout_, " s making the NCCL communicator on rank ",
+                               rank, " of ", size, ": a peer died or never came"));
     }
     detail::spin(iteration);
   }
@@ -250,9 +252,10 @@ void Group::nccl_wait_event(void* done, const std::string& what) {
     if (Clock::now() > deadline) {
       std::lock_guard<std::mutex> lock(mu_);
       nccl_abort_locked();
-      fail(TC_ERR_TIMEOUT, str("timed out after ", timeout_, " s in ", what, " on rank ", rank_, " of ", size_,
-                               " (nccl): a peer died, hangs, or called a different collective; the "
-                               "communicator was aborted"));
+      fail(TC_ERR_TIMEOUT,
+           str("timed out after ", timeout_, " s in ", what, " on rank ", rank_, " of ", size_,
+               " (nccl): a peer died, hangs, or called a different collective; the "
+               "communicator was aborted"));
     }
     detail::spin(iteration);
   }

@@ -602,8 +602,8 @@ std::shared_ptr<Work> Group::reduce_scatter(const Tensor& out, const Tensor& in,
   out->bump_version();
   if (nccl_)
     return nccl_start("reduce_scatter", {in, out}, [&](void** done, char* err) {
-      return nccl_->reduce_scatter(ncomm_, in->data(), out->data(), out->numel(), int32_t(in->dtype), op, done,
-                                   err, 512);
+      return nccl_->reduce_scatter(ncomm_, in->data(), out->data(), out->numel(), int32_t(in->dtype), op,
+                                   done, err, 512);
     });
   return start("reduce_scatter", [&](Work& w) {
     void* req = nullptr;
@@ -621,7 +621,8 @@ std::shared_ptr<Work> Group::barrier() {
   std::lock_guard<std::mutex> issue(issue_mu_);
   check("barrier", describe(kBarrier, 0, nullptr, 0));
   if (nccl_)
-    return nccl_start("barrier", {}, [&](void** done, char* err) { return nccl_->barrier(ncomm_, done, err, 512); });
+    return nccl_start("barrier", {},
+                      [&](void** done, char* err) { return nccl_->barrier(ncomm_, done, err, 512); });
   return start("barrier", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};

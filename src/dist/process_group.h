@@ -48,7 +48,6 @@ class Work {
 struct Options {
   bool checks = true;
   double timeout_seconds = 300;
-  std::string init_file;  // nccl: where the ranks exchange the unique id ("" : $TC_NCCL_ID_FILE or MPI)
 };
 
 class Group : public std::enable_shared_from_this<Group> {
@@ -109,14 +108,14 @@ class Group : public std::enable_shared_from_this<Group> {
   double timeout_ = 300;
   bool checks_ = true;
   const tc_mpi_api* api_ = nullptr;
-  void* comm_ = nullptr;   // the data
-  void* check_ = nullptr;  // descriptors, so they never reorder with data
+  void* comm_ = nullptr;               // the data
+  void* check_ = nullptr;              // descriptors, so they never reorder with data
   const tc_nccl_api* nccl_ = nullptr;  // the nccl backend's transport (else MPI's api_)
   void* ncomm_ = nullptr;
   int32_t device_ = -1;  // nccl: the CUDA device index
   bool aborted_ = false;
-  std::mutex issue_mu_;    // one collective issued at a time (check, then start)
-  std::mutex mu_;          // the transport's calls and pending_
+  std::mutex issue_mu_;  // one collective issued at a time (check, then start)
+  std::mutex mu_;        // the transport's calls and pending_
   std::vector<std::shared_ptr<Work>> pending_;
 };
 

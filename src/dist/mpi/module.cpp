@@ -109,9 +109,9 @@ struct Ring {
   MPI_Op op;
   int esize;
   int rank, size, tag;
-  int step = 0;        // 0 .. 2(size-1): the first size-1 reduce, the rest gather
+  int step = 0;  // 0 .. 2(size-1): the first size-1 reduce, the rest gather
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  char* tmp = nullptr; // one block, received before it is reduced in
+  char* tmp = nullptr;  // one block, received before it is reduced in
   int64_t begin(int b) const { return count * b / size; }
   int64_t len(int b) const { return begin(b + 1) - begin(b); }
   int block(int k) const { return ((k % size) + size) % size; }
@@ -240,8 +240,14 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
   MPI_Type_size(datatype(dtype), &esize);
   if (c->size > 1 && count >= c->size && count * esize >= kRingMinBytes &&
       g_tag_ub >= kRingTagBase + int(kRingTags)) {
-    auto* g = new (std::nothrow) Ring{c->comm, static_cast<char*>(buf), count, datatype(dtype),
-                                      reduce_op(dtype, op), esize, c->rank, c->size,
+    auto* g = new (std::nothrow) Ring{c->comm,
+                                      static_cast<char*>(buf),
+                                      count,
+                                      datatype(dtype),
+                                      reduce_op(dtype, op),
+                                      esize,
+                                      c->rank,
+                                      c->size,
                                       kRingTagBase + int(c->ring_seq++ % kRingTags)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
     if (g) g->tmp = static_cast<char*>(std::malloc(size_t(g->len(0) + 1) * size_t(esize)));
