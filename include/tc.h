@@ -1482,7 +1482,18 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
  *           MPI_COMM_WORLD: creating one is collective (every rank creates it,
  *           in the same order as its other groups). Rank and size come from
  *           MPI; a process started without mpirun is a group of size 1.
- *   "nccl"  CUDA tensors (not built yet: TC_ERR_NOT_COMPILED).
+ *   "nccl"  CUDA tensors, over NCCL (in the CUDA module, libtc_cuda.so; a
+ *           CPU-only libtc or a module built without nccl.h gives
+ *           TC_ERR_NOT_COMPILED, no usable GPU TC_ERR_DEVICE). Rank and size
+ *           come from the launcher (OMPI_COMM_WORLD_RANK/SIZE, PMI_*, RANK/
+ *           WORLD_SIZE, else a group of 1), the device from the local rank
+ *           (OMPI_COMM_WORLD_LOCAL_RANK, LOCAL_RANK) modulo the GPUs seen;
+ *           rank 0's ncclUniqueId reaches the others through the file
+ *           $TC_NCCL_ID_FILE names, else over MPI under mpirun. Collectives
+ *           run on a stream of the group's own, after the work queued so far;
+ *           a blocking call that reaches the timeout aborts the communicator
+ *           (ncclCommAbort): the group is then unusable. send/recv match in
+ *           order per peer (tags are not compared) and are not checked.
  * A backend not built into libtc gives TC_ERR_NOT_COMPILED; one built but not
  * usable here (its module or library missing) TC_ERR_UNAVAILABLE with the
  * reason. Groups live until freed; tc_shutdown frees them like any handle.

@@ -214,4 +214,8 @@ void cuda_backend_shutdown() {
 
 bool cuda_backend_initialized() noexcept { return cuda_hooks() != nullptr; }
 
+const tc_nccl_api* cuda_module_nccl() noexcept {
+  return g_initialized.load() && !g_forked_child.load() ? g_api.nccl : nullptr;
+}
+
 }  // namespace tc

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dist/nccl_api.h"
+
 namespace tc {
 
 void cuda_backend_init();      // the stage's body; throws why CUDA is unusable
@@ -19,5 +21,8 @@ int32_t cuda_module_has_cudnn() noexcept;
 // Why CUDA cannot work whatever the GPU ("" when it may): no cuda stage, its
 // failure, or (before it runs) a missing module file; never loads the module.
 std::string cuda_module_unusable_reason();
+// The loaded module's NCCL table (src/dist/nccl_api.h): nullptr before the
+// cuda stage succeeded or when the module was built without NCCL.
+const tc_nccl_api* cuda_module_nccl() noexcept;
 
 }  // namespace tc

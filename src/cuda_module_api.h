@@ -30,11 +30,12 @@
 #include "backend.h"
 #include "cuda_probe.h"
 #include "device_hooks.h"
+#include "dist/nccl_api.h"
 #include "tc.h"
 #include "tensor.h"
 
 // Bumped whenever either table or anything crossing it changes.
-#define TC_CUDA_MODULE_ABI_VERSION 1u
+#define TC_CUDA_MODULE_ABI_VERSION 2u  // 2: the nccl table
 #define TC_CUDA_MODULE_ENTRY "tc_cuda_module_init"
 
 #define TC_CUDA_MODULE_STR2(x) #x
@@ -117,6 +118,9 @@ struct tc_cuda_module_api {
   int32_t (*init)(char* msg, size_t cap) noexcept;
   // Releases cuBLAS/cuDNN handles and the allocator's cache (every tensor is gone).
   void (*shutdown)() noexcept;
+  // The "nccl" process groups' transport (src/dist/nccl_api.h); NULL when
+  // the module was built without NCCL.
+  const tc_nccl_api* nccl;
 };
 
 // The module's one export. Returns TC_OK, or a status code with the reason in

@@ -15,15 +15,21 @@ echo "== all-reduce: libtc (mpi backend) vs MPI_Allreduce, 2 ranks"
 $MPIRUN -np 2 "$BUILD/bench/bench_allreduce"
 echo
 echo "== data-parallel MLP 256-512-512-10, global batch 256, Adam; median step (ms)"
-t1=$($PY bench/dist/bench_ddp.py --lib tc --single | awk '{print $3}')
-t2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc | awk '{print $3}')
-t2n=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc --no-check | awk '{print $3}')
-echo "tc     1 process: $t1   2 processes: $t2 (no check: $t2n)   speedup $(echo "$t1 / $t2" | bc -l | cut -c1-5)  efficiency $(echo "$t1 / $t2 / 2" | bc -l | cut -c1-5)"
-if $PY -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null; then
-  u1=$($PY bench/dist/bench_ddp.py --lib torch --single | awk '{print $3}')
-  u2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib torch | awk '{print $3}')
-  echo "torch  1 process: $u1   2 processes: $u2   speedup $(echo "$u1 / $u2" | bc -l | cut -c1-5)  efficiency $(echo "$u1 / $u2 / 2" | bc -l | cut -c1-5)  (gloo)"
-  echo "tc / torch step time: 1 process $(echo "$t1 / $u1" | bc -l | cut -c1-5), 2 processes $(echo "$t2 / $u2" | bc -l | cut -c1-5)"
-else
-  echo "torch: no gloo in $PY's torch; skipped"
-fi
+echo "   (ROUNDS=${ROUNDS:-3} rounds, each running every configuration once, interleaved)"
+gloo=0
+$PY -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null && gloo=1
+r=1
+while [ "$r" -le "${ROUNDS:-3}" ]; do
+  t1=$($PY bench/dist/bench_ddp.py --lib tc --single | awk '{print $3}')
+  t2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc | awk '{print $3}')
+  t2n=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc --no-check | awk '{print $3}')
+  echo "round $r: tc     1 process: $t1   2 processes: $t2 (no check: $t2n)   speedup $(echo "$t1 / $t2" | bc -l | cut -c1-5)  efficiency $(echo "$t1 / $t2 / 2" | bc -l | cut -c1-5)"
+  if [ "$gloo" = 1 ]; then
+    u1=$($PY bench/dist/bench_ddp.py --lib torch --single | awk '{print $3}')
+    u2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib torch | awk '{print $3}')
+    echo "round $r: torch  1 process: $u1   2 processes: $u2   speedup $(echo "$u1 / $u2" | bc -l | cut -c1-5)  efficiency $(echo "$u1 / $u2 / 2" | bc -l | cut -c1-5)  (gloo)"
+  else
+    echo "torch: no gloo in $PY's torch; skipped"
+  fi
+  r=$((r + 1))
+done

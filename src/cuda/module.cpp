@@ -105,5 +105,6 @@ extern "C" __attribute__((visibility("default"))) int32_t tc_cuda_module_init(
     out->hooks = &cuda::hooks_table();
     out->init = cuda::module_stage_init;
     out->shutdown = cuda::module_stage_shutdown;
+    out->nccl = cuda::nccl_table();
   });
 }

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "device_hooks.h"
+#include "dist/nccl_api.h"
 
 namespace tc::cuda {
 
@@ -20,6 +21,8 @@ constexpr bool has_cudnn() noexcept {
   return false;
 #endif
 }
-std::string library_versions();  // module.cpp: "CUDA runtime ..., cuBLAS ..."
+std::string library_versions();
+// NCCL for process groups (src/cuda/nccl.cpp); nullptr when built without it.
+const tc_nccl_api* nccl_table();  // module.cpp: "CUDA runtime ..., cuBLAS ..."
 
 }  // namespace tc::cuda

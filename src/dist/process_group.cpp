@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "abi/status.h"
+#include "dist/dist_common.h"
 #include "dtype.h"
 #include "init.h"
 
@@ -206,7 +207,9 @@ int32_t mismatch_code(const int64_t* a, const int64_t* b) {
 // Between polls: spin first (a collective on a fast network completes in
 // microseconds), then yield, then sleep a little, so that a rank that waits
 // leaves the core to the peers it waits for when ranks outnumber cores.
-void spin(int& iteration) {
+}  // namespace
+
+void detail::spin(int& iteration) {
   ++iteration;
   if (iteration > 2048) {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -218,19 +221,59 @@ void spin(int& iteration) {
 // What MPI may still write after a timeout or a freed group: groups whose
 // handle was freed while collectives were in flight (with their works'
 // tensors), descriptor buffers of timed-out exchanges. Kept for good.
+namespace {
 std::mutex orphans_mu;
 std::vector<std::shared_ptr<void>>& orphans() {
   static auto* v = new std::vector<std::shared_ptr<void>>();
   return *v;
 }
-void keep_forever(std::shared_ptr<void> p) {
+}  // namespace
+
+void detail::keep_forever(std::shared_ptr<void> p) {
   std::lock_guard<std::mutex> lock(orphans_mu);
   orphans().push_back(std::move(p));
 }
 
-void check_tensor(const Tensor& t, const char* arg, bool written) {
-  TC_CHECK(device_type(t->device) == TC_DEVICE_CPU, TC_ERR_DEVICE, arg, " is on ", device_name(t->device),
-           ", but the mpi backend runs on CPU tensors (nccl is the backend for CUDA ones)");
+int64_t detail::descriptor_length() { return int64_t(kDescLen); }
+
+const tc_mpi_api* detail::mpi_for_bootstrap(int32_t* rank, int32_t* size, std::string* why) {
+  const Module& m = mpi_module();
+  if (!m.api) {
+    *why = m.why;
+    return nullptr;
+  }
+  const World& w = mpi_world(m.api);
+  if (w.code != TC_OK) {
+    *why = w.why;
+    return nullptr;
+  }
+  *rank = w.rank;
+  *size = w.size;
+  return m.api;
+}
+
+void detail::compare_descriptors(const int64_t* all, int32_t size, int32_t rank) {
+  const int64_t* first = all;
+  for (int32_t r = 1; r < size; ++r) {
+    const int64_t* other = all + size_t(r) * kDescLen;
+    if (std::equal(first, first + kDescLen, other)) continue;
+    fail(mismatch_code(first, other), str("ranks disagree: rank 0 called ", desc_text(first), ", rank ", r,
+                                          " called ", desc_text(other), " (this is rank ", rank, ")"));
+  }
+}
+
+using detail::keep_forever;
+using detail::spin;
+
+void Group::check_tensor(const Tensor& t, const char* arg, bool written) const {
+  if (nccl_) {
+    TC_CHECK(device_type(t->device) == TC_DEVICE_CUDA && device_index(t->device) == device_, TC_ERR_DEVICE,
+             arg, " is on ", device_name(t->device), ", but this nccl group runs on cuda:", device_,
+             " (the mpi backend is the one for CPU tensors)");
+  } else {
+    TC_CHECK(device_type(t->device) == TC_DEVICE_CPU, TC_ERR_DEVICE, arg, " is on ", device_name(t->device),
+             ", but the mpi backend runs on CPU tensors (nccl is the backend for CUDA ones)");
+  }
   TC_CHECK(t->is_contiguous(), TC_ERR_INVALID_ARGUMENT, arg,
            " is not contiguous (collectives need contiguous tensors: call tc_contiguous)");
   if (!written) return;
@@ -240,17 +283,19 @@ void check_tensor(const Tensor& t, const char* arg, bool written) {
            "tensor that does not require grad such as its .grad or a detached one)");
 }
 
-}  // namespace
-
 // ---- Work ----
 
 bool Work::progress_locked() {
   if (done_) return true;
   const tc_mpi_api* api = group_->api_;
+  const tc_nccl_api* nccl = group_->nccl_;
   for (size_t i = 0; i < requests_.size();) {
     int32_t finished = 0;
     char err[512] = {0};
-    if (api->test(requests_[i], &finished, err, sizeof err) != 0) {
+    const int32_t rc = nccl ? nccl->test(group_->ncomm_, requests_[i], &finished, err, sizeof err)
+                            : api->test(requests_[i], &finished, err, sizeof err);
+    if (finished && nccl) nccl->event_free(requests_[i]);
+    if (rc != 0) {
       if (code_ == TC_OK) {
         code_ = TC_ERR_IO;
         message_ = str(what_, " failed: ", err);
@@ -307,10 +352,17 @@ void Work::wait(double timeout_seconds) {
         break;
       }
     }
-    if (Clock::now() > deadline)
+    if (Clock::now() > deadline) {
+      if (group_->nccl_ && timeout_seconds <= 0) {
+        // The group's own deadline passed: NCCL can abort (MPI cannot), which
+        // unblocks the kernels; the group is unusable afterwards.
+        std::lock_guard<std::mutex> lock(group_->mu_);
+        group_->nccl_abort_locked();
+      }
       fail(TC_ERR_TIMEOUT, str("timed out after ", limit, " s waiting for ", what_, " on rank ",
                                group_->rank_, " of ", group_->size_, " (", group_->backend_,
                                "): a peer died, hangs, or called a different collective"));
+    }
     spin(iteration);
   }
   throw_if_failed();
@@ -319,11 +371,7 @@ void Work::wait(double timeout_seconds) {
 // ---- Group ----
 
 bool backend_available(const std::string& backend, int32_t* code, std::string* why) {
-  if (backend == "nccl") {
-    *code = TC_ERR_NOT_COMPILED;
-    *why = "libtc was built without NCCL";
-    return false;
-  }
+  if (backend == "nccl") return nccl_available(code, why);
   TC_CHECK(backend == "mpi", TC_ERR_INVALID_ARGUMENT, "unknown backend \"", backend,
            "\" (expected \"mpi\" or \"nccl\")");
   const Module& m = mpi_module();
@@ -336,6 +384,7 @@ std::shared_ptr<Group> Group::create(const std::string& backend, const Options& 
   int32_t code = TC_OK;
   std::string why;
   if (!backend_available(backend, &code, &why)) fail(code, why);
+  if (backend == "nccl") return create_nccl(options);
   const Module& m = mpi_module();
   const World& w = mpi_world(m.api);
   if (w.code != TC_OK) fail(w.code, w.why);
@@ -353,6 +402,7 @@ std::shared_ptr<Group> Group::create(const std::string& backend, const Options& 
 }
 
 Group::~Group() {
+  if (nccl_) nccl_->comm_free(ncomm_);
   if (!api_) return;
   api_->comm_free(comm_);
   api_->comm_free(check_);
@@ -413,12 +463,15 @@ void Group::check_collective(const char* op, const std::vector<int64_t>& mine) {
   }
   wait_request(req, str("the descriptor exchange of ", op),
                std::make_shared<std::pair<decltype(all), decltype(sent)>>(all, sent));
-  const int64_t* first = all->data();
-  for (int32_t r = 1; r < size_; ++r) {
-    const int64_t* other = all->data() + size_t(r) * kDescLen;
-    if (std::equal(first, first + kDescLen, other)) continue;
-    fail(mismatch_code(first, other), str("ranks disagree: rank 0 called ", desc_text(first), ", rank ", r,
-                                          " called ", desc_text(other), " (this is rank ", rank_, ")"));
+  detail::compare_descriptors(all->data(), size_, rank_);
+}
+
+void Group::check(const char* op, const std::vector<int64_t>& mine) {
+  if (!checks_) return;
+  if (nccl_) {
+    nccl_check(op, mine);
+  } else {
+    check_collective(op, mine);
   }
 }
 
@@ -431,18 +484,24 @@ std::shared_ptr<Work> Group::start(const char* what, const std::function<void(Wo
   return w;
 }
 
-namespace {
-void started(int32_t rc, const char* what, const char* err) {
-  if (rc != 0) fail(TC_ERR_IO, str(what, " failed to start: ", err));
-}
-void check_op(const tc_mpi_api* api, int32_t op, DType dtype) {
+void Group::check_op(int32_t op, DType dtype) const {
   TC_CHECK(op >= TC_REDUCE_SUM && op <= TC_REDUCE_PRODUCT, TC_ERR_INVALID_ARGUMENT, "op ", op,
            " is not a TC_REDUCE_* code");
+  if (nccl_) {
+    TC_CHECK(nccl_->reduces(int32_t(dtype), op), TC_ERR_DTYPE, "NCCL cannot reduce ", dtype_name(dtype),
+             " tensors with ", op_name(op));
+    return;
+  }
   if (op == TC_REDUCE_AVG)
     TC_CHECK(dtype == DType::f32 || dtype == DType::f64, TC_ERR_DTYPE,
              "TC_REDUCE_AVG needs a float32 or float64 tensor, not ", dtype_name(dtype));
-  TC_CHECK(api->reduces(int32_t(dtype), op == TC_REDUCE_AVG ? TC_REDUCE_SUM : op), TC_ERR_DTYPE,
+  TC_CHECK(api_->reduces(int32_t(dtype), op == TC_REDUCE_AVG ? TC_REDUCE_SUM : op), TC_ERR_DTYPE,
            "MPI cannot reduce ", dtype_name(dtype), " tensors with ", op_name(op));
+}
+
+namespace {
+void started(int32_t rc, const char* what, const char* err) {
+  if (rc != 0) fail(TC_ERR_IO, str(what, " failed to start: ", err));
 }
 void check_rank(int32_t r, int32_t size, const char* arg) {
   TC_CHECK(r >= 0 && r < size, TC_ERR_INVALID_ARGUMENT, arg, " ", r, " is not a rank of this group (size ",
@@ -465,10 +524,14 @@ std::function<void()> averager(const Tensor& t, int32_t size) {
 
 std::shared_ptr<Work> Group::all_reduce(const Tensor& t, int32_t op) {
   check_tensor(t, "t", true);
-  check_op(api_, op, t->dtype);
+  check_op(op, t->dtype);
   std::lock_guard<std::mutex> issue(issue_mu_);
-  if (checks_) check_collective("all_reduce", describe(kAllReduce, op, &t, 0));
+  check("all_reduce", describe(kAllReduce, op, &t, 0));
   t->bump_version();
+  if (nccl_)
+    return nccl_start("all_reduce", {t}, [&](void** done, char* err) {
+      return nccl_->all_reduce(ncomm_, t->data(), t->numel(), int32_t(t->dtype), op, done, err, 512);
+    });
   return start("all_reduce", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
@@ -485,8 +548,12 @@ std::shared_ptr<Work> Group::broadcast(const Tensor& t, int32_t root) {
   check_tensor(t, "t", true);  // an in/out: written on every rank but root
   check_rank(root, size_, "root");
   std::lock_guard<std::mutex> issue(issue_mu_);
-  if (checks_) check_collective("broadcast", describe(kBroadcast, root, &t, 0));
+  check("broadcast", describe(kBroadcast, root, &t, 0));
   t->bump_version();
+  if (nccl_)
+    return nccl_start("broadcast", {t}, [&](void** done, char* err) {
+      return nccl_->broadcast(ncomm_, t->data(), t->numel() * t->itemsize(), root, done, err, 512);
+    });
   return start("broadcast", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
@@ -505,8 +572,12 @@ std::shared_ptr<Work> Group::all_gather(const Tensor& out, const Tensor& in) {
   TC_CHECK(out->numel() == in->numel() * size_, TC_ERR_SHAPE, "out has ", out->numel(),
            " elements but needs ", size_, " x ", in->numel(), " (the group's size times t's)");
   std::lock_guard<std::mutex> issue(issue_mu_);
-  if (checks_) check_collective("all_gather", describe(kAllGather, 0, &in, out->numel()));
+  check("all_gather", describe(kAllGather, 0, &in, out->numel()));
   out->bump_version();
+  if (nccl_)
+    return nccl_start("all_gather", {in, out}, [&](void** done, char* err) {
+      return nccl_->all_gather(ncomm_, in->data(), out->data(), in->numel() * in->itemsize(), done, err, 512);
+    });
   return start("all_gather", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
@@ -523,12 +594,17 @@ std::shared_ptr<Work> Group::reduce_scatter(const Tensor& out, const Tensor& in,
   check_tensor(out, "out", true);
   TC_CHECK(out->dtype == in->dtype, TC_ERR_DTYPE, "out is ", dtype_name(out->dtype), " but t is ",
            dtype_name(in->dtype));
-  check_op(api_, op, in->dtype);
+  check_op(op, in->dtype);
   TC_CHECK(in->numel() == out->numel() * size_, TC_ERR_SHAPE, "t has ", in->numel(), " elements but needs ",
            size_, " x ", out->numel(), " (the group's size times out's)");
   std::lock_guard<std::mutex> issue(issue_mu_);
-  if (checks_) check_collective("reduce_scatter", describe(kReduceScatter, op, &out, in->numel()));
+  check("reduce_scatter", describe(kReduceScatter, op, &out, in->numel()));
   out->bump_version();
+  if (nccl_)
+    return nccl_start("reduce_scatter", {in, out}, [&](void** done, char* err) {
+      return nccl_->reduce_scatter(ncomm_, in->data(), out->data(), out->numel(), int32_t(in->dtype), op,
+                                   done, err, 512);
+    });
   return start("reduce_scatter", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
@@ -543,7 +619,10 @@ std::shared_ptr<Work> Group::reduce_scatter(const Tensor& out, const Tensor& in,
 
 std::shared_ptr<Work> Group::barrier() {
   std::lock_guard<std::mutex> issue(issue_mu_);
-  if (checks_) check_collective("barrier", describe(kBarrier, 0, nullptr, 0));
+  check("barrier", describe(kBarrier, 0, nullptr, 0));
+  if (nccl_)
+    return nccl_start("barrier", {},
+                      [&](void** done, char* err) { return nccl_->barrier(ncomm_, done, err, 512); });
   return start("barrier", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
@@ -603,6 +682,10 @@ std::shared_ptr<Work> Group::send(const Tensor& t, int32_t peer, int32_t tag) {
   check_tensor(t, "t", false);
   check_peer_tag(peer, tag, rank_, size_);
   std::lock_guard<std::mutex> issue(issue_mu_);
+  if (nccl_)  // NCCL matches point to point in order per peer: no tags, no descriptor
+    return nccl_start("send", {t}, [&](void** done, char* err) {
+      return nccl_->send(ncomm_, t->data(), t->numel() * t->itemsize(), peer, done, err, 512);
+    });
   if (checks_) send_descriptor(t, peer, tag);
   return start("send", [&](Work& w) {
     void* req = nullptr;
@@ -618,6 +701,12 @@ std::shared_ptr<Work> Group::recv(const Tensor& t, int32_t peer, int32_t tag) {
   check_tensor(t, "t", true);
   check_peer_tag(peer, tag, rank_, size_);
   std::lock_guard<std::mutex> issue(issue_mu_);
+  if (nccl_) {
+    t->bump_version();
+    return nccl_start("recv", {t}, [&](void** done, char* err) {
+      return nccl_->recv(ncomm_, t->data(), t->numel() * t->itemsize(), peer, done, err, 512);
+    });
+  }
   if (checks_) check_recv(t, peer, tag);
   t->bump_version();
   return start("recv", [&](Work& w) {

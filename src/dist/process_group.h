@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dist/mpi_api.h"
+#include "dist/nccl_api.h"
 #include "tensor.h"
 
 namespace tc::dist {
@@ -85,20 +86,42 @@ class Group : public std::enable_shared_from_this<Group> {
   void wait_request(void* req, const std::string& what, std::shared_ptr<void> buffers);
   std::shared_ptr<Work> start(const char* what, const std::function<void(Work&)>& post);
   void progress_pending_locked();
+  // The checks and the descriptor exchange of whichever backend this is.
+  void check_tensor(const Tensor& t, const char* arg, bool written) const;
+  void check_op(int32_t op, DType dtype) const;
+  void check(const char* op, const std::vector<int64_t>& mine);
+
+  // ---- nccl (src/dist/nccl_group.cpp) ----
+  static std::shared_ptr<Group> create_nccl(const Options& options);
+  // Enqueues one NCCL call (call returns the module's status and sets the
+  // completion event) as a Work holding keep.
+  std::shared_ptr<Work> nccl_start(const char* what, std::vector<Tensor> keep,
+                                   const std::function<int32_t(void** done, char* err)>& call);
+  void nccl_check(const char* op, const std::vector<int64_t>& mine);
+  // Polls the event to completion or the deadline (then aborts: TC_ERR_TIMEOUT).
+  void nccl_wait_event(void* done, const std::string& what);
+  // ncclCommAbort after a timeout; pending works' tensors are kept for good.
+  void nccl_abort_locked();
 
   std::string backend_;
   int32_t rank_ = 0, size_ = 1;
   double timeout_ = 300;
   bool checks_ = true;
   const tc_mpi_api* api_ = nullptr;
-  void* comm_ = nullptr;   // the data
-  void* check_ = nullptr;  // descriptors, so they never reorder with data
-  std::mutex issue_mu_;    // one collective issued at a time (check, then start)
-  std::mutex mu_;          // the transport's calls and pending_
+  void* comm_ = nullptr;               // the data
+  void* check_ = nullptr;              // descriptors, so they never reorder with data
+  const tc_nccl_api* nccl_ = nullptr;  // the nccl backend's transport (else MPI's api_)
+  void* ncomm_ = nullptr;
+  int32_t device_ = -1;  // nccl: the CUDA device index
+  bool aborted_ = false;
+  std::mutex issue_mu_;  // one collective issued at a time (check, then start)
+  std::mutex mu_;        // the transport's calls and pending_
   std::vector<std::shared_ptr<Work>> pending_;
 };
 
 // Whether backend can make groups here (its reason in *why when not).
 bool backend_available(const std::string& backend, int32_t* code, std::string* why);
+// The same for "nccl" (src/dist/nccl_group.cpp): runs the lazy cuda stage.
+bool nccl_available(int32_t* code, std::string* why);
 
 }  // namespace tc::dist

@@ -14,7 +14,12 @@ from tc.utils.data import DistributedSampler
 def main():
     assert not dist.is_initialized()
     assert dist.is_mpi_available()
-    assert not dist.is_nccl_available()
+    if not dist.is_nccl_available():  # no GPU here, or libtc without CUDA/NCCL: a clear error
+        try:
+            dist.init_process_group("nccl")
+            raise AssertionError("a nccl group without NCCL")
+        except tc.TcError as e:
+            assert "nccl" in str(e).lower() or "cuda" in str(e).lower(), e
     dist.init_process_group("mpi")
     assert dist.is_initialized() and dist.get_backend() == "mpi"
     rank, world = dist.get_rank(), dist.get_world_size()

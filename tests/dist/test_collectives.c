@@ -49,19 +49,21 @@ static void sleep_seconds(double s) {
 }
 
 static void test_all_reduce(tc_process_group pg) {
-  /* rank r holds r + 1 + i: sum = size(size+1)/2 + size*i. */
-  const int64_t n = 1000;
+  /* rank r holds r + 1 + i: sum = size(size+1)/2 + size*i. 100003
+   * elements (400 KB, not a multiple of the size) take the module's ring
+   * all-reduce, 1000 MPI_Iallreduce; every element is checked there. */
   const int32_t ops[] = {TC_REDUCE_SUM, TC_REDUCE_AVG, TC_REDUCE_MAX, TC_REDUCE_MIN, TC_REDUCE_PRODUCT};
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 10; ++k) {
+    const int64_t n = k < 5 ? 1000 : 100003;
     tc_tensor t = vec_f32(n, (float)(rank + 1), 1.0f);
-    OK(tc_all_reduce(pg, t, ops[k], NULL));
-    for (int64_t i = 0; i < n; i += 97) {
+    OK(tc_all_reduce(pg, t, ops[k % 5], NULL));
+    for (int64_t i = 0; i < n; i += (n > 1000 ? 1 : 97)) {
       double expect = 0;
-      if (ops[k] == TC_REDUCE_SUM) expect = size * (size + 1) / 2.0 + (double)size * (double)i;
-      if (ops[k] == TC_REDUCE_AVG) expect = (size + 1) / 2.0 + (double)i;
-      if (ops[k] == TC_REDUCE_MAX) expect = size + (double)i;
-      if (ops[k] == TC_REDUCE_MIN) expect = 1 + (double)i;
-      if (ops[k] == TC_REDUCE_PRODUCT) {
+      if (ops[k % 5] == TC_REDUCE_SUM) expect = size * (size + 1) / 2.0 + (double)size * (double)i;
+      if (ops[k % 5] == TC_REDUCE_AVG) expect = (size + 1) / 2.0 + (double)i;
+      if (ops[k % 5] == TC_REDUCE_MAX) expect = size + (double)i;
+      if (ops[k % 5] == TC_REDUCE_MIN) expect = 1 + (double)i;
+      if (ops[k % 5] == TC_REDUCE_PRODUCT) {
         expect = 1;
         for (int r = 0; r < size; ++r) expect *= (r + 1 + (double)i);
       }
@@ -69,6 +71,24 @@ static void test_all_reduce(tc_process_group pg) {
       CHECK(got == (float)expect || (got - expect) / expect < 1e-6);
     }
     OK(tc_tensor_free(t));
+  }
+  /* Three large all-reduces in flight at once (the ring's messages must
+   * not match another ring's), waited for in reverse order. */
+  {
+    const int64_t n = 70001;
+    tc_tensor ts[3];
+    tc_work ws[3];
+    for (int j = 0; j < 3; ++j) {
+      ts[j] = vec_f32(n, (float)(rank + 10 * j), 1.0f);
+      OK(tc_all_reduce(pg, ts[j], TC_REDUCE_SUM, &ws[j]));
+    }
+    for (int j = 2; j >= 0; --j) {
+      OK(tc_work_wait(ws[j], 0));
+      OK(tc_work_free(ws[j]));
+      for (int64_t i = 0; i < n; i += 7)
+        CHECK(at(ts[j], i) == (float)(size * (size - 1) / 2 + size * 10 * j) + (float)size * (float)i);
+      OK(tc_tensor_free(ts[j]));
+    }
   }
   /* int64 and bool. */
   int64_t one = 1;

@@ -3409,8 +3409,16 @@ std::vector<Entry> build_table() {
                         }),
                       X("backend \"gloo\"", {TC_ERR_INVALID_ARGUMENT},
                         [](M& m) { return tc_process_group_create("gloo", nullptr, &m.o.pg); }),
-                      X("backend \"nccl\" (not built)", {TC_ERR_NOT_COMPILED},
-                        [](M& m) { return tc_process_group_create("nccl", nullptr, &m.o.pg); }),
+                      // Not built (CPU-only libtc), no GPU (a CUDA build here), or a
+                      // group of one on a GPU machine (then freed).
+                      X("backend \"nccl\" (not built, no GPU, or a group of one)",
+                        {TC_ERR_NOT_COMPILED, TC_ERR_DEVICE, TC_OK},
+                        [](M& m) {
+                          const int32_t rc = tc_process_group_create("nccl", nullptr, &m.o.pg);
+                          if (rc == TC_OK) tc_process_group_free(m.o.pg);
+                          if (rc == TC_OK) m.o.pg = reinterpret_cast<tc_process_group>(sentinel_handle());
+                          return rc;
+                        }),
                       X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
                         [](M& m) {
                           tc_process_group_options o = pg_options();

@@ -170,13 +170,26 @@ def is_nccl_available():
     return is_backend_available("nccl")
 
 
-def init_process_group(backend="mpi", timeout=None, check_collectives=True, **kwargs):
+def init_process_group(backend: str = "mpi", timeout=None, check_collectives: bool = True, **kwargs) -> None:
     """Makes the default group. Rank and world size come from the launcher
-    (mpirun); init_method, rank and world_size are accepted for torch's
-    signature, and must agree with it when given."""
+    (mpirun, or RANK/WORLD_SIZE/LOCAL_RANK for "nccl").
+
+    Args:
+        backend: "mpi" (CPU tensors) or "nccl" (CUDA tensors, one GPU per rank).
+        timeout: every blocking call's limit (seconds or a timedelta).
+        check_collectives: compare the ranks' dtypes and shapes before each collective.
+        init_method: for "nccl", "file:///path": rank 0 writes NCCL's unique id
+            there and the others read it (else it goes over MPI under mpirun);
+            for "mpi" it is ignored. rank and world_size are accepted for
+            torch's signature and must agree with the launcher when given.
+    """
     global _default
     if _default is not None:
         raise RuntimeError("trying to initialize the default process group twice")
+    init_method = kwargs.get("init_method")
+    if backend == "nccl" and isinstance(init_method, str) and init_method.startswith("file://"):
+        import os
+        os.environ["TC_NCCL_ID_FILE"] = init_method[len("file://"):]
     g = ProcessGroup(backend, timeout, check_collectives)
     for key, value in (("rank", g.rank()), ("world_size", g.size())):
         want = kwargs.pop(key, -1)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "dist/mpi_api.h"
 #include "tc.h"
@@ -78,16 +79,102 @@ MPI_Op reduce_op(int32_t dtype, int32_t op) {
   }
 }
 
-MPI_Comm comm_of(void* c) { return *static_cast<MPI_Comm*>(c); }
+// A communicator of libtc's: the MPI one, and how many ring all-reduces it
+// started (their tags: ranks start collectives in the same order, so the
+// count agrees across ranks and concurrent rings never match each other's
+// messages).
+struct Comm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  unsigned ring_seq = 0;
+};
+MPI_Comm comm_of(void* c) { return static_cast<Comm*>(c)->comm; }
+
+// Tags of the ring all-reduce's messages: above the 0..32767 that
+// tc_send/tc_recv use, cycling through kRingTags values.
+constexpr int kRingTagBase = 1 << 16;
+constexpr unsigned kRingTags = 1u << 14;
+int g_tag_ub = 0;  // MPI_TAG_UB (the ring is used only when its tags fit)
+
+// All-reduce of large buffers: a ring (reduce-scatter, then all-gather) of
+// MPI_Isend/MPI_Irecv with MPI_Reduce_local, in place, stepped by test().
+// Open MPI's nonblocking MPI_Iallreduce (libnbc) sends the whole buffer
+// through a binomial tree for in-place calls, i.e. about twice the bytes of
+// a ring, and is slower than the blocking call's tuned algorithms there.
+struct Ring {
+  MPI_Comm comm;
+  char* buf;
+  int64_t count;
+  MPI_Datatype type;
+  MPI_Op op;
+  int esize;
+  int rank, size, tag;
+  int step = 0;  // 0 .. 2(size-1): the first size-1 reduce, the rest gather
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  char* tmp = nullptr;  // one block, received before it is reduced in
+  int64_t begin(int b) const { return count * b / size; }
+  int64_t len(int b) const { return begin(b + 1) - begin(b); }
+  int block(int k) const { return ((k % size) + size) % size; }
+};
+
+// Below this many bytes the ring's extra steps cost more than its bandwidth saves.
+constexpr int64_t kRingMinBytes = 64 * 1024;
+
+int post_ring_step(Ring* g) {
+  const int right = (g->rank + 1) % g->size, left = (g->rank - 1 + g->size) % g->size;
+  const bool reducing = g->step < g->size - 1;
+  const int s = reducing ? g->step : g->step - (g->size - 1);
+  // Reduce-scatter: send block rank - s, receive block rank - s - 1 (to reduce).
+  // All-gather: send the finished block rank + 1 - s, receive block rank - s.
+  const int sb = reducing ? g->block(g->rank - s) : g->block(g->rank + 1 - s);
+  const int rb = reducing ? g->block(g->rank - s - 1) : g->block(g->rank - s);
+  char* into = reducing ? g->tmp : g->buf + g->begin(rb) * g->esize;
+  int rc = MPI_Irecv(into, int(g->len(rb)), g->type, left, g->tag, g->comm, &g->reqs[0]);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Isend(g->buf + g->begin(sb) * g->esize, int(g->len(sb)), g->type, right, g->tag, g->comm,
+                   &g->reqs[1]);
+  return rc;
+}
+
+// Advances the ring as far as its messages allow; *done once finished.
+int step_ring(Ring* g, int* done) {
+  *done = 0;
+  for (;;) {
+    int flag = 0;
+    const int rc = MPI_Testall(2, g->reqs, &flag, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!flag) return MPI_SUCCESS;
+    if (g->step < g->size - 1) {
+      const int rb = g->block(g->rank - g->step - 1);
+      MPI_Reduce_local(g->tmp, g->buf + g->begin(rb) * g->esize, int(g->len(rb)), g->type, g->op);
+    }
+    if (++g->step == 2 * (g->size - 1)) {
+      *done = 1;
+      return MPI_SUCCESS;
+    }
+    if (int prc = post_ring_step(g); prc != MPI_SUCCESS) return prc;
+  }
+}
+
+void free_ring(Ring* g) {
+  std::free(g->tmp);
+  delete g;
+}
+
+// A request of the module: MPI's, or a ring of its own.
+struct Req {
+  MPI_Request r = MPI_REQUEST_NULL;
+  Ring* ring = nullptr;
+};
 
 // MPI counts are int: larger buffers are refused (libtc checks first).
 bool fits(int64_t n) { return n >= 0 && n <= INT_MAX; }
 
 int32_t start(int rc, MPI_Request r, const char* what, void** req, char* err, int64_t cap) {
   if (rc != MPI_SUCCESS) return report(rc, what, err, cap);
-  auto* box = static_cast<MPI_Request*>(std::malloc(sizeof(MPI_Request)));
+  auto* box = new (std::nothrow) Req();
   if (!box) return fail("out of memory for an MPI request", err, cap);
-  *box = r;
+  box->r = r;
   *req = box;
   return 0;
 }
@@ -106,6 +193,10 @@ int32_t init(int32_t* rank, int32_t* size, char* err, int64_t cap) {
   int r = 0, s = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   MPI_Comm_size(MPI_COMM_WORLD, &s);
+  int* ub = nullptr;
+  int has_ub = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
+  g_tag_ub = has_ub && ub ? *ub : 32767;
   *rank = r;
   *size = s;
   return 0;
@@ -116,12 +207,14 @@ int32_t comm_dup(void** out, char* err, int64_t cap) {
   const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &c);
   if (rc != MPI_SUCCESS) return report(rc, "MPI_Comm_dup", err, cap);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  auto* box = static_cast<MPI_Comm*>(std::malloc(sizeof(MPI_Comm)));
+  auto* box = new (std::nothrow) Comm();
   if (!box) {
     MPI_Comm_free(&c);
     return fail("out of memory for an MPI communicator", err, cap);
   }
-  *box = c;
+  box->comm = c;
+  MPI_Comm_rank(c, &box->rank);
+  MPI_Comm_size(c, &box->size);
   *out = box;
   return 0;
 }
@@ -130,8 +223,9 @@ void comm_free(void* c) {
   if (!c) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(static_cast<MPI_Comm*>(c));
-  std::free(c);
+  auto* box = static_cast<Comm*>(c);
+  if (!finalized) MPI_Comm_free(&box->comm);
+  delete box;
 }
 
 int32_t reduces(int32_t dtype, int32_t op) {
@@ -141,6 +235,38 @@ int32_t reduces(int32_t dtype, int32_t op) {
 int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t op, void** req, char* err,
                    int64_t cap) {
   if (!fits(count)) return fail("more than INT_MAX elements in one MPI call", err, cap);
+  auto* c = static_cast<Comm*>(comm);
+  int esize = 0;
+  MPI_Type_size(datatype(dtype), &esize);
+  if (c->size > 1 && count >= c->size && count * esize >= kRingMinBytes &&
+      g_tag_ub >= kRingTagBase + int(kRingTags)) {
+    auto* g = new (std::nothrow) Ring{c->comm,
+                                      static_cast<char*>(buf),
+                                      count,
+                                      datatype(dtype),
+                                      reduce_op(dtype, op),
+                                      esize,
+                                      c->rank,
+                                      c->size,
+                                      kRingTagBase + int(c->ring_seq++ % kRingTags)};
+    auto* box = g ? new (std::nothrow) Req() : nullptr;
+    if (g) g->tmp = static_cast<char*>(std::malloc(size_t(g->len(0) + 1) * size_t(esize)));
+    if (!g || !box || !g->tmp) {
+      if (g) free_ring(g);
+      delete box;
+      return fail("out of memory for a ring all-reduce", err, cap);
+    }
+    box->ring = g;
+    if (const int rc = post_ring_step(g); rc != MPI_SUCCESS) {
+      // The first step's requests are not waited for: MPI reports the error
+      // on a bad argument before anything moves.
+      free_ring(g);
+      delete box;
+      return report(rc, "the ring all-reduce's MPI_Isend/MPI_Irecv", err, cap);
+    }
+    *req = box;
+    return 0;
+  }
   MPI_Request r;
   const int rc =
       MPI_Iallreduce(MPI_IN_PLACE, buf, int(count), datatype(dtype), reduce_op(dtype, op), comm_of(comm), &r);
@@ -194,17 +320,27 @@ int32_t irecv(void* comm, void* buf, int64_t nbytes, int32_t peer, int32_t tag, 
 }
 
 int32_t test(void* req, int32_t* done, char* err, int64_t cap) {
-  auto* r = static_cast<MPI_Request*>(req);
+  auto* box = static_cast<Req*>(req);
   int flag = 0;
-  MPI_Status status;
-  const int rc = MPI_Test(r, &flag, &status);
+  const int rc = box->ring ? step_ring(box->ring, &flag) : MPI_Test(&box->r, &flag, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
+    // A failed ring's other requests may still be posted: they are left to
+    // MPI (the buffers stay alive, libtc keeps the tensor of a failed work).
     *done = 1;
-    std::free(r);
-    return report(rc, "MPI_Test", err, cap);
+    const char* what = box->ring ? "the ring all-reduce" : "MPI_Test";
+    if (box->ring) {
+      box->ring->reqs[0] = box->ring->reqs[1] = MPI_REQUEST_NULL;
+      box->ring->tmp = nullptr;  // may still be written: leaked on purpose
+      free_ring(box->ring);
+    }
+    delete box;
+    return report(rc, what, err, cap);
   }
   *done = flag ? 1 : 0;
-  if (flag) std::free(r);
+  if (flag) {
+    if (box->ring) free_ring(box->ring);
+    delete box;
+  }
   return 0;
 }
 

@@ -37,7 +37,8 @@ class _Bucket:
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.flat = zeros(n, dtype=params[0].dtype)
+        # On the parameters' device: CPU buckets for "mpi", CUDA ones for "nccl".
+        self.flat = zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.ready = 0
         self.work = None
 
