@@ -15,21 +15,28 @@ template <typename T>
 T* data_or_null(const Tensor& t) {
   return t ? t->data_as<T>() : nullptr;
 }
+
+// Pragmas cannot stand inside the dispatch macro's argument, hence functions.
+template <typename T>
+void rmsprop_loop(T* pw, const T* pg, T* psq, T* pga, T* pb, int64_t n, const optim::RmspropStep& s) {
+#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
+  for (int64_t j = 0; j < n; ++j)
+    optim::rmsprop_update(pw[j], pg[j], psq[j], pga ? pga + j : nullptr, pb ? pb + j : nullptr, s);
+}
+
+template <typename T>
+void adagrad_loop(T* pw, const T* pg, T* ps, int64_t n, const optim::AdagradStep& s) {
+#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
+  for (int64_t j = 0; j < n; ++j) optim::adagrad_update(pw[j], pg[j], ps[j], s);
+}
 }  // namespace
 
 void CpuBackend::rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tensor& gavg,
                               const Tensor& buf, const optim::RmspropStep& s) const {
   TC_DISPATCH_FLOATING(w->dtype, "rmsprop", [&] {
     using T = scalar_t;
-    T* pw = w->data_as<T>();
-    const T* pg = g->data_as<T>();
-    T* psq = sq->data_as<T>();
-    T* pga = data_or_null<T>(gavg);
-    T* pb = data_or_null<T>(buf);
-    const int64_t n = w->numel();
-#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
-    for (int64_t j = 0; j < n; ++j)
-      optim::rmsprop_update(pw[j], pg[j], psq[j], pga ? pga + j : nullptr, pb ? pb + j : nullptr, s);
+    rmsprop_loop<T>(w->data_as<T>(), g->data_as<T>(), sq->data_as<T>(), data_or_null<T>(gavg),
+                    data_or_null<T>(buf), w->numel(), s);
   });
 }
 
@@ -37,12 +44,7 @@ void CpuBackend::adagrad_step(const Tensor& w, const Tensor& g, const Tensor& su
                               const optim::AdagradStep& s) const {
   TC_DISPATCH_FLOATING(w->dtype, "adagrad", [&] {
     using T = scalar_t;
-    T* pw = w->data_as<T>();
-    const T* pg = g->data_as<T>();
-    T* ps = sum->data_as<T>();
-    const int64_t n = w->numel();
-#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
-    for (int64_t j = 0; j < n; ++j) optim::adagrad_update(pw[j], pg[j], ps[j], s);
+    adagrad_loop<T>(w->data_as<T>(), g->data_as<T>(), sum->data_as<T>(), w->numel(), s);
   });
 }
 
