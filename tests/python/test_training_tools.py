@@ -55,12 +55,12 @@ def test_module_dict_parameter_list_and_dict_names_match_torch():
     assert len(a.heads) == 2 and "a" in a.heads and list(a.heads.keys()) == ["a", "b"]
     assert len(a.plist) == 2 and isinstance(a.plist[1], nn.Parameter) and a.plist[-1].requires_grad
     a.plist.append(tc.zeros(4))
-    assert [n for n, _ in a.named_parameters()][-1] == "plist.2"
+    assert "plist.2" in dict(a.named_parameters())
     a.pdict["bias"] = tc.zeros(2)
     assert "pdict.bias" in dict(a.named_parameters())
     del a.pdict["bias"]
     assert "pdict.bias" not in dict(a.named_parameters())
-    assert len(list(a.parameters())) == 7
+    assert len(list(a.parameters())) == 8  # heads 4, plist 3, pdict 1
 
 
 # ---------------------------------------------------------------- nn.utils
@@ -245,7 +245,7 @@ def test_rmsprop_adagrad_state_dicts_round_trip():
 
 
 # ---------------------------------------------------------------- schedulers
-def _lrs(make_sched, opt, n=12):
+def _lrs(make_sched, opt, n=11):  # OneCycleLR: total_steps 12, steps 0..11
     s = make_sched(opt)
     out = []
     for _ in range(n):

@@ -17,7 +17,7 @@ def _float_mask(mask: Optional[Tensor], like: Tensor) -> Optional[Tensor]:
     """A bool mask (True = not allowed) as -inf/0 of like's dtype; a float mask as is."""
     if mask is None:
         return None
-    if mask.dtype == "bool":
+    if mask.dtype.name == "bool":
         return zeros(tuple(mask.shape), dtype=like.dtype, device=like.device).masked_fill(mask, float("-inf"))
     return mask
 

@@ -274,9 +274,12 @@ def default_collate(batch: List[Any]) -> Any:
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)
-    if type(elem).__module__ == "numpy" and type(elem).__name__ == "ndarray":
-        from .._interop import from_numpy
-        return stack([from_numpy(b) for b in batch], 0)
+    if type(elem).__module__ == "numpy" and type(elem).__name__ not in ("str_", "string_"):
+        if type(elem).__name__ in ("ndarray", "memmap"):  # arrays: stacked (copies)
+            return stack([tensor(b) for b in batch], 0)
+        if getattr(elem, "shape", None) == ():  # numpy scalars keep their dtype
+            import numpy
+            return tensor(numpy.array(batch))
     if isinstance(elem, bool):
         return tensor(list(batch), dtype="bool")
     if isinstance(elem, float):
