@@ -48,8 +48,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     Returns:
         The loss: 0-dim, or per element for reduction="none".
     """
-    if isinstance(weight, str):  # the older tc signature cross_entropy(input, target, reduction)
-        weight, reduction = None, weight
+    if isinstance(weight, str):
+        # The older tc signature cross_entropy(input, target, reduction): the
+        # plain fused op, every target a class ([N, C] or [C] input).
+        return _call(fn("tc_cross_entropy"), input._h, target._h, _reduction(weight))
     return _call(fn("tc_cross_entropy_ex"), input._h, target._h, _h(weight), int(ignore_index),
                  float(label_smoothing), _reduction(reduction, size_average, reduce))
 
@@ -68,8 +70,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     Returns:
         The loss.
     """
-    if isinstance(weight, str):
-        weight, reduction = None, weight
+    if isinstance(weight, str):  # the older tc signature nll_loss(input, target, reduction)
+        return _call(fn("tc_nll_loss"), input._h, target._h, _reduction(weight))
     return _call(fn("tc_nll_loss_ex"), input._h, target._h, _h(weight), int(ignore_index),
                  _reduction(reduction, size_average, reduce))
 
