@@ -174,7 +174,9 @@ class Workload {
     }
     dicts_.clear();
     for (tc_optimizer* o : {&rmsprop_, &adagrad_}) {
-      if (*o) EXPECT_EQ(tc_optimizer_free(*o), TC_OK);
+      if (*o) {
+        EXPECT_EQ(tc_optimizer_free(*o), TC_OK);
+      }
       *o = nullptr;
     }
     if (opt_) {
@@ -295,6 +297,12 @@ class Workload {
       STEP(tc_relu, *sq, r);
       STEP(tc_matmul, *r, *w2, logits);
       STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
+      // The composed losses (src/ops/losses.cpp), and a backward through one
+      // that keeps the graph for the step's own backward.
+      tc_tensor *ce = slot(), *nrm = slot();
+      STEP(tc_cross_entropy_ex, *logits, *target, nullptr, 1, 0.1, TC_REDUCTION_MEAN, ce);
+      STEP(tc_normalize, *logits, 2.0, 1, 1e-12, nrm);
+      STEP(tc_backward, *ce, nullptr, 1);
       STEP(tc_backward, *loss, nullptr, 0);
       STEP(tc_optimizer_step, opt_);
       STEP(tc_optimizer_step, rmsprop_);
@@ -310,13 +318,10 @@ class Workload {
       STEP(tc_softmax, *d64, 1, sm);
       STEP(tc_sum, *sm, nullptr, 0, 0, total);
       STEP(tc_mul_scalar, *total, 0.5, scaled);
-      // The composed losses (src/ops/losses.cpp), and a backward through one.
-      tc_tensor *ce = slot(), *bce = slot(), *cos = slot(), *nrm = slot();
-      STEP(tc_cross_entropy_ex, *logits, *target, nullptr, 1, 0.1, TC_REDUCTION_MEAN, ce);
+      // More composed losses (src/ops/losses.cpp).
+      tc_tensor *bce = slot(), *cos = slot();
       STEP(tc_binary_cross_entropy_with_logits, *d64, *sm, nullptr, nullptr, TC_REDUCTION_SUM, bce);
       STEP(tc_cosine_similarity, *d64, *sm, 1, 1e-8, cos);
-      STEP(tc_normalize, *logits, 2.0, 1, 1e-12, nrm);
-      STEP(tc_backward, *ce, nullptr, 0);
       STEP(tc_optimizer_zero_grad, opt_);
     }
 
