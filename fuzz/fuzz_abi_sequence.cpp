@@ -833,7 +833,8 @@ class Runner {
                      [&](tc_tensor* o) { return tc_cross_entropy_ex(a, b, w, i, x, red, o); });
                 break;
               case 8:
-                make("tc_cosine_similarity", [&](tc_tensor* o) { return tc_cosine_similarity(a, b, i, x, o); });
+                make("tc_cosine_similarity",
+                     [&](tc_tensor* o) { return tc_cosine_similarity(a, b, i, x, o); });
                 break;
               case 9:
                 make("tc_pairwise_distance",

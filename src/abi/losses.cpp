@@ -57,8 +57,8 @@ int32_t tc_binary_cross_entropy_with_logits(tc_tensor input, tc_tensor target, t
 int32_t tc_kl_div(tc_tensor input, tc_tensor target, int32_t reduction, int32_t log_target, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(
-        tc::ops::kl_div(get_tensor(input, "input"), get_tensor(target, "target"), reduction, log_target != 0));
+    *out = new_handle(tc::ops::kl_div(get_tensor(input, "input"), get_tensor(target, "target"), reduction,
+                                      log_target != 0));
   });
 }
 
@@ -88,7 +88,8 @@ int32_t tc_cosine_similarity(tc_tensor x1, tc_tensor x2, int64_t dim, double eps
   });
 }
 
-int32_t tc_pairwise_distance(tc_tensor x1, tc_tensor x2, double p, double eps, int32_t keepdim, tc_tensor* out) {
+int32_t tc_pairwise_distance(tc_tensor x1, tc_tensor x2, double p, double eps, int32_t keepdim,
+                             tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(

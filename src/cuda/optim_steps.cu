@@ -11,13 +11,15 @@ namespace {
 
 template <typename T>
 __global__ void rmsprop_kernel(T* w, const T* g, T* sq, T* gavg, T* buf, int64_t n, optim::RmspropStep s) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     optim::rmsprop_update(w[i], g[i], sq[i], gavg ? gavg + i : nullptr, buf ? buf + i : nullptr, s);
 }
 
 template <typename T>
 __global__ void adagrad_kernel(T* w, const T* g, T* sum, int64_t n, optim::AdagradStep s) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     optim::adagrad_update(w[i], g[i], sum[i], s);
 }
 
@@ -50,7 +52,8 @@ void rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tens
     rmsprop_kernel<double><<<gr.blocks, gr.threads>>>(ptr<double>(w), ptr<double>(g), ptr<double>(sq),
                                                       ptr<double>(gavg), ptr<double>(buf), n, s);
   } else {
-    fail(TC_ERR_DTYPE, str("rmsprop: expected a float32 or float64 parameter but got ", dtype_name(w->dtype)));
+    fail(TC_ERR_DTYPE,
+         str("rmsprop: expected a float32 or float64 parameter but got ", dtype_name(w->dtype)));
   }
   TC_CUDA_CHECK(cudaGetLastError());
 }
@@ -65,7 +68,8 @@ void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum, const opt
   } else if (w->dtype == DType::f64) {
     adagrad_kernel<double><<<gr.blocks, gr.threads>>>(ptr<double>(w), ptr<double>(g), ptr<double>(sum), n, s);
   } else {
-    fail(TC_ERR_DTYPE, str("adagrad: expected a float32 or float64 parameter but got ", dtype_name(w->dtype)));
+    fail(TC_ERR_DTYPE,
+         str("adagrad: expected a float32 or float64 parameter but got ", dtype_name(w->dtype)));
   }
   TC_CUDA_CHECK(cudaGetLastError());
 }

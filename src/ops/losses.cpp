@@ -132,7 +132,8 @@ Nll nll_nd(const Tensor& logp, const Tensor& target, const Tensor& weight, int64
            " does not fit input of shape ", logp->shape, " (expected ", tshape, ")");
   check_same_device(logp, target, op, "input", "target");
   check_class_weight(weight, logp, classes, op);
-  const Tensor ignored = binary(BinaryOp::eq, target, scalar_tensor(double(ignore_index), DType::i64, target->device));
+  const Tensor ignored =
+      binary(BinaryOp::eq, target, scalar_tensor(double(ignore_index), DType::i64, target->device));
   const Tensor t = tc::contiguous(where(ignored, scalar_tensor(0, DType::i64, target->device), target));
   const Backend& be = backend_for(t);
   const int64_t bad = be.first_out_of_range(t, classes);
@@ -191,11 +192,13 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int32_t reduction, 
   TC_CHECK(delta > 0, TC_ERR_INVALID_ARGUMENT, op, ": delta must be > 0 but is ", delta);
   const Tensor d = unary(UnaryOp::abs, sub(input, target));
   const Tensor small = binary(BinaryOp::lt, detach(d), scalar_like(delta, d));
-  const Tensor loss = where(small, mul_scalar(mul(d, d), 0.5), mul_scalar(add_scalar(d, -0.5 * delta), delta));
+  const Tensor loss =
+      where(small, mul_scalar(mul(d, d), 0.5), mul_scalar(add_scalar(d, -0.5 * delta), delta));
   return reduce(loss, reduction);
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int32_t reduction) {
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int32_t reduction) {
   const char* op = "binary_cross_entropy";
   check_pair(input, target, reduction, op);
   TC_CHECK(input->shape == target->shape, TC_ERR_SHAPE, op, ": target of shape ", target->shape,
@@ -252,12 +255,13 @@ Tensor nll_loss_ex(const Tensor& log_probs, const Tensor& target, const Tensor& 
   const char* op = "nll_loss_ex";
   check_floating(log_probs, op, "log_probs");
   check_reduction(reduction, op);
-  if (!weight && plain_targets(log_probs, target, ignore_index)) return nll_loss(log_probs, target, reduction);
+  if (!weight && plain_targets(log_probs, target, ignore_index))
+    return nll_loss(log_probs, target, reduction);
   return nll_nd(log_probs, target, weight, ignore_index, reduction, op).loss;
 }
 
-Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                        double label_smoothing, int32_t reduction) {
+Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor& weight,
+                        int64_t ignore_index, double label_smoothing, int32_t reduction) {
   const char* op = "cross_entropy_ex";
   check_floating(logits, op, "logits");
   check_reduction(reduction, op);
@@ -267,8 +271,8 @@ Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor
   const int64_t classes = logits->shape[cdim];
   const double eps = label_smoothing;
   if (is_floating(target->dtype)) {  // class probabilities
-    TC_CHECK(target->shape == logits->shape, TC_ERR_SHAPE, op, ": probability target of shape ", target->shape,
-             " must have logits' shape ", logits->shape);
+    TC_CHECK(target->shape == logits->shape, TC_ERR_SHAPE, op, ": probability target of shape ",
+             target->shape, " must have logits' shape ", logits->shape);
     check_same_device(logits, target, op, "logits", "target");
     detail::check_same_dtype(logits, target, op, "logits", "target");
     TC_CHECK(ignore_index < 0, TC_ERR_INVALID_ARGUMENT, op,
@@ -290,7 +294,8 @@ Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor
   if (eps == 0) return n.loss;
   // PyTorch's label smoothing: the mean of -log p over the classes (weighted),
   // 0 where the target is ignored, reduced like the nll part.
-  Tensor smooth = neg(sum(weight ? mul(logp, class_view(weight, logits->ndim(), cdim)) : logp, {cdim}, false));
+  Tensor smooth =
+      neg(sum(weight ? mul(logp, class_view(weight, logits->ndim(), cdim)) : logp, {cdim}, false));
   smooth = where(n.ignored, scalar_like(0, logp), smooth);
   Tensor ret = smooth;
   if (reduction == TC_REDUCTION_SUM) ret = sum(smooth, {}, false);

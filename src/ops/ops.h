@@ -155,14 +155,15 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement);
 Tensor l1_loss(const Tensor& input, const Tensor& target, int32_t reduction);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int32_t reduction, double beta);
 Tensor huber_loss(const Tensor& input, const Tensor& target, int32_t reduction, double delta);
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int32_t reduction);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int32_t reduction);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, int32_t reduction);
 Tensor kl_div(const Tensor& input, const Tensor& target, int32_t reduction, bool log_target);
 Tensor nll_loss_ex(const Tensor& log_probs, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                    int32_t reduction);
-Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                        double label_smoothing, int32_t reduction);
+Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor& weight,
+                        int64_t ignore_index, double label_smoothing, int32_t reduction);
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim);
 Tensor normalize(const Tensor& a, double p, int64_t dim, double eps);

@@ -306,10 +306,12 @@ std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptio
 namespace {
 
 void check_rmsprop_options(const RmspropOptions& o) {
-  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid learning rate ", o.lr);
-  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid epsilon value ", o.eps);
-  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid momentum value ",
-           o.momentum);
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid learning rate ",
+           o.lr);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid epsilon value ",
+           o.eps);
+  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT,
+           "rmsprop: invalid momentum value ", o.momentum);
   TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
            "rmsprop: invalid weight_decay value ", o.weight_decay);
   TC_CHECK(std::isfinite(o.alpha) && o.alpha >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid alpha value ",
@@ -317,14 +319,17 @@ void check_rmsprop_options(const RmspropOptions& o) {
 }
 
 void check_adagrad_options(const AdagradOptions& o) {
-  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid learning rate ", o.lr);
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid learning rate ",
+           o.lr);
   TC_CHECK(std::isfinite(o.lr_decay) && o.lr_decay >= 0, TC_ERR_INVALID_ARGUMENT,
            "adagrad: invalid lr_decay value ", o.lr_decay);
   TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
            "adagrad: invalid weight_decay value ", o.weight_decay);
-  TC_CHECK(std::isfinite(o.initial_accumulator_value) && o.initial_accumulator_value >= 0, TC_ERR_INVALID_ARGUMENT,
-           "adagrad: invalid initial_accumulator_value value ", o.initial_accumulator_value);
-  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid epsilon value ", o.eps);
+  TC_CHECK(std::isfinite(o.initial_accumulator_value) && o.initial_accumulator_value >= 0,
+           TC_ERR_INVALID_ARGUMENT, "adagrad: invalid initial_accumulator_value value ",
+           o.initial_accumulator_value);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid epsilon value ",
+           o.eps);
 }
 
 // A 0-dim int64 step count, and one read back from a state dict (int64, or a
@@ -395,8 +400,9 @@ struct Rmsprop : Optimizer {
   void do_load_state_dict(const Items& items) override {
     const StateItems in(items, params.size(), {"lr", "alpha", "eps", "weight_decay", "momentum", "centered"},
                         {"step", "square_avg", "momentum_buffer", "grad_avg"}, "rmsprop");
-    RmspropOptions n{in.value("lr"),       in.value("alpha"),    in.value("eps"),
-                     in.value("weight_decay"), in.value("momentum"), flag_value(in.value("centered"), "centered")};
+    RmspropOptions n{in.value("lr"),       in.value("alpha"),
+                     in.value("eps"),      in.value("weight_decay"),
+                     in.value("momentum"), flag_value(in.value("centered"), "centered")};
     check_rmsprop_options(n);
     const size_t np = params.size();
     std::vector<Tensor> nsq(np), ngavg(np), nbuf(np);
@@ -412,7 +418,8 @@ struct Rmsprop : Optimizer {
                  state_name(i, f), "\" (a partial state)");
       nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 1);
       nsq[i] = state_like(params[i], st.at("square_avg"), state_name(i, "square_avg"));
-      if (n.momentum > 0) nbuf[i] = state_like(params[i], st.at("momentum_buffer"), state_name(i, "momentum_buffer"));
+      if (n.momentum > 0)
+        nbuf[i] = state_like(params[i], st.at("momentum_buffer"), state_name(i, "momentum_buffer"));
       if (n.centered) ngavg[i] = state_like(params[i], st.at("grad_avg"), state_name(i, "grad_avg"));
     }
     o = n;
@@ -458,8 +465,8 @@ struct Adagrad : Optimizer {
 
   void do_load_state_dict(const Items& items) override {
     const StateItems in(items, params.size(),
-                        {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"}, {"step", "sum"},
-                        "adagrad");
+                        {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"},
+                        {"step", "sum"}, "adagrad");
     AdagradOptions n{in.value("lr"), in.value("lr_decay"), in.value("weight_decay"),
                      in.value("initial_accumulator_value"), in.value("eps")};
     check_adagrad_options(n);
@@ -507,7 +514,8 @@ std::shared_ptr<Optimizer> make_adagrad(std::vector<Tensor> params, const Adagra
   auto a = std::make_shared<Adagrad>();
   a->o = o;
   a->lr = o.lr;
-  for (const Tensor& p : params) a->sum.push_back(full(p->shape, o.initial_accumulator_value, p->dtype, p->device));
+  for (const Tensor& p : params)
+    a->sum.push_back(full(p->shape, o.initial_accumulator_value, p->dtype, p->device));
   a->steps.assign(params.size(), 0);
   a->params = std::move(params);
   return a;

@@ -47,7 +47,8 @@ TEST_F(Losses, CrossEntropyWeightsIgnoreIndexLabelSmoothingMatchTorch) {
 
 TEST_F(Losses, CrossEntropyProbabilityTargetsMatchTorch) {
   const Tensor x = tensor({0.2, -1.3, 0.7, 1.1, 0.4, -0.6, -0.5, 0.9, 0.3, 0.0, 0.8, -1.2}, {4, 3});
-  const Tensor p = ops::softmax(tensor({0.3, 0.1, -0.2, 0.5, -0.4, 0.2, 0.0, 0.0, 1.0, 1.0, 2.0, 3.0}, {4, 3}), 1);
+  const Tensor p =
+      ops::softmax(tensor({0.3, 0.1, -0.2, 0.5, -0.4, 0.2, 0.0, 0.0, 1.0, 1.0, 2.0, 3.0}, {4, 3}), 1);
   const Tensor w = tensor({0.5, 2.0, 1.5}, {3});
   expect_values(ops::cross_entropy_ex(x, p, w, -100, 0.1, kNone),
                 {2.151294605729506, 1.7577785981153866, 1.4657904550335283, 2.6381778523598136});
@@ -56,14 +57,15 @@ TEST_F(Losses, CrossEntropyProbabilityTargetsMatchTorch) {
 }
 
 TEST_F(Losses, ElementwiseLossesMatchTorch) {
-  expect_values(ops::binary_cross_entropy(tensor({0.1, 0.6, 0.9, 0.35}, {4}), tensor({0.0, 1.0, 0.3, 0.5}, {4}),
-                                          nullptr, kNone),
+  expect_values(ops::binary_cross_entropy(tensor({0.1, 0.6, 0.9, 0.35}, {4}),
+                                          tensor({0.0, 1.0, 0.3, 0.5}, {4}), nullptr, kNone),
                 {0.10536051565782628, 0.5108256237659907, 1.6434177197931799, 0.740302520295566});
   // Logits far out (-30, 40) stay finite and exact: the stable form.
   expect_values(ops::binary_cross_entropy_with_logits(tensor({-30.0, -0.5, 0.0, 2.0, 40.0}, {5}),
                                                       tensor({1.0, 0.0, 0.5, 1.0, 0.0}, {5}), nullptr,
                                                       tensor({3.0}, {}), kNone),
-                {90.00000000000028, 0.4740769841801067, 1.3862943611198906, 0.38078403312891784, 40.0}, 1e-10);
+                {90.00000000000028, 0.4740769841801067, 1.3862943611198906, 0.38078403312891784, 40.0},
+                1e-10);
   const Tensor a = tensor({0.0, 0.2, 3.0}, {3}), b = tensor({1.0, 0.0, 0.0}, {3});
   expect_values(ops::smooth_l1_loss(a, b, kNone, 0.5), {0.75, 0.04, 2.75});
   expect_values(ops::huber_loss(a, b, kNone, 0.5), {0.375, 0.02, 1.375});
@@ -73,11 +75,12 @@ TEST_F(Losses, ElementwiseLossesMatchTorch) {
 }
 
 TEST_F(Losses, DistancesMatchTorch) {
-  expect_values(ops::cosine_similarity(tensor({1, 2, 3, 0, 0, 0}, {2, 3}), tensor({1, 0, -1, 1, 1, 1}, {2, 3}), 1,
-                                       1e-8),
+  expect_values(ops::cosine_similarity(tensor({1, 2, 3, 0, 0, 0}, {2, 3}),
+                                       tensor({1, 0, -1, 1, 1, 1}, {2, 3}), 1, 1e-8),
                 {-0.37796447300922725, 0.0});
-  expect_values(ops::pairwise_distance(tensor({1, 2, 3}, {1, 3}), tensor({0, 0.5, 5}, {1, 3}), 3, 1e-6, false),
-                {2.313032364408415}, 1e-10);
+  expect_values(
+      ops::pairwise_distance(tensor({1, 2, 3}, {1, 3}), tensor({0, 0.5, 5}, {1, 3}), 3, 1e-6, false),
+      {2.313032364408415}, 1e-10);
   expect_values(ops::normalize(tensor({3, 4, 0, 0}, {2, 2}), 2, 1, 1e-12), {0.6, 0.8, 0.0, 0.0});
 }
 
@@ -98,9 +101,8 @@ TEST_F(Losses, Float32ResultsAreFloat32AndClose) {
   const Tensor y32 = ops::cross_entropy_ex(tc::cast(x, tc::DType::f32), t, nullptr, 1, 0.1, kMean);
   EXPECT_EQ(y32->dtype, tc::DType::f32);
   EXPECT_NEAR(values(y32)[0], values(y64)[0], 1e-5);
-  const Tensor b32 = ops::binary_cross_entropy_with_logits(tc::cast(x, tc::DType::f32),
-                                                           tc::cast(uniform({3, 4}, 0, 1), tc::DType::f32),
-                                                           nullptr, nullptr, kSum);
+  const Tensor b32 = ops::binary_cross_entropy_with_logits(
+      tc::cast(x, tc::DType::f32), tc::cast(uniform({3, 4}, 0, 1), tc::DType::f32), nullptr, nullptr, kSum);
   EXPECT_EQ(b32->dtype, tc::DType::f32);
 }
 
@@ -111,7 +113,8 @@ TEST_F(Losses, TheFusedPathAndTheComposedPathAgree) {
   for (int32_t r : kReductions) {
     const std::vector<double> fused = values(ops::cross_entropy_ex(x, t, nullptr, -100, 0.0, r));
     const std::vector<double> composed = values(ops::cross_entropy_ex(x, t, nullptr, 7, 0.0, r));
-    const std::vector<double> via_nll = values(ops::nll_loss_ex(ops::log_softmax(x, 1), t, nullptr, 3 + 10, r));
+    const std::vector<double> via_nll =
+        values(ops::nll_loss_ex(ops::log_softmax(x, 1), t, nullptr, 3 + 10, r));
     ASSERT_EQ(fused.size(), composed.size());
     for (size_t i = 0; i < fused.size(); ++i) {
       EXPECT_NEAR(fused[i], composed[i], 1e-12);
@@ -155,10 +158,11 @@ TEST_F(Losses, GradcheckElementwiseLosses) {
                           {uniform({}, 0.05, 0.95), uniform({}, 0, 1)}));  // 0-d
     EXPECT_TRUE(gradcheck(
         [r](const Inputs& x) { return ops::binary_cross_entropy_with_logits(x[0], x[1], x[2], x[3], r); },
-        {uniform({3, 4}, -4, 4), uniform({3, 4}, 0, 1), uniform({3, 1}, 0.5, 2),
-         uniform({4}, 0.5, 3)}));
+        {uniform({3, 4}, -4, 4), uniform({3, 4}, 0, 1), uniform({3, 1}, 0.5, 2), uniform({4}, 0.5, 3)}));
     EXPECT_TRUE(gradcheck(
-        [r](const Inputs& x) { return ops::binary_cross_entropy_with_logits(x[0], x[1], nullptr, nullptr, r); },
+        [r](const Inputs& x) {
+          return ops::binary_cross_entropy_with_logits(x[0], x[1], nullptr, nullptr, r);
+        },
         {noncontiguous(randn({4, 3})), uniform({4, 3}, 0, 1)}));
     EXPECT_TRUE(gradcheck([r](const Inputs& x) { return ops::kl_div(x[0], x[1], r, false); },
                           {randn({3, 4}), uniform({3, 4}, 0.1, 1)}));
@@ -187,17 +191,22 @@ TEST_F(Losses, GradcheckClassLosses) {
     SCOPED_TRACE(r);
     EXPECT_TRUE(gradcheck([&](const Inputs& x) { return ops::nll_loss_ex(x[0], t3, x[1], -100, r); },
                           {randn({2, 3, 4, 2}), uniform({3}, 0.5, 2)}));
-    EXPECT_TRUE(gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t3, x[1], -100, 0.25, r); },
-                          {randn({2, 3, 4, 2}), uniform({3}, 0.5, 2)}));
-    EXPECT_TRUE(gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t3, nullptr, -100, 0.0, r); },
-                          {randn({2, 3, 4, 2})}));
-    EXPECT_TRUE(gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t1, nullptr, 2, 0.1, r); },
-                          {noncontiguous(randn({3, 3}))}));
+    EXPECT_TRUE(
+        gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t3, x[1], -100, 0.25, r); },
+                  {randn({2, 3, 4, 2}), uniform({3}, 0.5, 2)}));
+    EXPECT_TRUE(
+        gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t3, nullptr, -100, 0.0, r); },
+                  {randn({2, 3, 4, 2})}));
+    EXPECT_TRUE(
+        gradcheck([&](const Inputs& x) { return ops::cross_entropy_ex(x[0], t1, nullptr, 2, 0.1, r); },
+                  {noncontiguous(randn({3, 3}))}));
     EXPECT_TRUE(gradcheck(
         [&](const Inputs& x) { return ops::cross_entropy_ex(x[0], i64({2}, {}), x[1], -100, 0.3, r); },
         {randn({4}), uniform({4}, 0.5, 2)}));  // [C] logits, 0-d target
     EXPECT_TRUE(gradcheck(
-        [&](const Inputs& x) { return ops::cross_entropy_ex(x[0], ops::softmax(x[1], 1), x[2], -100, 0.2, r); },
+        [&](const Inputs& x) {
+          return ops::cross_entropy_ex(x[0], ops::softmax(x[1], 1), x[2], -100, 0.2, r);
+        },
         {randn({2, 3, 2}), randn({2, 3, 2}), uniform({3}, 0.5, 2)}));  // probability targets, N-d
   }
 }

@@ -2928,12 +2928,11 @@ std::vector<Entry> build_table() {
              o.eps = INFINITY;
              return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
            }),
-         X("int64 parameter", {TC_ERR_DTYPE, TC_ERR_AUTOGRAD},
-           [adagrad_opts](M& m) {
-             tc_tensor ps[] = {m.f.ia};
-             auto o = adagrad_opts(0.1);
-             return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
-           })}));
+         X("int64 parameter", {TC_ERR_DTYPE, TC_ERR_AUTOGRAD}, [adagrad_opts](M& m) {
+           tc_tensor ps[] = {m.f.ia};
+           auto o = adagrad_opts(0.1);
+           return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+         })}));
   add(E(FN(tc_optimizer_step), "Z", [](M& m) { return tc_optimizer_step(m.Z(0, m.f.opt)); }));
   add(E(FN(tc_optimizer_zero_grad), "Z", [](M& m) { return tc_optimizer_zero_grad(m.Z(0, m.f.opt)); }));
   add(E(FN(tc_optimizer_get_lr), "ZP",
@@ -3409,7 +3408,6 @@ std::vector<Entry> build_table() {
           return tc_work_free(w);
         })}));
 
-
   // More losses and distances (src/ops/losses.cpp).
   add(E(
       FN(tc_l1_loss), "HH-O",
@@ -3426,8 +3424,8 @@ std::vector<Entry> build_table() {
       FN(tc_smooth_l1_loss), "HH--O",
       [](M& m) { return tc_smooth_l1_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_SUM, 1.0, m.O(4)); },
       [] {
-        auto x = reduction_extras(
-            [](M& m, int32_t r) { return tc_smooth_l1_loss(m.f.a, m.f.b, r, 1.0, m.O(9)); });
+        auto x =
+            reduction_extras([](M& m, int32_t r) { return tc_smooth_l1_loss(m.f.a, m.f.b, r, 1.0, m.O(9)); });
         x.push_back(X("beta -1", {TC_ERR_INVALID_ARGUMENT},
                       [](M& m) { return tc_smooth_l1_loss(m.f.a, m.f.b, TC_REDUCTION_MEAN, -1.0, m.O(9)); }));
         x.push_back(X("beta NaN", {TC_ERR_INVALID_ARGUMENT},
@@ -3449,7 +3447,8 @@ std::vector<Entry> build_table() {
   add(E(
       FN(tc_binary_cross_entropy), "HHh-O",
       [](M& m) {
-        return tc_binary_cross_entropy(m.H(0, m.f.s), m.H(1, m.f.s), m.H(2, m.f.s), TC_REDUCTION_MEAN, m.O(4));
+        return tc_binary_cross_entropy(m.H(0, m.f.s), m.H(1, m.f.s), m.H(2, m.f.s), TC_REDUCTION_MEAN,
+                                       m.O(4));
       },
       [] {
         auto x = reduction_extras(
@@ -3473,10 +3472,12 @@ std::vector<Entry> build_table() {
           return tc_binary_cross_entropy_with_logits(m.f.a, m.f.b, nullptr, nullptr, r, m.O(9));
         });
         x.push_back(X("target of another shape", {TC_ERR_SHAPE}, [](M& m) {
-          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.bt, nullptr, nullptr, TC_REDUCTION_MEAN, m.O(9));
+          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.bt, nullptr, nullptr, TC_REDUCTION_MEAN,
+                                                     m.O(9));
         }));
         x.push_back(X("pos_weight that does not broadcast", {TC_ERR_SHAPE}, [](M& m) {
-          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.b, nullptr, m.f.bt, TC_REDUCTION_MEAN, m.O(9));
+          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.b, nullptr, m.f.bt, TC_REDUCTION_MEAN,
+                                                     m.O(9));
         }));
         return x;
       }()));
@@ -3514,12 +3515,13 @@ std::vector<Entry> build_table() {
   add(E(
       FN(tc_cross_entropy_ex), "HHh---O",
       [](M& m) {
-        return tc_cross_entropy_ex(m.H(0, m.f.a), m.H(1, m.f.cls), m.H(2, m.f.v), -100, 0.1, TC_REDUCTION_MEAN,
-                                   m.O(6));
+        return tc_cross_entropy_ex(m.H(0, m.f.a), m.H(1, m.f.cls), m.H(2, m.f.v), -100, 0.1,
+                                   TC_REDUCTION_MEAN, m.O(6));
       },
       [] {
-        auto x = reduction_extras(
-            [](M& m, int32_t r) { return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, 0.0, r, m.O(9)); });
+        auto x = reduction_extras([](M& m, int32_t r) {
+          return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, 0.0, r, m.O(9));
+        });
         x.push_back(X("label_smoothing 1.5", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
           return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, 1.5, TC_REDUCTION_MEAN, m.O(9));
         }));
@@ -3528,7 +3530,8 @@ std::vector<Entry> build_table() {
         }));
         x.push_back(X("class index 3 of 3", {TC_ERR_INDEX}, [](M& m) {
           tc_tensor t2 = make_i64({2}, {0, 3});
-          const int32_t rc = m.done(tc_cross_entropy_ex(m.f.a, t2, nullptr, -100, 0.0, TC_REDUCTION_SUM, m.O(9)));
+          const int32_t rc =
+              m.done(tc_cross_entropy_ex(m.f.a, t2, nullptr, -100, 0.0, TC_REDUCTION_SUM, m.O(9)));
           free_t(t2);
           return rc;
         }));
@@ -3544,7 +3547,8 @@ std::vector<Entry> build_table() {
       FN(tc_cosine_similarity), "HH--O",
       [](M& m) { return tc_cosine_similarity(m.H(0, m.f.a), m.H(1, m.f.b), 1, 1e-8, m.O(4)); },
       [] {
-        auto x = dim_extras([](M& m, int64_t d) { return tc_cosine_similarity(m.f.a, m.f.b, d, 1e-8, m.O(9)); });
+        auto x =
+            dim_extras([](M& m, int64_t d) { return tc_cosine_similarity(m.f.a, m.f.b, d, 1e-8, m.O(9)); });
         x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE},
                       [](M& m) { return tc_cosine_similarity(m.f.a, m.f.bt, 1, 1e-8, m.O(9)); }));
         x.push_back(X("int64 x1", {TC_ERR_DTYPE},
@@ -3561,9 +3565,10 @@ std::vector<Entry> build_table() {
       FN(tc_normalize), "H---O", [](M& m) { return tc_normalize(m.H(0, m.f.a), 2.0, 1, 1e-12, m.O(4)); },
       [] {
         auto x = dim_extras([](M& m, int64_t d) { return tc_normalize(m.f.a, 2.0, d, 1e-12, m.O(9)); });
+        x.push_back(X("p -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_normalize(m.f.a, -1.0, 1, 1e-12, m.O(9)); }));
         x.push_back(
-            X("p -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_normalize(m.f.a, -1.0, 1, 1e-12, m.O(9)); }));
-        x.push_back(X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_normalize(m.f.s, 2.0, 0, 1e-12, m.O(9)); }));
+            X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_normalize(m.f.s, 2.0, 0, 1e-12, m.O(9)); }));
         return x;
       }()));
 

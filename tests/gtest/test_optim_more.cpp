@@ -88,8 +88,9 @@ TEST_F(OptimMore, AdagradStepsMatchTorch) {
 TEST_F(OptimMore, StateDictsContinueExactly) {
   const tc_rmsprop_options ro = rmsprop_options();
   const tc_adagrad_options ao = adagrad_options();
-  const Make makers[] = {[&](tc_tensor* ws, tc_optimizer* out) { return tc_optimizer_rmsprop(ws, 1, &ro, out); },
-                         [&](tc_tensor* ws, tc_optimizer* out) { return tc_optimizer_adagrad(ws, 1, &ao, out); }};
+  const Make makers[] = {
+      [&](tc_tensor* ws, tc_optimizer* out) { return tc_optimizer_rmsprop(ws, 1, &ro, out); },
+      [&](tc_tensor* ws, tc_optimizer* out) { return tc_optimizer_adagrad(ws, 1, &ao, out); }};
   for (const Make& make : makers) {
     H a = nntest::tensor({1.0, -2.0, 0.5}, {3}), b = nntest::tensor({0.0, 0.0, 0.0}, {3});
     ASSERT_EQ(tc_tensor_set_requires_grad(a, 1), TC_OK);
