@@ -899,7 +899,7 @@ class Runner {
       case 12: {  // nn ops
         tc_tensor a = handle(), b = handle();
         const int32_t red = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
-        switch (in_.ConsumeIntegralInRange<int>(0, 5)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
           case 0:
             make("tc_cross_entropy", [&](tc_tensor* o) { return tc_cross_entropy(a, b, red, o); });
             break;
@@ -916,6 +916,53 @@ class Runner {
           case 4: {
             tc_tensor bias = in_.ConsumeBool() ? nullptr : handle();
             make("tc_linear", [&](tc_tensor* o) { return tc_linear(a, b, bias, o); });
+            break;
+          }
+          case 5: {  // the losses and distances of src/ops/losses.cpp
+            tc_tensor w = in_.ConsumeBool() ? nullptr : handle();
+            const double x = in_.ConsumeFloatingPoint<double>();
+            const int64_t i = in_.ConsumeIntegralInRange<int64_t>(-101, 4);
+            switch (in_.ConsumeIntegralInRange<int>(0, 10)) {
+              case 0:
+                make("tc_l1_loss", [&](tc_tensor* o) { return tc_l1_loss(a, b, red, o); });
+                break;
+              case 1:
+                make("tc_smooth_l1_loss", [&](tc_tensor* o) { return tc_smooth_l1_loss(a, b, red, x, o); });
+                break;
+              case 2:
+                make("tc_huber_loss", [&](tc_tensor* o) { return tc_huber_loss(a, b, red, x, o); });
+                break;
+              case 3:
+                make("tc_binary_cross_entropy",
+                     [&](tc_tensor* o) { return tc_binary_cross_entropy(a, b, w, red, o); });
+                break;
+              case 4: {
+                tc_tensor pw = in_.ConsumeBool() ? nullptr : handle();
+                make("tc_binary_cross_entropy_with_logits",
+                     [&](tc_tensor* o) { return tc_binary_cross_entropy_with_logits(a, b, w, pw, red, o); });
+                break;
+              }
+              case 5:
+                make("tc_kl_div", [&](tc_tensor* o) { return tc_kl_div(a, b, red, int32_t(i & 1), o); });
+                break;
+              case 6:
+                make("tc_nll_loss_ex", [&](tc_tensor* o) { return tc_nll_loss_ex(a, b, w, i, red, o); });
+                break;
+              case 7:
+                make("tc_cross_entropy_ex",
+                     [&](tc_tensor* o) { return tc_cross_entropy_ex(a, b, w, i, x, red, o); });
+                break;
+              case 8:
+                make("tc_cosine_similarity",
+                     [&](tc_tensor* o) { return tc_cosine_similarity(a, b, i, x, o); });
+                break;
+              case 9:
+                make("tc_pairwise_distance",
+                     [&](tc_tensor* o) { return tc_pairwise_distance(a, b, x, 1e-6, int32_t(i & 1), o); });
+                break;
+              default:
+                make("tc_normalize", [&](tc_tensor* o) { return tc_normalize(a, x, i, 1e-12, o); });
+            }
             break;
           }
           default:
@@ -976,7 +1023,27 @@ class Runner {
             tc_optimizer o = nullptr;
             int32_t rc;
             const char* fn;
-            if (in_.ConsumeBool()) {
+            const int kind = in_.ConsumeIntegralInRange<int>(0, 3);
+            if (kind == 2) {
+              tc_rmsprop_options ro{};
+              ro.size = sizeof ro;
+              ro.lr = in_.ConsumeFloatingPoint<double>();
+              ro.alpha = in_.ConsumeFloatingPointInRange<double>(-1, 2);
+              ro.eps = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              ro.momentum = in_.ConsumeFloatingPointInRange<double>(-1, 2);
+              ro.centered = in_.ConsumeIntegralInRange<int32_t>(0, 1);
+              fn = "tc_optimizer_rmsprop";
+              rc = tc_optimizer_rmsprop(ps, n, &ro, &o);
+            } else if (kind == 3) {
+              tc_adagrad_options ag{};
+              ag.size = sizeof ag;
+              ag.lr = in_.ConsumeFloatingPoint<double>();
+              ag.lr_decay = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              ag.initial_accumulator_value = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              ag.eps = in_.ConsumeFloatingPointInRange<double>(-1, 1);
+              fn = "tc_optimizer_adagrad";
+              rc = tc_optimizer_adagrad(ps, n, &ag, &o);
+            } else if (kind == 0) {
               tc_sgd_options so{};
               so.size = sizeof so;
               so.lr = in_.ConsumeFloatingPoint<double>();

@@ -837,6 +837,51 @@ TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t redu
 TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc_tensor* out);
 /* Mean squared error. */
 TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
+
+/* More losses, as torch.nn.functional (composed of the ops above, so their
+ * gradients are autograd's). input and target broadcast; reduction is a
+ * TC_REDUCTION_* code; MEAN over every element unless said otherwise. weight
+ * and pos_weight may be NULL. */
+/* Mean absolute error |input - target|. */
+TC_API int32_t tc_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
+/* 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (beta
+ * >= 0; 0 = l1_loss). */
+TC_API int32_t tc_smooth_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, double beta,
+                                 tc_tensor* out);
+/* 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)
+ * (delta > 0). */
+TC_API int32_t tc_huber_loss(tc_tensor input, tc_tensor target, int32_t reduction, double delta,
+                             tc_tensor* out);
+/* -weight (target log(input) + (1 - target) log(1 - input)), logs clamped at
+ * -100; input in [0, 1], target of input's shape. */
+TC_API int32_t tc_binary_cross_entropy(tc_tensor input, tc_tensor target, tc_tensor weight, int32_t reduction,
+                                       tc_tensor* out);
+/* binary_cross_entropy(sigmoid(input), target) computed stably; pos_weight
+ * (broadcast over the last dim) weighs the positive term. */
+TC_API int32_t tc_binary_cross_entropy_with_logits(tc_tensor input, tc_tensor target, tc_tensor weight,
+                                                   tc_tensor pos_weight, int32_t reduction, tc_tensor* out);
+/* target (log(target) - input) (0 where target = 0), or exp(target) (target
+ * - input) when log_target; input holds log-probabilities. */
+TC_API int32_t tc_kl_div(tc_tensor input, tc_tensor target, int32_t reduction, int32_t log_target,
+                         tc_tensor* out);
+/* nll_loss on [C], [N, C] or [N, C, d1, ...] with class weights [C] (or
+ * NULL) and ignore_index; MEAN divides by the weights of the targets not
+ * ignored. */
+TC_API int32_t tc_nll_loss_ex(tc_tensor log_probs, tc_tensor target, tc_tensor weight, int64_t ignore_index,
+                              int32_t reduction, tc_tensor* out);
+/* cross_entropy over dim 1 of [N, C, d1, ...] (or [C]): int64 class targets
+ * (with weight, ignore_index) or probabilities of logits' shape;
+ * label_smoothing in [0, 1]. */
+TC_API int32_t tc_cross_entropy_ex(tc_tensor logits, tc_tensor target, tc_tensor weight, int64_t ignore_index,
+                                   double label_smoothing, int32_t reduction, tc_tensor* out);
+/* sum(x1 x2, dim) / (max(||x1||, eps) max(||x2||, eps)), x1 and x2
+ * broadcast. */
+TC_API int32_t tc_cosine_similarity(tc_tensor x1, tc_tensor x2, int64_t dim, double eps, tc_tensor* out);
+/* The p-norm of x1 - x2 + eps over the last dim (p >= 0, INFINITY allowed). */
+TC_API int32_t tc_pairwise_distance(tc_tensor x1, tc_tensor x2, double p, double eps, int32_t keepdim,
+                                    tc_tensor* out);
+/* a / max(||a||_p over dim, eps) (p >= 0, INFINITY allowed). */
+TC_API int32_t tc_normalize(tc_tensor a, double p, int64_t dim, double eps, tc_tensor* out);
 /* Zeroes elements with probability p (from the default generator) and
  * scales the rest by 1/(1-p) when training is non-zero; identity otherwise. */
 TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out);
@@ -1420,12 +1465,39 @@ typedef struct tc_adam_options {
   double weight_decay;
 } tc_adam_options;
 
+/* Set .size = sizeof(tc_rmsprop_options). As torch.optim.RMSprop: centered
+ * = 1 divides by the centered second moment (a variance estimate). */
+typedef struct tc_rmsprop_options {
+  uint32_t size;
+  int32_t centered;
+  double lr;
+  double alpha;
+  double eps;
+  double weight_decay;
+  double momentum;
+} tc_rmsprop_options;
+
+/* Set .size = sizeof(tc_adagrad_options). As torch.optim.Adagrad. */
+typedef struct tc_adagrad_options {
+  uint32_t size;
+  int32_t reserved; /* 0 */
+  double lr;
+  double lr_decay;
+  double weight_decay;
+  double initial_accumulator_value;
+  double eps;
+} tc_adagrad_options;
+
 /* Optimizers over count parameter handles (retained; the caller keeps its
  * own). Every parameter must be a floating leaf that requires grad. */
 TC_API int32_t tc_optimizer_sgd(const tc_tensor* params, int64_t count, const tc_sgd_options* options,
                                 tc_optimizer* out);
 TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count, const tc_adam_options* options,
                                  tc_optimizer* out);
+TC_API int32_t tc_optimizer_rmsprop(const tc_tensor* params, int64_t count, const tc_rmsprop_options* options,
+                                    tc_optimizer* out);
+TC_API int32_t tc_optimizer_adagrad(const tc_tensor* params, int64_t count, const tc_adagrad_options* options,
+                                    tc_optimizer* out);
 /* One update from the parameters' current gradients (ones without grad are
  * skipped). */
 TC_API int32_t tc_optimizer_step(tc_optimizer opt);
@@ -1438,10 +1510,15 @@ TC_API int32_t tc_optimizer_free(tc_optimizer opt);
  * flattened: hyperparameters as 0-dim float64 tensors
  * "param_groups.0.<name>" (sgd: lr, momentum, dampening, weight_decay,
  * nesterov; adam: lr, beta1, beta2, eps, weight_decay,
- * decoupled_weight_decay) and per parameter i (in the order the optimizer
- * was given them) "state.<i>.momentum_buffer" (sgd with momentum), or
- * "state.<i>.step" (0-dim int64), "state.<i>.exp_avg", "state.<i>.exp_avg_sq"
- * (adam), for parameters that have been stepped. The tensors are copies
+ * decoupled_weight_decay; rmsprop: lr, alpha, eps, weight_decay, momentum,
+ * centered; adagrad: lr, lr_decay, weight_decay, initial_accumulator_value,
+ * eps) and per parameter i (in the order the optimizer was given them)
+ * "state.<i>.momentum_buffer" (sgd with momentum), or "state.<i>.step"
+ * (0-dim int64), "state.<i>.exp_avg", "state.<i>.exp_avg_sq" (adam), or
+ * "state.<i>.step", "state.<i>.square_avg", "state.<i>.momentum_buffer"
+ * (with momentum), "state.<i>.grad_avg" (centered) (rmsprop), for
+ * parameters that have been stepped; or "state.<i>.step" and
+ * "state.<i>.sum" (adagrad, every parameter, from its creation). The tensors are copies
  * (a snapshot). tc_optimizer_load_state_dict restores such a dict into an
  * optimizer of the same kind over parameters of the same shapes and dtypes:
  * the hyperparameters and the state are replaced (copied in, onto each

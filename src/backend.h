@@ -190,6 +190,11 @@ struct Backend {
   virtual void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) const;
   virtual void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
                          const optim::AdamStep& s) const;
+  // sq (, gavg, buf: may be null) / sum: the state, like w.
+  virtual void rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tensor& gavg,
+                            const Tensor& buf, const optim::RmspropStep& s) const;
+  virtual void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum,
+                            const optim::AdagradStep& s) const;
 
   // ---- losses ----
   // Rows of [N, C] logits x (a 1-D x is one row), checked contiguous targets:

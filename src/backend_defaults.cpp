@@ -124,6 +124,13 @@ void Backend::adam_step(const Tensor&, const Tensor&, const Tensor&, const Tenso
                         const optim::AdamStep&) const {
   not_implemented("adam_step");
 }
+void Backend::rmsprop_step(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const optim::RmspropStep&) const {
+  not_implemented("rmsprop_step");
+}
+void Backend::adagrad_step(const Tensor&, const Tensor&, const Tensor&, const optim::AdagradStep&) const {
+  not_implemented("adagrad_step");
+}
 void Backend::cross_entropy_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
   not_implemented("cross_entropy");
 }

@@ -73,6 +73,28 @@ TC_API int32_t tc_optimizer_adam(const tc_tensor* params, int64_t count, const t
   });
 }
 
+TC_API int32_t tc_optimizer_rmsprop(const tc_tensor* params, int64_t count, const tc_rmsprop_options* options,
+                                    tc_optimizer* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const tc_rmsprop_options& o = options_arg(options, "options");
+    auto opt = optim::make_rmsprop(param_list(params, count),
+                                   {o.lr, o.alpha, o.eps, o.weight_decay, o.momentum, o.centered != 0});
+    *out = new_optimizer(std::move(opt));
+  });
+}
+
+TC_API int32_t tc_optimizer_adagrad(const tc_tensor* params, int64_t count, const tc_adagrad_options* options,
+                                    tc_optimizer* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const tc_adagrad_options& o = options_arg(options, "options");
+    auto opt = optim::make_adagrad(param_list(params, count),
+                                   {o.lr, o.lr_decay, o.weight_decay, o.initial_accumulator_value, o.eps});
+    *out = new_optimizer(std::move(opt));
+  });
+}
+
 TC_API int32_t tc_optimizer_step(tc_optimizer opt) {
   return api(__func__, [&] { get_optimizer(opt)->step(); });
 }

@@ -88,6 +88,10 @@ class CpuBackend final : public Backend {
   void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) const override;
   void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
                  const optim::AdamStep& s) const override;
+  void rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tensor& gavg, const Tensor& buf,
+                    const optim::RmspropStep& s) const override;  // cpu/optim_steps.cpp
+  void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum,
+                    const optim::AdagradStep& s) const override;
 
   void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x,
                              const Tensor& target) const override;

@@ -298,6 +298,14 @@ class CudaBackend final : public Backend {
                  const optim::AdamStep& s) const override {
     cuda::adam_step(w, g, m, v, s);
   }
+  void rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tensor& gavg, const Tensor& buf,
+                    const optim::RmspropStep& s) const override {
+    cuda::rmsprop_step(w, g, sq, gavg, buf, s);
+  }
+  void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum,
+                    const optim::AdagradStep& s) const override {
+    cuda::adagrad_step(w, g, sum, s);
+  }
 
   void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x,
                              const Tensor& target) const override {

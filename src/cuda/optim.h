@@ -10,5 +10,9 @@ namespace tc::cuda {
 // and numel on one CUDA device; buf may be null (no momentum).
 void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
 void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
+// src/cuda/optim_steps.cu: gavg and buf may be null.
+void rmsprop_step(const Tensor& w, const Tensor& g, const Tensor& sq, const Tensor& gavg, const Tensor& buf,
+                  const optim::RmspropStep& s);
+void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum, const optim::AdagradStep& s);
 
 }  // namespace tc::cuda

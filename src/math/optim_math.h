@@ -56,4 +56,49 @@ TC_HD inline void adam_update(T& w, T g, T& m, T& v, const AdamStep& s) {
   w = T(rn_sub(wj, rn_div(rn_mul(s.step_size, mj), denom)));
 }
 
+// RMSprop (torch.optim.RMSprop): the square average (and, centered, the
+// gradient average) of g + weight_decay * w; the step divides by its root
+// (centered: of the variance) plus eps, through the momentum buffer (buf,
+// null without momentum; gavg null unless centered).
+struct RmspropStep {
+  double lr, alpha, eps, weight_decay, momentum;
+};
+
+template <typename T>
+TC_HD inline void rmsprop_update(T& w, T g, T& sq, T* gavg, T* buf, const RmspropStep& s) {
+  const double wj = double(w);
+  const double gj = rn_add(double(g), rn_mul(s.weight_decay, wj));
+  const double sqj = rn_add(rn_mul(s.alpha, double(sq)), rn_mul(rn_mul(rn_sub(1.0, s.alpha), gj), gj));
+  sq = T(sqj);
+  double var = sqj;
+  if (gavg) {
+    const double ga = rn_add(rn_mul(s.alpha, double(*gavg)), rn_mul(rn_sub(1.0, s.alpha), gj));
+    *gavg = T(ga);
+    var = rn_sub(sqj, rn_mul(ga, ga));
+  }
+  const double avg = rn_add(rn_sqrt(var), s.eps);
+  if (buf) {
+    const double b = rn_add(rn_mul(s.momentum, double(*buf)), rn_div(gj, avg));
+    *buf = T(b);
+    w = T(rn_sub(wj, rn_mul(s.lr, b)));
+  } else {
+    w = T(rn_sub(wj, rn_div(rn_mul(s.lr, gj), avg)));
+  }
+}
+
+// Adagrad (torch.optim.Adagrad): sum += g^2 of g + weight_decay * w; w -=
+// clr * g / (sqrt(sum) + eps), clr = lr / (1 + (step - 1) lr_decay).
+struct AdagradStep {
+  double clr, eps, weight_decay;
+};
+
+template <typename T>
+TC_HD inline void adagrad_update(T& w, T g, T& sum, const AdagradStep& s) {
+  const double wj = double(w);
+  const double gj = rn_add(double(g), rn_mul(s.weight_decay, wj));
+  const double sj = rn_add(double(sum), rn_mul(gj, gj));
+  sum = T(sj);
+  w = T(rn_sub(wj, rn_div(rn_mul(s.clr, gj), rn_add(rn_sqrt(sj), s.eps))));
+}
+
 }  // namespace tc::optim

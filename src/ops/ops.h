@@ -206,4 +206,22 @@ Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const T
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, double alpha);
 Tensor index_copy(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, double value);
+// ---- more losses and distances (ops/losses.cpp), composed of the ops above ----
+// weight/pos_weight may be null; reduction is a TC_REDUCTION_* code.
+Tensor l1_loss(const Tensor& input, const Tensor& target, int32_t reduction);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int32_t reduction, double beta);
+Tensor huber_loss(const Tensor& input, const Tensor& target, int32_t reduction, double delta);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int32_t reduction);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        const Tensor& pos_weight, int32_t reduction);
+Tensor kl_div(const Tensor& input, const Tensor& target, int32_t reduction, bool log_target);
+Tensor nll_loss_ex(const Tensor& log_probs, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                   int32_t reduction);
+Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor& weight,
+                        int64_t ignore_index, double label_smoothing, int32_t reduction);
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim);
+Tensor normalize(const Tensor& a, double p, int64_t dim, double eps);
+
 }  // namespace tc::ops

@@ -302,6 +302,225 @@ std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptio
   return a;
 }
 
+// ---- RMSprop and Adagrad (torch.optim's rules; state as Adam's) ----
+namespace {
+
+void check_rmsprop_options(const RmspropOptions& o) {
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid learning rate ",
+           o.lr);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid epsilon value ",
+           o.eps);
+  TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT,
+           "rmsprop: invalid momentum value ", o.momentum);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "rmsprop: invalid weight_decay value ", o.weight_decay);
+  TC_CHECK(std::isfinite(o.alpha) && o.alpha >= 0, TC_ERR_INVALID_ARGUMENT, "rmsprop: invalid alpha value ",
+           o.alpha);
+}
+
+void check_adagrad_options(const AdagradOptions& o) {
+  TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid learning rate ",
+           o.lr);
+  TC_CHECK(std::isfinite(o.lr_decay) && o.lr_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "adagrad: invalid lr_decay value ", o.lr_decay);
+  TC_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0, TC_ERR_INVALID_ARGUMENT,
+           "adagrad: invalid weight_decay value ", o.weight_decay);
+  TC_CHECK(std::isfinite(o.initial_accumulator_value) && o.initial_accumulator_value >= 0,
+           TC_ERR_INVALID_ARGUMENT, "adagrad: invalid initial_accumulator_value value ",
+           o.initial_accumulator_value);
+  TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid epsilon value ",
+           o.eps);
+}
+
+// A 0-dim int64 step count, and one read back from a state dict (int64, or a
+// whole float as torch keeps it), at least `lo`.
+Tensor step_tensor(int64_t step) {
+  Tensor t = empty(Dims{}, DType::i64, kCPU);
+  *t->data_as<int64_t>() = step;
+  return t;
+}
+int64_t step_value(const Tensor& s, const std::string& name, int64_t lo) {
+  TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", name, "\" must have one element but has shape ", s->shape);
+  const Tensor sh = to_device(s, kCPU);
+  int64_t step = 0;
+  if (s->dtype == DType::i64) {
+    step = *sh->data_as<int64_t>();
+  } else {
+    const double d = read_element(sh, 0);
+    TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"", name,
+             "\" must be a whole number but is ", d);
+    step = int64_t(d);
+  }
+  TC_CHECK(step >= lo, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" must be >= ", lo, " but is ", step);
+  return step;
+}
+
+struct Rmsprop : Optimizer {
+  RmspropOptions o;
+  std::vector<Tensor> sq, gavg, buf;  // per parameter; null until its first step
+  std::vector<int64_t> steps;
+
+  void do_step() override {
+    NoGradGuard ng;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Tensor& p = params[i];
+      const Tensor grad = p->grad();
+      if (!grad) continue;
+      const Operands x(p, grad, "rmsprop");  // checks grad before any state is made
+      if (!sq[i]) {
+        sq[i] = zeros(p->shape, p->dtype, p->device);
+        if (o.momentum > 0) buf[i] = zeros(p->shape, p->dtype, p->device);
+        if (o.centered) gavg[i] = zeros(p->shape, p->dtype, p->device);
+      }
+      ++steps[i];
+      const RmspropStep s{lr, o.alpha, o.eps, o.weight_decay, o.momentum};
+      backend_for(p).rmsprop_step(x.w, x.g, sq[i], o.centered ? gavg[i] : Tensor(),
+                                  o.momentum > 0 ? buf[i] : Tensor(), s);
+      x.finish(p);
+    }
+  }
+
+  Items do_state_dict() override {
+    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
+                 {str(kGroup, "alpha"), f64_scalar(o.alpha)},
+                 {str(kGroup, "eps"), f64_scalar(o.eps)},
+                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
+                 {str(kGroup, "momentum"), f64_scalar(o.momentum)},
+                 {str(kGroup, "centered"), f64_scalar(o.centered ? 1 : 0)}};
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!sq[i]) continue;
+      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
+      out.emplace_back(state_name(i, "square_avg"), snapshot(sq[i]));
+      if (buf[i]) out.emplace_back(state_name(i, "momentum_buffer"), snapshot(buf[i]));
+      if (gavg[i]) out.emplace_back(state_name(i, "grad_avg"), snapshot(gavg[i]));
+    }
+    return out;
+  }
+
+  void do_load_state_dict(const Items& items) override {
+    const StateItems in(items, params.size(), {"lr", "alpha", "eps", "weight_decay", "momentum", "centered"},
+                        {"step", "square_avg", "momentum_buffer", "grad_avg"}, "rmsprop");
+    RmspropOptions n{in.value("lr"),       in.value("alpha"),
+                     in.value("eps"),      in.value("weight_decay"),
+                     in.value("momentum"), flag_value(in.value("centered"), "centered")};
+    check_rmsprop_options(n);
+    const size_t np = params.size();
+    std::vector<Tensor> nsq(np), ngavg(np), nbuf(np);
+    std::vector<int64_t> nsteps(np, 0);
+    for (size_t i = 0; i < np; ++i) {
+      const auto& st = in.state[i];
+      if (st.empty()) continue;
+      std::vector<const char*> need = {"step", "square_avg"};
+      if (n.momentum > 0) need.push_back("momentum_buffer");
+      if (n.centered) need.push_back("grad_avg");
+      for (const char* f : need)
+        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
+                 state_name(i, f), "\" (a partial state)");
+      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 1);
+      nsq[i] = state_like(params[i], st.at("square_avg"), state_name(i, "square_avg"));
+      if (n.momentum > 0)
+        nbuf[i] = state_like(params[i], st.at("momentum_buffer"), state_name(i, "momentum_buffer"));
+      if (n.centered) ngavg[i] = state_like(params[i], st.at("grad_avg"), state_name(i, "grad_avg"));
+    }
+    o = n;
+    lr = n.lr;
+    sq.swap(nsq);
+    gavg.swap(ngavg);
+    buf.swap(nbuf);
+    steps.swap(nsteps);
+  }
+};
+
+struct Adagrad : Optimizer {
+  AdagradOptions o;
+  std::vector<Tensor> sum;  // per parameter, from the start (initial_accumulator_value)
+  std::vector<int64_t> steps;
+
+  void do_step() override {
+    NoGradGuard ng;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Tensor& p = params[i];
+      const Tensor grad = p->grad();
+      if (!grad) continue;
+      const Operands x(p, grad, "adagrad");
+      const int64_t t = ++steps[i];
+      const AdagradStep s{lr / (1 + double(t - 1) * o.lr_decay), o.eps, o.weight_decay};
+      backend_for(p).adagrad_step(x.w, x.g, sum[i], s);
+      x.finish(p);
+    }
+  }
+
+  Items do_state_dict() override {
+    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
+                 {str(kGroup, "lr_decay"), f64_scalar(o.lr_decay)},
+                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
+                 {str(kGroup, "initial_accumulator_value"), f64_scalar(o.initial_accumulator_value)},
+                 {str(kGroup, "eps"), f64_scalar(o.eps)}};
+    for (size_t i = 0; i < params.size(); ++i) {
+      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
+      out.emplace_back(state_name(i, "sum"), snapshot(sum[i]));
+    }
+    return out;
+  }
+
+  void do_load_state_dict(const Items& items) override {
+    const StateItems in(items, params.size(),
+                        {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"},
+                        {"step", "sum"}, "adagrad");
+    AdagradOptions n{in.value("lr"), in.value("lr_decay"), in.value("weight_decay"),
+                     in.value("initial_accumulator_value"), in.value("eps")};
+    check_adagrad_options(n);
+    const size_t np = params.size();
+    std::vector<Tensor> nsum(np);
+    std::vector<int64_t> nsteps(np, 0);
+    for (size_t i = 0; i < np; ++i) {
+      const auto& st = in.state[i];
+      if (st.empty()) {  // as a fresh optimizer's
+        nsum[i] = full(params[i]->shape, n.initial_accumulator_value, params[i]->dtype, params[i]->device);
+        continue;
+      }
+      for (const char* f : {"step", "sum"})
+        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
+                 state_name(i, f), "\" (a partial state)");
+      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 0);
+      nsum[i] = state_like(params[i], st.at("sum"), state_name(i, "sum"));
+    }
+    o = n;
+    lr = n.lr;
+    sum.swap(nsum);
+    steps.swap(nsteps);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Optimizer> make_rmsprop(std::vector<Tensor> params, const RmspropOptions& o) {
+  check_params(params, "rmsprop");
+  check_rmsprop_options(o);
+  auto r = std::make_shared<Rmsprop>();
+  r->o = o;
+  r->lr = o.lr;
+  r->sq.resize(params.size());
+  r->gavg.resize(params.size());
+  r->buf.resize(params.size());
+  r->steps.assign(params.size(), 0);
+  r->params = std::move(params);
+  return r;
+}
+
+std::shared_ptr<Optimizer> make_adagrad(std::vector<Tensor> params, const AdagradOptions& o) {
+  check_params(params, "adagrad");
+  check_adagrad_options(o);
+  auto a = std::make_shared<Adagrad>();
+  a->o = o;
+  a->lr = o.lr;
+  for (const Tensor& p : params)
+    a->sum.push_back(full(p->shape, o.initial_accumulator_value, p->dtype, p->device));
+  a->steps.assign(params.size(), 0);
+  a->params = std::move(params);
+  return a;
+}
+
 namespace {
 
 void check_init_target(const Tensor& t, const char* what) {

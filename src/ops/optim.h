@@ -70,6 +70,16 @@ struct AdamOptions {
 // torch.optim does, throwing TC_ERR_INVALID_ARGUMENT / TC_ERR_AUTOGRAD / TC_ERR_DTYPE.
 std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o);
 std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptions& o);
+struct RmspropOptions {
+  double lr, alpha, eps, weight_decay, momentum;
+  bool centered;
+};
+struct AdagradOptions {
+  double lr, lr_decay, weight_decay, initial_accumulator_value, eps;
+};
+std::shared_ptr<Optimizer> make_rmsprop(std::vector<Tensor> params, const RmspropOptions& o);
+// Every parameter's sum starts at initial_accumulator_value now (as torch's).
+std::shared_ptr<Optimizer> make_adagrad(std::vector<Tensor> params, const AdagradOptions& o);
 
 // torch.nn.init's fan computation and initializers (in place, never recorded).
 void kaiming_uniform_(const Tensor& t, double a);

@@ -151,6 +151,19 @@
 #pragma weak tc_cross_entropy
 #pragma weak tc_nll_loss
 #pragma weak tc_mse_loss
+#pragma weak tc_l1_loss
+#pragma weak tc_smooth_l1_loss
+#pragma weak tc_huber_loss
+#pragma weak tc_binary_cross_entropy
+#pragma weak tc_binary_cross_entropy_with_logits
+#pragma weak tc_kl_div
+#pragma weak tc_nll_loss_ex
+#pragma weak tc_cross_entropy_ex
+#pragma weak tc_cosine_similarity
+#pragma weak tc_pairwise_distance
+#pragma weak tc_normalize
+#pragma weak tc_optimizer_rmsprop
+#pragma weak tc_optimizer_adagrad
 #pragma weak tc_dropout
 #pragma weak tc_conv2d
 #pragma weak tc_max_pool2d
@@ -3106,6 +3119,115 @@ std::vector<Entry> build_table() {
              auto o = adam_opts(0.1);
              return tc_optimizer_adam(ps, 1, &o, m.OZ(9));
            })}));
+  auto rmsprop_opts = [](double lr) {
+    tc_rmsprop_options o{};
+    o.size = sizeof o;
+    o.lr = lr;
+    o.alpha = 0.99;
+    o.eps = 1e-8;
+    o.momentum = 0.9;
+    o.centered = 1;
+    return o;
+  };
+  add(E(FN(tc_optimizer_rmsprop), "P-POH",
+        [rmsprop_opts](M& m) {
+          tc_tensor ps[] = {m.H(4, m.f.p)};
+          const tc_rmsprop_options o = rmsprop_opts(1e-2);
+          return tc_optimizer_rmsprop(m.P(0, ps), 1, m.P(2, &o), m.OZ(3));
+        },
+        {X("count 0", {TC_ERR_INVALID_ARGUMENT},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = rmsprop_opts(0.1);
+             return tc_optimizer_rmsprop(ps, 0, &o, m.OZ(9));
+           }),
+         X("options->size 4", {TC_ERR_INVALID_ARGUMENT},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = rmsprop_opts(0.1);
+             o.size = 4;
+             return tc_optimizer_rmsprop(ps, 1, &o, m.OZ(9));
+           }),
+         X("lr NaN", {TC_ERR_INVALID_ARGUMENT},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = rmsprop_opts(kNaN);
+             return tc_optimizer_rmsprop(ps, 1, &o, m.OZ(9));
+           }),
+         X("alpha -0.5", {TC_ERR_INVALID_ARGUMENT},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = rmsprop_opts(0.1);
+             o.alpha = -0.5;
+             return tc_optimizer_rmsprop(ps, 1, &o, m.OZ(9));
+           }),
+         X("momentum -1", {TC_ERR_INVALID_ARGUMENT},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = rmsprop_opts(0.1);
+             o.momentum = -1;
+             return tc_optimizer_rmsprop(ps, 1, &o, m.OZ(9));
+           }),
+         X("parameter that does not require grad", {TC_ERR_INVALID_ARGUMENT, TC_ERR_AUTOGRAD},
+           [rmsprop_opts](M& m) {
+             tc_tensor ps[] = {m.f.b};
+             auto o = rmsprop_opts(0.1);
+             return tc_optimizer_rmsprop(ps, 1, &o, m.OZ(9));
+           })}));
+  auto adagrad_opts = [](double lr) {
+    tc_adagrad_options o{};
+    o.size = sizeof o;
+    o.lr = lr;
+    o.lr_decay = 0.01;
+    o.initial_accumulator_value = 0.1;
+    o.eps = 1e-10;
+    return o;
+  };
+  add(E(FN(tc_optimizer_adagrad), "P-POH",
+        [adagrad_opts](M& m) {
+          tc_tensor ps[] = {m.H(4, m.f.p)};
+          const tc_adagrad_options o = adagrad_opts(1e-2);
+          return tc_optimizer_adagrad(m.P(0, ps), 1, m.P(2, &o), m.OZ(3));
+        },
+        {X("count -1", {TC_ERR_INVALID_ARGUMENT},
+           [adagrad_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adagrad_opts(0.1);
+             return tc_optimizer_adagrad(ps, -1, &o, m.OZ(9));
+           }),
+         X("options->size 0", {TC_ERR_INVALID_ARGUMENT},
+           [adagrad_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adagrad_opts(0.1);
+             o.size = 0;
+             return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+           }),
+         X("lr_decay -1", {TC_ERR_INVALID_ARGUMENT},
+           [adagrad_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adagrad_opts(0.1);
+             o.lr_decay = -1;
+             return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+           }),
+         X("initial_accumulator_value -1", {TC_ERR_INVALID_ARGUMENT},
+           [adagrad_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adagrad_opts(0.1);
+             o.initial_accumulator_value = -1;
+             return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+           }),
+         X("eps infinity", {TC_ERR_INVALID_ARGUMENT},
+           [adagrad_opts](M& m) {
+             tc_tensor ps[] = {m.f.p};
+             auto o = adagrad_opts(0.1);
+             o.eps = INFINITY;
+             return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+           }),
+         X("int64 parameter", {TC_ERR_DTYPE, TC_ERR_AUTOGRAD}, [adagrad_opts](M& m) {
+           tc_tensor ps[] = {m.f.ia};
+           auto o = adagrad_opts(0.1);
+           return tc_optimizer_adagrad(ps, 1, &o, m.OZ(9));
+         })}));
   add(E(FN(tc_optimizer_step), "Z", [](M& m) { return tc_optimizer_step(m.Z(0, m.f.opt)); }));
   add(E(FN(tc_optimizer_zero_grad), "Z", [](M& m) { return tc_optimizer_zero_grad(m.Z(0, m.f.opt)); }));
   add(E(FN(tc_optimizer_get_lr), "ZP",
@@ -3588,6 +3710,170 @@ std::vector<Entry> build_table() {
           tc_work_free(w);
           return tc_work_free(w);
         })}));
+
+  // More losses and distances (src/ops/losses.cpp).
+  add(E(
+      FN(tc_l1_loss), "HH-O",
+      [](M& m) { return tc_l1_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_MEAN, m.O(3)); },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) { return tc_l1_loss(m.f.a, m.f.b, r, m.O(9)); });
+        x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_l1_loss(m.f.a, m.f.bt, TC_REDUCTION_MEAN, m.O(9)); }));
+        x.push_back(X("int64 input", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_l1_loss(m.f.ia, m.f.b, TC_REDUCTION_MEAN, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_smooth_l1_loss), "HH--O",
+      [](M& m) { return tc_smooth_l1_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_SUM, 1.0, m.O(4)); },
+      [] {
+        auto x =
+            reduction_extras([](M& m, int32_t r) { return tc_smooth_l1_loss(m.f.a, m.f.b, r, 1.0, m.O(9)); });
+        x.push_back(X("beta -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_smooth_l1_loss(m.f.a, m.f.b, TC_REDUCTION_MEAN, -1.0, m.O(9)); }));
+        x.push_back(X("beta NaN", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_smooth_l1_loss(m.f.a, m.f.b, TC_REDUCTION_MEAN, kNaN, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_huber_loss), "HH--O",
+      [](M& m) { return tc_huber_loss(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_NONE, 1.0, m.O(4)); },
+      [] {
+        auto x =
+            reduction_extras([](M& m, int32_t r) { return tc_huber_loss(m.f.a, m.f.b, r, 1.0, m.O(9)); });
+        x.push_back(X("delta 0", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_huber_loss(m.f.a, m.f.b, TC_REDUCTION_MEAN, 0.0, m.O(9)); }));
+        x.push_back(X("delta NaN", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_huber_loss(m.f.a, m.f.b, TC_REDUCTION_MEAN, kNaN, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_binary_cross_entropy), "HHh-O",
+      [](M& m) {
+        return tc_binary_cross_entropy(m.H(0, m.f.s), m.H(1, m.f.s), m.H(2, m.f.s), TC_REDUCTION_MEAN,
+                                       m.O(4));
+      },
+      [] {
+        auto x = reduction_extras(
+            [](M& m, int32_t r) { return tc_binary_cross_entropy(m.f.s, m.f.s, nullptr, r, m.O(9)); });
+        x.push_back(X("input above 1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+          return tc_binary_cross_entropy(m.f.a, m.f.b, nullptr, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        x.push_back(X("target of another shape", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_binary_cross_entropy(m.f.s, m.f.v, nullptr, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_binary_cross_entropy_with_logits), "HHhh-O",
+      [](M& m) {
+        return tc_binary_cross_entropy_with_logits(m.H(0, m.f.a), m.H(1, m.f.b), m.H(2, m.f.a), m.H(3, m.f.v),
+                                                   TC_REDUCTION_MEAN, m.O(5));
+      },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) {
+          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.b, nullptr, nullptr, r, m.O(9));
+        });
+        x.push_back(X("target of another shape", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.bt, nullptr, nullptr, TC_REDUCTION_MEAN,
+                                                     m.O(9));
+        }));
+        x.push_back(X("pos_weight that does not broadcast", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_binary_cross_entropy_with_logits(m.f.a, m.f.b, nullptr, m.f.bt, TC_REDUCTION_MEAN,
+                                                     m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_kl_div), "HH--O",
+      [](M& m) { return tc_kl_div(m.H(0, m.f.a), m.H(1, m.f.b), TC_REDUCTION_SUM, 0, m.O(4)); },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) { return tc_kl_div(m.f.a, m.f.b, r, 1, m.O(9)); });
+        x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_kl_div(m.f.a, m.f.bt, TC_REDUCTION_MEAN, 0, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_nll_loss_ex), "HHh--O",
+      [](M& m) {
+        return tc_nll_loss_ex(m.H(0, m.f.a), m.H(1, m.f.cls), m.H(2, m.f.v), -100, TC_REDUCTION_MEAN, m.O(5));
+      },
+      [] {
+        auto x = reduction_extras(
+            [](M& m, int32_t r) { return tc_nll_loss_ex(m.f.a, m.f.cls, nullptr, -100, r, m.O(9)); });
+        x.push_back(X("class index 7 of 3", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {7, 0});
+          const int32_t rc = m.done(tc_nll_loss_ex(m.f.a, t2, m.f.v, -100, TC_REDUCTION_MEAN, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        x.push_back(X("weight of 6 classes", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_nll_loss_ex(m.f.a, m.f.cls, m.f.a, -100, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        x.push_back(X("float target", {TC_ERR_DTYPE, TC_ERR_SHAPE}, [](M& m) {
+          return tc_nll_loss_ex(m.f.a, m.f.v, nullptr, -100, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_cross_entropy_ex), "HHh---O",
+      [](M& m) {
+        return tc_cross_entropy_ex(m.H(0, m.f.a), m.H(1, m.f.cls), m.H(2, m.f.v), -100, 0.1,
+                                   TC_REDUCTION_MEAN, m.O(6));
+      },
+      [] {
+        auto x = reduction_extras([](M& m, int32_t r) {
+          return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, 0.0, r, m.O(9));
+        });
+        x.push_back(X("label_smoothing 1.5", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+          return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, 1.5, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        x.push_back(X("label_smoothing NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+          return tc_cross_entropy_ex(m.f.a, m.f.cls, nullptr, -100, kNaN, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        x.push_back(X("class index 3 of 3", {TC_ERR_INDEX}, [](M& m) {
+          tc_tensor t2 = make_i64({2}, {0, 3});
+          const int32_t rc =
+              m.done(tc_cross_entropy_ex(m.f.a, t2, nullptr, -100, 0.0, TC_REDUCTION_SUM, m.O(9)));
+          free_t(t2);
+          return rc;
+        }));
+        x.push_back(X("probability target of another shape", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_cross_entropy_ex(m.f.a, m.f.bt, nullptr, -100, 0.0, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        x.push_back(X("0-dim logits", {TC_ERR_SHAPE}, [](M& m) {
+          return tc_cross_entropy_ex(m.f.s, m.f.cls, nullptr, -100, 0.0, TC_REDUCTION_MEAN, m.O(9));
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_cosine_similarity), "HH--O",
+      [](M& m) { return tc_cosine_similarity(m.H(0, m.f.a), m.H(1, m.f.b), 1, 1e-8, m.O(4)); },
+      [] {
+        auto x =
+            dim_extras([](M& m, int64_t d) { return tc_cosine_similarity(m.f.a, m.f.b, d, 1e-8, m.O(9)); });
+        x.push_back(X("shapes that do not broadcast", {TC_ERR_SHAPE},
+                      [](M& m) { return tc_cosine_similarity(m.f.a, m.f.bt, 1, 1e-8, m.O(9)); }));
+        x.push_back(X("int64 x1", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_cosine_similarity(m.f.ia, m.f.b, 1, 1e-8, m.O(9)); }));
+        return x;
+      }()));
+  add(E(FN(tc_pairwise_distance), "HH---O",
+        [](M& m) { return tc_pairwise_distance(m.H(0, m.f.a), m.H(1, m.f.b), 2.0, 1e-6, 0, m.O(5)); },
+        {X("p -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_pairwise_distance(m.f.a, m.f.b, -1.0, 1e-6, 0, m.O(9)); }),
+         X("shapes that do not broadcast", {TC_ERR_SHAPE},
+           [](M& m) { return tc_pairwise_distance(m.f.a, m.f.bt, 2.0, 1e-6, 0, m.O(9)); })}));
+  add(E(
+      FN(tc_normalize), "H---O", [](M& m) { return tc_normalize(m.H(0, m.f.a), 2.0, 1, 1e-12, m.O(4)); },
+      [] {
+        auto x = dim_extras([](M& m, int64_t d) { return tc_normalize(m.f.a, 2.0, d, 1e-12, m.O(9)); });
+        x.push_back(X("p -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_normalize(m.f.a, -1.0, 1, 1e-12, m.O(9)); }));
+        x.push_back(
+            X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_normalize(m.f.s, 2.0, 0, 1e-12, m.O(9)); }));
+        return x;
+      }()));
 
   // CUDA: without the backend these report NOT_COMPILED/UNAVAILABLE.
   add(with_ok(

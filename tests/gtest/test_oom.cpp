@@ -24,8 +24,14 @@
 #pragma weak tc_add
 #pragma weak tc_relu
 #pragma weak tc_cross_entropy
+#pragma weak tc_cross_entropy_ex
+#pragma weak tc_binary_cross_entropy_with_logits
+#pragma weak tc_cosine_similarity
+#pragma weak tc_normalize
 #pragma weak tc_backward
 #pragma weak tc_optimizer_adam
+#pragma weak tc_optimizer_rmsprop
+#pragma weak tc_optimizer_adagrad
 #pragma weak tc_optimizer_step
 #pragma weak tc_optimizer_zero_grad
 #pragma weak tc_optimizer_free
@@ -89,8 +95,14 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_add),
                        reinterpret_cast<void*>(&tc_relu),
                        reinterpret_cast<void*>(&tc_cross_entropy),
+                       reinterpret_cast<void*>(&tc_cross_entropy_ex),
+                       reinterpret_cast<void*>(&tc_binary_cross_entropy_with_logits),
+                       reinterpret_cast<void*>(&tc_cosine_similarity),
+                       reinterpret_cast<void*>(&tc_normalize),
                        reinterpret_cast<void*>(&tc_backward),
                        reinterpret_cast<void*>(&tc_optimizer_adam),
+                       reinterpret_cast<void*>(&tc_optimizer_rmsprop),
+                       reinterpret_cast<void*>(&tc_optimizer_adagrad),
                        reinterpret_cast<void*>(&tc_optimizer_step),
                        reinterpret_cast<void*>(&tc_optimizer_zero_grad),
                        reinterpret_cast<void*>(&tc_optimizer_free),
@@ -187,6 +199,12 @@ class Workload {
       }
     }
     dicts_.clear();
+    for (tc_optimizer* o : {&rmsprop_, &adagrad_}) {
+      if (*o) {
+        EXPECT_EQ(tc_optimizer_free(*o), TC_OK);
+      }
+      *o = nullptr;
+    }
     if (opt_) {
       EXPECT_EQ(tc_optimizer_free(opt_), TC_OK);
     }
@@ -208,6 +226,7 @@ class Workload {
   std::vector<tc_tensor> tensors_;
   std::vector<tc_tensor_dict> dicts_;
   tc_optimizer opt_ = nullptr;
+  tc_optimizer rmsprop_ = nullptr, adagrad_ = nullptr;  // stepped beside opt_, with their state dicts
   std::vector<tc_hook> hooks_;
   tc_library lib_ = nullptr;  // the example op library (examples/op_library)
   tc_op op_ = nullptr;        // its myops::scaled_square
@@ -240,7 +259,7 @@ class Workload {
     std::vector<int64_t> labels(16);
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t(i % 10);
     const int64_t ts[] = {16};
-    tensors_.reserve(64);  // slots stay put: pointers into tensors_ are out-params
+    tensors_.reserve(96);  // slots stay put: pointers into tensors_ are out-params
 
     tc_tensor *x = slot(), *w1 = slot(), *b1 = slot(), *w2 = slot(), *target = slot();
     STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, x);
@@ -264,6 +283,20 @@ class Workload {
     ao.beta2 = 0.999;
     ao.eps = 1e-8;
     STEP(tc_optimizer_adam, params, 3, &ao, &opt_);
+    tc_rmsprop_options ro{};
+    ro.size = sizeof ro;
+    ro.lr = 1e-3;
+    ro.alpha = 0.99;
+    ro.eps = 1e-8;
+    ro.momentum = 0.5;
+    ro.centered = 1;
+    STEP(tc_optimizer_rmsprop, params, 3, &ro, &rmsprop_);
+    tc_adagrad_options ag{};
+    ag.size = sizeof ag;
+    ag.lr = 1e-3;
+    ag.initial_accumulator_value = 0.1;
+    ag.eps = 1e-10;
+    STEP(tc_optimizer_adagrad, params, 3, &ag, &adagrad_);
     tc_hook hk = nullptr;
     STEP(tc_tensor_register_hook, *w2, copy_hook, nullptr, nullptr, &hk);
     hooks_.push_back(hk);
@@ -300,8 +333,16 @@ class Workload {
       STEP(tc_relu, *pr, r);
       STEP(tc_matmul, *r, *w2, logits);
       STEP(tc_cross_entropy, *logits, *target, TC_REDUCTION_MEAN, loss);
+      // The composed losses (src/ops/losses.cpp), and a backward through one
+      // that keeps the graph for the step's own backward.
+      tc_tensor *ce = slot(), *nrm = slot();
+      STEP(tc_cross_entropy_ex, *logits, *target, nullptr, 1, 0.1, TC_REDUCTION_MEAN, ce);
+      STEP(tc_normalize, *logits, 2.0, 1, 1e-12, nrm);
+      STEP(tc_backward, *ce, nullptr, 1);
       STEP(tc_backward, *loss, nullptr, 0);
       STEP(tc_optimizer_step, opt_);
+      STEP(tc_optimizer_step, rmsprop_);
+      STEP(tc_optimizer_step, adagrad_);
       // Views, conversions and reductions of the results.
       tc_tensor *g = slot(), *wt = slot(), *flat = slot(), *d64 = slot(), *sm = slot(), *total = slot(),
                 *scaled = slot();
@@ -320,11 +361,11 @@ class Workload {
       STEP(tc_glu, *h, 1, gated);
       STEP(tc_bitwise_and, *target, *target, bits);
       // Sort, scan and norm (issue 12): row copies, index tensors, a recorded backward.
-      tc_tensor *sorted = slot(), *order = slot(), *cp = slot(), *nrm = slot();
+      tc_tensor *sorted = slot(), *order = slot(), *cp = slot(), *pnorm = slot();
       STEP(tc_sort, *d64, 1, 1, sorted, order);
       STEP(tc_cumprod, *sm, -1, cp);
       const int64_t nd[] = {1};
-      STEP(tc_norm, *logits, 2.0, nd, 1, 0, nrm);
+      STEP(tc_norm, *logits, 2.0, nd, 1, 0, pnorm);
       // Advanced indexing and scatters of the results (index plans, offsets, masks).
       tc_tensor *picked = slot(), *put = slot(), *taken = slot(), *nz = slot(), *red = slot();
       tc_tensor cols[] = {nullptr, *target};  // logits[:, target]
@@ -333,18 +374,27 @@ class Workload {
       STEP(tc_take, *logits, *target, taken);
       STEP(tc_nonzero, *target, nz);
       STEP(tc_scatter_reduce, *d64, 0, *nz, *d64, TC_SCATTER_AMAX, 0, red);
+      // More composed losses (src/ops/losses.cpp).
+      tc_tensor *bce = slot(), *cos = slot();
+      STEP(tc_binary_cross_entropy_with_logits, *d64, *sm, nullptr, nullptr, TC_REDUCTION_SUM, bce);
+      STEP(tc_cosine_similarity, *d64, *sm, 1, 1e-8, cos);
       STEP(tc_optimizer_zero_grad, opt_);
     }
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a
     // file, and back (mapped and copied), the optimizer's state restored.
-    dicts_.reserve(8);
+    dicts_.reserve(12);
     tc_tensor_dict *model = dict_slot(), *state = dict_slot();
     STEP(tc_tensor_dict_create, model);
     STEP(tc_tensor_dict_set, *model, "w1", *w1);
     STEP(tc_tensor_dict_set, *model, "b1", *b1);
     STEP(tc_tensor_dict_set, *model, "w2", *w2);
     STEP(tc_optimizer_state_dict, opt_, state);
+    for (tc_optimizer o : {rmsprop_, adagrad_}) {  // their state, saved and restored
+      tc_tensor_dict* s = dict_slot();
+      STEP(tc_optimizer_state_dict, o, s);
+      STEP(tc_optimizer_load_state_dict, o, *s);
+    }
     tc_tensor* bytes = slot();
     STEP(tc_save_safetensors_bytes, *state, bytes);
     void* data = nullptr;

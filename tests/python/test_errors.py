@@ -44,8 +44,9 @@ def test_status_code_to_exception(code):
     assert e.name == tc.status_name(code) and e.name.startswith("TC_ERR_")
     assert e.message == "the message"
     assert e.name in str(e) and "the message" in str(e)
-    if builtin not in (RuntimeError, NotImplementedError):  # (NotImplementedError is a RuntimeError)
-        assert not isinstance(e, RuntimeError)
+    # Every libtc error is also a RuntimeError, what PyTorch raises for its
+    # shape, dtype, argument and index checks (issue 12).
+    assert isinstance(e, RuntimeError)
 
 
 def test_status_names_are_the_header_names():
@@ -150,3 +151,19 @@ def test_message_is_per_thread_and_readable():
 def test_missing_function_error_is_not_implemented():
     e = tc.MissingFunctionError("tc_nothing")
     assert isinstance(e, NotImplementedError) and "tc_nothing" in str(e)
+
+
+@pytest.mark.parametrize("make, builtin", [
+    (lambda: tc.zeros(2, 3) + tc.zeros(4), ValueError),                      # shapes that do not broadcast
+    (lambda: tc.zeros(2, 3).matmul(tc.zeros(2, 3)), ValueError),             # matmul shapes
+    (lambda: tc.zeros(2, 3).sum(5), IndexError),                             # dim out of range
+    (lambda: tc.nn.functional.cross_entropy(tc.zeros(2, 3), tc.tensor([0, 3])), IndexError),  # class 3 of 3
+    (lambda: tc.nn.functional.smooth_l1_loss(tc.zeros(2), tc.zeros(2), beta=-1.0), ValueError),
+    (lambda: tc.zeros(2, dtype="int64").softmax(0), TypeError),              # dtype
+])
+def test_errors_pytorch_raises_as_runtime_error_are_runtime_errors(make, builtin):
+    """Code ported from PyTorch catches RuntimeError; libtc's errors keep their
+    ValueError/IndexError/TypeError bases as well."""
+    with pytest.raises(RuntimeError) as info:
+        make()
+    assert isinstance(info.value, tc.TcError) and isinstance(info.value, builtin)

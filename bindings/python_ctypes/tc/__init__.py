@@ -45,6 +45,7 @@ from ._tensor import (index_add, index_copy, index_fill, index_put, index_put_, 
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402
+from ._generator import Generator, randperm  # noqa: E402
 
 float = float32
 double = float64

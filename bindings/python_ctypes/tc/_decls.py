@@ -200,6 +200,28 @@ class tc_adam_options(C.Structure):
         ('weight_decay', C.c_double),
     ]
 
+class tc_rmsprop_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('centered', C.c_int32),
+        ('lr', C.c_double),
+        ('alpha', C.c_double),
+        ('eps', C.c_double),
+        ('weight_decay', C.c_double),
+        ('momentum', C.c_double),
+    ]
+
+class tc_adagrad_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('reserved', C.c_int32),
+        ('lr', C.c_double),
+        ('lr_decay', C.c_double),
+        ('weight_decay', C.c_double),
+        ('initial_accumulator_value', C.c_double),
+        ('eps', C.c_double),
+    ]
+
 class tc_process_group_options(C.Structure):
     _fields_ = [
         ('size', C.c_uint32),
@@ -1083,6 +1105,50 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
     ),
+    'tc_l1_loss': (
+        [tc_tensor, tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
+    ),
+    'tc_smooth_l1_loss': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('int32_t', 'reduction'), ('double', 'beta'), ('tc_tensor*', 'out')),
+    ),
+    'tc_huber_loss': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('int32_t', 'reduction'), ('double', 'delta'), ('tc_tensor*', 'out')),
+    ),
+    'tc_binary_cross_entropy': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('tc_tensor', 'weight'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
+    ),
+    'tc_binary_cross_entropy_with_logits': (
+        [tc_tensor, tc_tensor, tc_tensor, tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('tc_tensor', 'weight'), ('tc_tensor', 'pos_weight'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
+    ),
+    'tc_kl_div': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'target'), ('int32_t', 'reduction'), ('int32_t', 'log_target'), ('tc_tensor*', 'out')),
+    ),
+    'tc_nll_loss_ex': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'log_probs'), ('tc_tensor', 'target'), ('tc_tensor', 'weight'), ('int64_t', 'ignore_index'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
+    ),
+    'tc_cross_entropy_ex': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_int64, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'logits'), ('tc_tensor', 'target'), ('tc_tensor', 'weight'), ('int64_t', 'ignore_index'), ('double', 'label_smoothing'), ('int32_t', 'reduction'), ('tc_tensor*', 'out')),
+    ),
+    'tc_cosine_similarity': (
+        [tc_tensor, tc_tensor, C.c_int64, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x1'), ('tc_tensor', 'x2'), ('int64_t', 'dim'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_pairwise_distance': (
+        [tc_tensor, tc_tensor, C.c_double, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x1'), ('tc_tensor', 'x2'), ('double', 'p'), ('double', 'eps'), ('int32_t', 'keepdim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_normalize': (
+        [tc_tensor, C.c_double, C.c_int64, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 'p'), ('int64_t', 'dim'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
     'tc_dropout': (
         [tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('double', 'p'), ('int32_t', 'training'), ('tc_tensor*', 'out')),
@@ -1494,6 +1560,14 @@ FUNCTIONS = {
     'tc_optimizer_adam': (
         [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_adam_options), C.POINTER(tc_optimizer)],
         (('const tc_tensor*', 'params'), ('int64_t', 'count'), ('const tc_adam_options*', 'options'), ('tc_optimizer*', 'out')),
+    ),
+    'tc_optimizer_rmsprop': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_rmsprop_options), C.POINTER(tc_optimizer)],
+        (('const tc_tensor*', 'params'), ('int64_t', 'count'), ('const tc_rmsprop_options*', 'options'), ('tc_optimizer*', 'out')),
+    ),
+    'tc_optimizer_adagrad': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_adagrad_options), C.POINTER(tc_optimizer)],
+        (('const tc_tensor*', 'params'), ('int64_t', 'count'), ('const tc_adagrad_options*', 'options'), ('tc_optimizer*', 'out')),
     ),
     'tc_optimizer_step': (
         [tc_optimizer],

@@ -2,7 +2,8 @@
 
 Every exception libtc raises is a TcError carrying .code, .name and .message;
 the concrete class also derives from the matching Python built-in, so
-`except IndexError` works as with PyTorch.
+`except IndexError` works as with PyTorch, and TcError is a RuntimeError, so
+`except RuntimeError` does too.
 """
 import ctypes
 import threading
@@ -12,8 +13,12 @@ from ._ints import IntOverflowError  # noqa: F401 (re-exported: tc.IntOverflowEr
 from ._lib import lib
 
 
-class TcError(Exception):
-    """A non-zero libtc status: .code (int), .name ("TC_ERR_SHAPE"), .message."""
+class TcError(RuntimeError):
+    """A non-zero libtc status: .code (int), .name ("TC_ERR_SHAPE"), .message.
+
+    Every one is a RuntimeError, as PyTorch raises most of its C++ errors
+    (shape, dtype, argument and index checks): code ported from PyTorch that
+    catches RuntimeError catches libtc's errors too."""
 
     def __init__(self, code, name, message):
         super().__init__("%s: %s" % (name, message) if message else name)

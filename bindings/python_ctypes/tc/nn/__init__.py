@@ -1,13 +1,23 @@
 """tc.nn: modules with parameters, like torch.nn."""
 from . import functional, init, utils
-from .modules import (AvgPool2d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, GELU, Identity,
-                      LayerNorm, Linear, MaxPool2d, Module, ModuleList, MSELoss, NLLLoss, Parameter, ReLU,
+from .modules import (AvgPool2d, Conv2d, Dropout, Embedding, Flatten, GELU, Identity,
+                      LayerNorm, Linear, MaxPool2d, Module, ModuleList, MSELoss, Parameter, ReLU,
                       RMSNorm, Sequential, Sigmoid, Softmax, LogSoftmax, Tanh)
 from .modules import GLU, PReLU  # noqa: E402  (issue 12)
 
 __all__ = ["functional", "init", "utils", "LayerNorm", "RMSNorm", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Sequential", "ModuleList", "Dropout", "Flatten", "Identity", "Embedding",
            "MaxPool2d", "AvgPool2d", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GLU", "PReLU"]
+
+from .modules_loss import (BCELoss, BCEWithLogitsLoss, CosineSimilarity, CrossEntropyLoss, HuberLoss,  # noqa: E402
+                           KLDivLoss, L1Loss, NLLLoss, PairwiseDistance, SmoothL1Loss)
+from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: E402
+from .modules_attention import (MultiheadAttention, TransformerEncoder,  # noqa: E402
+                                TransformerEncoderLayer)
+
+__all__ += ["BCELoss", "BCEWithLogitsLoss", "CosineSimilarity", "HuberLoss", "KLDivLoss", "L1Loss",
+            "PairwiseDistance", "SmoothL1Loss", "ModuleDict", "ParameterDict", "ParameterList",
+            "MultiheadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
 
 # Activations generated from the op table (ops/ops.toml: nn_module), e.g. Softplus.
 from .. import _ops_generated as _gen  # noqa: E402

@@ -73,14 +73,6 @@ def linear(x, weight, bias=None):
     return _call(fn("tc_linear"), x._h, weight._h, bias._h if bias is not None else None)
 
 
-def cross_entropy(input, target, reduction="mean"):
-    return _call(fn("tc_cross_entropy"), input._h, target._h, _reduction(reduction))
-
-
-def nll_loss(input, target, reduction="mean"):
-    return _call(fn("tc_nll_loss"), input._h, target._h, _reduction(reduction))
-
-
 def mse_loss(input, target, reduction="mean"):
     return _call(fn("tc_mse_loss"), input._h, target._h, _reduction(reduction))
 
@@ -156,3 +148,9 @@ _PARAMS = {c[3:]: params for c, *_, params in _ops_generated.METHODS}
 globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})
 
 from .._binary_ext import glu, prelu  # noqa: E402,F401  (issue 12: tc/_binary_ext.py)
+
+# The losses and distances: cross_entropy and nll_loss take weights,
+# ignore_index, label smoothing and N-d inputs (tc_cross_entropy_ex, tc_nll_loss_ex).
+from .functional_loss import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,F401
+                              cosine_similarity, cross_entropy, huber_loss, kl_div, l1_loss, nll_loss,
+                              normalize, pairwise_distance, smooth_l1_loss)

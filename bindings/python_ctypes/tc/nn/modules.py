@@ -175,6 +175,8 @@ class Module:
     def named_buffers(self, prefix=""):
         for mprefix, m in self.named_modules(prefix):
             for name, b in m._buffers.items():
+                if b is None:  # a registered optional buffer left unset, as PyTorch skips it
+                    continue
                 yield mprefix + ("." if mprefix else "") + name, b
 
     def state_dict(self):
@@ -534,16 +536,6 @@ class _Loss(Module):
         super().__init__()
         F._reduction(reduction)
         self.reduction = reduction
-
-
-class CrossEntropyLoss(_Loss):
-    def forward(self, input, target):
-        return F.cross_entropy(input, target, self.reduction)
-
-
-class NLLLoss(_Loss):
-    def forward(self, input, target):
-        return F.nll_loss(input, target, self.reduction)
 
 
 class MSELoss(_Loss):

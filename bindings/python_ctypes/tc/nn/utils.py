@@ -1,7 +1,8 @@
 """tc.nn.utils: gradient clipping, as torch.nn.utils."""
 import math
 
-from .._tensor import Tensor, tensor
+from .._core import no_grad
+from .._tensor import Tensor, cat as _cat, tensor
 
 
 def _grads(parameters):
@@ -38,3 +39,41 @@ def clip_grad_value_(parameters, clip_value):
     v = float(clip_value)
     for g in _grads(parameters):
         g.copy_(g.clamp(-v, v))
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    """Flattens parameters into one 1-D tensor (a copy), as torch.nn.utils.parameters_to_vector.
+
+    Args:
+        parameters: an iterable of tensors (or one tensor).
+
+    Returns:
+        Their elements, concatenated in order.
+    """
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return _cat([p.reshape(-1) for p in parameters], 0)
+
+
+def vector_to_parameters(vec: Tensor, parameters) -> None:
+    """Copies consecutive slices of vec into the parameters (in place, without autograd).
+
+    Args:
+        vec: a 1-D tensor with as many elements as the parameters together.
+        parameters: an iterable of tensors (or one tensor).
+    """
+    if not isinstance(vec, Tensor):
+        raise TypeError("expected torch.Tensor, but got: %s" % type(vec).__name__)
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    parameters = list(parameters)
+    total = sum(p.numel() for p in parameters)
+    if vec.dim() != 1 or vec.numel() != total:
+        raise RuntimeError("vector_to_parameters: vec has shape %s but the parameters hold %d elements"
+                           % (tuple(vec.shape), total))
+    offset = 0
+    with no_grad():
+        for p in parameters:
+            n = p.numel()
+            p.detach().copy_(vec[offset:offset + n].reshape(tuple(p.shape)))
+            offset += n

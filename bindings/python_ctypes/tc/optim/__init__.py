@@ -1,4 +1,4 @@
-"""tc.optim: SGD, Adam and AdamW over libtc's optimizers (tc_optimizer_*).
+"""tc.optim: SGD, Adam, AdamW, RMSprop and Adagrad over libtc's optimizers (tc_optimizer_*).
 The update runs in C; Python only holds the handle."""
 import ctypes as C
 
@@ -35,6 +35,10 @@ class _ParamGroup(dict):
     def __setitem__(self, key, value):
         if key == "lr":
             check(fn("tc_optimizer_set_lr")(self._handle(), float(value)))
+        elif key in ("momentum", "betas") and key in self and value != dict.__getitem__(self, key):
+            # Schedulers that cycle momentum (OneCycleLR) reach the C optimizer
+            # through its state dict: its hyperparameters and state, reloaded.
+            self._opt._set_hyper(self._index, dict(self, **{key: value}))
         dict.__setitem__(self, key, value)
 
 
@@ -180,6 +184,19 @@ class Optimizer:
         if len(self.param_groups) == 1:
             self.defaults.update({k: v for k, v in groups[0].items() if k not in ("params", "lr")})
 
+    def _set_hyper(self, index, group):
+        """Replaces the hyperparameters of group `index` in its C optimizer
+        (the state is kept), from a group dict of Python option names."""
+        from ..serialization import TensorDict
+        from .._tensor import tensor
+        h = self._handles[index]
+        out = VP()
+        check(fn("tc_optimizer_state_dict")(h, byref(out)))
+        d = TensorDict(out)
+        for name, v in self._group_to_c(group).items():
+            d["param_groups.0." + name] = tensor(float(v), dtype="float64")
+        check(fn("tc_optimizer_load_state_dict")(h, d._h))
+
     def _group_from_c(self, g):
         return g
 
@@ -240,4 +257,5 @@ class AdamW(Adam):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
         super().__init__(params, lr, betas, eps, weight_decay)
+from .rmsprop_adagrad import Adagrad, RMSprop  # noqa: E402,F401
 from . import lr_scheduler  # noqa: E402,F401

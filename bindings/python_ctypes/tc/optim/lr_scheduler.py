@@ -8,7 +8,8 @@ from bisect import bisect_right
 
 from . import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "LinearLR", "CosineAnnealingLR", "SequentialLR"]
+__all__ = ["LRScheduler", "LambdaLR", "LinearLR", "CosineAnnealingLR", "SequentialLR", "StepLR", "MultiStepLR",
+           "ExponentialLR", "OneCycleLR"]
 
 
 class LRScheduler:
@@ -177,3 +178,6 @@ class SequentialLR(LRScheduler):
         self.__dict__.update(state_dict)
         for s, sd in zip(self._schedulers, schedulers):
             s.load_state_dict(sd)
+
+
+from .lr_scheduler_more import ExponentialLR, MultiStepLR, OneCycleLR, StepLR  # noqa: E402,F401

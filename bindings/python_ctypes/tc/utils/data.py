@@ -1,8 +1,15 @@
-"""tc.utils.data: DistributedSampler (what data-parallel training needs to
-give each rank its own share of a dataset, like torch.utils.data's)."""
+"""tc.utils.data: datasets, samplers and DataLoader (data_loading.py), and
+DistributedSampler (what data-parallel training needs to give each rank its
+own share of a dataset), like torch.utils.data's."""
 import math
 
-__all__ = ["DistributedSampler"]
+from .data_loading import (BatchSampler, ConcatDataset, DataLoader, Dataset, IterableDataset,  # noqa: F401
+                           RandomSampler, Sampler, SequentialSampler, Subset, SubsetRandomSampler, TensorDataset,
+                           default_collate, random_split)
+
+__all__ = ["DistributedSampler", "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+           "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "default_collate", "random_split"]
 
 
 class DistributedSampler:

@@ -1424,6 +1424,93 @@ extern "C" {
     pub fn tc_mse_loss(input: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    pub fn tc_l1_loss(input: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_smooth_l1_loss(
+        input: tc_tensor,
+        target: tc_tensor,
+        reduction: i32,
+        beta: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_huber_loss(
+        input: tc_tensor,
+        target: tc_tensor,
+        reduction: i32,
+        delta: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_binary_cross_entropy(
+        input: tc_tensor,
+        target: tc_tensor,
+        weight: tc_tensor,
+        reduction: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_binary_cross_entropy_with_logits(
+        input: tc_tensor,
+        target: tc_tensor,
+        weight: tc_tensor,
+        pos_weight: tc_tensor,
+        reduction: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_kl_div(
+        input: tc_tensor,
+        target: tc_tensor,
+        reduction: i32,
+        log_target: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_nll_loss_ex(
+        log_probs: tc_tensor,
+        target: tc_tensor,
+        weight: tc_tensor,
+        ignore_index: i64,
+        reduction: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_cross_entropy_ex(
+        logits: tc_tensor,
+        target: tc_tensor,
+        weight: tc_tensor,
+        ignore_index: i64,
+        label_smoothing: f64,
+        reduction: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_cosine_similarity(x1: tc_tensor, x2: tc_tensor, dim: i64, eps: f64, out: *mut tc_tensor)
+        -> i32;
+}
+extern "C" {
+    pub fn tc_pairwise_distance(
+        x1: tc_tensor,
+        x2: tc_tensor,
+        p: f64,
+        eps: f64,
+        keepdim: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_normalize(a: tc_tensor, p: f64, dim: i64, eps: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     pub fn tc_dropout(a: tc_tensor, p: f64, training: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -2659,6 +2746,292 @@ fn bindgen_test_layout_tc_adam_options() {
     }
     test_field_weight_decay();
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_rmsprop_options {
+    pub size: u32,
+    pub centered: i32,
+    pub lr: f64,
+    pub alpha: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub momentum: f64,
+}
+#[test]
+fn bindgen_test_layout_tc_rmsprop_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_rmsprop_options>(),
+        48usize,
+        concat!("Size of: ", stringify!(tc_rmsprop_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_rmsprop_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_rmsprop_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_centered() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).centered) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(centered)
+            )
+        );
+    }
+    test_field_centered();
+    fn test_field_lr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).lr) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(lr)
+            )
+        );
+    }
+    test_field_lr();
+    fn test_field_alpha() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).alpha) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(alpha)
+            )
+        );
+    }
+    test_field_alpha();
+    fn test_field_eps() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).eps) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(eps)
+            )
+        );
+    }
+    test_field_eps();
+    fn test_field_weight_decay() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).weight_decay) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(weight_decay)
+            )
+        );
+    }
+    test_field_weight_decay();
+    fn test_field_momentum() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rmsprop_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).momentum) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rmsprop_options),
+                "::",
+                stringify!(momentum)
+            )
+        );
+    }
+    test_field_momentum();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_adagrad_options {
+    pub size: u32,
+    pub reserved: i32,
+    pub lr: f64,
+    pub lr_decay: f64,
+    pub weight_decay: f64,
+    pub initial_accumulator_value: f64,
+    pub eps: f64,
+}
+#[test]
+fn bindgen_test_layout_tc_adagrad_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_adagrad_options>(),
+        48usize,
+        concat!("Size of: ", stringify!(tc_adagrad_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_adagrad_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_adagrad_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_lr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).lr) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(lr)
+            )
+        );
+    }
+    test_field_lr();
+    fn test_field_lr_decay() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).lr_decay) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(lr_decay)
+            )
+        );
+    }
+    test_field_lr_decay();
+    fn test_field_weight_decay() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).weight_decay) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(weight_decay)
+            )
+        );
+    }
+    test_field_weight_decay();
+    fn test_field_initial_accumulator_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).initial_accumulator_value) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(initial_accumulator_value)
+            )
+        );
+    }
+    test_field_initial_accumulator_value();
+    fn test_field_eps() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_adagrad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).eps) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_adagrad_options),
+                "::",
+                stringify!(eps)
+            )
+        );
+    }
+    test_field_eps();
+}
 extern "C" {
     pub fn tc_optimizer_sgd(
         params: *const tc_tensor,
@@ -2672,6 +3045,22 @@ extern "C" {
         params: *const tc_tensor,
         count: i64,
         options: *const tc_adam_options,
+        out: *mut tc_optimizer,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_optimizer_rmsprop(
+        params: *const tc_tensor,
+        count: i64,
+        options: *const tc_rmsprop_options,
+        out: *mut tc_optimizer,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_optimizer_adagrad(
+        params: *const tc_tensor,
+        count: i64,
+        options: *const tc_adagrad_options,
         out: *mut tc_optimizer,
     ) -> i32;
 }

@@ -47,6 +47,7 @@ mod hooks;
 mod indexing;
 mod init;
 mod io;
+mod losses;
 mod op_library;
 mod ops;
 mod optim;
@@ -73,7 +74,10 @@ pub use init::{
 pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
 pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
-pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};
+pub use optim::{
+    Adagrad, AdagradOptions, Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, RmsProp, RmsPropOptions, Sgd,
+    SgdOptions,
+};
 pub use tensor::Tensor;
 
 /// The flag names tc.h documents, for [`get_flag`] and [`set_flag`].

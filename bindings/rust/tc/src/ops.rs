@@ -223,7 +223,7 @@ pub enum Reduction {
 }
 
 impl Reduction {
-    fn code(self) -> i32 {
+    pub(crate) fn code(self) -> i32 {
         match self {
             Reduction::None => sys::TC_REDUCTION_NONE,
             Reduction::Mean => sys::TC_REDUCTION_MEAN,

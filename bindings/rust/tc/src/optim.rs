@@ -313,3 +313,136 @@ impl AdamW {
     }
 }
 optimizer!(AdamW);
+
+/// Options of [`RmsProp`] (torch.optim.RMSprop's defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RmsPropOptions {
+    /// Learning rate.
+    pub lr: f64,
+    /// Smoothing constant of the square average.
+    pub alpha: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Momentum factor.
+    pub momentum: f64,
+    /// Normalize by an estimate of the gradient's variance.
+    pub centered: bool,
+}
+
+impl Default for RmsPropOptions {
+    fn default() -> Self {
+        RmsPropOptions {
+            lr: 1e-2,
+            alpha: 0.99,
+            eps: 1e-8,
+            weight_decay: 0.0,
+            momentum: 0.0,
+            centered: false,
+        }
+    }
+}
+
+/// RMSprop (`tc_optimizer_rmsprop`).
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::{RmsProp, RmsPropOptions, Tensor};
+/// let _tc = tc::init()?;
+/// let w = Tensor::from_slice(&[1.0f64], &[1])?.requires_grad(true)?;
+/// let mut opt = RmsProp::new(&[&w], RmsPropOptions { lr: 0.1, alpha: 0.0, eps: 0.0, ..Default::default() })?;
+/// (&w * 3.0)?.sum_all()?.backward()?;
+/// opt.step()?; // alpha 0: the step is lr * g / |g|
+/// assert!((w.item()? - 0.9).abs() < 1e-12);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct RmsProp {
+    handle: Handle,
+}
+
+impl RmsProp {
+    /// RMSprop over `params`.
+    pub fn new(params: &[&Tensor], o: RmsPropOptions) -> Result<RmsProp> {
+        let raw = sys::tc_rmsprop_options {
+            size: std::mem::size_of::<sys::tc_rmsprop_options>() as u32,
+            centered: i32::from(o.centered),
+            lr: o.lr,
+            alpha: o.alpha,
+            eps: o.eps,
+            weight_decay: o.weight_decay,
+            momentum: o.momentum,
+        };
+        let handle = make(params, |p, n, out| unsafe {
+            sys::tc_optimizer_rmsprop(p, n, &raw, out)
+        })?;
+        Ok(RmsProp { handle })
+    }
+}
+optimizer!(RmsProp);
+
+/// Options of [`Adagrad`] (torch.optim.Adagrad's defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdagradOptions {
+    /// Learning rate.
+    pub lr: f64,
+    /// The learning rate is lr / (1 + (step - 1) lr_decay).
+    pub lr_decay: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// The starting value of the squared-gradient sums.
+    pub initial_accumulator_value: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+}
+
+impl Default for AdagradOptions {
+    fn default() -> Self {
+        AdagradOptions {
+            lr: 1e-2,
+            lr_decay: 0.0,
+            weight_decay: 0.0,
+            initial_accumulator_value: 0.0,
+            eps: 1e-10,
+        }
+    }
+}
+
+/// Adagrad (`tc_optimizer_adagrad`).
+///
+/// ```
+/// # fn main() -> Result<(), tc::Error> {
+/// use tc::{Adagrad, AdagradOptions, Tensor};
+/// let _tc = tc::init()?;
+/// let w = Tensor::from_slice(&[1.0f64], &[1])?.requires_grad(true)?;
+/// let mut opt = Adagrad::new(&[&w], AdagradOptions { lr: 0.1, eps: 0.0, ..Default::default() })?;
+/// (&w * 2.0)?.sum_all()?.backward()?;
+/// opt.step()?; // sum = g^2: the first step is lr * sign(g)
+/// assert!((w.item()? - 0.9).abs() < 1e-12);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Adagrad {
+    handle: Handle,
+}
+
+impl Adagrad {
+    /// Adagrad over `params`.
+    pub fn new(params: &[&Tensor], o: AdagradOptions) -> Result<Adagrad> {
+        let raw = sys::tc_adagrad_options {
+            size: std::mem::size_of::<sys::tc_adagrad_options>() as u32,
+            reserved: 0,
+            lr: o.lr,
+            lr_decay: o.lr_decay,
+            weight_decay: o.weight_decay,
+            initial_accumulator_value: o.initial_accumulator_value,
+            eps: o.eps,
+        };
+        let handle = make(params, |p, n, out| unsafe {
+            sys::tc_optimizer_adagrad(p, n, &raw, out)
+        })?;
+        Ok(Adagrad { handle })
+    }
+}
+optimizer!(Adagrad);

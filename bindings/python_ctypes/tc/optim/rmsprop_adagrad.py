@@ -1,0 +1,68 @@
+"""RMSprop and Adagrad over libtc's optimizers (tc_optimizer_rmsprop,
+tc_optimizer_adagrad): torch.optim's rules, param groups and state dicts."""
+import ctypes as C
+from typing import Any, Dict, Iterable
+
+from . import Optimizer
+from .. import _decls as D
+from .._core import byref, fn
+
+
+class RMSprop(Optimizer):
+    """RMSprop, as torch.optim.RMSprop.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        alpha: smoothing constant of the square average.
+        eps: added to the denominator.
+        weight_decay: L2 penalty.
+        momentum: momentum factor.
+        centered: normalize by an estimate of the gradient's variance.
+    """
+
+    _hypers = ("lr", "alpha", "eps", "weight_decay", "momentum", "centered")
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False):
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered))
+
+    def _group_from_c(self, g: Dict[str, Any]) -> Dict[str, Any]:
+        g["centered"] = bool(g["centered"])
+        return g
+
+    def _create(self, g, arr, n, out):
+        o = D.tc_rmsprop_options()
+        o.size = C.sizeof(o)
+        o.lr, o.alpha, o.eps = float(g["lr"]), float(g["alpha"]), float(g["eps"])
+        o.weight_decay, o.momentum = float(g["weight_decay"]), float(g["momentum"])
+        o.centered = 1 if g["centered"] else 0
+        return fn("tc_optimizer_rmsprop")(arr, n, byref(o), out)
+
+
+class Adagrad(Optimizer):
+    """Adagrad, as torch.optim.Adagrad.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        lr_decay: the learning rate is lr / (1 + (step - 1) * lr_decay).
+        weight_decay: L2 penalty.
+        initial_accumulator_value: the starting value of the squared-gradient sums.
+        eps: added to the denominator.
+    """
+
+    _hypers = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10):
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, eps=eps))
+
+    def _create(self, g, arr, n, out):
+        o = D.tc_adagrad_options()
+        o.size = C.sizeof(o)
+        o.lr, o.lr_decay, o.weight_decay = float(g["lr"]), float(g["lr_decay"]), float(g["weight_decay"])
+        o.initial_accumulator_value, o.eps = float(g["initial_accumulator_value"]), float(g["eps"])
+        return fn("tc_optimizer_adagrad")(arr, n, byref(o), out)
