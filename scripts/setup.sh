@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools python3-wheel
   libopenblas0-openmp
-  bindgen clang libclang-rt-14-dev
+  bindgen clang libclang-rt-14-dev doxygen
   nlohmann-json3-dev
 )
 missing=()
