@@ -183,6 +183,10 @@ void grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const ew
 // This set's reductions (reduce.cpp, compiled for the same set).
 void reduce(Reduce op, const Tensor& out, const Tensor& a);
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+// ... and its generator and optimizer steps (random_optim.cpp).
+void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset);
+void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
+void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
 
 const KernelSet kKernels = {
 #ifdef TC_CPU_NATIVE
@@ -190,6 +194,8 @@ const KernelSet kKernels = {
 #else
     TC_CPU_ISA_STR_X(TC_CPU_ISA),
 #endif
-    &binary,  &binary_scalar, &unary, &clamp, &where, &grad2, &grad3, &reduce, &arg_reduce};
+    &binary,  &binary_scalar, &unary,      &clamp,       &where,    &grad2,
+    &grad3,   &reduce,        &arg_reduce, &fill_random, &sgd_step, &adam_step,
+};
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

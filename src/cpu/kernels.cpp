@@ -35,8 +35,9 @@ const KernelSet* const kCompiled[] = {
     &isa_baseline::kKernels,
 };
 
-const KernelSet* choose() noexcept {
-  const KernelSet* avail[4];
+// Out of line: it runs once, and keeps the CpuBackend methods small.
+__attribute__((noinline)) const KernelSet* choose() noexcept {
+  const KernelSet* avail[4] = {};
   const int n = available_kernel_sets(avail, 4);
   if (const char* want = std::getenv("TC_CPU_KERNELS")) {
     for (int i = 0; i < n; ++i)
@@ -67,7 +68,7 @@ const KernelSet& kernels() {
 }
 
 bool select_kernels(const char* name) noexcept {
-  const KernelSet* avail[4];
+  const KernelSet* avail[4] = {};
   const int n = available_kernel_sets(avail, 4);
   for (int i = 0; i < n; ++i) {
     if (name && std::strcmp(avail[i]->name, name) == 0) {
@@ -108,6 +109,18 @@ void CpuBackend::grad3(ew::Grad f, const Tensor& out, const Tensor& g, const Ten
   kernels().grad3(f, out, g, x, y);
 }
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) const { copy_into(dst, src); }
+void CpuBackend::fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
+                             uint64_t offset) const {
+  kernels().fill_random(t, dist, a, b, seed, offset);
+}
+void CpuBackend::sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf,
+                          const optim::SgdStep& s) const {
+  kernels().sgd_step(w, g, buf, s);
+}
+void CpuBackend::adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
+                           const optim::AdamStep& s) const {
+  kernels().adam_step(w, g, m, v, s);
+}
 
 }  // namespace tc::cpu
 

@@ -1,7 +1,8 @@
-// The hot CPU kernels (elementwise maps, fused backward formulas, reductions)
+// The hot CPU kernels (elementwise maps, fused backward formulas, reductions,
+// the generator and the optimizer steps)
 // in several instruction sets, chosen once at run time from CPUID.
 //
-// src/cpu/elementwise.cpp and src/cpu/reduce.cpp are compiled once per set
+// src/cpu/elementwise.cpp, reduce.cpp and random_optim.cpp are compiled once per set
 // (CMakeLists.txt: the baseline x86-64 objects in libtc, then AVX2 and
 // AVX-512 copies with TC_CPU_ISA=avx2 / avx512), each into its own namespace
 // tc::cpu::isa_<set>, and each fills a KernelSet with its functions. The rest
@@ -26,6 +27,11 @@ struct KernelSet {
   void (*grad3)(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y);
   void (*reduce)(Reduce op, const Tensor& out, const Tensor& a);
   void (*arg_reduce)(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+  // random_optim.cpp: the generator and the optimizer steps.
+  void (*fill_random)(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset);
+  void (*sgd_step)(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
+  void (*adam_step)(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
+                    const optim::AdamStep& s);
 };
 
 // The set in use: the best one this CPU runs, unless the environment variable

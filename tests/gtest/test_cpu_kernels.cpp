@@ -2,7 +2,8 @@
 // elementwise maps and reductions for baseline x86-64, AVX2 and AVX-512 and
 // picks one from CPUID. Every set this CPU runs must give the same bytes as
 // the baseline set (no FMA contraction, fixed reduction order), forward and
-// backward, contiguous, broadcast and strided; tc_config names the set in use.
+// backward, contiguous, broadcast and strided, optimizer steps and random
+// samples; tc_config names the set in use.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -34,7 +35,8 @@ std::vector<char> bytes_of(tc_tensor t) {
 
 // A workload over every kind of kernel: binary (contiguous, broadcast,
 // transposed), unary, scalar, clamp, where-like relu, reductions (all, dim 0,
-// dim 1), max, and backward formulas; its results' bytes, in order.
+// dim 1), max, backward formulas, SGD and AdamW steps, the generator; its
+// results' bytes, in order.
 std::vector<std::vector<char>> workload(int32_t dtype) {
   std::vector<std::vector<char>> results;
   EXPECT_EQ(tc_manual_seed(1234), TC_OK);
@@ -90,6 +92,36 @@ std::vector<std::vector<char>> workload(int32_t dtype) {
   EXPECT_EQ(tc_backward(loss, nullptr, 0), TC_OK);
   EXPECT_EQ(tc_tensor_grad(a, &g), TC_OK);
   if (g) results.push_back(bytes_of(g));
+  // The optimizer steps (SGD with momentum and Nesterov, then AdamW) on a.
+  tc_sgd_options so = {};
+  so.size = sizeof so;
+  so.nesterov = 1;
+  so.lr = 0.1;
+  so.momentum = 0.9;
+  so.weight_decay = 0.01;
+  tc_adam_options ao = {};
+  ao.size = sizeof ao;
+  ao.decoupled_weight_decay = 1;
+  ao.lr = 0.01;
+  ao.beta1 = 0.9;
+  ao.beta2 = 0.999;
+  ao.eps = 1e-8;
+  ao.weight_decay = 0.01;
+  tc_optimizer sgd = nullptr, adam = nullptr;
+  EXPECT_EQ(tc_optimizer_sgd(&a, 1, &so, &sgd), TC_OK);
+  EXPECT_EQ(tc_optimizer_step(sgd), TC_OK);
+  EXPECT_EQ(tc_optimizer_step(sgd), TC_OK);
+  results.push_back(bytes_of(a));
+  EXPECT_EQ(tc_optimizer_adam(&a, 1, &ao, &adam), TC_OK);
+  EXPECT_EQ(tc_optimizer_step(adam), TC_OK);
+  EXPECT_EQ(tc_optimizer_step(adam), TC_OK);
+  results.push_back(bytes_of(a));
+  tc_optimizer_free(sgd);
+  tc_optimizer_free(adam);
+  // The generator: uniform and normal samples.
+  tc_tensor u = nullptr;
+  EXPECT_EQ(tc_rand(shape, 2, dtype, TC_CPU, &u), TC_OK);
+  keep(u);
   for (tc_tensor x : {l1, l2, l3, loss, g, bt, bt2, a, b, r}) tc_tensor_free(x);
   for (tc_tensor x : made) tc_tensor_free(x);
   return results;
@@ -122,7 +154,7 @@ TEST(CpuKernels, EverySetGivesTheBaselinesBytes) {
   for (int32_t dtype : {TC_FLOAT32, TC_FLOAT64}) {
     ASSERT_TRUE(tc::cpu::select_kernels("baseline"));
     const auto expected = workload(dtype);
-    ASSERT_EQ(expected.size(), 14u);
+    ASSERT_EQ(expected.size(), 17u);
     for (int i = 0; i < n - 1; ++i) {
       ASSERT_TRUE(tc::cpu::select_kernels(avail[i]->name));
       const auto got = workload(dtype);
