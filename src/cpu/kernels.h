@@ -1,0 +1,69 @@
+// The hot CPU kernels (elementwise maps, fused backward formulas, reductions,
+// the generator and the optimizer steps)
+// in several instruction sets, chosen once at run time from CPUID.
+//
+// src/cpu/elementwise.cpp, reduce.cpp and random_optim.cpp are compiled once per set
+// (CMakeLists.txt: the baseline x86-64 objects in libtc, then AVX2 and
+// AVX-512 copies with TC_CPU_ISA=avx2 / avx512), each into its own namespace
+// tc::cpu::isa_<set>, and each fills a KernelSet with its functions. The rest
+// of libtc is baseline code and calls the kernels through kernels(). Every set
+// computes the same values bit for bit (no FMA contraction, the reductions'
+// lane order is fixed): the set changes speed, never results
+// (tests/gtest/test_cpu_kernels.cpp checks).
+#pragma once
+#include "backend.h"
+#include "cpu/reduce.h"
+
+namespace tc::cpu {
+
+struct KernelSet {
+  const char* name;  // "baseline", "avx2", "avx512" or "native" (a TC_NATIVE=ON build)
+  void (*binary)(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+  void (*binary_scalar)(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s);
+  void (*unary)(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q);
+  void (*clamp)(const Tensor& out, const Tensor& a, double lo, double hi);
+  void (*where)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+  void (*grad2)(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p);
+  void (*grad3)(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y);
+  void (*reduce)(Reduce op, const Tensor& out, const Tensor& a);
+  void (*arg_reduce)(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+  // random_optim.cpp: the generator and the optimizer steps.
+  void (*fill_random)(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset);
+  void (*sgd_step)(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
+  void (*adam_step)(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
+                    const optim::AdamStep& s);
+};
+
+// The set in use: the best one this CPU runs, unless the environment variable
+// TC_CPU_KERNELS (baseline, avx2, avx512) names a lower one; chosen on first use.
+const KernelSet& kernels();
+
+// Every set compiled into this build that this CPU can run, best first.
+int available_kernel_sets(const KernelSet* out[], int cap) noexcept;
+
+// Tests: use the set named `name` from now on (false, nothing changed, if it
+// is not available). Not thread-safe against running kernels.
+bool select_kernels(const char* name) noexcept;
+
+// Each compiled set's table (defined at the end of elementwise.cpp).
+#define TC_CPU_DECLARE_KERNEL_SET(isa) \
+  namespace isa_##isa {                \
+    extern const KernelSet kKernels;   \
+  }
+TC_CPU_DECLARE_KERNEL_SET(baseline)
+#ifdef TC_CPU_MULTI_ISA
+TC_CPU_DECLARE_KERNEL_SET(avx2)
+TC_CPU_DECLARE_KERNEL_SET(avx512)
+#endif
+
+}  // namespace tc::cpu
+
+// The namespace of the set this translation unit is compiled for.
+#ifndef TC_CPU_ISA
+#define TC_CPU_ISA baseline
+#endif
+#define TC_CPU_ISA_NS_(isa) isa_##isa
+#define TC_CPU_ISA_NS_X(isa) TC_CPU_ISA_NS_(isa)
+#define TC_CPU_ISA_NS TC_CPU_ISA_NS_X(TC_CPU_ISA)
+#define TC_CPU_ISA_STR_(isa) #isa
+#define TC_CPU_ISA_STR_X(isa) TC_CPU_ISA_STR_(isa)
