@@ -132,8 +132,9 @@ std::string config_report() {
      << "  build type:   " << TC_BUILD_TYPE << "\n"
      << "  compiler:     " << TC_CXX_COMPILER << ", C++" << (__cplusplus / 100 % 100) << "\n"
      << "  CPU features: " << cpu_features() << "\n"
-     << "  CPU kernels:  " << cpu_kernel_set() << " (elementwise, reductions, generator, optimizer steps; "
-     << kKernelSets << ")\n"
+     << "  CPU kernels:  " << cpu_kernel_set()
+     << " (elementwise, reductions, generator, optimizer steps, softmax, losses, norms; " << kKernelSets
+     << ")\n"
      << "  OpenMP:       yes, " << num_threads() << " threads\n"
      << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
      << "  MKL, LAPACK:  no\n";

@@ -194,14 +194,74 @@ void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t se
 void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
 void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
 
+// ... and its softmax family, losses, indexing (nn.cpp) and transformer
+// primitives (transformer.cpp).
+void softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log);
+void softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim, bool log);
+void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x, const Tensor& target);
+void nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target);
+void reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction);
+void cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target, const Tensor& g,
+                            int32_t reduction);
+void nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction);
+Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction);
+Tensor mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target, int32_t reduction);
+int64_t first_out_of_range(const Tensor& index, int64_t bound);
+int64_t read_index(const Tensor& index, int64_t pos);
+void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index, bool index_select);
+void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx, bool index_select);
+void one_hot(const Tensor& out, const Tensor& index, int64_t classes);
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps);
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
+void causal_softmax(const Tensor& y, const Tensor& x, double scale);
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+
 const KernelSet kKernels = {
 #ifdef TC_CPU_NATIVE
     "native",
 #else
     TC_CPU_ISA_STR_X(TC_CPU_ISA),
 #endif
-    &binary,  &binary_scalar, &unary,      &clamp,       &where,    &grad2,
-    &grad3,   &reduce,        &arg_reduce, &fill_random, &sgd_step, &adam_step,
+    &binary,
+    &binary_scalar,
+    &unary,
+    &clamp,
+    &where,
+    &grad2,
+    &grad3,
+    &reduce,
+    &arg_reduce,
+    &fill_random,
+    &sgd_step,
+    &adam_step,
+    &softmax,
+    &softmax_backward,
+    &cross_entropy_forward,
+    &nll_forward,
+    &reduce_losses,
+    &cross_entropy_backward,
+    &nll_backward,
+    &mse_loss,
+    &mse_loss_backward,
+    &first_out_of_range,
+    &read_index,
+    &index_gather,
+    &index_scatter_add,
+    &one_hot,
+    &norm_forward,
+    &norm_backward,
+    &causal_softmax,
+    &causal_softmax_backward,
+    &triangle,
+    &cumsum,
+    &topk,
+    &multinomial,
 };
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -1,8 +1,10 @@
 // The hot CPU kernels (elementwise maps, fused backward formulas, reductions,
-// the generator and the optimizer steps)
+// the generator and the optimizer steps, the softmax family and losses, the
+// transformer primitives: norms, causal softmax, cumsum, topk)
 // in several instruction sets, chosen once at run time from CPUID.
 //
-// src/cpu/elementwise.cpp, reduce.cpp and random_optim.cpp are compiled once per set
+// src/cpu/elementwise.cpp, reduce.cpp, random_optim.cpp, nn.cpp and
+// transformer.cpp are compiled once per set
 // (CMakeLists.txt: the baseline x86-64 objects in libtc, then AVX2 and
 // AVX-512 copies with TC_CPU_ISA=avx2 / avx512), each into its own namespace
 // tc::cpu::isa_<set>, and each fills a KernelSet with its functions. The rest
@@ -32,6 +34,37 @@ struct KernelSet {
   void (*sgd_step)(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
   void (*adam_step)(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
                     const optim::AdamStep& s);
+  // nn.cpp (softmax family, losses, indexing) and transformer.cpp (norms,
+  // causal softmax, triangles, cumsum, topk, multinomial): every CpuBackend
+  // method those files define, in the order they define them.
+  void (*softmax)(const Tensor& y, const Tensor& x, int64_t dim, bool log);
+  void (*softmax_backward)(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim, bool log);
+  void (*cross_entropy_forward)(const Tensor& probs, const Tensor& losses, const Tensor& x,
+                                const Tensor& target);
+  void (*nll_forward)(const Tensor& losses, const Tensor& x, const Tensor& target);
+  void (*reduce_losses)(const Tensor& out, const Tensor& losses, int32_t reduction);
+  void (*cross_entropy_backward)(const Tensor& gx, const Tensor& probs, const Tensor& target, const Tensor& g,
+                                 int32_t reduction);
+  void (*nll_backward)(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction);
+  Tensor (*mse_loss)(const Tensor& input, const Tensor& target, int32_t reduction);
+  Tensor (*mse_loss_backward)(const Tensor& g, const Tensor& input, const Tensor& target, int32_t reduction);
+  int64_t (*first_out_of_range)(const Tensor& index, int64_t bound);
+  int64_t (*read_index)(const Tensor& index, int64_t pos);
+  void (*index_gather)(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index,
+                       bool index_select);
+  void (*index_scatter_add)(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx,
+                            bool index_select);
+  void (*one_hot)(const Tensor& out, const Tensor& index, int64_t classes);
+  void (*norm_forward)(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                       const Tensor& w, const Tensor& b, double eps);
+  void (*norm_backward)(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                        const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w);
+  void (*causal_softmax)(const Tensor& y, const Tensor& x, double scale);
+  void (*causal_softmax_backward)(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
+  void (*triangle)(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+  void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
+  void (*topk)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
+  int64_t (*multinomial)(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
 };
 
 // The set in use: the best one this CPU runs, unless the environment variable

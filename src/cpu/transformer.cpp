@@ -5,6 +5,8 @@
 // (omp simd). Sums accumulate in double; the weight/bias gradients of the
 // norms are summed per fixed block of rows and then in block order, so
 // results do not depend on the thread count.
+// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>,
+// without multiply-add contraction: every set computes the same values.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,9 +16,10 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
-namespace tc::cpu {
+namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
 
 // Rows per parallel task: enough elements to pay for a thread.
@@ -208,8 +211,8 @@ bool is_nan_value(T v) {
 
 }  // namespace
 
-void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                              const Tensor& w, const Tensor& b, double eps) const {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
   TC_DISPATCH_FLOATING(x->dtype, "norm_forward", [&] {
     using T = scalar_t;
@@ -219,9 +222,8 @@ void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor&
   });
 }
 
-void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                               const Tensor& x, const Tensor& mean, const Tensor& rstd,
-                               const Tensor& w) const {
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
   TC_DISPATCH_FLOATING(x->dtype, "norm_backward", [&] {
     using T = scalar_t;
@@ -232,7 +234,7 @@ void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor&
   });
 }
 
-void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) const {
+void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
   const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
   const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
   TC_DISPATCH_FLOATING(x->dtype, "causal_softmax", [&] {
@@ -241,8 +243,7 @@ void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) 
   });
 }
 
-void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
-                                         double scale) const {
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
   const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
   const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
   TC_DISPATCH_FLOATING(y->dtype, "CausalSoftmaxBackward", [&] {
@@ -252,7 +253,7 @@ void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, cons
   });
 }
 
-void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const {
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
   const int64_t nd = a->ndim(), r = a->shape[nd - 2], c = a->shape[nd - 1];
   const int64_t mats = a->numel() / std::max<int64_t>(r * c, 1), item = a->itemsize();
   const char* src = static_cast<const char*>(a->data());
@@ -272,7 +273,7 @@ void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, 
   });
 }
 
-void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const {
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) {
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < dim; ++k) outer *= a->shape[k];
   for (int64_t k = dim + 1; k < a->ndim(); ++k) inner *= a->shape[k];
@@ -306,8 +307,7 @@ void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool re
                        [&] { run(double(0), a->data_as<scalar_t>(), out->data_as<scalar_t>()); });
 }
 
-void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
-                      bool largest) const {
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest) {
   const int64_t n = a->shape[a->ndim() - 1], rows = a->numel() / std::max<int64_t>(n, 1);
   TC_DISPATCH_NUMERIC(a->dtype, "topk", [&] {
     using T = scalar_t;
@@ -340,7 +340,7 @@ void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor&
   });
 }
 
-int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const {
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) {
   const int64_t n = p->shape[0], c = p->shape[1], s = out->shape[1];
   Tensor pc = tc::contiguous(p);
   const double* pu = u->data_as<double>();
@@ -396,4 +396,4 @@ int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor
   });
 }
 
-}  // namespace tc::cpu
+}  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -1,9 +1,8 @@
 // The CPU kernel sets (src/cpu/kernels.h): the default build compiles the
-// elementwise maps and reductions for baseline x86-64, AVX2 and AVX-512 and
-// picks one from CPUID. Every set this CPU runs must give the same bytes as
-// the baseline set (no FMA contraction, fixed reduction order), forward and
-// backward, contiguous, broadcast and strided, optimizer steps and random
-// samples; tc_config names the set in use.
+// elementwise maps, reductions, softmax family, losses and transformer
+// primitives for baseline x86-64, AVX2 and AVX-512 and picks one from CPUID. Every set this CPU runs must
+// give the same bytes as the baseline set (no FMA contraction, fixed reduction order), forward and backward,
+// contiguous, broadcast and strided, optimizer steps and random samples; tc_config names the set in use.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -127,6 +126,74 @@ std::vector<std::vector<char>> workload(int32_t dtype) {
   return results;
 }
 
+// The softmax family, cross-entropy, layer/RMS norm and causal attention,
+// forward and backward, cumsum and topk (nn.cpp, transformer.cpp): the
+// bytes of the outputs and of the input's gradient, in order.
+std::vector<std::vector<char>> nn_workload(int32_t dtype) {
+  std::vector<std::vector<char>> results;
+  EXPECT_EQ(tc_manual_seed(99), TC_OK);
+  const int64_t shape[2] = {37, 515}, qshape[3] = {2, 29, 40};
+  tc_tensor x = nullptr, q = nullptr, target = nullptr;
+  EXPECT_EQ(tc_randn(shape, 2, dtype, TC_CPU, &x), TC_OK);
+  EXPECT_EQ(tc_randn(qshape, 3, dtype, TC_CPU, &q), TC_OK);
+  std::vector<int64_t> labels(37);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t((i * 131) % 515);
+  const int64_t n[1] = {37};
+  EXPECT_EQ(tc_from_data(labels.data(), int64_t(labels.size() * 8), n, 1, TC_INT64, &target), TC_OK);
+  EXPECT_EQ(tc_tensor_set_requires_grad(x, 1), TC_OK);
+  EXPECT_EQ(tc_tensor_set_requires_grad(q, 1), TC_OK);
+  std::vector<tc_tensor> made;
+  auto keep = [&](tc_tensor t) {
+    results.push_back(bytes_of(t));
+    made.push_back(t);
+    return t;
+  };
+  tc_tensor t = nullptr, t2 = nullptr;
+  EXPECT_EQ(tc_softmax(x, 1, &t), TC_OK);
+  tc_tensor sm = keep(t);
+  EXPECT_EQ(tc_log_softmax(x, 0, &t), TC_OK);
+  tc_tensor lsm = keep(t);
+  EXPECT_EQ(tc_cross_entropy(x, target, TC_REDUCTION_MEAN, &t), TC_OK);
+  tc_tensor ce = keep(t);
+  const int64_t last[1] = {515};
+  EXPECT_EQ(tc_layer_norm(x, last, 1, nullptr, nullptr, 1e-5, &t), TC_OK);
+  tc_tensor ln = keep(t);
+  EXPECT_EQ(tc_rms_norm(x, last, 1, nullptr, 1e-6, &t), TC_OK);
+  tc_tensor rn = keep(t);
+  EXPECT_EQ(tc_scaled_dot_product_attention(q, q, q, nullptr, 0.0, 1, &t), TC_OK);
+  tc_tensor at = keep(t);
+  EXPECT_EQ(tc_cumsum(x, 1, &t), TC_OK);
+  keep(t);
+  EXPECT_EQ(tc_topk(x, 5, 1, 1, 1, &t, &t2), TC_OK);
+  keep(t);
+  keep(t2);
+  // One loss over every differentiable result, then the inputs' gradients.
+  tc_tensor parts[6] = {sm, lsm, ln, rn, at, ce}, total = nullptr;
+  for (tc_tensor part : parts) {
+    tc_tensor sq = nullptr, s = nullptr, acc = nullptr;
+    EXPECT_EQ(tc_mul(part, part, &sq), TC_OK);
+    EXPECT_EQ(tc_sum(sq, nullptr, 0, 0, &s), TC_OK);
+    if (total) {
+      EXPECT_EQ(tc_add(total, s, &acc), TC_OK);
+      tc_tensor_free(total);
+      tc_tensor_free(s);
+      total = acc;
+    } else {
+      total = s;
+    }
+    tc_tensor_free(sq);
+  }
+  EXPECT_EQ(tc_backward(total, nullptr, 0), TC_OK);
+  for (tc_tensor leaf : {x, q}) {
+    tc_tensor g = nullptr;
+    EXPECT_EQ(tc_tensor_grad(leaf, &g), TC_OK);
+    if (g) keep(g);
+  }
+  for (tc_tensor y : {total, x, q, target}) tc_tensor_free(y);
+  for (tc_tensor y : made) tc_tensor_free(y);
+  return results;
+}
+
 TEST(CpuKernels, TheSetInUseIsNamedAndRunnable) {
   Init init;
   const tc::cpu::KernelSet* avail[4];
@@ -158,6 +225,29 @@ TEST(CpuKernels, EverySetGivesTheBaselinesBytes) {
     for (int i = 0; i < n - 1; ++i) {
       ASSERT_TRUE(tc::cpu::select_kernels(avail[i]->name));
       const auto got = workload(dtype);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        EXPECT_TRUE(got[k] == expected[k])
+            << avail[i]->name << " result " << k << " dtype " << dtype << " differs from the baseline set's";
+      }
+    }
+  }
+  tc::cpu::select_kernels(in_use.c_str());
+}
+
+TEST(CpuKernels, EverySetGivesTheBaselinesBytesForNnAndTransformerKernels) {
+  Init init;
+  const tc::cpu::KernelSet* avail[4];
+  const int n = tc::cpu::available_kernel_sets(avail, 4);
+  const std::string in_use = tc::cpu::kernels().name;
+  if (n < 2) GTEST_SKIP() << "only the " << avail[0]->name << " set runs here";
+  for (int32_t dtype : {TC_FLOAT32, TC_FLOAT64}) {
+    ASSERT_TRUE(tc::cpu::select_kernels("baseline"));
+    const auto expected = nn_workload(dtype);
+    ASSERT_EQ(expected.size(), 11u);
+    for (int i = 0; i < n - 1; ++i) {
+      ASSERT_TRUE(tc::cpu::select_kernels(avail[i]->name));
+      const auto got = nn_workload(dtype);
       ASSERT_EQ(got.size(), expected.size());
       for (size_t k = 0; k < got.size(); ++k) {
         EXPECT_TRUE(got[k] == expected[k])
