@@ -1,6 +1,7 @@
 // The hot CPU kernels (elementwise maps, fused backward formulas, reductions,
-// the generator and the optimizer steps, the softmax family and losses, the
-// transformer primitives: norms, causal softmax, cumsum, topk)
+// the generator and the optimizer steps, the softmax family and losses; the
+// transformer primitives have table entries but every set runs the baseline's
+// code for them, see src/cpu/transformer.cpp)
 // in several instruction sets, chosen once at run time from CPUID.
 //
 // src/cpu/elementwise.cpp, reduce.cpp, random_optim.cpp, nn.cpp and

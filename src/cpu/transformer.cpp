@@ -5,8 +5,12 @@
 // (omp simd). Sums accumulate in double; the weight/bias gradients of the
 // norms are summed per fixed block of rows and then in block order, so
 // results do not depend on the thread count.
-// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>,
-// without multiply-add contraction: every set computes the same values.
+// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>;
+// but the AVX2 and AVX-512 sets run the baseline's code (the #else at the
+// end): the omp simd sums below split into as many partial sums as the vector
+// has lanes, so a wider set would round differently, and every set must give
+// the same bits. Fixing the lane count (as reduce.cpp does) would let them
+// have their own.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,6 +23,14 @@
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
 
+// The set this file is compiled for, as a number the preprocessor compares.
+#define TC_TRANSFORMER_ISA_baseline 0
+#define TC_TRANSFORMER_ISA_avx2 1
+#define TC_TRANSFORMER_ISA_avx512 2
+#define TC_TRANSFORMER_ISA_(isa) TC_TRANSFORMER_ISA_##isa
+#define TC_TRANSFORMER_ISA(isa) TC_TRANSFORMER_ISA_(isa)
+
+#if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0
 namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
 
@@ -397,3 +409,51 @@ int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool re
 }
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS
+
+#else  // AVX2, AVX-512: the baseline set's functions (see the top of the file)
+
+namespace tc::cpu {
+namespace isa_baseline {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps);
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
+void causal_softmax(const Tensor& y, const Tensor& x, double scale);
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+}  // namespace isa_baseline
+
+namespace TC_CPU_ISA_NS {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps) {
+  return isa_baseline::norm_forward(y, mean, rstd, x, w, b, eps);
+}
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
+  return isa_baseline::norm_backward(gx, gw, gb, g, x, mean, rstd, w);
+}
+void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
+  return isa_baseline::causal_softmax(y, x, scale);
+}
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
+  return isa_baseline::causal_softmax_backward(gx, g, y, scale);
+}
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
+  return isa_baseline::triangle(out, a, diagonal, lower);
+}
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) {
+  return isa_baseline::cumsum(out, a, dim, reverse);
+}
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest) {
+  return isa_baseline::topk(values, indices, a, k, largest);
+}
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) {
+  return isa_baseline::multinomial(out, p, u, replacement);
+}
+}  // namespace TC_CPU_ISA_NS
+}  // namespace tc::cpu
+
+#endif
