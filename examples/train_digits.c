@@ -12,6 +12,8 @@
  * failure the program prints libtc's message and exits with status 1.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -251,6 +253,31 @@ static void usage(void) {
   exit(2);
 }
 
+/* A whole decimal integer in [lo, hi], else usage() (exit 2): "--epochs abc"
+ * is an error, not the default. */
+static long parse_int(const char* v, long lo, long hi) {
+  char* end = NULL;
+  errno = 0;
+  const long n = strtol(v, &end, 10);
+  if (end == v || *end != '\0' || errno != 0 || n < lo || n > hi) {
+    fprintf(stderr, "train_digits: '%s' is not an integer in [%ld, %ld]\n", v, lo, hi);
+    usage();
+  }
+  return n;
+}
+
+/* A finite positive number, else usage(). */
+static double parse_positive(const char* v) {
+  char* end = NULL;
+  errno = 0;
+  const double x = strtod(v, &end);
+  if (end == v || *end != '\0' || errno != 0 || !(x > 0) || !isfinite(x)) {
+    fprintf(stderr, "train_digits: '%s' is not a positive number\n", v);
+    usage();
+  }
+  return x;
+}
+
 int main(int argc, char** argv) {
   const char* data_path = NULL;
   int kind = MODEL_MLP, epochs = 0, batch = 32, threads = 0;
@@ -268,15 +295,15 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--model") && !strcmp(v, "cnn"))
       kind = MODEL_CNN;
     else if (!strcmp(a, "--epochs"))
-      epochs = atoi(v);
+      epochs = (int)parse_int(v, 1, 100000);
     else if (!strcmp(a, "--batch"))
-      batch = atoi(v);
+      batch = (int)parse_int(v, 1, MAX_SAMPLES);
     else if (!strcmp(a, "--lr"))
-      lr = atof(v);
+      lr = parse_positive(v);
     else if (!strcmp(a, "--threads"))
-      threads = atoi(v);
+      threads = (int)parse_int(v, 1, 4096);
     else if (!strcmp(a, "--seed"))
-      seed = strtoull(v, NULL, 10);
+      seed = (uint64_t)parse_int(v, 0, LONG_MAX);
     else
       usage();
     ++i;

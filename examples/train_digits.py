@@ -15,8 +15,9 @@ the gradient of the global batch's mean loss, uneven last batch included: the
 weights end as one process's would, within float rounding
 (tests/dist/train_digits_equivalence.sh). Only rank 0 prints and saves.
 
-Run from a checkout: PYTHONPATH=bindings/python_ctypes (and TC_LIBRARY, or a
-build*/ directory holding libtc.so). Prints a progress bar per epoch and the
+Uses the installed package (pip install ./bindings/python_ctypes) when there
+is one, else the checkout's copy (which finds libtc.so in TC_LIBRARY or a
+build*/ directory). Prints a progress bar per epoch and the
 final test accuracy; exits 1 if it is below --min-acc (default 0.95).
 """
 import argparse
@@ -27,9 +28,12 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
-
-import tc  # noqa: E402
+try:
+    import tc  # the installed package (pip install ./bindings/python_ctypes), when there is one
+except ImportError:
+    # Not installed: the checkout's copy, which finds the library in <repo>/build*/.
+    sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
+    import tc
 from tc import nn  # noqa: E402
 
 MASK64 = (1 << 64) - 1
@@ -88,13 +92,36 @@ def accuracy(model, x, y):
     return (pred == y).to(tc.int64).sum().item() / y.numel()
 
 
+def _int_in(lo, hi):
+    """argparse type: a whole number in [lo, hi] ("--epochs abc" or 0 exits 2 with usage)."""
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError("%d is not in [%d, %d]" % (n, lo, hi))
+        return n
+    return parse
+
+
+def _positive(text):
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text) from None
+    if not (x > 0 and x != float("inf")):
+        raise argparse.ArgumentTypeError("%r is not a positive number" % text)
+    return x
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--epochs", type=_int_in(1, 100000), default=20)
+    ap.add_argument("--batch", type=_int_in(1, 1 << 20), default=32)
+    ap.add_argument("--lr", type=_positive, default=3e-3)
+    ap.add_argument("--seed", type=_int_in(0, (1 << 63) - 1), default=42)
+    ap.add_argument("--threads", type=_int_in(1, 4096), default=0)
     ap.add_argument("--data", default=os.path.join(HERE, "data", "digits.csv.gz"))
     ap.add_argument("--min-acc", type=float, default=0.95)
     ap.add_argument("--save", default=os.path.join(tempfile.gettempdir(), "train_digits.safetensors"),

@@ -9,8 +9,9 @@ cosine learning-rate schedule (SequentialLR), gradient-norm clipping.
     python3 examples/train_gpt.py [--steps N] [--lr X] [--layers N] [--d N] [--heads N]
                                   [--context N] [--batch N] [--threads N] [--seed N] ...
 
-Run from a checkout: PYTHONPATH=bindings/python_ctypes (and TC_LIBRARY, or a
-build*/ directory holding libtc.so). The data (examples/data/
+Uses the installed package (pip install ./bindings/python_ctypes) when there
+is one, else the checkout's copy (which finds libtc.so in TC_LIBRARY or a
+build*/ directory). The data (examples/data/
 tinyshakespeare.txt.gz) is split 90% / 10% into training and validation
 text. Prints a progress bar (on a terminal), the training and validation
 losses every --eval-every steps, the final validation loss and a sample;
@@ -26,13 +27,17 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
 # OpenMP threads that wait by spinning burn the cores they share with other
 # processes: on a busy 2-core machine a step took 30x longer. Sleeping waits
 # cost little here (unless the caller chose a policy). Read when libgomp loads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import tc  # noqa: E402
+try:
+    import tc  # noqa: E402  (the installed package: pip install ./bindings/python_ctypes)
+except ImportError:
+    # Not installed: the checkout's copy, which finds the library in <repo>/build*/.
+    sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python_ctypes"))
+    import tc  # noqa: E402
 from tc import nn  # noqa: E402
 from tc.nn import functional as F  # noqa: E402
 

@@ -1,4 +1,4 @@
-/*
+/** \file tc.h
  * tc.h — the whole public ABI of libtc, a tensor library with automatic
  * differentiation. Readable top to bottom; every function is documented where
  * it is declared.
@@ -69,14 +69,14 @@ extern "C" {
 #define TC_VERSION_MAJOR 0
 #define TC_VERSION_MINOR 1
 #define TC_VERSION_PATCH 0
-/* Bumped on every incompatible change of this header. Bindings compare the
+/** Bumped on every incompatible change of this header. Bindings compare the
  * value the loaded library reports with the one they were written for. */
 #define TC_ABI_VERSION 1
 
-/* The library's version as major*10000 + minor*100 + patch, and as a string
+/** The library's version as major*10000 + minor*100 + patch, and as a string
  * ("0.1.0"); either out-param may be NULL. Callable before tc_init. */
 TC_API int32_t tc_version(int32_t* number, const char** text);
-/* The ABI version of the loaded library (TC_ABI_VERSION it was built with). */
+/** The ABI version of the loaded library (TC_ABI_VERSION it was built with). */
 TC_API int32_t tc_abi_version(int32_t* out);
 
 /* ======================================================================== */
@@ -102,17 +102,17 @@ TC_API int32_t tc_abi_version(int32_t* out);
 #define TC_ERR_TIMEOUT 16         /* a blocking call gave up: a peer died or never came */
 #define TC_STATUS_COUNT 17
 
-/* The stable name of a status code ("TC_ERR_SHAPE"); unknown codes give
+/** The stable name of a status code ("TC_ERR_SHAPE"); unknown codes give
  * TC_ERR_INVALID_ARGUMENT. The string is static. Callable before tc_init. */
 TC_API int32_t tc_status_name(int32_t code, const char** out);
-/* The calling thread's last failure: its message, valid until this thread's
+/** The calling thread's last failure: its message, valid until this thread's
  * next failing call ("" if there was none). Callable before tc_init. */
 TC_API int32_t tc_last_error(const char** out);
-/* The status code of the calling thread's last failure (TC_OK if none). */
+/** The status code of the calling thread's last failure (TC_OK if none). */
 TC_API int32_t tc_last_error_code(int32_t* out);
-/* Copy-out variant of tc_last_error (string pattern above). */
+/** Copy-out variant of tc_last_error (string pattern above). */
 TC_API int32_t tc_last_error_copy(char* buf, int64_t cap, int64_t* needed);
-/* Sets the calling thread's last error (code: a TC_ERR_* value other than
+/** Sets the calling thread's last error (code: a TC_ERR_* value other than
  * TC_OK; message: NULL for ""), so that a callback can say why it fails
  * before it returns code: the libtc call that ran it then fails with code and
  * this message. Callable before tc_init. */
@@ -122,33 +122,33 @@ TC_API int32_t tc_set_last_error(int32_t code, const char* message);
 /* Staged initialization                                                     */
 /* ======================================================================== */
 
-/* Options for tc_init. Set .size = sizeof(tc_init_options); fields added in
+/** Options for tc_init. Set .size = sizeof(tc_init_options); fields added in
  * later versions go at the end, so an older caller's smaller struct keeps
  * working. Zero means "default" for every field. */
 typedef struct tc_init_options {
   uint32_t size;
-  /* Intra-op threads; 0 = TC_NUM_THREADS from the environment, else the
+  /** Intra-op threads; 0 = TC_NUM_THREADS from the environment, else the
    * number of cores. */
   int32_t num_threads;
-  /* Non-zero: seed the default generator with .seed; zero: from entropy
+  /** Non-zero: seed the default generator with .seed; zero: from entropy
    * (or TC_SEED from the environment). */
   int32_t use_seed;
   uint32_t reserved0;
   uint64_t seed;
-  /* Non-zero: initialize optional backends (CUDA) now instead of lazily.
+  /** Non-zero: initialize optional backends (CUDA) now instead of lazily.
    * Their failure still never fails tc_init. */
   int32_t eager_backends;
   uint32_t reserved1;
 } tc_init_options;
 
-/* Initializes libtc: runs the stages core, cpu, random, autograd in order and
+/** Initializes libtc: runs the stages core, cpu, random, autograd in order and
  * registers the lazy cuda stage. options may be NULL (defaults). Idempotent
  * and reference-counted: every successful tc_init needs one tc_shutdown; a
  * second call only counts (its options are ignored). Safe from many threads.
  * A failing required stage fails tc_init with its reason; a failing optional
  * stage never does (see the report). */
 TC_API int32_t tc_init(const tc_init_options* options);
-/* Drops one reference taken by tc_init; the last one frees every object and
+/** Drops one reference taken by tc_init; the last one frees every object and
  * invalidates every handle (they become stale). Without a matching tc_init it
  * returns TC_ERR_NOT_INITIALIZED. tc_init works again afterwards. The last
  * tc_shutdown first waits for calls in flight on other threads (calls that
@@ -160,7 +160,7 @@ TC_API int32_t tc_init(const tc_init_options* options);
  * TC_ERR_INVALID_ARGUMENT rather than deadlock. A tc_init from another thread
  * waits for the teardown to finish. */
 TC_API int32_t tc_shutdown(void);
-/* 1 when initialized, else 0. Callable before tc_init. */
+/** 1 when initialized, else 0. Callable before tc_init. */
 TC_API int32_t tc_is_initialized(int32_t* out);
 
 #define TC_STAGE_PENDING 0
@@ -169,27 +169,27 @@ TC_API int32_t tc_is_initialized(int32_t* out);
 #define TC_STAGE_SKIPPED 3
 #define TC_STAGE_LAZY 4 /* registered; runs on first use */
 
-/* One stage of initialization, as tc_init_stage fills it. The strings stay
+/** One stage of initialization, as tc_init_stage fills it. The strings stay
  * valid until tc_shutdown. Set .size = sizeof(tc_stage_info). */
 typedef struct tc_stage_info {
   uint32_t size;
-  int32_t state;       /* TC_STAGE_* */
-  const char* name;    /* "core", "cpu", "random", "autograd", "cuda" */
-  const char* message; /* why it failed or was skipped, else "" */
-  double duration_ms;  /* time the stage took (0 while pending or lazy) */
-  int32_t required;    /* 1 if its failure fails tc_init */
+  int32_t state;       /**< TC_STAGE_* */
+  const char* name;    /**< "core", "cpu", "random", "autograd", "cuda" */
+  const char* message; /**< why it failed or was skipped, else "" */
+  double duration_ms;  /**< time the stage took (0 while pending or lazy) */
+  int32_t required;    /**< 1 if its failure fails tc_init */
   uint32_t reserved;
 } tc_stage_info;
 
-/* Number of stages, and one stage by index (0 .. count-1, in run order). */
+/** Number of stages, and one stage by index (0 .. count-1, in run order). */
 TC_API int32_t tc_init_stage_count(int64_t* out);
 TC_API int32_t tc_init_stage(int64_t index, tc_stage_info* out);
-/* A text report of every stage with its state, time and message. */
+/** A text report of every stage with its state, time and message. */
 TC_API int32_t tc_init_report(char* buf, int64_t cap, int64_t* needed);
-/* Runs a lazy backend's stage now (name: "cuda"). Returns its status: TC_OK,
+/** Runs a lazy backend's stage now (name: "cuda"). Returns its status: TC_OK,
  * TC_ERR_NOT_COMPILED or TC_ERR_UNAVAILABLE with the reason. */
 TC_API int32_t tc_backend_init(const char* name);
-/* A build and runtime report like torch.__config__.show(): version, compiler,
+/** A build and runtime report like torch.__config__.show(): version, compiler,
  * flags, libraries, threads, and why CUDA is unavailable when it is. */
 TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
 
@@ -197,7 +197,7 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
 /* Flags                                                                     */
 /* ======================================================================== */
 
-/* Flags are named int64 values. Read-only ones describe the build and the
+/** Flags are named int64 values. Read-only ones describe the build and the
  * machine; settable ones change behaviour. An unknown name, or setting a
  * read-only flag or an invalid value, is an error (TC_ERR_INVALID_ARGUMENT).
  *   has_cuda, has_cublas, has_onednn, has_openmp, has_mkl, has_lapack,
@@ -215,7 +215,7 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
  *   live_handles       handles of any kind alive now */
 TC_API int32_t tc_get_flag(const char* name, int64_t* out);
 TC_API int32_t tc_set_flag(const char* name, int64_t value);
-/* Enumerates flags: their count, and one name (static string) by index with
+/** Enumerates flags: their count, and one name (static string) by index with
  * whether it is settable (both out-params are required). */
 TC_API int32_t tc_flag_count(int64_t* out);
 TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable);
@@ -236,15 +236,15 @@ TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable)
 #define TC_BOOL 9
 #define TC_DTYPE_COUNT 10
 
-/* A dtype's name ("float32") and element size in bytes. */
+/** A dtype's name ("float32") and element size in bytes. */
 TC_API int32_t tc_dtype_name(int32_t dtype, const char** out);
 TC_API int32_t tc_dtype_size(int32_t dtype, int64_t* out);
-/* The dtype code of a name ("float32", "float", "int64", "long", "bool"...). */
+/** The dtype code of a name ("float32", "float", "int64", "long", "bool"...). */
 TC_API int32_t tc_dtype_from_name(const char* name, int32_t* out);
-/* The dtype PyTorch's promotion rules give to two tensor dtypes. */
+/** The dtype PyTorch's promotion rules give to two tensor dtypes. */
 TC_API int32_t tc_promote_types(int32_t a, int32_t b, int32_t* out);
 
-/* A device is one int32: type in the high 16 bits, index in the low 16. */
+/** A device is one int32: type in the high 16 bits, index in the low 16. */
 #define TC_DEVICE_CPU 0
 #define TC_DEVICE_CUDA 1
 #define TC_DEVICE(type, index) ((int32_t)(((type) << 16) | ((index)&0xFFFF)))
@@ -252,7 +252,7 @@ TC_API int32_t tc_promote_types(int32_t a, int32_t b, int32_t* out);
 #define TC_DEVICE_TYPE(device) ((device) >> 16)
 #define TC_DEVICE_INDEX(device) ((device)&0xFFFF)
 
-/* A device's name ("cpu", "cuda:0") copied out; a device from a string. */
+/** A device's name ("cpu", "cuda:0") copied out; a device from a string. */
 TC_API int32_t tc_device_name(int32_t device, char* buf, int64_t cap, int64_t* needed);
 TC_API int32_t tc_device_from_name(const char* name, int32_t* out);
 
@@ -262,18 +262,18 @@ TC_API int32_t tc_device_from_name(const char* name, int32_t* out);
 /* Tensors: handles and creation                                             */
 /* ======================================================================== */
 
-/* An opaque, checked handle to a tensor. */
+/** An opaque, checked handle to a tensor. */
 typedef struct tc_tensor_s* tc_tensor;
 
-/* The most dimensions a tensor may have. */
+/** The most dimensions a tensor may have. */
 #define TC_MAX_DIMS 16
 
-/* A second handle to the same tensor (same data, same autograd identity). */
+/** A second handle to the same tensor (same data, same autograd identity). */
 TC_API int32_t tc_tensor_retain(tc_tensor t, tc_tensor* out);
-/* Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE. */
+/** Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE. */
 TC_API int32_t tc_tensor_free(tc_tensor t);
 
-/* What tc_tensor_new fills a new tensor with (tc_tensor_options.fill). */
+/** What tc_tensor_new fills a new tensor with (tc_tensor_options.fill). */
 #define TC_FILL_UNINITIALIZED 0 /* like tc_empty */
 #define TC_FILL_ZEROS 1         /* like tc_zeros */
 #define TC_FILL_ONES 2          /* like tc_ones */
@@ -282,26 +282,26 @@ TC_API int32_t tc_tensor_free(tc_tensor t);
 #define TC_FILL_UNIFORM 5       /* uniform in [.low, .high) (floating dtypes), like tc_rand */
 #define TC_FILL_NORMAL 6        /* normal with .mean and .std (floating dtypes), like tc_randn */
 
-/* Everything about a new tensor (PyTorch's TensorOptions plus the shape and
+/** Everything about a new tensor (PyTorch's TensorOptions plus the shape and
  * what fills it). Set .size = sizeof(tc_tensor_options); fields added later
  * go at the end and read as zero for an older caller's smaller struct. */
 typedef struct tc_tensor_options {
   uint32_t size;
-  int32_t dtype;        /* a TC_* dtype code (0 is TC_FLOAT32) */
-  const int64_t* shape; /* ndim sizes, checked as below (NULL when ndim is 0) */
+  int32_t dtype;        /**< a TC_* dtype code (0 is TC_FLOAT32) */
+  const int64_t* shape; /**< ndim sizes, checked as below (NULL when ndim is 0) */
   int64_t ndim;
-  int32_t device;        /* a TC_DEVICE value (0 is the CPU) */
-  int32_t requires_grad; /* 0/1: a leaf that requires grad (floating dtypes) */
-  int32_t fill;          /* TC_FILL_* */
-  uint32_t reserved0;    /* 0 */
-  double value;          /* TC_FILL_VALUE */
-  double low, high;      /* TC_FILL_UNIFORM: low <= high, both finite */
-  double mean, std;      /* TC_FILL_NORMAL: finite, std >= 0 */
-  const void* data;      /* TC_FILL_DATA: nbytes = numel * element size; */
-  int64_t nbytes;        /* copied on the CPU, then moved to .device */
+  int32_t device;        /**< a TC_DEVICE value (0 is the CPU) */
+  int32_t requires_grad; /**< 0/1: a leaf that requires grad (floating dtypes) */
+  int32_t fill;          /**< TC_FILL_* */
+  uint32_t reserved0;    /**< 0 */
+  double value;          /**< TC_FILL_VALUE */
+  double low, high;      /**< TC_FILL_UNIFORM: low <= high, both finite */
+  double mean, std;      /**< TC_FILL_NORMAL: finite, std >= 0 */
+  const void* data;      /**< TC_FILL_DATA: nbytes = numel * element size; */
+  int64_t nbytes;        /**< copied on the CPU, then moved to .device */
 } tc_tensor_options;
 
-/* The general constructor: a new tensor as options describe it. The other
+/** The general constructor: a new tensor as options describe it. The other
  * constructors below are shorthands for it: tc_empty, tc_zeros, tc_ones,
  * tc_full, tc_from_data (on the CPU), tc_rand (low 0, high 1) and tc_randn
  * (mean 0, std 1) make the same tensor from the same generator state, with
@@ -310,13 +310,13 @@ typedef struct tc_tensor_options {
  * a bad dtype TC_ERR_DTYPE; shapes and sizes are checked like tc_empty's. */
 TC_API int32_t tc_tensor_new(const tc_tensor_options* options, tc_tensor* out);
 
-/* Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the
+/** Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the
  * product must fit in int64 and in memory). dtype is a TC_* dtype code;
  * device a TC_DEVICE value. Too large a tensor gives TC_ERR_OUT_OF_MEMORY. */
 TC_API int32_t tc_empty(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 TC_API int32_t tc_zeros(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
-/* tc_full and tc_fill_ check value like PyTorch: a value the dtype cannot
+/** tc_full and tc_fill_ check value like PyTorch: a value the dtype cannot
  * hold gives TC_ERR_INVALID_ARGUMENT ("cannot be converted to type int8
  * without overflow"): NaN, inf or values out of range for integer dtypes,
  * finite values past a floating dtype's range (inf and NaN are fine); a
@@ -324,32 +324,32 @@ TC_API int32_t tc_ones(const int64_t* shape, int64_t ndim, int32_t dtype, int32_
  * for uint8 (-1 gives 255, as a Python int does); bool takes value != 0. */
 TC_API int32_t tc_full(const int64_t* shape, int64_t ndim, double value, int32_t dtype, int32_t device,
                        tc_tensor* out);
-/* [start, end) by step, like torch.arange; step must be non-zero. */
+/** [start, end) by step, like torch.arange; step must be non-zero. */
 TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, int32_t device,
                          tc_tensor* out);
-/* A new CPU tensor holding a copy of nbytes of data; nbytes must equal
+/** A new CPU tensor holding a copy of nbytes of data; nbytes must equal
  * numel * element size. */
 TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* shape, int64_t ndim,
                             int32_t dtype, tc_tensor* out);
 
-/* Called once when libtc no longer needs a caller's buffer. */
+/** Called once when libtc no longer needs a caller's buffer. */
 typedef void (*tc_deleter)(void* data, void* context);
-/* A CPU tensor over a caller's buffer, without copying. strides may be NULL
+/** A CPU tensor over a caller's buffer, without copying. strides may be NULL
  * (contiguous), else ndim element strides (>= 0). deleter (may be NULL) is
  * called exactly once with (data, context): when the last tensor using the
  * buffer dies, or before returning if this call fails. data must be aligned
  * to the element size, and bool data must hold bytes 0 or 1 only. */
 TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* strides, int64_t ndim,
                             int32_t dtype, tc_deleter deleter, void* context, tc_tensor* out);
-/* Uniform [0, 1) and standard normal samples from the default generator
+/** Uniform [0, 1) and standard normal samples from the default generator
  * (floating dtypes only). */
 TC_API int32_t tc_rand(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
 TC_API int32_t tc_randn(const int64_t* shape, int64_t ndim, int32_t dtype, int32_t device, tc_tensor* out);
-/* Reseeds the default generator; the same seed gives the same samples. */
+/** Reseeds the default generator; the same seed gives the same samples. */
 TC_API int32_t tc_manual_seed(uint64_t seed);
-/* The seed the default generator was last seeded with. */
+/** The seed the default generator was last seeded with. */
 TC_API int32_t tc_initial_seed(uint64_t* out);
-/* The default generator's whole state (like torch.get_rng_state): a new 1-D
+/** The default generator's whole state (like torch.get_rng_state): a new 1-D
  * uint8 tensor of TC_RNG_STATE_BYTES bytes, the Philox seed then the offset
  * of the next counter, each a little-endian uint64. Restoring it with
  * tc_set_rng_state makes the generator (CPU and CUDA) repeat the same samples
@@ -367,28 +367,28 @@ TC_API int32_t tc_set_rng_state(tc_tensor state);
 TC_API int32_t tc_tensor_dtype(tc_tensor t, int32_t* out);
 TC_API int32_t tc_tensor_device(tc_tensor t, int32_t* out);
 TC_API int32_t tc_tensor_ndim(tc_tensor t, int64_t* out);
-/* Copies ndim sizes (strides, in elements) to out; cap must be >= ndim. */
+/** Copies ndim sizes (strides, in elements) to out; cap must be >= ndim. */
 TC_API int32_t tc_tensor_shape(tc_tensor t, int64_t* out, int64_t cap);
 TC_API int32_t tc_tensor_strides(tc_tensor t, int64_t* out, int64_t cap);
 TC_API int32_t tc_tensor_numel(tc_tensor t, int64_t* out);
 TC_API int32_t tc_tensor_storage_offset(tc_tensor t, int64_t* out);
 TC_API int32_t tc_tensor_is_contiguous(tc_tensor t, int32_t* out);
 TC_API int32_t tc_tensor_element_size(tc_tensor t, int64_t* out);
-/* The address of element [0, 0, ...] (storage offset applied). Valid while
+/** The address of element [0, 0, ...] (storage offset applied). Valid while
  * the tensor lives. NULL for an empty tensor. */
 TC_API int32_t tc_tensor_data_ptr(tc_tensor t, void** out);
-/* Copies the elements in row-major order into buf; nbytes must equal
+/** Copies the elements in row-major order into buf; nbytes must equal
  * numel * element size. Works for any strides and device. */
 TC_API int32_t tc_tensor_copy_to(tc_tensor t, void* buf, int64_t nbytes);
-/* The single element of a one-element tensor, as a double. */
+/** The single element of a one-element tensor, as a double. */
 TC_API int32_t tc_tensor_item(tc_tensor t, double* out);
-/* A printout like PyTorch's: "tensor([[1., 2.],\n        [3., 4.]])". */
+/** A printout like PyTorch's: "tensor([[1., 2.],\n        [3., 4.]])". */
 TC_API int32_t tc_tensor_to_string(tc_tensor t, char* buf, int64_t cap, int64_t* needed);
-/* The version counter, bumped by every in-place change (shared by views). */
+/** The version counter, bumped by every in-place change (shared by views). */
 TC_API int32_t tc_tensor_version(tc_tensor t, int64_t* out);
-/* 1 when a and b are handles of the same tensor. */
+/** 1 when a and b are handles of the same tensor. */
 TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out);
-/* Read-only memory. tc_tensor_set_readonly marks t's storage, and so every
+/** Read-only memory. tc_tensor_set_readonly marks t's storage, and so every
  * view of it, read-only for good (numpy's writeable = False; PyTorch has no
  * such flag and would let the write through). Writing into a read-only
  * tensor then fails with TC_ERR_INVALID_ARGUMENT and changes nothing: in-place
@@ -403,35 +403,35 @@ TC_API int32_t tc_tensor_is_readonly(tc_tensor t, int32_t* out);
 /* Tensors: conversions and views                                            */
 /* ======================================================================== */
 
-/* A copy converted to dtype (float16 and bfloat16 round to nearest even),
+/** A copy converted to dtype (float16 and bfloat16 round to nearest even),
  * or to another device. Returns a new handle to the same tensor when nothing
  * changes, like torch's .to(). */
 TC_API int32_t tc_to_dtype(tc_tensor t, int32_t dtype, tc_tensor* out);
 TC_API int32_t tc_to_device(tc_tensor t, int32_t device, tc_tensor* out);
 
-/* Views share storage with t (writes through one show in the other).
+/** Views share storage with t (writes through one show in the other).
  * One size of reshape/view may be -1 (inferred). reshape copies when no view
  * is possible; view fails then with TC_ERR_SHAPE. */
 TC_API int32_t tc_reshape(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
 TC_API int32_t tc_view(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
-/* Negative dims count from the end, as in PyTorch, everywhere. */
+/** Negative dims count from the end, as in PyTorch, everywhere. */
 TC_API int32_t tc_transpose(tc_tensor t, int64_t dim0, int64_t dim1, tc_tensor* out);
 TC_API int32_t tc_permute(tc_tensor t, const int64_t* dims, int64_t ndim, tc_tensor* out);
 TC_API int32_t tc_narrow(tc_tensor t, int64_t dim, int64_t start, int64_t length, tc_tensor* out);
-/* Python's t[start:end:step] along dim (step > 0; start/end clamped, and
+/** Python's t[start:end:step] along dim (step > 0; start/end clamped, and
  * negative ones count from the end). */
 TC_API int32_t tc_slice(tc_tensor t, int64_t dim, int64_t start, int64_t end, int64_t step, tc_tensor* out);
-/* t[..., index, ...] along dim: removes that dim. */
+/** t[..., index, ...] along dim: removes that dim. */
 TC_API int32_t tc_select(tc_tensor t, int64_t dim, int64_t index, tc_tensor* out);
-/* Removes dim when its size is 1; dim = TC_DIM_ALL removes every size-1 dim. */
+/** Removes dim when its size is 1; dim = TC_DIM_ALL removes every size-1 dim. */
 #define TC_DIM_ALL INT64_MIN
 TC_API int32_t tc_squeeze(tc_tensor t, int64_t dim, tc_tensor* out);
 TC_API int32_t tc_unsqueeze(tc_tensor t, int64_t dim, tc_tensor* out);
-/* Broadcasts size-1 dims to shape (-1 keeps a size), without copying. */
+/** Broadcasts size-1 dims to shape (-1 keeps a size), without copying. */
 TC_API int32_t tc_expand(tc_tensor t, const int64_t* shape, int64_t ndim, tc_tensor* out);
-/* t itself (a new handle) when contiguous, else a contiguous copy. */
+/** t itself (a new handle) when contiguous, else a contiguous copy. */
 TC_API int32_t tc_contiguous(tc_tensor t, tc_tensor* out);
-/* A contiguous copy with its own storage (differentiable). */
+/** A contiguous copy with its own storage (differentiable). */
 TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
 
 /* ======================================================================== */
@@ -453,301 +453,301 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
  * in PyTorch. */
 
 /* Elementwise binary ops with broadcasting. */
-/* a + b. */
+/** a + b. */
 TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a - b. */
+/** a - b. */
 TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a * b. */
+/** a * b. */
 TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* True division a / b: integer inputs give the default float dtype. */
+/** True division a / b: integer inputs give the default float dtype. */
 TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a ** b, elementwise. */
+/** a ** b, elementwise. */
 TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* The larger of a and b, elementwise (NaN propagates; ties split the
+/** The larger of a and b, elementwise (NaN propagates; ties split the
  * gradient). */
 TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* The smaller of a and b, elementwise (NaN propagates; ties split the
+/** The smaller of a and b, elementwise (NaN propagates; ties split the
  * gradient). */
 TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out);
 
 /* More elementwise binary ops (PyTorch's semantics: integer division by zero
  * is TC_ERR_VALUE "ZeroDivisionError"; floating division by zero gives inf or
  * nan; integer results wrap). */
-/* atan2(a, b), the angle of (b, a) (integer inputs give the default float
+/** atan2(a, b), the angle of (b, a) (integer inputs give the default float
  * dtype). */
 TC_API int32_t tc_atan2(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* The C fmod remainder of a / b: the sign of a. */
+/** The C fmod remainder of a / b: the sign of a. */
 TC_API int32_t tc_fmod(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* Python's a % b: the sign of b. */
+/** Python's a % b: the sign of b. */
 TC_API int32_t tc_remainder(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a // b, rounded toward minus infinity (div with rounding_mode "floor";
+/** a // b, rounded toward minus infinity (div with rounding_mode "floor";
  * zero gradients). */
 TC_API int32_t tc_floor_divide(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a / b rounded toward zero (div with rounding_mode "trunc"; zero
+/** a / b rounded toward zero (div with rounding_mode "trunc"; zero
  * gradients). */
 TC_API int32_t tc_div_trunc(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* |a| with the sign of b (integer inputs give the default float dtype). */
+/** |a| with the sign of b (integer inputs give the default float dtype). */
 TC_API int32_t tc_copysign(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* sqrt(a^2 + b^2) without overflow (floating). */
+/** sqrt(a^2 + b^2) without overflow (floating). */
 TC_API int32_t tc_hypot(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* log(e^a + e^b) without overflow (floating). */
+/** log(e^a + e^b) without overflow (floating). */
 TC_API int32_t tc_logaddexp(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* log2(2^a + 2^b) without overflow (floating). */
+/** log2(2^a + 2^b) without overflow (floating). */
 TC_API int32_t tc_logaddexp2(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the
+/** clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the
  * gradient goes to a where a >= b. */
 TC_API int32_t tc_clamp_min_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the
+/** clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the
  * gradient goes to a where a <= b. */
 TC_API int32_t tc_clamp_max_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a & b (integer and bool tensors). */
+/** a & b (integer and bool tensors). */
 TC_API int32_t tc_bitwise_and(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a | b (integer and bool tensors). */
+/** a | b (integer and bool tensors). */
 TC_API int32_t tc_bitwise_or(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a ^ b (integer and bool tensors). */
+/** a ^ b (integer and bool tensors). */
 TC_API int32_t tc_bitwise_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a << b (integer tensors; wraps; a shift by a negative count or by the bit
+/** a << b (integer tensors; wraps; a shift by a negative count or by the bit
  * width or more gives 0). */
 TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a >> b, arithmetic (integer tensors; a shift by a negative count or by the
+/** a >> b, arithmetic (integer tensors; a shift by a negative count or by the
  * bit width or more gives 0 or -1). */
 TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
 
 /* Comparisons give bool tensors (not differentiable). */
-/* a == b as a bool tensor. */
+/** a == b as a bool tensor. */
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a != b as a bool tensor. */
+/** a != b as a bool tensor. */
 TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a < b as a bool tensor. */
+/** a < b as a bool tensor. */
 TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a <= b as a bool tensor. */
+/** a <= b as a bool tensor. */
 TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a > b as a bool tensor. */
+/** a > b as a bool tensor. */
 TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a >= b as a bool tensor. */
+/** a >= b as a bool tensor. */
 TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a and b (nonzero is true) as a bool tensor, any dtypes. */
+/** a and b (nonzero is true) as a bool tensor, any dtypes. */
 TC_API int32_t tc_logical_and(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a or b (nonzero is true) as a bool tensor, any dtypes. */
+/** a or b (nonzero is true) as a bool tensor, any dtypes. */
 TC_API int32_t tc_logical_or(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* a xor b (nonzero is true) as a bool tensor, any dtypes. */
+/** a xor b (nonzero is true) as a bool tensor, any dtypes. */
 TC_API int32_t tc_logical_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* cond ? a : b, broadcasting all three; cond must be bool. */
+/** cond ? a : b, broadcasting all three; cond must be bool. */
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
 
 /* Tensor-scalar forms: a + s, a - s, a * s, a / s, a ** s, s - a, s / a. */
-/* a + s. */
+/** a + s. */
 TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a - s. */
+/** a - s. */
 TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a * s. */
+/** a * s. */
 TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a / s. */
+/** a / s. */
 TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a ** s. */
+/** a ** s. */
 TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out);
-/* s - a. */
+/** s - a. */
 TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out);
-/* s / a. */
+/** s / a. */
 TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
 
 /* Comparisons with a double s that behaves like a Python float (torch's
  * eq.Scalar, ...): a floating tensor compares in its dtype, an integer or bool
  * tensor in the default float dtype. Bool results. */
-/* a == s as a bool tensor. */
+/** a == s as a bool tensor. */
 TC_API int32_t tc_eq_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a != s as a bool tensor. */
+/** a != s as a bool tensor. */
 TC_API int32_t tc_ne_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a < s as a bool tensor. */
+/** a < s as a bool tensor. */
 TC_API int32_t tc_lt_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a <= s as a bool tensor. */
+/** a <= s as a bool tensor. */
 TC_API int32_t tc_le_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a > s as a bool tensor. */
+/** a > s as a bool tensor. */
 TC_API int32_t tc_gt_scalar(tc_tensor a, double s, tc_tensor* out);
-/* a >= s as a bool tensor. */
+/** a >= s as a bool tensor. */
 TC_API int32_t tc_ge_scalar(tc_tensor a, double s, tc_tensor* out);
 
 /* Elementwise unary ops. */
-/* -a. */
+/** -a. */
 TC_API int32_t tc_neg(tc_tensor a, tc_tensor* out);
-/* |a|. */
+/** |a|. */
 TC_API int32_t tc_abs(tc_tensor a, tc_tensor* out);
-/* e^a (floating). */
+/** e^a (floating). */
 TC_API int32_t tc_exp(tc_tensor a, tc_tensor* out);
-/* Natural logarithm (floating). */
+/** Natural logarithm (floating). */
 TC_API int32_t tc_log(tc_tensor a, tc_tensor* out);
-/* Square root (floating). */
+/** Square root (floating). */
 TC_API int32_t tc_sqrt(tc_tensor a, tc_tensor* out);
-/* Hyperbolic tangent (floating). */
+/** Hyperbolic tangent (floating). */
 TC_API int32_t tc_tanh(tc_tensor a, tc_tensor* out);
-/* Logistic sigmoid 1 / (1 + e^-a) (floating). */
+/** Logistic sigmoid 1 / (1 + e^-a) (floating). */
 TC_API int32_t tc_sigmoid(tc_tensor a, tc_tensor* out);
-/* max(a, 0). */
+/** max(a, 0). */
 TC_API int32_t tc_relu(tc_tensor a, tc_tensor* out);
-/* GELU, the exact (erf) form (floating). */
+/** GELU, the exact (erf) form (floating). */
 TC_API int32_t tc_gelu(tc_tensor a, tc_tensor* out);
-/* log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold =
+/** log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold =
  * 20) (floating). */
 TC_API int32_t tc_softplus(tc_tensor a, tc_tensor* out);
-/* Sine (floating). */
+/** Sine (floating). */
 TC_API int32_t tc_sin(tc_tensor a, tc_tensor* out);
-/* Cosine (floating). */
+/** Cosine (floating). */
 TC_API int32_t tc_cos(tc_tensor a, tc_tensor* out);
-/* Tangent (floating). */
+/** Tangent (floating). */
 TC_API int32_t tc_tan(tc_tensor a, tc_tensor* out);
-/* Arcsine (floating). */
+/** Arcsine (floating). */
 TC_API int32_t tc_asin(tc_tensor a, tc_tensor* out);
-/* Arccosine (floating). */
+/** Arccosine (floating). */
 TC_API int32_t tc_acos(tc_tensor a, tc_tensor* out);
-/* Arctangent (floating). */
+/** Arctangent (floating). */
 TC_API int32_t tc_atan(tc_tensor a, tc_tensor* out);
-/* Hyperbolic sine (floating). */
+/** Hyperbolic sine (floating). */
 TC_API int32_t tc_sinh(tc_tensor a, tc_tensor* out);
-/* Hyperbolic cosine (floating). */
+/** Hyperbolic cosine (floating). */
 TC_API int32_t tc_cosh(tc_tensor a, tc_tensor* out);
-/* Inverse hyperbolic sine (floating). */
+/** Inverse hyperbolic sine (floating). */
 TC_API int32_t tc_asinh(tc_tensor a, tc_tensor* out);
-/* Inverse hyperbolic cosine (floating). */
+/** Inverse hyperbolic cosine (floating). */
 TC_API int32_t tc_acosh(tc_tensor a, tc_tensor* out);
-/* Inverse hyperbolic tangent (floating). */
+/** Inverse hyperbolic tangent (floating). */
 TC_API int32_t tc_atanh(tc_tensor a, tc_tensor* out);
-/* log(1 + a), accurate near 0 (floating). */
+/** log(1 + a), accurate near 0 (floating). */
 TC_API int32_t tc_log1p(tc_tensor a, tc_tensor* out);
-/* e^a - 1, accurate near 0 (floating). */
+/** e^a - 1, accurate near 0 (floating). */
 TC_API int32_t tc_expm1(tc_tensor a, tc_tensor* out);
-/* Base-2 logarithm (floating). */
+/** Base-2 logarithm (floating). */
 TC_API int32_t tc_log2(tc_tensor a, tc_tensor* out);
-/* Base-10 logarithm (floating). */
+/** Base-10 logarithm (floating). */
 TC_API int32_t tc_log10(tc_tensor a, tc_tensor* out);
-/* 2^a (floating). */
+/** 2^a (floating). */
 TC_API int32_t tc_exp2(tc_tensor a, tc_tensor* out);
-/* 1 / a (floating). */
+/** 1 / a (floating). */
 TC_API int32_t tc_reciprocal(tc_tensor a, tc_tensor* out);
-/* 1 / sqrt(a) (floating). */
+/** 1 / sqrt(a) (floating). */
 TC_API int32_t tc_rsqrt(tc_tensor a, tc_tensor* out);
-/* a * a (integers stay integers). */
+/** a * a (integers stay integers). */
 TC_API int32_t tc_square(tc_tensor a, tc_tensor* out);
-/* The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0. */
+/** The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0. */
 TC_API int32_t tc_sign(tc_tensor a, tc_tensor* out);
-/* Rounds down (integers are unchanged); gradient 0. */
+/** Rounds down (integers are unchanged); gradient 0. */
 TC_API int32_t tc_floor(tc_tensor a, tc_tensor* out);
-/* Rounds up (integers are unchanged); gradient 0. */
+/** Rounds up (integers are unchanged); gradient 0. */
 TC_API int32_t tc_ceil(tc_tensor a, tc_tensor* out);
-/* Rounds to the nearest integer, halves to even (integers are unchanged);
+/** Rounds to the nearest integer, halves to even (integers are unchanged);
  * gradient 0. */
 TC_API int32_t tc_round(tc_tensor a, tc_tensor* out);
-/* Rounds toward zero (integers are unchanged); gradient 0. */
+/** Rounds toward zero (integers are unchanged); gradient 0. */
 TC_API int32_t tc_trunc(tc_tensor a, tc_tensor* out);
-/* a - trunc(a) (floating). */
+/** a - trunc(a) (floating). */
 TC_API int32_t tc_frac(tc_tensor a, tc_tensor* out);
-/* The error function (floating). */
+/** The error function (floating). */
 TC_API int32_t tc_erf(tc_tensor a, tc_tensor* out);
-/* 1 - erf(a) (floating). */
+/** 1 - erf(a) (floating). */
 TC_API int32_t tc_erfc(tc_tensor a, tc_tensor* out);
-/* The inverse error function (floating). */
+/** The inverse error function (floating). */
 TC_API int32_t tc_erfinv(tc_tensor a, tc_tensor* out);
-/* Whether a is NaN, as a bool tensor. */
+/** Whether a is NaN, as a bool tensor. */
 TC_API int32_t tc_isnan(tc_tensor a, tc_tensor* out);
-/* Whether a is infinite, as a bool tensor. */
+/** Whether a is infinite, as a bool tensor. */
 TC_API int32_t tc_isinf(tc_tensor a, tc_tensor* out);
-/* Whether a is finite (not NaN nor infinite), as a bool tensor. */
+/** Whether a is finite (not NaN nor infinite), as a bool tensor. */
 TC_API int32_t tc_isfinite(tc_tensor a, tc_tensor* out);
-/* a == 0, as a bool tensor. */
+/** a == 0, as a bool tensor. */
 TC_API int32_t tc_logical_not(tc_tensor a, tc_tensor* out);
-/* ~a for integers, not a for bool (integer and bool dtypes). */
+/** ~a for integers, not a for bool (integer and bool dtypes). */
 TC_API int32_t tc_bitwise_not(tc_tensor a, tc_tensor* out);
-/* a where a > 0, else negative_slope * a (floating). */
+/** a where a > 0, else negative_slope * a (floating). */
 TC_API int32_t tc_leaky_relu(tc_tensor a, double negative_slope, tc_tensor* out);
-/* a where a > 0, else alpha * (e^a - 1) (floating). */
+/** a where a > 0, else alpha * (e^a - 1) (floating). */
 TC_API int32_t tc_elu(tc_tensor a, double alpha, tc_tensor* out);
-/* scale * elu(a, alpha) with SELU's fixed scale and alpha (floating). */
+/** scale * elu(a, alpha) with SELU's fixed scale and alpha (floating). */
 TC_API int32_t tc_selu(tc_tensor a, tc_tensor* out);
-/* a where a > 0, else alpha * (e^(a / alpha) - 1) (floating). */
+/** a where a > 0, else alpha * (e^(a / alpha) - 1) (floating). */
 TC_API int32_t tc_celu(tc_tensor a, double alpha, tc_tensor* out);
-/* a * sigmoid(a) (swish) (floating). */
+/** a * sigmoid(a) (swish) (floating). */
 TC_API int32_t tc_silu(tc_tensor a, tc_tensor* out);
-/* a * tanh(softplus(a)) (floating). */
+/** a * tanh(softplus(a)) (floating). */
 TC_API int32_t tc_mish(tc_tensor a, tc_tensor* out);
-/* a / (1 + |a|) (floating). */
+/** a / (1 + |a|) (floating). */
 TC_API int32_t tc_softsign(tc_tensor a, tc_tensor* out);
-/* a clamped to [min_val, max_val] (floating). */
+/** a clamped to [min_val, max_val] (floating). */
 TC_API int32_t tc_hardtanh(tc_tensor a, double min_val, double max_val, tc_tensor* out);
-/* a clamped to [0, 6] (floating). */
+/** a clamped to [0, 6] (floating). */
 TC_API int32_t tc_relu6(tc_tensor a, tc_tensor* out);
-/* 0 below -3, 1 above 3, a / 6 + 1/2 between (floating). */
+/** 0 below -3, 1 above 3, a / 6 + 1/2 between (floating). */
 TC_API int32_t tc_hardsigmoid(tc_tensor a, tc_tensor* out);
-/* a * hardsigmoid(a) (floating). */
+/** a * hardsigmoid(a) (floating). */
 TC_API int32_t tc_hardswish(tc_tensor a, tc_tensor* out);
-/* log(sigmoid(a)), computed stably (floating). */
+/** log(sigmoid(a)), computed stably (floating). */
 TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out);
-/* GELU, the tanh approximation (torch's approximate = "tanh") (floating). */
+/** GELU, the tanh approximation (torch's approximate = "tanh") (floating). */
 TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out);
-/* Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
+/** Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 
 /* Reductions over dims (ndims entries; ndims = 0 means every dim), keeping
  * reduced dims as size 1 when keepdim is non-zero. sum of an integer or bool
  * tensor gives int64, like PyTorch. */
-/* Sum over dims. */
+/** Sum over dims. */
 TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Mean over dims. */
+/** Mean over dims. */
 TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
 
 /* Variance and standard deviation with Bessel's correction (1 = unbiased). */
-/* Variance over dims. */
+/** Variance over dims. */
 TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out);
-/* Standard deviation over dims. */
+/** Standard deviation over dims. */
 TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
                       tc_tensor* out);
-/* log(sum(exp(a))) over dims, computed stably. */
+/** log(sum(exp(a))) over dims, computed stably. */
 TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
 
 /* Maximum/minimum of every element (a 0-dim tensor). */
-/* The largest element. */
+/** The largest element. */
 TC_API int32_t tc_max(tc_tensor a, tc_tensor* out);
-/* The smallest element. */
+/** The smallest element. */
 TC_API int32_t tc_min(tc_tensor a, tc_tensor* out);
 
 /* Along one dim: values and int64 indices (first occurrence). */
-/* Maximum along dim, with its index. */
+/** Maximum along dim, with its index. */
 TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
-/* Minimum along dim, with its index. */
+/** Minimum along dim, with its index. */
 TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
 
 /* int64 index of the maximum/minimum along dim, or over the flattened
  * tensor when dim = TC_DIM_ALL. */
-/* Index of the maximum. */
+/** Index of the maximum. */
 TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
-/* Index of the minimum. */
+/** Index of the minimum. */
 TC_API int32_t tc_argmin(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out);
 
 /* More reductions over dims (ndims = 0: every dim), like PyTorch's. prod of
  * an integer or bool tensor gives int64 (wrapping); prod of nothing is 1. */
-/* Product over dims (its gradient handles zeros, like PyTorch's). */
+/** Product over dims (its gradient handles zeros, like PyTorch's). */
 TC_API int32_t tc_prod(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Whether every element is non-zero: bool (uint8 for a uint8 input, like
+/** Whether every element is non-zero: bool (uint8 for a uint8 input, like
  * PyTorch). */
 TC_API int32_t tc_all(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Whether some element is non-zero: bool (uint8 for a uint8 input, like
+/** Whether some element is non-zero: bool (uint8 for a uint8 input, like
  * PyTorch). */
 TC_API int32_t tc_any(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Maximum over dims (a reduced dim of size 0 is an error); ties share the
+/** Maximum over dims (a reduced dim of size 0 is an error); ties share the
  * gradient evenly. */
 TC_API int32_t tc_amax(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Minimum over dims (a reduced dim of size 0 is an error); ties share the
+/** Minimum over dims (a reduced dim of size 0 is an error); ties share the
  * gradient evenly. */
 TC_API int32_t tc_amin(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out);
-/* Vector p-norm over dims (p = 2 is also "fro"; p = INFINITY/-INFINITY: max/min
+/** Vector p-norm over dims (p = 2 is also "fro"; p = INFINITY/-INFINITY: max/min
  * of |a|; p = 0: the count of non-zeros); the gradient at 0 is 0, like PyTorch's. */
 TC_API int32_t tc_norm(tc_tensor a, double p, const int64_t* dims, int64_t ndims, int32_t keepdim,
                        tc_tensor* out);
-/* int64 count of the non-zero elements over dims. */
+/** int64 count of the non-zero elements over dims. */
 TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out);
-/* Variance (with correction) and mean over dims. */
+/** Variance (with correction) and mean over dims. */
 TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
                            int32_t keepdim, tc_tensor* var, tc_tensor* mean);
-/* Standard deviation (with correction) and mean over dims. */
+/** Standard deviation (with correction) and mean over dims. */
 TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
                            int32_t keepdim, tc_tensor* std, tc_tensor* mean);
 
@@ -755,28 +755,28 @@ TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int6
  * NaN when there is a NaN, like PyTorch; kthvalue's k counts from 1; mode is
  * the most frequent value (the smallest of equally frequent ones) with the
  * index of its last occurrence. */
-/* The lower median of every element (a 0-dim tensor). */
+/** The lower median of every element (a 0-dim tensor). */
 TC_API int32_t tc_median(tc_tensor a, tc_tensor* out);
-/* The lower median along dim, with its int64 index. */
+/** The lower median along dim, with its int64 index. */
 TC_API int32_t tc_median_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
                              tc_tensor* indices);
-/* The k-th smallest element along dim, with its int64 index. */
+/** The k-th smallest element along dim, with its int64 index. */
 TC_API int32_t tc_kthvalue(tc_tensor a, int64_t k, int64_t dim, int32_t keepdim, tc_tensor* values,
                            tc_tensor* indices);
-/* The most frequent value along dim, with its int64 index. */
+/** The most frequent value along dim, with its int64 index. */
 TC_API int32_t tc_mode(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices);
 
 /* Scans along dim. cumprod: integer and bool inputs give int64 (like cumsum);
  * its gradient handles zeros. cummax/cummin: the running maximum/minimum and
  * the int64 index where it was reached (the last of equal values; NaN sticks).
  * logcumsumexp: log(cumsum(exp(a))), computed stably. */
-/* Cumulative product along dim. */
+/** Cumulative product along dim. */
 TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out);
-/* Running maximum along dim, with its indices. */
+/** Running maximum along dim, with its indices. */
 TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices);
-/* Running minimum along dim, with its indices. */
+/** Running minimum along dim, with its indices. */
 TC_API int32_t tc_cummin(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices);
-/* log(cumsum(exp(a))) along dim, stable. */
+/** log(cumsum(exp(a))) along dim, stable. */
 TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out);
 
 /* Sorting and searching. sort is always stable (equal elements keep their
@@ -786,23 +786,23 @@ TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out);
  * count of each. searchsorted: sorted_sequence 1-D, or N-D with values'
  * leading dims; the insertion index of each value (the leftmost, or the
  * rightmost when right is non-zero), int32 when out_int32 is non-zero. */
-/* Sorted values along dim and their int64 indices. */
+/** Sorted values along dim and their int64 indices. */
 TC_API int32_t tc_sort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* values, tc_tensor* indices);
-/* int64 indices that sort a along dim (stable). */
+/** int64 indices that sort a along dim (stable). */
 TC_API int32_t tc_argsort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* out);
-/* The sorted distinct elements of a, each element's index among them, and
+/** The sorted distinct elements of a, each element's index among them, and
  * their counts. */
 TC_API int32_t tc_unique(tc_tensor a, tc_tensor* values, tc_tensor* inverse, tc_tensor* counts);
-/* Insertion indices of values into sorted_sequence's last dim. */
+/** Insertion indices of values into sorted_sequence's last dim. */
 TC_API int32_t tc_searchsorted(tc_tensor sorted_sequence, tc_tensor values, int32_t right, int32_t out_int32,
                                tc_tensor* out);
 
 /* Matrix product with torch.matmul's rules: 1-D x 1-D dot product, 2-D
  * matrix product, 1-D operands get a dim added and removed, batched with
  * broadcasting of the batch dims. */
-/* Matrix product. */
+/** Matrix product. */
 TC_API int32_t tc_matmul(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL. */
+/** x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL. */
 TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out);
 
 /* How float32 matrix products may trade precision for speed (like
@@ -817,88 +817,88 @@ TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tenso
 #define TC_MATMUL_PRECISION_HIGHEST 0
 #define TC_MATMUL_PRECISION_HIGH 1
 #define TC_MATMUL_PRECISION_MEDIUM 2
-/* Sets the float32 matmul precision (TC_MATMUL_PRECISION_*). */
+/** Sets the float32 matmul precision (TC_MATMUL_PRECISION_*). */
 TC_API int32_t tc_set_matmul_precision(int32_t precision);
-/* The float32 matmul precision now. */
+/** The float32 matmul precision now. */
 TC_API int32_t tc_get_matmul_precision(int32_t* out);
 
 /* Neural-network ops. */
 #define TC_REDUCTION_NONE 0
 #define TC_REDUCTION_MEAN 1
 #define TC_REDUCTION_SUM 2
-/* Softmax along dim. */
+/** Softmax along dim. */
 TC_API int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
-/* Log-softmax along dim. */
+/** Log-softmax along dim. */
 TC_API int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out);
-/* Cross-entropy: logits [N, C] (or [C]), target int64 class indices [N] (or
+/** Cross-entropy: logits [N, C] (or [C]), target int64 class indices [N] (or
  * []). */
 TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, tc_tensor* out);
-/* Negative log-likelihood: log_probs [N, C], target int64 [N]. */
+/** Negative log-likelihood: log_probs [N, C], target int64 [N]. */
 TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc_tensor* out);
-/* Mean squared error. */
+/** Mean squared error. */
 TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
 
 /* More losses, as torch.nn.functional (composed of the ops above, so their
  * gradients are autograd's). input and target broadcast; reduction is a
  * TC_REDUCTION_* code; MEAN over every element unless said otherwise. weight
  * and pos_weight may be NULL. */
-/* Mean absolute error |input - target|. */
+/** Mean absolute error |input - target|. */
 TC_API int32_t tc_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out);
-/* 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (beta
+/** 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (beta
  * >= 0; 0 = l1_loss). */
 TC_API int32_t tc_smooth_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, double beta,
                                  tc_tensor* out);
-/* 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)
+/** 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)
  * (delta > 0). */
 TC_API int32_t tc_huber_loss(tc_tensor input, tc_tensor target, int32_t reduction, double delta,
                              tc_tensor* out);
-/* -weight (target log(input) + (1 - target) log(1 - input)), logs clamped at
+/** -weight (target log(input) + (1 - target) log(1 - input)), logs clamped at
  * -100; input in [0, 1], target of input's shape. */
 TC_API int32_t tc_binary_cross_entropy(tc_tensor input, tc_tensor target, tc_tensor weight, int32_t reduction,
                                        tc_tensor* out);
-/* binary_cross_entropy(sigmoid(input), target) computed stably; pos_weight
+/** binary_cross_entropy(sigmoid(input), target) computed stably; pos_weight
  * (broadcast over the last dim) weighs the positive term. */
 TC_API int32_t tc_binary_cross_entropy_with_logits(tc_tensor input, tc_tensor target, tc_tensor weight,
                                                    tc_tensor pos_weight, int32_t reduction, tc_tensor* out);
-/* target (log(target) - input) (0 where target = 0), or exp(target) (target
+/** target (log(target) - input) (0 where target = 0), or exp(target) (target
  * - input) when log_target; input holds log-probabilities. */
 TC_API int32_t tc_kl_div(tc_tensor input, tc_tensor target, int32_t reduction, int32_t log_target,
                          tc_tensor* out);
-/* nll_loss on [C], [N, C] or [N, C, d1, ...] with class weights [C] (or
+/** nll_loss on [C], [N, C] or [N, C, d1, ...] with class weights [C] (or
  * NULL) and ignore_index; MEAN divides by the weights of the targets not
  * ignored. */
 TC_API int32_t tc_nll_loss_ex(tc_tensor log_probs, tc_tensor target, tc_tensor weight, int64_t ignore_index,
                               int32_t reduction, tc_tensor* out);
-/* cross_entropy over dim 1 of [N, C, d1, ...] (or [C]): int64 class targets
+/** cross_entropy over dim 1 of [N, C, d1, ...] (or [C]): int64 class targets
  * (with weight, ignore_index) or probabilities of logits' shape;
  * label_smoothing in [0, 1]. */
 TC_API int32_t tc_cross_entropy_ex(tc_tensor logits, tc_tensor target, tc_tensor weight, int64_t ignore_index,
                                    double label_smoothing, int32_t reduction, tc_tensor* out);
-/* sum(x1 x2, dim) / (max(||x1||, eps) max(||x2||, eps)), x1 and x2
+/** sum(x1 x2, dim) / (max(||x1||, eps) max(||x2||, eps)), x1 and x2
  * broadcast. */
 TC_API int32_t tc_cosine_similarity(tc_tensor x1, tc_tensor x2, int64_t dim, double eps, tc_tensor* out);
-/* The p-norm of x1 - x2 + eps over the last dim (p >= 0, INFINITY allowed). */
+/** The p-norm of x1 - x2 + eps over the last dim (p >= 0, INFINITY allowed). */
 TC_API int32_t tc_pairwise_distance(tc_tensor x1, tc_tensor x2, double p, double eps, int32_t keepdim,
                                     tc_tensor* out);
-/* a / max(||a||_p over dim, eps) (p >= 0, INFINITY allowed). */
+/** a / max(||a||_p over dim, eps) (p >= 0, INFINITY allowed). */
 TC_API int32_t tc_normalize(tc_tensor a, double p, int64_t dim, double eps, tc_tensor* out);
-/* Zeroes elements with probability p (from the default generator) and
+/** Zeroes elements with probability p (from the default generator) and
  * scales the rest by 1/(1-p) when training is non-zero; identity otherwise. */
 TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out);
-/* x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL. stride,
+/** x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL. stride,
  * padding and dilation are 2 entries each (height, width). */
 TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
                          const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out);
 
 /* x [N, C, H, W]; kernel, stride, padding: 2 entries each. stride NULL means
  * stride = kernel. avg_pool2d counts padding in the divisor, like PyTorch. */
-/* 2-D max pooling. */
+/** 2-D max pooling. */
 TC_API int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                              const int64_t* padding, tc_tensor* out);
-/* 2-D average pooling. */
+/** 2-D average pooling. */
 TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                              const int64_t* padding, tc_tensor* out);
-/* weight [num, dim], indices int64 of any shape: result indices.shape +
+/** weight [num, dim], indices int64 of any shape: result indices.shape +
  * [dim]. */
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
 
@@ -907,58 +907,58 @@ TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out)
  * scale and shift. layer_norm: (x - mean) / sqrt(var + eps) (biased
  * variance); rms_norm: x / sqrt(mean(x^2) + eps). eps must be >= 0. One fused
  * kernel each way (backward from the saved mean and 1/std, like PyTorch). */
-/* Layer normalization over the last ndims dims (weight, bias may be NULL). */
+/** Layer normalization over the last ndims dims (weight, bias may be NULL). */
 TC_API int32_t tc_layer_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
                              tc_tensor bias, double eps, tc_tensor* out);
-/* RMS normalization over the last ndims dims (weight may be NULL). */
+/** RMS normalization over the last ndims dims (weight may be NULL). */
 TC_API int32_t tc_rms_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
                            double eps, tc_tensor* out);
-/* softmax(q k^T / sqrt(E) + mask) v, with dropout(dropout_p) on the weights:
+/** softmax(q k^T / sqrt(E) + mask) v, with dropout(dropout_p) on the weights:
  * q [..., L, E], k [..., S, E], v [..., S, Ev] -> [..., L, Ev]; attn_mask
  * (broadcasting to [..., L, S], or NULL) is bool (true = attend) or added to
  * the scores; is_causal masks j > i (then attn_mask must be NULL). Composed of
  * matmul, masking and softmax, so its gradient is theirs. */
 TC_API int32_t tc_scaled_dot_product_attention(tc_tensor q, tc_tensor k, tc_tensor v, tc_tensor attn_mask,
                                                double dropout_p, int32_t is_causal, tc_tensor* out);
-/* Batched matrix product: a [B, N, M] x b [B, M, P] -> [B, N, P]. */
+/** Batched matrix product: a [B, N, M] x b [B, M, P] -> [B, N, P]. */
 TC_API int32_t tc_bmm(tc_tensor a, tc_tensor b, tc_tensor* out);
-/* beta * input + alpha * (mat1 @ mat2): mat1 [N, M], mat2 [M, P], input
+/** beta * input + alpha * (mat1 @ mat2): mat1 [N, M], mat2 [M, P], input
  * broadcasting to [N, P]; beta = 0 ignores input's values (NaN included). */
 TC_API int32_t tc_addmm(tc_tensor input, tc_tensor mat1, tc_tensor mat2, double beta, double alpha,
                         tc_tensor* out);
-/* beta * input + alpha * bmm(batch1, batch2), input broadcasting to [B, N,
+/** beta * input + alpha * bmm(batch1, batch2), input broadcasting to [B, N,
  * P]. */
 TC_API int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double beta, double alpha,
                           tc_tensor* out);
 
 /* The lower (tril: j - i <= diagonal) or upper (triu: j - i >= diagonal)
  * triangle of the last two dims; the other elements are 0. */
-/* Lower triangle. */
+/** Lower triangle. */
 TC_API int32_t tc_tril(tc_tensor a, int64_t diagonal, tc_tensor* out);
-/* Upper triangle. */
+/** Upper triangle. */
 TC_API int32_t tc_triu(tc_tensor a, int64_t diagonal, tc_tensor* out);
-/* a with value where the bool mask (broadcasting) is true. */
+/** a with value where the bool mask (broadcasting) is true. */
 TC_API int32_t tc_masked_fill(tc_tensor a, tc_tensor mask, double value, tc_tensor* out);
-/* Cumulative sum along dim (integer and bool inputs give int64, like
+/** Cumulative sum along dim (integer and bool inputs give int64, like
  * PyTorch). */
 TC_API int32_t tc_cumsum(tc_tensor a, int64_t dim, tc_tensor* out);
 
 /* Sampling ops. topk: the k largest (or smallest) elements along dim and their
  * int64 indices, always sorted (sorted = 0 is accepted: any order is allowed);
  * NaN counts as larger than every number, like PyTorch. */
-/* The k largest/smallest elements along dim, with their indices. */
+/** The k largest/smallest elements along dim, with their indices. */
 TC_API int32_t tc_topk(tc_tensor a, int64_t k, int64_t dim, int32_t largest, int32_t sorted,
                        tc_tensor* values, tc_tensor* indices);
-/* int64 category indices drawn from the default generator with the
+/** int64 category indices drawn from the default generator with the
  * non-negative weights probs [C] or [N, C] (each row finite, not all zero):
  * [num_samples] or [N, num_samples]; without replacement, num_samples must not
  * exceed the number of non-zero weights of a row. */
 TC_API int32_t tc_multinomial(tc_tensor probs, int64_t num_samples, int32_t replacement, tc_tensor* out);
 
 /* Shape ops. */
-/* Concatenates count tensors along dim. */
+/** Concatenates count tensors along dim. */
 TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
-/* Stacks count tensors along a new dim. */
+/** Stacks count tensors along a new dim. */
 TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out);
 
 /* Splits into pieces of split_size (the last may be smaller) / into `chunks`
@@ -966,17 +966,17 @@ TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc
  * maybe fewer pieces; a dim of size 0 gives `chunks` empty pieces). Writes up
  * to cap handles to outs and the number of pieces to *count; cap too small
  * gives TC_ERR_INVALID_ARGUMENT (with *count set and no handles made). */
-/* Pieces of split_size along dim. */
+/** Pieces of split_size along dim. */
 TC_API int32_t tc_split(tc_tensor a, int64_t split_size, int64_t dim, tc_tensor* outs, int64_t cap,
                         int64_t* count);
-/* chunks pieces along dim. */
+/** chunks pieces along dim. */
 TC_API int32_t tc_chunk(tc_tensor a, int64_t chunks, int64_t dim, tc_tensor* outs, int64_t cap,
                         int64_t* count);
-/* out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64. */
+/** out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64. */
 TC_API int32_t tc_gather(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
-/* The entries index (int64, 1-D) of a along dim. */
+/** The entries index (int64, 1-D) of a along dim. */
 TC_API int32_t tc_index_select(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out);
-/* int64 indices -> int64 one-hot with num_classes (-1: max index + 1). */
+/** int64 indices -> int64 one-hot with num_classes (-1: max index + 1). */
 TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out);
 
 /* Advanced indexing, as PyTorch's aten::index / index_put_. indices holds count
@@ -994,21 +994,21 @@ TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out
  * read-only and overlap checks); with autograd, self (not a leaf requiring
  * grad, and owning its memory alone: not a view, not saved for backward)
  * takes the put as its new grad_fn, as PyTorch rebases it. */
-/* a[indices]: a new tensor. */
+/** a[indices]: a new tensor. */
 TC_API int32_t tc_index(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor* out);
-/* A copy of a with a[indices] = values (or += with accumulate). */
+/** A copy of a with a[indices] = values (or += with accumulate). */
 TC_API int32_t tc_index_put(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor values,
                             int32_t accumulate, tc_tensor* out);
-/* self[indices] = values (or += with accumulate), in place. */
+/** self[indices] = values (or += with accumulate), in place. */
 TC_API int32_t tc_index_put_(tc_tensor self, const tc_tensor* indices, int64_t count, tc_tensor values,
                              int32_t accumulate);
-/* The int64 coordinates [count, ndim] of a's non-zero elements, in row-major
+/** The int64 coordinates [count, ndim] of a's non-zero elements, in row-major
  * order. */
 TC_API int32_t tc_nonzero(tc_tensor a, tc_tensor* out);
-/* a flattened, at the int64 index (any shape; negative wraps): the result
+/** a flattened, at the int64 index (any shape; negative wraps): the result
  * has index's shape. */
 TC_API int32_t tc_take(tc_tensor a, tc_tensor index, tc_tensor* out);
-/* The elements of a (broadcast with the bool mask) where mask is true, 1-D. */
+/** The elements of a (broadcast with the bool mask) where mask is true, 1-D. */
 TC_API int32_t tc_masked_select(tc_tensor a, tc_tensor mask, tc_tensor* out);
 
 /* The scatter family, out of place, as PyTorch: index (int64; for index_add and
@@ -1027,21 +1027,21 @@ TC_API int32_t tc_masked_select(tc_tensor a, tc_tensor mask, tc_tensor* out);
 #define TC_SCATTER_MEAN 2
 #define TC_SCATTER_AMAX 3
 #define TC_SCATTER_AMIN 4
-/* A copy of a with src scattered along dim at index. */
+/** A copy of a with src scattered along dim at index. */
 TC_API int32_t tc_scatter(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out);
-/* A copy of a with value scattered along dim at index. */
+/** A copy of a with value scattered along dim at index. */
 TC_API int32_t tc_scatter_value(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out);
-/* A copy of a with src added along dim at index. */
+/** A copy of a with src added along dim at index. */
 TC_API int32_t tc_scatter_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out);
-/* A copy of a with src reduced (TC_SCATTER_*) along dim at index. */
+/** A copy of a with src reduced (TC_SCATTER_*) along dim at index. */
 TC_API int32_t tc_scatter_reduce(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, int32_t reduce,
                                  int32_t include_self, tc_tensor* out);
-/* A copy of a with alpha * source added at the entries index of dim. */
+/** A copy of a with alpha * source added at the entries index of dim. */
 TC_API int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, double alpha,
                             tc_tensor* out);
-/* A copy of a with source copied to the entries index of dim. */
+/** A copy of a with source copied to the entries index of dim. */
 TC_API int32_t tc_index_copy(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, tc_tensor* out);
-/* A copy of a with value at the entries index of dim. */
+/** A copy of a with value at the entries index of dim. */
 TC_API int32_t tc_index_fill(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out);
 
 /* In-place ops: change self's data and bump its version counter. other
@@ -1051,45 +1051,45 @@ TC_API int32_t tc_index_fill(tc_tensor a, int64_t dim, tc_tensor index, double v
  * memory (an expanded view: a stride-0 dim of size > 1, as PyTorch refuses),
  * gives TC_ERR_INVALID_ARGUMENT; so do the initializers and optimizer steps
  * below for such tensors. tc_fill_ checks value as tc_full does. */
-/* self += other. */
+/** self += other. */
 TC_API int32_t tc_add_(tc_tensor self, tc_tensor other);
-/* self -= other. */
+/** self -= other. */
 TC_API int32_t tc_sub_(tc_tensor self, tc_tensor other);
-/* self *= other. */
+/** self *= other. */
 TC_API int32_t tc_mul_(tc_tensor self, tc_tensor other);
-/* self /= other. */
+/** self /= other. */
 TC_API int32_t tc_div_(tc_tensor self, tc_tensor other);
-/* self = 0. */
+/** self = 0. */
 TC_API int32_t tc_zero_(tc_tensor self);
-/* self = value. */
+/** self = value. */
 TC_API int32_t tc_fill_(tc_tensor self, double value);
-/* self = src (converted to self's dtype). */
+/** self = src (converted to self's dtype). */
 TC_API int32_t tc_copy_(tc_tensor self, tc_tensor src);
 
 /* Ops composed of the elementwise ones (autograd records what they are made
  * of; src/ops/binary_ext.cpp). */
-/* |a - b| <= atol + rtol * |b| (or a == b; NaNs equal when equal_nan != 0) as a
+/** |a - b| <= atol + rtol * |b| (or a == b; NaNs equal when equal_nan != 0) as a
  * bool tensor, broadcasting; a and b of one dtype; rtol, atol >= 0 (PyTorch's
  * defaults: 1e-5, 1e-8). */
 TC_API int32_t tc_isclose(tc_tensor a, tc_tensor b, double rtol, double atol, int32_t equal_nan,
                           tc_tensor* out);
-/* start + weight * (end - start), broadcasting; floating tensors of one dtype;
+/** start + weight * (end - start), broadcasting; floating tensors of one dtype;
  * differentiable in all three. */
 TC_API int32_t tc_lerp(tc_tensor start, tc_tensor end, tc_tensor weight, tc_tensor* out);
-/* lerp with a double weight. */
+/** lerp with a double weight. */
 TC_API int32_t tc_lerp_scalar(tc_tensor start, tc_tensor end, double weight, tc_tensor* out);
-/* input + value * tensor1 * tensor2, broadcasting (integer tensors need a whole
+/** input + value * tensor1 * tensor2, broadcasting (integer tensors need a whole
  * value). */
 TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
                           tc_tensor* out);
-/* input + value * tensor1 / tensor2, broadcasting (tensor1 or tensor2
+/** input + value * tensor1 / tensor2, broadcasting (tensor1 or tensor2
  * floating: integer division is refused, as PyTorch). */
 TC_API int32_t tc_addcdiv(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
                           tc_tensor* out);
-/* input where input > 0, else weight * input: weight (input's floating dtype)
+/** input where input > 0, else weight * input: weight (input's floating dtype)
  * has one element, or one per channel (input's dim 1). */
 TC_API int32_t tc_prelu(tc_tensor input, tc_tensor weight, tc_tensor* out);
-/* The gated linear unit: the first half of input along dim times the sigmoid of
+/** The gated linear unit: the first half of input along dim times the sigmoid of
  * the second half (dim's size even; floating). */
 TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out);
 
@@ -1099,27 +1099,27 @@ TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out);
 /* Autograd                                                                  */
 /* ======================================================================== */
 
-/* Marks a leaf tensor as requiring grad (floating dtypes only). */
+/** Marks a leaf tensor as requiring grad (floating dtypes only). */
 TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad);
 TC_API int32_t tc_tensor_requires_grad(tc_tensor t, int32_t* out);
-/* 1 for tensors made by the user (not by a recorded op). */
+/** 1 for tensors made by the user (not by a recorded op). */
 TC_API int32_t tc_tensor_is_leaf(tc_tensor t, int32_t* out);
-/* A new handle to the accumulated gradient, or *out = NULL if there is none. */
+/** A new handle to the accumulated gradient, or *out = NULL if there is none. */
 TC_API int32_t tc_tensor_grad(tc_tensor t, tc_tensor* out);
-/* Sets the gradient to None (like optimizer.zero_grad(set_to_none=True)). */
+/** Sets the gradient to None (like optimizer.zero_grad(set_to_none=True)). */
 TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
-/* Keeps .grad for a non-leaf tensor during backward. */
+/** Keeps .grad for a non-leaf tensor during backward. */
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t);
-/* The name of the node that made t ("AddBackward0"-like: "AddBackward"), or
+/** The name of the node that made t ("AddBackward0"-like: "AddBackward"), or
  * "" for a leaf. */
 TC_API int32_t tc_tensor_grad_fn_name(tc_tensor t, char* buf, int64_t cap, int64_t* needed);
-/* A view of t's data cut from the graph (requires_grad = 0). */
+/** A view of t's data cut from the graph (requires_grad = 0). */
 TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out);
-/* Backpropagates from root. grad may be NULL for a one-element root; else it
+/** Backpropagates from root. grad may be NULL for a one-element root; else it
  * must match root's shape and dtype. retain_graph = 0 frees the graph's saved
  * tensors, so a second backward through it is an autograd error. */
 TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph);
-/* Sets this thread's grad mode (0/1) and gives the previous one, so a
+/** Sets this thread's grad mode (0/1) and gives the previous one, so a
  * no-grad scope is: tc_set_grad_enabled(0, &prev); ...;
  * tc_set_grad_enabled(prev, NULL). previous may be NULL. */
 TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous);
@@ -1128,12 +1128,12 @@ TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous);
 /* Custom autograd functions, tensor hooks and the graph                     */
 /* ======================================================================== */
 
-/* The most inputs, outputs and saved tensors of one custom function. */
+/** The most inputs, outputs and saved tensors of one custom function. */
 #define TC_FUNCTION_MAX_INPUTS 64
 #define TC_FUNCTION_MAX_OUTPUTS 16
 #define TC_FUNCTION_MAX_SAVED 64
 
-/* A custom function's forward, run by tc_function_apply with grad mode off.
+/** A custom function's forward, run by tc_function_apply with grad mode off.
  * inputs (n_inputs handles, valid during the call) are the caller's tensors;
  * needs_input_grad[i] is 1 when input i will need a gradient. It writes up to
  * TC_FUNCTION_MAX_OUTPUTS new handles to outputs and their number to
@@ -1144,7 +1144,7 @@ TC_API int32_t tc_set_grad_enabled(int32_t enabled, int32_t* previous);
 typedef int32_t (*tc_function_forward)(void* context, const tc_tensor* inputs, int64_t n_inputs,
                                        const int32_t* needs_input_grad, tc_tensor* outputs,
                                        int64_t* n_outputs, tc_tensor* saved, int64_t* n_saved);
-/* A custom function's backward, run by tc_backward (grad mode off): saved are
+/** A custom function's backward, run by tc_backward (grad mode off): saved are
  * the tensors forward saved (checked: one modified in place since is an
  * autograd error before the call), grad_outputs the gradient of each output
  * (zeros where none flows). It writes a new handle (or leaves NULL) to
@@ -1155,22 +1155,22 @@ typedef int32_t (*tc_function_backward)(void* context, const tc_tensor* saved, i
                                         const int32_t* needs_input_grad, tc_tensor* grad_inputs,
                                         int64_t n_inputs);
 
-/* A custom function (torch.autograd.Function). Set .size =
+/** A custom function (torch.autograd.Function). Set .size =
  * sizeof(tc_function_def). */
 typedef struct tc_function_def {
   uint32_t size;
-  uint32_t reserved0;            /* 0 */
-  const char* name;              /* its node's name (copied; NULL: "CustomFunctionBackward") */
-  tc_function_forward forward;   /* required */
-  tc_function_backward backward; /* NULL: the outputs are not differentiable */
-  void* context;                 /* passed to both */
-  /* May be NULL. Called once as release(NULL, context) when libtc no longer
+  uint32_t reserved0;            /**< 0 */
+  const char* name;              /**< its node's name (copied; NULL: "CustomFunctionBackward") */
+  tc_function_forward forward;   /**< required */
+  tc_function_backward backward; /**< NULL: the outputs are not differentiable */
+  void* context;                 /**< passed to both */
+  /** May be NULL. Called once as release(NULL, context) when libtc no longer
    * needs context: when the node recorded for the call dies (with its graph),
    * or before tc_function_apply returns when it records none or fails. */
   tc_deleter release;
 } tc_function_def;
 
-/* Runs def->forward over inputs (n_inputs in [0, TC_FUNCTION_MAX_INPUTS]) and
+/** Runs def->forward over inputs (n_inputs in [0, TC_FUNCTION_MAX_INPUTS]) and
  * writes the outputs' handles to outputs (cap >= their number, else
  * TC_ERR_INVALID_ARGUMENT and no handle) and their number to *count. When an
  * input requires grad (grad mode on) and def->backward is set, the floating
@@ -1180,19 +1180,19 @@ typedef struct tc_function_def {
 TC_API int32_t tc_function_apply(const tc_function_def* def, const tc_tensor* inputs, int64_t n_inputs,
                                  tc_tensor* outputs, int64_t cap, int64_t* count);
 
-/* A registered hook, removable once with tc_hook_remove (a checked handle
+/** A registered hook, removable once with tc_hook_remove (a checked handle
  * like the others; removing twice gives TC_ERR_INVALID_HANDLE). */
 typedef struct tc_hook_s* tc_hook;
-/* A gradient hook: called with t's gradient (a handle valid during the call)
+/** A gradient hook: called with t's gradient (a handle valid during the call)
  * each time one is computed for t. To replace the gradient, write a new
  * handle of the same shape, dtype and device to *replacement (it starts
  * NULL: keep the gradient). */
 typedef int32_t (*tc_grad_hook)(void* context, tc_tensor grad, tc_tensor* replacement);
-/* A post-accumulate-grad hook: called with the leaf (a handle valid during
+/** A post-accumulate-grad hook: called with the leaf (a handle valid during
  * the call) after its .grad was accumulated. */
 typedef int32_t (*tc_tensor_hook)(void* context, tc_tensor tensor);
 
-/* Registers hook on t (which must require grad), like torch's
+/** Registers hook on t (which must require grad), like torch's
  * Tensor.register_hook: hooks run in registration order, each on the
  * previous one's result, before the gradient reaches a leaf's .grad or a
  * retained .grad and before it flows on. release (may be NULL) is called
@@ -1201,30 +1201,30 @@ typedef int32_t (*tc_tensor_hook)(void* context, tc_tensor tensor);
  * fails. */
 TC_API int32_t tc_tensor_register_hook(tc_tensor t, tc_grad_hook hook, void* context, tc_deleter release,
                                        tc_hook* out);
-/* Registers hook on a leaf that requires grad, run after each accumulation
+/** Registers hook on a leaf that requires grad, run after each accumulation
  * into its .grad (Tensor.register_post_accumulate_grad_hook: where a
  * data-parallel trainer starts the all-reduce of that gradient). Order and
  * release as tc_tensor_register_hook. */
 TC_API int32_t tc_tensor_register_post_accumulate_grad_hook(tc_tensor t, tc_tensor_hook hook, void* context,
                                                             tc_deleter release, tc_hook* out);
-/* Removes the hook and frees its handle. A hook removed while it runs
+/** Removes the hook and frees its handle. A hook removed while it runs
  * finishes that call. */
 TC_API int32_t tc_hook_remove(tc_hook h);
 
-/* A node of the autograd graph (PyTorch's grad_fn), a checked handle: free
+/** A node of the autograd graph (PyTorch's grad_fn), a checked handle: free
  * it with tc_node_free. A handle keeps its node (and what it saved) alive. */
 typedef struct tc_node_s* tc_node;
-/* The node that made t, or *out = NULL for a leaf. */
+/** The node that made t, or *out = NULL for a leaf. */
 TC_API int32_t tc_tensor_grad_fn(tc_tensor t, tc_node* out);
-/* The node's name ("MulBackward", "AccumulateGrad"). */
+/** The node's name ("MulBackward", "AccumulateGrad"). */
 TC_API int32_t tc_node_name(tc_node node, char* buf, int64_t cap, int64_t* needed);
-/* The number of the node's inputs (its next functions). */
+/** The number of the node's inputs (its next functions). */
 TC_API int32_t tc_node_next_count(tc_node node, int64_t* out);
-/* Input index's edge: the node its gradient goes to (*next = NULL when that
+/** Input index's edge: the node its gradient goes to (*next = NULL when that
  * input needs none; a leaf's is an AccumulateGrad node) and which output of
  * that node it is (*input_nr). Both out-params are required. */
 TC_API int32_t tc_node_next(tc_node node, int64_t index, tc_node* next, int64_t* input_nr);
-/* 1 when a and b are handles of the same node. */
+/** 1 when a and b are handles of the same node. */
 TC_API int32_t tc_node_same(tc_node a, tc_node b, int32_t* out);
 TC_API int32_t tc_node_free(tc_node node);
 
@@ -1232,7 +1232,7 @@ TC_API int32_t tc_node_free(tc_node node);
 /* Custom op libraries (torch.ops.load_library)                              */
 /* ======================================================================== */
 
-/* An op library is a shared library (not libtc) that exports one entry point,
+/** An op library is a shared library (not libtc) that exports one entry point,
  *   int32_t tc_op_library_init(const tc_op_registrar* reg, void* reg_ctx);
  * (TC_OP_LIBRARY_ENTRY names it; tc_op_library_init_fn is its type).
  * tc_load_library calls it once; it registers the library's ops by calling
@@ -1260,39 +1260,39 @@ TC_API int32_t tc_node_free(tc_node node);
  * argument must be an integer of magnitude at most 2^53). */
 #define TC_OP_LIBRARY_ABI_VERSION 1
 #define TC_OP_LIBRARY_ENTRY "tc_op_library_init"
-/* Put before the entry point's definition so that the library exports it. */
+/** Put before the entry point's definition so that the library exports it. */
 #define TC_OP_LIBRARY_EXPORT TC_API
 
-/* An op's forward, run by tc_op_call with grad mode off: as
+/** An op's forward, run by tc_op_call with grad mode off: as
  * tc_function_forward (outputs: exactly the schema's number of tensors;
  * saved: what backward needs), plus the op's scalar arguments. */
 typedef int32_t (*tc_op_forward)(void* context, const tc_tensor* inputs, int64_t n_inputs,
                                  const double* scalars, int64_t n_scalars, const int32_t* needs_input_grad,
                                  tc_tensor* outputs, int64_t* n_outputs, tc_tensor* saved, int64_t* n_saved);
-/* An op's backward, run by tc_backward: as tc_function_backward, plus the
+/** An op's backward, run by tc_backward: as tc_function_backward, plus the
  * scalar arguments of the call that recorded it. */
 typedef int32_t (*tc_op_backward)(void* context, const double* scalars, int64_t n_scalars,
                                   const tc_tensor* saved, int64_t n_saved, const tc_tensor* grad_outputs,
                                   int64_t n_outputs, const int32_t* needs_input_grad, tc_tensor* grad_inputs,
                                   int64_t n_inputs);
 
-/* One op to register. Set .size = sizeof(tc_op_def) and .abi_version =
+/** One op to register. Set .size = sizeof(tc_op_def) and .abi_version =
  * TC_OP_LIBRARY_ABI_VERSION (the version the library was built against: a
  * library built for another version is refused). */
 typedef struct tc_op_def {
   uint32_t size;
-  int32_t abi_version;     /* TC_OP_LIBRARY_ABI_VERSION */
-  const char* schema;      /* copied */
-  tc_op_forward forward;   /* required */
-  tc_op_backward backward; /* NULL: the outputs are not differentiable */
-  void* context;           /* passed to both; must live as long as the library */
+  int32_t abi_version;     /**< TC_OP_LIBRARY_ABI_VERSION */
+  const char* schema;      /**< copied */
+  tc_op_forward forward;   /**< required */
+  tc_op_backward backward; /**< NULL: the outputs are not differentiable */
+  void* context;           /**< passed to both; must live as long as the library */
 } tc_op_def;
 
-/* Registers one op (during the entry point only); returns a status and
+/** Registers one op (during the entry point only); returns a status and
  * copies what it needs from def. */
 typedef int32_t (*tc_op_register_fn)(void* reg_ctx, const tc_op_def* def);
 
-/* What libtc passes to the entry point. .size = sizeof(tc_op_registrar) of
+/** What libtc passes to the entry point. .size = sizeof(tc_op_registrar) of
  * the libtc loading the library; .abi_version its TC_OP_LIBRARY_ABI_VERSION. */
 typedef struct tc_op_registrar {
   uint32_t size;
@@ -1302,11 +1302,11 @@ typedef struct tc_op_registrar {
 
 typedef int32_t (*tc_op_library_init_fn)(const tc_op_registrar* reg, void* reg_ctx);
 
-/* A loaded op library and a registered op: checked handles. */
+/** A loaded op library and a registered op: checked handles. */
 typedef struct tc_library_s* tc_library;
 typedef struct tc_op_s* tc_op;
 
-/* Opens the shared library at path (dlopen, RTLD_NOW | RTLD_LOCAL) and
+/** Opens the shared library at path (dlopen, RTLD_NOW | RTLD_LOCAL) and
  * registers its ops as described above. Failures (the library unchanged
  * afterwards, none of its ops registered): a file that cannot be opened or
  * is not a shared library, a missing entry point, an op library ABI version
@@ -1317,27 +1317,27 @@ typedef struct tc_op_s* tc_op;
  * the dynamic loader identifies it) runs nothing and gives another handle to
  * it. */
 TC_API int32_t tc_load_library(const char* path, tc_library* out);
-/* Frees one handle of a library. Freeing its last handle unloads it: its
+/** Frees one handle of a library. Freeing its last handle unloads it: its
  * ops are unregistered (tc_op_find fails for them from then on) and the
  * shared object is closed once no op handle and no autograd node refers to
  * it any more (an op handle keeps working until freed). The last tc_shutdown
  * unloads every library. */
 TC_API int32_t tc_library_unload(tc_library lib);
-/* The path the library was loaded from, copied out. */
+/** The path the library was loaded from, copied out. */
 TC_API int32_t tc_library_path(tc_library lib, char* buf, int64_t cap, int64_t* needed);
 
-/* The number of registered ops, and the full name ("myops::scaled_square")
+/** The number of registered ops, and the full name ("myops::scaled_square")
  * of the op at index (0 .. count-1, sorted by name; TC_ERR_INDEX outside). */
 TC_API int32_t tc_op_count(int64_t* out);
 TC_API int32_t tc_op_name_at(int64_t index, char* buf, int64_t cap, int64_t* needed);
-/* A handle to the registered op of that full name; an unknown name gives
+/** A handle to the registered op of that full name; an unknown name gives
  * TC_ERR_INDEX. The handle keeps the op (and its library) alive. */
 TC_API int32_t tc_op_find(const char* name, tc_op* out);
 TC_API int32_t tc_op_free(tc_op op);
-/* The op's canonical schema, and the path of its library, copied out. */
+/** The op's canonical schema, and the path of its library, copied out. */
 TC_API int32_t tc_op_schema(tc_op op, char* buf, int64_t cap, int64_t* needed);
 TC_API int32_t tc_op_library_path(tc_op op, char* buf, int64_t cap, int64_t* needed);
-/* Calls the op: n_inputs tensors and n_scalars scalars, exactly as many as
+/** Calls the op: n_inputs tensors and n_scalars scalars, exactly as many as
  * its schema has (TC_ERR_INVALID_ARGUMENT otherwise), outputs as
  * tc_function_apply (cap >= the schema's number of outputs). When an input
  * requires grad (grad mode on) and the op has a backward, the floating
@@ -1346,7 +1346,7 @@ TC_API int32_t tc_op_library_path(tc_op op, char* buf, int64_t cap, int64_t* nee
  * output. */
 TC_API int32_t tc_op_call(tc_op op, const tc_tensor* inputs, int64_t n_inputs, const double* scalars,
                           int64_t n_scalars, tc_tensor* outputs, int64_t cap, int64_t* count);
-/* tc_op_call by full name. */
+/** tc_op_call by full name. */
 TC_API int32_t tc_op_call_by_name(const char* name, const tc_tensor* inputs, int64_t n_inputs,
                                   const double* scalars, int64_t n_scalars, tc_tensor* outputs, int64_t cap,
                                   int64_t* count);
@@ -1357,16 +1357,16 @@ TC_API int32_t tc_op_call_by_name(const char* name, const tc_tensor* inputs, int
 
 TC_API int32_t tc_uniform_(tc_tensor t, double low, double high);
 TC_API int32_t tc_normal_(tc_tensor t, double mean, double std);
-/* torch.nn.init.kaiming_uniform_(t, a, mode='fan_in', nonlinearity='leaky_relu'). */
+/** torch.nn.init.kaiming_uniform_(t, a, mode='fan_in', nonlinearity='leaky_relu'). */
 TC_API int32_t tc_kaiming_uniform_(tc_tensor t, double a);
-/* torch.nn.init.xavier_uniform_(t, gain). */
+/** torch.nn.init.xavier_uniform_(t, gain). */
 TC_API int32_t tc_xavier_uniform_(tc_tensor t, double gain);
 
 /* ======================================================================== */
 /* Tensor dicts and safetensors files                                        */
 /* ======================================================================== */
 
-/* An opaque, checked handle to a named collection of tensors: an ordered map
+/** An opaque, checked handle to a named collection of tensors: an ordered map
  * name -> tensor (insertion order; setting an existing name replaces its
  * tensor in place) plus a metadata map string -> string (sorted by key). A
  * dict holds its own reference to each tensor. Names and metadata are
@@ -1375,21 +1375,21 @@ TC_API int32_t tc_xavier_uniform_(tc_tensor t, double gain);
 typedef struct tc_tensor_dict_s* tc_tensor_dict;
 
 TC_API int32_t tc_tensor_dict_create(tc_tensor_dict* out);
-/* Frees one handle; the tensors live on while other handles hold them. */
+/** Frees one handle; the tensors live on while other handles hold them. */
 TC_API int32_t tc_tensor_dict_free(tc_tensor_dict dict);
-/* Stores t (a new reference) under name. */
+/** Stores t (a new reference) under name. */
 TC_API int32_t tc_tensor_dict_set(tc_tensor_dict dict, const char* name, tc_tensor t);
-/* A new handle to the tensor under name (the same tensor, not a copy); a
+/** A new handle to the tensor under name (the same tensor, not a copy); a
  * missing name gives TC_ERR_INDEX. */
 TC_API int32_t tc_tensor_dict_get(tc_tensor_dict dict, const char* name, tc_tensor* out);
-/* 1 when name is in the dict, else 0. */
+/** 1 when name is in the dict, else 0. */
 TC_API int32_t tc_tensor_dict_contains(tc_tensor_dict dict, const char* name, int32_t* out);
-/* The number of tensors, and the name at index (0 .. count-1, in order;
+/** The number of tensors, and the name at index (0 .. count-1, in order;
  * TC_ERR_INDEX outside) copied out with the string pattern. */
 TC_API int32_t tc_tensor_dict_count(tc_tensor_dict dict, int64_t* out);
 TC_API int32_t tc_tensor_dict_name_at(tc_tensor_dict dict, int64_t index, char* buf, int64_t cap,
                                       int64_t* needed);
-/* Metadata ("__metadata__" in a file): set (replaces), get (a missing key
+/** Metadata ("__metadata__" in a file): set (replaces), get (a missing key
  * gives TC_ERR_INDEX), count, and the key at index in sorted order. */
 TC_API int32_t tc_tensor_dict_set_metadata(tc_tensor_dict dict, const char* key, const char* value);
 TC_API int32_t tc_tensor_dict_get_metadata(tc_tensor_dict dict, const char* key, char* buf, int64_t cap,
@@ -1398,7 +1398,7 @@ TC_API int32_t tc_tensor_dict_metadata_count(tc_tensor_dict dict, int64_t* out);
 TC_API int32_t tc_tensor_dict_metadata_key_at(tc_tensor_dict dict, int64_t index, char* buf, int64_t cap,
                                               int64_t* needed);
 
-/* safetensors files (huggingface/safetensors): an 8-byte little-endian
+/** safetensors files (huggingface/safetensors): an 8-byte little-endian
  * header length N, N bytes of JSON (per tensor {"dtype", "shape",
  * "data_offsets"}, offsets relative to the first byte after the header; an
  * optional "__metadata__" map), then the tensors' bytes, little-endian and
@@ -1417,7 +1417,7 @@ TC_API int32_t tc_tensor_dict_metadata_key_at(tc_tensor_dict dict, int64_t index
 TC_API int32_t tc_save_safetensors(tc_tensor_dict dict, const char* path);
 TC_API int32_t tc_save_safetensors_bytes(tc_tensor_dict dict, tc_tensor* out);
 
-/* Loading gives a new dict, its tensors in file order (by data offset) on
+/** Loading gives a new dict, its tensors in file order (by data offset) on
  * the CPU, leaves that require no grad. By default the file is memory-mapped
  * (private, copy-on-write: the tensors are writable and writes never reach
  * the file) and every tensor whose data is aligned to its element size is a
@@ -1444,7 +1444,7 @@ TC_API int32_t tc_load_safetensors_buffer(const void* data, int64_t nbytes, tc_t
 
 typedef struct tc_optimizer_s* tc_optimizer;
 
-/* Set .size = sizeof(tc_sgd_options). */
+/** Set .size = sizeof(tc_sgd_options). */
 typedef struct tc_sgd_options {
   uint32_t size;
   int32_t nesterov;
@@ -1454,7 +1454,7 @@ typedef struct tc_sgd_options {
   double weight_decay;
 } tc_sgd_options;
 
-/* Set .size = sizeof(tc_adam_options). decoupled_weight_decay = 1 is AdamW. */
+/** Set .size = sizeof(tc_adam_options). decoupled_weight_decay = 1 is AdamW. */
 typedef struct tc_adam_options {
   uint32_t size;
   int32_t decoupled_weight_decay;
@@ -1465,7 +1465,7 @@ typedef struct tc_adam_options {
   double weight_decay;
 } tc_adam_options;
 
-/* Set .size = sizeof(tc_rmsprop_options). As torch.optim.RMSprop: centered
+/** Set .size = sizeof(tc_rmsprop_options). As torch.optim.RMSprop: centered
  * = 1 divides by the centered second moment (a variance estimate). */
 typedef struct tc_rmsprop_options {
   uint32_t size;
@@ -1477,7 +1477,7 @@ typedef struct tc_rmsprop_options {
   double momentum;
 } tc_rmsprop_options;
 
-/* Set .size = sizeof(tc_adagrad_options). As torch.optim.Adagrad. */
+/** Set .size = sizeof(tc_adagrad_options). As torch.optim.Adagrad. */
 typedef struct tc_adagrad_options {
   uint32_t size;
   int32_t reserved; /* 0 */
@@ -1488,7 +1488,7 @@ typedef struct tc_adagrad_options {
   double eps;
 } tc_adagrad_options;
 
-/* Optimizers over count parameter handles (retained; the caller keeps its
+/** Optimizers over count parameter handles (retained; the caller keeps its
  * own). Every parameter must be a floating leaf that requires grad. */
 TC_API int32_t tc_optimizer_sgd(const tc_tensor* params, int64_t count, const tc_sgd_options* options,
                                 tc_optimizer* out);
@@ -1498,15 +1498,15 @@ TC_API int32_t tc_optimizer_rmsprop(const tc_tensor* params, int64_t count, cons
                                     tc_optimizer* out);
 TC_API int32_t tc_optimizer_adagrad(const tc_tensor* params, int64_t count, const tc_adagrad_options* options,
                                     tc_optimizer* out);
-/* One update from the parameters' current gradients (ones without grad are
+/** One update from the parameters' current gradients (ones without grad are
  * skipped). */
 TC_API int32_t tc_optimizer_step(tc_optimizer opt);
-/* Clears every parameter's gradient (set to none). */
+/** Clears every parameter's gradient (set to none). */
 TC_API int32_t tc_optimizer_zero_grad(tc_optimizer opt);
 TC_API int32_t tc_optimizer_get_lr(tc_optimizer opt, double* out);
 TC_API int32_t tc_optimizer_set_lr(tc_optimizer opt, double lr);
 TC_API int32_t tc_optimizer_free(tc_optimizer opt);
-/* An optimizer's state as named tensors, like torch's optimizer.state_dict()
+/** An optimizer's state as named tensors, like torch's optimizer.state_dict()
  * flattened: hyperparameters as 0-dim float64 tensors
  * "param_groups.0.<name>" (sgd: lr, momentum, dampening, weight_decay,
  * nesterov; adam: lr, beta1, beta2, eps, weight_decay,
@@ -1534,11 +1534,11 @@ TC_API int32_t tc_optimizer_load_state_dict(tc_optimizer opt, tc_tensor_dict dic
 /* DLPack interop                                                            */
 /* ======================================================================== */
 
-/* Exports t as a DLPack 1.x DLManagedTensorVersioned* (declared in dlpack.h;
+/** Exports t as a DLPack 1.x DLManagedTensorVersioned* (declared in dlpack.h;
  * void* here keeps this header self-contained). The consumer owns it and
  * must call its deleter once. */
 TC_API int32_t tc_to_dlpack(tc_tensor t, void** out);
-/* Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy
+/** Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy
  * DLManagedTensor* (versioned = 0) without copying. On success libtc owns it
  * and calls its deleter when the tensor dies; on failure the caller keeps it. */
 TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
@@ -1547,7 +1547,7 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
 /* Distributed: process groups and collectives                               */
 /* ======================================================================== */
 
-/* A process group (torch.distributed's ProcessGroup): the processes of one
+/** A process group (torch.distributed's ProcessGroup): the processes of one
  * job, each with a rank in [0, size), that run collectives together; a
  * checked handle, freed with tc_process_group_free. Backends:
  *   "mpi"   CPU tensors, over the MPI library the job was launched with
@@ -1594,33 +1594,33 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
  * complete later (MPI cannot cancel one): libtc keeps its tensors alive until
  * then (for good, once its group is freed), and the group is best freed. */
 typedef struct tc_process_group_s* tc_process_group;
-/* An asynchronous collective (torch.distributed's Work); a checked handle
+/** An asynchronous collective (torch.distributed's Work); a checked handle
  * freed with tc_work_free (freeing a pending work does not cancel it). */
 typedef struct tc_work_s* tc_work;
 
-/* Set .size = sizeof(tc_process_group_options); zero means "default" for
+/** Set .size = sizeof(tc_process_group_options); zero means "default" for
  * every field. */
 typedef struct tc_process_group_options {
   uint32_t size;
-  int32_t skip_checks;    /* 1: no descriptor check before each collective */
-  double timeout_seconds; /* every blocking call's limit, > 0; 0: $TC_DIST_TIMEOUT, else 300 */
+  int32_t skip_checks;    /**< 1: no descriptor check before each collective */
+  double timeout_seconds; /**< every blocking call's limit, > 0; 0: $TC_DIST_TIMEOUT, else 300 */
 } tc_process_group_options;
 
-/* Creates a group for backend ("mpi", "nccl"); options may be NULL. */
+/** Creates a group for backend ("mpi", "nccl"); options may be NULL. */
 TC_API int32_t tc_process_group_create(const char* backend, const tc_process_group_options* options,
                                        tc_process_group* out);
-/* Frees one handle (works started on the group keep it alive until freed). */
+/** Frees one handle (works started on the group keep it alive until freed). */
 TC_API int32_t tc_process_group_free(tc_process_group pg);
-/* This process's rank in the group, and the group's size. */
+/** This process's rank in the group, and the group's size. */
 TC_API int32_t tc_process_group_rank(tc_process_group pg, int32_t* out);
 TC_API int32_t tc_process_group_size(tc_process_group pg, int32_t* out);
-/* The group's backend name ("mpi"), copied out. */
+/** The group's backend name ("mpi"), copied out. */
 TC_API int32_t tc_process_group_backend(tc_process_group pg, char* buf, int64_t cap, int64_t* needed);
-/* 1 when backend can make groups here (built in, and its module and library
+/** 1 when backend can make groups here (built in, and its module and library
  * load), else 0 (an unknown name is TC_ERR_INVALID_ARGUMENT). */
 TC_API int32_t tc_dist_backend_available(const char* backend, int32_t* out);
 
-/* Reduction ops of tc_all_reduce and tc_reduce_scatter. AVG is SUM divided
+/** Reduction ops of tc_all_reduce and tc_reduce_scatter. AVG is SUM divided
  * by the group's size (floating dtypes only). Bool tensors reduce as logic:
  * SUM and MAX are or, MIN and PRODUCT and. float16 and bfloat16 do not reduce
  * over MPI (TC_ERR_DTYPE); they broadcast, gather, send and receive. */
@@ -1630,28 +1630,28 @@ TC_API int32_t tc_dist_backend_available(const char* backend, int32_t* out);
 #define TC_REDUCE_MIN 3
 #define TC_REDUCE_PRODUCT 4
 
-/* t = op over every rank's t, on every rank (in place). */
+/** t = op over every rank's t, on every rank (in place). */
 TC_API int32_t tc_all_reduce(tc_process_group pg, tc_tensor t, int32_t op, tc_work* work);
-/* t = root's t, on every rank. */
+/** t = root's t, on every rank. */
 TC_API int32_t tc_broadcast(tc_process_group pg, tc_tensor t, int32_t root, tc_work* work);
-/* out (size * numel(t) elements of t's dtype, any shape) = every rank's t,
+/** out (size * numel(t) elements of t's dtype, any shape) = every rank's t,
  * in rank order (torch's all_gather_into_tensor). */
 TC_API int32_t tc_all_gather(tc_process_group pg, tc_tensor out, tc_tensor t, tc_work* work);
-/* t holds size blocks of numel(out) elements; out = op over every rank's
+/** t holds size blocks of numel(out) elements; out = op over every rank's
  * block number rank (torch's reduce_scatter_tensor). */
 TC_API int32_t tc_reduce_scatter(tc_process_group pg, tc_tensor out, tc_tensor t, int32_t op, tc_work* work);
-/* Returns (or completes) once every rank has called it. */
+/** Returns (or completes) once every rank has called it. */
 TC_API int32_t tc_barrier(tc_process_group pg, tc_work* work);
-/* Point to point: t to / from rank peer (not this rank), matched by tag (0 ..
- * 32767) in order; the receiver's t gets the sender's elements. */
+/** Point to point: t to / from rank peer (not this rank), matched by tag
+ * (0 to 32767) in order; the receiver's t gets the sender's elements. */
 TC_API int32_t tc_send(tc_process_group pg, tc_tensor t, int32_t peer, int32_t tag, tc_work* work);
 TC_API int32_t tc_recv(tc_process_group pg, tc_tensor t, int32_t peer, int32_t tag, tc_work* work);
 
-/* Blocks until the work completes and returns its status (a failed
+/** Blocks until the work completes and returns its status (a failed
  * collective's code, again on every call), or TC_ERR_TIMEOUT after
  * timeout_seconds (<= 0: the group's timeout), leaving it pending. */
 TC_API int32_t tc_work_wait(tc_work work, double timeout_seconds);
-/* *out = 1 when the work has completed (successfully or not: tc_work_wait
+/** *out = 1 when the work has completed (successfully or not: tc_work_wait
  * then returns at once), else 0; it drives the collective on. */
 TC_API int32_t tc_work_test(tc_work work, int32_t* out);
 TC_API int32_t tc_work_free(tc_work work);
@@ -1660,16 +1660,16 @@ TC_API int32_t tc_work_free(tc_work work);
 /* CUDA                                                                      */
 /* ======================================================================== */
 
-/* Caching-allocator statistics for one CUDA device, in bytes. */
+/** Caching-allocator statistics for one CUDA device, in bytes. */
 typedef struct tc_cuda_memory_stats {
   uint32_t size;
   uint32_t reserved0;
-  int64_t allocated;      /* held by live tensors */
-  int64_t reserved;       /* held by the cache from the driver */
-  int64_t peak_allocated; /* highest `allocated` since start or reset */
+  int64_t allocated;      /**< held by live tensors */
+  int64_t reserved;       /**< held by the cache from the driver */
+  int64_t peak_allocated; /**< highest `allocated` since start or reset */
 } tc_cuda_memory_stats;
 TC_API int32_t tc_cuda_memory_stats_get(int32_t device, tc_cuda_memory_stats* out);
-/* Gives cached, unused blocks back to the driver. */
+/** Gives cached, unused blocks back to the driver. */
 TC_API int32_t tc_cuda_empty_cache(void);
 
 #ifdef __cplusplus

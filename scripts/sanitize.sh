@@ -22,7 +22,7 @@ status=0
 configure() {  # dir sanitizer
   if [ ! -f "$1/CMakeCache.txt" ]; then
     cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DTC_SANITIZE="$2" \
-      -DTC_TEST_HOOKS=ON -DTC_BUILD_BENCH=OFF -DTC_WITH_CUDA=OFF >/dev/null
+      -DTC_BUILD_BENCH=OFF -DTC_WITH_CUDA=OFF >/dev/null
   fi
 }
 

@@ -15,6 +15,16 @@ namespace tc {
 
 namespace {
 
+// The kernel sets compiled in (CMakeLists.txt: TC_NATIVE, src/cpu/kernels.h).
+constexpr const char* kKernelSets =
+#if defined(TC_CPU_NATIVE)
+    "built for this machine: -march=native";
+#elif defined(TC_CPU_MULTI_ISA)
+    "built: avx512, avx2, baseline x86-64";
+#else
+    "built: baseline only";
+#endif
+
 constexpr bool kHasCuda =
 #ifdef TC_HAVE_CUDA
     true;
@@ -81,14 +91,15 @@ const Flag kFlags[] = {
      "dtype of float results from integer inputs"},
     {"live_tensors", [] { return live_tensor_count(); }, nullptr, "tensors alive now"},
     {"live_handles", [] { return live_handle_count(); }, nullptr, "handles of any kind alive now"},
+#ifdef TC_TEST_HOOKS
+    // Only in the test build (tc_static, tests/ and fuzz/); libtc.so has no such flag.
     {"fail_alloc_at", [] { return fail_alloc_at(); },
      [](int64_t v) {
-       TC_CHECK(alloc_hooks_compiled(), TC_ERR_NOT_COMPILED,
-                "flag fail_alloc_at needs a build with TC_TEST_HOOKS=ON");
        TC_CHECK(v >= 0, TC_ERR_INVALID_ARGUMENT, "flag fail_alloc_at must be >= 0, got ", v);
        set_fail_alloc_at(v);
      },
      "test builds: the Nth CPU allocation from now fails (0 = none)"},
+#endif
 };
 constexpr int64_t kFlagCount = int64_t(sizeof(kFlags) / sizeof(kFlags[0]));
 
@@ -121,6 +132,9 @@ std::string config_report() {
      << "  build type:   " << TC_BUILD_TYPE << "\n"
      << "  compiler:     " << TC_CXX_COMPILER << ", C++" << (__cplusplus / 100 % 100) << "\n"
      << "  CPU features: " << cpu_features() << "\n"
+     << "  CPU kernels:  " << cpu_kernel_set()
+     << " (elementwise, reductions, generator, optimizer steps, softmax, losses, norms; " << kKernelSets
+     << ")\n"
      << "  OpenMP:       yes, " << num_threads() << " threads\n"
      << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
      << "  MKL, LAPACK:  no\n";

@@ -57,6 +57,8 @@ void ensure_backend(const std::string& name);
 
 // CPU features found by the cpu stage ("avx2 fma ...").
 const std::string& cpu_features();
+// The CPU kernel set in use (src/cpu/kernels.h): "avx512", "avx2", "baseline" or "native".
+const char* cpu_kernel_set();
 // The oneDNN CPU engine made by the cpu stage (src/cpu/onednn.cpp), as the
 // C API's dnnl_engine_t; valid between tc_init and tc_shutdown.
 void onednn_init();

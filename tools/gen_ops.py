@@ -150,12 +150,14 @@ def c_params(op):
 
 # ------------------------------------------------------------------ helpers
 
-def comment(text, indent=""):
-    """A C block comment in tc.h's style. Lines are kept as written."""
+def comment(text, indent="", doc=False):
+    """A C block comment in tc.h's style. Lines are kept as written. doc: a
+    documentation comment (/** */) of the declaration that follows, which
+    Doxygen and bindgen pick up; else a plain one (a group's heading)."""
     lines = text.strip("\n").split("\n")
     out = []
     for i, line in enumerate(lines):
-        prefix = "/* " if i == 0 else " * "
+        prefix = ("/** " if doc else "/* ") if i == 0 else " * "
         out.append((indent + prefix + line).rstrip())
     out[-1] += " */"
     return out
@@ -198,7 +200,7 @@ def header_section(ops):
                     out.append("")
         if "prelude" in op:
             out += op["prelude"].strip("\n").split("\n")
-        out += comment("\n".join(doc_lines(op)))
+        out += comment("\n".join(doc_lines(op)), doc=True)
         out.append("TC_API int32_t tc_%s(%s);" % (op["name"], c_params(op)))
     out += ["", END]
     return "\n".join(out)

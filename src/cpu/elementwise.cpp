@@ -2,14 +2,17 @@
 // lambdas over map1/map2/map3 (a switch outside the loop, so each inner
 // loop is a plain vectorizable one); backward formulas are fused the same way,
 // from the formulas of math/elementwise_math.h, which the CUDA kernels share.
+// Compiled once per kernel set (src/cpu/kernels.h): everything here lives in
+// tc::cpu::isa_<set>, and the file ends with that set's table.
 #include <cmath>
 #include <type_traits>
 
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
-namespace tc::cpu {
+namespace tc::cpu::TC_CPU_ISA_NS {
 
 using ops::BinaryOp;
 using ops::ScalarOp;
@@ -106,19 +109,19 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a, double pd, dou
 
 }  // namespace
 
-void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const {
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "binary", [&] { binary_kernel<scalar_t>(op, out, a, b); });
 }
 
-void CpuBackend::binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, double s) const {
+void binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, double s) {
   TC_DISPATCH_FLOATING(a->dtype, "binary_scalar", [&] { scalar_kernel<scalar_t>(op, out, a, s); });
 }
 
-void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const {
+void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) {
   TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "unary", [&] { unary_kernel<scalar_t>(op, out, a, p, q); });
 }
 
-void CpuBackend::clamp(const Tensor& out, const Tensor& a, double lo, double hi) const {
+void clamp(const Tensor& out, const Tensor& a, double lo, double hi) {
   const bool has_lo = !std::isnan(lo), has_hi = !std::isnan(hi);
   TC_DISPATCH_NUMERIC(a->dtype, "clamp", [&] {
     using T = scalar_t;
@@ -129,14 +132,14 @@ void CpuBackend::clamp(const Tensor& out, const Tensor& a, double lo, double hi)
   });
 }
 
-void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) const {
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "where", [&] {
     using T = scalar_t;
     map3<T, bool, T, T>(out, cond, a, b, [](bool c, T x, T y) { return c ? x : y; });
   });
 }
 
-void CpuBackend::grad3(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) const {
+void grad3(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
   switch (f) {
 #define TC_BINARY_OP(name, ...)               \
   case Grad::name##_a:                        \
@@ -157,8 +160,7 @@ void CpuBackend::grad3(Grad f, const Tensor& out, const Tensor& g, const Tensor&
   fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
 }
 
-void CpuBackend::grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor& x,
-                       const ew::GradParams& p) const {
+void grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
   switch (f) {
     case Grad::pow_scalar:
       fused2_cpu<Grad::pow_scalar>(out, g, x, p);
@@ -184,6 +186,82 @@ void CpuBackend::grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor&
   fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
 }
 
-void CpuBackend::copy(const Tensor& dst, const Tensor& src) const { copy_into(dst, src); }
+// This set's reductions (reduce.cpp, compiled for the same set).
+void reduce(Reduce op, const Tensor& out, const Tensor& a);
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
+// ... and its generator and optimizer steps (random_optim.cpp).
+void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset);
+void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
+void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
 
-}  // namespace tc::cpu
+// ... and its softmax family, losses, indexing (nn.cpp) and transformer
+// primitives (transformer.cpp).
+void softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log);
+void softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim, bool log);
+void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x, const Tensor& target);
+void nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target);
+void reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction);
+void cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target, const Tensor& g,
+                            int32_t reduction);
+void nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction);
+Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction);
+Tensor mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target, int32_t reduction);
+int64_t first_out_of_range(const Tensor& index, int64_t bound);
+int64_t read_index(const Tensor& index, int64_t pos);
+void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index, bool index_select);
+void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx, bool index_select);
+void one_hot(const Tensor& out, const Tensor& index, int64_t classes);
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps);
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
+void causal_softmax(const Tensor& y, const Tensor& x, double scale);
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+
+const KernelSet kKernels = {
+#ifdef TC_CPU_NATIVE
+    "native",
+#else
+    TC_CPU_ISA_STR_X(TC_CPU_ISA),
+#endif
+    &binary,
+    &binary_scalar,
+    &unary,
+    &clamp,
+    &where,
+    &grad2,
+    &grad3,
+    &reduce,
+    &arg_reduce,
+    &fill_random,
+    &sgd_step,
+    &adam_step,
+    &softmax,
+    &softmax_backward,
+    &cross_entropy_forward,
+    &nll_forward,
+    &reduce_losses,
+    &cross_entropy_backward,
+    &nll_backward,
+    &mse_loss,
+    &mse_loss_backward,
+    &first_out_of_range,
+    &read_index,
+    &index_gather,
+    &index_scatter_add,
+    &one_hot,
+    &norm_forward,
+    &norm_backward,
+    &causal_softmax,
+    &causal_softmax_backward,
+    &triangle,
+    &cumsum,
+    &topk,
+    &multinomial,
+};
+
+}  // namespace tc::cpu::TC_CPU_ISA_NS

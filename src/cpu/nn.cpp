@@ -1,6 +1,8 @@
 // The CPU's softmax family, losses and indexing primitives (src/backend.h).
 // Kernels work on contiguous copies; sums accumulate in double so float32
 // results are accurate and deterministic; scatters add in index order.
+// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>,
+// without multiply-add contraction: every set computes the same values.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -8,10 +10,11 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "init.h"
 
-namespace tc::cpu {
+namespace tc::cpu::TC_CPU_ISA_NS {
 
 namespace {
 
@@ -129,7 +132,7 @@ void dispatch_bits(int64_t itemsize, F&& f) {
 
 // ---------------------------------------------------------------- softmax --
 
-void CpuBackend::softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log) const {
+void softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log) {
   if (y->numel() == 0) return;
   Tensor xc = tc::contiguous(x);
   TC_DISPATCH_FLOATING(x->dtype, log ? "log_softmax" : "softmax", [&] {
@@ -137,8 +140,7 @@ void CpuBackend::softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log
   });
 }
 
-void CpuBackend::softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim,
-                                  bool log) const {
+void softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim, bool log) {
   Tensor yc = tc::contiguous(y), gc = tc::contiguous(g);
   TC_DISPATCH_FLOATING(y->dtype, log ? "LogSoftmaxBackward" : "SoftmaxBackward", [&] {
     softmax_backward_kernel(gc->data_as<scalar_t>(), yc->data_as<scalar_t>(), gx->data_as<scalar_t>(),
@@ -148,8 +150,7 @@ void CpuBackend::softmax_backward(const Tensor& gx, const Tensor& g, const Tenso
 
 // ----------------------------------------------------------------- losses --
 
-void CpuBackend::cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x,
-                                       const Tensor& target) const {
+void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x, const Tensor& target) {
   const int64_t n = probs->shape[0], c = probs->shape[1];
   Tensor xc = tc::contiguous(x);
   TC_DISPATCH_FLOATING(x->dtype, "cross_entropy", [&] {
@@ -159,7 +160,7 @@ void CpuBackend::cross_entropy_forward(const Tensor& probs, const Tensor& losses
   });
 }
 
-void CpuBackend::nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target) const {
+void nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target) {
   Tensor xc = tc::contiguous(x);
   const int64_t c = x->shape[x->ndim() - 1], n = losses->numel();
   const int64_t* pt = target->data_as<int64_t>();
@@ -167,7 +168,7 @@ void CpuBackend::nll_forward(const Tensor& losses, const Tensor& x, const Tensor
   for (int64_t i = 0; i < n; ++i) pl[i] = -read_element(xc, i * c + pt[i]);
 }
 
-void CpuBackend::reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction) const {
+void reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction) {
   const double* pl = losses->data_as<double>();
   const int64_t n = losses->numel();
   TC_DISPATCH_FLOATING(out->dtype, "loss", [&] {
@@ -184,8 +185,8 @@ void CpuBackend::reduce_losses(const Tensor& out, const Tensor& losses, int32_t 
   });
 }
 
-void CpuBackend::cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target,
-                                        const Tensor& g, int32_t reduction) const {
+void cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target, const Tensor& g,
+                            int32_t reduction) {
   const int64_t n = probs->shape[0], c = probs->shape[1];
   RowGrad rg{tc::contiguous(g), reduction, n};
   TC_DISPATCH_FLOATING(probs->dtype, "CrossEntropyBackward", [&] {
@@ -201,8 +202,7 @@ void CpuBackend::cross_entropy_backward(const Tensor& gx, const Tensor& probs, c
   });
 }
 
-void CpuBackend::nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g,
-                              int32_t reduction) const {
+void nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction) {
   const int64_t c = gx->shape[gx->ndim() - 1], n = gx->ndim() == 2 ? gx->shape[0] : 1;
   RowGrad rg{tc::contiguous(g), reduction, n};
   TC_DISPATCH_FLOATING(gx->dtype, "NllLossBackward", [&] {
@@ -212,7 +212,7 @@ void CpuBackend::nll_backward(const Tensor& gx, const Tensor& target, const Tens
   });
 }
 
-Tensor CpuBackend::mse_loss(const Tensor& input, const Tensor& target, int32_t reduction) const {
+Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction) {
   return TC_DISPATCH_FLOATING(input->dtype, "mse_loss", [&] {
     Tensor x = tc::contiguous(input), t = tc::contiguous(target);
     const int64_t n = x->numel();
@@ -230,8 +230,7 @@ Tensor CpuBackend::mse_loss(const Tensor& input, const Tensor& target, int32_t r
   });
 }
 
-Tensor CpuBackend::mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target,
-                                     int32_t reduction) const {
+Tensor mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target, int32_t reduction) {
   Tensor x = tc::contiguous(input), t = tc::contiguous(target);
   const int64_t n = x->numel();
   RowGrad rg{tc::contiguous(g), reduction, n};
@@ -249,7 +248,7 @@ Tensor CpuBackend::mse_loss_backward(const Tensor& g, const Tensor& input, const
 
 // --------------------------------------------------------------- indexing --
 
-int64_t CpuBackend::first_out_of_range(const Tensor& index, int64_t bound) const {
+int64_t first_out_of_range(const Tensor& index, int64_t bound) {
   const int64_t* p = index->data_as<int64_t>();
   const int64_t n = index->numel();
   for (int64_t i = 0; i < n; ++i) {
@@ -258,12 +257,9 @@ int64_t CpuBackend::first_out_of_range(const Tensor& index, int64_t bound) const
   return -1;
 }
 
-int64_t CpuBackend::read_index(const Tensor& index, int64_t pos) const {
-  return index->data_as<int64_t>()[pos];
-}
+int64_t read_index(const Tensor& index, int64_t pos) { return index->data_as<int64_t>()[pos]; }
 
-void CpuBackend::index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index,
-                              bool index_select) const {
+void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index, bool index_select) {
   const int64_t* ip = index->data_as<int64_t>();
   const int64_t d = dim;
   if (!index_select) {
@@ -329,8 +325,7 @@ void CpuBackend::index_gather(const Tensor& out, const Tensor& a, int64_t dim, c
   });
 }
 
-void CpuBackend::index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx,
-                                   bool index_select) const {
+void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx, bool index_select) {
   if (!index_select) {
     // gather's adjoint: gi[..., idx[p], ...] += g[p].
     Tensor gc = tc::contiguous(g), ic = tc::contiguous(idx);
@@ -387,10 +382,10 @@ void CpuBackend::index_scatter_add(const Tensor& gi, const Tensor& g, int64_t di
   });
 }
 
-void CpuBackend::one_hot(const Tensor& out, const Tensor& index, int64_t classes) const {
+void one_hot(const Tensor& out, const Tensor& index, int64_t classes) {
   const int64_t* ip = index->data_as<int64_t>();
   int64_t* op = out->data_as<int64_t>();
   for (int64_t i = 0; i < index->numel(); ++i) op[i * classes + ip[i]] = 1;
 }
 
-}  // namespace tc::cpu
+}  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -1,13 +1,15 @@
 // The CPU's generator and fused optimizer steps (src/backend.h): the
 // per-element math of math/philox.h and math/optim_math.h, which the CUDA
 // kernels share. Compiled without multiply-add contraction (CMakeLists.txt)
-// so that both round the same way.
+// so that both round the same way. Compiled once per kernel set
+// (src/cpu/kernels.h), into tc::cpu::isa_<set>.
 #include <type_traits>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/kernels.h"
 #include "init.h"
 
-namespace tc::cpu {
+namespace tc::cpu::TC_CPU_ISA_NS {
 
 namespace {
 // Pragmas cannot stand inside the dispatch macro's argument, hence a function.
@@ -26,14 +28,12 @@ void philox_fill(T* out, int64_t n, RandDist dist, double a, double b, uint64_t 
 }
 }  // namespace
 
-void CpuBackend::fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
-                             uint64_t offset) const {
+void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset) {
   TC_DISPATCH_FLOATING(t->dtype, "random",
                        [&] { philox_fill(t->data_as<scalar_t>(), t->numel(), dist, a, b, seed, offset); });
 }
 
-void CpuBackend::sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf,
-                          const optim::SgdStep& s) const {
+void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) {
   TC_DISPATCH_FLOATING(w->dtype, "sgd", [&] {
     using T = scalar_t;
     T* pw = w->data_as<T>();
@@ -44,8 +44,7 @@ void CpuBackend::sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf,
   });
 }
 
-void CpuBackend::adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
-                           const optim::AdamStep& s) const {
+void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s) {
   TC_DISPATCH_FLOATING(w->dtype, "adam", [&] {
     using T = scalar_t;
     T* pw = w->data_as<T>();
@@ -57,4 +56,4 @@ void CpuBackend::adam_step(const Tensor& w, const Tensor& g, const Tensor& m, co
   });
 }
 
-}  // namespace tc::cpu
+}  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -1,3 +1,5 @@
+// Compiled once per kernel set (src/cpu/kernels.h): everything here lives in
+// tc::cpu::isa_<set>, so the sets' copies never merge at link time.
 #include "cpu/reduce.h"
 
 #include <cmath>
@@ -7,9 +9,10 @@
 #include <vector>
 
 #include "cpu/dispatch.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
-namespace tc::cpu {
+namespace tc::cpu::TC_CPU_ISA_NS {
 
 namespace {
 
@@ -223,4 +226,4 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   });
 }
 
-}  // namespace tc::cpu
+}  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -5,6 +5,12 @@
 // (omp simd). Sums accumulate in double; the weight/bias gradients of the
 // norms are summed per fixed block of rows and then in block order, so
 // results do not depend on the thread count.
+// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>;
+// but the AVX2 and AVX-512 sets run the baseline's code (the #else at the
+// end): the omp simd sums below split into as many partial sums as the vector
+// has lanes, so a wider set would round differently, and every set must give
+// the same bits. Fixing the lane count (as reduce.cpp does) would let them
+// have their own.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,9 +20,18 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
-namespace tc::cpu {
+// The set this file is compiled for, as a number the preprocessor compares.
+#define TC_TRANSFORMER_ISA_baseline 0
+#define TC_TRANSFORMER_ISA_avx2 1
+#define TC_TRANSFORMER_ISA_avx512 2
+#define TC_TRANSFORMER_ISA_(isa) TC_TRANSFORMER_ISA_##isa
+#define TC_TRANSFORMER_ISA(isa) TC_TRANSFORMER_ISA_(isa)
+
+#if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0
+namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
 
 // Rows per parallel task: enough elements to pay for a thread.
@@ -208,8 +223,8 @@ bool is_nan_value(T v) {
 
 }  // namespace
 
-void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                              const Tensor& w, const Tensor& b, double eps) const {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
   TC_DISPATCH_FLOATING(x->dtype, "norm_forward", [&] {
     using T = scalar_t;
@@ -219,9 +234,8 @@ void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor&
   });
 }
 
-void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                               const Tensor& x, const Tensor& mean, const Tensor& rstd,
-                               const Tensor& w) const {
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
   TC_DISPATCH_FLOATING(x->dtype, "norm_backward", [&] {
     using T = scalar_t;
@@ -232,7 +246,7 @@ void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor&
   });
 }
 
-void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) const {
+void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
   const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
   const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
   TC_DISPATCH_FLOATING(x->dtype, "causal_softmax", [&] {
@@ -241,8 +255,7 @@ void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) 
   });
 }
 
-void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
-                                         double scale) const {
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
   const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
   const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
   TC_DISPATCH_FLOATING(y->dtype, "CausalSoftmaxBackward", [&] {
@@ -252,7 +265,7 @@ void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, cons
   });
 }
 
-void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const {
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
   const int64_t nd = a->ndim(), r = a->shape[nd - 2], c = a->shape[nd - 1];
   const int64_t mats = a->numel() / std::max<int64_t>(r * c, 1), item = a->itemsize();
   const char* src = static_cast<const char*>(a->data());
@@ -272,7 +285,7 @@ void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, 
   });
 }
 
-void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const {
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) {
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < dim; ++k) outer *= a->shape[k];
   for (int64_t k = dim + 1; k < a->ndim(); ++k) inner *= a->shape[k];
@@ -306,8 +319,7 @@ void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool re
                        [&] { run(double(0), a->data_as<scalar_t>(), out->data_as<scalar_t>()); });
 }
 
-void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
-                      bool largest) const {
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest) {
   const int64_t n = a->shape[a->ndim() - 1], rows = a->numel() / std::max<int64_t>(n, 1);
   TC_DISPATCH_NUMERIC(a->dtype, "topk", [&] {
     using T = scalar_t;
@@ -340,7 +352,7 @@ void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor&
   });
 }
 
-int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const {
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) {
   const int64_t n = p->shape[0], c = p->shape[1], s = out->shape[1];
   Tensor pc = tc::contiguous(p);
   const double* pu = u->data_as<double>();
@@ -396,4 +408,52 @@ int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor
   });
 }
 
+}  // namespace tc::cpu::TC_CPU_ISA_NS
+
+#else  // AVX2, AVX-512: the baseline set's functions (see the top of the file)
+
+namespace tc::cpu {
+namespace isa_baseline {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps);
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
+void causal_softmax(const Tensor& y, const Tensor& x, double scale);
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+}  // namespace isa_baseline
+
+namespace TC_CPU_ISA_NS {
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps) {
+  return isa_baseline::norm_forward(y, mean, rstd, x, w, b, eps);
+}
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
+  return isa_baseline::norm_backward(gx, gw, gb, g, x, mean, rstd, w);
+}
+void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
+  return isa_baseline::causal_softmax(y, x, scale);
+}
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
+  return isa_baseline::causal_softmax_backward(gx, g, y, scale);
+}
+void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
+  return isa_baseline::triangle(out, a, diagonal, lower);
+}
+void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) {
+  return isa_baseline::cumsum(out, a, dim, reverse);
+}
+void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest) {
+  return isa_baseline::topk(values, indices, a, k, largest);
+}
+int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) {
+  return isa_baseline::multinomial(out, p, u, replacement);
+}
+}  // namespace TC_CPU_ISA_NS
 }  // namespace tc::cpu
+
+#endif

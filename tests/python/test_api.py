@@ -425,3 +425,16 @@ def test_cuda_unavailable_reports_reason():
     assert tc.cuda.device_count() == 0
     with pytest.raises((tc.NotCompiledError, tc.UnavailableError)):
         tc.zeros(2, device="cuda")
+
+
+def test_release_library_has_no_allocation_failure_hook():
+    """libtc.so carries no test hooks: TC_FAIL_ALLOC_AT=1 does not make
+    `import tc` raise OutOfMemoryError, and there is no fail_alloc_at flag
+    (allocation-failure injection lives in the test build, tc_static)."""
+    env = dict(os.environ, TC_LIBRARY=tc.library_path, TC_FAIL_ALLOC_AT="1")
+    code = "import tc; t = tc.zeros(4096); print(t.numel(), 'fail_alloc_at' in tc.flags)"
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
+                         cwd=os.path.join(REPO, "bindings", "python_ctypes"))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["4096", "False"], res.stdout
+    assert "fail_alloc_at" not in tc.flags

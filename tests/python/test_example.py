@@ -40,3 +40,15 @@ def test_train_digits_resumes_to_the_same_weights(tmp_path):
     assert a["epoch"] == c["epoch"] == 3
     for k in a["model"]:
         assert a["model"][k].tolist() == c["model"][k].tolist(), k
+
+
+def test_train_digits_bad_arguments_exit_2_with_usage():
+    """A malformed value is an error (usage, exit 2), never a silent default."""
+    script = os.path.join(REPO, "examples", "train_digits.py")
+    env = dict(os.environ, TC_LIBRARY=tc.library_path)
+    for args in (["--epochs", "abc"], ["--epochs", "0"], ["--batch", "-3"], ["--lr", "fast"], ["--threads", "x"],
+                 ["--epochs"]):
+        res = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, env=env, timeout=60)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert "usage:" in res.stderr, (args, res.stderr)
+        assert "epoch 1" not in res.stdout, args

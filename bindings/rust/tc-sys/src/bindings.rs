@@ -79,34 +79,56 @@ pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
 pub type __uint64_t = ::std::os::raw::c_ulong;
 extern "C" {
+    #[doc = " The library's version as major*10000 + minor*100 + patch, and as a string"]
+    #[doc = " (\"0.1.0\"); either out-param may be NULL. Callable before tc_init."]
     pub fn tc_version(number: *mut i32, text: *mut *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
+    #[doc = " The ABI version of the loaded library (TC_ABI_VERSION it was built with)."]
     pub fn tc_abi_version(out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " The stable name of a status code (\"TC_ERR_SHAPE\"); unknown codes give"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT. The string is static. Callable before tc_init."]
     pub fn tc_status_name(code: i32, out: *mut *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
+    #[doc = " The calling thread's last failure: its message, valid until this thread's"]
+    #[doc = " next failing call (\"\" if there was none). Callable before tc_init."]
     pub fn tc_last_error(out: *mut *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
+    #[doc = " The status code of the calling thread's last failure (TC_OK if none)."]
     pub fn tc_last_error_code(out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " Copy-out variant of tc_last_error (string pattern above)."]
     pub fn tc_last_error_copy(buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " Sets the calling thread's last error (code: a TC_ERR_* value other than"]
+    #[doc = " TC_OK; message: NULL for \"\"), so that a callback can say why it fails"]
+    #[doc = " before it returns code: the libtc call that ran it then fails with code and"]
+    #[doc = " this message. Callable before tc_init."]
     pub fn tc_set_last_error(code: i32, message: *const ::std::os::raw::c_char) -> i32;
 }
+#[doc = " Options for tc_init. Set .size = sizeof(tc_init_options); fields added in"]
+#[doc = " later versions go at the end, so an older caller's smaller struct keeps"]
+#[doc = " working. Zero means \"default\" for every field."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_init_options {
     pub size: u32,
+    #[doc = " Intra-op threads; 0 = TC_NUM_THREADS from the environment, else the"]
+    #[doc = " number of cores."]
     pub num_threads: i32,
+    #[doc = " Non-zero: seed the default generator with .seed; zero: from entropy"]
+    #[doc = " (or TC_SEED from the environment)."]
     pub use_seed: i32,
     pub reserved0: u32,
     pub seed: u64,
+    #[doc = " Non-zero: initialize optional backends (CUDA) now instead of lazily."]
+    #[doc = " Their failure still never fails tc_init."]
     pub eager_backends: i32,
     pub reserved1: u32,
 }
@@ -243,22 +265,47 @@ fn bindgen_test_layout_tc_init_options() {
     test_field_reserved1();
 }
 extern "C" {
+    #[doc = " Initializes libtc: runs the stages core, cpu, random, autograd in order and"]
+    #[doc = " registers the lazy cuda stage. options may be NULL (defaults). Idempotent"]
+    #[doc = " and reference-counted: every successful tc_init needs one tc_shutdown; a"]
+    #[doc = " second call only counts (its options are ignored). Safe from many threads."]
+    #[doc = " A failing required stage fails tc_init with its reason; a failing optional"]
+    #[doc = " stage never does (see the report)."]
     pub fn tc_init(options: *const tc_init_options) -> i32;
 }
 extern "C" {
+    #[doc = " Drops one reference taken by tc_init; the last one frees every object and"]
+    #[doc = " invalidates every handle (they become stale). Without a matching tc_init it"]
+    #[doc = " returns TC_ERR_NOT_INITIALIZED. tc_init works again afterwards. The last"]
+    #[doc = " tc_shutdown first waits for calls in flight on other threads (calls that"]
+    #[doc = " start after it began fail with TC_ERR_NOT_INITIALIZED), so no handle made"]
+    #[doc = " before it is ever valid after the next tc_init. Deleters of tc_from_blob"]
+    #[doc = " and DLPack tensors run during it without libtc's locks held: they may call"]
+    #[doc = " libtc; a tc_init from such a callback (or from any callback inside a tc_*"]
+    #[doc = " call while the last tc_shutdown tears down) is refused with"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT rather than deadlock. A tc_init from another thread"]
+    #[doc = " waits for the teardown to finish."]
     pub fn tc_shutdown() -> i32;
 }
 extern "C" {
+    #[doc = " 1 when initialized, else 0. Callable before tc_init."]
     pub fn tc_is_initialized(out: *mut i32) -> i32;
 }
+#[doc = " One stage of initialization, as tc_init_stage fills it. The strings stay"]
+#[doc = " valid until tc_shutdown. Set .size = sizeof(tc_stage_info)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_stage_info {
     pub size: u32,
+    #[doc = "< TC_STAGE_*"]
     pub state: i32,
+    #[doc = "< \"core\", \"cpu\", \"random\", \"autograd\", \"cuda\""]
     pub name: *const ::std::os::raw::c_char,
+    #[doc = "< why it failed or was skipped, else \"\""]
     pub message: *const ::std::os::raw::c_char,
+    #[doc = "< time the stage took (0 while pending or lazy)"]
     pub duration_ms: f64,
+    #[doc = "< 1 if its failure fails tc_init"]
     pub required: i32,
     pub reserved: u32,
 }
@@ -395,45 +442,73 @@ fn bindgen_test_layout_tc_stage_info() {
     test_field_reserved();
 }
 extern "C" {
+    #[doc = " Number of stages, and one stage by index (0 .. count-1, in run order)."]
     pub fn tc_init_stage_count(out: *mut i64) -> i32;
 }
 extern "C" {
     pub fn tc_init_stage(index: i64, out: *mut tc_stage_info) -> i32;
 }
 extern "C" {
+    #[doc = " A text report of every stage with its state, time and message."]
     pub fn tc_init_report(buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " Runs a lazy backend's stage now (name: \"cuda\"). Returns its status: TC_OK,"]
+    #[doc = " TC_ERR_NOT_COMPILED or TC_ERR_UNAVAILABLE with the reason."]
     pub fn tc_backend_init(name: *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
+    #[doc = " A build and runtime report like torch.__config__.show(): version, compiler,"]
+    #[doc = " flags, libraries, threads, and why CUDA is unavailable when it is."]
     pub fn tc_config(buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " Flags are named int64 values. Read-only ones describe the build and the"]
+    #[doc = " machine; settable ones change behaviour. An unknown name, or setting a"]
+    #[doc = " read-only flag or an invalid value, is an error (TC_ERR_INVALID_ARGUMENT)."]
+    #[doc = "   has_cuda, has_cublas, has_onednn, has_openmp, has_mkl, has_lapack,"]
+    #[doc = "   cxx11_abi          build facts (0/1)"]
+    #[doc = "   has_cudnn          the loaded CUDA module uses cuDNN (0 until it is loaded)"]
+    #[doc = "   cuda_available     a GPU, driver and CUDA module usable now (no CUDA"]
+    #[doc = "                      context made, the module not loaded)"]
+    #[doc = "   cuda_initialized   the cuda stage has run successfully"]
+    #[doc = "   cuda_device_count  GPUs usable now"]
+    #[doc = "   num_threads        intra-op threads (settable, >= 1)"]
+    #[doc = "   grad_enabled       autograd records graphs (settable, per thread)"]
+    #[doc = "   deterministic      only deterministic algorithms (settable, 0/1)"]
+    #[doc = "   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)"]
+    #[doc = "   live_tensors       tensors alive now (so tests can prove no leak)"]
+    #[doc = "   live_handles       handles of any kind alive now"]
     pub fn tc_get_flag(name: *const ::std::os::raw::c_char, out: *mut i64) -> i32;
 }
 extern "C" {
     pub fn tc_set_flag(name: *const ::std::os::raw::c_char, value: i64) -> i32;
 }
 extern "C" {
+    #[doc = " Enumerates flags: their count, and one name (static string) by index with"]
+    #[doc = " whether it is settable (both out-params are required)."]
     pub fn tc_flag_count(out: *mut i64) -> i32;
 }
 extern "C" {
     pub fn tc_flag_info(index: i64, name: *mut *const ::std::os::raw::c_char, settable: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " A dtype's name (\"float32\") and element size in bytes."]
     pub fn tc_dtype_name(dtype: i32, out: *mut *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
     pub fn tc_dtype_size(dtype: i32, out: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " The dtype code of a name (\"float32\", \"float\", \"int64\", \"long\", \"bool\"...)."]
     pub fn tc_dtype_from_name(name: *const ::std::os::raw::c_char, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " The dtype PyTorch's promotion rules give to two tensor dtypes."]
     pub fn tc_promote_types(a: i32, b: i32, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " A device's name (\"cpu\", \"cuda:0\") copied out; a device from a string."]
     pub fn tc_device_name(device: i32, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
@@ -444,30 +519,49 @@ extern "C" {
 pub struct tc_tensor_s {
     _unused: [u8; 0],
 }
+#[doc = " An opaque, checked handle to a tensor."]
 pub type tc_tensor = *mut tc_tensor_s;
 extern "C" {
+    #[doc = " A second handle to the same tensor (same data, same autograd identity)."]
     pub fn tc_tensor_retain(t: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE."]
     pub fn tc_tensor_free(t: tc_tensor) -> i32;
 }
+#[doc = " Everything about a new tensor (PyTorch's TensorOptions plus the shape and"]
+#[doc = " what fills it). Set .size = sizeof(tc_tensor_options); fields added later"]
+#[doc = " go at the end and read as zero for an older caller's smaller struct."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_tensor_options {
     pub size: u32,
+    #[doc = "< a TC_* dtype code (0 is TC_FLOAT32)"]
     pub dtype: i32,
+    #[doc = "< ndim sizes, checked as below (NULL when ndim is 0)"]
     pub shape: *const i64,
     pub ndim: i64,
+    #[doc = "< a TC_DEVICE value (0 is the CPU)"]
     pub device: i32,
+    #[doc = "< 0/1: a leaf that requires grad (floating dtypes)"]
     pub requires_grad: i32,
+    #[doc = "< TC_FILL_*"]
     pub fill: i32,
+    #[doc = "< 0"]
     pub reserved0: u32,
+    #[doc = "< TC_FILL_VALUE"]
     pub value: f64,
+    #[doc = "< TC_FILL_UNIFORM: low <= high, both finite"]
     pub low: f64,
+    #[doc = "< TC_FILL_UNIFORM: low <= high, both finite"]
     pub high: f64,
+    #[doc = "< TC_FILL_NORMAL: finite, std >= 0"]
     pub mean: f64,
+    #[doc = "< TC_FILL_NORMAL: finite, std >= 0"]
     pub std: f64,
+    #[doc = "< TC_FILL_DATA: nbytes = numel * element size;"]
     pub data: *const ::std::os::raw::c_void,
+    #[doc = "< copied on the CPU, then moved to .device"]
     pub nbytes: i64,
 }
 #[test]
@@ -739,9 +833,19 @@ fn bindgen_test_layout_tc_tensor_options() {
     test_field_nbytes();
 }
 extern "C" {
+    #[doc = " The general constructor: a new tensor as options describe it. The other"]
+    #[doc = " constructors below are shorthands for it: tc_empty, tc_zeros, tc_ones,"]
+    #[doc = " tc_full, tc_from_data (on the CPU), tc_rand (low 0, high 1) and tc_randn"]
+    #[doc = " (mean 0, std 1) make the same tensor from the same generator state, with"]
+    #[doc = " requires_grad 0. A size outside [offsetof(fill) + 4, 4096], an unknown"]
+    #[doc = " fill, a non-zero reserved field or a bad value is TC_ERR_INVALID_ARGUMENT;"]
+    #[doc = " a bad dtype TC_ERR_DTYPE; shapes and sizes are checked like tc_empty's."]
     pub fn tc_tensor_new(options: *const tc_tensor_options, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Creation. shape has ndim entries (0 <= ndim <= TC_MAX_DIMS, each >= 0; the"]
+    #[doc = " product must fit in int64 and in memory). dtype is a TC_* dtype code;"]
+    #[doc = " device a TC_DEVICE value. Too large a tensor gives TC_ERR_OUT_OF_MEMORY."]
     pub fn tc_empty(shape: *const i64, ndim: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -751,6 +855,12 @@ extern "C" {
     pub fn tc_ones(shape: *const i64, ndim: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " tc_full and tc_fill_ check value like PyTorch: a value the dtype cannot"]
+    #[doc = " hold gives TC_ERR_INVALID_ARGUMENT (\"cannot be converted to type int8"]
+    #[doc = " without overflow\"): NaN, inf or values out of range for integer dtypes,"]
+    #[doc = " finite values past a floating dtype's range (inf and NaN are fine); a"]
+    #[doc = " fractional value truncates toward zero; an integral negative value wraps"]
+    #[doc = " for uint8 (-1 gives 255, as a Python int does); bool takes value != 0."]
     pub fn tc_full(
         shape: *const i64,
         ndim: i64,
@@ -761,9 +871,12 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " [start, end) by step, like torch.arange; step must be non-zero."]
     pub fn tc_arange(start: f64, end: f64, step: f64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " A new CPU tensor holding a copy of nbytes of data; nbytes must equal"]
+    #[doc = " numel * element size."]
     pub fn tc_from_data(
         data: *const ::std::os::raw::c_void,
         nbytes: i64,
@@ -773,10 +886,16 @@ extern "C" {
         out: *mut tc_tensor,
     ) -> i32;
 }
+#[doc = " Called once when libtc no longer needs a caller's buffer."]
 pub type tc_deleter = ::std::option::Option<
     unsafe extern "C" fn(data: *mut ::std::os::raw::c_void, context: *mut ::std::os::raw::c_void),
 >;
 extern "C" {
+    #[doc = " A CPU tensor over a caller's buffer, without copying. strides may be NULL"]
+    #[doc = " (contiguous), else ndim element strides (>= 0). deleter (may be NULL) is"]
+    #[doc = " called exactly once with (data, context): when the last tensor using the"]
+    #[doc = " buffer dies, or before returning if this call fails. data must be aligned"]
+    #[doc = " to the element size, and bool data must hold bytes 0 or 1 only."]
     pub fn tc_from_blob(
         data: *mut ::std::os::raw::c_void,
         shape: *const i64,
@@ -789,15 +908,19 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Uniform [0, 1) and standard normal samples from the default generator"]
+    #[doc = " (floating dtypes only)."]
     pub fn tc_rand(shape: *const i64, ndim: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_randn(shape: *const i64, ndim: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Reseeds the default generator; the same seed gives the same samples."]
     pub fn tc_manual_seed(seed: u64) -> i32;
 }
 extern "C" {
+    #[doc = " The seed the default generator was last seeded with."]
     pub fn tc_initial_seed(out: *mut u64) -> i32;
 }
 extern "C" {
@@ -816,6 +939,7 @@ extern "C" {
     pub fn tc_tensor_ndim(t: tc_tensor, out: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " Copies ndim sizes (strides, in elements) to out; cap must be >= ndim."]
     pub fn tc_tensor_shape(t: tc_tensor, out: *mut i64, cap: i64) -> i32;
 }
 extern "C" {
@@ -834,15 +958,21 @@ extern "C" {
     pub fn tc_tensor_element_size(t: tc_tensor, out: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " The address of element [0, 0, ...] (storage offset applied). Valid while"]
+    #[doc = " the tensor lives. NULL for an empty tensor."]
     pub fn tc_tensor_data_ptr(t: tc_tensor, out: *mut *mut ::std::os::raw::c_void) -> i32;
 }
 extern "C" {
+    #[doc = " Copies the elements in row-major order into buf; nbytes must equal"]
+    #[doc = " numel * element size. Works for any strides and device."]
     pub fn tc_tensor_copy_to(t: tc_tensor, buf: *mut ::std::os::raw::c_void, nbytes: i64) -> i32;
 }
 extern "C" {
+    #[doc = " The single element of a one-element tensor, as a double."]
     pub fn tc_tensor_item(t: tc_tensor, out: *mut f64) -> i32;
 }
 extern "C" {
+    #[doc = " A printout like PyTorch's: \"tensor([[1., 2.],\\n        [3., 4.]])\"."]
     pub fn tc_tensor_to_string(
         t: tc_tensor,
         buf: *mut ::std::os::raw::c_char,
@@ -851,30 +981,47 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The version counter, bumped by every in-place change (shared by views)."]
     pub fn tc_tensor_version(t: tc_tensor, out: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " 1 when a and b are handles of the same tensor."]
     pub fn tc_tensor_same(a: tc_tensor, b: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " Read-only memory. tc_tensor_set_readonly marks t's storage, and so every"]
+    #[doc = " view of it, read-only for good (numpy's writeable = False; PyTorch has no"]
+    #[doc = " such flag and would let the write through). Writing into a read-only"]
+    #[doc = " tensor then fails with TC_ERR_INVALID_ARGUMENT and changes nothing: in-place"]
+    #[doc = " ops, initializers, optimizer steps. tc_from_dlpack marks the tensors whose"]
+    #[doc = " producer flags them DLPACK_FLAG_BITMASK_READ_ONLY, and tc_to_dlpack passes"]
+    #[doc = " the flag on. Reading, copying out and out-of-place ops work as usual;"]
+    #[doc = " writing through tc_tensor_data_ptr is the caller's error."]
     pub fn tc_tensor_set_readonly(t: tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_tensor_is_readonly(t: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " A copy converted to dtype (float16 and bfloat16 round to nearest even),"]
+    #[doc = " or to another device. Returns a new handle to the same tensor when nothing"]
+    #[doc = " changes, like torch's .to()."]
     pub fn tc_to_dtype(t: tc_tensor, dtype: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_to_device(t: tc_tensor, device: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Views share storage with t (writes through one show in the other)."]
+    #[doc = " One size of reshape/view may be -1 (inferred). reshape copies when no view"]
+    #[doc = " is possible; view fails then with TC_ERR_SHAPE."]
     pub fn tc_reshape(t: tc_tensor, shape: *const i64, ndim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_view(t: tc_tensor, shape: *const i64, ndim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Negative dims count from the end, as in PyTorch, everywhere."]
     pub fn tc_transpose(t: tc_tensor, dim0: i64, dim1: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -884,9 +1031,12 @@ extern "C" {
     pub fn tc_narrow(t: tc_tensor, dim: i64, start: i64, length: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Python's t[start:end:step] along dim (step > 0; start/end clamped, and"]
+    #[doc = " negative ones count from the end)."]
     pub fn tc_slice(t: tc_tensor, dim: i64, start: i64, end: i64, step: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " t[..., index, ...] along dim: removes that dim."]
     pub fn tc_select(t: tc_tensor, dim: i64, index: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -896,330 +1046,450 @@ extern "C" {
     pub fn tc_unsqueeze(t: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Broadcasts size-1 dims to shape (-1 keeps a size), without copying."]
     pub fn tc_expand(t: tc_tensor, shape: *const i64, ndim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " t itself (a new handle) when contiguous, else a contiguous copy."]
     pub fn tc_contiguous(t: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " A contiguous copy with its own storage (differentiable)."]
     pub fn tc_clone(t: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a + b."]
     pub fn tc_add(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a - b."]
     pub fn tc_sub(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * b."]
     pub fn tc_mul(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " True division a / b: integer inputs give the default float dtype."]
     pub fn tc_div(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a ** b, elementwise."]
     pub fn tc_pow(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The larger of a and b, elementwise (NaN propagates; ties split the"]
+    #[doc = " gradient)."]
     pub fn tc_maximum(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The smaller of a and b, elementwise (NaN propagates; ties split the"]
+    #[doc = " gradient)."]
     pub fn tc_minimum(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " atan2(a, b), the angle of (b, a) (integer inputs give the default float"]
+    #[doc = " dtype)."]
     pub fn tc_atan2(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The C fmod remainder of a / b: the sign of a."]
     pub fn tc_fmod(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Python's a % b: the sign of b."]
     pub fn tc_remainder(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a // b, rounded toward minus infinity (div with rounding_mode \"floor\";"]
+    #[doc = " zero gradients)."]
     pub fn tc_floor_divide(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a / b rounded toward zero (div with rounding_mode \"trunc\"; zero"]
+    #[doc = " gradients)."]
     pub fn tc_div_trunc(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " |a| with the sign of b (integer inputs give the default float dtype)."]
     pub fn tc_copysign(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " sqrt(a^2 + b^2) without overflow (floating)."]
     pub fn tc_hypot(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(e^a + e^b) without overflow (floating)."]
     pub fn tc_logaddexp(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log2(2^a + 2^b) without overflow (floating)."]
     pub fn tc_logaddexp2(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the"]
+    #[doc = " gradient goes to a where a >= b."]
     pub fn tc_clamp_min_tensor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the"]
+    #[doc = " gradient goes to a where a <= b."]
     pub fn tc_clamp_max_tensor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a & b (integer and bool tensors)."]
     pub fn tc_bitwise_and(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a | b (integer and bool tensors)."]
     pub fn tc_bitwise_or(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a ^ b (integer and bool tensors)."]
     pub fn tc_bitwise_xor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a << b (integer tensors; wraps; a shift by a negative count or by the bit"]
+    #[doc = " width or more gives 0)."]
     pub fn tc_bitwise_left_shift(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a >> b, arithmetic (integer tensors; a shift by a negative count or by the"]
+    #[doc = " bit width or more gives 0 or -1)."]
     pub fn tc_bitwise_right_shift(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a == b as a bool tensor."]
     pub fn tc_eq(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a != b as a bool tensor."]
     pub fn tc_ne(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a < b as a bool tensor."]
     pub fn tc_lt(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a <= b as a bool tensor."]
     pub fn tc_le(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a > b as a bool tensor."]
     pub fn tc_gt(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a >= b as a bool tensor."]
     pub fn tc_ge(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a and b (nonzero is true) as a bool tensor, any dtypes."]
     pub fn tc_logical_and(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a or b (nonzero is true) as a bool tensor, any dtypes."]
     pub fn tc_logical_or(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a xor b (nonzero is true) as a bool tensor, any dtypes."]
     pub fn tc_logical_xor(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " cond ? a : b, broadcasting all three; cond must be bool."]
     pub fn tc_where(cond: tc_tensor, a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a + s."]
     pub fn tc_add_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a - s."]
     pub fn tc_sub_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * s."]
     pub fn tc_mul_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a / s."]
     pub fn tc_div_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a ** s."]
     pub fn tc_pow_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " s - a."]
     pub fn tc_rsub_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " s / a."]
     pub fn tc_rdiv_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a == s as a bool tensor."]
     pub fn tc_eq_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a != s as a bool tensor."]
     pub fn tc_ne_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a < s as a bool tensor."]
     pub fn tc_lt_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a <= s as a bool tensor."]
     pub fn tc_le_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a > s as a bool tensor."]
     pub fn tc_gt_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a >= s as a bool tensor."]
     pub fn tc_ge_scalar(a: tc_tensor, s: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " -a."]
     pub fn tc_neg(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " |a|."]
     pub fn tc_abs(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " e^a (floating)."]
     pub fn tc_exp(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Natural logarithm (floating)."]
     pub fn tc_log(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Square root (floating)."]
     pub fn tc_sqrt(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Hyperbolic tangent (floating)."]
     pub fn tc_tanh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Logistic sigmoid 1 / (1 + e^-a) (floating)."]
     pub fn tc_sigmoid(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " max(a, 0)."]
     pub fn tc_relu(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " GELU, the exact (erf) form (floating)."]
     pub fn tc_gelu(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(1 + e^a), and a itself where a > 20 (PyTorch's beta = 1, threshold ="]
+    #[doc = " 20) (floating)."]
     pub fn tc_softplus(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Sine (floating)."]
     pub fn tc_sin(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Cosine (floating)."]
     pub fn tc_cos(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Tangent (floating)."]
     pub fn tc_tan(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Arcsine (floating)."]
     pub fn tc_asin(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Arccosine (floating)."]
     pub fn tc_acos(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Arctangent (floating)."]
     pub fn tc_atan(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Hyperbolic sine (floating)."]
     pub fn tc_sinh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Hyperbolic cosine (floating)."]
     pub fn tc_cosh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Inverse hyperbolic sine (floating)."]
     pub fn tc_asinh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Inverse hyperbolic cosine (floating)."]
     pub fn tc_acosh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Inverse hyperbolic tangent (floating)."]
     pub fn tc_atanh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(1 + a), accurate near 0 (floating)."]
     pub fn tc_log1p(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " e^a - 1, accurate near 0 (floating)."]
     pub fn tc_expm1(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Base-2 logarithm (floating)."]
     pub fn tc_log2(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Base-10 logarithm (floating)."]
     pub fn tc_log10(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 2^a (floating)."]
     pub fn tc_exp2(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 1 / a (floating)."]
     pub fn tc_reciprocal(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 1 / sqrt(a) (floating)."]
     pub fn tc_rsqrt(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * a (integers stay integers)."]
     pub fn tc_square(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The sign of a: -1, 0 or 1 (0 for NaN, as torch.sign); gradient 0."]
     pub fn tc_sign(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Rounds down (integers are unchanged); gradient 0."]
     pub fn tc_floor(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Rounds up (integers are unchanged); gradient 0."]
     pub fn tc_ceil(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Rounds to the nearest integer, halves to even (integers are unchanged);"]
+    #[doc = " gradient 0."]
     pub fn tc_round(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Rounds toward zero (integers are unchanged); gradient 0."]
     pub fn tc_trunc(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a - trunc(a) (floating)."]
     pub fn tc_frac(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The error function (floating)."]
     pub fn tc_erf(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 1 - erf(a) (floating)."]
     pub fn tc_erfc(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The inverse error function (floating)."]
     pub fn tc_erfinv(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Whether a is NaN, as a bool tensor."]
     pub fn tc_isnan(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Whether a is infinite, as a bool tensor."]
     pub fn tc_isinf(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Whether a is finite (not NaN nor infinite), as a bool tensor."]
     pub fn tc_isfinite(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a == 0, as a bool tensor."]
     pub fn tc_logical_not(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " ~a for integers, not a for bool (integer and bool dtypes)."]
     pub fn tc_bitwise_not(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a where a > 0, else negative_slope * a (floating)."]
     pub fn tc_leaky_relu(a: tc_tensor, negative_slope: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a where a > 0, else alpha * (e^a - 1) (floating)."]
     pub fn tc_elu(a: tc_tensor, alpha: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " scale * elu(a, alpha) with SELU's fixed scale and alpha (floating)."]
     pub fn tc_selu(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a where a > 0, else alpha * (e^(a / alpha) - 1) (floating)."]
     pub fn tc_celu(a: tc_tensor, alpha: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * sigmoid(a) (swish) (floating)."]
     pub fn tc_silu(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * tanh(softplus(a)) (floating)."]
     pub fn tc_mish(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a / (1 + |a|) (floating)."]
     pub fn tc_softsign(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a clamped to [min_val, max_val] (floating)."]
     pub fn tc_hardtanh(a: tc_tensor, min_val: f64, max_val: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a clamped to [0, 6] (floating)."]
     pub fn tc_relu6(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 0 below -3, 1 above 3, a / 6 + 1/2 between (floating)."]
     pub fn tc_hardsigmoid(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a * hardsigmoid(a) (floating)."]
     pub fn tc_hardswish(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(sigmoid(a)), computed stably (floating)."]
     pub fn tc_logsigmoid(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " GELU, the tanh approximation (torch's approximate = \"tanh\") (floating)."]
     pub fn tc_gelu_tanh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Clamps to [lo, hi]; a NaN bound means \"no bound on that side\"."]
     pub fn tc_clamp(a: tc_tensor, lo: f64, hi: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Sum over dims."]
     pub fn tc_sum(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Mean over dims."]
     pub fn tc_mean(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Variance over dims."]
     pub fn tc_var(
         a: tc_tensor,
         dims: *const i64,
@@ -1230,6 +1500,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Standard deviation over dims."]
     pub fn tc_std(
         a: tc_tensor,
         dims: *const i64,
@@ -1240,16 +1511,20 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " log(sum(exp(a))) over dims, computed stably."]
     pub fn tc_logsumexp(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor)
         -> i32;
 }
 extern "C" {
+    #[doc = " The largest element."]
     pub fn tc_max(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The smallest element."]
     pub fn tc_min(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Maximum along dim, with its index."]
     pub fn tc_max_dim(
         a: tc_tensor,
         dim: i64,
@@ -1259,6 +1534,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Minimum along dim, with its index."]
     pub fn tc_min_dim(
         a: tc_tensor,
         dim: i64,
@@ -1268,27 +1544,40 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Index of the maximum."]
     pub fn tc_argmax(a: tc_tensor, dim: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Index of the minimum."]
     pub fn tc_argmin(a: tc_tensor, dim: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Product over dims (its gradient handles zeros, like PyTorch's)."]
     pub fn tc_prod(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Whether every element is non-zero: bool (uint8 for a uint8 input, like"]
+    #[doc = " PyTorch)."]
     pub fn tc_all(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Whether some element is non-zero: bool (uint8 for a uint8 input, like"]
+    #[doc = " PyTorch)."]
     pub fn tc_any(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Maximum over dims (a reduced dim of size 0 is an error); ties share the"]
+    #[doc = " gradient evenly."]
     pub fn tc_amax(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Minimum over dims (a reduced dim of size 0 is an error); ties share the"]
+    #[doc = " gradient evenly."]
     pub fn tc_amin(a: tc_tensor, dims: *const i64, ndims: i64, keepdim: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Vector p-norm over dims (p = 2 is also \"fro\"; p = INFINITY/-INFINITY: max/min"]
+    #[doc = " of |a|; p = 0: the count of non-zeros); the gradient at 0 is 0, like PyTorch's."]
     pub fn tc_norm(
         a: tc_tensor,
         p: f64,
@@ -1299,9 +1588,11 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " int64 count of the non-zero elements over dims."]
     pub fn tc_count_nonzero(a: tc_tensor, dims: *const i64, ndims: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Variance (with correction) and mean over dims."]
     pub fn tc_var_mean(
         a: tc_tensor,
         dims: *const i64,
@@ -1313,6 +1604,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Standard deviation (with correction) and mean over dims."]
     pub fn tc_std_mean(
         a: tc_tensor,
         dims: *const i64,
@@ -1324,9 +1616,11 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The lower median of every element (a 0-dim tensor)."]
     pub fn tc_median(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The lower median along dim, with its int64 index."]
     pub fn tc_median_dim(
         a: tc_tensor,
         dim: i64,
@@ -1336,6 +1630,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The k-th smallest element along dim, with its int64 index."]
     pub fn tc_kthvalue(
         a: tc_tensor,
         k: i64,
@@ -1346,6 +1641,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The most frequent value along dim, with its int64 index."]
     pub fn tc_mode(
         a: tc_tensor,
         dim: i64,
@@ -1355,18 +1651,23 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Cumulative product along dim."]
     pub fn tc_cumprod(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Running maximum along dim, with its indices."]
     pub fn tc_cummax(a: tc_tensor, dim: i64, values: *mut tc_tensor, indices: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Running minimum along dim, with its indices."]
     pub fn tc_cummin(a: tc_tensor, dim: i64, values: *mut tc_tensor, indices: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(cumsum(exp(a))) along dim, stable."]
     pub fn tc_logcumsumexp(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Sorted values along dim and their int64 indices."]
     pub fn tc_sort(
         a: tc_tensor,
         dim: i64,
@@ -1376,9 +1677,12 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " int64 indices that sort a along dim (stable)."]
     pub fn tc_argsort(a: tc_tensor, dim: i64, descending: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The sorted distinct elements of a, each element's index among them, and"]
+    #[doc = " their counts."]
     pub fn tc_unique(
         a: tc_tensor,
         values: *mut tc_tensor,
@@ -1387,6 +1691,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Insertion indices of values into sorted_sequence's last dim."]
     pub fn tc_searchsorted(
         sorted_sequence: tc_tensor,
         values: tc_tensor,
@@ -1396,37 +1701,50 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Matrix product."]
     pub fn tc_matmul(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " x @ weight^T + bias, weight [out_features, in_features]; bias may be NULL."]
     pub fn tc_linear(x: tc_tensor, weight: tc_tensor, bias: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Sets the float32 matmul precision (TC_MATMUL_PRECISION_*)."]
     pub fn tc_set_matmul_precision(precision: i32) -> i32;
 }
 extern "C" {
+    #[doc = " The float32 matmul precision now."]
     pub fn tc_get_matmul_precision(out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " Softmax along dim."]
     pub fn tc_softmax(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Log-softmax along dim."]
     pub fn tc_log_softmax(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Cross-entropy: logits [N, C] (or [C]), target int64 class indices [N] (or"]
+    #[doc = " [])."]
     pub fn tc_cross_entropy(logits: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor)
         -> i32;
 }
 extern "C" {
+    #[doc = " Negative log-likelihood: log_probs [N, C], target int64 [N]."]
     pub fn tc_nll_loss(log_probs: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Mean squared error."]
     pub fn tc_mse_loss(input: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Mean absolute error |input - target|."]
     pub fn tc_l1_loss(input: tc_tensor, target: tc_tensor, reduction: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (beta"]
+    #[doc = " >= 0; 0 = l1_loss)."]
     pub fn tc_smooth_l1_loss(
         input: tc_tensor,
         target: tc_tensor,
@@ -1436,6 +1754,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)"]
+    #[doc = " (delta > 0)."]
     pub fn tc_huber_loss(
         input: tc_tensor,
         target: tc_tensor,
@@ -1445,6 +1765,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " -weight (target log(input) + (1 - target) log(1 - input)), logs clamped at"]
+    #[doc = " -100; input in [0, 1], target of input's shape."]
     pub fn tc_binary_cross_entropy(
         input: tc_tensor,
         target: tc_tensor,
@@ -1454,6 +1776,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " binary_cross_entropy(sigmoid(input), target) computed stably; pos_weight"]
+    #[doc = " (broadcast over the last dim) weighs the positive term."]
     pub fn tc_binary_cross_entropy_with_logits(
         input: tc_tensor,
         target: tc_tensor,
@@ -1464,6 +1788,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " target (log(target) - input) (0 where target = 0), or exp(target) (target"]
+    #[doc = " - input) when log_target; input holds log-probabilities."]
     pub fn tc_kl_div(
         input: tc_tensor,
         target: tc_tensor,
@@ -1473,6 +1799,9 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " nll_loss on [C], [N, C] or [N, C, d1, ...] with class weights [C] (or"]
+    #[doc = " NULL) and ignore_index; MEAN divides by the weights of the targets not"]
+    #[doc = " ignored."]
     pub fn tc_nll_loss_ex(
         log_probs: tc_tensor,
         target: tc_tensor,
@@ -1483,6 +1812,9 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " cross_entropy over dim 1 of [N, C, d1, ...] (or [C]): int64 class targets"]
+    #[doc = " (with weight, ignore_index) or probabilities of logits' shape;"]
+    #[doc = " label_smoothing in [0, 1]."]
     pub fn tc_cross_entropy_ex(
         logits: tc_tensor,
         target: tc_tensor,
@@ -1494,10 +1826,13 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " sum(x1 x2, dim) / (max(||x1||, eps) max(||x2||, eps)), x1 and x2"]
+    #[doc = " broadcast."]
     pub fn tc_cosine_similarity(x1: tc_tensor, x2: tc_tensor, dim: i64, eps: f64, out: *mut tc_tensor)
         -> i32;
 }
 extern "C" {
+    #[doc = " The p-norm of x1 - x2 + eps over the last dim (p >= 0, INFINITY allowed)."]
     pub fn tc_pairwise_distance(
         x1: tc_tensor,
         x2: tc_tensor,
@@ -1508,12 +1843,17 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " a / max(||a||_p over dim, eps) (p >= 0, INFINITY allowed)."]
     pub fn tc_normalize(a: tc_tensor, p: f64, dim: i64, eps: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Zeroes elements with probability p (from the default generator) and"]
+    #[doc = " scales the rest by 1/(1-p) when training is non-zero; identity otherwise."]
     pub fn tc_dropout(a: tc_tensor, p: f64, training: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL. stride,"]
+    #[doc = " padding and dilation are 2 entries each (height, width)."]
     pub fn tc_conv2d(
         x: tc_tensor,
         weight: tc_tensor,
@@ -1526,6 +1866,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 2-D max pooling."]
     pub fn tc_max_pool2d(
         x: tc_tensor,
         kernel: *const i64,
@@ -1535,6 +1876,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 2-D average pooling."]
     pub fn tc_avg_pool2d(
         x: tc_tensor,
         kernel: *const i64,
@@ -1544,9 +1886,12 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " weight [num, dim], indices int64 of any shape: result indices.shape +"]
+    #[doc = " [dim]."]
     pub fn tc_embedding(weight: tc_tensor, indices: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Layer normalization over the last ndims dims (weight, bias may be NULL)."]
     pub fn tc_layer_norm(
         x: tc_tensor,
         normalized_shape: *const i64,
@@ -1558,6 +1903,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " RMS normalization over the last ndims dims (weight may be NULL)."]
     pub fn tc_rms_norm(
         x: tc_tensor,
         normalized_shape: *const i64,
@@ -1568,6 +1914,11 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " softmax(q k^T / sqrt(E) + mask) v, with dropout(dropout_p) on the weights:"]
+    #[doc = " q [..., L, E], k [..., S, E], v [..., S, Ev] -> [..., L, Ev]; attn_mask"]
+    #[doc = " (broadcasting to [..., L, S], or NULL) is bool (true = attend) or added to"]
+    #[doc = " the scores; is_causal masks j > i (then attn_mask must be NULL). Composed of"]
+    #[doc = " matmul, masking and softmax, so its gradient is theirs."]
     pub fn tc_scaled_dot_product_attention(
         q: tc_tensor,
         k: tc_tensor,
@@ -1579,9 +1930,12 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Batched matrix product: a [B, N, M] x b [B, M, P] -> [B, N, P]."]
     pub fn tc_bmm(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " beta * input + alpha * (mat1 @ mat2): mat1 [N, M], mat2 [M, P], input"]
+    #[doc = " broadcasting to [N, P]; beta = 0 ignores input's values (NaN included)."]
     pub fn tc_addmm(
         input: tc_tensor,
         mat1: tc_tensor,
@@ -1592,6 +1946,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " beta * input + alpha * bmm(batch1, batch2), input broadcasting to [B, N,"]
+    #[doc = " P]."]
     pub fn tc_baddbmm(
         input: tc_tensor,
         batch1: tc_tensor,
@@ -1602,18 +1958,24 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Lower triangle."]
     pub fn tc_tril(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Upper triangle."]
     pub fn tc_triu(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a with value where the bool mask (broadcasting) is true."]
     pub fn tc_masked_fill(a: tc_tensor, mask: tc_tensor, value: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Cumulative sum along dim (integer and bool inputs give int64, like"]
+    #[doc = " PyTorch)."]
     pub fn tc_cumsum(a: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The k largest/smallest elements along dim, with their indices."]
     pub fn tc_topk(
         a: tc_tensor,
         k: i64,
@@ -1625,15 +1987,22 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " int64 category indices drawn from the default generator with the"]
+    #[doc = " non-negative weights probs [C] or [N, C] (each row finite, not all zero):"]
+    #[doc = " [num_samples] or [N, num_samples]; without replacement, num_samples must not"]
+    #[doc = " exceed the number of non-zero weights of a row."]
     pub fn tc_multinomial(probs: tc_tensor, num_samples: i64, replacement: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Concatenates count tensors along dim."]
     pub fn tc_cat(tensors: *const tc_tensor, count: i64, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Stacks count tensors along a new dim."]
     pub fn tc_stack(tensors: *const tc_tensor, count: i64, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Pieces of split_size along dim."]
     pub fn tc_split(
         a: tc_tensor,
         split_size: i64,
@@ -1644,6 +2013,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " chunks pieces along dim."]
     pub fn tc_chunk(
         a: tc_tensor,
         chunks: i64,
@@ -1654,18 +2024,23 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " out[i][j] = a[index[i][j]][j] for dim 0, and so on; index int64."]
     pub fn tc_gather(a: tc_tensor, dim: i64, index: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The entries index (int64, 1-D) of a along dim."]
     pub fn tc_index_select(a: tc_tensor, dim: i64, index: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " int64 indices -> int64 one-hot with num_classes (-1: max index + 1)."]
     pub fn tc_one_hot(indices: tc_tensor, num_classes: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a[indices]: a new tensor."]
     pub fn tc_index(a: tc_tensor, indices: *const tc_tensor, count: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with a[indices] = values (or += with accumulate)."]
     pub fn tc_index_put(
         a: tc_tensor,
         indices: *const tc_tensor,
@@ -1676,6 +2051,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " self[indices] = values (or += with accumulate), in place."]
     pub fn tc_index_put_(
         self_: tc_tensor,
         indices: *const tc_tensor,
@@ -1685,22 +2061,30 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The int64 coordinates [count, ndim] of a's non-zero elements, in row-major"]
+    #[doc = " order."]
     pub fn tc_nonzero(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " a flattened, at the int64 index (any shape; negative wraps): the result"]
+    #[doc = " has index's shape."]
     pub fn tc_take(a: tc_tensor, index: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The elements of a (broadcast with the bool mask) where mask is true, 1-D."]
     pub fn tc_masked_select(a: tc_tensor, mask: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with src scattered along dim at index."]
     pub fn tc_scatter(a: tc_tensor, dim: i64, index: tc_tensor, src: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with value scattered along dim at index."]
     pub fn tc_scatter_value(a: tc_tensor, dim: i64, index: tc_tensor, value: f64, out: *mut tc_tensor)
         -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with src added along dim at index."]
     pub fn tc_scatter_add(
         a: tc_tensor,
         dim: i64,
@@ -1710,6 +2094,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with src reduced (TC_SCATTER_*) along dim at index."]
     pub fn tc_scatter_reduce(
         a: tc_tensor,
         dim: i64,
@@ -1721,6 +2106,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with alpha * source added at the entries index of dim."]
     pub fn tc_index_add(
         a: tc_tensor,
         dim: i64,
@@ -1731,6 +2117,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with source copied to the entries index of dim."]
     pub fn tc_index_copy(
         a: tc_tensor,
         dim: i64,
@@ -1740,30 +2127,41 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " A copy of a with value at the entries index of dim."]
     pub fn tc_index_fill(a: tc_tensor, dim: i64, index: tc_tensor, value: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self += other."]
     pub fn tc_add_(self_: tc_tensor, other: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self -= other."]
     pub fn tc_sub_(self_: tc_tensor, other: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self *= other."]
     pub fn tc_mul_(self_: tc_tensor, other: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self /= other."]
     pub fn tc_div_(self_: tc_tensor, other: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self = 0."]
     pub fn tc_zero_(self_: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " self = value."]
     pub fn tc_fill_(self_: tc_tensor, value: f64) -> i32;
 }
 extern "C" {
+    #[doc = " self = src (converted to self's dtype)."]
     pub fn tc_copy_(self_: tc_tensor, src: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " |a - b| <= atol + rtol * |b| (or a == b; NaNs equal when equal_nan != 0) as a"]
+    #[doc = " bool tensor, broadcasting; a and b of one dtype; rtol, atol >= 0 (PyTorch's"]
+    #[doc = " defaults: 1e-5, 1e-8)."]
     pub fn tc_isclose(
         a: tc_tensor,
         b: tc_tensor,
@@ -1774,12 +2172,17 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " start + weight * (end - start), broadcasting; floating tensors of one dtype;"]
+    #[doc = " differentiable in all three."]
     pub fn tc_lerp(start: tc_tensor, end: tc_tensor, weight: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " lerp with a double weight."]
     pub fn tc_lerp_scalar(start: tc_tensor, end: tc_tensor, weight: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " input + value * tensor1 * tensor2, broadcasting (integer tensors need a whole"]
+    #[doc = " value)."]
     pub fn tc_addcmul(
         input: tc_tensor,
         tensor1: tc_tensor,
@@ -1789,6 +2192,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " input + value * tensor1 / tensor2, broadcasting (tensor1 or tensor2"]
+    #[doc = " floating: integer division is refused, as PyTorch)."]
     pub fn tc_addcdiv(
         input: tc_tensor,
         tensor1: tc_tensor,
@@ -1798,30 +2203,41 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " input where input > 0, else weight * input: weight (input's floating dtype)"]
+    #[doc = " has one element, or one per channel (input's dim 1)."]
     pub fn tc_prelu(input: tc_tensor, weight: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The gated linear unit: the first half of input along dim times the sigmoid of"]
+    #[doc = " the second half (dim's size even; floating)."]
     pub fn tc_glu(input: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;
 }
 extern "C" {
     pub fn tc_tensor_requires_grad(t: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " 1 for tensors made by the user (not by a recorded op)."]
     pub fn tc_tensor_is_leaf(t: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " A new handle to the accumulated gradient, or *out = NULL if there is none."]
     pub fn tc_tensor_grad(t: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Sets the gradient to None (like optimizer.zero_grad(set_to_none=True))."]
     pub fn tc_tensor_clear_grad(t: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Keeps .grad for a non-leaf tensor during backward."]
     pub fn tc_tensor_retain_grad(t: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The name of the node that made t (\"AddBackward0\"-like: \"AddBackward\"), or"]
+    #[doc = " \"\" for a leaf."]
     pub fn tc_tensor_grad_fn_name(
         t: tc_tensor,
         buf: *mut ::std::os::raw::c_char,
@@ -1830,14 +2246,29 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " A view of t's data cut from the graph (requires_grad = 0)."]
     pub fn tc_detach(t: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Backpropagates from root. grad may be NULL for a one-element root; else it"]
+    #[doc = " must match root's shape and dtype. retain_graph = 0 frees the graph's saved"]
+    #[doc = " tensors, so a second backward through it is an autograd error."]
     pub fn tc_backward(root: tc_tensor, grad: tc_tensor, retain_graph: i32) -> i32;
 }
 extern "C" {
+    #[doc = " Sets this thread's grad mode (0/1) and gives the previous one, so a"]
+    #[doc = " no-grad scope is: tc_set_grad_enabled(0, &prev); ...;"]
+    #[doc = " tc_set_grad_enabled(prev, NULL). previous may be NULL."]
     pub fn tc_set_grad_enabled(enabled: i32, previous: *mut i32) -> i32;
 }
+#[doc = " A custom function's forward, run by tc_function_apply with grad mode off."]
+#[doc = " inputs (n_inputs handles, valid during the call) are the caller's tensors;"]
+#[doc = " needs_input_grad[i] is 1 when input i will need a gradient. It writes up to"]
+#[doc = " TC_FUNCTION_MAX_OUTPUTS new handles to outputs and their number to"]
+#[doc = " *n_outputs, and the tensors backward will need (at most"]
+#[doc = " TC_FUNCTION_MAX_SAVED new handles; inputs or outputs included, retained"]
+#[doc = " first) to saved, their number to *n_saved (both start at 0). Every handle"]
+#[doc = " it writes belongs to libtc, also when it fails."]
 pub type tc_function_forward = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut ::std::os::raw::c_void,
@@ -1850,6 +2281,12 @@ pub type tc_function_forward = ::std::option::Option<
         n_saved: *mut i64,
     ) -> i32,
 >;
+#[doc = " A custom function's backward, run by tc_backward (grad mode off): saved are"]
+#[doc = " the tensors forward saved (checked: one modified in place since is an"]
+#[doc = " autograd error before the call), grad_outputs the gradient of each output"]
+#[doc = " (zeros where none flows). It writes a new handle (or leaves NULL) to"]
+#[doc = " grad_inputs[i] for each input i, of that input's shape and dtype; a"]
+#[doc = " gradient for an input with needs_input_grad[i] = 0 is ignored."]
 pub type tc_function_backward = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut ::std::os::raw::c_void,
@@ -1862,15 +2299,25 @@ pub type tc_function_backward = ::std::option::Option<
         n_inputs: i64,
     ) -> i32,
 >;
+#[doc = " A custom function (torch.autograd.Function). Set .size ="]
+#[doc = " sizeof(tc_function_def)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_function_def {
     pub size: u32,
+    #[doc = "< 0"]
     pub reserved0: u32,
+    #[doc = "< its node's name (copied; NULL: \"CustomFunctionBackward\")"]
     pub name: *const ::std::os::raw::c_char,
+    #[doc = "< required"]
     pub forward: tc_function_forward,
+    #[doc = "< NULL: the outputs are not differentiable"]
     pub backward: tc_function_backward,
+    #[doc = "< passed to both"]
     pub context: *mut ::std::os::raw::c_void,
+    #[doc = " May be NULL. Called once as release(NULL, context) when libtc no longer"]
+    #[doc = " needs context: when the node recorded for the call dies (with its graph),"]
+    #[doc = " or before tc_function_apply returns when it records none or fails."]
     pub release: tc_deleter,
 }
 #[test]
@@ -2006,6 +2453,13 @@ fn bindgen_test_layout_tc_function_def() {
     test_field_release();
 }
 extern "C" {
+    #[doc = " Runs def->forward over inputs (n_inputs in [0, TC_FUNCTION_MAX_INPUTS]) and"]
+    #[doc = " writes the outputs' handles to outputs (cap >= their number, else"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT and no handle) and their number to *count. When an"]
+    #[doc = " input requires grad (grad mode on) and def->backward is set, the floating"]
+    #[doc = " outputs get a node named def->name whose backward runs def->backward."]
+    #[doc = " Outputs are new tensors over the data forward made (an input returned as"]
+    #[doc = " an output comes back as a view of it)."]
     pub fn tc_function_apply(
         def: *const tc_function_def,
         inputs: *const tc_tensor,
@@ -2020,7 +2474,13 @@ extern "C" {
 pub struct tc_hook_s {
     _unused: [u8; 0],
 }
+#[doc = " A registered hook, removable once with tc_hook_remove (a checked handle"]
+#[doc = " like the others; removing twice gives TC_ERR_INVALID_HANDLE)."]
 pub type tc_hook = *mut tc_hook_s;
+#[doc = " A gradient hook: called with t's gradient (a handle valid during the call)"]
+#[doc = " each time one is computed for t. To replace the gradient, write a new"]
+#[doc = " handle of the same shape, dtype and device to *replacement (it starts"]
+#[doc = " NULL: keep the gradient)."]
 pub type tc_grad_hook = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut ::std::os::raw::c_void,
@@ -2028,10 +2488,19 @@ pub type tc_grad_hook = ::std::option::Option<
         replacement: *mut tc_tensor,
     ) -> i32,
 >;
+#[doc = " A post-accumulate-grad hook: called with the leaf (a handle valid during"]
+#[doc = " the call) after its .grad was accumulated."]
 pub type tc_tensor_hook = ::std::option::Option<
     unsafe extern "C" fn(context: *mut ::std::os::raw::c_void, tensor: tc_tensor) -> i32,
 >;
 extern "C" {
+    #[doc = " Registers hook on t (which must require grad), like torch's"]
+    #[doc = " Tensor.register_hook: hooks run in registration order, each on the"]
+    #[doc = " previous one's result, before the gradient reaches a leaf's .grad or a"]
+    #[doc = " retained .grad and before it flows on. release (may be NULL) is called"]
+    #[doc = " once as release(NULL, context): when the hook is removed or t's autograd"]
+    #[doc = " metadata dies (its graph, or the leaf), or before returning if this call"]
+    #[doc = " fails."]
     pub fn tc_tensor_register_hook(
         t: tc_tensor,
         hook: tc_grad_hook,
@@ -2041,6 +2510,10 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Registers hook on a leaf that requires grad, run after each accumulation"]
+    #[doc = " into its .grad (Tensor.register_post_accumulate_grad_hook: where a"]
+    #[doc = " data-parallel trainer starts the all-reduce of that gradient). Order and"]
+    #[doc = " release as tc_tensor_register_hook."]
     pub fn tc_tensor_register_post_accumulate_grad_hook(
         t: tc_tensor,
         hook: tc_tensor_hook,
@@ -2050,6 +2523,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Removes the hook and frees its handle. A hook removed while it runs"]
+    #[doc = " finishes that call."]
     pub fn tc_hook_remove(h: tc_hook) -> i32;
 }
 #[repr(C)]
@@ -2057,25 +2532,37 @@ extern "C" {
 pub struct tc_node_s {
     _unused: [u8; 0],
 }
+#[doc = " A node of the autograd graph (PyTorch's grad_fn), a checked handle: free"]
+#[doc = " it with tc_node_free. A handle keeps its node (and what it saved) alive."]
 pub type tc_node = *mut tc_node_s;
 extern "C" {
+    #[doc = " The node that made t, or *out = NULL for a leaf."]
     pub fn tc_tensor_grad_fn(t: tc_tensor, out: *mut tc_node) -> i32;
 }
 extern "C" {
+    #[doc = " The node's name (\"MulBackward\", \"AccumulateGrad\")."]
     pub fn tc_node_name(node: tc_node, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " The number of the node's inputs (its next functions)."]
     pub fn tc_node_next_count(node: tc_node, out: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " Input index's edge: the node its gradient goes to (*next = NULL when that"]
+    #[doc = " input needs none; a leaf's is an AccumulateGrad node) and which output of"]
+    #[doc = " that node it is (*input_nr). Both out-params are required."]
     pub fn tc_node_next(node: tc_node, index: i64, next: *mut tc_node, input_nr: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " 1 when a and b are handles of the same node."]
     pub fn tc_node_same(a: tc_node, b: tc_node, out: *mut i32) -> i32;
 }
 extern "C" {
     pub fn tc_node_free(node: tc_node) -> i32;
 }
+#[doc = " An op's forward, run by tc_op_call with grad mode off: as"]
+#[doc = " tc_function_forward (outputs: exactly the schema's number of tensors;"]
+#[doc = " saved: what backward needs), plus the op's scalar arguments."]
 pub type tc_op_forward = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut ::std::os::raw::c_void,
@@ -2090,6 +2577,8 @@ pub type tc_op_forward = ::std::option::Option<
         n_saved: *mut i64,
     ) -> i32,
 >;
+#[doc = " An op's backward, run by tc_backward: as tc_function_backward, plus the"]
+#[doc = " scalar arguments of the call that recorded it."]
 pub type tc_op_backward = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut ::std::os::raw::c_void,
@@ -2104,14 +2593,22 @@ pub type tc_op_backward = ::std::option::Option<
         n_inputs: i64,
     ) -> i32,
 >;
+#[doc = " One op to register. Set .size = sizeof(tc_op_def) and .abi_version ="]
+#[doc = " TC_OP_LIBRARY_ABI_VERSION (the version the library was built against: a"]
+#[doc = " library built for another version is refused)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_op_def {
     pub size: u32,
+    #[doc = "< TC_OP_LIBRARY_ABI_VERSION"]
     pub abi_version: i32,
+    #[doc = "< copied"]
     pub schema: *const ::std::os::raw::c_char,
+    #[doc = "< required"]
     pub forward: tc_op_forward,
+    #[doc = "< NULL: the outputs are not differentiable"]
     pub backward: tc_op_backward,
+    #[doc = "< passed to both; must live as long as the library"]
     pub context: *mut ::std::os::raw::c_void,
 }
 #[test]
@@ -2224,9 +2721,13 @@ fn bindgen_test_layout_tc_op_def() {
     }
     test_field_context();
 }
+#[doc = " Registers one op (during the entry point only); returns a status and"]
+#[doc = " copies what it needs from def."]
 pub type tc_op_register_fn = ::std::option::Option<
     unsafe extern "C" fn(reg_ctx: *mut ::std::os::raw::c_void, def: *const tc_op_def) -> i32,
 >;
+#[doc = " What libtc passes to the entry point. .size = sizeof(tc_op_registrar) of"]
+#[doc = " the libtc loading the library; .abi_version its TC_OP_LIBRARY_ABI_VERSION."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_op_registrar {
@@ -2306,6 +2807,7 @@ pub type tc_op_library_init_fn = ::std::option::Option<
 pub struct tc_library_s {
     _unused: [u8; 0],
 }
+#[doc = " A loaded op library and a registered op: checked handles."]
 pub type tc_library = *mut tc_library_s;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2314,12 +2816,28 @@ pub struct tc_op_s {
 }
 pub type tc_op = *mut tc_op_s;
 extern "C" {
+    #[doc = " Opens the shared library at path (dlopen, RTLD_NOW | RTLD_LOCAL) and"]
+    #[doc = " registers its ops as described above. Failures (the library unchanged"]
+    #[doc = " afterwards, none of its ops registered): a file that cannot be opened or"]
+    #[doc = " is not a shared library, a missing entry point, an op library ABI version"]
+    #[doc = " other than libtc's, a bad schema, an op name already registered (by this"]
+    #[doc = " library or another), an entry point that fails: TC_ERR_IO for the first"]
+    #[doc = " two, TC_ERR_INVALID_ARGUMENT for the next three, the entry point's status"]
+    #[doc = " for the last. Loading a library that is already loaded (the same file, as"]
+    #[doc = " the dynamic loader identifies it) runs nothing and gives another handle to"]
+    #[doc = " it."]
     pub fn tc_load_library(path: *const ::std::os::raw::c_char, out: *mut tc_library) -> i32;
 }
 extern "C" {
+    #[doc = " Frees one handle of a library. Freeing its last handle unloads it: its"]
+    #[doc = " ops are unregistered (tc_op_find fails for them from then on) and the"]
+    #[doc = " shared object is closed once no op handle and no autograd node refers to"]
+    #[doc = " it any more (an op handle keeps working until freed). The last tc_shutdown"]
+    #[doc = " unloads every library."]
     pub fn tc_library_unload(lib: tc_library) -> i32;
 }
 extern "C" {
+    #[doc = " The path the library was loaded from, copied out."]
     pub fn tc_library_path(
         lib: tc_library,
         buf: *mut ::std::os::raw::c_char,
@@ -2328,18 +2846,23 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The number of registered ops, and the full name (\"myops::scaled_square\")"]
+    #[doc = " of the op at index (0 .. count-1, sorted by name; TC_ERR_INDEX outside)."]
     pub fn tc_op_count(out: *mut i64) -> i32;
 }
 extern "C" {
     pub fn tc_op_name_at(index: i64, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
+    #[doc = " A handle to the registered op of that full name; an unknown name gives"]
+    #[doc = " TC_ERR_INDEX. The handle keeps the op (and its library) alive."]
     pub fn tc_op_find(name: *const ::std::os::raw::c_char, out: *mut tc_op) -> i32;
 }
 extern "C" {
     pub fn tc_op_free(op: tc_op) -> i32;
 }
 extern "C" {
+    #[doc = " The op's canonical schema, and the path of its library, copied out."]
     pub fn tc_op_schema(op: tc_op, buf: *mut ::std::os::raw::c_char, cap: i64, needed: *mut i64) -> i32;
 }
 extern "C" {
@@ -2347,6 +2870,13 @@ extern "C" {
         -> i32;
 }
 extern "C" {
+    #[doc = " Calls the op: n_inputs tensors and n_scalars scalars, exactly as many as"]
+    #[doc = " its schema has (TC_ERR_INVALID_ARGUMENT otherwise), outputs as"]
+    #[doc = " tc_function_apply (cap >= the schema's number of outputs). When an input"]
+    #[doc = " requires grad (grad mode on) and the op has a backward, the floating"]
+    #[doc = " outputs get a node named \"<namespace>::<name>Backward\" that runs it. A"]
+    #[doc = " failing forward fails the call (tc.h's rules for callbacks), with no"]
+    #[doc = " output."]
     pub fn tc_op_call(
         op: tc_op,
         inputs: *const tc_tensor,
@@ -2359,6 +2889,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " tc_op_call by full name."]
     pub fn tc_op_call_by_name(
         name: *const ::std::os::raw::c_char,
         inputs: *const tc_tensor,
@@ -2377,9 +2908,11 @@ extern "C" {
     pub fn tc_normal_(t: tc_tensor, mean: f64, std: f64) -> i32;
 }
 extern "C" {
+    #[doc = " torch.nn.init.kaiming_uniform_(t, a, mode='fan_in', nonlinearity='leaky_relu')."]
     pub fn tc_kaiming_uniform_(t: tc_tensor, a: f64) -> i32;
 }
 extern "C" {
+    #[doc = " torch.nn.init.xavier_uniform_(t, gain)."]
     pub fn tc_xavier_uniform_(t: tc_tensor, gain: f64) -> i32;
 }
 #[repr(C)]
@@ -2387,18 +2920,28 @@ extern "C" {
 pub struct tc_tensor_dict_s {
     _unused: [u8; 0],
 }
+#[doc = " An opaque, checked handle to a named collection of tensors: an ordered map"]
+#[doc = " name -> tensor (insertion order; setting an existing name replaces its"]
+#[doc = " tensor in place) plus a metadata map string -> string (sorted by key). A"]
+#[doc = " dict holds its own reference to each tensor. Names and metadata are"]
+#[doc = " NUL-terminated UTF-8 strings; \"__metadata__\" is not a valid tensor name."]
+#[doc = " A dict may be used from several threads (its bookkeeping is locked)."]
 pub type tc_tensor_dict = *mut tc_tensor_dict_s;
 extern "C" {
     pub fn tc_tensor_dict_create(out: *mut tc_tensor_dict) -> i32;
 }
 extern "C" {
+    #[doc = " Frees one handle; the tensors live on while other handles hold them."]
     pub fn tc_tensor_dict_free(dict: tc_tensor_dict) -> i32;
 }
 extern "C" {
+    #[doc = " Stores t (a new reference) under name."]
     pub fn tc_tensor_dict_set(dict: tc_tensor_dict, name: *const ::std::os::raw::c_char, t: tc_tensor)
         -> i32;
 }
 extern "C" {
+    #[doc = " A new handle to the tensor under name (the same tensor, not a copy); a"]
+    #[doc = " missing name gives TC_ERR_INDEX."]
     pub fn tc_tensor_dict_get(
         dict: tc_tensor_dict,
         name: *const ::std::os::raw::c_char,
@@ -2406,6 +2949,7 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 1 when name is in the dict, else 0."]
     pub fn tc_tensor_dict_contains(
         dict: tc_tensor_dict,
         name: *const ::std::os::raw::c_char,
@@ -2413,6 +2957,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " The number of tensors, and the name at index (0 .. count-1, in order;"]
+    #[doc = " TC_ERR_INDEX outside) copied out with the string pattern."]
     pub fn tc_tensor_dict_count(dict: tc_tensor_dict, out: *mut i64) -> i32;
 }
 extern "C" {
@@ -2425,6 +2971,8 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Metadata (\"__metadata__\" in a file): set (replaces), get (a missing key"]
+    #[doc = " gives TC_ERR_INDEX), count, and the key at index in sorted order."]
     pub fn tc_tensor_dict_set_metadata(
         dict: tc_tensor_dict,
         key: *const ::std::os::raw::c_char,
@@ -2453,6 +3001,22 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " safetensors files (huggingface/safetensors): an 8-byte little-endian"]
+    #[doc = " header length N, N bytes of JSON (per tensor {\"dtype\", \"shape\","]
+    #[doc = " \"data_offsets\"}, offsets relative to the first byte after the header; an"]
+    #[doc = " optional \"__metadata__\" map), then the tensors' bytes, little-endian and"]
+    #[doc = " row-major. Dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL."]
+    #[doc = ""]
+    #[doc = " Saving writes what the reference writer writes for the same tensors and"]
+    #[doc = " metadata: tensors ordered by descending dtype alignment, then by name;"]
+    #[doc = " the header padded with spaces to a multiple of 8 (so every tensor's data is"]
+    #[doc = " aligned); metadata keys sorted. Any tensor (any strides, any device) is"]
+    #[doc = " saved as its contiguous values; requires_grad is not saved."]
+    #[doc = " tc_save_safetensors writes path atomically: a temporary file in the same"]
+    #[doc = " directory, fsync, rename over path, fsync of the directory, so a crash"]
+    #[doc = " never leaves a partial file under path (the old file, if any, stays whole"]
+    #[doc = " until the rename). tc_save_safetensors_bytes returns the file's bytes as a"]
+    #[doc = " new 1-D uint8 tensor instead."]
     pub fn tc_save_safetensors(dict: tc_tensor_dict, path: *const ::std::os::raw::c_char) -> i32;
 }
 extern "C" {
@@ -2478,6 +3042,7 @@ pub struct tc_optimizer_s {
     _unused: [u8; 0],
 }
 pub type tc_optimizer = *mut tc_optimizer_s;
+#[doc = " Set .size = sizeof(tc_sgd_options)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_sgd_options {
@@ -2603,6 +3168,7 @@ fn bindgen_test_layout_tc_sgd_options() {
     }
     test_field_weight_decay();
 }
+#[doc = " Set .size = sizeof(tc_adam_options). decoupled_weight_decay = 1 is AdamW."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_adam_options {
@@ -2746,6 +3312,8 @@ fn bindgen_test_layout_tc_adam_options() {
     }
     test_field_weight_decay();
 }
+#[doc = " Set .size = sizeof(tc_rmsprop_options). As torch.optim.RMSprop: centered"]
+#[doc = " = 1 divides by the centered second moment (a variance estimate)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_rmsprop_options {
@@ -2889,6 +3457,7 @@ fn bindgen_test_layout_tc_rmsprop_options() {
     }
     test_field_momentum();
 }
+#[doc = " Set .size = sizeof(tc_adagrad_options). As torch.optim.Adagrad."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_adagrad_options {
@@ -3033,6 +3602,8 @@ fn bindgen_test_layout_tc_adagrad_options() {
     test_field_eps();
 }
 extern "C" {
+    #[doc = " Optimizers over count parameter handles (retained; the caller keeps its"]
+    #[doc = " own). Every parameter must be a floating leaf that requires grad."]
     pub fn tc_optimizer_sgd(
         params: *const tc_tensor,
         count: i64,
@@ -3065,9 +3636,12 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " One update from the parameters' current gradients (ones without grad are"]
+    #[doc = " skipped)."]
     pub fn tc_optimizer_step(opt: tc_optimizer) -> i32;
 }
 extern "C" {
+    #[doc = " Clears every parameter's gradient (set to none)."]
     pub fn tc_optimizer_zero_grad(opt: tc_optimizer) -> i32;
 }
 extern "C" {
@@ -3080,15 +3654,42 @@ extern "C" {
     pub fn tc_optimizer_free(opt: tc_optimizer) -> i32;
 }
 extern "C" {
+    #[doc = " An optimizer's state as named tensors, like torch's optimizer.state_dict()"]
+    #[doc = " flattened: hyperparameters as 0-dim float64 tensors"]
+    #[doc = " \"param_groups.0.<name>\" (sgd: lr, momentum, dampening, weight_decay,"]
+    #[doc = " nesterov; adam: lr, beta1, beta2, eps, weight_decay,"]
+    #[doc = " decoupled_weight_decay; rmsprop: lr, alpha, eps, weight_decay, momentum,"]
+    #[doc = " centered; adagrad: lr, lr_decay, weight_decay, initial_accumulator_value,"]
+    #[doc = " eps) and per parameter i (in the order the optimizer was given them)"]
+    #[doc = " \"state.<i>.momentum_buffer\" (sgd with momentum), or \"state.<i>.step\""]
+    #[doc = " (0-dim int64), \"state.<i>.exp_avg\", \"state.<i>.exp_avg_sq\" (adam), or"]
+    #[doc = " \"state.<i>.step\", \"state.<i>.square_avg\", \"state.<i>.momentum_buffer\""]
+    #[doc = " (with momentum), \"state.<i>.grad_avg\" (centered) (rmsprop), for"]
+    #[doc = " parameters that have been stepped; or \"state.<i>.step\" and"]
+    #[doc = " \"state.<i>.sum\" (adagrad, every parameter, from its creation). The tensors are copies"]
+    #[doc = " (a snapshot). tc_optimizer_load_state_dict restores such a dict into an"]
+    #[doc = " optimizer of the same kind over parameters of the same shapes and dtypes:"]
+    #[doc = " the hyperparameters and the state are replaced (copied in, onto each"]
+    #[doc = " parameter's device), all or nothing; a missing hyperparameter, an unknown"]
+    #[doc = " name, a parameter index out of range, a partial state, a wrong shape"]
+    #[doc = " (TC_ERR_SHAPE) or dtype (TC_ERR_DTYPE) or an invalid value changes nothing."]
+    #[doc = " Every name in dict must be one of the above (pass the optimizer's state"]
+    #[doc = " alone, not a dict that also holds a model's tensors)."]
     pub fn tc_optimizer_state_dict(opt: tc_optimizer, out: *mut tc_tensor_dict) -> i32;
 }
 extern "C" {
     pub fn tc_optimizer_load_state_dict(opt: tc_optimizer, dict: tc_tensor_dict) -> i32;
 }
 extern "C" {
+    #[doc = " Exports t as a DLPack 1.x DLManagedTensorVersioned* (declared in dlpack.h;"]
+    #[doc = " void* here keeps this header self-contained). The consumer owns it and"]
+    #[doc = " must call its deleter once."]
     pub fn tc_to_dlpack(t: tc_tensor, out: *mut *mut ::std::os::raw::c_void) -> i32;
 }
 extern "C" {
+    #[doc = " Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy"]
+    #[doc = " DLManagedTensor* (versioned = 0) without copying. On success libtc owns it"]
+    #[doc = " and calls its deleter when the tensor dies; on failure the caller keeps it."]
     pub fn tc_from_dlpack(managed: *mut ::std::os::raw::c_void, versioned: i32, out: *mut tc_tensor) -> i32;
 }
 #[repr(C)]
@@ -3096,18 +3697,70 @@ extern "C" {
 pub struct tc_process_group_s {
     _unused: [u8; 0],
 }
+#[doc = " A process group (torch.distributed's ProcessGroup): the processes of one"]
+#[doc = " job, each with a rank in [0, size), that run collectives together; a"]
+#[doc = " checked handle, freed with tc_process_group_free. Backends:"]
+#[doc = "   \"mpi\"   CPU tensors, over the MPI library the job was launched with"]
+#[doc = "           (mpirun). libtc loads its MPI module (libtc_mpi.so, found next to"]
+#[doc = "           libtc.so, or at $TC_MPI_MODULE) on first use, so libtc itself"]
+#[doc = "           never needs MPI to load. MPI is initialized once per process"]
+#[doc = "           (MPI_THREAD_MULTIPLE) unless the program did it already, and then"]
+#[doc = "           finalized at exit. Every group runs on its own duplicates of"]
+#[doc = "           MPI_COMM_WORLD: creating one is collective (every rank creates it,"]
+#[doc = "           in the same order as its other groups). Rank and size come from"]
+#[doc = "           MPI; a process started without mpirun is a group of size 1."]
+#[doc = "   \"nccl\"  CUDA tensors, over NCCL (in the CUDA module, libtc_cuda.so; a"]
+#[doc = "           CPU-only libtc or a module built without nccl.h gives"]
+#[doc = "           TC_ERR_NOT_COMPILED, no usable GPU TC_ERR_DEVICE). Rank and size"]
+#[doc = "           come from the launcher (OMPI_COMM_WORLD_RANK/SIZE, PMI_*, RANK/"]
+#[doc = "           WORLD_SIZE, else a group of 1), the device from the local rank"]
+#[doc = "           (OMPI_COMM_WORLD_LOCAL_RANK, LOCAL_RANK) modulo the GPUs seen;"]
+#[doc = "           rank 0's ncclUniqueId reaches the others through the file"]
+#[doc = "           $TC_NCCL_ID_FILE names, else over MPI under mpirun. Collectives"]
+#[doc = "           run on a stream of the group's own, after the work queued so far;"]
+#[doc = "           a blocking call that reaches the timeout aborts the communicator"]
+#[doc = "           (ncclCommAbort): the group is then unusable. send/recv match in"]
+#[doc = "           order per peer (tags are not compared) and are not checked."]
+#[doc = " A backend not built into libtc gives TC_ERR_NOT_COMPILED; one built but not"]
+#[doc = " usable here (its module or library missing) TC_ERR_UNAVAILABLE with the"]
+#[doc = " reason. Groups live until freed; tc_shutdown frees them like any handle."]
+#[doc = ""]
+#[doc = " Collectives are called by every rank of the group in the same order, with"]
+#[doc = " tensors of the same dtype and shape (send/recv: by the two peers). Tensors"]
+#[doc = " must be contiguous and on the backend's device (TC_ERR_INVALID_ARGUMENT,"]
+#[doc = " TC_ERR_DEVICE), writable where written. With checks on (the default) every"]
+#[doc = " collective first all-gathers a small descriptor (the collective, op or"]
+#[doc = " root, dtype, shape) on a communicator of its own, and when ranks disagree"]
+#[doc = " each rank fails with TC_ERR_SHAPE or TC_ERR_DTYPE, naming the ranks and"]
+#[doc = " what they passed, before any data moves (send/recv: the receiver fails,"]
+#[doc = " after draining the message). .skip_checks = 1 saves that round trip."]
+#[doc = ""]
+#[doc = " Each collective's last out-param, work, may be NULL: the call then blocks"]
+#[doc = " until the collective completes, at most the group's timeout, after which it"]
+#[doc = " fails with TC_ERR_TIMEOUT (a peer died, hangs, or called something else)."]
+#[doc = " Non-NULL, the collective is started and *work receives a tc_work handle at"]
+#[doc = " once (the descriptor check, when on, has run by then); its tensors must not"]
+#[doc = " be used until the work completes. A collective that timed out may still"]
+#[doc = " complete later (MPI cannot cancel one): libtc keeps its tensors alive until"]
+#[doc = " then (for good, once its group is freed), and the group is best freed."]
 pub type tc_process_group = *mut tc_process_group_s;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_work_s {
     _unused: [u8; 0],
 }
+#[doc = " An asynchronous collective (torch.distributed's Work); a checked handle"]
+#[doc = " freed with tc_work_free (freeing a pending work does not cancel it)."]
 pub type tc_work = *mut tc_work_s;
+#[doc = " Set .size = sizeof(tc_process_group_options); zero means \"default\" for"]
+#[doc = " every field."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_process_group_options {
     pub size: u32,
+    #[doc = "< 1: no descriptor check before each collective"]
     pub skip_checks: i32,
+    #[doc = "< every blocking call's limit, > 0; 0: $TC_DIST_TIMEOUT, else 300"]
     pub timeout_seconds: f64,
 }
 #[test]
@@ -3175,6 +3828,7 @@ fn bindgen_test_layout_tc_process_group_options() {
     test_field_timeout_seconds();
 }
 extern "C" {
+    #[doc = " Creates a group for backend (\"mpi\", \"nccl\"); options may be NULL."]
     pub fn tc_process_group_create(
         backend: *const ::std::os::raw::c_char,
         options: *const tc_process_group_options,
@@ -3182,15 +3836,18 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Frees one handle (works started on the group keep it alive until freed)."]
     pub fn tc_process_group_free(pg: tc_process_group) -> i32;
 }
 extern "C" {
+    #[doc = " This process's rank in the group, and the group's size."]
     pub fn tc_process_group_rank(pg: tc_process_group, out: *mut i32) -> i32;
 }
 extern "C" {
     pub fn tc_process_group_size(pg: tc_process_group, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " The group's backend name (\"mpi\"), copied out."]
     pub fn tc_process_group_backend(
         pg: tc_process_group,
         buf: *mut ::std::os::raw::c_char,
@@ -3199,18 +3856,26 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 1 when backend can make groups here (built in, and its module and library"]
+    #[doc = " load), else 0 (an unknown name is TC_ERR_INVALID_ARGUMENT)."]
     pub fn tc_dist_backend_available(backend: *const ::std::os::raw::c_char, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " t = op over every rank's t, on every rank (in place)."]
     pub fn tc_all_reduce(pg: tc_process_group, t: tc_tensor, op: i32, work: *mut tc_work) -> i32;
 }
 extern "C" {
+    #[doc = " t = root's t, on every rank."]
     pub fn tc_broadcast(pg: tc_process_group, t: tc_tensor, root: i32, work: *mut tc_work) -> i32;
 }
 extern "C" {
+    #[doc = " out (size * numel(t) elements of t's dtype, any shape) = every rank's t,"]
+    #[doc = " in rank order (torch's all_gather_into_tensor)."]
     pub fn tc_all_gather(pg: tc_process_group, out: tc_tensor, t: tc_tensor, work: *mut tc_work) -> i32;
 }
 extern "C" {
+    #[doc = " t holds size blocks of numel(out) elements; out = op over every rank's"]
+    #[doc = " block number rank (torch's reduce_scatter_tensor)."]
     pub fn tc_reduce_scatter(
         pg: tc_process_group,
         out: tc_tensor,
@@ -3220,30 +3885,42 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " Returns (or completes) once every rank has called it."]
     pub fn tc_barrier(pg: tc_process_group, work: *mut tc_work) -> i32;
 }
 extern "C" {
+    #[doc = " Point to point: t to / from rank peer (not this rank), matched by tag"]
+    #[doc = " (0 to 32767) in order; the receiver's t gets the sender's elements."]
     pub fn tc_send(pg: tc_process_group, t: tc_tensor, peer: i32, tag: i32, work: *mut tc_work) -> i32;
 }
 extern "C" {
     pub fn tc_recv(pg: tc_process_group, t: tc_tensor, peer: i32, tag: i32, work: *mut tc_work) -> i32;
 }
 extern "C" {
+    #[doc = " Blocks until the work completes and returns its status (a failed"]
+    #[doc = " collective's code, again on every call), or TC_ERR_TIMEOUT after"]
+    #[doc = " timeout_seconds (<= 0: the group's timeout), leaving it pending."]
     pub fn tc_work_wait(work: tc_work, timeout_seconds: f64) -> i32;
 }
 extern "C" {
+    #[doc = " *out = 1 when the work has completed (successfully or not: tc_work_wait"]
+    #[doc = " then returns at once), else 0; it drives the collective on."]
     pub fn tc_work_test(work: tc_work, out: *mut i32) -> i32;
 }
 extern "C" {
     pub fn tc_work_free(work: tc_work) -> i32;
 }
+#[doc = " Caching-allocator statistics for one CUDA device, in bytes."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_cuda_memory_stats {
     pub size: u32,
     pub reserved0: u32,
+    #[doc = "< held by live tensors"]
     pub allocated: i64,
+    #[doc = "< held by the cache from the driver"]
     pub reserved: i64,
+    #[doc = "< highest `allocated` since start or reset"]
     pub peak_allocated: i64,
 }
 #[test]
@@ -3348,5 +4025,6 @@ extern "C" {
     pub fn tc_cuda_memory_stats_get(device: i32, out: *mut tc_cuda_memory_stats) -> i32;
 }
 extern "C" {
+    #[doc = " Gives cached, unused blocks back to the driver."]
     pub fn tc_cuda_empty_cache() -> i32;
 }
