@@ -162,7 +162,7 @@ StageInfo* find_stage(const std::string& name) {
 }  // namespace
 
 std::atomic<int64_t> g_calls_in_flight{0};
-thread_local int32_t t_calls_in_flight = 0;
+__thread int32_t t_calls_in_flight = 0;
 
 // Sequentially consistent, paired with CallScope and shutdown's store.
 bool is_initialized() noexcept { return g_initialized.load(); }
