@@ -1,7 +1,6 @@
 // The hot CPU kernels (elementwise maps, fused backward formulas, reductions,
 // the generator and the optimizer steps, the softmax family and losses; the
-// transformer primitives have table entries but every set runs the baseline's
-// code for them, see src/cpu/transformer.cpp)
+// transformer primitives' sets all run baseline code: src/cpu/transformer.cpp)
 // in several instruction sets, chosen once at run time from CPUID.
 //
 // src/cpu/elementwise.cpp, reduce.cpp, random_optim.cpp, nn.cpp and
