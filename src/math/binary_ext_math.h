@@ -75,7 +75,7 @@ template <typename C>
 TC_HD inline C remainder_value(C x, C y) {
   if constexpr (is_float_compute<C> || is_int_compute<C>) {
     C mod = fmod_value(x, y);
-    if (mod != C(0) && ((y < C(0)) != (mod < C(0)))) mod = C(mod + y);
+    if (mod != C(0) && is_negative(y) != is_negative(mod)) mod = C(mod + y);  // (unsigned: never)
     return mod;
   } else {
     (void)y;

@@ -97,13 +97,13 @@ TEST_F(BinaryExt, FloatingValuesMatchTorch) {
   const int64_t n = int64_t(a.size());
   for (const FloatRow& r : rows) {
     const Tensor x = tensor(a, {n}), y = tensor(b, {n});
-    EXPECT_TRUE(same_values(ops::binary(r.op, x, y), r.f64, 1e-15)) << int(r.op) << " float64";
+    EXPECT_TRUE(same_values(ops::binary(r.op, x, y), r.f64, 1e-14)) << int(r.op) << " float64";
     const Tensor x32 = tc::cast(x, DType::f32), y32 = tc::cast(y, DType::f32);
     const Tensor out32 = ops::binary(r.op, x32, y32);
     EXPECT_EQ(out32->dtype, DType::f32);
     EXPECT_TRUE(same_values(out32, r.f32, 1e-6)) << int(r.op) << " float32";
     // Non-contiguous operands give the same values.
-    EXPECT_TRUE(same_values(ops::binary(r.op, noncontiguous(x), noncontiguous(y)), r.f64, 1e-15))
+    EXPECT_TRUE(same_values(ops::binary(r.op, noncontiguous(x), noncontiguous(y)), r.f64, 1e-14))
         << int(r.op);
   }
 }
