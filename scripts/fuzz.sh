@@ -27,7 +27,7 @@ rm -f /tmp/tc_fuzz_probe.$$
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 \
-    -DTC_SANITIZE=address -DTC_FUZZ=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_BENCH=OFF \
+    -DTC_SANITIZE=address -DTC_FUZZ=ON -DTC_CPU_KERNEL_SETS=OFF -DTC_BUILD_TESTS=OFF -DTC_BUILD_BENCH=OFF \
     -DTC_WITH_CUDA=OFF >/dev/null
 fi
 cmake --build "$BUILD" -j"$JOBS" --target "${HARNESSES[@]}" >/dev/null
