@@ -39,6 +39,9 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import autograd, cuda, distributed, nn, ops, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
+from ._shape_ops import (bernoulli, broadcast_to, diag, diagonal, dot, einsum, eye, flatten, flip,  # noqa: E402
+                         ger, linspace, logspace, meshgrid, moveaxis, movedim, outer, randint, randperm,
+                         repeat_interleave, roll, tile, unbind, unflatten)
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402

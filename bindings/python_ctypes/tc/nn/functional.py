@@ -154,3 +154,6 @@ def _nn_function(name, params):
 # The table's nn_functional ops (ops/ops.toml), e.g. softplus.
 _PARAMS = {c[3:]: params for c, _, _, _, _, params in _ops_generated.METHODS}
 globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})
+
+
+from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)

@@ -58,6 +58,12 @@ pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_MESHGRID_IJ: i32 = 0;
+pub const TC_MESHGRID_XY: i32 = 1;
+pub const TC_PAD_CONSTANT: i32 = 0;
+pub const TC_PAD_REFLECT: i32 = 1;
+pub const TC_PAD_REPLICATE: i32 = 2;
+pub const TC_PAD_CIRCULAR: i32 = 3;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -1372,6 +1378,136 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_one_hot(indices: tc_tensor, num_classes: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_flip(a: tc_tensor, dims: *const i64, ndims: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_roll(
+        a: tc_tensor,
+        shifts: *const i64,
+        nshifts: i64,
+        dims: *const i64,
+        ndims: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_repeat(a: tc_tensor, repeats: *const i64, nrepeats: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_tile(a: tc_tensor, reps: *const i64, nreps: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_repeat_interleave(a: tc_tensor, repeats: i64, dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_repeat_interleave_tensor(
+        a: tc_tensor,
+        repeats: tc_tensor,
+        dim: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_diag(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_diagonal(a: tc_tensor, offset: i64, dim1: i64, dim2: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_eye(n: i64, m: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_linspace(start: f64, end: f64, steps: i64, dtype: i32, device: i32, out: *mut tc_tensor)
+        -> i32;
+}
+extern "C" {
+    pub fn tc_logspace(
+        start: f64,
+        end: f64,
+        steps: i64,
+        base: f64,
+        dtype: i32,
+        device: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_meshgrid(
+        tensors: *const tc_tensor,
+        count: i64,
+        indexing: i32,
+        outs: *mut tc_tensor,
+        cap: i64,
+        out_count: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_pad(
+        a: tc_tensor,
+        pad: *const i64,
+        npad: i64,
+        mode: i32,
+        value: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_movedim(
+        a: tc_tensor,
+        source: *const i64,
+        nsource: i64,
+        destination: *const i64,
+        ndestination: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_flatten(a: tc_tensor, start_dim: i64, end_dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_unflatten(a: tc_tensor, dim: i64, sizes: *const i64, nsizes: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_broadcast_to(a: tc_tensor, shape: *const i64, ndim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_unbind(a: tc_tensor, dim: i64, outs: *mut tc_tensor, cap: i64, count: *mut i64) -> i32;
+}
+extern "C" {
+    pub fn tc_outer(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_dot(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_einsum(
+        equation: *const ::std::os::raw::c_char,
+        operands: *const tc_tensor,
+        count: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_randint(
+        low: i64,
+        high: i64,
+        shape: *const i64,
+        ndim: i64,
+        dtype: i32,
+        device: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_randperm(n: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bernoulli(probs: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_bernoulli_p(a: tc_tensor, p: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_add_(self_: tc_tensor, other: tc_tensor) -> i32;
