@@ -69,12 +69,16 @@ Tensor contract(Tensor a, Tensor b, const std::vector<bool>& summed) {
   }
   a = sum_keep(a, a_only);
   b = sum_keep(b, b_only);
-  if (!is_floating(a->dtype)) return sum_keep(mul(a, b), [&] {
-      Dims s;
-      for (int64_t d = 0; d < n; ++d)
-        if (summed[size_t(d)] && (a->shape[d] != 1 || b->shape[d] != 1)) s.push_back(d);
-      return s;
-    }());
+  if (!is_floating(a->dtype)) {
+    // No integer bmm: multiply and sum. The sum keeps the product's dtype
+    // (PyTorch's bmm does; a lone sum would widen to int64).
+    Dims s;
+    for (int64_t d = 0; d < n; ++d)
+      if (summed[size_t(d)] && (a->shape[d] != 1 || b->shape[d] != 1)) s.push_back(d);
+    Tensor p = mul(a, b);
+    Tensor r = sum_keep(p, s);
+    return r->dtype == p->dtype ? r : to_dtype(r, p->dtype);
+  }
   // Kept dims: batch (both sides > 1, or equal), m (a only), n (b only); k: summed on both.
   Dims batch, ms, ns, ks, rest;
   int64_t bsz = 1, msz = 1, nsz = 1, ksz = 1;
@@ -301,8 +305,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   // Every summed dim now has size 1: the output is the first n_out dims.
   Dims out_shape;
   for (int64_t s = 0; s < n_out; ++s) out_shape.push_back(size_of[size_t(s)]);
-  // Integer sums widen to int64; einsum keeps the operands' dtype, like PyTorch.
-  if (result->dtype != dtype) result = to_dtype(result, dtype);
+  // Integer sums over one operand's own dims widen to int64, as in PyTorch.
   Tensor out = reshape(result, out_shape);
   // Size-1 operand dims that broadcast against nothing stay 1; a label of
   // size > 1 everywhere may have been kept at 1 by none: expand to be sure.
