@@ -383,7 +383,9 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
     }
     return fresh(out, a);
   }
-  // Constant: value everywhere, then the kept part of a copied into its place.
+  // Constant: value (checked like tc_full's) everywhere, then the kept part
+  // of a copied into its place.
+  value = checked_fill_value(op, value, a->dtype);
   // Negative pads crop; the gradient is g's window for the kept part, 0 for the cropped.
   Tensor out = full(out_shape, value, a->dtype, a->device);
   auto windows = [p, np, nd](const Tensor& in, const Tensor& res, bool want_in) {

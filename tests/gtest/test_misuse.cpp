@@ -262,6 +262,7 @@
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
+#include "misuse_shape_creation.inc"
 #undef TC_MISUSE_WEAK
 
 namespace {
@@ -2231,6 +2232,11 @@ std::vector<Entry> build_table() {
            free_t(ix);
            return rc;
          })}));
+
+  // The shape, creation and matrix ops (tc_flip ... tc_bernoulli_p).
+#define TC_MISUSE_ROWS
+#include "misuse_shape_creation.inc"
+#undef TC_MISUSE_ROWS
 
   // In-place ops.
   add(E(

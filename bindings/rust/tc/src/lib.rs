@@ -48,6 +48,7 @@ mod io;
 mod op_library;
 mod ops;
 mod optim;
+mod shape_creation;
 mod tensor;
 mod transformer;
 mod views;
@@ -70,6 +71,7 @@ pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors,
 pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
 pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};
+pub use shape_creation::PadMode;
 pub use tensor::Tensor;
 
 /// The flag names tc.h documents, for [`get_flag`] and [`set_flag`].
