@@ -38,7 +38,8 @@ void handles_out(const std::vector<Tensor>& ts, tc_tensor* outs, int64_t cap, in
 
 // A list of at most `most` int64 values (pad: two per dim).
 std::vector<int64_t> int_list(const int64_t* p, int64_t n, int64_t most, const char* arg) {
-  TC_CHECK(n >= 0 && n <= most, TC_ERR_INVALID_ARGUMENT, arg, ": count must be in [0, ", most, "] but is ", n);
+  TC_CHECK(n >= 0 && n <= most, TC_ERR_INVALID_ARGUMENT, arg, ": count must be in [0, ", most, "] but is ",
+           n);
   TC_CHECK(n == 0 || p != nullptr, TC_ERR_INVALID_ARGUMENT, arg, " must not be NULL when its count is ", n);
   return std::vector<int64_t>(p, p + n);
 }
@@ -51,8 +52,8 @@ TC_API int32_t tc_flip(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tenso
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::flip(x, dims_arg(dims, ndims, "dims")); });
 }
 
-TC_API int32_t tc_roll(tc_tensor a, const int64_t* shifts, int64_t nshifts, const int64_t* dims, int64_t ndims,
-                       tc_tensor* out) {
+TC_API int32_t tc_roll(tc_tensor a, const int64_t* shifts, int64_t nshifts, const int64_t* dims,
+                       int64_t ndims, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) {
     return ops::roll(x, dims_arg(shifts, nshifts, "shifts"), dims_arg(dims, ndims, "dims"));
   });
@@ -90,7 +91,8 @@ TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t di
 TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ", m);
+    TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ",
+             m);
     const int64_t cols = m < 0 ? n : m;
     const int64_t shape[2] = {n, cols};
     shape_arg(shape, 2, "n, m");  // the size must fit in int64
@@ -98,15 +100,17 @@ TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_te
   });
 }
 
-TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device, tc_tensor* out) {
+TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
+                           tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(ops::linspace(start, end, steps, to_dtype(dtype, "dtype"), check_device(device, "device")));
+    *out = new_handle(
+        ops::linspace(start, end, steps, to_dtype(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
-TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype, int32_t device,
-                           tc_tensor* out) {
+TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
+                           int32_t device, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     TC_CHECK(std::isfinite(base), TC_ERR_INVALID_ARGUMENT, "base must be finite but is ", base);
@@ -115,8 +119,8 @@ TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base,
   });
 }
 
-TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t indexing, tc_tensor* outs, int64_t cap,
-                           int64_t* out_count) {
+TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t indexing, tc_tensor* outs,
+                           int64_t cap, int64_t* out_count) {
   return api(__func__, [&] {
     out_ptr(out_count, "out_count");
     TC_CHECK(indexing == TC_MESHGRID_IJ || indexing == TC_MESHGRID_XY, TC_ERR_INVALID_ARGUMENT,
@@ -126,7 +130,8 @@ TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t inde
   });
 }
 
-TC_API int32_t tc_pad(tc_tensor a, const int64_t* pad, int64_t npad, int32_t mode, double value, tc_tensor* out) {
+TC_API int32_t tc_pad(tc_tensor a, const int64_t* pad, int64_t npad, int32_t mode, double value,
+                      tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) {
     return ops::pad(x, int_list(pad, npad, 2 * TC_MAX_DIMS, "pad"), mode, value);
   });
@@ -135,7 +140,8 @@ TC_API int32_t tc_pad(tc_tensor a, const int64_t* pad, int64_t npad, int32_t mod
 TC_API int32_t tc_movedim(tc_tensor a, const int64_t* source, int64_t nsource, const int64_t* destination,
                           int64_t ndestination, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) {
-    return ops::movedim(x, dims_arg(source, nsource, "source"), dims_arg(destination, ndestination, "destination"));
+    return ops::movedim(x, dims_arg(source, nsource, "source"),
+                        dims_arg(destination, ndestination, "destination"));
   });
 }
 

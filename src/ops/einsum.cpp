@@ -39,8 +39,8 @@ Term parse_term(const std::string& eq, size_t begin, size_t end, const char* wha
       const std::string who = index >= 0 ? str(what, " ", index) : std::string(what);
       TC_CHECK(i + 2 < end && eq[i + 1] == '.' && eq[i + 2] == '.', TC_ERR_INVALID_ARGUMENT,
                "einsum(): found '.' for ", who, " that is not part of any ellipsis in \"", eq, "\"");
-      TC_CHECK(t.ellipsis_at < 0, TC_ERR_INVALID_ARGUMENT, "einsum(): found more than one ellipsis ('...') for ",
-               who, " in \"", eq, "\"");
+      TC_CHECK(t.ellipsis_at < 0, TC_ERR_INVALID_ARGUMENT,
+               "einsum(): found more than one ellipsis ('...') for ", who, " in \"", eq, "\"");
       t.ellipsis_at = int(t.letters.size());
       i += 2;
       continue;
@@ -87,16 +87,17 @@ Tensor contract(Tensor a, Tensor b, const std::vector<bool>& summed) {
     const int64_t x = a->shape[d], y = b->shape[d];
     if (summed[size_t(d)]) {
       if (x != 1 || y != 1) {
-        TC_CHECK(x == y, TC_ERR_SHAPE, "einsum(): operands do not broadcast: a contracted index has sizes ", x,
-                 " and ", y);
+        TC_CHECK(x == y, TC_ERR_SHAPE, "einsum(): operands do not broadcast: a contracted index has sizes ",
+                 x, " and ", y);
         ks.push_back(d);
         ksz *= x;
       } else {
         rest.push_back(d);
       }
     } else if (x != 1 && y != 1) {
-      TC_CHECK(x == y, TC_ERR_SHAPE, "einsum(): operands do not broadcast with remapped shapes: an index has sizes ",
-               x, " and ", y);
+      TC_CHECK(x == y, TC_ERR_SHAPE,
+               "einsum(): operands do not broadcast with remapped shapes: an index has sizes ", x, " and ",
+               y);
       batch.push_back(d);
       bsz *= x;
       out_shape[d] = x;
@@ -121,14 +122,15 @@ Tensor contract(Tensor a, Tensor b, const std::vector<bool>& summed) {
   Tensor a3 = reshape(permute(a, pa), {bsz, msz, ksz});
   Tensor b3 = reshape(permute(b, pb), {bsz, ksz, nsz});
   Tensor r = bmm(a3, b3);
-  // r's dims in the order batch, m, n: back to the label space.
-  Dims grouped;
-  for (Dims* g : {&batch, &ms, &ns}) for (int64_t d : *g) grouped.push_back(out_shape[d]);
-  for (int64_t d : rest) (void)d, grouped.push_back(1);
-  for (int64_t d : ks) (void)d, grouped.push_back(1);
+  // r's dims in the order batch, m, n, then size 1 for rest and k: back to the label space.
+  Dims grouped, order;  // order: the label each dim of the grouped view holds
+  for (Dims* g : {&batch, &ms, &ns, &rest, &ks}) {
+    for (int64_t d : *g) {
+      grouped.push_back(g == &rest || g == &ks ? 1 : out_shape[d]);
+      order.push_back(d);
+    }
+  }
   Tensor rg = reshape(r, grouped);
-  Dims order;  // the label each dim of rg holds
-  for (Dims* g : {&batch, &ms, &ns, &rest, &ks}) for (int64_t d : *g) order.push_back(d);
   Dims inverse = Dims::filled(n, 0);
   for (int64_t i = 0; i < n; ++i) inverse[order[i]] = i;
   return permute(rg, inverse);
@@ -142,10 +144,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   const size_t arrow = eq.find("->");
   const size_t lhs_end = arrow == std::string::npos ? eq.size() : arrow;
   // At most one "->", and no other '-' or '>'.
-  const bool arrow_ok = arrow == std::string::npos
-                            ? eq.find_first_of("->") == std::string::npos
-                            : eq.find_first_of("->", arrow + 2) == std::string::npos && eq.find('-') == arrow &&
-                                  eq.find('>') == arrow + 1;
+  const bool arrow_ok = arrow == std::string::npos ? eq.find_first_of("->") == std::string::npos
+                                                   : eq.find_first_of("->", arrow + 2) == std::string::npos &&
+                                                         eq.find('-') == arrow && eq.find('>') == arrow + 1;
   TC_CHECK(arrow_ok, TC_ERR_INVALID_ARGUMENT, "einsum(): invalid '-' or '>' in \"", eq,
            "\" (the output, if any, comes after one \"->\")");
   std::vector<Term> terms;
@@ -164,19 +165,22 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   int64_t ell = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
     const Tensor& t = operands[i];
-    TC_CHECK(t->dtype == dtype, TC_ERR_DTYPE, "einsum(): operands must have the same dtype, but operand 0 is ",
-             dtype_name(dtype), " and operand ", i, " is ", dtype_name(t->dtype));
-    TC_CHECK(t->device == device, TC_ERR_DEVICE, "einsum(): operands must be on the same device, but operand 0 is on ",
-             device_name(device), " and operand ", i, " on ", device_name(t->device));
+    TC_CHECK(t->dtype == dtype, TC_ERR_DTYPE,
+             "einsum(): operands must have the same dtype, but operand 0 is ", dtype_name(dtype),
+             " and operand ", i, " is ", dtype_name(t->dtype));
+    TC_CHECK(t->device == device, TC_ERR_DEVICE,
+             "einsum(): operands must be on the same device, but operand 0 is on ", device_name(device),
+             " and operand ", i, " on ", device_name(t->device));
     const int64_t nl = int64_t(terms[i].letters.size());
     if (terms[i].ellipsis_at >= 0) {
       TC_CHECK(t->ndim() >= nl, TC_ERR_SHAPE, "einsum(): the number of subscripts in the equation (", nl,
-               ") is more than the number of dimensions (", t->ndim(), ") for operand ", i, " (shape ", t->shape, ")");
+               ") is more than the number of dimensions (", t->ndim(), ") for operand ", i, " (shape ",
+               t->shape, ")");
       ell = std::max(ell, t->ndim() - nl);
     } else {
       TC_CHECK(t->ndim() == nl, TC_ERR_SHAPE, "einsum(): the number of subscripts in the equation (", nl,
-               ") does not match the number of dimensions (", t->ndim(), ") for operand ", i, " (shape ", t->shape,
-               ") and no ellipsis was given");
+               ") does not match the number of dimensions (", t->ndim(), ") for operand ", i, " (shape ",
+               t->shape, ") and no ellipsis was given");
     }
   }
   // Labels: ids 0..51 the letters, 52.. the ellipsis dims.
@@ -193,11 +197,10 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       }
       if (j == o.letters.size()) break;
       const int id = o.letters[j];
-      TC_CHECK(!seen[size_t(id)], TC_ERR_INVALID_ARGUMENT, "einsum(): output subscript ",
-               label_char(id), " appears more than once in the output of \"", eq, "\"");
-      TC_CHECK(count[size_t(id)] > 0, TC_ERR_INVALID_ARGUMENT, "einsum(): output subscript ",
-               label_char(id), " does not appear in the equation for any input operand (\"",
-               eq, "\")");
+      TC_CHECK(!seen[size_t(id)], TC_ERR_INVALID_ARGUMENT, "einsum(): output subscript ", label_char(id),
+               " appears more than once in the output of \"", eq, "\"");
+      TC_CHECK(count[size_t(id)] > 0, TC_ERR_INVALID_ARGUMENT, "einsum(): output subscript ", label_char(id),
+               " does not appear in the equation for any input operand (\"", eq, "\")");
       seen[size_t(id)] = true;
       out_labels.push_back(id);
     }
@@ -242,9 +245,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         for (size_t y = x + 1; y < labels.size() && !again; ++y)
           if (labels[x] == labels[y]) {
             TC_CHECK(t->shape[int64_t(x)] == t->shape[int64_t(y)], TC_ERR_SHAPE, "einsum(): subscript ",
-                     label_char(labels[x]),
-                     " is repeated for operand ", i, " but the sizes don't match, ", t->shape[int64_t(x)],
-                     " != ", t->shape[int64_t(y)]);
+                     label_char(labels[x]), " is repeated for operand ", i, " but the sizes don't match, ",
+                     t->shape[int64_t(x)], " != ", t->shape[int64_t(y)]);
             t = diagonal(t, 0, int64_t(x), int64_t(y));
             const int l = labels[x];
             labels.erase(labels.begin() + long(y));
@@ -263,13 +265,12 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       const int64_t sz = d >= 0 ? t->shape[d] : 1;
       shape.push_back(sz);
       if (sz != 1) {
-        TC_CHECK(size_of[size_t(s)] == 1 || size_of[size_t(s)] == sz, TC_ERR_SHAPE,
-                 "einsum(): operands do not broadcast with remapped shapes: index ",
-                 space[size_t(s)] < kLetters
-                     ? std::string(1, label_char(space[size_t(s)]))
-                     : std::string("..."),
-                 " has size ", size_of[size_t(s)], " in an earlier operand and ", sz, " in operand ", i,
-                 " (equation \"", eq, "\")");
+        TC_CHECK(
+            size_of[size_t(s)] == 1 || size_of[size_t(s)] == sz, TC_ERR_SHAPE,
+            "einsum(): operands do not broadcast with remapped shapes: index ",
+            space[size_t(s)] < kLetters ? std::string(1, label_char(space[size_t(s)])) : std::string("..."),
+            " has size ", size_of[size_t(s)], " in an earlier operand and ", sz, " in operand ", i,
+            " (equation \"", eq, "\")");
         size_of[size_t(s)] = sz;
       }
     }
@@ -306,10 +307,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   Dims out_shape;
   for (int64_t s = 0; s < n_out; ++s) out_shape.push_back(size_of[size_t(s)]);
   // Integer sums over one operand's own dims widen to int64, as in PyTorch.
-  Tensor out = reshape(result, out_shape);
-  // Size-1 operand dims that broadcast against nothing stay 1; a label of
-  // size > 1 everywhere may have been kept at 1 by none: expand to be sure.
-  return out->shape == out_shape ? out : expand(out, out_shape);
+  return reshape(result, out_shape);
 }
 
 }  // namespace tc::ops

@@ -178,7 +178,7 @@ Tensor dot(const Tensor& a, const Tensor& b);
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device device);
 Tensor randperm(int64_t n, DType dtype, Device device);
-Tensor bernoulli(const Tensor& probs);          // 0/1 in probs' dtype
-Tensor bernoulli(const Tensor& a, double p);    // a's shape and dtype
+Tensor bernoulli(const Tensor& probs);        // 0/1 in probs' dtype
+Tensor bernoulli(const Tensor& a, double p);  // a's shape and dtype
 
 }  // namespace tc::ops

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/internal.h"
 #include "init.h"
+#include "ops/internal.h"
 #include "rng.h"
 
 namespace tc::ops {
@@ -29,16 +29,36 @@ inline uint64_t random_word(const PhiloxState& st, int64_t i) {
 // [lo, hi] of the values dtype holds exactly (integers up to 2^53 for doubles).
 void dtype_range(DType d, double& lo, double& hi) {
   switch (d) {
-    case DType::b8: lo = 0, hi = 1; return;
-    case DType::u8: lo = 0, hi = 255; return;
-    case DType::i8: lo = -128, hi = 127; return;
-    case DType::i16: lo = -32768, hi = 32767; return;
-    case DType::i32: lo = -2147483648.0, hi = 2147483647.0; return;
-    case DType::i64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; return;
-    case DType::f16: lo = -2048, hi = 2048; return;
-    case DType::bf16: lo = -256, hi = 256; return;
-    case DType::f32: lo = -16777216.0, hi = 16777216.0; return;
-    default: lo = -9007199254740992.0, hi = 9007199254740992.0; return;
+    case DType::b8:
+      lo = 0, hi = 1;
+      return;
+    case DType::u8:
+      lo = 0, hi = 255;
+      return;
+    case DType::i8:
+      lo = -128, hi = 127;
+      return;
+    case DType::i16:
+      lo = -32768, hi = 32767;
+      return;
+    case DType::i32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      return;
+    case DType::i64:
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      return;
+    case DType::f16:
+      lo = -2048, hi = 2048;
+      return;
+    case DType::bf16:
+      lo = -256, hi = 256;
+      return;
+    case DType::f32:
+      lo = -16777216.0, hi = 16777216.0;
+      return;
+    default:
+      lo = -9007199254740992.0, hi = 9007199254740992.0;
+      return;
   }
 }
 
@@ -51,7 +71,8 @@ Tensor moved_to(Tensor t, DType dtype, Device device) {
 
 Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device device) {
   const char* op = "randint";
-  TC_CHECK(low < high, TC_ERR_INVALID_ARGUMENT, op, ": expected low < high, but got low=", low, " high=", high);
+  TC_CHECK(low < high, TC_ERR_INVALID_ARGUMENT, op, ": expected low < high, but got low=", low,
+           " high=", high);
   double lo = 0, hi = 0;
   dtype_range(dtype, lo, hi);
   TC_CHECK(double(low) >= lo && double(high - 1) <= hi, TC_ERR_INVALID_ARGUMENT, op, ": [", low, ", ", high,
@@ -100,8 +121,8 @@ Tensor bernoulli(const Tensor& probs) {
   if (probs->numel() > 0) {
     NoGradGuard ng;
     const double lo = read_element(min_all(probs), 0), hi = read_element(max_all(probs), 0);
-    TC_CHECK(lo >= 0 && hi <= 1, TC_ERR_INVALID_ARGUMENT, op, ": expected all probabilities in [0, 1], but got ",
-             "values in [", lo, ", ", hi, "]");
+    TC_CHECK(lo >= 0 && hi <= 1, TC_ERR_INVALID_ARGUMENT, op,
+             ": expected all probabilities in [0, 1], but got ", "values in [", lo, ", ", hi, "]");
   }
   NoGradGuard ng;
   Tensor u = empty(probs->shape, DType::f64, probs->device);

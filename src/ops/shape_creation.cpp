@@ -31,8 +31,8 @@ Dims unique_dims(const Dims& dims, int64_t ndim, const char* op) {
   bool seen[TC_MAX_DIMS] = {};
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, ndim, op);
-    TC_CHECK(!seen[w], TC_ERR_INVALID_ARGUMENT, op, ": dim ", w, " appears multiple times in the list of dims ",
-             dims);
+    TC_CHECK(!seen[w], TC_ERR_INVALID_ARGUMENT, op, ": dim ", w,
+             " appears multiple times in the list of dims ", dims);
     seen[w] = true;
     out.push_back(w);
   }
@@ -58,8 +58,9 @@ Tensor raw_diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
   return make_view(t, shape, strides, start);
 }
 
-// The last op of a composition that must hand out a result not aliasing the
-// input when PyTorch's does not (repeat of a 1-element repeat, ...).
+// flip, roll, repeat, repeat_interleave and the non-constant pads give new
+// tensors in PyTorch even when nothing moves (no dims to flip, a zero shift,
+// all repeats 1): a composition that came back as a view of the input is cloned.
 Tensor fresh(const Tensor& t, const Tensor& input) { return t->storage == input->storage ? clone(t) : t; }
 
 }  // namespace
@@ -82,8 +83,8 @@ Tensor flip(const Tensor& a, const Dims& dims) {
 Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims) {
   const char* op = "roll";
   if (dims.empty()) {
-    TC_CHECK(shifts.size() == 1, TC_ERR_INVALID_ARGUMENT, op, ": without dims, shifts must have one entry but has ",
-             shifts.size(), " (shifts ", shifts, ")");
+    TC_CHECK(shifts.size() == 1, TC_ERR_INVALID_ARGUMENT, op,
+             ": without dims, shifts must have one entry but has ", shifts.size(), " (shifts ", shifts, ")");
     Tensor flat = reshape(a, {-1});
     return reshape(roll(flat, shifts, Dims{0}), a->shape);
   }
@@ -111,7 +112,8 @@ Tensor repeat(const Tensor& a, const Dims& repeats) {
   Dims interleaved, expanded, result;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t s = i < lead ? 1 : a->shape[i - lead];
-    TC_CHECK(repeats[i] >= 0, TC_ERR_INVALID_ARGUMENT, op, ": repeats must be non-negative but are ", repeats);
+    TC_CHECK(repeats[i] >= 0, TC_ERR_INVALID_ARGUMENT, op, ": repeats must be non-negative but are ",
+             repeats);
     int64_t total = 0;
     TC_CHECK(!__builtin_mul_overflow(s, repeats[i], &total), TC_ERR_OUT_OF_MEMORY, op, ": repeating shape ",
              a->shape, " by ", repeats, " overflows int64");
@@ -175,14 +177,16 @@ Tensor repeat_interleave(const Tensor& a, const Tensor& repeats, int64_t dim) {
     const int64_t r = int64_t(read_element(repeats, 0));
     return repeat_interleave(x, r, d);
   }
-  TC_CHECK(repeats->numel() == n, TC_ERR_SHAPE, op, ": repeats must have the same size as input along dim ", d,
-           " (", n, ") but has shape ", repeats->shape);
+  TC_CHECK(repeats->numel() == n, TC_ERR_SHAPE, op, ": repeats must have the same size as input along dim ",
+           d, " (", n, ") but has shape ", repeats->shape);
   std::vector<int64_t> idx;
   Tensor rc = repeats->device == kCPU ? repeats : tc::to_device(repeats, kCPU);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t r = int64_t(read_element(rc, i));
-    TC_CHECK(r >= 0, TC_ERR_INVALID_ARGUMENT, op, ": repeats can not be negative (repeats[", i, "] is ", r, ")");
-    TC_CHECK(int64_t(idx.size()) <= INT64_MAX / 2 - r, TC_ERR_OUT_OF_MEMORY, op, ": the repeats sum past int64");
+    TC_CHECK(r >= 0, TC_ERR_INVALID_ARGUMENT, op, ": repeats can not be negative (repeats[", i, "] is ", r,
+             ")");
+    TC_CHECK(int64_t(idx.size()) <= INT64_MAX / 2 - r, TC_ERR_OUT_OF_MEMORY, op,
+             ": the repeats sum past int64");
     idx.insert(idx.end(), size_t(r), i);
   }
   return index_select(x, d, index_tensor(idx, x->device));
@@ -192,7 +196,8 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   const char* op = "diagonal";
   TC_CHECK(a->ndim() >= 2, TC_ERR_SHAPE, op, ": a must have at least 2 dims but has shape ", a->shape);
   const int64_t d1 = wrap_dim(dim1, a->ndim(), op), d2 = wrap_dim(dim2, a->ndim(), op);
-  TC_CHECK(d1 != d2, TC_ERR_INVALID_ARGUMENT, op, ": dim1 and dim2 cannot be identical (both are dim ", d1, ")");
+  TC_CHECK(d1 != d2, TC_ERR_INVALID_ARGUMENT, op, ": dim1 and dim2 cannot be identical (both are dim ", d1,
+           ")");
   Tensor out = raw_diagonal(a, offset, d1, d2);
   const Dims in_shape = a->shape;
   autograd::record_function("DiagonalBackward", {a}, {out}, {},
@@ -225,7 +230,8 @@ Tensor diag(const Tensor& a, int64_t k) {
 Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
   const char* op = "eye";
   if (m < 0) m = n;  // eye(n) is n x n
-  TC_CHECK(n >= 0 && m >= 0, TC_ERR_INVALID_ARGUMENT, op, ": n and m must be non-negative, got ", n, " and ", m);
+  TC_CHECK(n >= 0 && m >= 0, TC_ERR_INVALID_ARGUMENT, op, ": n and m must be non-negative, got ", n, " and ",
+           m);
   Tensor out = zeros({n, m}, dtype, device);
   Tensor d = raw_diagonal(out, 0, 0, 1);
   if (d->numel() > 0) copy_into(d, raw_expand(scalar_tensor(1.0, dtype, device), d->shape));
@@ -243,7 +249,8 @@ Tensor linspace_f64(double start, double end, int64_t steps) {
   const double step = (end - start) / double(steps - 1);
   const int64_t half = steps / 2;
 #pragma omp parallel for if (steps > 65536)
-  for (int64_t i = 0; i < steps; ++i) v[i] = i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
+  for (int64_t i = 0; i < steps; ++i)
+    v[i] = i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
   return t;
 }
 
@@ -278,11 +285,12 @@ Tensor logspace(double start, double end, int64_t steps, double base, DType dtyp
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& ts, bool xy) {
   const char* op = "meshgrid";
   TC_CHECK(!ts.empty(), TC_ERR_INVALID_ARGUMENT, op, ": expects a non-empty list of tensors");
-  TC_CHECK(ts.size() <= TC_MAX_DIMS, TC_ERR_SHAPE, op, ": at most ", TC_MAX_DIMS, " tensors, got ", ts.size());
+  TC_CHECK(ts.size() <= TC_MAX_DIMS, TC_ERR_SHAPE, op, ": at most ", TC_MAX_DIMS, " tensors, got ",
+           ts.size());
   Dims shape;
   for (size_t i = 0; i < ts.size(); ++i) {
-    TC_CHECK(ts[i]->ndim() <= 1, TC_ERR_SHAPE, op, ": expects 0D or 1D tensors, but tensors[", i, "] has shape ",
-             ts[i]->shape);
+    TC_CHECK(ts[i]->ndim() <= 1, TC_ERR_SHAPE, op, ": expects 0D or 1D tensors, but tensors[", i,
+             "] has shape ", ts[i]->shape);
     TC_CHECK(ts[i]->dtype == ts[0]->dtype && ts[i]->device == ts[0]->device, TC_ERR_DTYPE, op,
              ": expects all tensors to have the same dtype and device, but tensors[0] is ", describe(ts[0]),
              " on ", device_name(ts[0]->device), " and tensors[", i, "] is ", describe(ts[i]), " on ",
@@ -328,10 +336,14 @@ std::string pad_text(const std::vector<int64_t>& p) {
 
 const char* pad_mode_name(int32_t mode) {
   switch (mode) {
-    case TC_PAD_CONSTANT: return "constant";
-    case TC_PAD_REFLECT: return "reflect";
-    case TC_PAD_REPLICATE: return "replicate";
-    default: return "circular";
+    case TC_PAD_CONSTANT:
+      return "constant";
+    case TC_PAD_REFLECT:
+      return "reflect";
+    case TC_PAD_REPLICATE:
+      return "replicate";
+    default:
+      return "circular";
   }
 }
 }  // namespace
@@ -343,22 +355,22 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
                mode == TC_PAD_CIRCULAR,
            TC_ERR_INVALID_ARGUMENT, op, ": unknown mode ", mode,
            " (TC_PAD_CONSTANT, TC_PAD_REFLECT, TC_PAD_REPLICATE or TC_PAD_CIRCULAR)");
-  TC_CHECK(np % 2 == 0, TC_ERR_INVALID_ARGUMENT, op, ": padding length must be divisible by 2, got ",
-           np, " (pad ", pad_text(p), ")");
+  TC_CHECK(np % 2 == 0, TC_ERR_INVALID_ARGUMENT, op, ": padding length must be divisible by 2, got ", np,
+           " (pad ", pad_text(p), ")");
   TC_CHECK(np / 2 <= a->ndim(), TC_ERR_INVALID_ARGUMENT, op, ": padding length (", np,
            ") is too large for a tensor of shape ", a->shape, " (at most twice its dims)");
-  TC_CHECK(mode == TC_PAD_CONSTANT || value == 0.0, TC_ERR_INVALID_ARGUMENT, op,
-           ": padding mode \"", pad_mode_name(mode), "\" doesn't take in value argument");
+  TC_CHECK(mode == TC_PAD_CONSTANT || value == 0.0, TC_ERR_INVALID_ARGUMENT, op, ": padding mode \"",
+           pad_mode_name(mode), "\" doesn't take in value argument");
   const int64_t nd = a->ndim();
   // pad[2j], pad[2j+1]: before and after of dim nd-1-j (PyTorch's order).
   Dims out_shape = a->shape;
   for (int64_t j = 0; j < np / 2; ++j) {
     const int64_t d = nd - 1 - j, size = a->shape[d], lo = p[size_t(2 * j)], hi = p[size_t(2 * j + 1)];
     int64_t total = 0;
-    TC_CHECK(!__builtin_add_overflow(size, lo, &total) && !__builtin_add_overflow(total, hi, &total) &&
-                 total >= 0,
-             TC_ERR_INVALID_ARGUMENT, op, ": the padded size of dim ", d, " (", size, " + ", lo, " + ", hi,
-             ") is negative or overflows (input shape ", a->shape, ", pad ", pad_text(p), ")");
+    TC_CHECK(
+        !__builtin_add_overflow(size, lo, &total) && !__builtin_add_overflow(total, hi, &total) && total >= 0,
+        TC_ERR_INVALID_ARGUMENT, op, ": the padded size of dim ", d, " (", size, " + ", lo, " + ", hi,
+        ") is negative or overflows (input shape ", a->shape, ", pad ", pad_text(p), ")");
     if (mode == TC_PAD_REFLECT)
       TC_CHECK(lo < size && hi < size && lo > -size && hi > -size, TC_ERR_INVALID_ARGUMENT, op,
                ": padding size should be less than the corresponding input dimension, but got: padding (", lo,
@@ -378,7 +390,8 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
       const int64_t d = nd - 1 - j;
       if (p[size_t(2 * j)] == 0 && p[size_t(2 * j + 1)] == 0) continue;
       std::vector<int64_t> idx(static_cast<size_t>(out_shape[d]));
-      for (int64_t o = 0; o < out_shape[d]; ++o) idx[size_t(o)] = pad_source(o, p[size_t(2 * j)], a->shape[d], mode);
+      for (int64_t o = 0; o < out_shape[d]; ++o)
+        idx[size_t(o)] = pad_source(o, p[size_t(2 * j)], a->shape[d], mode);
       out = index_select(out, d, index_tensor(idx, a->device));
     }
     return fresh(out, a);
@@ -416,8 +429,10 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
 Tensor movedim(const Tensor& a, const Dims& source, const Dims& destination) {
   const char* op = "movedim";
   TC_CHECK(source.size() == destination.size(), TC_ERR_INVALID_ARGUMENT, op,
-           ": Invalid source or destination dims: source (", source, " dims) should contain the same number of dims "
-           "as destination (", destination, " dims)");
+           ": Invalid source or destination dims: source (", source,
+           " dims) should contain the same number of dims "
+           "as destination (",
+           destination, " dims)");
   const int64_t nd = std::max<int64_t>(a->ndim(), 1);
   const Dims src = unique_dims(source, nd, op), dst = unique_dims(destination, nd, op);
   if (a->ndim() == 0) return view(a, a->shape);
@@ -458,8 +473,8 @@ Tensor unflatten(const Tensor& a, int64_t dim, const Dims& sizes) {
   TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, op, ": cannot unflatten a 0-dim tensor");
   TC_CHECK(!sizes.empty(), TC_ERR_INVALID_ARGUMENT, op, ": sizes must be non-empty");
   const int64_t d = wrap_dim(dim, a->ndim(), op);
-  TC_CHECK(a->ndim() - 1 + sizes.size() <= TC_MAX_DIMS, TC_ERR_SHAPE, op, ": the result would have more than ",
-           TC_MAX_DIMS, " dims");
+  TC_CHECK(a->ndim() - 1 + sizes.size() <= TC_MAX_DIMS, TC_ERR_SHAPE, op,
+           ": the result would have more than ", TC_MAX_DIMS, " dims");
   const Dims inner = infer_shape(sizes, a->shape[d], op);  // checks the product, resolves one -1
   Dims shape;
   for (int64_t i = 0; i < d; ++i) shape.push_back(a->shape[i]);
@@ -472,7 +487,8 @@ Tensor broadcast_to(const Tensor& a, const Dims& shape) { return expand(a, shape
 
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   const char* op = "unbind";
-  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, op, ": dimension specified as ", dim, " but tensor has no dimensions");
+  TC_CHECK(a->ndim() > 0, TC_ERR_SHAPE, op, ": dimension specified as ", dim,
+           " but tensor has no dimensions");
   const int64_t d = wrap_dim(dim, a->ndim(), op);
   std::vector<Tensor> out;
   out.reserve(size_t(a->shape[d]));
@@ -491,9 +507,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   const char* op = "dot";
   TC_CHECK(a->ndim() == 1 && b->ndim() == 1, TC_ERR_SHAPE, op, ": 1D tensors expected, but got shapes ",
            a->shape, " and ", b->shape);
-  TC_CHECK(a->shape[0] == b->shape[0], TC_ERR_SHAPE, op,
-           ": inconsistent tensor size, expected a of shape ", a->shape, " and b of shape ", b->shape,
-           " to have the same number of elements");
+  TC_CHECK(a->shape[0] == b->shape[0], TC_ERR_SHAPE, op, ": inconsistent tensor size, expected a of shape ",
+           a->shape, " and b of shape ", b->shape, " to have the same number of elements");
   TC_CHECK(a->dtype == b->dtype, TC_ERR_DTYPE, op, ": expected both vectors to have same dtype, but found ",
            dtype_name(a->dtype), " and ", dtype_name(b->dtype));
   check_compute_dtype(op, "a", a->dtype, false);

@@ -286,10 +286,12 @@ class Workload {
     // pad's gathers, roll's cat, repeat's copy) and backward through them,
     // then the creation and random ops.
     {
-      tc_tensor *e = slot(), *f = slot(), *pd = slot(), *pc = slot(), *rl = slot(), *rp = slot(), *sum = slot();
+      tc_tensor *e = slot(), *f = slot(), *pd = slot(), *pc = slot(), *rl = slot(), *rp = slot(),
+                *sum = slot();
       tc_tensor ops2[] = {*x, *w1};
       STEP(tc_einsum, "ij,jk->ik", ops2, 2, e);
-      const int64_t d0[] = {0}, pads[] = {1, 2}, crop[] = {-1, 2, 1, 0}, shifts[] = {3}, d1[] = {1}, reps[] = {2, 1};
+      const int64_t d0[] = {0}, pads[] = {1, 2}, crop[] = {-1, 2, 1, 0}, shifts[] = {3}, d1[] = {1},
+                    reps[] = {2, 1};
       STEP(tc_flip, *e, d0, 1, f);
       STEP(tc_pad, *f, pads, 2, TC_PAD_REFLECT, 0.0, pd);
       STEP(tc_pad, *pd, crop, 4, TC_PAD_CONSTANT, 1.5, pc);

@@ -41,7 +41,8 @@ TEST_F(ShapeCreation, ShapeOpValuesMatchTorch) {
     EXPECT_EQ(values(r), (V{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
     EXPECT_EQ(values(ops::tile(iota({3}, dt), {2, 2})), (V{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}));
     EXPECT_EQ(values(ops::repeat_interleave(x, 2, 0)), (V{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
-    EXPECT_EQ(values(ops::repeat_interleave(x, tensor({2, 0, 1}, {3}, DType::i64), 1)), (V{0, 0, 2, 3, 3, 5}));
+    EXPECT_EQ(values(ops::repeat_interleave(x, tensor({2, 0, 1}, {3}, DType::i64), 1)),
+              (V{0, 0, 2, 3, 3, 5}));
     Tensor d1 = ops::diag(tensor({1, 2}, {2}, dt), 1);
     EXPECT_EQ(d1->shape, (tc::Dims{3, 3}));
     EXPECT_EQ(values(d1), (V{0, 1, 0, 0, 0, 2, 0, 0, 0}));
@@ -51,7 +52,8 @@ TEST_F(ShapeCreation, ShapeOpValuesMatchTorch) {
     EXPECT_EQ(values(dg), (V{1, 6, 11, 13, 18, 23}));
     EXPECT_EQ(values(ops::movedim(iota({2, 3, 4}, dt), {0}, {2})),
               (V{0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23}));
-    EXPECT_EQ(values(ops::outer(tensor({1, 2}, {2}, dt), tensor({3, 4, 5}, {3}, dt))), (V{3, 4, 5, 6, 8, 10}));
+    EXPECT_EQ(values(ops::outer(tensor({1, 2}, {2}, dt), tensor({3, 4, 5}, {3}, dt))),
+              (V{3, 4, 5, 6, 8, 10}));
     Tensor dot = ops::dot(tensor({1, 2, 3}, {3}, dt), tensor({4, 5, 6}, {3}, dt));
     EXPECT_EQ(dot->ndim(), 0);
     EXPECT_EQ(dot->dtype, dt);
@@ -121,26 +123,55 @@ TEST_F(ShapeCreation, ViewsShareStorage) {
 TEST_F(ShapeCreation, Gradchecks) {
   using F = std::function<Tensor(const Inputs&)>;
   const std::vector<std::pair<const char*, F>> cases = {
-      {"flip", [](const Inputs& x) { return ops::flip(x[0], {0, -1}); }},
-      {"roll", [](const Inputs& x) { return ops::roll(x[0], {1, -4}, {0, 1}); }},
+      {"flip",
+       [](const Inputs& x) {
+         return ops::flip(x[0], {0, -1});
+       }},
+      {"roll",
+       [](const Inputs& x) {
+         return ops::roll(x[0], {1, -4}, {0, 1});
+       }},
       {"roll flat", [](const Inputs& x) { return ops::roll(x[0], {5}, {}); }},
-      {"repeat", [](const Inputs& x) { return ops::repeat(x[0], {2, 1, 3}); }},
+      {"repeat",
+       [](const Inputs& x) {
+         return ops::repeat(x[0], {2, 1, 3});
+       }},
       {"tile", [](const Inputs& x) { return ops::tile(x[0], {2}); }},
       {"repeat_interleave", [](const Inputs& x) { return ops::repeat_interleave(x[0], 2, 1); }},
       {"repeat_interleave flat", [](const Inputs& x) { return ops::repeat_interleave(x[0], 3, TC_DIM_ALL); }},
       {"repeat_interleave tensor",
-       [](const Inputs& x) { return ops::repeat_interleave(x[0], tensor({3, 0, 1}, {3}, DType::i64), 0); }},
+       [](const Inputs& x) {
+         return ops::repeat_interleave(x[0], tensor({3, 0, 1}, {3}, DType::i64), 0);
+       }},
       {"diag", [](const Inputs& x) { return ops::diag(x[0], 1); }},
       {"diag of a row", [](const Inputs& x) { return ops::diag(ops::select(x[0], 0, 1), -2); }},
       {"diagonal", [](const Inputs& x) { return ops::diagonal(x[0], -1, 1, 0); }},
-      {"pad constant", [](const Inputs& x) { return ops::pad(x[0], {2, -1, -1, 1}, TC_PAD_CONSTANT, 3); }},
-      {"pad reflect", [](const Inputs& x) { return ops::pad(x[0], {2, 1, 1, 2}, TC_PAD_REFLECT, 0); }},
-      {"pad replicate", [](const Inputs& x) { return ops::pad(x[0], {3, 1, 0, 2}, TC_PAD_REPLICATE, 0); }},
-      {"pad circular", [](const Inputs& x) { return ops::pad(x[0], {2, 3, 1, 0}, TC_PAD_CIRCULAR, 0); }},
+      {"pad constant",
+       [](const Inputs& x) {
+         return ops::pad(x[0], {2, -1, -1, 1}, TC_PAD_CONSTANT, 3);
+       }},
+      {"pad reflect",
+       [](const Inputs& x) {
+         return ops::pad(x[0], {2, 1, 1, 2}, TC_PAD_REFLECT, 0);
+       }},
+      {"pad replicate",
+       [](const Inputs& x) {
+         return ops::pad(x[0], {3, 1, 0, 2}, TC_PAD_REPLICATE, 0);
+       }},
+      {"pad circular",
+       [](const Inputs& x) {
+         return ops::pad(x[0], {2, 3, 1, 0}, TC_PAD_CIRCULAR, 0);
+       }},
       {"movedim", [](const Inputs& x) { return ops::movedim(x[0], {0}, {1}); }},
       {"flatten", [](const Inputs& x) { return ops::flatten(x[0], 0, -1); }},
-      {"unflatten", [](const Inputs& x) { return ops::unflatten(x[0], 1, {2, -1}); }},
-      {"broadcast_to", [](const Inputs& x) { return ops::broadcast_to(ops::narrow(x[0], 0, 0, 1), {2, 3, 4}); }},
+      {"unflatten",
+       [](const Inputs& x) {
+         return ops::unflatten(x[0], 1, {2, -1});
+       }},
+      {"broadcast_to",
+       [](const Inputs& x) {
+         return ops::broadcast_to(ops::narrow(x[0], 0, 0, 1), {2, 3, 4});
+       }},
       {"unbind", [](const Inputs& x) { return ops::stack(ops::unbind(x[0], 1), 0); }},
       {"meshgrid",
        [](const Inputs& x) {
@@ -148,10 +179,15 @@ TEST_F(ShapeCreation, Gradchecks) {
        }},
       {"outer", [](const Inputs& x) { return ops::outer(ops::select(x[0], 0, 0), ops::select(x[0], 1, 2)); }},
       {"dot", [](const Inputs& x) { return ops::dot(ops::select(x[0], 0, 0), ops::select(x[0], 0, 2)); }},
-      {"einsum matmul", [](const Inputs& x) { return ops::einsum("ij,kj->ik", {x[0], x[0]}); }},
+      {"einsum matmul",
+       [](const Inputs& x) {
+         return ops::einsum("ij,kj->ik", {x[0], x[0]});
+       }},
       {"einsum trace", [](const Inputs& x) { return ops::einsum("ii", {ops::narrow(x[0], 1, 0, 3)}); }},
       {"einsum ellipsis",
-       [](const Inputs& x) { return ops::einsum("...j,j->...", {x[0], ops::select(x[0], 0, 1)}); }},
+       [](const Inputs& x) {
+         return ops::einsum("...j,j->...", {x[0], ops::select(x[0], 0, 1)});
+       }},
   };
   for (bool nc : {false, true}) {
     for (const auto& [name, f] : cases) {
@@ -161,8 +197,11 @@ TEST_F(ShapeCreation, Gradchecks) {
     }
   }
   // Three operands with a batch dim, and a diagonal of a 3-D operand.
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::einsum("bij,bjk,k->bi", {x[0], x[1], x[2]}); },
-                        {randn({2, 3, 4}), randn({2, 4, 5}), randn({5})}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return ops::einsum("bij,bjk,k->bi", {x[0], x[1], x[2]});
+      },
+      {randn({2, 3, 4}), randn({2, 4, 5}), randn({5})}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::einsum("iij->ji", {x[0]}); }, {randn({3, 3, 2})}));
 }
 
@@ -205,7 +244,8 @@ TEST_F(ShapeCreation, AbiErrors) {
   const int64_t dup[] = {0, -2};
   expect_err(tc_flip(a, dup, 2, &out), TC_ERR_INVALID_ARGUMENT, "tc_flip", "appears multiple times");
   const int64_t sh2[] = {1, 2};
-  expect_err(tc_roll(a, sh2, 2, nullptr, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_roll", "shifts must have one");
+  expect_err(tc_roll(a, sh2, 2, nullptr, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_roll",
+             "shifts must have one");
   const int64_t one[] = {2};
   expect_err(tc_repeat(a, one, 1, &out), TC_ERR_INVALID_ARGUMENT, "tc_repeat", "can not be smaller");
   expect_err(tc_repeat_interleave(a, -1, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_repeat_interleave",
@@ -215,7 +255,8 @@ TEST_F(ShapeCreation, AbiErrors) {
   expect_err(tc_linspace(0, 1, -1, TC_FLOAT32, TC_CPU, &out), TC_ERR_INVALID_ARGUMENT, "tc_linspace",
              "non-negative");
   const int64_t odd[] = {1, 2, 3};
-  expect_err(tc_pad(a, odd, 3, TC_PAD_CONSTANT, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_pad", "divisible by 2");
+  expect_err(tc_pad(a, odd, 3, TC_PAD_CONSTANT, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_pad",
+             "divisible by 2");
   const int64_t big[] = {3, 3};
   expect_err(tc_pad(a, big, 2, TC_PAD_REFLECT, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_pad", "should be less");
   expect_err(tc_pad(a, one, 0, 7, 0, &out), TC_ERR_INVALID_ARGUMENT, "tc_pad", "unknown mode");

@@ -25,12 +25,12 @@ pub enum PadMode {
 
 impl PadMode {
     fn code(self) -> i32 {
-        (match self {
+        match self {
             PadMode::Constant => sys::TC_PAD_CONSTANT,
             PadMode::Reflect => sys::TC_PAD_REFLECT,
             PadMode::Replicate => sys::TC_PAD_REPLICATE,
             PadMode::Circular => sys::TC_PAD_CIRCULAR,
-        }) as i32
+        }
     }
 }
 
@@ -53,7 +53,10 @@ fn handles_out(mut f: impl FnMut(*mut sys::tc_tensor, i64, *mut i64) -> i32) -> 
             }
             return Err(err);
         }
-        return raw[..count.clamp(0, cap) as usize].iter().map(|&h| Tensor::from_owned_raw(h)).collect();
+        return raw[..count.clamp(0, cap) as usize]
+            .iter()
+            .map(|&h| Tensor::from_owned_raw(h))
+            .collect();
     }
 }
 
@@ -94,7 +97,9 @@ impl Tensor {
     }
     /// Tiled `repeats[i]` times along each dim (`Tensor.repeat`; at least `ndim` repeats).
     pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_repeat(self.as_raw(), repeats.as_ptr(), len_i64(repeats.len()), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_repeat(self.as_raw(), repeats.as_ptr(), len_i64(repeats.len()), out)
+        })
     }
     /// Like [`Tensor::repeat`], fewer `reps` than dims padded with leading 1s (`torch.tile`).
     pub fn tile(&self, reps: &[i64]) -> Result<Tensor> {
@@ -102,12 +107,12 @@ impl Tensor {
     }
     /// Each element repeated `repeats` times along `dim` (`None`: of the flattened tensor).
     pub fn repeat_interleave(&self, repeats: i64, dim: Option<i64>) -> Result<Tensor> {
-        let d = dim.unwrap_or(sys::TC_DIM_ALL as i64);
+        let d = dim.unwrap_or(sys::TC_DIM_ALL);
         new_tensor(|out| unsafe { sys::tc_repeat_interleave(self.as_raw(), repeats, d, out) })
     }
     /// Element `i` along `dim` repeated `repeats[i]` times (an int64/int32 tensor).
     pub fn repeat_interleave_tensor(&self, repeats: &Tensor, dim: Option<i64>) -> Result<Tensor> {
-        let d = dim.unwrap_or(sys::TC_DIM_ALL as i64);
+        let d = dim.unwrap_or(sys::TC_DIM_ALL);
         new_tensor(|out| unsafe { sys::tc_repeat_interleave_tensor(self.as_raw(), repeats.as_raw(), d, out) })
     }
     /// 1-D: a square matrix with `self` on diagonal `diagonal`; 2-D: that diagonal.
@@ -121,7 +126,14 @@ impl Tensor {
     /// `torch.nn.functional.pad`: `pad[0]`, `pad[1]` before and after the last dim, then the one before...
     pub fn pad(&self, pad: &[i64], mode: PadMode, value: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_pad(self.as_raw(), pad.as_ptr(), len_i64(pad.len()), mode.code(), value, out)
+            sys::tc_pad(
+                self.as_raw(),
+                pad.as_ptr(),
+                len_i64(pad.len()),
+                mode.code(),
+                value,
+                out,
+            )
         })
     }
     /// A view with dims `source[i]` moved to `destination[i]`.
@@ -143,11 +155,15 @@ impl Tensor {
     }
     /// Dim `dim` split into `sizes` (one may be -1).
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_unflatten(self.as_raw(), dim, sizes.as_ptr(), len_i64(sizes.len()), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_unflatten(self.as_raw(), dim, sizes.as_ptr(), len_i64(sizes.len()), out)
+        })
     }
     /// Broadcast to `shape`, as a view (-1 keeps a size).
     pub fn broadcast_to(&self, shape: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_broadcast_to(self.as_raw(), shape.as_ptr(), len_i64(shape.len()), out) })
+        new_tensor(|out| unsafe {
+            sys::tc_broadcast_to(self.as_raw(), shape.as_ptr(), len_i64(shape.len()), out)
+        })
     }
     /// The slices along `dim` (removed), as views.
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
@@ -172,15 +188,23 @@ impl Tensor {
 
     /// Einstein summation like `torch.einsum` ("ij,jk->ik", "...", repeated indices).
     pub fn einsum(equation: &str, operands: &[&Tensor]) -> Result<Tensor> {
-        let eq = CString::new(equation)
-            .map_err(|_| Error::new(ErrorKind::InvalidArgument, "einsum: the equation holds a NUL byte"))?;
+        let eq = CString::new(equation).map_err(|_| {
+            Error::new(
+                ErrorKind::InvalidArgument,
+                "einsum: the equation holds a NUL byte",
+            )
+        })?;
         let raw = raw_handles(operands);
         new_tensor(|out| unsafe { sys::tc_einsum(eq.as_ptr(), raw.as_ptr(), len_i64(raw.len()), out) })
     }
     /// Coordinate grids of 0-D/1-D tensors; `xy` swaps the first two dims (Cartesian indexing).
     pub fn meshgrid(tensors: &[&Tensor], xy: bool) -> Result<Vec<Tensor>> {
         let raw = raw_handles(tensors);
-        let indexing = (if xy { sys::TC_MESHGRID_XY } else { sys::TC_MESHGRID_IJ }) as i32;
+        let indexing = if xy {
+            sys::TC_MESHGRID_XY
+        } else {
+            sys::TC_MESHGRID_IJ
+        };
         handles_out(|outs, cap, count| unsafe {
             sys::tc_meshgrid(raw.as_ptr(), len_i64(raw.len()), indexing, outs, cap, count)
         })
@@ -194,13 +218,30 @@ impl Tensor {
         new_tensor(|out| unsafe { sys::tc_linspace(start, end, steps, dtype.code(), device.raw(), out) })
     }
     /// `base ** linspace(start, end, steps)`.
-    pub fn logspace(start: f64, end: f64, steps: i64, base: f64, dtype: DType, device: Device) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_logspace(start, end, steps, base, dtype.code(), device.raw(), out) })
+    pub fn logspace(
+        start: f64,
+        end: f64,
+        steps: i64,
+        base: f64,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_logspace(start, end, steps, base, dtype.code(), device.raw(), out)
+        })
     }
     /// Integers uniform in `[low, high)` from the default generator.
     pub fn randint(low: i64, high: i64, shape: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
         new_tensor(|out| unsafe {
-            sys::tc_randint(low, high, shape.as_ptr(), len_i64(shape.len()), dtype.code(), device.raw(), out)
+            sys::tc_randint(
+                low,
+                high,
+                shape.as_ptr(),
+                len_i64(shape.len()),
+                dtype.code(),
+                device.raw(),
+                out,
+            )
         })
     }
     /// A random permutation of `0..n` from the default generator.
