@@ -827,7 +827,8 @@ TC_API int32_t tc_diag(tc_tensor a, int64_t diagonal, tc_tensor* out);
 TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t dim2, tc_tensor* out);
 /* An n x m matrix with ones on the diagonal (m -1: n x n). */
 TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out);
-/* steps evenly spaced values from start to end inclusive (torch.linspace). */
+/* steps evenly spaced values from start to end inclusive (torch.linspace;
+ * integer dtypes truncate start and end first). */
 TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
                            tc_tensor* out);
 /* base ** linspace(start, end, steps) (torch.logspace). */

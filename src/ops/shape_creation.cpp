@@ -270,6 +270,8 @@ void check_steps(double start, double end, int64_t steps, const char* op) {
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device) {
   check_steps(start, end, steps, "linspace");
+  // PyTorch converts start and end to an integer dtype first (-3.5 is -3).
+  if (!is_floating(dtype)) start = std::trunc(start), end = std::trunc(end);
   return finish_values(linspace_f64(start, end, steps), dtype, device, "linspace");
 }
 
