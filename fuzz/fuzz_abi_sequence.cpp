@@ -473,6 +473,8 @@ class Runner {
     return in_.ConsumeIntegralInRange<int32_t>(0, TC_DTYPE_COUNT - 1);
   }
 
+#include "fuzz_shape_creation.inc"
+
   // Calls fn(out) and stores a new handle in slot `dst`, checking the
   // out-param promise.
   template <typename F>
@@ -970,7 +972,11 @@ class Runner {
         }
         break;
       }
-      case 13: {  // cat / stack / split / chunk
+      case 13: {  // cat / stack / split / chunk, and the shape, creation and matrix ops
+        if (in_.ConsumeIntegralInRange<int>(0, 2) == 0) {
+          shape_creation_ops();
+          break;
+        }
         tc_tensor ts[3] = {handle(), handle(), handle()};
         const int64_t count = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
         const int64_t dim = dim_index();

@@ -1044,6 +1044,94 @@ TC_API int32_t tc_index_copy(tc_tensor a, int64_t dim, tc_tensor index, tc_tenso
 /** A copy of a with value at the entries index of dim. */
 TC_API int32_t tc_index_fill(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out);
 
+/* Shape, creation and matrix ops after PyTorch (torch.flip, roll, repeat,
+ * tile, repeat_interleave, diag, diagonal, eye, linspace, logspace, meshgrid,
+ * nn.functional.pad, movedim, flatten, unflatten, broadcast_to, unbind, outer,
+ * dot, einsum; randint, randperm, bernoulli from the default generator).
+ * Results are new tensors except diagonal, broadcast_to, movedim, unbind,
+ * meshgrid and flatten/unflatten where a view is possible (views, as in
+ * PyTorch). Differentiable where PyTorch is (composed of differentiable ops). */
+/** a reversed along each of the ndims dims (unique). */
+TC_API int32_t tc_flip(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out);
+/** a rolled by shifts[i] along dims[i] (elements leaving one end come back at
+ * the other); ndims 0 rolls the flattened tensor by shifts[0] (nshifts 1). */
+TC_API int32_t tc_roll(tc_tensor a, const int64_t* shifts, int64_t nshifts, const int64_t* dims,
+                       int64_t ndims, tc_tensor* out);
+/** a tiled repeats[i] times along each dim, like Tensor.repeat (nrepeats >=
+ * a's dims). */
+TC_API int32_t tc_repeat(tc_tensor a, const int64_t* repeats, int64_t nrepeats, tc_tensor* out);
+/** Like repeat, with fewer reps than dims padded with leading 1s
+ * (torch.tile). */
+TC_API int32_t tc_tile(tc_tensor a, const int64_t* reps, int64_t nreps, tc_tensor* out);
+/** Each element of a repeated `repeats` times along dim (TC_DIM_ALL: of the
+ * flattened a). */
+TC_API int32_t tc_repeat_interleave(tc_tensor a, int64_t repeats, int64_t dim, tc_tensor* out);
+/** Element i of a along dim repeated repeats[i] times; repeats is an int64 or
+ * int32 tensor, 0-D / one element (all alike) or of a's size along dim. */
+TC_API int32_t tc_repeat_interleave_tensor(tc_tensor a, tc_tensor repeats, int64_t dim, tc_tensor* out);
+/** 1-D a: a square matrix with a on its diagonal `diagonal` (> 0 above the
+ * main one); 2-D a: a copy of that diagonal, 1-D. */
+TC_API int32_t tc_diag(tc_tensor a, int64_t diagonal, tc_tensor* out);
+/** A view of the diagonal `offset` of dims dim1 and dim2 of a, which become the
+ * last dim of the result. */
+TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t dim2, tc_tensor* out);
+/** An n x m matrix with ones on the diagonal (m -1: n x n). */
+TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out);
+/** steps evenly spaced values from start to end inclusive (torch.linspace;
+ * integer dtypes truncate start and end first). */
+TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
+                           tc_tensor* out);
+/** base ** linspace(start, end, steps) (torch.logspace). */
+TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
+                           int32_t device, tc_tensor* out);
+#define TC_MESHGRID_IJ 0 /* matrix indexing: out[i] varies along dim i */
+#define TC_MESHGRID_XY 1 /* Cartesian: the first two dims swapped */
+/** Coordinate grids of count 0-D or 1-D tensors (same dtype and device), as
+ * expanded views; writes count handles to outs (cap >= count) and *out_count. */
+TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t indexing, tc_tensor* outs,
+                           int64_t cap, int64_t* out_count);
+#define TC_PAD_CONSTANT 0  /* value outside; negative pads crop */
+#define TC_PAD_REFLECT 1   /* mirrored without the edge (pad < size) */
+#define TC_PAD_REPLICATE 2 /* the edge repeated */
+#define TC_PAD_CIRCULAR 3  /* wrapped around (pad <= size) */
+/** torch.nn.functional.pad: pad[0], pad[1] before and after the last dim,
+ * pad[2], pad[3] the one before, ... (npad even, npad / 2 <= dims); value for
+ * TC_PAD_CONSTANT only. */
+TC_API int32_t tc_pad(tc_tensor a, const int64_t* pad, int64_t npad, int32_t mode, double value,
+                      tc_tensor* out);
+/** A view with dims source[i] moved to destination[i], the others in order. */
+TC_API int32_t tc_movedim(tc_tensor a, const int64_t* source, int64_t nsource, const int64_t* destination,
+                          int64_t ndestination, tc_tensor* out);
+/** Dims start_dim..end_dim merged into one (a view where possible). */
+TC_API int32_t tc_flatten(tc_tensor a, int64_t start_dim, int64_t end_dim, tc_tensor* out);
+/** Dim dim split into sizes (one may be -1; their product is its size). */
+TC_API int32_t tc_unflatten(tc_tensor a, int64_t dim, const int64_t* sizes, int64_t nsizes, tc_tensor* out);
+/** a broadcast to shape, a view (-1 keeps a size), like tc_expand. */
+TC_API int32_t tc_broadcast_to(tc_tensor a, const int64_t* shape, int64_t ndim, tc_tensor* out);
+/** The slices of a along dim, as views (dim removed); handles and *count as
+ * tc_split writes them. */
+TC_API int32_t tc_unbind(tc_tensor a, int64_t dim, tc_tensor* outs, int64_t cap, int64_t* count);
+/** The outer product of 1-D a and b: out[i][j] = a[i] * b[j]. */
+TC_API int32_t tc_outer(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** The 0-D inner product of 1-D a and b of the same size and dtype. */
+TC_API int32_t tc_dot(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** torch.einsum: implicit or explicit ("->") output, "..." ellipsis, repeated
+ * indices (diagonals), sums over the indices not in the output; operands of
+ * one dtype, contracted pairwise from the left (bmm for floating dtypes). */
+TC_API int32_t tc_einsum(const char* equation, const tc_tensor* operands, int64_t count, tc_tensor* out);
+/** Integers uniform in [low, high) from the default generator, of dtype (its
+ * range must hold them); deterministic under tc_manual_seed. */
+TC_API int32_t tc_randint(int64_t low, int64_t high, const int64_t* shape, int64_t ndim, int32_t dtype,
+                          int32_t device, tc_tensor* out);
+/** A random permutation of 0..n-1 from the default generator. */
+TC_API int32_t tc_randperm(int64_t n, int32_t dtype, int32_t device, tc_tensor* out);
+/** 0/1 samples in probs' (floating) dtype, 1 with probability probs (each in
+ * [0, 1]), from the default generator. */
+TC_API int32_t tc_bernoulli(tc_tensor probs, tc_tensor* out);
+/** 0/1 samples of a's shape and dtype, 1 with probability p, from the default
+ * generator. */
+TC_API int32_t tc_bernoulli_p(tc_tensor a, double p, tc_tensor* out);
+
 /* In-place ops: change self's data and bump its version counter. other
  * broadcasts to self's shape; the result dtype must be self's. In-place on a
  * leaf that requires grad (with grad mode on) is an autograd error. A self

@@ -5,6 +5,7 @@
 // dtypes. Negative dims wrap as in PyTorch.
 #pragma once
 #include <tuple>
+#include <string>
 #include <vector>
 
 #include "tensor.h"
@@ -223,5 +224,34 @@ Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim);
 Tensor normalize(const Tensor& a, double p, int64_t dim, double eps);
+// ---- shape, creation and matrix ops (ops/shape_creation.cpp, ops/einsum.cpp,
+// ops/random_sampling.cpp); mostly compositions of the views and ops above,
+// so autograd records their pieces ----
+Tensor flip(const Tensor& a, const Dims& dims);
+Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims);  // dims empty: flattened
+Tensor repeat(const Tensor& a, const Dims& repeats);
+Tensor tile(const Tensor& a, const Dims& reps);
+Tensor repeat_interleave(const Tensor& a, int64_t repeats, int64_t dim);  // TC_DIM_ALL: flattened
+Tensor repeat_interleave(const Tensor& a, const Tensor& repeats, int64_t dim);
+Tensor diag(const Tensor& a, int64_t diagonal);
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);  // a view
+Tensor eye(int64_t n, int64_t m, DType dtype, Device device);
+Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device);
+Tensor logspace(double start, double end, int64_t steps, double base, DType dtype, Device device);
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& ts, bool xy);
+// mode: TC_PAD_CONSTANT, TC_PAD_REFLECT, TC_PAD_REPLICATE, TC_PAD_CIRCULAR.
+Tensor pad(const Tensor& a, const std::vector<int64_t>& pad, int32_t mode, double value);
+Tensor movedim(const Tensor& a, const Dims& source, const Dims& destination);
+Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim);
+Tensor unflatten(const Tensor& a, int64_t dim, const Dims& sizes);
+Tensor broadcast_to(const Tensor& a, const Dims& shape);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device device);
+Tensor randperm(int64_t n, DType dtype, Device device);
+Tensor bernoulli(const Tensor& probs);        // 0/1 in probs' dtype
+Tensor bernoulli(const Tensor& a, double p);  // a's shape and dtype
 
 }  // namespace tc::ops

@@ -296,6 +296,7 @@
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
 #include "misuse_sort_reduce.inc"
+#include "misuse_shape_creation.inc"
 #undef TC_MISUSE_WEAK
 
 namespace {
@@ -2539,6 +2540,10 @@ std::vector<Entry> build_table() {
           });
         },
         along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_fill(m.f.a, d, ix, 1.0, m.O(9)); })));
+  // The shape, creation and matrix ops (tc_flip ... tc_bernoulli_p).
+#define TC_MISUSE_ROWS
+#include "misuse_shape_creation.inc"
+#undef TC_MISUSE_ROWS
 
   // In-place ops.
   add(E(

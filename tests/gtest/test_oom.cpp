@@ -1,6 +1,8 @@
 // Out-of-memory injection. A realistic training step through the ABI
 // (create tensors, linear layers with matmul/add/relu, cross_entropy,
-// backward, an Adam step, a custom function and an op library's op, views and reductions, then free
+// backward, an Adam step, a custom function and an op library's op, views and reductions, the shape,
+// creation and matrix ops (einsum, flip, pad, roll, repeat forward and backward; eye, diag, linspace,
+// randint, randperm, bernoulli, meshgrid), then free
 // everything) is run once to count its CPU allocations (tc::alloc_count), then once per allocation N with the
 // Nth one failing (flag "fail_alloc_at", test builds). Every run must end with a call that returns
 // TC_ERR_OUT_OF_MEMORY with a message naming the function, no crash, and live_tensors / live_handles back
@@ -379,6 +381,38 @@ class Workload {
       STEP(tc_binary_cross_entropy_with_logits, *d64, *sm, nullptr, nullptr, TC_REDUCTION_SUM, bce);
       STEP(tc_cosine_similarity, *d64, *sm, 1, 1e-8, cos);
       STEP(tc_optimizer_zero_grad, opt_);
+    }
+
+    // The shape, creation and matrix ops: forward (einsum's bmm, flip's and
+    // pad's gathers, roll's cat, repeat's copy) and backward through them,
+    // then the creation and random ops.
+    {
+      tc_tensor *e = slot(), *f = slot(), *pd = slot(), *pc = slot(), *rl = slot(), *rp = slot(),
+                *sum = slot();
+      tc_tensor ops2[] = {*x, *w1};
+      STEP(tc_einsum, "ij,jk->ik", ops2, 2, e);
+      const int64_t d0[] = {0}, pads[] = {1, 2}, crop[] = {-1, 2, 1, 0}, shifts[] = {3}, d1[] = {1},
+                    reps[] = {2, 1};
+      STEP(tc_flip, *e, d0, 1, f);
+      STEP(tc_pad, *f, pads, 2, TC_PAD_REFLECT, 0.0, pd);
+      STEP(tc_pad, *pd, crop, 4, TC_PAD_CONSTANT, 1.5, pc);
+      STEP(tc_roll, *pc, shifts, 1, d1, 1, rl);
+      STEP(tc_repeat, *rl, reps, 2, rp);
+      STEP(tc_sum, *rp, nullptr, 0, 0, sum);
+      STEP(tc_backward, *sum, nullptr, 0);
+      STEP(tc_optimizer_zero_grad, opt_);
+      tc_tensor *eye = slot(), *lin = slot(), *ri = slot(), *perm = slot(), *bern = slot(), *dg = slot();
+      STEP(tc_eye, 40, -1, TC_FLOAT32, TC_CPU, eye);
+      STEP(tc_diag, *eye, 0, dg);
+      STEP(tc_linspace, 0.0, 1.0, 40, TC_FLOAT32, TC_CPU, lin);
+      STEP(tc_randint, 0, 10, xs, 2, TC_INT64, TC_CPU, ri);
+      STEP(tc_randperm, 40, TC_INT64, TC_CPU, perm);
+      STEP(tc_bernoulli_p, *x, 0.5, bern);
+      tc_tensor* grid = slot();
+      slot();  // meshgrid's second output goes into the next slot
+      tc_tensor axes[] = {*lin, *dg};
+      int64_t n_grid = 0;
+      STEP(tc_meshgrid, axes, 2, TC_MESHGRID_IJ, grid, 2, &n_grid);
     }
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a

@@ -42,6 +42,9 @@ from ._tensor import tensor_new  # noqa: E402
 from . import _sort_reduce  # noqa: E402  (installs its Tensor methods)
 from ._tensor import (index_add, index_copy, index_fill, index_put, index_put_, masked_select,  # noqa: E402
                       nonzero, scatter, scatter_add, scatter_reduce, take)
+from ._shape_ops import (bernoulli, broadcast_to, diag, diagonal, dot, einsum, eye, flatten, flip,  # noqa: E402
+                         ger, linspace, logspace, meshgrid, moveaxis, movedim, outer, randint, randperm,
+                         repeat_interleave, roll, tile, unbind, unflatten)
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402

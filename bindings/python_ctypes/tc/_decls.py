@@ -97,6 +97,12 @@ TC_SCATTER_PROD = 1
 TC_SCATTER_MEAN = 2
 TC_SCATTER_AMAX = 3
 TC_SCATTER_AMIN = 4
+TC_MESHGRID_IJ = 0
+TC_MESHGRID_XY = 1
+TC_PAD_CONSTANT = 0
+TC_PAD_REFLECT = 1
+TC_PAD_REPLICATE = 2
+TC_PAD_CIRCULAR = 3
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
@@ -1296,6 +1302,106 @@ FUNCTIONS = {
     'tc_index_fill': (
         [tc_tensor, C.c_int64, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor', 'index'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_flip': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('tc_tensor*', 'out')),
+    ),
+    'tc_roll': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'shifts'), ('int64_t', 'nshifts'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('tc_tensor*', 'out')),
+    ),
+    'tc_repeat': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'repeats'), ('int64_t', 'nrepeats'), ('tc_tensor*', 'out')),
+    ),
+    'tc_tile': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'reps'), ('int64_t', 'nreps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_repeat_interleave': (
+        [tc_tensor, C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'repeats'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_repeat_interleave_tensor': (
+        [tc_tensor, tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'repeats'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_diag': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'diagonal'), ('tc_tensor*', 'out')),
+    ),
+    'tc_diagonal': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'offset'), ('int64_t', 'dim1'), ('int64_t', 'dim2'), ('tc_tensor*', 'out')),
+    ),
+    'tc_eye': (
+        [C.c_int64, C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('int64_t', 'n'), ('int64_t', 'm'), ('int32_t', 'dtype'), ('int32_t', 'device'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linspace': (
+        [C.c_double, C.c_double, C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('double', 'start'), ('double', 'end'), ('int64_t', 'steps'), ('int32_t', 'dtype'), ('int32_t', 'device'), ('tc_tensor*', 'out')),
+    ),
+    'tc_logspace': (
+        [C.c_double, C.c_double, C.c_int64, C.c_double, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('double', 'start'), ('double', 'end'), ('int64_t', 'steps'), ('double', 'base'), ('int32_t', 'dtype'), ('int32_t', 'device'), ('tc_tensor*', 'out')),
+    ),
+    'tc_meshgrid': (
+        [C.POINTER(tc_tensor), C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int64)],
+        (('const tc_tensor*', 'tensors'), ('int64_t', 'count'), ('int32_t', 'indexing'), ('tc_tensor*', 'outs'), ('int64_t', 'cap'), ('int64_t*', 'out_count')),
+    ),
+    'tc_pad': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'pad'), ('int64_t', 'npad'), ('int32_t', 'mode'), ('double', 'value'), ('tc_tensor*', 'out')),
+    ),
+    'tc_movedim': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'source'), ('int64_t', 'nsource'), ('const int64_t*', 'destination'), ('int64_t', 'ndestination'), ('tc_tensor*', 'out')),
+    ),
+    'tc_flatten': (
+        [tc_tensor, C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'start_dim'), ('int64_t', 'end_dim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_unflatten': (
+        [tc_tensor, C.c_int64, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('const int64_t*', 'sizes'), ('int64_t', 'nsizes'), ('tc_tensor*', 'out')),
+    ),
+    'tc_broadcast_to': (
+        [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('const int64_t*', 'shape'), ('int64_t', 'ndim'), ('tc_tensor*', 'out')),
+    ),
+    'tc_unbind': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('tc_tensor*', 'outs'), ('int64_t', 'cap'), ('int64_t*', 'count')),
+    ),
+    'tc_outer': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_dot': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_einsum': (
+        [C.c_char_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor)],
+        (('const char*', 'equation'), ('const tc_tensor*', 'operands'), ('int64_t', 'count'), ('tc_tensor*', 'out')),
+    ),
+    'tc_randint': (
+        [C.c_int64, C.c_int64, C.POINTER(C.c_int64), C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('int64_t', 'low'), ('int64_t', 'high'), ('const int64_t*', 'shape'), ('int64_t', 'ndim'), ('int32_t', 'dtype'), ('int32_t', 'device'), ('tc_tensor*', 'out')),
+    ),
+    'tc_randperm': (
+        [C.c_int64, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('int64_t', 'n'), ('int32_t', 'dtype'), ('int32_t', 'device'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bernoulli': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'probs'), ('tc_tensor*', 'out')),
+    ),
+    'tc_bernoulli_p': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 'p'), ('tc_tensor*', 'out')),
     ),
     'tc_add_': (
         [tc_tensor, tc_tensor],

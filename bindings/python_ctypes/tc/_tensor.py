@@ -1221,3 +1221,11 @@ def tensor_new(*size, fill="zeros", dtype=None, device=None, requires_grad=False
         o.data = C.cast(keep, C.c_void_p)
         o.nbytes = len(data)
     return _call(fn("tc_tensor_new"), byref(o))
+
+
+# The shape, creation and matrix ops (tc/_shape_ops.py): Tensor.flip, roll,
+# repeat, tile, diagonal, ... (replacing the Python flatten and unbind above
+# with libtc's tc_flatten and tc_unbind).
+from . import _shape_ops as _shape_ops  # noqa: E402
+
+_shape_ops.install(Tensor)

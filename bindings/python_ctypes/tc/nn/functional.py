@@ -154,3 +154,5 @@ from .._binary_ext import glu, prelu  # noqa: E402,F401  (issue 12: tc/_binary_e
 from .functional_loss import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,F401
                               cosine_similarity, cross_entropy, huber_loss, kl_div, l1_loss, nll_loss,
                               normalize, pairwise_distance, smooth_l1_loss)
+
+from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)

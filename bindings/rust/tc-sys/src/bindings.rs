@@ -63,6 +63,12 @@ pub const TC_SCATTER_PROD: i32 = 1;
 pub const TC_SCATTER_MEAN: i32 = 2;
 pub const TC_SCATTER_AMAX: i32 = 3;
 pub const TC_SCATTER_AMIN: i32 = 4;
+pub const TC_MESHGRID_IJ: i32 = 0;
+pub const TC_MESHGRID_XY: i32 = 1;
+pub const TC_PAD_CONSTANT: i32 = 0;
+pub const TC_PAD_REFLECT: i32 = 1;
+pub const TC_PAD_REPLICATE: i32 = 2;
+pub const TC_PAD_CIRCULAR: i32 = 3;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -2129,6 +2135,178 @@ extern "C" {
 extern "C" {
     #[doc = " A copy of a with value at the entries index of dim."]
     pub fn tc_index_fill(a: tc_tensor, dim: i64, index: tc_tensor, value: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " a reversed along each of the ndims dims (unique)."]
+    pub fn tc_flip(a: tc_tensor, dims: *const i64, ndims: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " a rolled by shifts[i] along dims[i] (elements leaving one end come back at"]
+    #[doc = " the other); ndims 0 rolls the flattened tensor by shifts[0] (nshifts 1)."]
+    pub fn tc_roll(
+        a: tc_tensor,
+        shifts: *const i64,
+        nshifts: i64,
+        dims: *const i64,
+        ndims: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " a tiled repeats[i] times along each dim, like Tensor.repeat (nrepeats >="]
+    #[doc = " a's dims)."]
+    pub fn tc_repeat(a: tc_tensor, repeats: *const i64, nrepeats: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Like repeat, with fewer reps than dims padded with leading 1s"]
+    #[doc = " (torch.tile)."]
+    pub fn tc_tile(a: tc_tensor, reps: *const i64, nreps: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Each element of a repeated `repeats` times along dim (TC_DIM_ALL: of the"]
+    #[doc = " flattened a)."]
+    pub fn tc_repeat_interleave(a: tc_tensor, repeats: i64, dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Element i of a along dim repeated repeats[i] times; repeats is an int64 or"]
+    #[doc = " int32 tensor, 0-D / one element (all alike) or of a's size along dim."]
+    pub fn tc_repeat_interleave_tensor(
+        a: tc_tensor,
+        repeats: tc_tensor,
+        dim: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 1-D a: a square matrix with a on its diagonal `diagonal` (> 0 above the"]
+    #[doc = " main one); 2-D a: a copy of that diagonal, 1-D."]
+    pub fn tc_diag(a: tc_tensor, diagonal: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " A view of the diagonal `offset` of dims dim1 and dim2 of a, which become the"]
+    #[doc = " last dim of the result."]
+    pub fn tc_diagonal(a: tc_tensor, offset: i64, dim1: i64, dim2: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " An n x m matrix with ones on the diagonal (m -1: n x n)."]
+    pub fn tc_eye(n: i64, m: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " steps evenly spaced values from start to end inclusive (torch.linspace;"]
+    #[doc = " integer dtypes truncate start and end first)."]
+    pub fn tc_linspace(start: f64, end: f64, steps: i64, dtype: i32, device: i32, out: *mut tc_tensor)
+        -> i32;
+}
+extern "C" {
+    #[doc = " base ** linspace(start, end, steps) (torch.logspace)."]
+    pub fn tc_logspace(
+        start: f64,
+        end: f64,
+        steps: i64,
+        base: f64,
+        dtype: i32,
+        device: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Coordinate grids of count 0-D or 1-D tensors (same dtype and device), as"]
+    #[doc = " expanded views; writes count handles to outs (cap >= count) and *out_count."]
+    pub fn tc_meshgrid(
+        tensors: *const tc_tensor,
+        count: i64,
+        indexing: i32,
+        outs: *mut tc_tensor,
+        cap: i64,
+        out_count: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " torch.nn.functional.pad: pad[0], pad[1] before and after the last dim,"]
+    #[doc = " pad[2], pad[3] the one before, ... (npad even, npad / 2 <= dims); value for"]
+    #[doc = " TC_PAD_CONSTANT only."]
+    pub fn tc_pad(
+        a: tc_tensor,
+        pad: *const i64,
+        npad: i64,
+        mode: i32,
+        value: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A view with dims source[i] moved to destination[i], the others in order."]
+    pub fn tc_movedim(
+        a: tc_tensor,
+        source: *const i64,
+        nsource: i64,
+        destination: *const i64,
+        ndestination: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Dims start_dim..end_dim merged into one (a view where possible)."]
+    pub fn tc_flatten(a: tc_tensor, start_dim: i64, end_dim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Dim dim split into sizes (one may be -1; their product is its size)."]
+    pub fn tc_unflatten(a: tc_tensor, dim: i64, sizes: *const i64, nsizes: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " a broadcast to shape, a view (-1 keeps a size), like tc_expand."]
+    pub fn tc_broadcast_to(a: tc_tensor, shape: *const i64, ndim: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The slices of a along dim, as views (dim removed); handles and *count as"]
+    #[doc = " tc_split writes them."]
+    pub fn tc_unbind(a: tc_tensor, dim: i64, outs: *mut tc_tensor, cap: i64, count: *mut i64) -> i32;
+}
+extern "C" {
+    #[doc = " The outer product of 1-D a and b: out[i][j] = a[i] * b[j]."]
+    pub fn tc_outer(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The 0-D inner product of 1-D a and b of the same size and dtype."]
+    pub fn tc_dot(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " torch.einsum: implicit or explicit (\"->\") output, \"...\" ellipsis, repeated"]
+    #[doc = " indices (diagonals), sums over the indices not in the output; operands of"]
+    #[doc = " one dtype, contracted pairwise from the left (bmm for floating dtypes)."]
+    pub fn tc_einsum(
+        equation: *const ::std::os::raw::c_char,
+        operands: *const tc_tensor,
+        count: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Integers uniform in [low, high) from the default generator, of dtype (its"]
+    #[doc = " range must hold them); deterministic under tc_manual_seed."]
+    pub fn tc_randint(
+        low: i64,
+        high: i64,
+        shape: *const i64,
+        ndim: i64,
+        dtype: i32,
+        device: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A random permutation of 0..n-1 from the default generator."]
+    pub fn tc_randperm(n: i64, dtype: i32, device: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " 0/1 samples in probs' (floating) dtype, 1 with probability probs (each in"]
+    #[doc = " [0, 1]), from the default generator."]
+    pub fn tc_bernoulli(probs: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " 0/1 samples of a's shape and dtype, 1 with probability p, from the default"]
+    #[doc = " generator."]
+    pub fn tc_bernoulli_p(a: tc_tensor, p: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " self += other."]

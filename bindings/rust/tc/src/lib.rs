@@ -52,6 +52,7 @@ mod op_library;
 mod ops;
 mod optim;
 mod sort_reduce;
+mod shape_creation;
 mod tensor;
 mod transformer;
 mod views;
@@ -78,6 +79,7 @@ pub use optim::{
     Adagrad, AdagradOptions, Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, RmsProp, RmsPropOptions, Sgd,
     SgdOptions,
 };
+pub use shape_creation::PadMode;
 pub use tensor::Tensor;
 
 /// The flag names tc.h documents, for [`get_flag`] and [`set_flag`].
