@@ -7,10 +7,10 @@
 #include "cuda/blas.h"
 #include "cuda/cudnn.h"
 #include "cuda/elementwise.h"
+#include "cuda/indexing.h"
 #include "cuda/optim.h"
 #include "cuda/pool.h"
 #include "cuda/random.h"
-#include "cuda/indexing.h"
 #include "cuda/reduce.h"
 #include "device_hooks.h"
 
