@@ -37,8 +37,8 @@ int32_t tc_index(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor
   });
 }
 
-int32_t tc_index_put(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor values, int32_t accumulate,
-                     tc_tensor* out) {
+int32_t tc_index_put(tc_tensor a, const tc_tensor* indices, int64_t count, tc_tensor values,
+                     int32_t accumulate, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::index_put(get_tensor(a, "a"), index_list(indices, count),
@@ -78,7 +78,8 @@ int32_t tc_masked_select(tc_tensor a, tc_tensor mask, tc_tensor* out) {
 int32_t tc_scatter(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(tc::ops::scatter(get_tensor(a, "a"), dim, get_tensor(index, "index"), get_tensor(src, "src")));
+    *out = new_handle(
+        tc::ops::scatter(get_tensor(a, "a"), dim, get_tensor(index, "index"), get_tensor(src, "src")));
   });
 }
 
@@ -106,7 +107,8 @@ int32_t tc_scatter_reduce(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor s
   });
 }
 
-int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, double alpha, tc_tensor* out) {
+int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, double alpha,
+                     tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::index_add(get_tensor(a, "a"), dim, get_tensor(index, "index"),
@@ -117,8 +119,8 @@ int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source
 int32_t tc_index_copy(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(
-        tc::ops::index_copy(get_tensor(a, "a"), dim, get_tensor(index, "index"), get_tensor(source, "source")));
+    *out = new_handle(tc::ops::index_copy(get_tensor(a, "a"), dim, get_tensor(index, "index"),
+                                          get_tensor(source, "source")));
   });
 }
 

@@ -75,15 +75,16 @@ void put_loop(const Tensor& a, const Tensor& offs, const Tensor& values, Op op) 
   const int64_t vb = b_stride(values);
   // Enough sliced positions per thread: parallel over s; else one thread
   // (ns == 1, pure element indexing, keeps its index order).
-  parallel_for(ns, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(nb, 1)), [&](int64_t lo, int64_t hi) {
-    SliceWalk w(a->shape, a->strides.data(), s_strides(values), lo);
-    for (int64_t s = lo; s < hi; ++s, w.next()) {
-      for (int64_t b = 0; b < nb; ++b) {
-        T& d = dst[po[b] + w.off0];
-        d = op(d, src[b * vb + w.off1]);
-      }
-    }
-  });
+  parallel_for(ns, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(nb, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 SliceWalk w(a->shape, a->strides.data(), s_strides(values), lo);
+                 for (int64_t s = lo; s < hi; ++s, w.next()) {
+                   for (int64_t b = 0; b < nb; ++b) {
+                     T& d = dst[po[b] + w.off0];
+                     d = op(d, src[b * vb + w.off1]);
+                   }
+                 }
+               });
 }
 
 // A float -0.0 is zero: compare the value, not the bits (16-bit floats through double).
@@ -181,7 +182,8 @@ void nonzero_kernel(const T* q, const Dims& shape, int64_t* po) {
 int64_t CpuBackend::count_nonzero(const Tensor& a) const {
   if (a->numel() == 0) return 0;
   Tensor c = tc::contiguous(a);
-  return TC_DISPATCH_ALL(c->dtype, "nonzero", [&] { return count_kernel(c->data_as<scalar_t>(), c->numel()); });
+  return TC_DISPATCH_ALL(c->dtype, "nonzero",
+                         [&] { return count_kernel(c->data_as<scalar_t>(), c->numel()); });
 }
 
 void CpuBackend::nonzero(const Tensor& out, const Tensor& a) const {

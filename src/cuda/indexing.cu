@@ -5,11 +5,11 @@
 // reached from one s only, so there are no races and no atomics, and repeated
 // indices resolve as on the CPU (last writer wins, sums in index order).
 // nonzero compacts with a CUB prefix sum, keeping row-major order.
-#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cub/device/device_scan.cuh>
 
 #include "abi/status.h"
 #include "cuda/cuda_check.h"
@@ -63,7 +63,8 @@ __device__ inline void offsets_of(const SliceDims& d, int64_t s, int64_t* o0, in
 }
 
 template <typename U>
-__global__ void gather_kernel(U* out, const U* a, const int64_t* offs, const SliceDims d, int64_t nb, int64_t ns) {
+__global__ void gather_kernel(U* out, const U* a, const int64_t* offs, const SliceDims d, int64_t nb,
+                              int64_t ns) {
   TC_GRID_LOOP(p, nb * ns) {
     const int64_t b = p / ns;
     int64_t ao = 0, oo = 0;
@@ -73,8 +74,8 @@ __global__ void gather_kernel(U* out, const U* a, const int64_t* offs, const Sli
 }
 
 template <typename T>
-__global__ void put_kernel(T* a, const T* values, const int64_t* offs, const SliceDims d, int64_t nb, int64_t ns,
-                           IndexPutMode mode) {
+__global__ void put_kernel(T* a, const T* values, const int64_t* offs, const SliceDims d, int64_t nb,
+                           int64_t ns, IndexPutMode mode) {
   TC_GRID_LOOP(s, ns) {
     int64_t ao = 0, vo = 0;
     offsets_of(d, s, &ao, &vo);
@@ -112,8 +113,8 @@ Tensor nonzero_flags(const Tensor& a) {
   Tensor flags = empty(Dims{a->numel()}, DType::i64, a->device);
   dispatch_all(a->dtype, "nonzero", [&](auto tag) {
     using T = decltype(tag);
-    nonzero_flags_kernel<T><<<blocks_for(a->numel()), kThreads>>>(static_cast<const T*>(a->data()), a->numel(),
-                                                                   flags->data_as<int64_t>());
+    nonzero_flags_kernel<T><<<blocks_for(a->numel()), kThreads>>>(static_cast<const T*>(a->data()),
+                                                                  a->numel(), flags->data_as<int64_t>());
   });
   check_launch();
   return flags;
@@ -124,8 +125,8 @@ Tensor exclusive_sum(const Tensor& flags) {
   const int64_t n = flags->numel();
   Tensor pos = empty(Dims{n}, DType::i64, flags->device);
   size_t bytes = 0;
-  TC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flags->data_as<int64_t>(), pos->data_as<int64_t>(),
-                                              int(n)));
+  TC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flags->data_as<int64_t>(),
+                                              pos->data_as<int64_t>(), int(n)));
   Tensor scratch = empty(Dims{int64_t(bytes) + 1}, DType::u8, flags->device);
   TC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch->data(), bytes, flags->data_as<int64_t>(),
                                               pos->data_as<int64_t>(), int(n)));
@@ -141,8 +142,8 @@ void index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs
   const SliceDims d = slice_dims(a, out);
   dispatch_bits(a->itemsize(), [&](auto tag) {
     using U = decltype(tag);
-    gather_kernel<U><<<blocks_for(nb * ns), kThreads>>>(static_cast<U*>(out->data()), static_cast<const U*>(a->data()),
-                                                         offs->data_as<int64_t>(), d, nb, ns);
+    gather_kernel<U><<<blocks_for(nb * ns), kThreads>>>(
+        static_cast<U*>(out->data()), static_cast<const U*>(a->data()), offs->data_as<int64_t>(), d, nb, ns);
   });
   check_launch();
 }
@@ -154,7 +155,8 @@ void index_offsets_put(const Tensor& a, const Tensor& offs, const Tensor& values
   const SliceDims d = slice_dims(a, values);
   dispatch_all(a->dtype, "index_put", [&](auto tag) {
     using T = decltype(tag);
-    put_kernel<T><<<blocks_for(ns), kThreads>>>(static_cast<T*>(a->data()), static_cast<const T*>(values->data()),
+    put_kernel<T><<<blocks_for(ns), kThreads>>>(static_cast<T*>(a->data()),
+                                                static_cast<const T*>(values->data()),
                                                 offs->data_as<int64_t>(), d, nb, ns, mode);
   });
   check_launch();
@@ -183,7 +185,7 @@ void nonzero(const Tensor& out, const Tensor& a) {
   d.n = int32_t(a->ndim());
   for (int32_t k = 0; k < d.n; ++k) d.size[k] = a->shape[k];
   nonzero_write_kernel<<<blocks_for(n), kThreads>>>(flags->data_as<int64_t>(), pos->data_as<int64_t>(), n, d,
-                                                     out->data_as<int64_t>());
+                                                    out->data_as<int64_t>());
   check_launch();
 }
 

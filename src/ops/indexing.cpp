@@ -7,11 +7,12 @@
 // offsets of the indexed dims (computed with the ops, so any device) and s a
 // position of the sliced dims: the backend kernels only gather and put.
 // Also take, masked_select and nonzero, which are made of it.
+#include "ops/indexing.h"
+
 #include <limits>
 
 #include "backend.h"
 #include "init.h"
-#include "ops/indexing.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 
@@ -31,15 +32,15 @@ Tensor wrap_index(const char* op, const Tensor& index, int64_t dim, int64_t size
   const Backend& be = backend_for(ic);
   if (!allow_negative) {
     const int64_t bad = be.first_out_of_range(ic, size);
-    TC_CHECK(bad < 0, TC_ERR_INDEX, op, ": index ", be.read_index(ic, bad), " is out of bounds for dimension ",
-             dim, " with size ", size);
+    TC_CHECK(bad < 0, TC_ERR_INDEX, op, ": index ", be.read_index(ic, bad),
+             " is out of bounds for dimension ", dim, " with size ", size);
     return ic;
   }
   // index + size in [0, 2 size) <=> index in [-size, size); an index so large
   // that the sum wraps round is negative, so out of range too.
   Tensor shifted = add(ic, scalar_tensor(double(size), DType::i64, ic->device));
-  const int64_t bound = size > std::numeric_limits<int64_t>::max() / 2 ? std::numeric_limits<int64_t>::max()
-                                                                       : 2 * size;
+  const int64_t bound =
+      size > std::numeric_limits<int64_t>::max() / 2 ? std::numeric_limits<int64_t>::max() : 2 * size;
   const int64_t bad = be.first_out_of_range(shifted, bound);
   TC_CHECK(bad < 0, TC_ERR_INDEX, op, ": index ", be.read_index(ic, bad), " is out of bounds for dimension ",
            dim, " with size ", size);
@@ -48,7 +49,8 @@ Tensor wrap_index(const char* op, const Tensor& index, int64_t dim, int64_t size
 
 }  // namespace
 
-IndexPlan plan_index(const char* op, const Tensor& a, const std::vector<Tensor>& indices, bool allow_negative) {
+IndexPlan plan_index(const char* op, const Tensor& a, const std::vector<Tensor>& indices,
+                     bool allow_negative) {
   NoGradGuard ng;
   std::vector<Tensor> idx;
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -60,7 +62,8 @@ IndexPlan plan_index(const char* op, const Tensor& a, const std::vector<Tensor>&
     TC_CHECK(t->device == a->device, TC_ERR_DEVICE, op, ": indices[", i, "] is on ", device_name(t->device),
              " but the indexed tensor is on ", device_name(a->device));
     TC_CHECK(t->dtype == DType::i64 || t->dtype == DType::i32 || t->dtype == DType::b8, TC_ERR_DTYPE, op,
-             ": indices[", i, "] is a ", describe(t), "; tensors used as indices must be int64, int32 or bool");
+             ": indices[", i, "] is a ", describe(t),
+             "; tensors used as indices must be int64, int32 or bool");
     if (t->dtype == DType::b8) {
       // A mask covers as many dims as it has: its nonzero columns index them.
       TC_CHECK(t->ndim() > 0, TC_ERR_INTERNAL, op, ": 0-dim masks are expanded before planning");
@@ -136,8 +139,9 @@ Tensor offsets(const IndexPlan& p, const Tensor& t) {
   Tensor offs;
   for (size_t k = 0; k < p.idx.size(); ++k) {
     if (!p.idx[k]) continue;
-    Tensor term = t->strides[k] == 1 ? p.idx[k]
-                                     : mul(p.idx[k], scalar_tensor(double(t->strides[k]), DType::i64, t->device));
+    Tensor term = t->strides[k] == 1
+                      ? p.idx[k]
+                      : mul(p.idx[k], scalar_tensor(double(t->strides[k]), DType::i64, t->device));
     offs = offs ? add(offs, term) : term;
   }
   if (!offs) return zeros({1}, DType::i64, t->device);  // no indexed dim: the one position 0
@@ -261,10 +265,12 @@ Tensor index_with(const char* op, const Tensor& a, const std::vector<Tensor>& in
   return out;
 }
 
-Tensor index(const Tensor& a, const std::vector<Tensor>& indices) { return index_with("index", a, indices, true); }
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
+  return index_with("index", a, indices, true);
+}
 
-Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values,
-                      IndexPutMode mode, bool allow_negative) {
+Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices,
+                      const Tensor& values, IndexPutMode mode, bool allow_negative) {
   int64_t dim = 0;
   const int64_t m = scalar_mask(indices, &dim);
   if (m >= 0) {
@@ -278,8 +284,8 @@ Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>
   const Dims vshape = values->shape;
   const IndexPlan shape_only = without_tensors(p);
   const bool accumulate = mode == IndexPutMode::add;
-  TC_CHECK(accumulate || mode == IndexPutMode::assign || !autograd::needs_grad({&a, &values}), TC_ERR_INTERNAL,
-           op, ": only assign and add record gradients here");
+  TC_CHECK(accumulate || mode == IndexPutMode::assign || !autograd::needs_grad({&a, &values}),
+           TC_ERR_INTERNAL, op, ": only assign and add record gradients here");
   autograd::record_function(
       "IndexPutBackward", {a, values}, {out}, p.idx,
       [shape_only, vshape, accumulate](const Grads& g, const std::vector<Tensor>& s) -> Grads {
@@ -296,11 +302,12 @@ Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>
 }
 
 Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  return index_put_with("index_put", a, indices, values, accumulate ? IndexPutMode::add : IndexPutMode::assign,
-                        true);
+  return index_put_with("index_put", a, indices, values,
+                        accumulate ? IndexPutMode::add : IndexPutMode::assign, true);
 }
 
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate) {
   const char* op = "index_put_";
   check_writable(self, op);
   const bool grad = autograd::needs_grad({&self, &values});
@@ -369,7 +376,8 @@ Tensor take(const Tensor& a, const Tensor& index) {
 
 Tensor masked_select(const Tensor& a, const Tensor& mask) {
   const char* op = "masked_select";
-  TC_CHECK(mask->dtype == DType::b8, TC_ERR_DTYPE, op, ": mask must be a bool tensor but is ", describe(mask));
+  TC_CHECK(mask->dtype == DType::b8, TC_ERR_DTYPE, op, ": mask must be a bool tensor but is ",
+           describe(mask));
   TC_CHECK(mask->device == a->device, TC_ERR_DEVICE, op, ": mask is on ", device_name(mask->device),
            " but a is on ", device_name(a->device));
   const Dims shape = broadcast_shapes(a->shape, mask->shape, op);

@@ -20,7 +20,8 @@ struct IndexPlan {
 // Bool masks become their nonzero columns, int32 becomes int64, each index is
 // checked ("index 5 is out of bounds for dimension 0 with size 3") and, when
 // allow_negative, wrapped (else a negative index is out of bounds).
-IndexPlan plan_index(const char* op, const Tensor& a, const std::vector<Tensor>& indices, bool allow_negative);
+IndexPlan plan_index(const char* op, const Tensor& a, const std::vector<Tensor>& indices,
+                     bool allow_negative);
 // a[plan] as a new contiguous tensor of plan.result.
 Tensor index_raw(const Tensor& a, const IndexPlan& p);
 // a[plan] (mode)= values (a's dtype, broadcast to plan.result); no version bump.
@@ -33,6 +34,6 @@ void check_values(const char* op, const Tensor& a, const IndexPlan& p, const Ten
 namespace tc::ops {
 // index / index_put naming op in errors (take, scatter, index_add... are made of them).
 Tensor index_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices, bool allow_negative);
-Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values,
-                      IndexPutMode mode, bool allow_negative);
+Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices,
+                      const Tensor& values, IndexPutMode mode, bool allow_negative);
 }  // namespace tc::ops

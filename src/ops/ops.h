@@ -194,7 +194,8 @@ namespace tc::ops {
 // tensor or a bool mask, as PyTorch's aten::index / index_put_.
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
 Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate);
 Tensor nonzero(const Tensor& a);  // int64 [count, ndim]
 Tensor take(const Tensor& a, const Tensor& index);
 Tensor masked_select(const Tensor& a, const Tensor& mask);

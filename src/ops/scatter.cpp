@@ -43,9 +43,10 @@ std::vector<Tensor> scatter_coords(const Tensor& a, int64_t d, const Tensor& ind
 
 // PyTorch's shape rules for scatter/gather-like ops: index has a's number of
 // dims, no larger than src anywhere nor than a outside dim.
-void check_scatter_shapes(const char* op, const Tensor& a, int64_t d, const Tensor& index, const Tensor* src) {
-  TC_CHECK(index->ndim() == a->ndim(), TC_ERR_SHAPE, op, ": index (shape ", index->shape, ") must have as many dims as self (shape ",
-           a->shape, ")");
+void check_scatter_shapes(const char* op, const Tensor& a, int64_t d, const Tensor& index,
+                          const Tensor* src) {
+  TC_CHECK(index->ndim() == a->ndim(), TC_ERR_SHAPE, op, ": index (shape ", index->shape,
+           ") must have as many dims as self (shape ", a->shape, ")");
   for (int64_t k = 0; k < a->ndim(); ++k) {
     TC_CHECK((k == d || index->shape[k] <= a->shape[k]) && (!src || index->shape[k] <= (*src)->shape[k]),
              TC_ERR_SHAPE, op, ": expected index ", index->shape, " to be smaller than self ", a->shape,
@@ -93,8 +94,8 @@ Tensor scatter_impl(const char* op, const Tensor& a, int64_t dim, const Tensor& 
   Scatter s = prepare(op, a, dim, index, false);
   Tensor src1 = as_1d(src);
   check_scatter_shapes(op, s.a, s.d, s.index, &src1);
-  return finish(s, index_put_with(op, s.a, scatter_coords(s.a, s.d, s.index), src_block(src1, s.index), mode,
-                                  false));
+  return finish(
+      s, index_put_with(op, s.a, scatter_coords(s.a, s.d, s.index), src_block(src1, s.index), mode, false));
 }
 
 // The value a reduction starts from where include_self is false.
@@ -133,8 +134,9 @@ Tensor scatter_reduce_raw(const Tensor& a, const IndexPlan& p, const Tensor& src
                           bool include_self) {
   NoGradGuard ng;
   Tensor out = clone_data(a);
-  if (!include_self) index_put_raw(out, p, scalar_tensor(reduce_identity(reduce, a->dtype), a->dtype, a->device),
-                                   IndexPutMode::assign);
+  if (!include_self)
+    index_put_raw(out, p, scalar_tensor(reduce_identity(reduce, a->dtype), a->dtype, a->device),
+                  IndexPutMode::assign);
   index_put_raw(out, p, srcb, reduce_mode(reduce));
   if (reduce != TC_SCATTER_MEAN) return out;
   Tensor count = include_self ? tc::ops::add_scalar(zeros(a->shape, DType::f64, a->device), 1.0)

@@ -59,7 +59,8 @@ TEST_F(Indexing, IndexPutDuplicates) {
   EXPECT_EQ(values(last), (V{0, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3}));
   // Parallel path: many sliced positions per index, repeated rows add in order.
   Tensor big = tc::zeros({4, 100000}, DType::f64);
-  ops::index_put_(big, {i64({1, 1, 3}, {3})}, tc::ops::add_scalar(tc::zeros({100000}, DType::f64), 1.0), true);
+  ops::index_put_(big, {i64({1, 1, 3}, {3})}, tc::ops::add_scalar(tc::zeros({100000}, DType::f64), 1.0),
+                  true);
   EXPECT_EQ(values(ops::sum(big, {1}, false)), (V{0, 200000, 0, 100000}));
 }
 
@@ -78,7 +79,8 @@ TEST_F(Indexing, ScatterReduceMatchesTorch) {
       {TC_SCATTER_AMIN, false, {1, 6, 7, 4, 4, 2, 6, 8, 5, 9, 3, 11}},
   };
   for (const auto& [reduce, inc, want] : cases) {
-    EXPECT_EQ(values(ops::scatter_reduce(arange12(), 0, idx, src, reduce, inc)), want) << reduce << " " << inc;
+    EXPECT_EQ(values(ops::scatter_reduce(arange12(), 0, idx, src, reduce, inc)), want)
+        << reduce << " " << inc;
   }
   // Integer mean divides with floor: torch.tensor([5,2,7,1]).scatter_reduce(0, [0,0,3], [4,3,9], "mean")
   Tensor im = ops::scatter_reduce(tensor({5, 2, 7, 1}, {4}, DType::i64), 0, i64({0, 0, 3}, {3}),
@@ -97,11 +99,13 @@ TEST_F(Indexing, IndexAlongAndTakeMatchTorch) {
   EXPECT_EQ(values(ops::index_copy(arange12(), 0, i64({2, 0}, {2}), neg)),
             (V{-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1}));
   // torch: a.index_fill(1, tensor([-1,1]), 7)
-  EXPECT_EQ(values(ops::index_fill(arange12(), 1, i64({-1, 1}, {2}), 7)), (V{0, 7, 2, 7, 4, 7, 6, 7, 8, 7, 10, 7}));
+  EXPECT_EQ(values(ops::index_fill(arange12(), 1, i64({-1, 1}, {2}), 7)),
+            (V{0, 7, 2, 7, 4, 7, 6, 7, 8, 7, 10, 7}));
   // torch: a.take(tensor([[11,-12],[5,5]]))
   EXPECT_EQ(values(ops::take(arange12(), i64({11, -12, 5, 5}, {2, 2}))), (V{11, 0, 5, 5}));
   // torch: a.masked_select(tensor([True,False,False,True])) (the mask broadcasts)
-  EXPECT_EQ(values(ops::masked_select(arange12(), tensor({1, 0, 0, 1}, {4}, DType::b8))), (V{0, 3, 4, 7, 8, 11}));
+  EXPECT_EQ(values(ops::masked_select(arange12(), tensor({1, 0, 0, 1}, {4}, DType::b8))),
+            (V{0, 3, 4, 7, 8, 11}));
   // torch: tensor([[0,1.],[2,0]]).nonzero()
   Tensor nz = ops::nonzero(tensor({0, 1, 2, 0}, {2, 2}));
   EXPECT_EQ(nz->shape, (tc::Dims{2, 2}));
@@ -110,16 +114,25 @@ TEST_F(Indexing, IndexAlongAndTakeMatchTorch) {
 
 TEST_F(Indexing, Gradchecks) {
   Tensor rep = i64({2, 0, 2}, {3});
-  EXPECT_TRUE(gradcheck([rep](const Inputs& x) { return ops::index(x[0], {nullptr, rep}); },
-                        {noncontiguous(randn({3, 4}))}));
+  EXPECT_TRUE(gradcheck(
+      [rep](const Inputs& x) {
+        return ops::index(x[0], {nullptr, rep});
+      },
+      {noncontiguous(randn({3, 4}))}));
   Tensor m = tensor({1, 0, 0, 1}, {4}, DType::b8);  // two true: broadcasts with the two rows
-  EXPECT_TRUE(gradcheck([m](const Inputs& x) { return ops::index(x[0], {i64({1, 1}, {2}), m}); }, {randn({3, 4})}));
+  EXPECT_TRUE(gradcheck(
+      [m](const Inputs& x) {
+        return ops::index(x[0], {i64({1, 1}, {2}), m});
+      },
+      {randn({3, 4})}));
   // Without accumulate, repeated indices have no derivative to check (as in
   // PyTorch, each written value gets its gradient): distinct ones there.
   for (bool acc : {false, true}) {
     Tensor at = acc ? rep : i64({2, 0, 3}, {3});
     EXPECT_TRUE(gradcheck(
-        [acc, at](const Inputs& x) { return ops::index_put(x[0], {nullptr, at}, x[1], acc); },
+        [acc, at](const Inputs& x) {
+          return ops::index_put(x[0], {nullptr, at}, x[1], acc);
+        },
         {randn({3, 4}), randn({3, 1})}));
   }
   Tensor idx = i64({0, 1, 2, 0, 2, 0, 0, 1}, {2, 4});
@@ -131,19 +144,26 @@ TEST_F(Indexing, Gradchecks) {
   // Smooth reductions everywhere; amax/amin and prod away from ties and zeros.
   for (int32_t r : {TC_SCATTER_SUM, TC_SCATTER_MEAN, TC_SCATTER_PROD, TC_SCATTER_AMAX, TC_SCATTER_AMIN}) {
     for (bool inc : {true, false}) {
-      EXPECT_TRUE(gradcheck([idx, r, inc](const Inputs& x) { return ops::scatter_reduce(x[0], 0, idx, x[1], r, inc); },
-                            {uniform({3, 4}, 0.5, 2.0), uniform({2, 4}, 0.5, 2.0)}))
+      EXPECT_TRUE(gradcheck(
+          [idx, r, inc](const Inputs& x) { return ops::scatter_reduce(x[0], 0, idx, x[1], r, inc); },
+          {uniform({3, 4}, 0.5, 2.0), uniform({2, 4}, 0.5, 2.0)}))
           << r << " " << inc;
     }
   }
   EXPECT_TRUE(gradcheck([rep](const Inputs& x) { return ops::index_add(x[0], 1, rep, x[1], -1.5); },
                         {randn({2, 4}), randn({2, 3})}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::index_copy(x[0], 0, i64({2, 0}, {2}), x[1]); },
-                        {randn({3, 2}), randn({2, 2})}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return ops::index_copy(x[0], 0, i64({2, 0}, {2}), x[1]);
+      },
+      {randn({3, 2}), randn({2, 2})}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::index_fill(x[0], 1, i64({0}, {1}), 2.0); },
                         {randn({3, 2})}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::take(x[0], i64({5, -1, 0, 5}, {2, 2})); },
-                        {noncontiguous(randn({2, 3}))}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        return ops::take(x[0], i64({5, -1, 0, 5}, {2, 2}));
+      },
+      {noncontiguous(randn({2, 3}))}));
   EXPECT_TRUE(gradcheck([m](const Inputs& x) { return ops::masked_select(x[0], m); }, {randn({2, 4})}));
 }
 
@@ -167,7 +187,8 @@ TEST_F(Indexing, InPlaceAutogradRebases) {
   EXPECT_EQ(code_of([&] { ops::index_put_(e, {i64({0}, {1})}, tensor({1}, {}), false); }), TC_ERR_AUTOGRAD);
   // A read-only tensor or an expanded view cannot be written.
   Tensor ex = tc::ops::expand(tensor({1, 2}, {1, 2}), {3, 2});
-  EXPECT_EQ(code_of([&] { ops::index_put_(ex, {i64({0}, {1})}, tensor({1}, {}), false); }), TC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of([&] { ops::index_put_(ex, {i64({0}, {1})}, tensor({1}, {}), false); }),
+            TC_ERR_INVALID_ARGUMENT);
 }
 
 TEST_F(Indexing, Errors) {
@@ -180,20 +201,28 @@ TEST_F(Indexing, Errors) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(msg([&] { ops::index(a, {i64({3}, {1})}); }).find("index 3 is out of bounds for dimension 0 with size 3"),
+  EXPECT_NE(msg([&] {
+              ops::index(a, {i64({3}, {1})});
+            }).find("index 3 is out of bounds for dimension 0 with size 3"),
             std::string::npos);
-  EXPECT_NE(msg([&] { ops::index(a, {nullptr, i64({-5}, {1})}); })
-                .find("index -5 is out of bounds for dimension 1 with size 4"),
+  EXPECT_NE(msg([&] {
+              ops::index(a, {nullptr, i64({-5}, {1})});
+            }).find("index -5 is out of bounds for dimension 1 with size 4"),
             std::string::npos);
   EXPECT_EQ(code_of([&] { ops::index(a, {i64({0, 1}, {2}), i64({0, 1, 2}, {3})}); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::index(a, {nullptr, nullptr, nullptr}); }), TC_ERR_INDEX);
   EXPECT_EQ(code_of([&] { ops::index(a, {tensor({1, 0}, {2}, DType::b8)}); }), TC_ERR_INDEX);
   EXPECT_EQ(code_of([&] { ops::index(a, {tensor({0}, {1})}); }), TC_ERR_DTYPE);
-  EXPECT_EQ(code_of([&] { ops::index_put(a, {i64({0}, {1})}, tensor({1, 2}, {2}, DType::f32), false); }),
+  EXPECT_EQ(code_of([&] {
+              ops::index_put(a, {i64({0}, {1})}, tensor({1, 2}, {2}, DType::f32), false);
+            }),
             TC_ERR_DTYPE);
   EXPECT_EQ(code_of([&] { ops::index_put(a, {i64({0}, {1})}, tensor({1, 2}, {2}), false); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::scatter(a, 0, i64({-1}, {1, 1}), a); }), TC_ERR_INDEX);
-  EXPECT_EQ(code_of([&] { ops::scatter_reduce(a, 0, i64({0}, {1, 1}), a, 7, true); }), TC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of([&] {
+              ops::scatter_reduce(a, 0, i64({0}, {1, 1}), a, 7, true);
+            }),
+            TC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(code_of([&] { ops::index_add(a, 0, i64({0, 1}, {2}), a, 1); }), TC_ERR_SHAPE);
   // A failed put leaves the tensor as it was.
   Tensor b = arange12();

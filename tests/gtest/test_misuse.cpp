@@ -2397,8 +2397,9 @@ std::vector<Entry> build_table() {
         return tc_index_put(m.H(0, m.f.a), m.P(1, ts), 2, m.H(3, m.f.s), 1, m.O(5));
       },
       [&] {
-        auto x = index_extras(
-            [](M& m, const tc_tensor* ts, int64_t n) { return tc_index_put(m.f.a, ts, n, m.f.s, 0, m.O(9)); });
+        auto x = index_extras([](M& m, const tc_tensor* ts, int64_t n) {
+          return tc_index_put(m.f.a, ts, n, m.f.s, 0, m.O(9));
+        });
         x.push_back(X("int32 values", {TC_ERR_DTYPE}, [](M& m) {
           tc_tensor ts[] = {nullptr, m.f.cls};
           return tc_index_put(m.f.a, ts, 2, m.f.i32, 0, m.O(9));
@@ -2467,37 +2468,44 @@ std::vector<Entry> build_table() {
     }));
     return x;
   };
-  add(E(FN(tc_scatter), "H-HHO",
-        [](M& m) { return tc_scatter(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
-        [&] {
-          auto x = scatter_extras(
-              [](M& m, int64_t d, tc_tensor ix) { return tc_scatter(m.f.a, d, ix, m.f.b, m.O(9)); });
-          x.push_back(X("int32 src", {TC_ERR_DTYPE}, [](M& m) { return tc_scatter(m.f.a, 0, m.f.ia, m.f.i32, m.O(9)); }));
-          return x;
-        }()));
-  add(E(FN(tc_scatter_value), "H-H-O",
-        [](M& m) { return tc_scatter_value(m.H(0, m.f.a), 1, m.H(2, m.f.ia), 2.0, m.O(4)); },
-        scatter_extras([](M& m, int64_t d, tc_tensor ix) { return tc_scatter_value(m.f.a, d, ix, 1.0, m.O(9)); })));
-  add(E(FN(tc_scatter_add), "H-HHO",
-        [](M& m) { return tc_scatter_add(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
-        scatter_extras([](M& m, int64_t d, tc_tensor ix) { return tc_scatter_add(m.f.a, d, ix, m.f.b, m.O(9)); })));
-  add(E(FN(tc_scatter_reduce), "H-HH--O",
-        [](M& m) {
-          return tc_scatter_reduce(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), TC_SCATTER_AMAX, 0, m.O(6));
-        },
-        [&] {
-          auto x = scatter_extras([](M& m, int64_t d, tc_tensor ix) {
-            return tc_scatter_reduce(m.f.a, d, ix, m.f.b, TC_SCATTER_PROD, 1, m.O(9));
-          });
-          x.push_back(X("reduce 5", {TC_ERR_INVALID_ARGUMENT},
-                        [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, 5, 1, m.O(9)); }));
-          x.push_back(X("reduce -1", {TC_ERR_INVALID_ARGUMENT},
-                        [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, -1, 1, m.O(9)); }));
-          x.push_back(X("int32 src", {TC_ERR_DTYPE}, [](M& m) {
-            return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.i32, TC_SCATTER_SUM, 1, m.O(9));
-          }));
-          return x;
-        }()));
+  add(E(
+      FN(tc_scatter), "H-HHO",
+      [](M& m) { return tc_scatter(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
+      [&] {
+        auto x = scatter_extras(
+            [](M& m, int64_t d, tc_tensor ix) { return tc_scatter(m.f.a, d, ix, m.f.b, m.O(9)); });
+        x.push_back(X("int32 src", {TC_ERR_DTYPE},
+                      [](M& m) { return tc_scatter(m.f.a, 0, m.f.ia, m.f.i32, m.O(9)); }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_scatter_value), "H-H-O",
+      [](M& m) { return tc_scatter_value(m.H(0, m.f.a), 1, m.H(2, m.f.ia), 2.0, m.O(4)); },
+      scatter_extras(
+          [](M& m, int64_t d, tc_tensor ix) { return tc_scatter_value(m.f.a, d, ix, 1.0, m.O(9)); })));
+  add(E(
+      FN(tc_scatter_add), "H-HHO",
+      [](M& m) { return tc_scatter_add(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), m.O(4)); },
+      scatter_extras(
+          [](M& m, int64_t d, tc_tensor ix) { return tc_scatter_add(m.f.a, d, ix, m.f.b, m.O(9)); })));
+  add(E(
+      FN(tc_scatter_reduce), "H-HH--O",
+      [](M& m) {
+        return tc_scatter_reduce(m.H(0, m.f.a), 0, m.H(2, m.f.ia), m.H(3, m.f.b), TC_SCATTER_AMAX, 0, m.O(6));
+      },
+      [&] {
+        auto x = scatter_extras([](M& m, int64_t d, tc_tensor ix) {
+          return tc_scatter_reduce(m.f.a, d, ix, m.f.b, TC_SCATTER_PROD, 1, m.O(9));
+        });
+        x.push_back(X("reduce 5", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, 5, 1, m.O(9)); }));
+        x.push_back(X("reduce -1", {TC_ERR_INVALID_ARGUMENT},
+                      [](M& m) { return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.b, -1, 1, m.O(9)); }));
+        x.push_back(X("int32 src", {TC_ERR_DTYPE}, [](M& m) {
+          return tc_scatter_reduce(m.f.a, 0, m.f.ia, m.f.i32, TC_SCATTER_SUM, 1, m.O(9));
+        }));
+        return x;
+      }()));
   // index_add/index_copy/index_fill: a 1-D index {1, 0} along dim 0 of a [2, 3].
   auto along_extras = [with_index](const std::function<int32_t(M&, int64_t, tc_tensor)>& call) {
     std::vector<Extra> x;
@@ -2513,33 +2521,40 @@ std::vector<Entry> build_table() {
     }));
     return x;
   };
-  add(E(FN(tc_index_add), "H-HH-O",
-        [with_index](M& m) {
-          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
-            return tc_index_add(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), 2.0, m.O(5));
-          });
-        },
-        [&] {
-          auto x = along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_add(m.f.a, d, ix, m.f.b, 1.0, m.O(9)); });
-          x.push_back(X("source of another shape", {TC_ERR_SHAPE}, [with_index](M& m) {
-            return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) { return tc_index_add(m.f.a, 0, ix, m.f.bt, 1.0, m.O(9)); });
-          }));
-          return x;
-        }()));
-  add(E(FN(tc_index_copy), "H-HHO",
-        [with_index](M& m) {
-          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
-            return tc_index_copy(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), m.O(4));
-          });
-        },
-        along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_copy(m.f.a, d, ix, m.f.b, m.O(9)); })));
-  add(E(FN(tc_index_fill), "H-H-O",
-        [with_index](M& m) {
-          return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
-            return tc_index_fill(m.H(0, m.f.a), 0, m.H(2, ix), -1.0, m.O(4));
-          });
-        },
-        along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_fill(m.f.a, d, ix, 1.0, m.O(9)); })));
+  add(E(
+      FN(tc_index_add), "H-HH-O",
+      [with_index](M& m) {
+        return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+          return tc_index_add(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), 2.0, m.O(5));
+        });
+      },
+      [&] {
+        auto x = along_extras(
+            [](M& m, int64_t d, tc_tensor ix) { return tc_index_add(m.f.a, d, ix, m.f.b, 1.0, m.O(9)); });
+        x.push_back(X("source of another shape", {TC_ERR_SHAPE}, [with_index](M& m) {
+          return with_index(m, {2}, {1, 0},
+                            [&](tc_tensor ix) { return tc_index_add(m.f.a, 0, ix, m.f.bt, 1.0, m.O(9)); });
+        }));
+        return x;
+      }()));
+  add(E(
+      FN(tc_index_copy), "H-HHO",
+      [with_index](M& m) {
+        return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+          return tc_index_copy(m.H(0, m.f.a), 0, m.H(2, ix), m.H(3, m.f.b), m.O(4));
+        });
+      },
+      along_extras(
+          [](M& m, int64_t d, tc_tensor ix) { return tc_index_copy(m.f.a, d, ix, m.f.b, m.O(9)); })));
+  add(E(
+      FN(tc_index_fill), "H-H-O",
+      [with_index](M& m) {
+        return with_index(m, {2}, {1, 0}, [&](tc_tensor ix) {
+          return tc_index_fill(m.H(0, m.f.a), 0, m.H(2, ix), -1.0, m.O(4));
+        });
+      },
+      along_extras([](M& m, int64_t d, tc_tensor ix) { return tc_index_fill(m.f.a, d, ix, 1.0, m.O(9)); })));
+
   // The shape, creation and matrix ops (tc_flip ... tc_bernoulli_p).
 #define TC_MISUSE_ROWS
 #include "misuse_shape_creation.inc"
