@@ -154,3 +154,9 @@ def _nn_function(name, params):
 # The table's nn_functional ops (ops/ops.toml), e.g. softplus.
 _PARAMS = {c[3:]: params for c, _, _, _, _, params in _ops_generated.METHODS}
 globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})
+
+
+# The layer functions (norms, 1-D and transposed convolutions, pooling with
+# ceil_mode/dilation/indices, resampling): conv2d, max_pool2d, avg_pool2d and
+# embedding there extend the forms above with PyTorch's further arguments.
+from .functional_layers import *  # noqa: E402,F401,F403

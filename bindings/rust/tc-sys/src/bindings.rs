@@ -58,6 +58,8 @@ pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_INTERP_NEAREST: i32 = 0;
+pub const TC_INTERP_LINEAR: i32 = 1;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -1256,6 +1258,129 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_embedding(weight: tc_tensor, indices: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_batch_norm(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        running_mean: tc_tensor,
+        running_var: tc_tensor,
+        training: i32,
+        momentum: f64,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_group_norm(
+        x: tc_tensor,
+        num_groups: i64,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_instance_norm(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        running_mean: tc_tensor,
+        running_var: tc_tensor,
+        use_input_stats: i32,
+        momentum: f64,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_conv2d_padded(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_conv_transpose2d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        output_padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_max_pool2d_with_indices(
+        x: tc_tensor,
+        kernel: *const i64,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        ceil_mode: i32,
+        out: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_avg_pool2d_ex(
+        x: tc_tensor,
+        kernel: *const i64,
+        stride: *const i64,
+        padding: *const i64,
+        ceil_mode: i32,
+        count_include_pad: i32,
+        divisor_override: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_adaptive_avg_pool2d(x: tc_tensor, output_size: *const i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_adaptive_max_pool2d(
+        x: tc_tensor,
+        output_size: *const i64,
+        out: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_interpolate(
+        x: tc_tensor,
+        size: *const i64,
+        scale_factors: *const f64,
+        mode: i32,
+        align_corners: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_pixel_shuffle(x: tc_tensor, upscale_factor: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_pixel_unshuffle(x: tc_tensor, downscale_factor: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    pub fn tc_embedding_padding_idx(
+        weight: tc_tensor,
+        indices: tc_tensor,
+        padding_idx: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    pub fn tc_dropout2d(x: tc_tensor, p: f64, training: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     pub fn tc_layer_norm(
