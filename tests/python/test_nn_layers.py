@@ -394,3 +394,102 @@ def test_sdpa_masks(kw):
         return scores.softmax(-1) @ v
 
     parity(f_tc, f_th, [randn(2, L, 3), randn(2, S, 3), randn(2, S, 4)])
+
+
+# ---------------------------------------------------------------- modules
+
+@pytest.fixture
+def f64():
+    """Modules made in these tests hold float64 parameters and buffers."""
+    prev = tc.get_default_dtype()
+    tc.set_default_dtype("float64")
+    yield
+    tc.set_default_dtype(prev)
+
+
+def test_batchnorm_module_state_dict_and_modes(f64):
+    torch.manual_seed(0)
+    ref = torch.nn.BatchNorm1d(3, momentum=None).double()
+    m = nn.BatchNorm1d(3, momentum=None)
+    assert list(m.state_dict()) == list(ref.state_dict())
+    for step in range(3):
+        x = randn(6, 3, 2) * (step + 1)
+        assert_same(m(tc.tensor(x)), ref(torch.tensor(x)), TOL[np.float64])
+    sd, rsd = m.state_dict(), ref.state_dict()
+    for k in ("running_mean", "running_var"):
+        assert_same(sd[k], rsd[k], TOL[np.float64])
+    assert int(sd["num_batches_tracked"].item()) == 3
+    m.eval()
+    ref.eval()
+    x = randn(2, 3)
+    assert_same(m(tc.tensor(x)), ref(torch.tensor(x)), TOL[np.float64])
+    with pytest.raises(ValueError):
+        m(tc.randn(2, 3, 4, 5))
+    free = nn.BatchNorm2d(2, affine=False, track_running_stats=False)
+    assert list(free.state_dict()) == []
+    free.eval()  # no running stats: batch statistics in eval mode too
+    x = randn(3, 2, 2, 2)
+    assert_same(free(tc.tensor(x)), TF.batch_norm(torch.tensor(x), None, None, training=True), TOL[np.float64])
+
+
+def test_instance_and_group_norm_modules(f64):
+    x = randn(2, 4, 3, 3)
+    ref = torch.nn.InstanceNorm2d(4, affine=True, track_running_stats=True).double()
+    m = nn.InstanceNorm2d(4, affine=True, track_running_stats=True)
+    assert_same(m(tc.tensor(x)), ref(torch.tensor(x)), TOL[np.float64])
+    assert_same(m.running_var, ref.running_var, TOL[np.float64])
+    m.eval()
+    ref.eval()
+    assert_same(m(tc.tensor(x)), ref(torch.tensor(x)), TOL[np.float64])
+    g = nn.GroupNorm(2, 4)
+    assert_same(g(tc.tensor(x)), torch.nn.GroupNorm(2, 4).double()(torch.tensor(x)), TOL[np.float64])
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.Conv1d(4, 6, 3, padding="same", groups=2),
+    lambda lib: lib.Conv2d(4, 6, (2, 3), padding="same"),
+    lambda lib: lib.ConvTranspose1d(4, 6, 3, stride=2, output_padding=1),
+    lambda lib: lib.ConvTranspose2d(4, 6, 3, stride=2, padding=1, groups=2)], ids=range(4))
+def test_conv_modules_match_torch_with_copied_weights(make, f64):
+    torch.manual_seed(0)
+    ref, m = make(torch.nn).double(), make(nn)
+    assert [tuple(p.shape) for p in m.parameters()] == [tuple(p.shape) for p in ref.parameters()]
+    # PyTorch's initialization bounds: kaiming_uniform(a=sqrt(5)) = U(-1/sqrt(fan_in), ..), bias the same.
+    fan_in = ref.weight.shape[1] * int(np.prod(ref.weight.shape[2:]))
+    for p in m.parameters():
+        assert float(p.abs().max().item()) <= 1 / np.sqrt(fan_in) + 1e-6
+    m.load_state_dict({k: tc.tensor(v.numpy()) for k, v in ref.state_dict().items()})
+    x = randn(2, 4, *(5, 6)[:len(ref.weight.shape) - 2])
+    assert_same(m(tc.tensor(x)), ref(torch.tensor(x)), TOL[np.float64])
+
+
+def test_pool_resample_modules(f64):
+    x = randn(2, 3, 7, 6)
+    pairs = [(nn.MaxPool2d(3, 2, 1, dilation=1, ceil_mode=True), torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True)),
+             (nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False),
+              torch.nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False)),
+             (nn.AdaptiveAvgPool2d((3, 2)), torch.nn.AdaptiveAvgPool2d((3, 2))),
+             (nn.AdaptiveMaxPool2d(2), torch.nn.AdaptiveMaxPool2d(2)),
+             (nn.Upsample(scale_factor=2, mode="bilinear"), torch.nn.Upsample(scale_factor=2, mode="bilinear")),
+             (nn.PixelUnshuffle(1), torch.nn.PixelUnshuffle(1))]
+    for a, b in pairs:
+        assert_same(a(tc.tensor(x)), b(torch.tensor(x)), TOL[np.float64])
+    x1 = randn(2, 3, 9)
+    for a, b in [(nn.MaxPool1d(2, ceil_mode=True), torch.nn.MaxPool1d(2, ceil_mode=True)),
+                 (nn.AvgPool1d(3, 2, 1), torch.nn.AvgPool1d(3, 2, 1)),
+                 (nn.AdaptiveAvgPool1d(4), torch.nn.AdaptiveAvgPool1d(4))]:
+        assert_same(a(tc.tensor(x1)), b(torch.tensor(x1)), TOL[np.float64])
+    ps = nn.PixelShuffle(2)
+    assert tuple(ps(tc.randn(1, 8, 2, 3)).shape) == (1, 2, 4, 6)
+    d = nn.Dropout2d(0.5)
+    d.eval()
+    assert to_np(d(tc.tensor(x))).tolist() == x.tolist()
+
+
+def test_embedding_module_padding_idx(f64):
+    e = nn.Embedding(5, 3, padding_idx=1)
+    assert to_np(e.weight)[1].tolist() == [0.0, 0.0, 0.0]
+    out = e(tc.tensor(np.array([1, 2, 1], dtype=np.int64)))
+    out.sum().backward()
+    g = to_np(e.weight.grad)
+    assert g[1].tolist() == [0.0, 0.0, 0.0] and g[2].tolist() == [1.0, 1.0, 1.0]

@@ -45,6 +45,7 @@ mod flag;
 mod hooks;
 mod init;
 mod io;
+mod nn_layers;
 mod op_library;
 mod ops;
 mod optim;
@@ -66,6 +67,7 @@ pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
+pub use nn_layers::InterpMode;
 pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
 pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
