@@ -2216,7 +2216,7 @@ std::vector<Entry> build_table() {
                 }),
           };
         }()));
-  add(E(FN(tc_pixel_shuffle), "H-O", [](M& m) { return tc_pixel_shuffle(m.H(0, m.f.t3), 2, m.O(2)); },
+  add(E(FN(tc_pixel_shuffle), "H-O", [](M& m) { return tc_pixel_shuffle(m.H(0, m.f.t3), 1, m.O(2)); },
         {X("channels not divisible by r^2", {TC_ERR_SHAPE},
            [](M& m) { return tc_pixel_shuffle(m.f.img, 2, m.O(9)); }),
          X("r 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_pixel_shuffle(m.f.t3, 0, m.O(9)); }),

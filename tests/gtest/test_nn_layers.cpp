@@ -19,7 +19,7 @@ namespace {
 class NnLayers : public Fixture {};
 
 std::vector<double> seq(int64_t n, double a = 0.37, double b = 0.1) {
-  std::vector<double> v(size_t(n));
+  std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = std::sin(a * double(i) + b);
   return v;
 }
