@@ -67,8 +67,8 @@ pub use init::{
     abi_version, backend_init, config, init, init_report, init_stages, init_with, initial_seed,
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
-pub use nn_layers::InterpMode;
 pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
+pub use nn_layers::InterpMode;
 pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
 pub use optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, Sgd, SgdOptions};

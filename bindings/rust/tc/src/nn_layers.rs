@@ -64,8 +64,16 @@ impl Tensor {
         })
     }
     /// Group normalization of `[N, C, *]` over `num_groups` groups of channels.
-    pub fn group_norm(&self, num_groups: i64, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_group_norm(self.as_raw(), num_groups, raw(weight), raw(bias), eps, out) })
+    pub fn group_norm(
+        &self,
+        num_groups: i64,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_group_norm(self.as_raw(), num_groups, raw(weight), raw(bias), eps, out)
+        })
     }
     /// Instance normalization of `[N, C, *]` over the spatial dims.
     #[allow(clippy::too_many_arguments)]
@@ -277,7 +285,9 @@ impl Tensor {
     }
     /// Adaptive 1-D average pooling of `[N, C, L]`.
     pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
-        self.unsqueeze(2)?.adaptive_avg_pool2d([1, output_size])?.squeeze(Some(2))
+        self.unsqueeze(2)?
+            .adaptive_avg_pool2d([1, output_size])?
+            .squeeze(Some(2))
     }
     /// Adaptive 2-D max pooling: values and int64 indices (flat per plane).
     pub fn adaptive_max_pool2d(&self, output_size: [i64; 2]) -> Result<(Tensor, Tensor)> {
@@ -294,19 +304,27 @@ impl Tensor {
         align_corners: bool,
     ) -> Result<Tensor> {
         let mode = match mode {
-            InterpMode::Nearest => sys::TC_INTERP_NEAREST as i32,
-            InterpMode::Linear => sys::TC_INTERP_LINEAR as i32,
+            InterpMode::Nearest => sys::TC_INTERP_NEAREST,
+            InterpMode::Linear => sys::TC_INTERP_LINEAR,
         };
         // tc_interpolate reads one entry per spatial dim: check the lengths here.
         let spatial = self.ndim()?.saturating_sub(2);
         if size.len() != spatial || scale_factors.is_some_and(|s| s.len() != spatial) {
-            return Err(crate::Error::new(ErrorKind::InvalidArgument, format!(
-                "interpolate: size (and scale_factors) need one entry per spatial dim ({spatial})"
-            )));
+            return Err(crate::Error::new(
+                ErrorKind::InvalidArgument,
+                format!("interpolate: size (and scale_factors) need one entry per spatial dim ({spatial})"),
+            ));
         }
         let sf = scale_factors.map_or(std::ptr::null(), <[f64]>::as_ptr);
         new_tensor(|out| unsafe {
-            sys::tc_interpolate(self.as_raw(), size.as_ptr(), sf, mode, i32::from(align_corners), out)
+            sys::tc_interpolate(
+                self.as_raw(),
+                size.as_ptr(),
+                sf,
+                mode,
+                i32::from(align_corners),
+                out,
+            )
         })
     }
     /// `[*, C r^2, H, W]` -> `[*, C, H r, W r]`.
