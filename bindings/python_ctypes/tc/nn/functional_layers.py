@@ -2,6 +2,7 @@
 convolutions, pooling, resampling, pixel shuffle, channel dropout), as
 torch.nn.functional's. The 1-D forms run the 2-D ops of tc.h on a size-1
 height; tc.nn.functional re-exports every public name here."""
+import itertools
 import math
 from typing import Optional, Sequence, Tuple, Union
 
@@ -9,6 +10,7 @@ from .. import _core as K
 from .. import _decls as D
 from .._core import VP, byref, fn
 from .._errors import check
+from .._ints import to_int64
 from .._tensor import Tensor, _call, _wrap
 from .functional import _arr2, _pair
 
@@ -29,12 +31,15 @@ def _arr(values):
 
 
 def _single(v) -> int:
+    """One int64 from an int or a 1-sequence (at most 2 items looked at)."""
     if hasattr(v, "__index__"):
-        return int(v)
-    items = tuple(v)
+        return to_int64(v)
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise TypeError("expected an int or a 1-tuple, got %s" % type(v).__name__)
+    items = tuple(itertools.islice(v, 2))
     if len(items) != 1:
         raise ValueError("expected an int or a 1-tuple, got %r" % (items,))
-    return int(items[0])
+    return to_int64(items[0])
 
 
 def _pair_out(f, *args):

@@ -2,11 +2,13 @@
 functions: norms with running statistics, 1-D/2-D and transposed
 convolutions, pooling, resampling, pixel shuffle, channel dropout and
 Embedding with padding_idx. Initialization as PyTorch's."""
+import itertools
 import math
 from typing import Optional, Sequence, Tuple, Union
 
 from .. import _tensor as _T
 from .._core import no_grad
+from .._ints import to_int64
 from .._tensor import Tensor
 from . import functional as F
 from . import init
@@ -165,7 +167,16 @@ class GroupNorm(Module):
 # ---------------------------------------------------------- convolutions
 
 def _tuple(v, n: int) -> Tuple[int, ...]:
-    return tuple(int(x) for x in v) if not hasattr(v, "__index__") else (int(v),) * n
+    """n int64 values from an int or an n-sequence; F._pair's checks (int64
+    range, no floats, at most a few items of an iterable looked at)."""
+    if n == 2:
+        return F._pair(v)
+    if hasattr(v, "__index__"):
+        return (to_int64(v),)
+    items = tuple(itertools.islice(v, 2))
+    if len(items) != 1:
+        raise ValueError("expected an int or a 1-tuple, got %r" % (items,))
+    return (to_int64(items[0]),)
 
 
 class _ConvNd(Module):
