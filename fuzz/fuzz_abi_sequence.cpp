@@ -972,13 +972,15 @@ class Runner {
             const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
             int64_t p4[4] = {p[0], p[1], in_.ConsumeIntegralInRange<int64_t>(-1, 2),
                              in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
-            make("tc_conv2d_padded", [&](tc_tensor* o) { return tc_conv2d_padded(x, w, b, s, p4, d, groups, o); });
+            make("tc_conv2d_padded",
+                 [&](tc_tensor* o) { return tc_conv2d_padded(x, w, b, s, p4, d, groups, o); });
             break;
           }
           case 4: {
             tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
             const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
-            int64_t op[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2), in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+            int64_t op[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
+                             in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
             make("tc_conv_transpose2d",
                  [&](tc_tensor* o) { return tc_conv_transpose2d(x, w, b, s, p, op, d, groups, o); });
             break;
@@ -987,7 +989,8 @@ class Runner {
             const int32_t ceil = in_.ConsumeBool();
             const int dst2 = slot();
             tc_tensor v = untouched(), ix = untouched();
-            const int32_t rc = tc_max_pool2d_with_indices(x, k, in_.ConsumeBool() ? nullptr : s, p, d, ceil, &v, &ix);
+            const int32_t rc =
+                tc_max_pool2d_with_indices(x, k, in_.ConsumeBool() ? nullptr : s, p, d, ceil, &v, &ix);
             check("tc_max_pool2d_with_indices", rc);
             if (rc == TC_OK) {
               pool_.put(slot(), v);
@@ -1008,7 +1011,8 @@ class Runner {
             make("tc_adaptive_avg_pool2d", [&](tc_tensor* o) { return tc_adaptive_avg_pool2d(x, k, o); });
             break;
           case 8:
-            make("tc_adaptive_max_pool2d", [&](tc_tensor* o) { return tc_adaptive_max_pool2d(x, k, o, nullptr); });
+            make("tc_adaptive_max_pool2d",
+                 [&](tc_tensor* o) { return tc_adaptive_max_pool2d(x, k, o, nullptr); });
             break;
           case 9: {
             double sf[2] = {in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()};
@@ -1025,21 +1029,27 @@ class Runner {
             make("tc_pixel_unshuffle", [&](tc_tensor* o) { return tc_pixel_unshuffle(x, k[0], o); });
             break;
           case 12: {
-            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(), bs = in_.ConsumeBool() ? nullptr : handle();
-            tc_tensor rm = in_.ConsumeBool() ? nullptr : handle(), rv = in_.ConsumeBool() ? nullptr : handle();
+            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(),
+                      bs = in_.ConsumeBool() ? nullptr : handle();
+            tc_tensor rm = in_.ConsumeBool() ? nullptr : handle(),
+                      rv = in_.ConsumeBool() ? nullptr : handle();
             const int32_t training = in_.ConsumeBool();
-            const double momentum = in_.ConsumeFloatingPoint<double>(), eps = in_.ConsumeFloatingPoint<double>();
+            const double momentum = in_.ConsumeFloatingPoint<double>(),
+                         eps = in_.ConsumeFloatingPoint<double>();
             if (in_.ConsumeBool()) {
-              make("tc_batch_norm",
-                   [&](tc_tensor* o) { return tc_batch_norm(x, wt, bs, rm, rv, training, momentum, eps, o); });
+              make("tc_batch_norm", [&](tc_tensor* o) {
+                return tc_batch_norm(x, wt, bs, rm, rv, training, momentum, eps, o);
+              });
             } else {
-              make("tc_instance_norm",
-                   [&](tc_tensor* o) { return tc_instance_norm(x, wt, bs, rm, rv, training, momentum, eps, o); });
+              make("tc_instance_norm", [&](tc_tensor* o) {
+                return tc_instance_norm(x, wt, bs, rm, rv, training, momentum, eps, o);
+              });
             }
             break;
           }
           case 13: {
-            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(), bs = in_.ConsumeBool() ? nullptr : handle();
+            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(),
+                      bs = in_.ConsumeBool() ? nullptr : handle();
             const double eps = in_.ConsumeFloatingPoint<double>();
             make("tc_group_norm", [&](tc_tensor* o) { return tc_group_norm(x, k[0], wt, bs, eps, o); });
             break;

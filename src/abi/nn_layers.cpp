@@ -46,8 +46,9 @@ int32_t tc_group_norm(tc_tensor x, int64_t num_groups, tc_tensor weight, tc_tens
                       tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(tc::ops::group_norm(get_tensor(x, "x"), num_groups, get_optional_tensor(weight, "weight"),
-                                          get_optional_tensor(bias, "bias"), eps));
+    *out =
+        new_handle(tc::ops::group_norm(get_tensor(x, "x"), num_groups, get_optional_tensor(weight, "weight"),
+                                       get_optional_tensor(bias, "bias"), eps));
   });
 }
 
@@ -67,9 +68,9 @@ int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const in
                          const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv2d_padded(get_tensor(x, "x"), get_tensor(weight, "weight"),
-                                             get_optional_tensor(bias, "bias"), in_ptr(stride, "stride"),
-                                             in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
+    *out = new_handle(tc::ops::conv2d_padded(
+        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
+        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
   });
 }
 
@@ -103,8 +104,8 @@ int32_t tc_avg_pool2d_ex(tc_tensor x, const int64_t* kernel, const int64_t* stri
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::avg_pool2d_ex(get_tensor(x, "x"), in_ptr(kernel, "kernel"), stride,
-                                             in_ptr(padding, "padding"), ceil_mode != 0, count_include_pad != 0,
-                                             divisor_override));
+                                             in_ptr(padding, "padding"), ceil_mode != 0,
+                                             count_include_pad != 0, divisor_override));
   });
 }
 
@@ -127,8 +128,8 @@ int32_t tc_interpolate(tc_tensor x, const int64_t* size, const double* scale_fac
                        int32_t align_corners, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(
-        tc::ops::interpolate(get_tensor(x, "x"), in_ptr(size, "size"), scale_factors, mode, align_corners != 0));
+    *out = new_handle(tc::ops::interpolate(get_tensor(x, "x"), in_ptr(size, "size"), scale_factors, mode,
+                                           align_corners != 0));
   });
 }
 
@@ -149,8 +150,8 @@ int32_t tc_pixel_unshuffle(tc_tensor x, int64_t downscale_factor, tc_tensor* out
 int32_t tc_embedding_padding_idx(tc_tensor weight, tc_tensor indices, int64_t padding_idx, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(
-        tc::ops::embedding_padding_idx(get_tensor(weight, "weight"), get_tensor(indices, "indices"), padding_idx));
+    *out = new_handle(tc::ops::embedding_padding_idx(get_tensor(weight, "weight"),
+                                                     get_tensor(indices, "indices"), padding_idx));
   });
 }
 

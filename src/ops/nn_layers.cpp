@@ -66,6 +66,20 @@ void update_running(const Tensor& running, const Tensor& batch, double momentum)
   copy_(running, next);
 }
 
+// (x - mean) / sqrt(var + eps) over dims, with the biased variance as
+// mean((x - mean)^2): the centred values are needed anyway, and this is
+// several times faster than the var reduction (which the gradient then
+// goes through too, as composed ops).
+struct Normalized {
+  Tensor y, mean, var;
+};
+Normalized normalize(const Tensor& x, const Dims& dims, double eps) {
+  Tensor mu = mean(x, dims, true);
+  Tensor centred = sub(x, mu);
+  Tensor var_b = mean(mul(centred, centred), dims, true);
+  return {mul(centred, unary(UnaryOp::rsqrt, add_scalar(var_b, eps))), mu, var_b};
+}
+
 // An int64 tensor of host values on device.
 Tensor index_tensor(const std::vector<int64_t>& v, Device device) {
   Tensor t = empty({int64_t(v.size())}, DType::i64);
@@ -119,8 +133,8 @@ Tensor dilate_dim(const Tensor& x, int64_t dim, int64_t s) {
 // then reduce over K.
 struct Windows {
   int64_t ho = 0, wo = 0, k = 0;
-  std::vector<int64_t> idx;    // [ho * wo * k]
-  std::vector<double> count;   // [ho * wo]: the average's divisor
+  std::vector<int64_t> idx;   // [ho * wo * k]
+  std::vector<double> count;  // [ho * wo]: the average's divisor
 };
 
 // The output size along one axis as PyTorch's pooling_output_shape.
@@ -193,17 +207,20 @@ Tensor gather_windows(const Tensor& x, const Windows& win, double pad) {
 std::pair<Tensor, Tensor> window_max(const Tensor& x, const Windows& win) {
   const int64_t n = x->shape[0], c = x->shape[1];
   if (n * c == 0 || win.ho * win.wo == 0) {
-    return {zeros({n, c, win.ho, win.wo}, x->dtype, x->device), zeros({n, c, win.ho, win.wo}, DType::i64, x->device)};
+    return {zeros({n, c, win.ho, win.wo}, x->dtype, x->device),
+            zeros({n, c, win.ho, win.wo}, DType::i64, x->device)};
   }
   auto [values, which] = max_dim(gather_windows(x, win, -kInf), -1, false);
   Tensor table = reshape(index_tensor(win.idx, x->device), {1, 1, win.ho, win.wo, win.k});
-  Tensor indices = squeeze(gather(expand(table, {n, c, win.ho, win.wo, win.k}), -1, unsqueeze(which, -1)), -1);
+  Tensor indices =
+      squeeze(gather(expand(table, {n, c, win.ho, win.wo, win.k}), -1, unsqueeze(which, -1)), -1);
   return {values, indices};
 }
 
 Tensor window_sum(const Tensor& x, const Windows& win) {
   const int64_t n = x->shape[0], c = x->shape[1];
-  if (n * c == 0 || win.ho * win.wo == 0 || win.k == 0) return zeros({n, c, win.ho, win.wo}, x->dtype, x->device);
+  if (n * c == 0 || win.ho * win.wo == 0 || win.k == 0)
+    return zeros({n, c, win.ho, win.wo}, x->dtype, x->device);
   return sum(gather_windows(x, win, 0.0), {-1}, false);
 }
 
@@ -250,8 +267,10 @@ Tensor interp_matrix(int64_t in, int64_t out, double scale_factor, int32_t mode,
     }
   } else {
     double scale;
-    if (align_corners) scale = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
-    else scale = scale_factor > 0 ? 1.0 / scale_factor : double(in) / double(out);
+    if (align_corners)
+      scale = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
+    else
+      scale = scale_factor > 0 ? 1.0 / scale_factor : double(in) / double(out);
     for (int64_t o = 0; o < out; ++o) {
       double src = align_corners ? scale * o : scale * (o + 0.5) - 0.5;
       if (src < 0) src = 0;
@@ -279,7 +298,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
   check_channel_vec(x, bias, c, op, "bias");
   check_channel_vec(x, running_mean, c, op, "running_mean");
   check_channel_vec(x, running_var, c, op, "running_var");
-  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ", momentum);
+  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ",
+           momentum);
   TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
   TC_CHECK(bool(running_mean) == bool(running_var), TC_ERR_INVALID_ARGUMENT, op,
            ": running_mean and running_var must both be given or both be NULL");
@@ -297,12 +317,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
   }
   TC_CHECK(per_channel > 1, TC_ERR_INVALID_ARGUMENT, op,
            ": expected more than 1 value per channel when training, got input of shape ", x->shape);
-  Tensor mu = mean(x, dims, true), var_b = var(x, dims, 0, true);
-  Tensor y = mul(sub(x, mu), unary(UnaryOp::rsqrt, add_scalar(var_b, eps)));
+  auto [y, mu, var_b] = normalize(x, dims, eps);
   if (running_mean) {
     update_running(running_mean, reshape(mu, {c}), momentum);
-    update_running(running_var, mul_scalar(reshape(var_b, {c}), double(per_channel) / double(per_channel - 1)),
-                   momentum);
+    update_running(running_var,
+                   mul_scalar(reshape(var_b, {c}), double(per_channel) / double(per_channel - 1)), momentum);
   }
   return affine(y, x, weight, bias);
 }
@@ -324,9 +343,7 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   if (per_group == 0) {
     y = mul_scalar(x, 1.0);
   } else {
-    Tensor g = reshape(x, {n, num_groups, per_group});
-    Tensor yn = mul(sub(g, mean(g, {2}, true)), unary(UnaryOp::rsqrt, add_scalar(var(g, {2}, 0, true), eps)));
-    y = reshape(yn, x->shape);
+    y = reshape(normalize(reshape(x, {n, num_groups, per_group}), {2}, eps).y, x->shape);
   }
   return affine(y, x, weight, bias);
 }
@@ -335,8 +352,8 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
                      const Tensor& running_var, bool use_input_stats, double momentum, double eps) {
   const char* op = "instance_norm";
   check_float(x, op, "input");
-  TC_CHECK(x->ndim() >= 3, TC_ERR_SHAPE, op, ": input must be [N, C, *] with at least one spatial dim but has shape ",
-           x->shape);
+  TC_CHECK(x->ndim() >= 3, TC_ERR_SHAPE, op,
+           ": input must be [N, C, *] with at least one spatial dim but has shape ", x->shape);
   const int64_t c = x->shape[1];
   check_channel_vec(x, weight, c, op, "weight");
   check_channel_vec(x, bias, c, op, "bias");
@@ -344,7 +361,8 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   check_channel_vec(x, running_var, c, op, "running_var");
   TC_CHECK(bool(running_mean) == bool(running_var), TC_ERR_INVALID_ARGUMENT, op,
            ": running_mean and running_var must both be given or both be NULL");
-  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ", momentum);
+  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ",
+           momentum);
   TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
   for (const Tensor& r : {running_mean, running_var})
     if (r) check_writable(r, op);
@@ -360,15 +378,15 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   }
   TC_CHECK(spatial > 1, TC_ERR_INVALID_ARGUMENT, op,
            ": expected more than 1 spatial element when training, got input of shape ", x->shape);
-  Tensor mu = mean(x, dims, true), var_b = var(x, dims, 0, true);
-  Tensor y = mul(sub(x, mu), unary(UnaryOp::rsqrt, add_scalar(var_b, eps)));
+  auto [y, mu, var_b] = normalize(x, dims, eps);
   if (running_mean && n > 0) {
     // PyTorch runs batch_norm on [1, N*C, *] with the stats repeated N times,
     // then keeps their mean over N.
     update_running(running_mean, mean(reshape(mu, {n, c}), {0}, false), momentum);
-    update_running(running_var,
-                   mean(mul_scalar(reshape(var_b, {n, c}), double(spatial) / double(spatial - 1)), {0}, false),
-                   momentum);
+    update_running(
+        running_var,
+        mean(mul_scalar(reshape(var_b, {n, c}), double(spatial) / double(spatial - 1)), {0}, false),
+        momentum);
   }
   return affine(y, x, weight, bias);
 }
@@ -398,9 +416,10 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, co
   check_float(w, op, "weight");
   detail::check_same_dtype(x, w, op, "x", "weight");
   TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
-  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [C, O/groups, kH, kW] but has shape ", w->shape);
-  TC_CHECK(groups >= 1 && groups <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op, ": groups must be >= 1 but is ",
-           groups);
+  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [C, O/groups, kH, kW] but has shape ",
+           w->shape);
+  TC_CHECK(groups >= 1 && groups <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
+           ": groups must be >= 1 but is ", groups);
   const int64_t cin = x->shape[1];
   TC_CHECK(w->shape[0] == cin, TC_ERR_SHAPE, op, ": weight of shape ", w->shape, " expects ", w->shape[0],
            " input channels but x of shape ", x->shape, " has ", cin);
@@ -451,13 +470,15 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t
                                                   const int64_t* stride, const int64_t padding[2],
                                                   const int64_t dilation[2], bool ceil_mode) {
   const PoolArgs a = pool_args(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d_with_indices");
-  const Windows win = make_windows(strided_taps(x->shape[2], a.o[0], a.k[0], a.s[0], a.p[0], a.d[0]),
-                                   strided_taps(x->shape[3], a.o[1], a.k[1], a.s[1], a.p[1], a.d[1]), x->shape[3]);
+  const Windows win =
+      make_windows(strided_taps(x->shape[2], a.o[0], a.k[0], a.s[0], a.p[0], a.d[0]),
+                   strided_taps(x->shape[3], a.o[1], a.k[1], a.s[1], a.p[1], a.d[1]), x->shape[3]);
   return window_max(x, win);
 }
 
-Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride, const int64_t padding[2],
-                     bool ceil_mode, bool count_include_pad, int64_t divisor_override) {
+Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
+                     const int64_t padding[2], bool ceil_mode, bool count_include_pad,
+                     int64_t divisor_override) {
   const char* op = "avg_pool2d_ex";
   const PoolArgs a = pool_args(x, kernel, stride, padding, nullptr, ceil_mode, op);
   TC_CHECK(divisor_override >= 0 && divisor_override <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
@@ -537,8 +558,8 @@ Tensor interpolate(const Tensor& x, const int64_t* size, const double* scale_fac
                ": scale factors must be finite and >= 0 (0: none) but one is ", scale_factors[i]);
   }
   auto matrix = [&](int64_t i) {
-    return interp_matrix(x->shape[2 + i], size[i], scale_factors ? scale_factors[i] : 0.0, mode, align_corners,
-                         x->dtype, x->device);
+    return interp_matrix(x->shape[2 + i], size[i], scale_factors ? scale_factors[i] : 0.0, mode,
+                         align_corners, x->dtype, x->device);
   };
   // Separable and linear in x: y = A_h x A_w^T.
   Tensor y = matmul(x, transpose(matrix(sd - 1), 0, 1));
@@ -588,23 +609,24 @@ Tensor pixel_unshuffle(const Tensor& x, int64_t r) {
 
 Tensor embedding_padding_idx(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
   const char* op = "embedding_padding_idx";
-  TC_CHECK(weight->ndim() == 2, TC_ERR_SHAPE, op, ": weight must be [num, dim] but has shape ", weight->shape);
+  TC_CHECK(weight->ndim() == 2, TC_ERR_SHAPE, op, ": weight must be [num, dim] but has shape ",
+           weight->shape);
   const int64_t num = weight->shape[0];
   TC_CHECK(padding_idx >= -num && padding_idx < num, TC_ERR_INDEX, op, ": padding_idx must be within [", -num,
            ", ", num, ") but is ", padding_idx);
   const int64_t pad = padding_idx < 0 ? padding_idx + num : padding_idx;
   Tensor y = embedding(weight, indices);
   // The padding row's value is read, but no gradient flows back to it.
-  Tensor is_pad = unsqueeze(binary(BinaryOp::eq, indices, scalar_tensor(double(pad), DType::i64, indices->device)),
-                            -1);
+  Tensor is_pad =
+      unsqueeze(binary(BinaryOp::eq, indices, scalar_tensor(double(pad), DType::i64, indices->device)), -1);
   return where(is_pad, detach(y), y);
 }
 
 Tensor dropout2d(const Tensor& x, double p, bool training) {
   const char* op = "dropout2d";
   check_float(x, op, "x");
-  TC_CHECK(p >= 0.0 && p <= 1.0, TC_ERR_INVALID_ARGUMENT, op, ": dropout probability has to be between 0 and 1, but got ",
-           p);
+  TC_CHECK(p >= 0.0 && p <= 1.0, TC_ERR_INVALID_ARGUMENT, op,
+           ": dropout probability has to be between 0 and 1, but got ", p);
   TC_CHECK(x->ndim() >= 2, TC_ERR_SHAPE, op, ": x must be [N, C, *] but has shape ", x->shape);
   if (!training || p == 0.0) return mul_scalar(x, 1.0);
   // One draw per (sample, channel), broadcast over the spatial dims.

@@ -168,8 +168,9 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, co
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t kernel[2],
                                                   const int64_t* stride, const int64_t padding[2],
                                                   const int64_t dilation[2], bool ceil_mode);
-Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride, const int64_t padding[2],
-                     bool ceil_mode, bool count_include_pad, int64_t divisor_override);
+Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
+                     const int64_t padding[2], bool ceil_mode, bool count_include_pad,
+                     int64_t divisor_override);
 Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]);
 // size: one entry per spatial dim (x is 3-D or 4-D); scale_factors null or

@@ -69,7 +69,8 @@ TEST_P(NnLayersDtype, GroupNormAndConvTranspose) {
   H x = seq_t({2, 4, 3}, 0.37, 0.1, dt), w = seq_t({4}, 0.5, 1.0, dt), b = seq_t({4}, 0.9, 0.2, dt), y;
   ASSERT_EQ(tc_group_norm(x, 2, w, b, 1e-5, y.out()), TC_OK) << last_error();
   expect_near(read(y), kGroupNormY, tol_for(dt));
-  H xc = seq_t({1, 2, 3, 3}, 0.37, 0.1, dt), wc = seq_t({2, 3, 2, 2}, 0.23, 0.4, dt), bc = seq_t({3}, 0.9, 0.2, dt);
+  H xc = seq_t({1, 2, 3, 3}, 0.37, 0.1, dt), wc = seq_t({2, 3, 2, 2}, 0.23, 0.4, dt),
+    bc = seq_t({3}, 0.9, 0.2, dt);
   const int64_t st[] = {2, 2}, pad[] = {1, 1}, op[] = {1, 1}, dil[] = {1, 1};
   ASSERT_EQ(tc_conv_transpose2d(xc, wc, bc, st, pad, op, dil, 1, y.out()), TC_OK) << last_error();
   EXPECT_EQ(shape(y), (std::vector<int64_t>{1, 3, 5, 5}));
@@ -128,39 +129,51 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, NnLayersDtype, ::testing::Values(TC_FLOAT64, TC
 
 TEST_F(NnLayers, NormGradients) {
   H x = grad_leaf({3, 2, 4}, 1), w = grad_leaf({2}, 2), b = grad_leaf({2}, 3);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    EXPECT_EQ(tc_batch_norm(in[0], in[1], in[2], nullptr, nullptr, 1, 0.1, 1e-5, &y), TC_OK) << last_error();
-    return y;
-  }, {x, w, b}, 1e-6, 1e-5);
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        EXPECT_EQ(tc_batch_norm(in[0], in[1], in[2], nullptr, nullptr, 1, 0.1, 1e-5, &y), TC_OK)
+            << last_error();
+        return y;
+      },
+      {x, w, b}, 1e-6, 1e-5);
   H xg = grad_leaf({2, 4, 3}, 4), wg = grad_leaf({4}, 5), bg = grad_leaf({4}, 6);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    EXPECT_EQ(tc_group_norm(in[0], 2, in[1], in[2], 1e-5, &y), TC_OK) << last_error();
-    return y;
-  }, {xg, wg, bg}, 1e-6, 1e-5);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    EXPECT_EQ(tc_instance_norm(in[0], in[1], in[2], nullptr, nullptr, 1, 0.1, 1e-5, &y), TC_OK) << last_error();
-    return y;
-  }, {xg, wg, bg}, 1e-6, 1e-5);
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        EXPECT_EQ(tc_group_norm(in[0], 2, in[1], in[2], 1e-5, &y), TC_OK) << last_error();
+        return y;
+      },
+      {xg, wg, bg}, 1e-6, 1e-5);
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        EXPECT_EQ(tc_instance_norm(in[0], in[1], in[2], nullptr, nullptr, 1, 0.1, 1e-5, &y), TC_OK)
+            << last_error();
+        return y;
+      },
+      {xg, wg, bg}, 1e-6, 1e-5);
 }
 
 TEST_F(NnLayers, ConvGradients) {
   H x = grad_leaf({2, 4, 3, 4}, 7), w = grad_leaf({4, 3, 2, 3}, 8), b = grad_leaf({6}, 9);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t st[] = {2, 1}, pad[] = {1, 0}, op[] = {1, 0}, dil[] = {1, 2};
-    EXPECT_EQ(tc_conv_transpose2d(in[0], in[1], in[2], st, pad, op, dil, 2, &y), TC_OK) << last_error();
-    return y;
-  }, {x, w, b});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t st[] = {2, 1}, pad[] = {1, 0}, op[] = {1, 0}, dil[] = {1, 2};
+        EXPECT_EQ(tc_conv_transpose2d(in[0], in[1], in[2], st, pad, op, dil, 2, &y), TC_OK) << last_error();
+        return y;
+      },
+      {x, w, b});
   H wc = grad_leaf({3, 4, 2, 3}, 10);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t st[] = {1, 1}, pad[] = {0, 1, 2, 0}, dil[] = {1, 1};
-    EXPECT_EQ(tc_conv2d_padded(in[0], in[1], nullptr, st, pad, dil, 1, &y), TC_OK) << last_error();
-    return y;
-  }, {x, wc});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t st[] = {1, 1}, pad[] = {0, 1, 2, 0}, dil[] = {1, 1};
+        EXPECT_EQ(tc_conv2d_padded(in[0], in[1], nullptr, st, pad, dil, 1, &y), TC_OK) << last_error();
+        return y;
+      },
+      {x, wc});
 }
 
 TEST_F(NnLayers, PoolingAndResamplingGradients) {
@@ -169,36 +182,46 @@ TEST_F(NnLayers, PoolingAndResamplingGradients) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = double((i * 37) % v.size()) / 10.0;
   H x = tensor(v, {2, 3, 5, 6});
   ASSERT_EQ(tc_tensor_set_requires_grad(x, 1), TC_OK);
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t k[] = {3, 2}, s[] = {2, 2}, p[] = {1, 1}, d[] = {1, 2};
-    EXPECT_EQ(tc_max_pool2d_with_indices(in[0], k, s, p, d, 1, &y, nullptr), TC_OK) << last_error();
-    return y;
-  }, {x});
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t k[] = {3, 3}, s[] = {2, 2}, p[] = {1, 1};
-    EXPECT_EQ(tc_avg_pool2d_ex(in[0], k, s, p, 1, 0, 0, &y), TC_OK) << last_error();
-    return y;
-  }, {x});
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t o[] = {3, 4};
-    EXPECT_EQ(tc_adaptive_max_pool2d(in[0], o, &y, nullptr), TC_OK) << last_error();
-    return y;
-  }, {x});
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t o[] = {4, 4};
-    EXPECT_EQ(tc_adaptive_avg_pool2d(in[0], o, &y), TC_OK) << last_error();
-    return y;
-  }, {x});
-  gradcheck([](const std::vector<tc_tensor>& in) {
-    tc_tensor y = nullptr;
-    const int64_t size[] = {7, 4};
-    EXPECT_EQ(tc_interpolate(in[0], size, nullptr, TC_INTERP_LINEAR, 0, &y), TC_OK) << last_error();
-    return y;
-  }, {x});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t k[] = {3, 2}, s[] = {2, 2}, p[] = {1, 1}, d[] = {1, 2};
+        EXPECT_EQ(tc_max_pool2d_with_indices(in[0], k, s, p, d, 1, &y, nullptr), TC_OK) << last_error();
+        return y;
+      },
+      {x});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t k[] = {3, 3}, s[] = {2, 2}, p[] = {1, 1};
+        EXPECT_EQ(tc_avg_pool2d_ex(in[0], k, s, p, 1, 0, 0, &y), TC_OK) << last_error();
+        return y;
+      },
+      {x});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t o[] = {3, 4};
+        EXPECT_EQ(tc_adaptive_max_pool2d(in[0], o, &y, nullptr), TC_OK) << last_error();
+        return y;
+      },
+      {x});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t o[] = {4, 4};
+        EXPECT_EQ(tc_adaptive_avg_pool2d(in[0], o, &y), TC_OK) << last_error();
+        return y;
+      },
+      {x});
+  gradcheck(
+      [](const std::vector<tc_tensor>& in) {
+        tc_tensor y = nullptr;
+        const int64_t size[] = {7, 4};
+        EXPECT_EQ(tc_interpolate(in[0], size, nullptr, TC_INTERP_LINEAR, 0, &y), TC_OK) << last_error();
+        return y;
+      },
+      {x});
 }
 
 TEST_F(NnLayers, EmbeddingPaddingRowGetsNoGradient) {

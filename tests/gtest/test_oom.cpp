@@ -313,8 +313,8 @@ class Workload {
     STEP(tc_ones, chs, 1, TC_FLOAT32, TC_CPU, rv);
     STEP(tc_tensor_set_requires_grad, *img, 1);
     STEP(tc_tensor_set_requires_grad, *ctw, 1);
-    tc_tensor *bn = slot(), *gn = slot(), *up = slot(), *ct = slot(), *mp = slot(), *mi = slot(), *ap = slot(),
-              *aa = slot(), *ps = slot(), *nsum = slot();
+    tc_tensor *bn = slot(), *gn = slot(), *up = slot(), *ct = slot(), *mp = slot(), *mi = slot(),
+              *ap = slot(), *aa = slot(), *ps = slot(), *nsum = slot();
     STEP(tc_batch_norm, *img, nullptr, nullptr, *rm, *rv, 1, 0.1, 1e-5, bn);
     STEP(tc_group_norm, *bn, 2, nullptr, nullptr, 1e-5, gn);
     const int64_t up_size[] = {9, 7};
