@@ -1203,13 +1203,116 @@ class Runner {
         int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
                         in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
         int64_t d[2] = {in_.ConsumeIntegralInRange<int64_t>(0, 2), in_.ConsumeIntegralInRange<int64_t>(0, 2)};
-        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 16)) {
           case 0:
             make("tc_max_pool2d",
                  [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); });
             break;
           case 1:
             make("tc_avg_pool2d", [&](tc_tensor* o) { return tc_avg_pool2d(x, k, s, p, o); });
+            break;
+          case 2: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            make("tc_conv2d", [&](tc_tensor* o) { return tc_conv2d(x, w, b, s, p, d, groups, o); });
+            break;
+          }
+          // The neural-network layers (ops/nn_layers.cpp).
+          case 3: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t p4[4] = {p[0], p[1], in_.ConsumeIntegralInRange<int64_t>(-1, 2),
+                             in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+            make("tc_conv2d_padded",
+                 [&](tc_tensor* o) { return tc_conv2d_padded(x, w, b, s, p4, d, groups, o); });
+            break;
+          }
+          case 4: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t op[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
+                             in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+            make("tc_conv_transpose2d",
+                 [&](tc_tensor* o) { return tc_conv_transpose2d(x, w, b, s, p, op, d, groups, o); });
+            break;
+          }
+          case 5: {
+            const int32_t ceil = in_.ConsumeBool();
+            const int dst2 = slot();
+            tc_tensor v = untouched(), ix = untouched();
+            const int32_t rc =
+                tc_max_pool2d_with_indices(x, k, in_.ConsumeBool() ? nullptr : s, p, d, ceil, &v, &ix);
+            check("tc_max_pool2d_with_indices", rc);
+            if (rc == TC_OK) {
+              pool_.put(slot(), v);
+              pool_.put(dst2, ix);
+            } else if (v != untouched() || ix != untouched()) {
+              die("tc_max_pool2d_with_indices", "wrote an out-param on failure");
+            }
+            break;
+          }
+          case 6: {
+            const int32_t ceil = in_.ConsumeBool(), include = in_.ConsumeBool();
+            const int64_t divisor = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            make("tc_avg_pool2d_ex",
+                 [&](tc_tensor* o) { return tc_avg_pool2d_ex(x, k, s, p, ceil, include, divisor, o); });
+            break;
+          }
+          case 7:
+            make("tc_adaptive_avg_pool2d", [&](tc_tensor* o) { return tc_adaptive_avg_pool2d(x, k, o); });
+            break;
+          case 8:
+            make("tc_adaptive_max_pool2d",
+                 [&](tc_tensor* o) { return tc_adaptive_max_pool2d(x, k, o, nullptr); });
+            break;
+          case 9: {
+            double sf[2] = {in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()};
+            const int32_t mode = in_.ConsumeIntegralInRange<int32_t>(-1, 2), align = in_.ConsumeBool();
+            const bool scales = in_.ConsumeBool();
+            make("tc_interpolate",
+                 [&](tc_tensor* o) { return tc_interpolate(x, k, scales ? sf : nullptr, mode, align, o); });
+            break;
+          }
+          case 10:
+            make("tc_pixel_shuffle", [&](tc_tensor* o) { return tc_pixel_shuffle(x, k[0], o); });
+            break;
+          case 11:
+            make("tc_pixel_unshuffle", [&](tc_tensor* o) { return tc_pixel_unshuffle(x, k[0], o); });
+            break;
+          case 12: {
+            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(),
+                      bs = in_.ConsumeBool() ? nullptr : handle();
+            tc_tensor rm = in_.ConsumeBool() ? nullptr : handle(),
+                      rv = in_.ConsumeBool() ? nullptr : handle();
+            const int32_t training = in_.ConsumeBool();
+            const double momentum = in_.ConsumeFloatingPoint<double>(),
+                         eps = in_.ConsumeFloatingPoint<double>();
+            if (in_.ConsumeBool()) {
+              make("tc_batch_norm", [&](tc_tensor* o) {
+                return tc_batch_norm(x, wt, bs, rm, rv, training, momentum, eps, o);
+              });
+            } else {
+              make("tc_instance_norm", [&](tc_tensor* o) {
+                return tc_instance_norm(x, wt, bs, rm, rv, training, momentum, eps, o);
+              });
+            }
+            break;
+          }
+          case 13: {
+            tc_tensor wt = in_.ConsumeBool() ? nullptr : handle(),
+                      bs = in_.ConsumeBool() ? nullptr : handle();
+            const double eps = in_.ConsumeFloatingPoint<double>();
+            make("tc_group_norm", [&](tc_tensor* o) { return tc_group_norm(x, k[0], wt, bs, eps, o); });
+            break;
+          }
+          case 14:
+            make("tc_embedding_padding_idx",
+                 [&](tc_tensor* o) { return tc_embedding_padding_idx(w, x, k[0], o); });
+            break;
+          case 15:
+            make("tc_dropout2d", [&](tc_tensor* o) {
+              return tc_dropout2d(x, in_.ConsumeFloatingPoint<double>(), in_.ConsumeBool(), o);
+            });
             break;
           default: {
             tc_tensor b = in_.ConsumeBool() ? nullptr : handle();

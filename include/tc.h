@@ -902,6 +902,73 @@ TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* 
  * [dim]. */
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
 
+/* Neural-network layers, composed of other ops (their gradients are those of
+ * the ops they are made of). Optional tensors may be NULL. Per-channel
+ * tensors (weight, bias, running_mean, running_var) are [C] for x [N, C, *]. */
+/** Batch normalization over N and the spatial dims. training != 0: batch
+ * statistics (biased variance), and running_mean/running_var (if given) are
+ * updated in place: r = (1 - momentum) r + momentum s with the unbiased
+ * variance; training = 0: the running statistics normalize (they must be given). */
+TC_API int32_t tc_batch_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
+                             tc_tensor running_var, int32_t training, double momentum, double eps,
+                             tc_tensor* out);
+/** Group normalization: x [N, C, *] normalized over C/num_groups channels and
+ * the spatial dims. */
+TC_API int32_t tc_group_norm(tc_tensor x, int64_t num_groups, tc_tensor weight, tc_tensor bias, double eps,
+                             tc_tensor* out);
+/** Instance normalization: each (sample, channel) over its spatial dims.
+ * use_input_stats != 0: the instance statistics (running stats, if given, are
+ * updated with their mean over N); 0: the running statistics normalize. */
+TC_API int32_t tc_instance_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
+                                tc_tensor running_var, int32_t use_input_stats, double momentum, double eps,
+                                tc_tensor* out);
+/** conv2d with 4 padding entries (top, bottom, left, right), which may differ
+ * (padding="same" with even kernels); stride and dilation: 2 entries each. */
+TC_API int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                const int64_t* padding, const int64_t* dilation, int64_t groups,
+                                tc_tensor* out);
+/** Transposed convolution: x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O]
+ * or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out =
+ * (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1. */
+TC_API int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out);
+/** 2-D max pooling with dilation and ceil_mode; indices (int64, flat within each
+ * H*W plane, as PyTorch's) is written when not NULL. stride NULL = kernel. */
+TC_API int32_t tc_max_pool2d_with_indices(tc_tensor x, const int64_t* kernel, const int64_t* stride,
+                                          const int64_t* padding, const int64_t* dilation, int32_t ceil_mode,
+                                          tc_tensor* out, tc_tensor* indices);
+/** 2-D average pooling with ceil_mode, count_include_pad and divisor_override
+ * (0 = none). stride NULL = kernel. */
+TC_API int32_t tc_avg_pool2d_ex(tc_tensor x, const int64_t* kernel, const int64_t* stride,
+                                const int64_t* padding, int32_t ceil_mode, int32_t count_include_pad,
+                                int64_t divisor_override, tc_tensor* out);
+/** Adaptive 2-D average pooling to output_size (2 entries), PyTorch's
+ * windows. */
+TC_API int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out);
+/** Adaptive 2-D max pooling; indices (int64, flat per plane) written when not
+ * NULL. */
+TC_API int32_t tc_adaptive_max_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out,
+                                      tc_tensor* indices);
+#define TC_INTERP_NEAREST 0
+#define TC_INTERP_LINEAR 1
+/** Resamples x [N, C, W] or [N, C, H, W] to size (one entry per spatial dim):
+ * TC_INTERP_NEAREST or TC_INTERP_LINEAR (linear/bilinear), align_corners as
+ * PyTorch's. scale_factors: NULL or one per spatial dim (0 = none); when given
+ * they set the source scale (1 / factor), as PyTorch's scale_factor does. */
+TC_API int32_t tc_interpolate(tc_tensor x, const int64_t* size, const double* scale_factors, int32_t mode,
+                              int32_t align_corners, tc_tensor* out);
+/** [*, C r^2, H, W] -> [*, C, H r, W r]. */
+TC_API int32_t tc_pixel_shuffle(tc_tensor x, int64_t upscale_factor, tc_tensor* out);
+/** [*, C, H r, W r] -> [*, C r^2, H, W]. */
+TC_API int32_t tc_pixel_unshuffle(tc_tensor x, int64_t downscale_factor, tc_tensor* out);
+/** embedding whose row padding_idx (in [-num, num)) gets no gradient. */
+TC_API int32_t tc_embedding_padding_idx(tc_tensor weight, tc_tensor indices, int64_t padding_idx,
+                                        tc_tensor* out);
+/** Channel dropout: x [N, C, *]; each (sample, channel) is zeroed with
+ * probability p, the rest scaled by 1/(1-p), when training != 0. */
+TC_API int32_t tc_dropout2d(tc_tensor x, double p, int32_t training, tc_tensor* out);
+
 /* Transformer ops. layer_norm/rms_norm normalize over the last ndims dims of
  * x, which must equal normalized_shape; weight and bias (that shape, or NULL)
  * scale and shift. layer_norm: (x - mean) / sqrt(var + eps) (biased

@@ -254,5 +254,36 @@ Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device
 Tensor randperm(int64_t n, DType dtype, Device device);
 Tensor bernoulli(const Tensor& probs);        // 0/1 in probs' dtype
 Tensor bernoulli(const Tensor& a, double p);  // a's shape and dtype
+// ---- neural-network layers composed of other ops (ops/nn_layers.cpp) ----
+// Optional tensors may be null. batch_norm/instance_norm update the running
+// stats in place (unbiased variance, momentum) when training/use_input_stats.
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps);
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps);
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps);
+// padding: top, bottom, left, right.
+Tensor conv2d_padded(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                     const int64_t padding[4], const int64_t dilation[2], int64_t groups);
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                        const int64_t padding[2], const int64_t output_padding[2], const int64_t dilation[2],
+                        int64_t groups);
+// stride null = kernel.
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t kernel[2],
+                                                  const int64_t* stride, const int64_t padding[2],
+                                                  const int64_t dilation[2], bool ceil_mode);
+Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
+                     const int64_t padding[2], bool ceil_mode, bool count_include_pad,
+                     int64_t divisor_override);
+Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]);
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]);
+// size: one entry per spatial dim (x is 3-D or 4-D); scale_factors null or
+// per-dim (0 = none: the scale is in/out).
+Tensor interpolate(const Tensor& x, const int64_t* size, const double* scale_factors, int32_t mode,
+                   bool align_corners);
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
+Tensor embedding_padding_idx(const Tensor& weight, const Tensor& indices, int64_t padding_idx);
+Tensor dropout2d(const Tensor& x, double p, bool training);
 
 }  // namespace tc::ops

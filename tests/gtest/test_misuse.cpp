@@ -169,6 +169,20 @@
 #pragma weak tc_max_pool2d
 #pragma weak tc_avg_pool2d
 #pragma weak tc_embedding
+#pragma weak tc_batch_norm
+#pragma weak tc_group_norm
+#pragma weak tc_instance_norm
+#pragma weak tc_conv2d_padded
+#pragma weak tc_conv_transpose2d
+#pragma weak tc_max_pool2d_with_indices
+#pragma weak tc_avg_pool2d_ex
+#pragma weak tc_adaptive_avg_pool2d
+#pragma weak tc_adaptive_max_pool2d
+#pragma weak tc_interpolate
+#pragma weak tc_pixel_shuffle
+#pragma weak tc_pixel_unshuffle
+#pragma weak tc_embedding_padding_idx
+#pragma weak tc_dropout2d
 #pragma weak tc_layer_norm
 #pragma weak tc_rms_norm
 #pragma weak tc_scaled_dot_product_attention
@@ -2063,6 +2077,283 @@ std::vector<Entry> build_table() {
              return rc;
            }),
          X("1-D weight", {TC_ERR_SHAPE}, [](M& m) { return tc_embedding(m.f.v, m.f.cls, m.O(9)); })}));
+
+  // Neural-network layers (ops/nn_layers.cpp).
+  add(E(
+      FN(tc_batch_norm), "Hhhhh---O",
+      [](M& m) {
+        return tc_batch_norm(m.H(0, m.f.a), m.H(1, m.f.v), m.H(2, m.f.bias), m.H(3, m.f.bias), m.H(4, m.f.v),
+                             0, 0.1, 1e-5, m.O(8));
+      },
+      {X("weight of the wrong size", {TC_ERR_SHAPE},
+         [](M& m) { return tc_batch_norm(m.f.a, m.f.lb, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, m.O(9)); }),
+       X("int32 x", {TC_ERR_DTYPE},
+         [](M& m) {
+           return tc_batch_norm(m.f.i32, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, m.O(9));
+         }),
+       X("1-D x", {TC_ERR_SHAPE},
+         [](M& m) { return tc_batch_norm(m.f.v, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, m.O(9)); }),
+       X("evaluation without running stats", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_batch_norm(m.f.a, nullptr, nullptr, nullptr, nullptr, 0, 0.1, 1e-5, m.O(9)); }),
+       X("running_mean without running_var", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_batch_norm(m.f.a, nullptr, nullptr, m.f.v, nullptr, 1, 0.1, 1e-5, m.O(9)); }),
+       X("momentum NaN", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_batch_norm(m.f.a, nullptr, nullptr, m.f.v, m.f.bias, 1, kNaN, 1e-5, m.O(9)); }),
+       X("eps -1", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) { return tc_batch_norm(m.f.a, nullptr, nullptr, nullptr, nullptr, 1, 0.1, -1.0, m.O(9)); }),
+       X("one value per channel in training", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+         tc_tensor x = make_f32({1, 3});
+         const int32_t rc =
+             m.done(tc_batch_norm(x, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, m.O(9)));
+         free_t(x);
+         return rc;
+       })}));
+  add(E(FN(tc_group_norm), "H-hh-O",
+        [](M& m) { return tc_group_norm(m.H(0, m.f.a), 3, m.H(2, m.f.v), m.H(3, m.f.bias), 1e-5, m.O(5)); },
+        {X("num_groups 2 of 3 channels", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_group_norm(m.f.a, 2, nullptr, nullptr, 1e-5, m.O(9)); }),
+         X("num_groups 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_group_norm(m.f.a, 0, nullptr, nullptr, 1e-5, m.O(9)); }),
+         X("num_groups INT64_MIN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_group_norm(m.f.a, kI64Min, nullptr, nullptr, 1e-5, m.O(9)); }),
+         X("eps NaN", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_group_norm(m.f.a, 1, nullptr, nullptr, kNaN, m.O(9)); }),
+         X("bias of the wrong size", {TC_ERR_SHAPE},
+           [](M& m) { return tc_group_norm(m.f.a, 1, nullptr, m.f.lb, 1e-5, m.O(9)); })}));
+  add(E(
+      FN(tc_instance_norm), "Hhhhh---O",
+      [](M& m) {
+        return tc_instance_norm(m.H(0, m.f.t3), m.H(1, m.f.lb), m.H(2, m.f.lb), m.H(3, m.f.lb),
+                                m.H(4, m.f.lb), 1, 0.1, 1e-5, m.O(8));
+      },
+      {X("2-D x", {TC_ERR_SHAPE},
+         [](M& m) {
+           return tc_instance_norm(m.f.a, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, m.O(9));
+         }),
+       X("running stats of the wrong size", {TC_ERR_SHAPE},
+         [](M& m) { return tc_instance_norm(m.f.t3, nullptr, nullptr, m.f.v, m.f.v, 1, 0.1, 1e-5, m.O(9)); }),
+       X("use_input_stats 0 without running stats", {TC_ERR_INVALID_ARGUMENT},
+         [](M& m) {
+           return tc_instance_norm(m.f.t3, nullptr, nullptr, nullptr, nullptr, 0, 0.1, 1e-5, m.O(9));
+         }),
+       X("momentum inf", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+         return tc_instance_norm(m.f.t3, nullptr, nullptr, nullptr, nullptr, 1,
+                                 std::numeric_limits<double>::infinity(), 1e-5, m.O(9));
+       })}));
+  add(E(
+      FN(tc_conv2d_padded), "HHhPPP-O",
+      [](M& m) {
+        int64_t st[] = {1, 1}, pad[] = {1, 0, 2, 1}, dil[] = {1, 1};
+        return tc_conv2d_padded(m.H(0, m.f.img), m.H(1, m.f.w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad),
+                                m.P(5, dil), 1, m.O(7));
+      },
+      [] {
+        auto conv = [](std::string what, std::vector<int32_t> codes, int64_t p0, int64_t p3, int64_t s0) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1}, pad[] = {p0, 0, 0, p3}, dil[] = {1, 1};
+            return tc_conv2d_padded(m.f.img, m.f.w, m.f.bias, st, pad, dil, 1, m.O(9));
+          });
+        };
+        return std::vector<Extra>{
+            conv("padding -1", {TC_ERR_INVALID_ARGUMENT}, -1, 0, 1),
+            conv("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 0, kI64Max, 1),
+            conv("stride 0", {TC_ERR_INVALID_ARGUMENT}, 1, 1, 0),
+            X("3-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1}, pad[] = {0, 0, 0, 0}, dil[] = {1, 1};
+                return tc_conv2d_padded(m.f.t3, m.f.w, nullptr, st, pad, dil, 1, m.O(9));
+              }),
+        };
+      }()));
+  add(E(
+      FN(tc_conv_transpose2d), "HHhPPPP-O",
+      [](M& m) {
+        // weight [2 in, 3 out, 3, 3]: made here (the fixtures' w is a conv2d weight of the other layout).
+        int64_t st[] = {2, 1}, pad[] = {1, 0}, op[] = {1, 0}, dil[] = {1, 1};
+        tc_tensor w = make_f32({2, 3, 3, 3});
+        const int32_t rc =
+            m.done(tc_conv_transpose2d(m.H(0, m.f.img), m.H(1, w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad),
+                                       m.P(5, op), m.P(6, dil), 1, m.O(8)));
+        free_t(w);
+        return rc;
+      },
+      [] {
+        auto ct = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t op0,
+                     int64_t d0, int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1}, pad[] = {p0, 0}, op[] = {op0, 0}, dil[] = {d0, 1};
+            tc_tensor w = make_f32({2, 3, 3, 3});
+            const int32_t rc =
+                m.done(tc_conv_transpose2d(m.f.img, w, nullptr, st, pad, op, dil, groups, m.O(9)));
+            free_t(w);
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            ct("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 0, 1, 1),
+            ct("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 0, 1, 1),
+            ct("output_padding not below stride or dilation", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 2, 1, 1),
+            ct("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 0, 1),
+            ct("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1, 0),
+            ct("groups 3 (2 input channels)", {TC_ERR_SHAPE}, 1, 0, 0, 1, 3),
+            ct("padding so large the output is empty", {TC_ERR_SHAPE}, 1, 9, 0, 1, 1),
+            ct("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 1, kI64Max, 0, 1, 1),
+            X("input channels differ", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1}, pad[] = {0, 0}, op[] = {0, 0}, dil[] = {1, 1};
+                return tc_conv_transpose2d(m.f.img, m.f.w, nullptr, st, pad, op, dil, 1, m.O(9));
+              }),
+        };
+      }()));
+  auto pool_ex_extras =
+      [](std::function<int32_t(M&, const int64_t*, const int64_t*, const int64_t*, int32_t)> f) {
+        auto pool = [f](std::string what, std::vector<int32_t> codes, int64_t k, int64_t s, int64_t p,
+                        int32_t ceil) {
+          return X(what, codes, [=](M& m) {
+            int64_t ks[] = {k, 2}, ss[] = {s, 2}, ps[] = {p, 0};
+            return f(m, ks, ss, ps, ceil);
+          });
+        };
+        return std::vector<Extra>{
+            pool("kernel 0", {TC_ERR_INVALID_ARGUMENT}, 0, 1, 0, 0),
+            pool("kernel larger than the input", {TC_ERR_SHAPE}, 9, 1, 0, 1),
+            pool("kernel INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, kI64Max, 1, 0, 0),
+            pool("stride 0", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 0, 0),
+            pool("stride INT64_MIN", {TC_ERR_INVALID_ARGUMENT}, 2, kI64Min, 0, 1),
+            pool("padding -1", {TC_ERR_INVALID_ARGUMENT}, 2, 1, -1, 0),
+            pool("padding larger than half the kernel", {TC_ERR_INVALID_ARGUMENT}, 2, 1, 2, 1),
+        };
+      };
+  {
+    auto extras =
+        pool_ex_extras([](M& m, const int64_t* k, const int64_t* s, const int64_t* p, int32_t ceil) {
+          int64_t d[] = {1, 1};
+          return tc_max_pool2d_with_indices(m.f.img, k, s, p, d, ceil, m.O(9, 0), m.O(9, 1));
+        });
+    extras.push_back(X("dilation 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+      int64_t k[] = {2, 2}, p[] = {0, 0}, d[] = {0, 1};
+      return tc_max_pool2d_with_indices(m.f.img, k, nullptr, p, d, 0, m.O(9, 0), m.O(9, 1));
+    }));
+    extras.push_back(X("3-D input", {TC_ERR_SHAPE}, [](M& m) {
+      int64_t k[] = {2, 2}, p[] = {0, 0}, d[] = {1, 1};
+      return tc_max_pool2d_with_indices(m.f.t3, k, nullptr, p, d, 0, m.O(9, 0), nullptr);
+    }));
+    add(E(
+        FN(tc_max_pool2d_with_indices), "HPpPP-Op",
+        [](M& m) {
+          int64_t k[] = {3, 2}, p[] = {1, 0}, d[] = {1, 2};
+          return tc_max_pool2d_with_indices(m.H(0, m.f.img), m.P(1, k), nullptr, m.P(3, p), m.P(4, d), 1,
+                                            m.O(6, 0), m.O(7, 1));
+        },
+        extras));
+  }
+  {
+    auto extras =
+        pool_ex_extras([](M& m, const int64_t* k, const int64_t* s, const int64_t* p, int32_t ceil) {
+          return tc_avg_pool2d_ex(m.f.img, k, s, p, ceil, 0, 0, m.O(9));
+        });
+    extras.push_back(X("divisor_override -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+      int64_t k[] = {2, 2}, p[] = {0, 0};
+      return tc_avg_pool2d_ex(m.f.img, k, nullptr, p, 0, 1, -1, m.O(9));
+    }));
+    add(E(
+        FN(tc_avg_pool2d_ex), "HPpP---O",
+        [](M& m) {
+          int64_t k[] = {3, 3}, s[] = {2, 2}, p[] = {1, 1};
+          return tc_avg_pool2d_ex(m.H(0, m.f.img), m.P(1, k), s, m.P(3, p), 1, 0, 0, m.O(7));
+        },
+        extras));
+  }
+  add(E(FN(tc_adaptive_avg_pool2d), "HPO",
+        [](M& m) {
+          int64_t o[] = {3, 2};
+          return tc_adaptive_avg_pool2d(m.H(0, m.f.img), m.P(1, o), m.O(2));
+        },
+        {X("output size 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t o[] = {0, 2};
+             return tc_adaptive_avg_pool2d(m.f.img, o, m.O(9));
+           }),
+         X("output size INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t o[] = {2, kI64Max};
+             return tc_adaptive_avg_pool2d(m.f.img, o, m.O(9));
+           }),
+         X("3-D input", {TC_ERR_SHAPE}, [](M& m) {
+           int64_t o[] = {2, 2};
+           return tc_adaptive_avg_pool2d(m.f.t3, o, m.O(9));
+         })}));
+  add(E(FN(tc_adaptive_max_pool2d), "HPOp",
+        [](M& m) {
+          int64_t o[] = {3, 3};
+          return tc_adaptive_max_pool2d(m.H(0, m.f.img), m.P(1, o), m.O(2, 0), m.O(3, 1));
+        },
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             int64_t o[] = {2, -1};
+             return tc_adaptive_max_pool2d(m.f.img, o, m.O(9, 0), m.O(9, 1));
+           }),
+         X("int32 x", {TC_ERR_DTYPE}, [](M& m) {
+           int64_t o[] = {2, 2};
+           return tc_adaptive_max_pool2d(m.f.i32, o, m.O(9, 0), nullptr);
+         })}));
+  add(E(
+      FN(tc_interpolate), "HPp--O",
+      [](M& m) {
+        int64_t size[] = {7, 3};
+        double sf[] = {0.0, 0.75};
+        return tc_interpolate(m.H(0, m.f.img), m.P(1, size), sf, TC_INTERP_LINEAR, 0, m.O(5));
+      },
+      [] {
+        auto ip = [](std::string what, std::vector<int32_t> codes, int64_t s0, double f0, int32_t mode,
+                     int32_t align) {
+          return X(what, codes, [=](M& m) {
+            int64_t size[] = {s0, 3};
+            double sf[] = {f0, 0.0};
+            return tc_interpolate(m.f.img, size, sf, mode, align, m.O(9));
+          });
+        };
+        return std::vector<Extra>{
+            ip("mode 7", {TC_ERR_INVALID_ARGUMENT}, 2, 0.0, 7, 0),
+            ip("size 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0.0, TC_INTERP_NEAREST, 0),
+            ip("size INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, kI64Max, 0.0, TC_INTERP_NEAREST, 0),
+            ip("scale factor NaN", {TC_ERR_INVALID_ARGUMENT}, 2, kNaN, TC_INTERP_LINEAR, 0),
+            ip("scale factor -1", {TC_ERR_INVALID_ARGUMENT}, 2, -1.0, TC_INTERP_LINEAR, 0),
+            ip("align_corners with nearest", {TC_ERR_INVALID_ARGUMENT}, 2, 0.0, TC_INTERP_NEAREST, 1),
+            X("2-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t size[] = {2};
+                return tc_interpolate(m.f.a, size, nullptr, TC_INTERP_NEAREST, 0, m.O(9));
+              }),
+        };
+      }()));
+  add(E(FN(tc_pixel_shuffle), "H-O", [](M& m) { return tc_pixel_shuffle(m.H(0, m.f.t3), 1, m.O(2)); },
+        {X("channels not divisible by r^2", {TC_ERR_SHAPE},
+           [](M& m) { return tc_pixel_shuffle(m.f.img, 2, m.O(9)); }),
+         X("r 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_pixel_shuffle(m.f.t3, 0, m.O(9)); }),
+         X("r INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_pixel_shuffle(m.f.t3, kI64Max, m.O(9)); }),
+         X("2-D input", {TC_ERR_SHAPE}, [](M& m) { return tc_pixel_shuffle(m.f.a, 1, m.O(9)); })}));
+  add(E(FN(tc_pixel_unshuffle), "H-O", [](M& m) { return tc_pixel_unshuffle(m.H(0, m.f.img), 2, m.O(2)); },
+        {X("height not divisible by r", {TC_ERR_SHAPE},
+           [](M& m) { return tc_pixel_unshuffle(m.f.img, 3, m.O(9)); }),
+         X("r -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_pixel_unshuffle(m.f.img, -1, m.O(9)); }),
+         X("1-D input", {TC_ERR_SHAPE}, [](M& m) { return tc_pixel_unshuffle(m.f.v, 1, m.O(9)); })}));
+  add(E(FN(tc_embedding_padding_idx), "HH-O",
+        [](M& m) { return tc_embedding_padding_idx(m.H(0, m.f.emb), m.H(1, m.f.cls), -1, m.O(3)); },
+        {X("padding_idx 4 of 4 rows", {TC_ERR_INDEX},
+           [](M& m) { return tc_embedding_padding_idx(m.f.emb, m.f.cls, 4, m.O(9)); }),
+         X("padding_idx -5 of 4 rows", {TC_ERR_INDEX},
+           [](M& m) { return tc_embedding_padding_idx(m.f.emb, m.f.cls, -5, m.O(9)); }),
+         X("float indices", {TC_ERR_DTYPE},
+           [](M& m) { return tc_embedding_padding_idx(m.f.emb, m.f.v, 0, m.O(9)); }),
+         X("1-D weight", {TC_ERR_SHAPE},
+           [](M& m) { return tc_embedding_padding_idx(m.f.v, m.f.cls, 0, m.O(9)); })}));
+  add(E(FN(tc_dropout2d), "H--O", [](M& m) { return tc_dropout2d(m.H(0, m.f.img), 0.5, 1, m.O(3)); },
+        {X("p -0.1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_dropout2d(m.f.img, -0.1, 1, m.O(9)); }),
+         X("p NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_dropout2d(m.f.img, kNaN, 1, m.O(9)); }),
+         X("1-D input", {TC_ERR_SHAPE}, [](M& m) { return tc_dropout2d(m.f.v, 0.5, 1, m.O(9)); }),
+         X("int32 input", {TC_ERR_DTYPE}, [](M& m) { return tc_dropout2d(m.f.i32, 0.5, 1, m.O(9)); })}));
 
   // Transformer and sampling ops.
   add(E(FN(tc_layer_norm), "HP-hh-O",

@@ -442,6 +442,32 @@ class Workload {
     STEP(tc_save_safetensors, *model, path.c_str());
     STEP(tc_load_safetensors, path.c_str(), 0, mapped);
     STEP(tc_load_safetensors, path.c_str(), TC_LOAD_COPY, copied);
+
+    // The neural-network layers (ops/nn_layers.cpp): a small conv net's
+    // forward and backward, running statistics updated in place.
+    const int64_t imgs[] = {2, 4, 6, 6}, cts[] = {4, 2, 3, 3}, chs[] = {4};
+    tc_tensor *img = slot(), *ctw = slot(), *rm = slot(), *rv = slot();
+    STEP(tc_randn, imgs, 4, TC_FLOAT32, TC_CPU, img);
+    STEP(tc_randn, cts, 4, TC_FLOAT32, TC_CPU, ctw);
+    STEP(tc_zeros, chs, 1, TC_FLOAT32, TC_CPU, rm);
+    STEP(tc_ones, chs, 1, TC_FLOAT32, TC_CPU, rv);
+    STEP(tc_tensor_set_requires_grad, *img, 1);
+    STEP(tc_tensor_set_requires_grad, *ctw, 1);
+    tc_tensor *bn = slot(), *gn = slot(), *up = slot(), *ct = slot(), *mp = slot(), *mi = slot(),
+              *ap = slot(), *aa = slot(), *ps = slot(), *nsum = slot();
+    STEP(tc_batch_norm, *img, nullptr, nullptr, *rm, *rv, 1, 0.1, 1e-5, bn);
+    STEP(tc_group_norm, *bn, 2, nullptr, nullptr, 1e-5, gn);
+    const int64_t up_size[] = {9, 7};
+    STEP(tc_interpolate, *gn, up_size, nullptr, TC_INTERP_LINEAR, 0, up);
+    const int64_t two[] = {2, 2}, one[] = {1, 1}, zero[] = {0, 0};
+    STEP(tc_conv_transpose2d, *up, *ctw, nullptr, two, one, one, one, 1, ct);
+    const int64_t k3[] = {3, 3};
+    STEP(tc_max_pool2d_with_indices, *ct, k3, two, one, one, 1, mp, mi);
+    STEP(tc_avg_pool2d_ex, *mp, two, nullptr, zero, 1, 0, 0, ap);
+    STEP(tc_adaptive_avg_pool2d, *ap, two, aa);
+    STEP(tc_pixel_unshuffle, *aa, 2, ps);
+    STEP(tc_sum, *ps, nullptr, 0, 0, nsum);
+    STEP(tc_backward, *nsum, nullptr, 0);
   }
 #undef STEP
 };

@@ -92,6 +92,8 @@ TC_MATMUL_PRECISION_MEDIUM = 2
 TC_REDUCTION_NONE = 0
 TC_REDUCTION_MEAN = 1
 TC_REDUCTION_SUM = 2
+TC_INTERP_NEAREST = 0
+TC_INTERP_LINEAR = 1
 TC_SCATTER_SUM = 0
 TC_SCATTER_PROD = 1
 TC_SCATTER_MEAN = 2
@@ -1174,6 +1176,62 @@ FUNCTIONS = {
     'tc_embedding': (
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'weight'), ('tc_tensor', 'indices'), ('tc_tensor*', 'out')),
+    ),
+    'tc_batch_norm': (
+        [tc_tensor, tc_tensor, tc_tensor, tc_tensor, tc_tensor, C.c_int32, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('tc_tensor', 'running_mean'), ('tc_tensor', 'running_var'), ('int32_t', 'training'), ('double', 'momentum'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_group_norm': (
+        [tc_tensor, C.c_int64, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('int64_t', 'num_groups'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_instance_norm': (
+        [tc_tensor, tc_tensor, tc_tensor, tc_tensor, tc_tensor, C.c_int32, C.c_double, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('tc_tensor', 'running_mean'), ('tc_tensor', 'running_var'), ('int32_t', 'use_input_stats'), ('double', 'momentum'), ('double', 'eps'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conv2d_padded': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conv_transpose2d': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'output_padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
+    'tc_max_pool2d_with_indices': (
+        [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'kernel'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int32_t', 'ceil_mode'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_avg_pool2d_ex': (
+        [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int32, C.c_int32, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'kernel'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('int32_t', 'ceil_mode'), ('int32_t', 'count_include_pad'), ('int64_t', 'divisor_override'), ('tc_tensor*', 'out')),
+    ),
+    'tc_adaptive_avg_pool2d': (
+        [tc_tensor, C.POINTER(C.c_int64), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'output_size'), ('tc_tensor*', 'out')),
+    ),
+    'tc_adaptive_max_pool2d': (
+        [tc_tensor, C.POINTER(C.c_int64), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'output_size'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),
+    ),
+    'tc_interpolate': (
+        [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_double), C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('const int64_t*', 'size'), ('const double*', 'scale_factors'), ('int32_t', 'mode'), ('int32_t', 'align_corners'), ('tc_tensor*', 'out')),
+    ),
+    'tc_pixel_shuffle': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('int64_t', 'upscale_factor'), ('tc_tensor*', 'out')),
+    ),
+    'tc_pixel_unshuffle': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('int64_t', 'downscale_factor'), ('tc_tensor*', 'out')),
+    ),
+    'tc_embedding_padding_idx': (
+        [tc_tensor, tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'weight'), ('tc_tensor', 'indices'), ('int64_t', 'padding_idx'), ('tc_tensor*', 'out')),
+    ),
+    'tc_dropout2d': (
+        [tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('double', 'p'), ('int32_t', 'training'), ('tc_tensor*', 'out')),
     ),
     'tc_layer_norm': (
         [tc_tensor, C.POINTER(C.c_int64), C.c_int64, tc_tensor, tc_tensor, C.c_double, C.POINTER(tc_tensor)],

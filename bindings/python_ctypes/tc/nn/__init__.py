@@ -27,3 +27,10 @@ globals().update({_c: getattr(_modules, _c) for _c, _, _ in _gen.NN_MODULES})
 __all__ += [_c for _c, _, _ in _gen.NN_MODULES]
 
 from . import parallel  # noqa: E402,F401  (tc.nn.parallel.DistributedDataParallel)
+
+# The layer modules (norms, 1-D/transposed convolutions, pooling, resampling);
+# Conv2d, MaxPool2d, AvgPool2d and Embedding there extend the forms above.
+from . import modules_layers as _layers  # noqa: E402
+
+globals().update({_c: getattr(_layers, _c) for _c in _layers.__all__})
+__all__ += [_c for _c in _layers.__all__ if _c not in __all__]

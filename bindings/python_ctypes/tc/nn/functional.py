@@ -156,3 +156,8 @@ from .functional_loss import (binary_cross_entropy, binary_cross_entropy_with_lo
                               normalize, pairwise_distance, smooth_l1_loss)
 
 from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)
+
+# The layer functions (norms, 1-D and transposed convolutions, pooling with
+# ceil_mode/dilation/indices, resampling): conv2d, max_pool2d, avg_pool2d and
+# embedding there extend the forms above with PyTorch's further arguments.
+from .functional_layers import *  # noqa: E402,F401,F403

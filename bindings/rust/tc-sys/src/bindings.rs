@@ -58,6 +58,8 @@ pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
 pub const TC_REDUCTION_NONE: i32 = 0;
 pub const TC_REDUCTION_MEAN: i32 = 1;
 pub const TC_REDUCTION_SUM: i32 = 2;
+pub const TC_INTERP_NEAREST: i32 = 0;
+pub const TC_INTERP_LINEAR: i32 = 1;
 pub const TC_SCATTER_SUM: i32 = 0;
 pub const TC_SCATTER_PROD: i32 = 1;
 pub const TC_SCATTER_MEAN: i32 = 2;
@@ -1895,6 +1897,160 @@ extern "C" {
     #[doc = " weight [num, dim], indices int64 of any shape: result indices.shape +"]
     #[doc = " [dim]."]
     pub fn tc_embedding(weight: tc_tensor, indices: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Batch normalization over N and the spatial dims. training != 0: batch"]
+    #[doc = " statistics (biased variance), and running_mean/running_var (if given) are"]
+    #[doc = " updated in place: r = (1 - momentum) r + momentum s with the unbiased"]
+    #[doc = " variance; training = 0: the running statistics normalize (they must be given)."]
+    pub fn tc_batch_norm(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        running_mean: tc_tensor,
+        running_var: tc_tensor,
+        training: i32,
+        momentum: f64,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Group normalization: x [N, C, *] normalized over C/num_groups channels and"]
+    #[doc = " the spatial dims."]
+    pub fn tc_group_norm(
+        x: tc_tensor,
+        num_groups: i64,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Instance normalization: each (sample, channel) over its spatial dims."]
+    #[doc = " use_input_stats != 0: the instance statistics (running stats, if given, are"]
+    #[doc = " updated with their mean over N); 0: the running statistics normalize."]
+    pub fn tc_instance_norm(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        running_mean: tc_tensor,
+        running_var: tc_tensor,
+        use_input_stats: i32,
+        momentum: f64,
+        eps: f64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " conv2d with 4 padding entries (top, bottom, left, right), which may differ"]
+    #[doc = " (padding=\"same\" with even kernels); stride and dilation: 2 entries each."]
+    pub fn tc_conv2d_padded(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Transposed convolution: x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O]"]
+    #[doc = " or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out ="]
+    #[doc = " (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1."]
+    pub fn tc_conv_transpose2d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        output_padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 2-D max pooling with dilation and ceil_mode; indices (int64, flat within each"]
+    #[doc = " H*W plane, as PyTorch's) is written when not NULL. stride NULL = kernel."]
+    pub fn tc_max_pool2d_with_indices(
+        x: tc_tensor,
+        kernel: *const i64,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        ceil_mode: i32,
+        out: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 2-D average pooling with ceil_mode, count_include_pad and divisor_override"]
+    #[doc = " (0 = none). stride NULL = kernel."]
+    pub fn tc_avg_pool2d_ex(
+        x: tc_tensor,
+        kernel: *const i64,
+        stride: *const i64,
+        padding: *const i64,
+        ceil_mode: i32,
+        count_include_pad: i32,
+        divisor_override: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Adaptive 2-D average pooling to output_size (2 entries), PyTorch's"]
+    #[doc = " windows."]
+    pub fn tc_adaptive_avg_pool2d(x: tc_tensor, output_size: *const i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Adaptive 2-D max pooling; indices (int64, flat per plane) written when not"]
+    #[doc = " NULL."]
+    pub fn tc_adaptive_max_pool2d(
+        x: tc_tensor,
+        output_size: *const i64,
+        out: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Resamples x [N, C, W] or [N, C, H, W] to size (one entry per spatial dim):"]
+    #[doc = " TC_INTERP_NEAREST or TC_INTERP_LINEAR (linear/bilinear), align_corners as"]
+    #[doc = " PyTorch's. scale_factors: NULL or one per spatial dim (0 = none); when given"]
+    #[doc = " they set the source scale (1 / factor), as PyTorch's scale_factor does."]
+    pub fn tc_interpolate(
+        x: tc_tensor,
+        size: *const i64,
+        scale_factors: *const f64,
+        mode: i32,
+        align_corners: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " [*, C r^2, H, W] -> [*, C, H r, W r]."]
+    pub fn tc_pixel_shuffle(x: tc_tensor, upscale_factor: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " [*, C, H r, W r] -> [*, C r^2, H, W]."]
+    pub fn tc_pixel_unshuffle(x: tc_tensor, downscale_factor: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " embedding whose row padding_idx (in [-num, num)) gets no gradient."]
+    pub fn tc_embedding_padding_idx(
+        weight: tc_tensor,
+        indices: tc_tensor,
+        padding_idx: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Channel dropout: x [N, C, *]; each (sample, channel) is zeroed with"]
+    #[doc = " probability p, the rest scaled by 1/(1-p), when training != 0."]
+    pub fn tc_dropout2d(x: tc_tensor, p: f64, training: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " Layer normalization over the last ndims dims (weight, bias may be NULL)."]

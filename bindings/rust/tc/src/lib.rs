@@ -48,6 +48,7 @@ mod indexing;
 mod init;
 mod io;
 mod losses;
+mod nn_layers;
 mod op_library;
 mod ops;
 mod optim;
@@ -73,6 +74,7 @@ pub use init::{
     is_initialized, manual_seed, version, InitGuard, InitOptions, StageInfo, StageState,
 };
 pub use io::{get_rng_state, load_parameters, load_safetensors, save_safetensors, set_rng_state, TensorDict};
+pub use nn_layers::InterpMode;
 pub use op_library::{call_op, load_library, op_names, Library, Op};
 pub use ops::Reduction;
 pub use optim::{

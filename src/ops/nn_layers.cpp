@@ -1,0 +1,639 @@
+// Neural-network layers composed of existing ops (norms, asymmetric and
+// transposed convolutions, generalized and adaptive pooling, resampling,
+// pixel shuffle, embedding with padding_idx, channel dropout). Each is a
+// composition (matmul, index_select, max_dim, conv2d, reductions, views), so
+// autograd records the ops it is made of and its gradient is theirs, and it
+// runs on every device those ops run on. Host-built tables (pooling windows,
+// interpolation matrices) depend only on the geometry.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "abi/status.h"
+#include "init.h"
+#include "ops/nn_util.h"
+#include "ops/ops.h"
+
+namespace tc::ops {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Keeps every geometry product far from int64 overflow (as conv.cpp).
+constexpr int64_t kMaxGeometry = int64_t(1) << 31;
+
+void check_float(const Tensor& t, const char* op, const char* arg) {
+  TC_CHECK(device_type(t->device) == TC_DEVICE_CPU || device_type(t->device) == TC_DEVICE_CUDA,
+           TC_ERR_NOT_IMPLEMENTED, op, ": ", arg, " is on ", device_name(t->device), ", where ", op,
+           " is not implemented");
+  TC_CHECK(t->dtype == DType::f32 || t->dtype == DType::f64, TC_ERR_DTYPE, op, ": ", arg,
+           " must be float32 or float64 but is ", dtype_name(t->dtype));
+}
+
+// An optional per-channel tensor ([C], x's dtype and device).
+void check_channel_vec(const Tensor& x, const Tensor& t, int64_t c, const char* op, const char* arg) {
+  if (!t) return;
+  check_float(t, op, arg);
+  detail::check_same_dtype(x, t, op, "input", arg);
+  TC_CHECK(t->device == x->device, TC_ERR_DEVICE, op, ": ", arg, " is on ", device_name(t->device),
+           " but input is on ", device_name(x->device));
+  TC_CHECK(t->ndim() == 1 && t->shape[0] == c, TC_ERR_SHAPE, op, ": ", arg, " must have shape [", c,
+           "] but has shape ", t->shape);
+}
+
+void check_range(int64_t v, int64_t lo, const char* op, const char* what) {
+  TC_CHECK(v >= lo && v <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op, ": ", what, " must be in [", lo,
+           ", 2^31] but is ", v);
+}
+
+// [1, C, 1, ...] for broadcasting a per-channel vector against x [N, C, *].
+Dims channel_shape(const Tensor& x) {
+  Dims s = Dims::filled(x->ndim(), 1);
+  s[1] = x->shape[1];
+  return s;
+}
+
+Tensor affine(Tensor y, const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (weight) y = mul(y, reshape(weight, channel_shape(x)));
+  if (bias) y = add(y, reshape(bias, channel_shape(x)));
+  return y;
+}
+
+// running = (1 - momentum) * running + momentum * batch, in place, unrecorded.
+void update_running(const Tensor& running, const Tensor& batch, double momentum) {
+  NoGradGuard no_grad;
+  Tensor next = add(mul_scalar(running, 1.0 - momentum), mul_scalar(detach(batch), momentum));
+  copy_(running, next);
+}
+
+// (x - mean) / sqrt(var + eps) over dims, with the biased variance as
+// mean((x - mean)^2): the centred values are needed anyway, and this is
+// several times faster than the var reduction (which the gradient then
+// goes through too, as composed ops).
+struct Normalized {
+  Tensor y, mean, var;
+};
+Normalized normalize(const Tensor& x, const Dims& dims, double eps) {
+  Tensor mu = mean(x, dims, true);
+  Tensor centred = sub(x, mu);
+  Tensor var_b = mean(mul(centred, centred), dims, true);
+  return {mul(centred, unary(UnaryOp::rsqrt, add_scalar(var_b, eps))), mu, var_b};
+}
+
+// An int64 tensor of host values on device.
+Tensor index_tensor(const std::vector<int64_t>& v, Device device) {
+  Tensor t = empty({int64_t(v.size())}, DType::i64);
+  std::copy(v.begin(), v.end(), t->data_as<int64_t>());
+  return device == kCPU ? t : tc::to_device(t, device);
+}
+
+// A float tensor of host values (shape given), in dtype on device.
+Tensor value_tensor(const std::vector<double>& v, const Dims& shape, DType dtype, Device device) {
+  Tensor t = empty(shape, DType::f64);
+  std::copy(v.begin(), v.end(), t->data_as<double>());
+  t = cast(t, dtype);
+  return device == kCPU ? t : tc::to_device(t, device);
+}
+
+// x padded along dim by `before` and `after` elements of value (negative
+// amounts crop), through cat/narrow so that gradients flow.
+Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, double value) {
+  Tensor y = x;
+  if (before < 0) y = narrow(y, dim, -before, y->shape[dim] + before);
+  if (after < 0) y = narrow(y, dim, 0, y->shape[dim] + after);
+  std::vector<Tensor> parts;
+  auto block = [&](int64_t n) {
+    Dims s = y->shape;
+    s[dim] = n;
+    return full(s, value, y->dtype, y->device);
+  };
+  if (before > 0) parts.push_back(block(before));
+  parts.push_back(y);
+  if (after > 0) parts.push_back(block(after));
+  return parts.size() == 1 ? y : cat(parts, dim);
+}
+
+// x with (s - 1) zeros inserted between neighbours along dim.
+Tensor dilate_dim(const Tensor& x, int64_t dim, int64_t s) {
+  const int64_t n = x->shape[dim];
+  if (s == 1 || n == 0) return x;
+  Tensor u = unsqueeze(x, dim + 1);
+  Dims zs = u->shape;
+  zs[dim + 1] = s - 1;
+  Tensor z = cat({u, zeros(zs, x->dtype, x->device)}, dim + 1);
+  Dims merged = x->shape;
+  merged[dim] = n * s;
+  return narrow(reshape(z, merged), dim, 0, (n - 1) * s + 1);
+}
+
+// ------------------------------------------------------------ pooling --
+// A pooling as a table of windows: for each output cell, K flat indices
+// into the input plane (H * W), where -1 marks a padded tap. The ops gather
+// the taps (index_select over the plane with one appended padding element),
+// then reduce over K.
+struct Windows {
+  int64_t ho = 0, wo = 0, k = 0;
+  std::vector<int64_t> idx;   // [ho * wo * k]
+  std::vector<double> count;  // [ho * wo]: the average's divisor
+};
+
+// The output size along one axis as PyTorch's pooling_output_shape.
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t o = (ceil_mode ? span + s - 1 : span) / s + 1;
+  // The last window must start inside the input or its left padding.
+  if (ceil_mode && (o - 1) * s >= in + p) --o;
+  return o;
+}
+
+// Per-axis taps of one output position: input coordinates (or -1).
+using Taps = std::vector<std::vector<int64_t>>;
+
+Taps strided_taps(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
+  Taps t(out);
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t i = o * s - p + j * d;
+      t[o].push_back(i >= 0 && i < in ? i : -1);
+    }
+  return t;
+}
+
+// PyTorch's adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+Taps adaptive_taps(int64_t in, int64_t out) {
+  Taps t(out);
+  int64_t kmax = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t a = (o * in) / out, b = ((o + 1) * in + out - 1) / out;
+    for (int64_t i = a; i < b; ++i) t[o].push_back(i);
+    kmax = std::max<int64_t>(kmax, b - a);
+  }
+  for (auto& v : t) v.resize(kmax, -1);
+  return t;
+}
+
+Windows make_windows(const Taps& th, const Taps& tw, int64_t w) {
+  Windows win;
+  win.ho = th.size(), win.wo = tw.size();
+  win.k = (th.empty() ? 0 : th[0].size()) * (tw.empty() ? 0 : tw[0].size());
+  win.idx.reserve(win.ho * win.wo * win.k);
+  for (const auto& rh : th)
+    for (const auto& rw : tw) {
+      int64_t n = 0;
+      for (int64_t i : rh)
+        for (int64_t j : rw) {
+          const bool ok = i >= 0 && j >= 0;
+          win.idx.push_back(ok ? i * w + j : -1);
+          n += ok;
+        }
+      win.count.push_back(double(n));
+    }
+  return win;
+}
+
+// The taps of x [N, C, H, W] per window: [N, C, Ho, Wo, K]; padded taps read pad.
+Tensor gather_windows(const Tensor& x, const Windows& win, double pad) {
+  const int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3];
+  Tensor plane = cat({reshape(x, {n, c, hw}), full({n, c, 1}, pad, x->dtype, x->device)}, 2);
+  std::vector<int64_t> sel(win.idx);
+  for (int64_t& i : sel)
+    if (i < 0) i = hw;
+  Tensor taps = index_select(plane, 2, index_tensor(sel, x->device));
+  return reshape(taps, {n, c, win.ho, win.wo, win.k});
+}
+
+// Max over each window: values and flat input indices (int64, PyTorch's).
+std::pair<Tensor, Tensor> window_max(const Tensor& x, const Windows& win) {
+  const int64_t n = x->shape[0], c = x->shape[1];
+  if (n * c == 0 || win.ho * win.wo == 0) {
+    return {zeros({n, c, win.ho, win.wo}, x->dtype, x->device),
+            zeros({n, c, win.ho, win.wo}, DType::i64, x->device)};
+  }
+  auto [values, which] = max_dim(gather_windows(x, win, -kInf), -1, false);
+  Tensor table = reshape(index_tensor(win.idx, x->device), {1, 1, win.ho, win.wo, win.k});
+  Tensor indices =
+      squeeze(gather(expand(table, {n, c, win.ho, win.wo, win.k}), -1, unsqueeze(which, -1)), -1);
+  return {values, indices};
+}
+
+Tensor window_sum(const Tensor& x, const Windows& win) {
+  const int64_t n = x->shape[0], c = x->shape[1];
+  if (n * c == 0 || win.ho * win.wo == 0 || win.k == 0)
+    return zeros({n, c, win.ho, win.wo}, x->dtype, x->device);
+  return sum(gather_windows(x, win, 0.0), {-1}, false);
+}
+
+void check_pool_input(const Tensor& x, const char* op) {
+  check_float(x, op, "x");
+  TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
+}
+
+struct PoolArgs {
+  int64_t k[2], s[2], p[2], d[2], o[2];
+};
+
+PoolArgs pool_args(const Tensor& x, const int64_t* kernel, const int64_t* stride, const int64_t* padding,
+                   const int64_t* dilation, bool ceil_mode, const char* op) {
+  check_pool_input(x, op);
+  PoolArgs a{};
+  for (int i = 0; i < 2; ++i) {
+    a.k[i] = kernel[i], a.s[i] = stride ? stride[i] : kernel[i], a.p[i] = padding[i];
+    a.d[i] = dilation ? dilation[i] : 1;
+    check_range(a.k[i], 1, op, "kernel");
+    check_range(a.s[i], 1, op, "stride");
+    check_range(a.p[i], 0, op, "padding");
+    check_range(a.d[i], 1, op, "dilation");
+    TC_CHECK(a.p[i] * 2 <= a.k[i], TC_ERR_INVALID_ARGUMENT, op, ": padding [", padding[0], ", ", padding[1],
+             "] must be at most half the kernel [", kernel[0], ", ", kernel[1], "]");
+    const int64_t in = x->shape[2 + i];
+    a.o[i] = pool_out(in, a.k[i], a.s[i], a.p[i], a.d[i], ceil_mode);
+    TC_CHECK(a.o[i] >= 1, TC_ERR_SHAPE, op, ": the (dilated) kernel [", a.k[0], ", ", a.k[1],
+             "] is larger than the padded input of shape ", x->shape);
+  }
+  return a;
+}
+
+// Interpolation matrix [out, in] of one axis (PyTorch 1.13's source indices).
+Tensor interp_matrix(int64_t in, int64_t out, double scale_factor, int32_t mode, bool align_corners,
+                     DType dtype, Device device) {
+  std::vector<double> m(out * in, 0.0);
+  if (mode == TC_INTERP_NEAREST) {
+    // float arithmetic, as PyTorch's CPU kernel computes the scale.
+    const float scale = scale_factor > 0 ? float(1.0 / scale_factor) : float(in) / float(out);
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t i = std::min<int64_t>(int64_t(std::floor(float(o) * scale)), in - 1);
+      m[o * in + i] = 1.0;
+    }
+  } else {
+    double scale;
+    if (align_corners)
+      scale = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
+    else
+      scale = scale_factor > 0 ? 1.0 / scale_factor : double(in) / double(out);
+    for (int64_t o = 0; o < out; ++o) {
+      double src = align_corners ? scale * o : scale * (o + 0.5) - 0.5;
+      if (src < 0) src = 0;
+      const int64_t i0 = std::min<int64_t>(int64_t(src), in - 1);
+      const int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
+      const double l1 = std::min(src - double(i0), 1.0);
+      m[o * in + i0] += 1.0 - l1;
+      m[o * in + i1] += l1;
+    }
+  }
+  return value_tensor(m, {out, in}, dtype, device);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- norms --
+
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps) {
+  const char* op = "batch_norm";
+  check_float(x, op, "input");
+  TC_CHECK(x->ndim() >= 2, TC_ERR_SHAPE, op, ": input must be [N, C, *] but has shape ", x->shape);
+  const int64_t c = x->shape[1];
+  check_channel_vec(x, weight, c, op, "weight");
+  check_channel_vec(x, bias, c, op, "bias");
+  check_channel_vec(x, running_mean, c, op, "running_mean");
+  check_channel_vec(x, running_var, c, op, "running_var");
+  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ",
+           momentum);
+  TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
+  TC_CHECK(bool(running_mean) == bool(running_var), TC_ERR_INVALID_ARGUMENT, op,
+           ": running_mean and running_var must both be given or both be NULL");
+  for (const Tensor& r : {running_mean, running_var})
+    if (r) check_writable(r, op);
+  Dims dims{0};
+  for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
+  const int64_t per_channel = c ? x->numel() / c : 0;
+  if (!training) {
+    TC_CHECK(running_mean, TC_ERR_INVALID_ARGUMENT, op,
+             ": running_mean and running_var are needed in evaluation mode (training = 0)");
+    Tensor y = mul(sub(x, reshape(running_mean, channel_shape(x))),
+                   unary(UnaryOp::rsqrt, add_scalar(reshape(running_var, channel_shape(x)), eps)));
+    return affine(y, x, weight, bias);
+  }
+  TC_CHECK(per_channel > 1, TC_ERR_INVALID_ARGUMENT, op,
+           ": expected more than 1 value per channel when training, got input of shape ", x->shape);
+  auto [y, mu, var_b] = normalize(x, dims, eps);
+  if (running_mean) {
+    update_running(running_mean, reshape(mu, {c}), momentum);
+    update_running(running_var,
+                   mul_scalar(reshape(var_b, {c}), double(per_channel) / double(per_channel - 1)), momentum);
+  }
+  return affine(y, x, weight, bias);
+}
+
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "group_norm";
+  check_float(x, op, "input");
+  TC_CHECK(x->ndim() >= 2, TC_ERR_SHAPE, op, ": input must be [N, C, *] but has shape ", x->shape);
+  const int64_t c = x->shape[1];
+  TC_CHECK(num_groups >= 1 && c % num_groups == 0, TC_ERR_INVALID_ARGUMENT, op,
+           ": expected the number of channels (", c, ") to be divisible by num_groups, but num_groups is ",
+           num_groups);
+  check_channel_vec(x, weight, c, op, "weight");
+  check_channel_vec(x, bias, c, op, "bias");
+  TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
+  const int64_t n = x->shape[0];
+  const int64_t per_group = n * c != 0 ? x->numel() / (n * num_groups) : 0;
+  Tensor y;
+  if (per_group == 0) {
+    y = mul_scalar(x, 1.0);
+  } else {
+    y = reshape(normalize(reshape(x, {n, num_groups, per_group}), {2}, eps).y, x->shape);
+  }
+  return affine(y, x, weight, bias);
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps) {
+  const char* op = "instance_norm";
+  check_float(x, op, "input");
+  TC_CHECK(x->ndim() >= 3, TC_ERR_SHAPE, op,
+           ": input must be [N, C, *] with at least one spatial dim but has shape ", x->shape);
+  const int64_t c = x->shape[1];
+  check_channel_vec(x, weight, c, op, "weight");
+  check_channel_vec(x, bias, c, op, "bias");
+  check_channel_vec(x, running_mean, c, op, "running_mean");
+  check_channel_vec(x, running_var, c, op, "running_var");
+  TC_CHECK(bool(running_mean) == bool(running_var), TC_ERR_INVALID_ARGUMENT, op,
+           ": running_mean and running_var must both be given or both be NULL");
+  TC_CHECK(std::isfinite(momentum), TC_ERR_INVALID_ARGUMENT, op, ": momentum must be finite but is ",
+           momentum);
+  TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
+  for (const Tensor& r : {running_mean, running_var})
+    if (r) check_writable(r, op);
+  Dims dims;
+  for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
+  const int64_t n = x->shape[0], spatial = n * c != 0 ? x->numel() / (n * c) : 0;
+  if (!use_input_stats) {
+    TC_CHECK(running_mean, TC_ERR_INVALID_ARGUMENT, op,
+             ": running_mean and running_var are needed when use_input_stats = 0");
+    Tensor y = mul(sub(x, reshape(running_mean, channel_shape(x))),
+                   unary(UnaryOp::rsqrt, add_scalar(reshape(running_var, channel_shape(x)), eps)));
+    return affine(y, x, weight, bias);
+  }
+  TC_CHECK(spatial > 1, TC_ERR_INVALID_ARGUMENT, op,
+           ": expected more than 1 spatial element when training, got input of shape ", x->shape);
+  auto [y, mu, var_b] = normalize(x, dims, eps);
+  if (running_mean && n > 0) {
+    // PyTorch runs batch_norm on [1, N*C, *] with the stats repeated N times,
+    // then keeps their mean over N.
+    update_running(running_mean, mean(reshape(mu, {n, c}), {0}, false), momentum);
+    update_running(
+        running_var,
+        mean(mul_scalar(reshape(var_b, {n, c}), double(spatial) / double(spatial - 1)), {0}, false),
+        momentum);
+  }
+  return affine(y, x, weight, bias);
+}
+
+// ---------------------------------------------------------- convolutions --
+
+Tensor conv2d_padded(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                     const int64_t padding[4], const int64_t dilation[2], int64_t groups) {
+  const char* op = "conv2d_padded";
+  for (int i = 0; i < 4; ++i) check_range(padding[i], 0, op, "padding");
+  check_float(x, op, "x");
+  TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
+  // The symmetric part goes to conv2d; the rest is explicit zeros.
+  const int64_t ph = std::min(padding[0], padding[1]), pw = std::min(padding[2], padding[3]);
+  Tensor xp = x;
+  if (padding[1] != padding[0]) xp = pad_dim(xp, 2, padding[0] - ph, padding[1] - ph, 0.0);
+  if (padding[3] != padding[2]) xp = pad_dim(xp, 3, padding[2] - pw, padding[3] - pw, 0.0);
+  const int64_t sym[2] = {ph, pw};
+  return conv2d(xp, w, bias, stride, sym, dilation, groups);
+}
+
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                        const int64_t padding[2], const int64_t output_padding[2], const int64_t dilation[2],
+                        int64_t groups) {
+  const char* op = "conv_transpose2d";
+  check_float(x, op, "x");
+  check_float(w, op, "weight");
+  detail::check_same_dtype(x, w, op, "x", "weight");
+  TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
+  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [C, O/groups, kH, kW] but has shape ",
+           w->shape);
+  TC_CHECK(groups >= 1 && groups <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
+           ": groups must be >= 1 but is ", groups);
+  const int64_t cin = x->shape[1];
+  TC_CHECK(w->shape[0] == cin, TC_ERR_SHAPE, op, ": weight of shape ", w->shape, " expects ", w->shape[0],
+           " input channels but x of shape ", x->shape, " has ", cin);
+  TC_CHECK(cin % groups == 0, TC_ERR_SHAPE, op, ": groups ", groups, " must divide the input channels (", cin,
+           ")");
+  const int64_t cout = w->shape[1] * groups;
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    check_range(stride[i], 1, op, "stride");
+    check_range(padding[i], 0, op, "padding");
+    check_range(dilation[i], 1, op, "dilation");
+    check_range(output_padding[i], 0, op, "output_padding");
+    TC_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i], TC_ERR_INVALID_ARGUMENT, op,
+             ": output_padding must be smaller than either stride or dilation, but got output_padding [",
+             output_padding[0], ", ", output_padding[1], "], stride [", stride[0], ", ", stride[1],
+             "], dilation [", dilation[0], ", ", dilation[1], "]");
+    out[i] = (x->shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w->shape[2 + i] - 1) +
+             output_padding[i] + 1;
+    TC_CHECK(out[i] >= 1 && x->shape[2 + i] >= 1, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
+             " and weight of shape ", w->shape, " give a non-positive output size");
+  }
+  if (bias) {
+    check_channel_vec(x, bias, cout, op, "bias");
+  }
+  // The transposed convolution is the convolution of the stride-dilated
+  // input, padded by dilation * (k - 1) - padding (output_padding more at the
+  // end), with the spatially flipped weight, its in/out channels swapped per group.
+  Tensor xd = dilate_dim(dilate_dim(x, 2, stride[0]), 3, stride[1]);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t q = dilation[i] * (w->shape[2 + i] - 1) - padding[i];
+    xd = pad_dim(xd, 2 + i, q, q + output_padding[i], 0.0);
+  }
+  auto reversed = [&](int64_t n) {
+    std::vector<int64_t> r(n);
+    for (int64_t i = 0; i < n; ++i) r[i] = n - 1 - i;
+    return index_tensor(r, w->device);
+  };
+  Tensor wf = index_select(index_select(w, 2, reversed(w->shape[2])), 3, reversed(w->shape[3]));
+  const int64_t cg = cin / groups, og = w->shape[1], kh = w->shape[2], kw = w->shape[3];
+  Tensor wt = reshape(transpose(reshape(wf, {groups, cg, og, kh, kw}), 1, 2), {cout, cg, kh, kw});
+  const int64_t one[2] = {1, 1}, none[2] = {0, 0};
+  return conv2d(xd, wt, bias, one, none, dilation, groups);
+}
+
+// -------------------------------------------------------------- pooling --
+
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t kernel[2],
+                                                  const int64_t* stride, const int64_t padding[2],
+                                                  const int64_t dilation[2], bool ceil_mode) {
+  const PoolArgs a = pool_args(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d_with_indices");
+  const Windows win =
+      make_windows(strided_taps(x->shape[2], a.o[0], a.k[0], a.s[0], a.p[0], a.d[0]),
+                   strided_taps(x->shape[3], a.o[1], a.k[1], a.s[1], a.p[1], a.d[1]), x->shape[3]);
+  return window_max(x, win);
+}
+
+Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
+                     const int64_t padding[2], bool ceil_mode, bool count_include_pad,
+                     int64_t divisor_override) {
+  const char* op = "avg_pool2d_ex";
+  const PoolArgs a = pool_args(x, kernel, stride, padding, nullptr, ceil_mode, op);
+  TC_CHECK(divisor_override >= 0 && divisor_override <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
+           ": divisor_override must be positive (or 0: none) but is ", divisor_override);
+  const int64_t h = x->shape[2], w = x->shape[3];
+  const Windows win = make_windows(strided_taps(h, a.o[0], a.k[0], a.s[0], a.p[0], 1),
+                                   strided_taps(w, a.o[1], a.k[1], a.s[1], a.p[1], 1), w);
+  // PyTorch's divisor: the window clipped to the padded input (count_include_pad)
+  // or to the input itself.
+  std::vector<double> divisor(a.o[0] * a.o[1]);
+  for (int64_t oh = 0; oh < a.o[0]; ++oh)
+    for (int64_t ow = 0; ow < a.o[1]; ++ow) {
+      int64_t hs = oh * a.s[0] - a.p[0], ws = ow * a.s[1] - a.p[1];
+      int64_t he = std::min(hs + a.k[0], h + a.p[0]), we = std::min(ws + a.k[1], w + a.p[1]);
+      const int64_t padded = (he - hs) * (we - ws);
+      hs = std::max<int64_t>(hs, 0), ws = std::max<int64_t>(ws, 0);
+      he = std::min(he, h), we = std::min(we, w);
+      double dv = count_include_pad ? double(padded) : double((he - hs) * (we - ws));
+      if (divisor_override) dv = double(divisor_override);
+      divisor[oh * a.o[1] + ow] = dv > 0 ? 1.0 / dv : 0.0;
+    }
+  Tensor s = window_sum(x, win);
+  return mul(s, value_tensor(divisor, {a.o[0], a.o[1]}, x->dtype, x->device));
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]) {
+  const char* op = "adaptive_avg_pool2d";
+  check_pool_input(x, op);
+  for (int i = 0; i < 2; ++i) check_range(output_size[i], 1, op, "output_size");
+  TC_CHECK(x->shape[2] > 0 && x->shape[3] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
+           " has an empty spatial dim");
+  // Separable and linear: y = P_h x P_w^T with the window-averaging matrices.
+  auto pool_matrix = [&](int64_t in, int64_t out) {
+    const Taps t = adaptive_taps(in, out);
+    std::vector<double> m(out * in, 0.0);
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t n = 0;
+      for (int64_t i : t[o]) n += i >= 0;
+      for (int64_t i : t[o])
+        if (i >= 0) m[o * in + i] = 1.0 / double(n);
+    }
+    return value_tensor(m, {out, in}, x->dtype, x->device);
+  };
+  Tensor ph = pool_matrix(x->shape[2], output_size[0]), pw = pool_matrix(x->shape[3], output_size[1]);
+  return matmul(matmul(ph, x), transpose(pw, 0, 1));
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]) {
+  const char* op = "adaptive_max_pool2d";
+  check_pool_input(x, op);
+  for (int i = 0; i < 2; ++i) check_range(output_size[i], 1, op, "output_size");
+  TC_CHECK(x->shape[2] > 0 && x->shape[3] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
+           " has an empty spatial dim");
+  const Windows win = make_windows(adaptive_taps(x->shape[2], output_size[0]),
+                                   adaptive_taps(x->shape[3], output_size[1]), x->shape[3]);
+  return window_max(x, win);
+}
+
+// ----------------------------------------------------------- resampling --
+
+Tensor interpolate(const Tensor& x, const int64_t* size, const double* scale_factors, int32_t mode,
+                   bool align_corners) {
+  const char* op = "interpolate";
+  check_float(x, op, "x");
+  TC_CHECK(mode == TC_INTERP_NEAREST || mode == TC_INTERP_LINEAR, TC_ERR_INVALID_ARGUMENT, op,
+           ": mode must be TC_INTERP_NEAREST (0) or TC_INTERP_LINEAR (1) but is ", mode);
+  TC_CHECK(x->ndim() == 3 || x->ndim() == 4, TC_ERR_SHAPE, op,
+           ": x must be [N, C, W] or [N, C, H, W] but has shape ", x->shape);
+  TC_CHECK(!(align_corners && mode == TC_INTERP_NEAREST), TC_ERR_INVALID_ARGUMENT, op,
+           ": align_corners only applies to linear modes");
+  const int64_t sd = x->ndim() - 2;
+  for (int64_t i = 0; i < sd; ++i) {
+    check_range(size[i], 1, op, "size");
+    TC_CHECK(x->shape[2 + i] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape, " has an empty spatial dim");
+    if (scale_factors)
+      TC_CHECK(std::isfinite(scale_factors[i]) && scale_factors[i] >= 0, TC_ERR_INVALID_ARGUMENT, op,
+               ": scale factors must be finite and >= 0 (0: none) but one is ", scale_factors[i]);
+  }
+  auto matrix = [&](int64_t i) {
+    return interp_matrix(x->shape[2 + i], size[i], scale_factors ? scale_factors[i] : 0.0, mode,
+                         align_corners, x->dtype, x->device);
+  };
+  // Separable and linear in x: y = A_h x A_w^T.
+  Tensor y = matmul(x, transpose(matrix(sd - 1), 0, 1));
+  if (sd == 2) y = matmul(matrix(0), y);
+  return y;
+}
+
+Tensor pixel_shuffle(const Tensor& x, int64_t r) {
+  const char* op = "pixel_shuffle";
+  check_range(r, 1, op, "upscale_factor");
+  TC_CHECK(x->ndim() >= 3, TC_ERR_SHAPE, op, ": x must be [*, C * r^2, H, W] but has shape ", x->shape);
+  const int64_t nd = x->ndim(), c = x->shape[nd - 3], h = x->shape[nd - 2], w = x->shape[nd - 1];
+  TC_CHECK(c % (r * r) == 0, TC_ERR_SHAPE, op, ": the channels (", c,
+           ") must be divisible by the square of upscale_factor ", r, "; x has shape ", x->shape);
+  Dims lead(x->shape.data(), nd - 3);
+  const int64_t b = lead.size();
+  Dims s = lead;
+  for (int64_t v : {c / (r * r), r, r, h, w}) s.push_back(v);
+  Dims perm;
+  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
+  for (int64_t i : {0, 3, 1, 4, 2}) perm.push_back(b + i);
+  Dims o = lead;
+  for (int64_t v : {c / (r * r), h * r, w * r}) o.push_back(v);
+  return reshape(permute(reshape(x, s), perm), o);
+}
+
+Tensor pixel_unshuffle(const Tensor& x, int64_t r) {
+  const char* op = "pixel_unshuffle";
+  check_range(r, 1, op, "downscale_factor");
+  TC_CHECK(x->ndim() >= 3, TC_ERR_SHAPE, op, ": x must be [*, C, H * r, W * r] but has shape ", x->shape);
+  const int64_t nd = x->ndim(), c = x->shape[nd - 3], h = x->shape[nd - 2], w = x->shape[nd - 1];
+  TC_CHECK(h % r == 0 && w % r == 0, TC_ERR_SHAPE, op, ": height and width of x of shape ", x->shape,
+           " must be divisible by downscale_factor ", r);
+  Dims lead(x->shape.data(), nd - 3);
+  const int64_t b = lead.size();
+  Dims s = lead;
+  for (int64_t v : {c, h / r, r, w / r, r}) s.push_back(v);
+  Dims perm;
+  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
+  for (int64_t i : {0, 2, 4, 1, 3}) perm.push_back(b + i);
+  Dims o = lead;
+  for (int64_t v : {c * r * r, h / r, w / r}) o.push_back(v);
+  return reshape(permute(reshape(x, s), perm), o);
+}
+
+// ---------------------------------------------------- embedding, dropout --
+
+Tensor embedding_padding_idx(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
+  const char* op = "embedding_padding_idx";
+  TC_CHECK(weight->ndim() == 2, TC_ERR_SHAPE, op, ": weight must be [num, dim] but has shape ",
+           weight->shape);
+  const int64_t num = weight->shape[0];
+  TC_CHECK(padding_idx >= -num && padding_idx < num, TC_ERR_INDEX, op, ": padding_idx must be within [", -num,
+           ", ", num, ") but is ", padding_idx);
+  const int64_t pad = padding_idx < 0 ? padding_idx + num : padding_idx;
+  Tensor y = embedding(weight, indices);
+  // The padding row's value is read, but no gradient flows back to it.
+  Tensor is_pad =
+      unsqueeze(binary(BinaryOp::eq, indices, scalar_tensor(double(pad), DType::i64, indices->device)), -1);
+  return where(is_pad, detach(y), y);
+}
+
+Tensor dropout2d(const Tensor& x, double p, bool training) {
+  const char* op = "dropout2d";
+  check_float(x, op, "x");
+  TC_CHECK(p >= 0.0 && p <= 1.0, TC_ERR_INVALID_ARGUMENT, op,
+           ": dropout probability has to be between 0 and 1, but got ", p);
+  TC_CHECK(x->ndim() >= 2, TC_ERR_SHAPE, op, ": x must be [N, C, *] but has shape ", x->shape);
+  if (!training || p == 0.0) return mul_scalar(x, 1.0);
+  // One draw per (sample, channel), broadcast over the spatial dims.
+  Dims ms = Dims::filled(x->ndim(), 1);
+  ms[0] = x->shape[0], ms[1] = x->shape[1];
+  Tensor mask = dropout(ones(ms, x->dtype, x->device), p, true);
+  return mul(x, mask);
+}
+
+}  // namespace tc::ops
