@@ -48,7 +48,7 @@ from ._shape_ops import (bernoulli, broadcast_to, diag, diagonal, dot, einsum, e
 from .serialization import (get_rng_state, load, load_file, save, save_file,  # noqa: E402
                             set_rng_state)
 from .nn import Parameter  # noqa: E402
-from ._generator import Generator, randperm  # noqa: E402
+from ._generator import Generator  # noqa: E402  (tc.randperm is _shape_ops')
 
 float = float32
 double = float64

@@ -418,13 +418,14 @@ def randint(*args, dtype=None, device=None, generator=None, requires_grad: bool 
         size (sequence of ints): the shape.
         dtype (tc.dtype, optional): default int64.
         device (optional): default: the CPU.
-        generator: only None (the default generator) is supported.
+        generator (tc.Generator, optional): the stream drawn from (default: libtc's default generator).
 
     Returns:
         Tensor: a new tensor.
     """
     if generator is not None:
-        raise NotImplementedError("randint: only the default generator is supported (generator=None)")
+        with generator._active():
+            return randint(*args, dtype=dtype, device=device, requires_grad=requires_grad)
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -446,13 +447,14 @@ def randperm(n: int, *, dtype=None, device=None, generator=None, requires_grad: 
         n (int): the number of values.
         dtype (tc.dtype, optional): default int64.
         device (optional): default: the CPU.
-        generator: only None (the default generator) is supported.
+        generator (tc.Generator, optional): the stream drawn from (default: libtc's default generator).
 
     Returns:
         Tensor: a 1-D tensor.
     """
     if generator is not None:
-        raise NotImplementedError("randperm: only the default generator is supported (generator=None)")
+        with generator._active():
+            return randperm(n, dtype=dtype, device=device, requires_grad=requires_grad)
     t = _t()._call(fn("tc_randperm"), to_int64(n), _dtype_code(dtype, K.int64), K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -466,13 +468,14 @@ def bernoulli(input, p: Optional[float] = None, *, generator=None):
     Args:
         input (Tensor): the probabilities (floating), or the template when p is given.
         p (float, optional): one probability for every element.
-        generator: only None (the default generator) is supported.
+        generator (tc.Generator, optional): the stream drawn from (default: libtc's default generator).
 
     Returns:
         Tensor: a new tensor of input's shape and dtype.
     """
     if generator is not None:
-        raise NotImplementedError("bernoulli: only the default generator is supported (generator=None)")
+        with generator._active():
+            return bernoulli(input, p)
     if p is None:
         return _t()._call(fn("tc_bernoulli"), input._h)
     return _t()._call(fn("tc_bernoulli_p"), input._h, float(p))
