@@ -6,6 +6,7 @@ import ctypes as C
 import math
 import numbers
 import operator
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from . import _core as K
 from . import _decls as D
@@ -244,6 +245,10 @@ _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int3
                 "int64": "q", "uint8": "B", "bool": "B"}
 
 
+# What the op table's binary methods accept as their other operand (for type checkers).
+_Operand = Union["Tensor", int, float, bool]
+
+
 class Tensor:
     """A libtc tensor. Make one with tc.tensor, tc.zeros, ... (not Tensor())."""
 
@@ -301,7 +306,7 @@ class Tensor:
         check(_ndim_f(self._h, byref(out)))
         return out.value
 
-    def dim(self):
+    def dim(self) -> int:
         """Returns the number of dimensions."""
         return self.ndim
 
@@ -345,35 +350,35 @@ class Tensor:
         """The strides in elements, as a tuple."""
         return self.stride()
 
-    def numel(self):
+    def numel(self) -> int:
         """Returns the number of elements."""
         out = _I64()
         check(fn("tc_tensor_numel")(self._h, byref(out)))
         return out.value
 
-    def nelement(self):
+    def nelement(self) -> int:
         """Returns the number of elements (same as :meth:`numel`)."""
         return self.numel()
 
-    def element_size(self):
+    def element_size(self) -> int:
         """Returns the size of one element in bytes."""
         out = _I64()
         check(fn("tc_tensor_element_size")(self._h, byref(out)))
         return out.value
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
         """Returns the offset of the first element in the storage, in elements."""
         out = _I64()
         check(fn("tc_tensor_storage_offset")(self._h, byref(out)))
         return out.value
 
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
         """Returns True if the tensor is laid out contiguously in row-major order."""
         out = _I32()
         check(fn("tc_tensor_is_contiguous")(self._h, byref(out)))
         return bool(out.value)
 
-    def data_ptr(self):
+    def data_ptr(self) -> int:
         """Returns the address of the tensor's first element."""
         out = VP()
         check(fn("tc_tensor_data_ptr")(self._h, byref(out)))
@@ -391,7 +396,7 @@ class Tensor:
         check(fn("tc_tensor_same")(self._h, other._h, byref(out)))
         return bool(out.value)
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         """Returns True if the dtype is a floating-point type."""
         return self.dtype.is_floating_point
 
@@ -423,7 +428,7 @@ class Tensor:
     def requires_grad(self, value):
         check(fn("tc_tensor_set_requires_grad")(self._h, 1 if value else 0))
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad=True) -> "Tensor":
         """Sets ``requires_grad`` in place and returns the tensor.
 
         Args:
@@ -477,11 +482,11 @@ class Tensor:
         from . import autograd
         return autograd.register_post_accumulate_grad_hook(self, hook)
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Makes this non-leaf tensor keep its ``.grad`` after backward."""
         check(fn("tc_tensor_retain_grad")(self._h))
 
-    def backward(self, gradient=None, retain_graph=False):
+    def backward(self, gradient=None, retain_graph=False) -> None:
         """Computes the gradient of this tensor with respect to the graph leaves, accumulated into their ``.grad``.
 
         Args:
@@ -495,16 +500,16 @@ class Tensor:
         if rc:
             raise error_for(rc)
 
-    def detach(self):
+    def detach(self) -> "Tensor":
         """Returns a view of the same data cut from the autograd graph."""
         return _call(fn("tc_detach"), self._h)
 
-    def detach_(self):
+    def detach_(self) -> "Tensor":
         """Cuts this tensor from the autograd graph in place and returns it."""
         raise NotImplementedError("detach_ is not supported; use detach()")
 
     # ------------------------------------------------------------ conversions
-    def item(self):
+    def item(self) -> Union[int, float, bool]:
         """Returns the value of a one-element tensor as a Python number."""
         out = C.c_double()
         rc = _item_f(self._h, byref(out))
@@ -549,7 +554,7 @@ class Tensor:
             values = [bool(v) for v in values]
         return values
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """Returns the elements as (nested) Python lists of numbers."""
         values = self._flat_values()
         shape = self.shape
@@ -604,39 +609,39 @@ class Tensor:
             return "tc." + self.dtype.name
         return self.to(dtype)
 
-    def float(self):
+    def float(self) -> "Tensor":
         """Returns this tensor converted to float32 (itself if it already is)."""
         return self.to(K.float32)
 
-    def double(self):
+    def double(self) -> "Tensor":
         """Returns this tensor converted to float64 (itself if it already is)."""
         return self.to(K.float64)
 
-    def half(self):
+    def half(self) -> "Tensor":
         """Returns this tensor converted to float16 (itself if it already is)."""
         return self.to(K.float16)
 
-    def bfloat16(self):
+    def bfloat16(self) -> "Tensor":
         """Returns this tensor converted to bfloat16 (itself if it already is)."""
         return self.to(K.bfloat16)
 
-    def long(self):
+    def long(self) -> "Tensor":
         """Returns this tensor converted to int64 (itself if it already is)."""
         return self.to(K.int64)
 
-    def int(self):
+    def int(self) -> "Tensor":
         """Returns this tensor converted to int32 (itself if it already is)."""
         return self.to(K.int32)
 
-    def bool(self):
+    def bool(self) -> "Tensor":
         """Returns this tensor converted to bool (itself if it already is)."""
         return self.to(K.bool_)
 
-    def cpu(self):
+    def cpu(self) -> "Tensor":
         """Returns this tensor on the CPU (itself if it already is)."""
         return self.to("cpu")
 
-    def cuda(self, index=0):
+    def cuda(self, index=0) -> "Tensor":
         """Returns this tensor on a CUDA device.
 
         Args:
@@ -719,7 +724,7 @@ class Tensor:
     # lerp, addcmul, addcdiv, div(rounding_mode=) and the in-place forms of the
     # binary ops (//=, %=, &=, ...): tc/_binary_ext.py installs them.
 
-    def where(self, condition, other):
+    def where(self, condition, other) -> "Tensor":
         """Returns ``self`` where ``condition`` is True, else ``other``.
 
         Args:
@@ -741,12 +746,12 @@ class Tensor:
     __imul__ = mul_
     __itruediv__ = div_
 
-    def zero_(self):
+    def zero_(self) -> "Tensor":
         """Fills the tensor with zeros in place and returns it."""
         check(fn("tc_zero_")(self._h))
         return self
 
-    def fill_(self, value):
+    def fill_(self, value) -> "Tensor":
         """Fills the tensor with ``value`` in place.
 
         Args:
@@ -761,7 +766,7 @@ class Tensor:
         check(fn("tc_fill_")(self._h, float(value)))
         return self
 
-    def copy_(self, src):
+    def copy_(self, src) -> "Tensor":
         """Copies ``src`` into this tensor in place, broadcasting and converting its dtype.
 
         Args:
@@ -775,7 +780,7 @@ class Tensor:
         check(fn("tc_copy_")(self._h, src._h))
         return self
 
-    def uniform_(self, a=0.0, b=1.0):
+    def uniform_(self, a=0.0, b=1.0) -> "Tensor":
         """Fills the tensor in place with samples of U(a, b).
 
         Args:
@@ -788,7 +793,7 @@ class Tensor:
         check(fn("tc_uniform_")(self._h, float(a), float(b)))
         return self
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0) -> "Tensor":
         """Fills the tensor in place with samples of N(mean, std^2).
 
         Args:
@@ -802,7 +807,7 @@ class Tensor:
         return self
 
     # ------------------------------------------------------------ reductions
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim=None, keepdim=False, dtype=None) -> "Tensor":
         """Returns the sum of all elements or along ``dim``.
 
         Args:
@@ -817,7 +822,7 @@ class Tensor:
         out = _call(_sum_f, self._h, dims, n, 1 if keepdim else 0)
         return out if dtype is None else out.to(dtype)
 
-    def mean(self, dim=None, keepdim=False):
+    def mean(self, dim=None, keepdim=False) -> "Tensor":
         """Returns the mean of all elements or along ``dim``.
 
         Args:
@@ -830,7 +835,7 @@ class Tensor:
         dims, n = _dims(dim)
         return _call(fn("tc_mean"), self._h, dims, n, 1 if keepdim else 0)
 
-    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def var(self, dim=None, unbiased=True, keepdim=False, correction=None) -> "Tensor":
         """Returns the variance of all elements or along ``dim``.
 
         Args:
@@ -846,7 +851,7 @@ class Tensor:
         c = (1 if unbiased else 0) if correction is None else int(correction)
         return _call(fn("tc_var"), self._h, dims, n, c, 1 if keepdim else 0)
 
-    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def std(self, dim=None, unbiased=True, keepdim=False, correction=None) -> "Tensor":
         """Returns the standard deviation of all elements or along ``dim``.
 
         Args:
@@ -862,7 +867,7 @@ class Tensor:
         c = (1 if unbiased else 0) if correction is None else int(correction)
         return _call(fn("tc_std"), self._h, dims, n, c, 1 if keepdim else 0)
 
-    def logsumexp(self, dim, keepdim=False):
+    def logsumexp(self, dim, keepdim=False) -> "Tensor":
         """Returns ``log(sum(exp(self), dim))``, computed stably.
 
         Args:
@@ -911,7 +916,7 @@ class Tensor:
         """
         return self._minmax("min", dim, keepdim, other)
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim=None, keepdim=False) -> "Tensor":
         """Returns the indices of the maximum values.
 
         Args:
@@ -923,7 +928,7 @@ class Tensor:
         """
         return _call(fn("tc_argmax"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim=None, keepdim=False) -> "Tensor":
         """Returns the indices of the minimum values.
 
         Args:
@@ -936,7 +941,7 @@ class Tensor:
         return _call(fn("tc_argmin"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
 
     # ------------------------------------------------------------ nn ops
-    def softmax(self, dim):
+    def softmax(self, dim) -> "Tensor":
         """Returns the softmax along ``dim``.
 
         Args:
@@ -947,7 +952,7 @@ class Tensor:
         """
         return _call(fn("tc_softmax"), self._h, dim)
 
-    def log_softmax(self, dim):
+    def log_softmax(self, dim) -> "Tensor":
         """Returns ``log(softmax(self, dim))``, computed stably.
 
         Args:
@@ -959,7 +964,7 @@ class Tensor:
         return _call(fn("tc_log_softmax"), self._h, dim)
 
     # ------------------------------------------------------------ transformer ops
-    def tril(self, diagonal=0):
+    def tril(self, diagonal=0) -> "Tensor":
         """Returns the lower triangle of the last two dimensions, the rest zeroed.
 
         Args:
@@ -970,7 +975,7 @@ class Tensor:
         """
         return _call(fn("tc_tril"), self._h, int(diagonal))
 
-    def triu(self, diagonal=0):
+    def triu(self, diagonal=0) -> "Tensor":
         """Returns the upper triangle of the last two dimensions, the rest zeroed.
 
         Args:
@@ -981,7 +986,7 @@ class Tensor:
         """
         return _call(fn("tc_triu"), self._h, int(diagonal))
 
-    def masked_fill(self, mask, value):
+    def masked_fill(self, mask, value) -> "Tensor":
         """Returns a copy with ``value`` where ``mask`` is True.
 
         Args:
@@ -995,7 +1000,7 @@ class Tensor:
             value = value.item()
         return _call(fn("tc_masked_fill"), self._h, mask._h, float(value))
 
-    def cumsum(self, dim):
+    def cumsum(self, dim) -> "Tensor":
         """Returns the cumulative sum along ``dim``.
 
         Args:
@@ -1006,7 +1011,7 @@ class Tensor:
         """
         return _call(fn("tc_cumsum"), self._h, int(dim))
 
-    def bmm(self, other):
+    def bmm(self, other) -> "Tensor":
         """Batched matrix product.
 
         Args:
@@ -1021,7 +1026,7 @@ class Tensor:
         """beta * self + alpha * (mat1 @ mat2), like torch.addmm(self, ...)."""
         return _call(fn("tc_addmm"), self._h, mat1._h, mat2._h, float(beta), float(alpha))
 
-    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1) -> "Tensor":
         """Returns ``beta * self + alpha * (batch1 @ batch2)``.
 
         Args:
@@ -1052,7 +1057,7 @@ class Tensor:
                             byref(values), byref(indices)))
         return TopK(_wrap(values), _wrap(indices))
 
-    def multinomial(self, num_samples, replacement=False):
+    def multinomial(self, num_samples, replacement=False) -> "Tensor":
         """Samples indices from the (unnormalized) probabilities in each row.
 
         Args:
@@ -1065,7 +1070,7 @@ class Tensor:
         return _call(fn("tc_multinomial"), self._h, int(num_samples), 1 if replacement else 0)
 
     # ------------------------------------------------------------ shape ops
-    def reshape(self, *shape):
+    def reshape(self, *shape) -> "Tensor":
         """Returns a tensor of the same data with a new shape (a view when possible).
 
         Args:
@@ -1077,7 +1082,7 @@ class Tensor:
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_reshape"), self._h, arr, n)
 
-    def view(self, *shape):
+    def view(self, *shape) -> "Tensor":
         """Returns a view of the same data with a new shape (the strides must allow it).
 
         Args:
@@ -1091,11 +1096,11 @@ class Tensor:
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_view"), self._h, arr, n)
 
-    def view_as(self, other):
+    def view_as(self, other) -> "Tensor":
         """Returns ``self.view(other.shape)``."""
         return self.view(other.shape)
 
-    def reshape_as(self, other):
+    def reshape_as(self, other) -> "Tensor":
         """Returns ``self.reshape(other.shape)``."""
         return self.reshape(other.shape)
 
@@ -1110,7 +1115,7 @@ class Tensor:
             n *= d
         return self.reshape(s[:start] + [n] + s[end + 1:])
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0, dim1) -> "Tensor":
         """Returns a view with dimensions ``dim0`` and ``dim1`` swapped.
 
         Args:
@@ -1124,7 +1129,7 @@ class Tensor:
 
     swapaxes = transpose
 
-    def t(self):
+    def t(self) -> "Tensor":
         """Returns the transpose of a tensor of at most 2 dimensions."""
         if self.ndim < 2:
             return _call(_retain, self._h)
@@ -1141,7 +1146,7 @@ class Tensor:
         """The tensor with its last two dimensions swapped (batched matrix transpose)."""
         return self.transpose(-2, -1)
 
-    def permute(self, *dims):
+    def permute(self, *dims) -> "Tensor":
         """Returns a view with the dimensions reordered.
 
         Args:
@@ -1153,7 +1158,7 @@ class Tensor:
         arr, n = K.int64_array(_shape_args(dims))
         return _call(fn("tc_permute"), self._h, arr, n)
 
-    def narrow(self, dim, start, length):
+    def narrow(self, dim, start, length) -> "Tensor":
         """Returns a view of ``length`` entries from ``start`` along ``dim``.
 
         Args:
@@ -1166,7 +1171,7 @@ class Tensor:
         """
         return _call(fn("tc_narrow"), self._h, dim, start, length)
 
-    def select(self, dim, index):
+    def select(self, dim, index) -> "Tensor":
         """Returns the view at ``index`` along ``dim``, which is removed.
 
         Args:
@@ -1178,7 +1183,7 @@ class Tensor:
         """
         return _call(_select_f, self._h, dim, index)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=None) -> "Tensor":
         """Returns a view without dimensions of size 1 (only ``dim`` if given).
 
         Args:
@@ -1189,7 +1194,7 @@ class Tensor:
         """
         return _call(fn("tc_squeeze"), self._h, D.TC_DIM_ALL if dim is None else dim)
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim) -> "Tensor":
         """Returns a view with a dimension of size 1 inserted at ``dim``.
 
         Args:
@@ -1200,7 +1205,7 @@ class Tensor:
         """
         return _call(_unsqueeze_f, self._h, dim)
 
-    def expand(self, *shape):
+    def expand(self, *shape) -> "Tensor":
         """Returns a view broadcast to ``shape`` (-1 keeps a size) without copying.
 
         Args:
@@ -1212,7 +1217,7 @@ class Tensor:
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_expand"), self._h, arr, n)
 
-    def expand_as(self, other):
+    def expand_as(self, other) -> "Tensor":
         """Returns ``self.expand(other.shape)``.
 
         Args:
@@ -1223,11 +1228,11 @@ class Tensor:
         """
         return self.expand(other.shape)
 
-    def contiguous(self):
+    def contiguous(self) -> "Tensor":
         """Returns a contiguous tensor with the same data (itself if already contiguous)."""
         return _call(fn("tc_contiguous"), self._h)
 
-    def clone(self):
+    def clone(self) -> "Tensor":
         """Returns a copy of the tensor with its own memory (differentiable)."""
         return _call(fn("tc_clone"), self._h)
 
@@ -1265,7 +1270,7 @@ class Tensor:
     def unbind(self, dim=0):
         return tuple(self.select(dim, i) for i in range(self.shape[dim]))
 
-    def gather(self, dim, index):
+    def gather(self, dim, index) -> "Tensor":
         """Gathers values along ``dim`` at ``index``.
 
         Args:
@@ -1277,7 +1282,7 @@ class Tensor:
         """
         return _call(fn("tc_gather"), self._h, dim, index._h)
 
-    def index_select(self, dim, index):
+    def index_select(self, dim, index) -> "Tensor":
         """Selects the entries at ``index`` along ``dim``.
 
         Args:
@@ -1301,27 +1306,27 @@ class Tensor:
         _indexing.setitem(self, key, value)
 
     # ------------------------------------------------------------ misc
-    def new_tensor(self, data):
+    def new_tensor(self, data) -> "Tensor":
         """Returns a new tensor from ``data`` with this tensor's dtype and device."""
         return tensor(data, dtype=self.dtype)
 
-    def new_zeros(self, *size):
+    def new_zeros(self, *size) -> "Tensor":
         """Returns a tensor of zeros of ``size`` with this tensor's dtype and device."""
         return zeros(*size, dtype=self.dtype, device=self.device)
 
-    def new_ones(self, *size):
+    def new_ones(self, *size) -> "Tensor":
         """Returns a tensor of ones of ``size`` with this tensor's dtype and device."""
         return ones(*size, dtype=self.dtype, device=self.device)
 
-    def new_full(self, size, value):
+    def new_full(self, size, value) -> "Tensor":
         """Returns a tensor of ``size`` filled with ``value``, with this tensor's dtype and device."""
         return full(size, value, dtype=self.dtype, device=self.device)
 
-    def new_empty(self, *size):
+    def new_empty(self, *size) -> "Tensor":
         """Returns an uninitialized tensor of ``size`` with this tensor's dtype and device."""
         return empty(*size, dtype=self.dtype, device=self.device)
 
-    def equal(self, other):
+    def equal(self, other) -> bool:
         """Returns True if ``other`` has the same shape and elements.
 
         Args:
@@ -1332,9 +1337,136 @@ class Tensor:
         """
         return self.shape == other.shape and bool((self == other).to(K.int64).sum().item() == self.numel())
 
-    def one_hot(self, num_classes=-1):
+    def one_hot(self, num_classes=-1) -> "Tensor":
         """See :func:`tc.nn.functional.one_hot`."""
         return _call(fn("tc_one_hot"), self._h, num_classes)
+
+    if TYPE_CHECKING:
+        # The op table's methods and operators, set on the class at import time by
+        # _ops_generated.install() and so invisible to type checkers: declared here
+        # for them (tests/python/test_typing.py keeps this list in step with
+        # ops/ops.toml). Methods the class body defines itself are not repeated.
+        def add(self, other: _Operand) -> "Tensor": ...
+        def __add__(self, other: _Operand) -> "Tensor": ...
+        def __radd__(self, other: _Operand) -> "Tensor": ...
+        def sub(self, other: _Operand) -> "Tensor": ...
+        def subtract(self, other: _Operand) -> "Tensor": ...
+        def __sub__(self, other: _Operand) -> "Tensor": ...
+        def mul(self, other: _Operand) -> "Tensor": ...
+        def multiply(self, other: _Operand) -> "Tensor": ...
+        def __mul__(self, other: _Operand) -> "Tensor": ...
+        def __rmul__(self, other: _Operand) -> "Tensor": ...
+        def div(self, other: _Operand) -> "Tensor": ...
+        def divide(self, other: _Operand) -> "Tensor": ...
+        def true_divide(self, other: _Operand) -> "Tensor": ...
+        def __truediv__(self, other: _Operand) -> "Tensor": ...
+        def pow(self, other: _Operand) -> "Tensor": ...
+        def __pow__(self, other: _Operand) -> "Tensor": ...
+        def maximum(self, other: _Operand) -> "Tensor": ...
+        def minimum(self, other: _Operand) -> "Tensor": ...
+        def atan2(self, other: _Operand) -> "Tensor": ...
+        def arctan2(self, other: _Operand) -> "Tensor": ...
+        def fmod(self, other: _Operand) -> "Tensor": ...
+        def remainder(self, other: _Operand) -> "Tensor": ...
+        def __mod__(self, other: _Operand) -> "Tensor": ...
+        def __rmod__(self, other: _Operand) -> "Tensor": ...
+        def floor_divide(self, other: _Operand) -> "Tensor": ...
+        def __floordiv__(self, other: _Operand) -> "Tensor": ...
+        def __rfloordiv__(self, other: _Operand) -> "Tensor": ...
+        def copysign(self, other: _Operand) -> "Tensor": ...
+        def hypot(self, other: _Operand) -> "Tensor": ...
+        def logaddexp(self, other: _Operand) -> "Tensor": ...
+        def logaddexp2(self, other: _Operand) -> "Tensor": ...
+        def bitwise_and(self, other: _Operand) -> "Tensor": ...
+        def __and__(self, other: _Operand) -> "Tensor": ...
+        def __rand__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_or(self, other: _Operand) -> "Tensor": ...
+        def __or__(self, other: _Operand) -> "Tensor": ...
+        def __ror__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_xor(self, other: _Operand) -> "Tensor": ...
+        def __xor__(self, other: _Operand) -> "Tensor": ...
+        def __rxor__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_left_shift(self, other: _Operand) -> "Tensor": ...
+        def __lshift__(self, other: _Operand) -> "Tensor": ...
+        def __rlshift__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_right_shift(self, other: _Operand) -> "Tensor": ...
+        def __rshift__(self, other: _Operand) -> "Tensor": ...
+        def __rrshift__(self, other: _Operand) -> "Tensor": ...
+        def eq(self, other: _Operand) -> "Tensor": ...
+        def __eq__(self, other: _Operand) -> "Tensor": ...
+        def ne(self, other: _Operand) -> "Tensor": ...
+        def __ne__(self, other: _Operand) -> "Tensor": ...
+        def lt(self, other: _Operand) -> "Tensor": ...
+        def __lt__(self, other: _Operand) -> "Tensor": ...
+        def le(self, other: _Operand) -> "Tensor": ...
+        def __le__(self, other: _Operand) -> "Tensor": ...
+        def gt(self, other: _Operand) -> "Tensor": ...
+        def __gt__(self, other: _Operand) -> "Tensor": ...
+        def ge(self, other: _Operand) -> "Tensor": ...
+        def __ge__(self, other: _Operand) -> "Tensor": ...
+        def logical_and(self, other: _Operand) -> "Tensor": ...
+        def logical_or(self, other: _Operand) -> "Tensor": ...
+        def logical_xor(self, other: _Operand) -> "Tensor": ...
+        def neg(self) -> "Tensor": ...
+        def __neg__(self) -> "Tensor": ...
+        def negative(self) -> "Tensor": ...
+        def abs(self) -> "Tensor": ...
+        def __abs__(self) -> "Tensor": ...
+        def exp(self) -> "Tensor": ...
+        def log(self) -> "Tensor": ...
+        def sqrt(self) -> "Tensor": ...
+        def tanh(self) -> "Tensor": ...
+        def sigmoid(self) -> "Tensor": ...
+        def relu(self) -> "Tensor": ...
+        def gelu(self) -> "Tensor": ...
+        def softplus(self) -> "Tensor": ...
+        def sin(self) -> "Tensor": ...
+        def cos(self) -> "Tensor": ...
+        def tan(self) -> "Tensor": ...
+        def asin(self) -> "Tensor": ...
+        def acos(self) -> "Tensor": ...
+        def atan(self) -> "Tensor": ...
+        def sinh(self) -> "Tensor": ...
+        def cosh(self) -> "Tensor": ...
+        def asinh(self) -> "Tensor": ...
+        def acosh(self) -> "Tensor": ...
+        def atanh(self) -> "Tensor": ...
+        def log1p(self) -> "Tensor": ...
+        def expm1(self) -> "Tensor": ...
+        def log2(self) -> "Tensor": ...
+        def log10(self) -> "Tensor": ...
+        def exp2(self) -> "Tensor": ...
+        def reciprocal(self) -> "Tensor": ...
+        def rsqrt(self) -> "Tensor": ...
+        def square(self) -> "Tensor": ...
+        def sign(self) -> "Tensor": ...
+        def floor(self) -> "Tensor": ...
+        def ceil(self) -> "Tensor": ...
+        def round(self) -> "Tensor": ...
+        def trunc(self) -> "Tensor": ...
+        def fix(self) -> "Tensor": ...
+        def frac(self) -> "Tensor": ...
+        def erf(self) -> "Tensor": ...
+        def erfc(self) -> "Tensor": ...
+        def erfinv(self) -> "Tensor": ...
+        def isnan(self) -> "Tensor": ...
+        def isinf(self) -> "Tensor": ...
+        def isfinite(self) -> "Tensor": ...
+        def logical_not(self) -> "Tensor": ...
+        def bitwise_not(self) -> "Tensor": ...
+        def leaky_relu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def elu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def selu(self) -> "Tensor": ...
+        def celu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def silu(self) -> "Tensor": ...
+        def mish(self) -> "Tensor": ...
+        def softsign(self) -> "Tensor": ...
+        def hardtanh(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def relu6(self) -> "Tensor": ...
+        def hardsigmoid(self) -> "Tensor": ...
+        def hardswish(self) -> "Tensor": ...
+        def logsigmoid(self) -> "Tensor": ...
+        def gelu_tanh(self) -> "Tensor": ...
 
 
 lib_tc_tensor_device = fn("tc_tensor_device")
@@ -1386,7 +1518,7 @@ Returns:
     Tensor: the new tensor."""
 
 
-def _creation(fname):
+def _creation(fname: str) -> Callable[..., "Tensor"]:
     f = fn(fname)
 
     def make(*size, dtype=None, device=None, requires_grad=False):
@@ -1445,7 +1577,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def _like(maker):
+def _like(maker: Callable[..., "Tensor"]) -> Callable[..., "Tensor"]:
     def like(t, dtype=None, device=None, requires_grad=False):
         return maker(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
@@ -1565,7 +1697,7 @@ def _from_flat(flat, shape, dt):
     return t
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
     """A new tensor holding a copy of data (nested lists, numbers, numpy
     arrays, tensors). The dtype is inferred like PyTorch's: bool, int64 or the
     default float dtype for lists; the array's dtype for numpy arrays."""
