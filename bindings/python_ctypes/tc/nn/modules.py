@@ -1,6 +1,7 @@
 """Module, Parameter and the layers."""
 import collections
 import math
+from typing import Dict, Iterator, Tuple
 
 from .. import _core as K
 from .. import _ops_generated
@@ -190,7 +191,7 @@ class Module:
         """Returns an iterator over (name, module) pairs of the immediate children."""
         return iter((n, m) for n, m in self._modules.items() if m is not None)
 
-    def named_parameters(self, prefix="", recurse=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[Tuple[str, "Parameter"]]:
         """Returns an iterator over (name, parameter) pairs.
 
         Args:
@@ -206,7 +207,7 @@ class Module:
                 seen.add(id(p))
                 yield mprefix + ("." if mprefix else "") + name, p
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator["Parameter"]:
         """Returns an iterator over the parameters.
 
         Args:
@@ -227,7 +228,7 @@ class Module:
                     continue
                 yield mprefix + ("." if mprefix else "") + name, b
 
-    def state_dict(self):
+    def state_dict(self) -> Dict[str, Tensor]:
         """name -> tensor (detached views sharing the parameters' data)."""
         out = collections.OrderedDict()
         for name, p in self.named_parameters():
@@ -269,7 +270,7 @@ class Module:
                     own[k].detach().copy_(v)
         return _IncompatibleKeys(missing, unexpected)
 
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> "Module":
         """Sets training mode (affects dropout and batch norm) on the whole tree.
 
         Args:
@@ -282,11 +283,11 @@ class Module:
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self):
+    def eval(self) -> "Module":
         """Sets evaluation mode (``train(False)``) and returns self."""
         return self.train(False)
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all parameters.
 
         Args:

@@ -1,6 +1,7 @@
 """tc.optim: SGD, Adam, AdamW, RMSprop and Adagrad over libtc's optimizers (tc_optimizer_*).
 The update runs in C; Python only holds the handle."""
 import ctypes as C
+from typing import Any, Callable, Optional
 
 from .. import _decls as D
 from .._core import VP, byref, fn
@@ -106,7 +107,7 @@ class Optimizer:
                 except Exception:
                     pass
 
-    def step(self, closure=None):
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
         """Performs one optimization step.
 
         Args:
@@ -121,7 +122,7 @@ class Optimizer:
             check(step(h))
         return loss
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all optimized parameters.
 
         Args:
