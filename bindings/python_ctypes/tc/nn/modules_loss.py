@@ -236,7 +236,7 @@ class CosineSimilarity(Module):
         self.eps = eps
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
-        """Computes the measure between ``x1`` and ``x2`` along the module's ``dim``.
+        """Returns the cosine similarity of ``x1`` and ``x2`` along ``dim``.
 
         Args:
             x1 (Tensor): the first input.
@@ -264,7 +264,7 @@ class PairwiseDistance(Module):
         self.keepdim = keepdim
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
-        """Computes the measure between ``x1`` and ``x2`` along the module's ``dim``.
+        """Returns the p-norm distance between the rows of ``x1`` and ``x2``.
 
         Args:
             x1 (Tensor): the first input.
