@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ccache pkg-config zlib1g-dev
   libdnnl-dev ocl-icd-opencl-dev libomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools python3-wheel
+  python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools python3-wheel python3-mypy
   libopenblas0-openmp
   bindgen clang libclang-rt-14-dev doxygen
   nlohmann-json3-dev

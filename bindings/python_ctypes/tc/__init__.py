@@ -68,12 +68,14 @@ def version():
 
 
 def is_initialized():
+    """Returns True if libtc has been initialized."""
     out = _C.c_int32()
     _check(_L.tc_is_initialized(_C.byref(out)))
     return out.value == 1
 
 
 def abi_version():
+    """Returns the ABI version of the loaded libtc."""
     out = _C.c_int32()
     _check(_L.tc_abi_version(_C.byref(out)))
     return out.value
@@ -95,6 +97,7 @@ class InitReport(list):
 
 
 def init_report():
+    """Returns libtc's initialization report (backends, modules, versions) as a string."""
     n = _C.c_int64()
     _check(_L.tc_init_stage_count(_C.byref(n)))
     stages = []
@@ -160,10 +163,16 @@ flags = _Flags()
 
 
 def set_num_threads(n):
+    """Sets the number of threads CPU kernels use.
+
+    Args:
+        n (int): a positive count.
+    """
     set_flag("num_threads", n)
 
 
 def get_num_threads():
+    """Returns the number of threads CPU kernels use."""
     return get_flag("num_threads")
 
 
@@ -187,10 +196,12 @@ def get_float32_matmul_precision():
 
 
 def is_tensor(x):
+    """Returns True if ``x`` is a tc.Tensor."""
     return isinstance(x, Tensor)
 
 
 def numel(t):
+    """Returns the number of elements of ``t``."""
     return t.numel()
 
 

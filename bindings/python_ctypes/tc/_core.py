@@ -154,6 +154,15 @@ def to_dtype(x):
 
 
 def promote_types(a, b):
+    """Returns the dtype PyTorch's type promotion gives for ``a`` and ``b``.
+
+    Args:
+        a (tc.dtype): a dtype.
+        b (tc.dtype): another.
+
+    Returns:
+        tc.dtype: the promoted dtype.
+    """
     out = C.c_int32()
     check(lib.tc_promote_types(to_dtype(a).code, to_dtype(b).code, byref(out)))
     return BY_CODE[out.value]
@@ -184,6 +193,14 @@ class device:
 
     @classmethod
     def from_code(cls, code):
+        """Returns the device of a libtc device code.
+
+        Args:
+            code (int): the code.
+
+        Returns:
+            device: the device.
+        """
         d = object.__new__(cls)
         d._set(code)
         return d
@@ -221,12 +238,26 @@ def device_code(x):
 # ---------------------------------------------------------------- flags
 
 def get_flag(name):
+    """Returns the value of a libtc runtime flag.
+
+    Args:
+        name (str): the flag's name.
+
+    Returns:
+        int: its value.
+    """
     out = C.c_int64()
     check(lib.tc_get_flag(name.encode(), byref(out)))
     return out.value
 
 
 def set_flag(name, value):
+    """Sets a libtc runtime flag.
+
+    Args:
+        name (str): the flag's name.
+        value (int): the new value.
+    """
     check(fn("tc_set_flag")(name.encode(), int(value)))  # checked: 2**64 + 1 raises, never sets 1
 
 
@@ -243,10 +274,16 @@ def flag_names():
 
 
 def get_default_dtype():
+    """Returns the default floating-point dtype (float32 unless changed)."""
     return BY_CODE[get_flag("default_dtype")]
 
 
 def set_default_dtype(d):
+    """Sets the default floating-point dtype.
+
+    Args:
+        d (tc.dtype): float32 or float64.
+    """
     set_flag("default_dtype", to_dtype(d).code)
 
 
@@ -263,6 +300,7 @@ def set_grad_mode(enabled):
 
 
 def is_grad_enabled():
+    """Returns True if autograd records operations on this thread."""
     return bool(get_flag("grad_enabled"))
 
 
@@ -287,6 +325,14 @@ class _GradMode:
         return False
 
     def __call__(self, func):
+        """Decorates ``func`` to run in this grad mode.
+
+        Args:
+            func (callable): the function.
+
+        Returns:
+            callable: the wrapped function.
+        """
         import functools
 
         mode = self._mode

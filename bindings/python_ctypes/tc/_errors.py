@@ -28,6 +28,7 @@ class TcError(RuntimeError):
 
 
 class InvalidArgumentError(TcError, ValueError):
+    """Raised for an invalid argument value (also a ValueError)."""
     pass
 
 
@@ -39,54 +40,67 @@ class ReadOnlyError(InvalidArgumentError, RuntimeError):
 
 
 class InvalidHandleError(TcError, RuntimeError):
+    """Raised when a handle is NULL, freed, stale or of the wrong kind."""
     pass
 
 
 class NotInitializedError(TcError, RuntimeError):
+    """Raised when libtc is used before initialization."""
     pass
 
 
 class ShapeError(TcError, ValueError):
+    """Raised for incompatible or invalid shapes (also a ValueError)."""
     pass
 
 
 class DTypeError(TcError, TypeError):
+    """Raised for an unsupported or mismatched dtype (also a TypeError)."""
     pass
 
 
 class TcIndexError(TcError, IndexError):
+    """Raised for an index or dimension out of range (also an IndexError)."""
     pass
 
 
 class OutOfMemoryError(TcError, MemoryError):
+    """Raised when libtc runs out of memory (also a MemoryError)."""
     pass
 
 
 class DeviceError(TcError, RuntimeError):
+    """Raised for an unavailable device or tensors on different devices."""
     pass
 
 
 class NotCompiledError(TcError, RuntimeError):
+    """Raised when a feature was not compiled into this libtc (e.g. CUDA)."""
     pass
 
 
 class UnavailableError(TcError, RuntimeError):
+    """Raised when a resource (device, backend, module) is unavailable at run time."""
     pass
 
 
 class TcNotImplementedError(TcError, NotImplementedError):
+    """Raised for an operation libtc does not implement (also a NotImplementedError)."""
     pass
 
 
 class AutogradError(TcError, RuntimeError):
+    """Raised when autograd cannot proceed (e.g. backward through a freed graph)."""
     pass
 
 
 class TcIOError(TcError, RuntimeError):
+    """Raised when reading or writing a file fails."""
     pass
 
 
 class InternalError(TcError, RuntimeError):
+    """Raised for an internal libtc failure (a bug: please report it)."""
     pass
 
 
@@ -130,6 +144,14 @@ ERROR_CLASSES = {
 
 
 def status_name(code):
+    """Returns the name of a libtc status code (e.g. ``'TC_ERR_SHAPE'``).
+
+    Args:
+        code (int): the status.
+
+    Returns:
+        str: its name.
+    """
     out = ctypes.c_char_p()
     if lib.tc_status_name(code, ctypes.byref(out)) != 0:
         return "TC_ERR_UNKNOWN(%d)" % code
@@ -183,6 +205,11 @@ def error_for(code, message=None):
 
 
 def check(rc):
+    """Raises the TcError matching libtc status ``rc`` (with the thread's error message) unless it is success.
+
+    Args:
+        rc (int): a libtc status code.
+    """
     if rc:
         raise error_for(rc)
 

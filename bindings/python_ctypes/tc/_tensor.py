@@ -6,6 +6,7 @@ import ctypes as C
 import math
 import numbers
 import operator
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from . import _core as K
 from . import _decls as D
@@ -186,6 +187,9 @@ def _inplace(name, fill=False):
         return self
 
     op.__name__ = name
+    op.__doc__ = ("In-place ``self.%s(other)``, broadcasting ``other`` to self's shape.\n\n"
+                  "Args:\n    other (Tensor or Number): the other operand.\n\nReturns:\n    Tensor: self."
+                  % name.rstrip("_"))
     return op
 
 
@@ -196,6 +200,7 @@ class Size(tuple):
         return "tc.Size([%s])" % ", ".join(str(s) for s in self)
 
     def numel(self):
+        """Returns the number of elements of a tensor of this shape."""
         n = 1
         for s in self:
             n *= s
@@ -212,6 +217,7 @@ class GradFn:
         self._name = name
 
     def name(self):
+        """Returns the name of the backward function (e.g. ``'MulBackward0'``)."""
         return self._name
 
     def __repr__(self):
@@ -237,6 +243,10 @@ _from_data_f = fn("tc_from_data")
 
 _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int32": "i",
                 "int64": "q", "uint8": "B", "bool": "B"}
+
+
+# What the op table's binary methods accept as their other operand (for type checkers).
+_Operand = Union["Tensor", int, float, bool]
 
 
 class Tensor:
@@ -269,6 +279,7 @@ class Tensor:
 
     @property
     def dtype(self):
+        """The tensor's element type."""
         dt = self._dt
         if dt is None:
             out = _I32()
@@ -278,25 +289,30 @@ class Tensor:
 
     @property
     def device(self):
+        """The device the tensor lives on."""
         out = _I32()
         check(lib_tc_tensor_device(self._h, byref(out)))
         return K.device.from_code(out.value)
 
     @property
     def is_cuda(self):
+        """True if the tensor lives on a CUDA device."""
         return self.device.type == "cuda"
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         out = _I64()
         check(_ndim_f(self._h, byref(out)))
         return out.value
 
-    def dim(self):
+    def dim(self) -> int:
+        """Returns the number of dimensions."""
         return self.ndim
 
     @property
     def shape(self):
+        """The tensor's sizes, as a tuple-like ``tc.Size``."""
         buf = (_I64 * D.TC_MAX_DIMS)()
         n = _I64()
         check(_ndim_f(self._h, byref(n)))
@@ -304,10 +320,26 @@ class Tensor:
         return Size(buf[: n.value])
 
     def size(self, dim=None):
+        """Returns the sizes, or the size of one dimension.
+
+        Args:
+            dim (int, optional): the dimension.
+
+        Returns:
+            tc.Size, or int when ``dim`` is given.
+        """
         s = self.shape
         return s if dim is None else s[dim]
 
     def stride(self, dim=None):
+        """Returns the strides in elements, or the stride of one dimension.
+
+        Args:
+            dim (int, optional): the dimension.
+
+        Returns:
+            tuple of int, or int when ``dim`` is given.
+        """
         buf = (_I64 * D.TC_MAX_DIMS)()
         check(fn("tc_tensor_strides")(self._h, buf, D.TC_MAX_DIMS))
         s = tuple(buf[: self.ndim])
@@ -315,32 +347,39 @@ class Tensor:
 
     @property
     def strides(self):
+        """The strides in elements, as a tuple."""
         return self.stride()
 
-    def numel(self):
+    def numel(self) -> int:
+        """Returns the number of elements."""
         out = _I64()
         check(fn("tc_tensor_numel")(self._h, byref(out)))
         return out.value
 
-    def nelement(self):
+    def nelement(self) -> int:
+        """Returns the number of elements (same as :meth:`numel`)."""
         return self.numel()
 
-    def element_size(self):
+    def element_size(self) -> int:
+        """Returns the size of one element in bytes."""
         out = _I64()
         check(fn("tc_tensor_element_size")(self._h, byref(out)))
         return out.value
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
+        """Returns the offset of the first element in the storage, in elements."""
         out = _I64()
         check(fn("tc_tensor_storage_offset")(self._h, byref(out)))
         return out.value
 
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
+        """Returns True if the tensor is laid out contiguously in row-major order."""
         out = _I32()
         check(fn("tc_tensor_is_contiguous")(self._h, byref(out)))
         return bool(out.value)
 
-    def data_ptr(self):
+    def data_ptr(self) -> int:
+        """Returns the address of the tensor's first element."""
         out = VP()
         check(fn("tc_tensor_data_ptr")(self._h, byref(out)))
         return out.value or 0
@@ -357,7 +396,8 @@ class Tensor:
         check(fn("tc_tensor_same")(self._h, other._h, byref(out)))
         return bool(out.value)
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
+        """Returns True if the dtype is a floating-point type."""
         return self.dtype.is_floating_point
 
     @property
@@ -379,6 +419,7 @@ class Tensor:
     # ------------------------------------------------------------ autograd
     @property
     def requires_grad(self):
+        """Whether autograd records operations on this tensor (settable on leaves)."""
         out = _I32()
         check(fn("tc_tensor_requires_grad")(self._h, byref(out)))
         return bool(out.value)
@@ -387,18 +428,28 @@ class Tensor:
     def requires_grad(self, value):
         check(fn("tc_tensor_set_requires_grad")(self._h, 1 if value else 0))
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad=True) -> "Tensor":
+        """Sets ``requires_grad`` in place and returns the tensor.
+
+        Args:
+            requires_grad (bool): the new value.
+
+        Returns:
+            Tensor: self.
+        """
         self.requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self):
+        """True for tensors not produced by a differentiable op (gradients accumulate in leaves)."""
         out = _I32()
         check(fn("tc_tensor_is_leaf")(self._h, byref(out)))
         return bool(out.value)
 
     @property
     def grad(self):
+        """The gradient accumulated by backward (None until one reaches this tensor)."""
         out = VP()
         check(fn("tc_tensor_grad")(self._h, byref(out)))
         return _wrap(out) if out.value else None
@@ -431,10 +482,17 @@ class Tensor:
         from . import autograd
         return autograd.register_post_accumulate_grad_hook(self, hook)
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
+        """Makes this non-leaf tensor keep its ``.grad`` after backward."""
         check(fn("tc_tensor_retain_grad")(self._h))
 
-    def backward(self, gradient=None, retain_graph=False):
+    def backward(self, gradient=None, retain_graph=False) -> None:
+        """Computes the gradient of this tensor with respect to the graph leaves, accumulated into their ``.grad``.
+
+        Args:
+            gradient (Tensor, optional): the gradient of this tensor; required unless it has one element.
+            retain_graph (bool): keep the graph for another backward.
+        """
         g = None
         if gradient is not None:
             g = gradient if isinstance(gradient, Tensor) else tensor(gradient, dtype=self.dtype)
@@ -442,14 +500,17 @@ class Tensor:
         if rc:
             raise error_for(rc)
 
-    def detach(self):
+    def detach(self) -> "Tensor":
+        """Returns a view of the same data cut from the autograd graph."""
         return _call(fn("tc_detach"), self._h)
 
-    def detach_(self):
+    def detach_(self) -> "Tensor":
+        """Cuts this tensor from the autograd graph in place and returns it."""
         raise NotImplementedError("detach_ is not supported; use detach()")
 
     # ------------------------------------------------------------ conversions
-    def item(self):
+    def item(self) -> Union[int, float, bool]:
+        """Returns the value of a one-element tensor as a Python number."""
         out = C.c_double()
         rc = _item_f(self._h, byref(out))
         if rc:
@@ -493,7 +554,8 @@ class Tensor:
             values = [bool(v) for v in values]
         return values
 
-    def tolist(self):
+    def tolist(self) -> Any:
+        """Returns the elements as (nested) Python lists of numbers."""
         values = self._flat_values()
         shape = self.shape
         if not shape:
@@ -535,35 +597,59 @@ class Tensor:
         return t
 
     def type(self, dtype=None):
+        """Returns the type name (no argument) or this tensor converted to ``dtype``.
+
+        Args:
+            dtype (tc.dtype or str, optional): the target type.
+
+        Returns:
+            str or Tensor.
+        """
         if dtype is None:
             return "tc." + self.dtype.name
         return self.to(dtype)
 
-    def float(self):
+    def float(self) -> "Tensor":
+        """Returns this tensor converted to float32 (itself if it already is)."""
         return self.to(K.float32)
 
-    def double(self):
+    def double(self) -> "Tensor":
+        """Returns this tensor converted to float64 (itself if it already is)."""
         return self.to(K.float64)
 
-    def half(self):
+    def half(self) -> "Tensor":
+        """Returns this tensor converted to float16 (itself if it already is)."""
         return self.to(K.float16)
 
-    def bfloat16(self):
+    def bfloat16(self) -> "Tensor":
+        """Returns this tensor converted to bfloat16 (itself if it already is)."""
         return self.to(K.bfloat16)
 
-    def long(self):
+    def long(self) -> "Tensor":
+        """Returns this tensor converted to int64 (itself if it already is)."""
         return self.to(K.int64)
 
-    def int(self):
+    def int(self) -> "Tensor":
+        """Returns this tensor converted to int32 (itself if it already is)."""
         return self.to(K.int32)
 
-    def bool(self):
+    def bool(self) -> "Tensor":
+        """Returns this tensor converted to bool (itself if it already is)."""
         return self.to(K.bool_)
 
-    def cpu(self):
+    def cpu(self) -> "Tensor":
+        """Returns this tensor on the CPU (itself if it already is)."""
         return self.to("cpu")
 
-    def cuda(self, index=0):
+    def cuda(self, index=0) -> "Tensor":
+        """Returns this tensor on a CUDA device.
+
+        Args:
+            index (int): the device index.
+
+        Returns:
+            Tensor: the copy (itself if already there).
+        """
         return self.to(K.device("cuda", index))
 
     def __repr__(self):
@@ -602,6 +688,7 @@ class Tensor:
 
     # numpy and DLPack live in _interop; these forward to it.
     def numpy(self):
+        """Returns a NumPy array sharing this CPU tensor's memory."""
         from ._interop import to_numpy
         return to_numpy(self)
 
@@ -623,6 +710,7 @@ class Tensor:
     # The elementwise families' methods and operators (add, __add__, exp, ...)
     # are set by _ops_generated.install() below the class.
     matmul = _binary("matmul")
+    matmul.__doc__ = "See :func:`tc.matmul`."
     __rsub__ = _rbinary("sub", "rsub_scalar")
     __rtruediv__ = _rbinary("div", "rdiv_scalar")
     __rpow__ = _rbinary("pow")
@@ -636,7 +724,16 @@ class Tensor:
     # lerp, addcmul, addcdiv, div(rounding_mode=) and the in-place forms of the
     # binary ops (//=, %=, &=, ...): tc/_binary_ext.py installs them.
 
-    def where(self, condition, other):
+    def where(self, condition, other) -> "Tensor":
+        """Returns ``self`` where ``condition`` is True, else ``other``.
+
+        Args:
+            condition (Tensor): a bool tensor.
+            other (Tensor or Number): the alternative.
+
+        Returns:
+            Tensor: the result.
+        """
         return where(condition, self, other)
 
     # in place
@@ -649,52 +746,137 @@ class Tensor:
     __imul__ = mul_
     __itruediv__ = div_
 
-    def zero_(self):
+    def zero_(self) -> "Tensor":
+        """Fills the tensor with zeros in place and returns it."""
         check(fn("tc_zero_")(self._h))
         return self
 
-    def fill_(self, value):
+    def fill_(self, value) -> "Tensor":
+        """Fills the tensor with ``value`` in place.
+
+        Args:
+            value (Number): the value.
+
+        Returns:
+            Tensor: self.
+        """
         exact = _large_int(value)
         if exact is not None and self.dtype is K.int64:  # tc_fill_'s double would round it
             return self.copy_(_exact_int64_scalar(exact, self.device.code))
         check(fn("tc_fill_")(self._h, float(value)))
         return self
 
-    def copy_(self, src):
+    def copy_(self, src) -> "Tensor":
+        """Copies ``src`` into this tensor in place, broadcasting and converting its dtype.
+
+        Args:
+            src (Tensor): the source.
+
+        Returns:
+            Tensor: self.
+        """
         if not isinstance(src, Tensor):
             src = tensor(src, dtype=self.dtype)
         check(fn("tc_copy_")(self._h, src._h))
         return self
 
-    def uniform_(self, a=0.0, b=1.0):
+    def uniform_(self, a=0.0, b=1.0) -> "Tensor":
+        """Fills the tensor in place with samples of U(a, b).
+
+        Args:
+            a (float): the lower bound.
+            b (float): the upper bound.
+
+        Returns:
+            Tensor: self.
+        """
         check(fn("tc_uniform_")(self._h, float(a), float(b)))
         return self
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0) -> "Tensor":
+        """Fills the tensor in place with samples of N(mean, std^2).
+
+        Args:
+            mean (float): the mean.
+            std (float): the standard deviation.
+
+        Returns:
+            Tensor: self.
+        """
         check(fn("tc_normal_")(self._h, float(mean), float(std)))
         return self
 
     # ------------------------------------------------------------ reductions
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim=None, keepdim=False, dtype=None) -> "Tensor":
+        """Returns the sum of all elements or along ``dim``.
+
+        Args:
+            dim (int or tuple of int, optional): the dimensions to reduce.
+            keepdim (bool): keep them with size 1.
+            dtype (tc.dtype, optional): the accumulation and result dtype.
+
+        Returns:
+            Tensor: the sum.
+        """
         dims, n = _dims(dim)
         out = _call(_sum_f, self._h, dims, n, 1 if keepdim else 0)
         return out if dtype is None else out.to(dtype)
 
-    def mean(self, dim=None, keepdim=False):
+    def mean(self, dim=None, keepdim=False) -> "Tensor":
+        """Returns the mean of all elements or along ``dim``.
+
+        Args:
+            dim (int or tuple of int, optional): the dimensions to reduce.
+            keepdim (bool): keep them with size 1.
+
+        Returns:
+            Tensor: the mean.
+        """
         dims, n = _dims(dim)
         return _call(fn("tc_mean"), self._h, dims, n, 1 if keepdim else 0)
 
-    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def var(self, dim=None, unbiased=True, keepdim=False, correction=None) -> "Tensor":
+        """Returns the variance of all elements or along ``dim``.
+
+        Args:
+            dim (int or tuple of int, optional): the dimensions to reduce.
+            unbiased (bool): divide by N - 1 rather than N.
+            keepdim (bool): keep the reduced dimensions with size 1.
+            correction (int, optional): the divisor is N - correction (overrides ``unbiased``).
+
+        Returns:
+            Tensor: the result.
+        """
         dims, n = _dims(dim)
         c = (1 if unbiased else 0) if correction is None else int(correction)
         return _call(fn("tc_var"), self._h, dims, n, c, 1 if keepdim else 0)
 
-    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def std(self, dim=None, unbiased=True, keepdim=False, correction=None) -> "Tensor":
+        """Returns the standard deviation of all elements or along ``dim``.
+
+        Args:
+            dim (int or tuple of int, optional): the dimensions to reduce.
+            unbiased (bool): divide by N - 1 rather than N.
+            keepdim (bool): keep the reduced dimensions with size 1.
+            correction (int, optional): the divisor is N - correction (overrides ``unbiased``).
+
+        Returns:
+            Tensor: the result.
+        """
         dims, n = _dims(dim)
         c = (1 if unbiased else 0) if correction is None else int(correction)
         return _call(fn("tc_std"), self._h, dims, n, c, 1 if keepdim else 0)
 
-    def logsumexp(self, dim, keepdim=False):
+    def logsumexp(self, dim, keepdim=False) -> "Tensor":
+        """Returns ``log(sum(exp(self), dim))``, computed stably.
+
+        Args:
+            dim (int or tuple of int): the dimensions to reduce.
+            keepdim (bool): keep them with size 1.
+
+        Returns:
+            Tensor: the result.
+        """
         dims, n = _dims(dim)
         return _call(fn("tc_logsumexp"), self._h, dims, n, 1 if keepdim else 0)
 
@@ -709,73 +891,217 @@ class Tensor:
         return MinMax(_wrap(values), _wrap(indices))
 
     def max(self, dim=None, keepdim=False, other=None):
+        """Returns the maximum: of all elements, along ``dim`` (values and indices), or elementwise with ``other``.
+
+        Args:
+            dim (int, optional): the dimension to reduce.
+            keepdim (bool): keep it with size 1.
+            other (Tensor, optional): elementwise maximum with this tensor.
+
+        Returns:
+            Tensor, or (values, indices) when ``dim`` is given.
+        """
         return self._minmax("max", dim, keepdim, other)
 
     def min(self, dim=None, keepdim=False, other=None):
+        """Returns the minimum: of all elements, along ``dim`` (values and indices), or elementwise with ``other``.
+
+        Args:
+            dim (int, optional): the dimension to reduce.
+            keepdim (bool): keep it with size 1.
+            other (Tensor, optional): elementwise minimum with this tensor.
+
+        Returns:
+            Tensor, or (values, indices) when ``dim`` is given.
+        """
         return self._minmax("min", dim, keepdim, other)
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim=None, keepdim=False) -> "Tensor":
+        """Returns the indices of the maximum values.
+
+        Args:
+            dim (int, optional): the dimension to reduce; all elements when None.
+            keepdim (bool): keep the reduced dimension with size 1.
+
+        Returns:
+            Tensor: int64 indices.
+        """
         return _call(fn("tc_argmax"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim=None, keepdim=False) -> "Tensor":
+        """Returns the indices of the minimum values.
+
+        Args:
+            dim (int, optional): the dimension to reduce; all elements when None.
+            keepdim (bool): keep the reduced dimension with size 1.
+
+        Returns:
+            Tensor: int64 indices.
+        """
         return _call(fn("tc_argmin"), self._h, D.TC_DIM_ALL if dim is None else dim, 1 if keepdim else 0)
 
     # ------------------------------------------------------------ nn ops
-    def softmax(self, dim):
+    def softmax(self, dim) -> "Tensor":
+        """Returns the softmax along ``dim``.
+
+        Args:
+            dim (int): the dimension.
+
+        Returns:
+            Tensor: the result.
+        """
         return _call(fn("tc_softmax"), self._h, dim)
 
-    def log_softmax(self, dim):
+    def log_softmax(self, dim) -> "Tensor":
+        """Returns ``log(softmax(self, dim))``, computed stably.
+
+        Args:
+            dim (int): the dimension.
+
+        Returns:
+            Tensor: the result.
+        """
         return _call(fn("tc_log_softmax"), self._h, dim)
 
     # ------------------------------------------------------------ transformer ops
-    def tril(self, diagonal=0):
+    def tril(self, diagonal=0) -> "Tensor":
+        """Returns the lower triangle of the last two dimensions, the rest zeroed.
+
+        Args:
+            diagonal (int): which diagonal to keep up to.
+
+        Returns:
+            Tensor: the result.
+        """
         return _call(fn("tc_tril"), self._h, int(diagonal))
 
-    def triu(self, diagonal=0):
+    def triu(self, diagonal=0) -> "Tensor":
+        """Returns the upper triangle of the last two dimensions, the rest zeroed.
+
+        Args:
+            diagonal (int): which diagonal to keep from.
+
+        Returns:
+            Tensor: the result.
+        """
         return _call(fn("tc_triu"), self._h, int(diagonal))
 
-    def masked_fill(self, mask, value):
+    def masked_fill(self, mask, value) -> "Tensor":
+        """Returns a copy with ``value`` where ``mask`` is True.
+
+        Args:
+            mask (Tensor): a bool tensor broadcastable to self.
+            value (Number or Tensor): the fill value.
+
+        Returns:
+            Tensor: the result.
+        """
         if isinstance(value, Tensor):
             value = value.item()
         return _call(fn("tc_masked_fill"), self._h, mask._h, float(value))
 
-    def cumsum(self, dim):
+    def cumsum(self, dim) -> "Tensor":
+        """Returns the cumulative sum along ``dim``.
+
+        Args:
+            dim (int): the dimension.
+
+        Returns:
+            Tensor: the running sums.
+        """
         return _call(fn("tc_cumsum"), self._h, int(dim))
 
-    def bmm(self, other):
+    def bmm(self, other) -> "Tensor":
+        """Batched matrix product.
+
+        Args:
+            other (Tensor): (b, m, p) matrices (self is (b, n, m)).
+
+        Returns:
+            Tensor: the (b, n, p) result.
+        """
         return _call(fn("tc_bmm"), self._h, other._h)
 
     def addmm(self, mat1, mat2, beta=1, alpha=1):
         """beta * self + alpha * (mat1 @ mat2), like torch.addmm(self, ...)."""
         return _call(fn("tc_addmm"), self._h, mat1._h, mat2._h, float(beta), float(alpha))
 
-    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1) -> "Tensor":
+        """Returns ``beta * self + alpha * (batch1 @ batch2)``.
+
+        Args:
+            batch1 (Tensor): (b, n, m) matrices.
+            batch2 (Tensor): (b, m, p) matrices.
+            beta (Number): the factor of ``self``.
+            alpha (Number): the factor of the product.
+
+        Returns:
+            Tensor: the (b, n, p) result.
+        """
         return _call(fn("tc_baddbmm"), self._h, batch1._h, batch2._h, float(beta), float(alpha))
 
     def topk(self, k, dim=-1, largest=True, sorted=True):
+        """Returns the ``k`` largest (or smallest) values along ``dim`` and their indices.
+
+        Args:
+            k (int): how many.
+            dim (int): the dimension.
+            largest (bool): largest rather than smallest.
+            sorted (bool): return them in sorted order.
+
+        Returns:
+            (Tensor, Tensor): values and int64 indices.
+        """
         values, indices = VP(), VP()
         check(fn("tc_topk")(self._h, int(k), int(dim), 1 if largest else 0, 1 if sorted else 0,
                             byref(values), byref(indices)))
         return TopK(_wrap(values), _wrap(indices))
 
-    def multinomial(self, num_samples, replacement=False):
+    def multinomial(self, num_samples, replacement=False) -> "Tensor":
+        """Samples indices from the (unnormalized) probabilities in each row.
+
+        Args:
+            num_samples (int): samples per row.
+            replacement (bool): sample with replacement.
+
+        Returns:
+            Tensor: int64 indices.
+        """
         return _call(fn("tc_multinomial"), self._h, int(num_samples), 1 if replacement else 0)
 
     # ------------------------------------------------------------ shape ops
-    def reshape(self, *shape):
+    def reshape(self, *shape) -> "Tensor":
+        """Returns a tensor of the same data with a new shape (a view when possible).
+
+        Args:
+            *shape (int): the new sizes; one may be -1.
+
+        Returns:
+            Tensor: the result.
+        """
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_reshape"), self._h, arr, n)
 
-    def view(self, *shape):
+    def view(self, *shape) -> "Tensor":
+        """Returns a view of the same data with a new shape (the strides must allow it).
+
+        Args:
+            *shape (int): the new sizes; one may be -1.
+
+        Returns:
+            Tensor: the view.
+        """
         if len(shape) == 1 and isinstance(shape[0], (K.dtype, str)):
             raise NotImplementedError("view(dtype) is not supported")
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_view"), self._h, arr, n)
 
-    def view_as(self, other):
+    def view_as(self, other) -> "Tensor":
+        """Returns ``self.view(other.shape)``."""
         return self.view(other.shape)
 
-    def reshape_as(self, other):
+    def reshape_as(self, other) -> "Tensor":
+        """Returns ``self.reshape(other.shape)``."""
         return self.reshape(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -789,55 +1115,137 @@ class Tensor:
             n *= d
         return self.reshape(s[:start] + [n] + s[end + 1:])
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0, dim1) -> "Tensor":
+        """Returns a view with dimensions ``dim0`` and ``dim1`` swapped.
+
+        Args:
+            dim0 (int): the first dimension.
+            dim1 (int): the second dimension.
+
+        Returns:
+            Tensor: the view.
+        """
         return _call(fn("tc_transpose"), self._h, dim0, dim1)
 
     swapaxes = transpose
 
-    def t(self):
+    def t(self) -> "Tensor":
+        """Returns the transpose of a tensor of at most 2 dimensions."""
         if self.ndim < 2:
             return _call(_retain, self._h)
         return self.transpose(0, 1)
 
     @property
     def T(self):
+        """The tensor with all its dimensions reversed (a transpose for 2-D tensors)."""
         nd = self.ndim
         return self.permute(*reversed(range(nd))) if nd > 1 else self.t()
 
     @property
     def mT(self):
+        """The tensor with its last two dimensions swapped (batched matrix transpose)."""
         return self.transpose(-2, -1)
 
-    def permute(self, *dims):
+    def permute(self, *dims) -> "Tensor":
+        """Returns a view with the dimensions reordered.
+
+        Args:
+            *dims (int): the new order of the dimensions.
+
+        Returns:
+            Tensor: the view.
+        """
         arr, n = K.int64_array(_shape_args(dims))
         return _call(fn("tc_permute"), self._h, arr, n)
 
-    def narrow(self, dim, start, length):
+    def narrow(self, dim, start, length) -> "Tensor":
+        """Returns a view of ``length`` entries from ``start`` along ``dim``.
+
+        Args:
+            dim (int): the dimension.
+            start (int): the first index.
+            length (int): how many entries.
+
+        Returns:
+            Tensor: the view.
+        """
         return _call(fn("tc_narrow"), self._h, dim, start, length)
 
-    def select(self, dim, index):
+    def select(self, dim, index) -> "Tensor":
+        """Returns the view at ``index`` along ``dim``, which is removed.
+
+        Args:
+            dim (int): the dimension.
+            index (int): the index.
+
+        Returns:
+            Tensor: the view.
+        """
         return _call(_select_f, self._h, dim, index)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=None) -> "Tensor":
+        """Returns a view without dimensions of size 1 (only ``dim`` if given).
+
+        Args:
+            dim (int, optional): the dimension.
+
+        Returns:
+            Tensor: the view.
+        """
         return _call(fn("tc_squeeze"), self._h, D.TC_DIM_ALL if dim is None else dim)
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim) -> "Tensor":
+        """Returns a view with a dimension of size 1 inserted at ``dim``.
+
+        Args:
+            dim (int): the position.
+
+        Returns:
+            Tensor: the view.
+        """
         return _call(_unsqueeze_f, self._h, dim)
 
-    def expand(self, *shape):
+    def expand(self, *shape) -> "Tensor":
+        """Returns a view broadcast to ``shape`` (-1 keeps a size) without copying.
+
+        Args:
+            *shape (int): the new sizes.
+
+        Returns:
+            Tensor: the view.
+        """
         arr, n = K.int64_array(_shape_args(shape))
         return _call(fn("tc_expand"), self._h, arr, n)
 
-    def expand_as(self, other):
+    def expand_as(self, other) -> "Tensor":
+        """Returns ``self.expand(other.shape)``.
+
+        Args:
+            other (Tensor): the tensor whose shape to take.
+
+        Returns:
+            Tensor: the view.
+        """
         return self.expand(other.shape)
 
-    def contiguous(self):
+    def contiguous(self) -> "Tensor":
+        """Returns a contiguous tensor with the same data (itself if already contiguous)."""
         return _call(fn("tc_contiguous"), self._h)
 
-    def clone(self):
+    def clone(self) -> "Tensor":
+        """Returns a copy of the tensor with its own memory (differentiable)."""
         return _call(fn("tc_clone"), self._h)
 
     def split(self, split_size, dim=0):
+        """Splits the tensor into views along ``dim``.
+
+        Args:
+            split_size (int or list of int): the size of each piece, or the list of sizes.
+            dim (int): the dimension.
+
+        Returns:
+            tuple of Tensor: the pieces.
+        """
         if not hasattr(split_size, "__index__"):
             sizes = list(split_size)
             out, start = [], 0
@@ -848,15 +1256,42 @@ class Tensor:
         return _split_call(fn("tc_split"), self, split_size, dim)
 
     def chunk(self, chunks, dim=0):
+        """Splits the tensor into ``chunks`` views along ``dim``.
+
+        Args:
+            chunks (int): the number of chunks (the last may be smaller).
+            dim (int): the dimension to split.
+
+        Returns:
+            tuple of Tensor: the chunks.
+        """
         return _split_call(fn("tc_chunk"), self, chunks, dim)
 
     def unbind(self, dim=0):
         return tuple(self.select(dim, i) for i in range(self.shape[dim]))
 
-    def gather(self, dim, index):
+    def gather(self, dim, index) -> "Tensor":
+        """Gathers values along ``dim`` at ``index``.
+
+        Args:
+            dim (int): the dimension to index.
+            index (Tensor): int64 indices.
+
+        Returns:
+            Tensor: a tensor shaped like ``index``.
+        """
         return _call(fn("tc_gather"), self._h, dim, index._h)
 
-    def index_select(self, dim, index):
+    def index_select(self, dim, index) -> "Tensor":
+        """Selects the entries at ``index`` along ``dim``.
+
+        Args:
+            dim (int): the dimension.
+            index (Tensor): 1-D int64 indices.
+
+        Returns:
+            Tensor: a new tensor.
+        """
         if not isinstance(index, Tensor):
             index = tensor(index, dtype=K.int64)
         return _call(fn("tc_index_select"), self._h, dim, index._h)
@@ -871,26 +1306,167 @@ class Tensor:
         _indexing.setitem(self, key, value)
 
     # ------------------------------------------------------------ misc
-    def new_tensor(self, data):
+    def new_tensor(self, data) -> "Tensor":
+        """Returns a new tensor from ``data`` with this tensor's dtype and device."""
         return tensor(data, dtype=self.dtype)
 
-    def new_zeros(self, *size):
+    def new_zeros(self, *size) -> "Tensor":
+        """Returns a tensor of zeros of ``size`` with this tensor's dtype and device."""
         return zeros(*size, dtype=self.dtype, device=self.device)
 
-    def new_ones(self, *size):
+    def new_ones(self, *size) -> "Tensor":
+        """Returns a tensor of ones of ``size`` with this tensor's dtype and device."""
         return ones(*size, dtype=self.dtype, device=self.device)
 
-    def new_full(self, size, value):
+    def new_full(self, size, value) -> "Tensor":
+        """Returns a tensor of ``size`` filled with ``value``, with this tensor's dtype and device."""
         return full(size, value, dtype=self.dtype, device=self.device)
 
-    def new_empty(self, *size):
+    def new_empty(self, *size) -> "Tensor":
+        """Returns an uninitialized tensor of ``size`` with this tensor's dtype and device."""
         return empty(*size, dtype=self.dtype, device=self.device)
 
-    def equal(self, other):
+    def equal(self, other) -> bool:
+        """Returns True if ``other`` has the same shape and elements.
+
+        Args:
+            other (Tensor): the tensor to compare with.
+
+        Returns:
+            bool: whether they are equal.
+        """
         return self.shape == other.shape and bool((self == other).to(K.int64).sum().item() == self.numel())
 
-    def one_hot(self, num_classes=-1):
+    def one_hot(self, num_classes=-1) -> "Tensor":
+        """See :func:`tc.nn.functional.one_hot`."""
         return _call(fn("tc_one_hot"), self._h, num_classes)
+
+    if TYPE_CHECKING:
+        # The op table's methods and operators, set on the class at import time by
+        # _ops_generated.install() and so invisible to type checkers: declared here
+        # for them (tests/python/test_typing.py keeps this list in step with
+        # ops/ops.toml). Methods the class body defines itself are not repeated.
+        def add(self, other: _Operand) -> "Tensor": ...
+        def __add__(self, other: _Operand) -> "Tensor": ...
+        def __radd__(self, other: _Operand) -> "Tensor": ...
+        def sub(self, other: _Operand) -> "Tensor": ...
+        def subtract(self, other: _Operand) -> "Tensor": ...
+        def __sub__(self, other: _Operand) -> "Tensor": ...
+        def mul(self, other: _Operand) -> "Tensor": ...
+        def multiply(self, other: _Operand) -> "Tensor": ...
+        def __mul__(self, other: _Operand) -> "Tensor": ...
+        def __rmul__(self, other: _Operand) -> "Tensor": ...
+        def div(self, other: _Operand) -> "Tensor": ...
+        def divide(self, other: _Operand) -> "Tensor": ...
+        def true_divide(self, other: _Operand) -> "Tensor": ...
+        def __truediv__(self, other: _Operand) -> "Tensor": ...
+        def pow(self, other: _Operand) -> "Tensor": ...
+        def __pow__(self, other: _Operand) -> "Tensor": ...
+        def maximum(self, other: _Operand) -> "Tensor": ...
+        def minimum(self, other: _Operand) -> "Tensor": ...
+        def atan2(self, other: _Operand) -> "Tensor": ...
+        def arctan2(self, other: _Operand) -> "Tensor": ...
+        def fmod(self, other: _Operand) -> "Tensor": ...
+        def remainder(self, other: _Operand) -> "Tensor": ...
+        def __mod__(self, other: _Operand) -> "Tensor": ...
+        def __rmod__(self, other: _Operand) -> "Tensor": ...
+        def floor_divide(self, other: _Operand) -> "Tensor": ...
+        def __floordiv__(self, other: _Operand) -> "Tensor": ...
+        def __rfloordiv__(self, other: _Operand) -> "Tensor": ...
+        def copysign(self, other: _Operand) -> "Tensor": ...
+        def hypot(self, other: _Operand) -> "Tensor": ...
+        def logaddexp(self, other: _Operand) -> "Tensor": ...
+        def logaddexp2(self, other: _Operand) -> "Tensor": ...
+        def bitwise_and(self, other: _Operand) -> "Tensor": ...
+        def __and__(self, other: _Operand) -> "Tensor": ...
+        def __rand__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_or(self, other: _Operand) -> "Tensor": ...
+        def __or__(self, other: _Operand) -> "Tensor": ...
+        def __ror__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_xor(self, other: _Operand) -> "Tensor": ...
+        def __xor__(self, other: _Operand) -> "Tensor": ...
+        def __rxor__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_left_shift(self, other: _Operand) -> "Tensor": ...
+        def __lshift__(self, other: _Operand) -> "Tensor": ...
+        def __rlshift__(self, other: _Operand) -> "Tensor": ...
+        def bitwise_right_shift(self, other: _Operand) -> "Tensor": ...
+        def __rshift__(self, other: _Operand) -> "Tensor": ...
+        def __rrshift__(self, other: _Operand) -> "Tensor": ...
+        def eq(self, other: _Operand) -> "Tensor": ...
+        def __eq__(self, other: _Operand) -> "Tensor": ...
+        def ne(self, other: _Operand) -> "Tensor": ...
+        def __ne__(self, other: _Operand) -> "Tensor": ...
+        def lt(self, other: _Operand) -> "Tensor": ...
+        def __lt__(self, other: _Operand) -> "Tensor": ...
+        def le(self, other: _Operand) -> "Tensor": ...
+        def __le__(self, other: _Operand) -> "Tensor": ...
+        def gt(self, other: _Operand) -> "Tensor": ...
+        def __gt__(self, other: _Operand) -> "Tensor": ...
+        def ge(self, other: _Operand) -> "Tensor": ...
+        def __ge__(self, other: _Operand) -> "Tensor": ...
+        def logical_and(self, other: _Operand) -> "Tensor": ...
+        def logical_or(self, other: _Operand) -> "Tensor": ...
+        def logical_xor(self, other: _Operand) -> "Tensor": ...
+        def neg(self) -> "Tensor": ...
+        def __neg__(self) -> "Tensor": ...
+        def negative(self) -> "Tensor": ...
+        def abs(self) -> "Tensor": ...
+        def __abs__(self) -> "Tensor": ...
+        def exp(self) -> "Tensor": ...
+        def log(self) -> "Tensor": ...
+        def sqrt(self) -> "Tensor": ...
+        def tanh(self) -> "Tensor": ...
+        def sigmoid(self) -> "Tensor": ...
+        def relu(self) -> "Tensor": ...
+        def gelu(self) -> "Tensor": ...
+        def softplus(self) -> "Tensor": ...
+        def sin(self) -> "Tensor": ...
+        def cos(self) -> "Tensor": ...
+        def tan(self) -> "Tensor": ...
+        def asin(self) -> "Tensor": ...
+        def acos(self) -> "Tensor": ...
+        def atan(self) -> "Tensor": ...
+        def sinh(self) -> "Tensor": ...
+        def cosh(self) -> "Tensor": ...
+        def asinh(self) -> "Tensor": ...
+        def acosh(self) -> "Tensor": ...
+        def atanh(self) -> "Tensor": ...
+        def log1p(self) -> "Tensor": ...
+        def expm1(self) -> "Tensor": ...
+        def log2(self) -> "Tensor": ...
+        def log10(self) -> "Tensor": ...
+        def exp2(self) -> "Tensor": ...
+        def reciprocal(self) -> "Tensor": ...
+        def rsqrt(self) -> "Tensor": ...
+        def square(self) -> "Tensor": ...
+        def sign(self) -> "Tensor": ...
+        def floor(self) -> "Tensor": ...
+        def ceil(self) -> "Tensor": ...
+        def round(self) -> "Tensor": ...
+        def trunc(self) -> "Tensor": ...
+        def fix(self) -> "Tensor": ...
+        def frac(self) -> "Tensor": ...
+        def erf(self) -> "Tensor": ...
+        def erfc(self) -> "Tensor": ...
+        def erfinv(self) -> "Tensor": ...
+        def isnan(self) -> "Tensor": ...
+        def isinf(self) -> "Tensor": ...
+        def isfinite(self) -> "Tensor": ...
+        def logical_not(self) -> "Tensor": ...
+        def bitwise_not(self) -> "Tensor": ...
+        def leaky_relu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def elu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def selu(self) -> "Tensor": ...
+        def celu(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def silu(self) -> "Tensor": ...
+        def mish(self) -> "Tensor": ...
+        def softsign(self) -> "Tensor": ...
+        def hardtanh(self, *args: Any, **kwargs: Any) -> "Tensor": ...
+        def relu6(self) -> "Tensor": ...
+        def hardsigmoid(self) -> "Tensor": ...
+        def hardswish(self) -> "Tensor": ...
+        def logsigmoid(self) -> "Tensor": ...
+        def gelu_tanh(self) -> "Tensor": ...
 
 
 lib_tc_tensor_device = fn("tc_tensor_device")
@@ -917,7 +1493,32 @@ def _split_call(f, t, n, dim):
 
 # ================================================================ creation
 
-def _creation(fname):
+_CREATION_WHAT = {"zeros": "filled with zeros", "ones": "filled with ones",
+                  "empty": "with uninitialized values", "rand": "of samples of U(0, 1)",
+                  "randn": "of samples of N(0, 1)"}
+_CREATION_DOC = """Returns a tensor of shape ``size`` %s.
+
+Args:
+    *size (int): the shape (or one sequence of ints).
+    dtype (tc.dtype, optional): the dtype (default: the default dtype).
+    device (optional): the device.
+    requires_grad (bool): record operations for autograd.
+
+Returns:
+    Tensor: the new tensor."""
+_LIKE_DOC = """Returns ``tc.%s(t.shape)`` with ``t``'s dtype and device unless given.
+
+Args:
+    t (Tensor): the tensor whose shape (and by default dtype and device) to take.
+    dtype (tc.dtype, optional): the dtype.
+    device (optional): the device.
+    requires_grad (bool): record operations for autograd.
+
+Returns:
+    Tensor: the new tensor."""
+
+
+def _creation(fname: str) -> Callable[..., "Tensor"]:
     f = fn(fname)
 
     def make(*size, dtype=None, device=None, requires_grad=False):
@@ -930,6 +1531,7 @@ def _creation(fname):
         return t
 
     make.__name__ = fname[3:]
+    make.__doc__ = _CREATION_DOC % _CREATION_WHAT[fname[3:]]
     return make
 
 
@@ -941,6 +1543,18 @@ randn = _creation("tc_randn")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """Returns a tensor of ``size`` filled with ``fill_value``.
+
+    Args:
+        size (sequence of int): the shape.
+        fill_value (Number): the value.
+        dtype (tc.dtype, optional): the dtype (inferred from the value when None).
+        device (optional): the device.
+        requires_grad (bool): record operations for autograd.
+
+    Returns:
+        Tensor: the new tensor.
+    """
     if hasattr(size, "__index__"):
         size = (size,)
     arr, n = K.int64_array(size)
@@ -963,11 +1577,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def _like(maker):
+def _like(maker: Callable[..., "Tensor"]) -> Callable[..., "Tensor"]:
     def like(t, dtype=None, device=None, requires_grad=False):
         return maker(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
     like.__name__ = maker.__name__ + "_like"
+    like.__doc__ = _LIKE_DOC % maker.__name__
     return like
 
 
@@ -979,11 +1594,36 @@ randn_like = _like(randn)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    """Returns a tensor shaped like ``t`` filled with ``fill_value``.
+
+    Args:
+        t (Tensor): the tensor whose shape (and by default dtype and device) to take.
+        fill_value (Number): the value.
+        dtype (tc.dtype, optional): the dtype.
+        device (optional): the device.
+        requires_grad (bool): record operations for autograd.
+
+    Returns:
+        Tensor: the new tensor.
+    """
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """Returns the values from ``start`` to ``end`` (exclusive) by ``step``, like :func:`torch.arange`.
+
+    Args:
+        start (Number): the first value (the end when ``end`` is None).
+        end (Number, optional): the bound.
+        step (Number): the spacing.
+        dtype (tc.dtype, optional): int64 for integer arguments, else the default dtype.
+        device (optional): the device.
+        requires_grad (bool): record operations for autograd.
+
+    Returns:
+        Tensor: a 1-D tensor.
+    """
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -1057,7 +1697,7 @@ def _from_flat(flat, shape, dt):
     return t
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
     """A new tensor holding a copy of data (nested lists, numbers, numpy
     arrays, tensors). The dtype is inferred like PyTorch's: bool, int64 or the
     default float dtype for lists; the array's dtype for numpy arrays."""
@@ -1102,6 +1742,16 @@ def _rebuild_tensor(raw, dtype, shape, requires_grad, is_parameter, device="cpu"
 
 
 def as_tensor(data, dtype=None, device=None):
+    """Converts ``data`` to a tensor, sharing memory when it already is one of the right dtype and device.
+
+    Args:
+        data: a tensor, array or (nested) sequence of numbers.
+        dtype (tc.dtype, optional): the dtype.
+        device (optional): the device.
+
+    Returns:
+        Tensor: the tensor.
+    """
     if isinstance(data, Tensor) and (dtype is None or data.dtype == K.to_dtype(dtype)):
         return data
     return tensor(data, dtype=dtype, device=device)
@@ -1124,6 +1774,15 @@ def _tensor_list(tensors, what):
 
 
 def cat(tensors, dim=0):
+    """Concatenates tensors along an existing dimension.
+
+    Args:
+        tensors (sequence of Tensor): same shape except in ``dim``.
+        dim (int): the dimension.
+
+    Returns:
+        Tensor: the result.
+    """
     arr, n, alive = _tensor_list(tensors, "cat")
     out = _call(fn("tc_cat"), arr, n, dim)
     del alive  # (only now: the handles in arr belong to these)
@@ -1135,6 +1794,15 @@ concatenate = cat
 
 
 def stack(tensors, dim=0):
+    """Stacks tensors of equal shape along a new dimension.
+
+    Args:
+        tensors (sequence of Tensor): the tensors.
+        dim (int): the position of the new dimension.
+
+    Returns:
+        Tensor: the result.
+    """
     arr, n, alive = _tensor_list(tensors, "stack")
     out = _call(fn("tc_stack"), arr, n, dim)
     del alive  # (only now: the handles in arr belong to these)
@@ -1142,6 +1810,16 @@ def stack(tensors, dim=0):
 
 
 def where(condition, input, other):
+    """Returns elements of ``input`` where ``condition`` is True, else of ``other``.
+
+    Args:
+        condition (Tensor): a bool tensor.
+        input (Tensor or Number): chosen where True.
+        other (Tensor or Number): chosen where False.
+
+    Returns:
+        Tensor: the broadcast result.
+    """
     like = input if isinstance(input, Tensor) else (other if isinstance(other, Tensor) else None)
     a = _as_tensor(input, like)
     b = _as_tensor(other, like if like is not None else a)
@@ -1157,22 +1835,35 @@ def minimum(a, b):
 
 
 def split(t, split_size_or_sections, dim=0):
+    """See :func:`tc.Tensor.split`."""
     return t.split(split_size_or_sections, dim)
 
 
 def chunk(t, chunks, dim=0):
+    """See :func:`tc.Tensor.chunk`."""
     return t.chunk(chunks, dim)
 
 
 def gather(t, dim, index):
+    """See :func:`tc.Tensor.gather`."""
     return t.gather(dim, index)
 
 
 def index_select(t, dim, index):
+    """See :func:`tc.Tensor.index_select`."""
     return t.index_select(dim, index)
 
 
 def matmul(a, b):
+    """Matrix product with PyTorch's rules for 1-D and batched (broadcast) operands.
+
+    Args:
+        a (Tensor): the left operand.
+        b (Tensor): the right operand.
+
+    Returns:
+        Tensor: the product.
+    """
     return a.matmul(b)
 
 
@@ -1186,6 +1877,7 @@ def manual_seed(seed):
 
 
 def initial_seed():
+    """Returns the seed of the default random generator."""
     out = C.c_uint64()
     check(fn("tc_initial_seed")(byref(out)))
     return out.value

@@ -70,6 +70,7 @@ class RemovableHandle:
         self._remove = remove
 
     def remove(self):
+        """Removes the hook."""
         self._remove()
 
     def __enter__(self):
@@ -139,11 +140,13 @@ class Node:
                 pass
 
     def name(self):
+        """Returns the name of the backward function (e.g. ``'MulBackward0'``)."""
         from ._core import copy_string
         return copy_string(fn("tc_node_name"), self._h)
 
     @property
     def next_functions(self):
+        """The nodes of the inputs, as ((node or None, index), ...) like PyTorch's."""
         n = _I64()
         check(fn("tc_node_next_count")(self._h, byref(n)))
         out = []
@@ -168,6 +171,14 @@ class Node:
 
 
 def grad_fn(tensor):
+    """Returns the backward node that produced ``tensor`` (None for leaves).
+
+    Args:
+        tensor (Tensor): the tensor.
+
+    Returns:
+        Node or None.
+    """
     out = VP()
     check(fn("tc_tensor_grad_fn")(tensor._h, byref(out)))
     return Node(out) if out.value else None
@@ -183,10 +194,16 @@ class FunctionCtx:
         self._saved = None
 
     def save_for_backward(self, *tensors):
+        """Saves tensors for ``backward`` (read back with ``saved_tensors``).
+
+        Args:
+            *tensors (Tensor): the tensors.
+        """
         self.to_save = tensors
 
     @property
     def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, as a tuple."""
         if self._saved is None:
             raise RuntimeError("saved_tensors is only available in backward")
         return self._saved
@@ -268,14 +285,40 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args):
+        """Computes the outputs; override it.
+
+        Args:
+            ctx (FunctionCtx): a context to save tensors for ``backward``.
+            *args: the inputs.
+
+        Returns:
+            Tensor or tuple of Tensor: the outputs.
+        """
         raise NotImplementedError("a Function subclass must define forward")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Computes the gradients of the inputs; override it.
+
+        Args:
+            ctx (FunctionCtx): the context filled by ``forward``.
+            *grad_outputs (Tensor): the gradients of the outputs.
+
+        Returns:
+            one gradient (or None) per input of ``forward``.
+        """
         raise NotImplementedError("this Function defines no backward")
 
     @classmethod
     def apply(cls, *args):
+        """Runs ``forward`` and records ``backward`` in the graph.
+
+        Args:
+            *args: the arguments of ``forward``.
+
+        Returns:
+            the result of ``forward``.
+        """
         from ._tensor import _wrap
         call = _Call(cls, args)
         pos = _tensor_positions(args)

@@ -11,10 +11,12 @@ def is_available():
 
 
 def device_count():
+    """Returns the number of CUDA devices (0 without CUDA)."""
     return int(get_flag("cuda_device_count")) if get_flag("has_cuda") else 0
 
 
 def is_initialized():
+    """Returns True if the CUDA backend is loaded and initialized."""
     return bool(get_flag("cuda_initialized"))
 
 
@@ -25,6 +27,14 @@ def init():
 
 
 def memory_stats(device=0):
+    """Returns the allocator statistics of a CUDA device.
+
+    Args:
+        device (int): the device index.
+
+    Returns:
+        dict: counters by name.
+    """
     from ._decls import tc_cuda_memory_stats
 
     s = tc_cuda_memory_stats()
@@ -35,10 +45,19 @@ def memory_stats(device=0):
 
 
 def memory_allocated(device=0):
+    """Returns the bytes held by tensors on a CUDA device.
+
+    Args:
+        device (int): the device index.
+
+    Returns:
+        int: bytes.
+    """
     return memory_stats(device)["allocated_bytes"]
 
 
 def empty_cache():
+    """Returns the cached, unused CUDA memory to the driver."""
     check(fn("tc_cuda_empty_cache")())
 
 

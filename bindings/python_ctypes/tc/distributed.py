@@ -58,6 +58,14 @@ class Work:
         self._then = then
 
     def wait(self, timeout=None):
+        """Waits for the operation to finish.
+
+        Args:
+            timeout (float, optional): seconds to wait at most.
+
+        Returns:
+            bool: True once it has finished.
+        """
         check(fn("tc_work_wait")(self._h, C.c_double(_seconds(timeout))))
         then, self._then = self._then, None
         if then is not None:
@@ -65,6 +73,7 @@ class Work:
         return True
 
     def is_completed(self):
+        """Returns True if the operation has finished."""
         out = C.c_int32()
         check(fn("tc_work_test")(self._h, byref(out)))
         return bool(out.value)
@@ -92,19 +101,23 @@ class ProcessGroup:
         self._h = h
 
     def rank(self):
+        """Returns this process's rank in the group."""
         out = C.c_int32()
         check(fn("tc_process_group_rank")(self._h, byref(out)))
         return out.value
 
     def size(self):
+        """Returns the number of processes in the group."""
         out = C.c_int32()
         check(fn("tc_process_group_size")(self._h, byref(out)))
         return out.value
 
     def backend(self):
+        """Returns the backend name (``'gloo'``, ``'mpi'``, ``'nccl'``...)."""
         return copy_string(fn("tc_process_group_backend"), self._h)
 
     def close(self):
+        """Releases the group (further use raises)."""
         h, self._h = getattr(self, "_h", None), None
         if h:
             check(fn("tc_process_group_free")(h))
@@ -127,24 +140,31 @@ class ProcessGroup:
         return None
 
     def all_reduce(self, tensor, op=ReduceOp.SUM, async_op=False):
+        """See :func:`tc.distributed.all_reduce`. Runs on this group."""
         return self._run("tc_all_reduce", (tensor._h, C.c_int32(op)), async_op)
 
     def broadcast(self, tensor, src=0, async_op=False):
+        """See :func:`tc.distributed.broadcast`. Runs on this group."""
         return self._run("tc_broadcast", (tensor._h, C.c_int32(src)), async_op)
 
     def all_gather_into_tensor(self, output, input, async_op=False):
+        """See :func:`tc.distributed.all_gather_into_tensor`. Runs on this group."""
         return self._run("tc_all_gather", (output._h, input._h), async_op)
 
     def reduce_scatter_tensor(self, output, input, op=ReduceOp.SUM, async_op=False):
+        """See :func:`tc.distributed.reduce_scatter_tensor`. Runs on this group."""
         return self._run("tc_reduce_scatter", (output._h, input._h, C.c_int32(op)), async_op)
 
     def barrier(self, async_op=False):
+        """See :func:`tc.distributed.barrier`. Runs on this group."""
         return self._run("tc_barrier", (), async_op)
 
     def send(self, tensor, dst, tag=0, async_op=False):
+        """See :func:`tc.distributed.send`. Runs on this group."""
         return self._run("tc_send", (tensor._h, C.c_int32(dst), C.c_int32(tag)), async_op)
 
     def recv(self, tensor, src, tag=0, async_op=False):
+        """See :func:`tc.distributed.recv`. Runs on this group."""
         return self._run("tc_recv", (tensor._h, C.c_int32(src), C.c_int32(tag)), async_op)
 
 
@@ -157,16 +177,19 @@ def is_available():
 
 
 def is_backend_available(backend):
+    """Returns True if ``backend`` (a name such as ``'gloo'``) can be used here."""
     out = C.c_int32()
     check(fn("tc_dist_backend_available")(backend.encode(), byref(out)))
     return bool(out.value)
 
 
 def is_mpi_available():
+    """Returns True if the MPI backend can be used here."""
     return is_backend_available("mpi")
 
 
 def is_nccl_available():
+    """Returns True if the NCCL backend can be used here."""
     return is_backend_available("nccl")
 
 
@@ -204,6 +227,7 @@ def init_process_group(backend: str = "mpi", timeout=None, check_collectives: bo
 
 
 def is_initialized():
+    """Returns True if the global process group is initialized."""
     return _default is not None
 
 
@@ -216,6 +240,11 @@ def _group(group):
 
 
 def destroy_process_group(group=None):
+    """Destroys ``group`` (the global group and all others when None).
+
+    Args:
+        group (ProcessGroup, optional): the group.
+    """
     global _default
     if group is None or group is _default:
         g, _default = _default, None
@@ -231,26 +260,62 @@ def new_group(backend="mpi", timeout=None, check_collectives=True):
 
 
 def get_rank(group=None):
+    """Returns this process's rank in ``group`` (default: the global group)."""
     return _group(group).rank()
 
 
 def get_world_size(group=None):
+    """Returns the number of processes in ``group`` (default: the global group)."""
     return _group(group).size()
 
 
 def get_backend(group=None):
+    """Returns the backend name of ``group`` (default: the global group)."""
     return _group(group).backend()
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces ``tensor`` across ranks in place (every rank gets the result).
+
+    Args:
+        tensor (Tensor): input and output.
+        op (ReduceOp): the reduction (default SUM).
+        group (ProcessGroup, optional): the group (default: the global one).
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     return _group(group).all_reduce(tensor, op, async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
+    """Copies ``tensor`` from rank ``src`` into every rank's ``tensor``.
+
+    Args:
+        tensor (Tensor): the data (sent by src, received elsewhere).
+        src (int): the source rank.
+        group (ProcessGroup, optional): the group (default: the global one).
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     return _group(group).broadcast(tensor, src, async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Gathers every rank's ``input_tensor`` into ``output_tensor``, concatenated along dim 0.
+
+    Args:
+        output_tensor (Tensor): world_size times the input's size along dim 0.
+        input_tensor (Tensor): this rank's part.
+        group (ProcessGroup, optional): the group (default: the global one).
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     return _group(group).all_gather_into_tensor(output_tensor, input_tensor, async_op)
 
 
@@ -273,31 +338,102 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces ``input`` across ranks and scatters the result along dim 0.
+
+    Args:
+        output (Tensor): this rank's slice of the result.
+        input (Tensor): world_size times ``output``'s size along dim 0.
+        op (ReduceOp): the reduction (default SUM).
+        group (ProcessGroup, optional): the group.
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     return _group(group).reduce_scatter_tensor(output, input, op, async_op)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces the lists across ranks; rank i gets the reduction of everyone's ``input_list[i]``.
+
+    Args:
+        output (Tensor): this rank's result.
+        input_list (list of Tensor): world_size tensors shaped like ``output``.
+        op (ReduceOp): the reduction (default SUM).
+        group (ProcessGroup, optional): the group.
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     from ._tensor import cat
     flat = cat([t.reshape(-1) for t in input_list]).contiguous()
     return _group(group).reduce_scatter_tensor(output, flat, op, async_op)
 
 
 def barrier(group=None, async_op=False):
+    """Waits until every rank of the group reaches it.
+
+    Args:
+        group (ProcessGroup, optional): the group (default: the global one).
+        async_op (bool): return a Work handle instead of waiting.
+
+    Returns:
+        Work if ``async_op`` else None.
+    """
     return _group(group).barrier(async_op)
 
 
 def send(tensor, dst, group=None, tag=0):
+    """Sends ``tensor`` to rank ``dst`` (blocking).
+
+    Args:
+        tensor (Tensor): the data.
+        dst (int): the destination rank.
+        group (ProcessGroup, optional): the group.
+        tag (int): matched by the receiver.
+    """
     _group(group).send(tensor, dst, tag)
 
 
 def recv(tensor, src, group=None, tag=0):
+    """Receives ``tensor`` from rank ``src`` (blocking).
+
+    Args:
+        tensor (Tensor): filled with the data.
+        src (int): the source rank.
+        group (ProcessGroup, optional): the group.
+        tag (int): matches the sender's tag.
+    """
     _group(group).recv(tensor, src, tag)
     return src
 
 
 def isend(tensor, dst, group=None, tag=0):
+    """Starts sending ``tensor`` to rank ``dst``.
+
+    Args:
+        tensor (Tensor): the data (unchanged until the send completes).
+        dst (int): the destination rank.
+        group (ProcessGroup, optional): the group.
+        tag (int): matched by the receiver.
+
+    Returns:
+        Work: the pending send.
+    """
     return _group(group).send(tensor, dst, tag, async_op=True)
 
 
 def irecv(tensor, src, group=None, tag=0):
+    """Starts receiving ``tensor`` from rank ``src``.
+
+    Args:
+        tensor (Tensor): filled with the data.
+        src (int): the source rank.
+        group (ProcessGroup, optional): the group.
+        tag (int): matches the sender's tag.
+
+    Returns:
+        Work: wait on it before reading ``tensor``.
+    """
     return _group(group).recv(tensor, src, tag, async_op=True)

@@ -37,6 +37,15 @@ class TensorDict:
 
     @classmethod
     def from_mapping(cls, tensors, metadata=None):
+        """Builds a TensorDict from a name -> Tensor mapping.
+
+        Args:
+            tensors (Mapping[str, Tensor]): the tensors.
+            metadata (dict, optional): string metadata.
+
+        Returns:
+            TensorDict: the new dict.
+        """
         d = cls()
         for name, t in tensors.items():
             if not isinstance(name, str):
@@ -67,18 +76,22 @@ class TensorDict:
         return out.value
 
     def keys(self):
+        """Returns the tensor names."""
         return [copy_string(fn("tc_tensor_dict_name_at"), self._h, i) for i in range(len(self))]
 
     def items(self):
+        """Returns the (name, tensor) pairs."""
         return [(k, self[k]) for k in self.keys()]
 
     def metadata(self):
+        """Returns the string metadata as a dict."""
         n = C.c_int64()
         check(fn("tc_tensor_dict_metadata_count")(self._h, byref(n)))
         keys = [copy_string(fn("tc_tensor_dict_metadata_key_at"), self._h, i) for i in range(n.value)]
         return {k: copy_string(fn("tc_tensor_dict_get_metadata"), self._h, k.encode()) for k in keys}
 
     def to_dict(self):
+        """Returns a plain dict of name -> Tensor."""
         return {k: v for k, v in self.items()}
 
 

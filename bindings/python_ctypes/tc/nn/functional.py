@@ -42,10 +42,28 @@ def _arr2(v):
 
 
 def relu(x, inplace=False):
+    """Applies ``max(x, 0)`` element-wise.
+
+    Args:
+        x (Tensor): the input.
+        inplace (bool): accepted for PyTorch compatibility; a new tensor is returned.
+
+    Returns:
+        Tensor: the result.
+    """
     return x.relu()
 
 
 def gelu(x, approximate="none"):
+    """Applies GELU element-wise.
+
+    Args:
+        x (Tensor): the input.
+        approximate (str): ``'none'`` (erf) or ``'tanh'``.
+
+    Returns:
+        Tensor: the result.
+    """
     if approximate == "none":
         return x.gelu()
     if approximate == "tanh":
@@ -54,30 +72,64 @@ def gelu(x, approximate="none"):
 
 
 def sigmoid(x):
+    """Applies ``1 / (1 + exp(-x))`` element-wise."""
     return x.sigmoid()
 
 
 def tanh(x):
+    """Applies tanh element-wise."""
     return x.tanh()
 
 
 def softmax(x, dim):
+    """See :func:`tc.Tensor.softmax`."""
     return x.softmax(dim)
 
 
 def log_softmax(x, dim):
+    """See :func:`tc.Tensor.log_softmax`."""
     return x.log_softmax(dim)
 
 
 def linear(x, weight, bias=None):
+    """Returns ``x @ weight.T + bias``.
+
+    Args:
+        x (Tensor): (..., in_features).
+        weight (Tensor): (out_features, in_features).
+        bias (Tensor, optional): (out_features,).
+
+    Returns:
+        Tensor: (..., out_features).
+    """
     return _call(fn("tc_linear"), x._h, weight._h, bias._h if bias is not None else None)
 
 
 def mse_loss(input, target, reduction="mean"):
+    """Mean squared error between ``input`` and ``target``.
+
+    Args:
+        input (Tensor): the prediction.
+        target (Tensor): the target.
+        reduction (str): ``'mean'``, ``'sum'`` or ``'none'``.
+
+    Returns:
+        Tensor: the loss.
+    """
     return _call(fn("tc_mse_loss"), input._h, target._h, _reduction(reduction))
 
 
 def dropout(x, p=0.5, training=True):
+    """Zeroes elements with probability ``p`` and scales the rest by 1 / (1 - p) when ``training``.
+
+    Args:
+        x (Tensor): the input.
+        p (float): the drop probability.
+        training (bool): apply dropout (identity otherwise).
+
+    Returns:
+        Tensor: the result.
+    """
     if not 0.0 <= p <= 1.0:
         raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
     return _call(fn("tc_dropout"), x._h, float(p), 1 if training else 0)
@@ -109,6 +161,18 @@ def _normalized_shape(shape):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalizes the trailing ``normalized_shape`` dimensions to zero mean and unit variance.
+
+    Args:
+        input (Tensor): the input.
+        normalized_shape (sequence of int): the trailing shape.
+        weight (Tensor, optional): the scale.
+        bias (Tensor, optional): the shift.
+        eps (float): added to the variance.
+
+    Returns:
+        Tensor: the result.
+    """
     arr, n = _normalized_shape(normalized_shape)
     return _call(fn("tc_layer_norm"), input._h, arr, n, weight._h if weight is not None else None,
                  bias._h if bias is not None else None, float(eps))
@@ -124,11 +188,33 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False):
+    """Computes ``softmax(query @ key^T / sqrt(E) + mask) @ value``.
+
+    Args:
+        query (Tensor): (..., L, E).
+        key (Tensor): (..., S, E).
+        value (Tensor): (..., S, Ev).
+        attn_mask (Tensor, optional): a bool mask (True keeps) or an additive float mask.
+        dropout_p (float): dropout probability on the attention weights.
+        is_causal (bool): apply a causal mask.
+
+    Returns:
+        Tensor: (..., L, Ev).
+    """
     return _call(fn("tc_scaled_dot_product_attention"), query._h, key._h, value._h,
                  attn_mask._h if attn_mask is not None else None, float(dropout_p), 1 if is_causal else 0)
 
 
 def one_hot(tensor, num_classes=-1):
+    """Returns the one-hot encoding of the int64 ``tensor``.
+
+    Args:
+        tensor (Tensor): class indices.
+        num_classes (int): the number of classes (max + 1 when -1).
+
+    Returns:
+        Tensor: int64, with a trailing dimension of size ``num_classes``.
+    """
     return _call(fn("tc_one_hot"), tensor._h, int(num_classes))
 
 
@@ -140,7 +226,16 @@ def _nn_function(name, params):
         return getattr(x, name)(*args[:len(params)], **kwargs)
 
     f.__name__ = f.__qualname__ = name
+    f.__doc__ = ("Applies ``%s`` element-wise: %s\n\nArgs:\n    x (Tensor): the input.\n%s"
+                 "    inplace (bool): accepted for PyTorch compatibility; a new tensor is returned.\n\n"
+                 "Returns:\n    Tensor: the result." % (name, _method_doc(name),
+                 "".join("    %s (Number): defaults to %r.\n" % (p, d) for p, d in params)))
     return f
+
+
+def _method_doc(name):
+    from .._tensor import Tensor
+    return (getattr(Tensor, name).__doc__ or "").strip()
 
 
 # The table's nn_functional ops (ops/ops.toml), e.g. softplus.

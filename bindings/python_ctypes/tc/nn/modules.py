@@ -1,6 +1,7 @@
 """Module, Parameter and the layers."""
 import collections
 import math
+from typing import Dict, Iterator, Tuple
 
 from .. import _core as K
 from .. import _ops_generated
@@ -75,16 +76,35 @@ class Module:
         object.__setattr__(self, name, value)
 
     def register_parameter(self, name, param):
+        """Registers a parameter.
+
+        Args:
+            name (str): the attribute name.
+            param (Parameter or None): the parameter.
+        """
         setattr(self, name, param)
 
     def register_buffer(self, name, tensor):
+        """Registers a tensor that is saved in the state dict but not trained.
+
+        Args:
+            name (str): the attribute name.
+            tensor (Tensor or None): the buffer.
+        """
         self._buffers[name] = tensor
         object.__setattr__(self, name, tensor)
 
     def add_module(self, name, module):
+        """Registers ``module`` as a child named ``name``.
+
+        Args:
+            name (str): the attribute name.
+            module (Module or None): the child.
+        """
         setattr(self, name, module)
 
     def forward(self, *args, **kwargs):
+        """Computes the module's output; subclasses override it."""
         raise NotImplementedError("%s does not define forward()" % type(self).__name__)
 
     # ---- hooks (as PyTorch's): each register_* returns a RemovableHandle
@@ -121,6 +141,11 @@ class Module:
         return self._add_hook("_backward_hooks", hook)
 
     def __call__(self, *args, **kwargs):
+        """Runs the forward pre-hooks, ``forward`` and the forward hooks.
+
+        Returns:
+            the result of ``forward``.
+        """
         pre = self.__dict__.get("_forward_pre_hooks")
         post = self.__dict__.get("_forward_hooks")
         back = self.__dict__.get("_backward_hooks")
@@ -143,22 +168,36 @@ class Module:
         return out
 
     def named_modules(self, prefix=""):
+        """Returns an iterator over (name, module) pairs of the whole tree, self first.
+
+        Args:
+            prefix (str): prepended to every name.
+        """
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
                 yield from m.named_modules(prefix + ("." if prefix else "") + name)
 
     def modules(self):
+        """Returns an iterator over all modules in the tree, self first."""
         for _, m in self.named_modules():
             yield m
 
     def children(self):
+        """Returns an iterator over the immediate child modules."""
         return iter(m for m in self._modules.values() if m is not None)
 
     def named_children(self):
+        """Returns an iterator over (name, module) pairs of the immediate children."""
         return iter((n, m) for n, m in self._modules.items() if m is not None)
 
-    def named_parameters(self, prefix="", recurse=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[Tuple[str, "Parameter"]]:
+        """Returns an iterator over (name, parameter) pairs.
+
+        Args:
+            prefix (str): prepended to every name.
+            recurse (bool): include the submodules' parameters.
+        """
         seen = set()
         mods = self.named_modules(prefix) if recurse else [(prefix, self)]
         for mprefix, m in mods:
@@ -168,18 +207,28 @@ class Module:
                 seen.add(id(p))
                 yield mprefix + ("." if mprefix else "") + name, p
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator["Parameter"]:
+        """Returns an iterator over the parameters.
+
+        Args:
+            recurse (bool): include the submodules' parameters.
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix=""):
+        """Returns an iterator over (name, buffer) pairs of the whole tree.
+
+        Args:
+            prefix (str): prepended to every name.
+        """
         for mprefix, m in self.named_modules(prefix):
             for name, b in m._buffers.items():
                 if b is None:  # a registered optional buffer left unset, as PyTorch skips it
                     continue
                 yield mprefix + ("." if mprefix else "") + name, b
 
-    def state_dict(self):
+    def state_dict(self) -> Dict[str, Tensor]:
         """name -> tensor (detached views sharing the parameters' data)."""
         out = collections.OrderedDict()
         for name, p in self.named_parameters():
@@ -221,30 +270,65 @@ class Module:
                     own[k].detach().copy_(v)
         return _IncompatibleKeys(missing, unexpected)
 
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> "Module":
+        """Sets training mode (affects dropout and batch norm) on the whole tree.
+
+        Args:
+            mode (bool): training (True) or evaluation (False).
+
+        Returns:
+            Module: self.
+        """
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self):
+    def eval(self) -> "Module":
+        """Sets evaluation mode (``train(False)``) and returns self."""
         return self.train(False)
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of all parameters.
+
+        Args:
+            set_to_none (bool): set them to None rather than zero.
+        """
         for p in self.parameters():
             p.grad = None
 
     def requires_grad_(self, requires_grad=True):
+        """Sets ``requires_grad`` on every parameter and returns self.
+
+        Args:
+            requires_grad (bool): the new value.
+        """
         for p in self.parameters():
             p.requires_grad = requires_grad
         return self
 
     def apply(self, fn_):
+        """Calls ``fn_`` on every submodule (children first) and on self.
+
+        Args:
+            fn_ (callable): takes a Module.
+
+        Returns:
+            Module: self.
+        """
         for m in self.children():
             m.apply(fn_)
         fn_(self)
         return self
 
     def to(self, *args, **kwargs):
+        """Moves and/or converts the parameters and buffers in place, like :meth:`torch.nn.Module.to`.
+
+        Args:
+            device or dtype (or both, positionally or as keywords).
+
+        Returns:
+            Module: self.
+        """
         for m in self.modules():
             for name, p in list(m._parameters.items()):
                 if p is not None:
@@ -253,6 +337,7 @@ class Module:
         return self
 
     def extra_repr(self):
+        """Returns the module's settings as shown inside ``repr(module)``; override it."""
         return ""
 
     def __repr__(self):
@@ -273,6 +358,13 @@ def _param(shape, init_fn):
 
 
 class Linear(Module):
+    """Applies ``y = x @ weight.T + bias``.
+
+    Args:
+        in_features (int): the input size.
+        out_features (int): the output size.
+        bias (bool): learn an additive bias.
+    """
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
@@ -282,9 +374,18 @@ class Linear(Module):
         self.bias = _param((out_features,), lambda t: init.uniform_(t, -bound, bound)) if bias else None
 
     def forward(self, x):
+        """Applies the affine map ``x @ weight.T + bias`` to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "in_features=%d, out_features=%d, bias=%s" % (self.in_features, self.out_features,
                                                               self.bias is not None)
 
@@ -314,13 +415,23 @@ class Conv2d(Module):
 
 
 class _Activation(Module):
+    """Base of the element-wise activation modules: ``forward`` applies ``_fn``."""
     _fn = None
 
     def forward(self, x):
+        """Applies the activation to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return type(self)._fn(x)
 
 
 class ReLU(_Activation):
+    """Applies ``max(x, 0)`` element-wise."""
     def __init__(self, inplace=False):
         super().__init__()
 
@@ -328,6 +439,11 @@ class ReLU(_Activation):
 
 
 class GELU(Module):
+    """Applies GELU element-wise.
+
+    Args:
+        approximate (str): ``'none'`` (erf) or ``'tanh'``.
+    """
     def __init__(self, approximate="none"):
         super().__init__()
         if approximate not in ("none", "tanh"):
@@ -335,6 +451,14 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x):
+        """Applies GELU to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.gelu(x, approximate=self.approximate)
 
 
@@ -361,51 +485,118 @@ class _ParamActivation(Module):
         self.inplace = inplace
 
     def forward(self, x):
+        """Applies the activation with this module's parameters to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return type(self)._fn(x, *(getattr(self, p) for p, _ in self._params))
 
 
 for _cls, _op, _params in _ops_generated.NN_MODULES:
     globals()[_cls] = type(_cls, (_ParamActivation if _params else _Activation,),
-                           {"_fn": staticmethod(getattr(F, _op)), "_params": _params, "__module__": __name__})
+                           {"_fn": staticmethod(getattr(F, _op)), "_params": _params, "__module__": __name__,
+                            "__doc__": "Applies :func:`tc.nn.functional.%s` element-wise.%s" % (
+                                _op, "\n\nArgs:\n" + "".join("    %s (Number): defaults to %r.\n" % p for p in _params)
+                                if _params else "")})
 
 
 class Tanh(_Activation):
+    """Applies tanh element-wise."""
     _fn = staticmethod(F.tanh)
 
 
 class Sigmoid(_Activation):
+    """Applies ``1 / (1 + exp(-x))`` element-wise."""
     _fn = staticmethod(F.sigmoid)
 
 
 class Identity(Module):
+    """Returns its input unchanged (a placeholder layer)."""
     def forward(self, x):
+        """Applies nothing (returns the input) to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return x
 
 
 class Softmax(Module):
+    """Applies softmax along ``dim``.
+
+    Args:
+        dim (int): the dimension.
+    """
     def __init__(self, dim):
         super().__init__()
         self.dim = dim
 
     def forward(self, x):
+        """Applies softmax along ``dim`` to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return x.softmax(self.dim)
 
 
 class LogSoftmax(Softmax):
+    """Applies log-softmax along ``dim``.
+
+    Args:
+        dim (int): the dimension.
+    """
     def forward(self, x):
+        """Applies log-softmax along ``dim`` to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return x.log_softmax(self.dim)
 
 
 class Flatten(Module):
+    """Flattens dimensions ``start_dim`` to ``end_dim`` into one.
+
+    Args:
+        start_dim (int): the first dimension (default 1).
+        end_dim (int): the last dimension (default -1).
+    """
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x):
+        """Applies the flattening to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return x.flatten(self.start_dim, self.end_dim)
 
 
 class Dropout(Module):
+    """Zeroes elements with probability ``p`` in training mode, scaling the rest by 1 / (1 - p).
+
+    Args:
+        p (float): the drop probability.
+    """
     def __init__(self, p=0.5):
         super().__init__()
         if not 0.0 <= p <= 1.0:
@@ -413,9 +604,18 @@ class Dropout(Module):
         self.p = p
 
     def forward(self, x):
+        """Applies dropout (identity in eval mode) to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self):
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "p=%s" % self.p
 
 
@@ -444,6 +644,13 @@ class Embedding(Module):
 
 
 class LayerNorm(Module):
+    """Layer normalization over the last dimensions.
+
+    Args:
+        normalized_shape (int or tuple of int): the trailing shape to normalize.
+        eps (float): added to the variance.
+        elementwise_affine (bool): learn a weight and a bias.
+    """
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
         if isinstance(normalized_shape, int):
@@ -457,13 +664,29 @@ class LayerNorm(Module):
             self.weight = self.bias = None
 
     def forward(self, x):
+        """Applies layer normalization to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps, self.elementwise_affine)
 
 
 class RMSNorm(Module):
+    """RMS normalization over the last dimensions.
+
+    Args:
+        normalized_shape (int or tuple of int): the trailing shape to normalize.
+        eps (float, optional): added to the mean square.
+        elementwise_affine (bool): learn a weight.
+    """
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True):
         super().__init__()
         if isinstance(normalized_shape, int):
@@ -473,13 +696,27 @@ class RMSNorm(Module):
         self.weight = _param(self.normalized_shape, init.ones_) if elementwise_affine else None
 
     def forward(self, x):
+        """Applies RMS normalization to the input.
+
+        Args:
+            x (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps, self.elementwise_affine)
 
 
 class Sequential(Module):
+    """Chains modules: the output of each is the input of the next.
+
+    Args:
+        *modules (Module): the modules, or one OrderedDict of named modules.
+    """
     def __init__(self, *modules):
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], collections.OrderedDict):
@@ -490,6 +727,14 @@ class Sequential(Module):
                 self.add_module(str(i), m)
 
     def forward(self, x):
+        """Runs the modules in order.
+
+        Args:
+            x: the input of the first module.
+
+        Returns:
+            the output of the last module.
+        """
         for m in self._modules.values():
             x = m(x)
         return x
@@ -507,17 +752,24 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module):
+        """Appends ``module`` at the end and returns self."""
         self.add_module(str(len(self._modules)), module)
         return self
 
 
 class ModuleList(Module):
+    """Holds submodules in a list (registered, so their parameters are found).
+
+    Args:
+        modules (iterable of Module, optional): the initial modules.
+    """
     def __init__(self, modules=()):
         super().__init__()
         for m in modules:
             self.append(m)
 
     def append(self, module):
+        """Appends ``module`` and returns self."""
         self.add_module(str(len(self._modules)), module)
         return self
 
@@ -532,6 +784,7 @@ class ModuleList(Module):
 
 
 class _Loss(Module):
+    """Base of the loss modules: keeps ``reduction``."""
     def __init__(self, reduction="mean"):
         super().__init__()
         F._reduction(reduction)
@@ -539,7 +792,21 @@ class _Loss(Module):
 
 
 class MSELoss(_Loss):
+    """The mean squared error loss.
+
+    Args:
+        reduction (str): ``'mean'``, ``'sum'`` or ``'none'``.
+    """
     def forward(self, input, target):
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.mse_loss(input, target, self.reduction)
 
 
@@ -566,6 +833,7 @@ class PReLU(Module):
         return F.prelu(x, self.weight)
 
     def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "num_parameters=%d" % self.num_parameters
 
 
@@ -586,4 +854,5 @@ class GLU(Module):
         return F.glu(x, self.dim)
 
     def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "dim=%d" % self.dim

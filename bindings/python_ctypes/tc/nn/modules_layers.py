@@ -33,6 +33,7 @@ def _zeros(n: int) -> Parameter:
 # ---------------------------------------------------------------- norms
 
 class _NormBase(Module):
+    """Base of the batch and instance norm modules: affine parameters and running statistics."""
     def __init__(self, num_features: int, eps: float, momentum: Optional[float], affine: bool,
                  track_running_stats: bool):
         super().__init__()
@@ -64,11 +65,13 @@ class _NormBase(Module):
         return 0.0 if self.momentum is None else self.momentum
 
     def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s" % (
             self.num_features, self.eps, self.momentum, self.affine, self.track_running_stats)
 
 
 class _BatchNorm(_NormBase):
+    """Base of BatchNorm1d/2d/3d."""
     _dims: Tuple[int, ...] = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
@@ -76,6 +79,14 @@ class _BatchNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies batch normalization (batch statistics in training mode, running ones in eval mode) to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         if len(input.shape) not in self._dims:
             raise ValueError("expected %s input (got %dD input)" % (" or ".join("%dD" % d for d in self._dims),
                                                                    len(input.shape)))
@@ -107,6 +118,7 @@ class BatchNorm2d(_BatchNorm):
 
 
 class _InstanceNorm(_NormBase):
+    """Base of InstanceNorm1d/2d/3d."""
     _dims: Tuple[int, ...] = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
@@ -114,6 +126,14 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies instance normalization to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         if len(input.shape) != self._dims[0]:
             raise ValueError("expected %dD input (got %dD input)" % (self._dims[0], len(input.shape)))
         factor = self._momentum()
@@ -158,9 +178,18 @@ class GroupNorm(Module):
         self.bias = _zeros(num_channels) if affine else None
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies group normalization to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "%d, %d, eps=%s, affine=%s" % (self.num_groups, self.num_channels, self.eps, self.affine)
 
 
@@ -180,6 +209,7 @@ def _tuple(v, n: int) -> Tuple[int, ...]:
 
 
 class _ConvNd(Module):
+    """Base of the convolution modules: holds weight, bias and the settings."""
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride, padding, dilation, groups: int,
                  bias: bool, n: int, transposed: bool, output_padding=0):
         super().__init__()
@@ -203,6 +233,7 @@ class _ConvNd(Module):
         self.bias = _param((out_channels,), lambda t: init.uniform_(t, -bound, bound)) if bias else None
 
     def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
         return "%d, %d, kernel_size=%s, stride=%s, padding=%s" % (
             self.in_channels, self.out_channels, self.kernel_size, self.stride, self.padding)
 
@@ -215,6 +246,14 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, 1, False)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the convolution to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         pad = self.padding if isinstance(self.padding, str) else self.padding[0]
         return F.conv1d(input, self.weight, self.bias, self.stride[0], pad, self.dilation[0], self.groups)
 
@@ -235,6 +274,14 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, 2, False)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the convolution to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -247,6 +294,14 @@ class ConvTranspose1d(_ConvNd):
                          output_padding)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the transposed convolution to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride[0], self.padding[0],
                                   self.output_padding[0], self.groups, self.dilation[0])
 
@@ -268,6 +323,14 @@ class ConvTranspose2d(_ConvNd):
                          output_padding)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the transposed convolution to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                                   self.groups, self.dilation)
 
@@ -284,6 +347,14 @@ class MaxPool1d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor):
+        """Applies max pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
 
@@ -298,6 +369,14 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor):
+        """Applies max pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
 
@@ -312,6 +391,14 @@ class AvgPool1d(Module):
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies average pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
@@ -327,6 +414,14 @@ class AvgPool2d(Module):
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies average pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
@@ -339,6 +434,14 @@ class AdaptiveAvgPool1d(Module):
         self.output_size = output_size
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies adaptive average pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
@@ -350,6 +453,14 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies adaptive average pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
@@ -361,6 +472,14 @@ class AdaptiveMaxPool2d(Module):
         self.output_size, self.return_indices = output_size, return_indices
 
     def forward(self, input: Tensor):
+        """Applies adaptive max pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
@@ -374,6 +493,14 @@ class Upsample(Module):
         self.size, self.scale_factor, self.mode, self.align_corners = size, scale_factor, mode, align_corners
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the resampling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners)
 
 
@@ -385,6 +512,14 @@ class PixelShuffle(Module):
         self.upscale_factor = upscale_factor
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the pixel shuffle to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.pixel_shuffle(input, self.upscale_factor)
 
 
@@ -396,6 +531,14 @@ class PixelUnshuffle(Module):
         self.downscale_factor = downscale_factor
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the pixel unshuffle to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.pixel_unshuffle(input, self.downscale_factor)
 
 
@@ -409,6 +552,14 @@ class Dropout2d(Module):
         self.p = p
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies channel dropout (identity in eval mode) to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.dropout2d(input, self.p, self.training)
 
 
@@ -433,4 +584,12 @@ class Embedding(Module):
                 self.weight[padding_idx].fill_(0.0)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Applies the embedding lookup to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
         return F.embedding(input, self.weight, self.padding_idx)

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 
 
 class _WeightedLoss(_Loss):
+    """Base of the losses with an optional class ``weight``."""
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(reduction)
         if size_average is not None or reduce is not None:
@@ -33,6 +34,15 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -52,6 +62,15 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -65,6 +84,15 @@ class BCELoss(_WeightedLoss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
@@ -83,6 +111,15 @@ class BCEWithLogitsLoss(_WeightedLoss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.binary_cross_entropy_with_logits(input, target, weight=self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
 
@@ -95,6 +132,15 @@ class L1Loss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -111,6 +157,15 @@ class SmoothL1Loss(_Loss):
         self.beta = beta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
@@ -127,6 +182,15 @@ class HuberLoss(_Loss):
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
@@ -146,6 +210,15 @@ class KLDivLoss(Module):
         self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
@@ -163,6 +236,15 @@ class CosineSimilarity(Module):
         self.eps = eps
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        """Returns the cosine similarity of ``x1`` and ``x2`` along ``dim``.
+
+        Args:
+            x1 (Tensor): the first input.
+            x2 (Tensor): the second input.
+
+        Returns:
+            Tensor: the result.
+        """
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
@@ -182,4 +264,13 @@ class PairwiseDistance(Module):
         self.keepdim = keepdim
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        """Returns the p-norm distance between the rows of ``x1`` and ``x2``.
+
+        Args:
+            x1 (Tensor): the first input.
+            x2 (Tensor): the second input.
+
+        Returns:
+            Tensor: the result.
+        """
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

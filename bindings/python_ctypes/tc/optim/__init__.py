@@ -1,6 +1,7 @@
 """tc.optim: SGD, Adam, AdamW, RMSprop and Adagrad over libtc's optimizers (tc_optimizer_*).
 The update runs in C; Python only holds the handle."""
 import ctypes as C
+from typing import Any, Callable, Optional
 
 from .. import _decls as D
 from .._core import VP, byref, fn
@@ -69,6 +70,11 @@ class Optimizer:
         return self._handles[0]
 
     def add_param_group(self, param_group):
+        """Adds a parameter group (a dict with ``'params'`` and optional settings).
+
+        Args:
+            param_group (dict): the group; missing settings take the defaults.
+        """
         if not isinstance(param_group, dict):
             raise TypeError("param_group must be a dict, not " + type(param_group).__name__)
         params = param_group["params"]
@@ -101,14 +107,27 @@ class Optimizer:
                 except Exception:
                     pass
 
-    def step(self, closure=None):
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        """Performs one optimization step.
+
+        Args:
+            closure (callable, optional): re-evaluates the model and returns the loss.
+
+        Returns:
+            the closure's loss, or None.
+        """
         loss = closure() if closure is not None else None
         step = fn("tc_optimizer_step")
         for h in self._handles:
             check(step(h))
         return loss
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of all optimized parameters.
+
+        Args:
+            set_to_none (bool): set them to None rather than zero.
+        """
         zero = fn("tc_optimizer_zero_grad")
         for h in self._handles:
             check(zero(h))
@@ -209,6 +228,16 @@ class Optimizer:
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, as PyTorch's.
+
+    Args:
+        params (iterable): parameters or parameter groups (dicts).
+        lr (float): the learning rate.
+        momentum (float): the momentum factor.
+        dampening (float): dampening of the momentum.
+        weight_decay (float): L2 penalty.
+        nesterov (bool): Nesterov momentum.
+    """
     _hypers = ("lr", "momentum", "dampening", "weight_decay", "nesterov")
 
     def _group_from_c(self, g):
@@ -227,6 +256,15 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
+    """The Adam optimizer (Kingma & Ba), as PyTorch's.
+
+    Args:
+        params (iterable): parameters or parameter groups (dicts).
+        lr (float): the learning rate.
+        betas (tuple of float): the moving-average factors of the gradient and its square.
+        eps (float): added to the denominator.
+        weight_decay (float): L2 penalty.
+    """
     _decoupled = 0
     _hypers = ("lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay")
 
@@ -253,6 +291,15 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter), as PyTorch's.
+
+    Args:
+        params (iterable): parameters or parameter groups (dicts).
+        lr (float): the learning rate.
+        betas (tuple of float): the moving-average factors of the gradient and its square.
+        eps (float): added to the denominator.
+        weight_decay (float): the decoupled decay factor.
+    """
     _decoupled = 1
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):

@@ -13,6 +13,12 @@ __all__ = ["LRScheduler", "LambdaLR", "LinearLR", "CosineAnnealingLR", "Sequenti
 
 
 class LRScheduler:
+    """Base class of learning-rate schedulers: sets each group's ``lr`` at every :meth:`step`.
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        last_epoch (int): the index of the last epoch (-1 to start).
+    """
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
@@ -34,12 +40,19 @@ class LRScheduler:
         self.step()
 
     def get_lr(self):
+        """Returns the learning rates for the current epoch; subclasses override it."""
         raise NotImplementedError
 
     def get_last_lr(self):
+        """Returns the learning rates last set, one per parameter group."""
         return self._last_lr
 
     def step(self, epoch=None):
+        """Advances one epoch and updates the learning rates.
+
+        Args:
+            epoch (int, optional): deprecated: the epoch to jump to.
+        """
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -52,9 +65,15 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def state_dict(self):
+        """Returns the scheduler's state (everything but the optimizer) as a dict."""
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
 
     def load_state_dict(self, state_dict):
+        """Restores the scheduler from a :meth:`state_dict`.
+
+        Args:
+            state_dict (dict): the saved state.
+        """
         self.__dict__.update(state_dict)
 
 
@@ -76,6 +95,11 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -93,6 +117,11 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in groups]
@@ -116,6 +145,11 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         groups, e, t = self.optimizer.param_groups, self.last_epoch, self.T_max
         if e == 0:
             return [g["lr"] for g in groups]
@@ -158,6 +192,7 @@ class SequentialLR(LRScheduler):
         self._last_lr = self._schedulers[0].get_last_lr()
 
     def step(self):
+        """Advances one epoch, switching to the next scheduler at each milestone."""
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
@@ -168,11 +203,17 @@ class SequentialLR(LRScheduler):
         self._last_lr = scheduler.get_last_lr()
 
     def state_dict(self):
+        """Returns the state of this scheduler and of its children."""
         d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
         d["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return d
 
     def load_state_dict(self, state_dict):
+        """Restores the scheduler and its children from a :meth:`state_dict`.
+
+        Args:
+            state_dict (dict): the saved state.
+        """
         state_dict = dict(state_dict)
         schedulers = state_dict.pop("_schedulers")
         self.__dict__.update(state_dict)

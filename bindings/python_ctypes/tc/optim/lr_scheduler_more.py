@@ -25,6 +25,11 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -49,6 +54,11 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         if self.last_epoch not in self.milestones:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in self.optimizer.param_groups]
@@ -72,6 +82,11 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         if self.last_epoch == 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -181,6 +196,11 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> List[float]:
+        """Returns the learning rate of each parameter group for the current epoch.
+
+        Returns:
+            list of float: one rate per parameter group.
+        """
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:

@@ -65,4 +65,9 @@ class DistributedSampler:
         return self.num_samples
 
     def set_epoch(self, epoch):
+        """Sets the epoch, which seeds the shuffle (call it before each epoch).
+
+        Args:
+            epoch (int): the epoch.
+        """
         self.epoch = epoch

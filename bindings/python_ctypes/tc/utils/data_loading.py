@@ -184,6 +184,7 @@ class RandomSampler(Sampler[int]):
 
     @property
     def num_samples(self) -> int:
+        """The number of indices drawn per epoch."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
