@@ -48,6 +48,7 @@ mod indexing;
 mod init;
 mod io;
 mod losses;
+pub mod nn;
 mod nn_layers;
 mod op_library;
 mod ops;

@@ -23,9 +23,18 @@ const NOT_WRAPPED: &[(&str, &str)] = &[
 fn every_tc_h_function_is_wrapped() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let header = std::fs::read_to_string(manifest.join("../../../include/tc.h")).expect("read include/tc.h");
+    // src/ and its module folders (src/nn/).
     let mut sources = String::new();
-    for entry in std::fs::read_dir(manifest.join("src")).unwrap() {
-        sources += &std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    let mut dirs = vec![manifest.join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                sources += &std::fs::read_to_string(path).unwrap();
+            }
+        }
     }
     let declared: Vec<&str> = header
         .split("TC_API int32_t ")

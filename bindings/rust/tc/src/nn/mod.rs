@@ -1,0 +1,57 @@
+//! Neural-network building blocks in the style of `torch.nn`: layers that own
+//! their parameters (initialized as PyTorch initializes them) and run the
+//! crate's functional ops in `forward`.
+//!
+//! ```
+//! # fn main() -> Result<(), tc::Error> {
+//! use tc::nn::{Linear, Module};
+//! use tc::{DType, Tensor};
+//! let _tc = tc::init()?;
+//! let layer = Linear::new(3, 2, true, DType::Float32)?;
+//! let y = layer.forward(&Tensor::ones(&[4, 3], DType::Float32, tc::Device::Cpu)?)?;
+//! assert_eq!(y.shape()?, vec![4, 2]);
+//! assert_eq!(layer.parameters().len(), 2);
+//! # Ok(())
+//! # }
+//! ```
+mod attention;
+mod batch_norm;
+mod conv2d;
+mod dropout;
+mod embedding;
+mod layer_norm;
+mod linear;
+
+pub use attention::CausalSelfAttention;
+pub use batch_norm::BatchNorm2d;
+pub use conv2d::Conv2d;
+pub use dropout::Dropout;
+pub use embedding::Embedding;
+pub use layer_norm::LayerNorm;
+pub use linear::Linear;
+
+use crate::{DType, Device, Result, Tensor};
+
+/// What every layer offers besides its own `forward`: its trainable
+/// parameters (handles sharing the layer's tensors, for an optimizer) and
+/// the training/evaluation switch (dropout, batch-norm statistics).
+pub trait Module {
+    /// The trainable parameters, in a fixed order.
+    fn parameters(&self) -> Vec<Tensor>;
+    /// Training mode (`true`) or evaluation mode (`false`), like `nn.Module.train`.
+    fn train(&mut self, mode: bool);
+}
+
+/// A leaf parameter: `init` fills a fresh tensor, then it requires grad.
+pub(crate) fn parameter(shape: &[i64], dtype: DType, init: impl FnOnce(&mut Tensor) -> Result<()>) -> Result<Tensor> {
+    let mut t = Tensor::empty(shape, dtype, Device::Cpu)?;
+    init(&mut t)?;
+    t.requires_grad(true)
+}
+
+/// `U(-1/sqrt(fan_in), 1/sqrt(fan_in))`, PyTorch's bias initialization for
+/// Linear and Conv layers.
+pub(crate) fn fan_in_bias(n: i64, fan_in: i64, dtype: DType) -> Result<Tensor> {
+    let bound = if fan_in > 0 { 1.0 / (fan_in as f64).sqrt() } else { 0.0 };
+    parameter(&[n], dtype, |t| t.uniform_(-bound, bound))
+}

@@ -1,0 +1,84 @@
+"""Expected values for bindings/rust/tc/tests/nn_modules.rs, from PyTorch 1.13.
+
+Every tensor is a fixed pattern sin(i * a + b) (float64), which the Rust test
+rebuilds the same way; each layer's output y is reduced by a fixed pattern
+weight to a scalar loss whose gradients are printed. Run with
+/usr/bin/python3 tests/rust/nn_modules_expected.py and paste the output into
+the test.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def pat(n, a, b, *shape):
+    return torch.sin(torch.arange(n, dtype=torch.float64) * a + b).reshape(*shape)
+
+
+def emit(name, t):
+    vals = ", ".join(repr(float(v)) for v in t.detach().reshape(-1).tolist())
+    print("const %s: [f64; %d] = [%s];" % (name, t.numel(), vals))
+
+
+def leaf(t):
+    return t.clone().requires_grad_(True)
+
+
+def backward(y, a=0.9, b=0.3):
+    (y * pat(y.numel(), a, b, *y.shape)).sum().backward()
+
+
+# Linear(3, 2)
+w, bias, x = leaf(pat(6, 0.7, 0.1, 2, 3)), leaf(pat(2, 1.3, 0.2, 2)), leaf(pat(12, 0.37, 0.5, 4, 3))
+y = F.linear(x, w, bias)
+backward(y)
+emit("LINEAR_Y", y), emit("LINEAR_GW", w.grad), emit("LINEAR_GB", bias.grad), emit("LINEAR_GX", x.grad)
+
+# LayerNorm([4]), eps 1e-5
+w, bias, x = leaf(1 + 0.1 * pat(4, 0.5, 0.0, 4)), leaf(pat(4, 0.8, 1.0, 4)), leaf(pat(12, 0.61, 0.2, 3, 4))
+y = F.layer_norm(x, [4], w, bias, 1e-5)
+backward(y)
+emit("LN_Y", y), emit("LN_GW", w.grad), emit("LN_GB", bias.grad), emit("LN_GX", x.grad)
+
+# Embedding(5, 3), indices [1, 4, 1, 0]
+w = leaf(pat(15, 0.45, 0.3, 5, 3))
+y = F.embedding(torch.tensor([1, 4, 1, 0]), w)
+backward(y)
+emit("EMB_Y", y), emit("EMB_GW", w.grad)
+
+# Conv2d(2, 3, kernel [2, 2], stride [2, 1], padding [1, 0])
+w, bias, x = leaf(pat(24, 0.29, 0.4, 3, 2, 2, 2)), leaf(pat(3, 1.1, 0.7, 3)), leaf(pat(18, 0.53, 0.9, 1, 2, 3, 3))
+y = F.conv2d(x, w, bias, stride=(2, 1), padding=(1, 0))
+backward(y)
+emit("CONV_Y", y), emit("CONV_GW", w.grad), emit("CONV_GB", bias.grad), emit("CONV_GX", x.grad)
+
+# BatchNorm2d(2): two training steps, then eval
+bn = torch.nn.BatchNorm2d(2).double()
+with torch.no_grad():
+    bn.weight.copy_(1 + 0.2 * pat(2, 0.9, 0.1, 2))
+    bn.bias.copy_(pat(2, 0.4, 0.6, 2))
+x1 = leaf(pat(24, 0.31, 0.2, 3, 2, 2, 2))
+y = bn(x1)
+backward(y)
+emit("BN_Y1", y), emit("BN_GX1", x1.grad), emit("BN_GW", bn.weight.grad), emit("BN_GB", bn.bias.grad)
+bn(2 * pat(16, 0.77, 0.5, 2, 2, 2, 2) + 1)
+emit("BN_RUNNING_MEAN", bn.running_mean), emit("BN_RUNNING_VAR", bn.running_var)
+bn.eval()
+emit("BN_EVAL_Y", bn(pat(8, 0.66, 0.1, 1, 2, 2, 2)))
+
+# CausalSelfAttention(d=4, heads=2) on [2, 3, 4] (torch 1.13 has no
+# scaled_dot_product_attention: written out)
+qw, qb = leaf(pat(48, 0.23, 0.1, 12, 4)), leaf(pat(12, 0.5, 0.3, 12))
+pw, pb = leaf(pat(16, 0.41, 0.2, 4, 4)), leaf(pat(4, 0.9, 0.8, 4))
+x = leaf(pat(24, 0.57, 0.3, 2, 3, 4))
+b, t, d, h = 2, 3, 4, 2
+q, k, v = F.linear(x, qw, qb).split(d, dim=2)
+q, k, v = (z.reshape(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
+scores = q @ k.transpose(-2, -1) / math.sqrt(d // h)
+scores = scores.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+att = scores.softmax(-1) @ v
+y = F.linear(att.transpose(1, 2).reshape(b, t, d), pw, pb)
+backward(y)
+emit("ATTN_Y", y), emit("ATTN_GQW", qw.grad), emit("ATTN_GQB", qb.grad), emit("ATTN_GPW", pw.grad)
+emit("ATTN_GX", x.grad)
