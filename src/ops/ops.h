@@ -4,8 +4,8 @@
 // over these. Errors throw tc::Error with a message naming the op, shapes and
 // dtypes. Negative dims wrap as in PyTorch.
 #pragma once
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tensor.h"

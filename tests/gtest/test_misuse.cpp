@@ -309,8 +309,8 @@
 // The elementwise families (generated from ops/ops.toml).
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
-#include "misuse_sort_reduce.inc"
 #include "misuse_shape_creation.inc"
+#include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_WEAK
 
 namespace {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -225,8 +226,11 @@ class Workload {
   }
 
  private:
-  std::vector<tc_tensor> tensors_;
-  std::vector<tc_tensor_dict> dicts_;
+  // Deques: slot() hands out pointers that must stay valid as more slots are
+  // added (a vector's growth moved them, and the handles written through the
+  // stale pointers leaked).
+  std::deque<tc_tensor> tensors_;
+  std::deque<tc_tensor_dict> dicts_;
   tc_optimizer opt_ = nullptr;
   tc_optimizer rmsprop_ = nullptr, adagrad_ = nullptr;  // stepped beside opt_, with their state dicts
   std::vector<tc_hook> hooks_;
@@ -261,7 +265,7 @@ class Workload {
     std::vector<int64_t> labels(16);
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t(i % 10);
     const int64_t ts[] = {16};
-    tensors_.reserve(96);  // slots stay put: pointers into tensors_ are out-params
+    // slots stay put (a deque): pointers into tensors_ are out-params
 
     tc_tensor *x = slot(), *w1 = slot(), *b1 = slot(), *w2 = slot(), *target = slot();
     STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, x);
@@ -417,7 +421,6 @@ class Workload {
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a
     // file, and back (mapped and copied), the optimizer's state restored.
-    dicts_.reserve(12);
     tc_tensor_dict *model = dict_slot(), *state = dict_slot();
     STEP(tc_tensor_dict_create, model);
     STEP(tc_tensor_dict_set, *model, "w1", *w1);
