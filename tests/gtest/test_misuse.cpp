@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
@@ -709,8 +710,27 @@ DlBox* make_dl_box() {
 tc_tensor sentinel_handle();
 
 // A size-1 "mpi" group (options NULL), or NULL when MPI is not usable here.
+// Open MPI 4.1's singleton start races when two processes create its session
+// directory at the same moment ("orte_session_dir failed ... File exists"),
+// and ctest runs these rows' processes in parallel: each process that makes a
+// group gets a session-directory base of its own (removed at exit).
+void private_mpi_session_dir() {
+  static const bool done = [] {
+    if (getenv("OMPI_MCA_orte_tmpdir_base")) return true;
+    static char dir[] = "/tmp/tc_misuse_ompi_XXXXXX";
+    if (!mkdtemp(dir)) return false;
+    setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
+    atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    });
+    return true;
+  }();
+  (void)done;
+}
 tc_process_group make_group() {
   if (!HAVE(tc_process_group_create)) return nullptr;
+  private_mpi_session_dir();
   tc_process_group g = nullptr;
   if (tc_process_group_create("mpi", nullptr, &g) != TC_OK) return nullptr;
   return g;
