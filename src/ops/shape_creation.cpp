@@ -216,7 +216,7 @@ Tensor diag(const Tensor& a, int64_t k) {
   if (a->ndim() == 2) return clone(diagonal(a, k, 0, 1));
   const int64_t n = a->shape[0];
   int64_t side = 0;
-  TC_CHECK(!__builtin_add_overflow(n, k < 0 ? -k : k, &side) && k != INT64_MIN, TC_ERR_OUT_OF_MEMORY, op,
+  TC_CHECK(k != INT64_MIN && !__builtin_add_overflow(n, k < 0 ? -k : k, &side), TC_ERR_OUT_OF_MEMORY, op,
            ": diagonal ", k, " of a vector of size ", n, " is too large");
   Tensor out = zeros({side, side}, a->dtype, a->device);
   copy_into(raw_diagonal(out, k, 0, 1), a);

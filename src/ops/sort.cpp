@@ -88,6 +88,8 @@ Tensor argsort(const Tensor& a, int64_t dim, bool descending) {
 }
 
 std::pair<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim) {
+  // k counts from 1; checked here so that k - 1 cannot overflow (k = INT64_MIN).
+  TC_CHECK(k >= 1, TC_ERR_INVALID_ARGUMENT, "kthvalue: k = ", k, " is out of range (k counts from 1)");
   return kth_dim("kthvalue", a, k - 1, dim, keepdim, false, "KthvalueBackward");
 }
 
