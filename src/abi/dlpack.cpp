@@ -6,6 +6,7 @@
 #include "abi/dlpack.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -111,6 +112,10 @@ Tensor wrap(const DLTensor& dl, std::function<void()> release,
       if (strides[i] < 0) strides[i] = 0;  // a size-0/1 dim: the stride is never used
   }
   TC_CHECK(dl.data != nullptr || numel == 0, TC_ERR_INVALID_ARGUMENT, "DLPack tensor has NULL data");
+  // A byte_offset that runs past the address space is malformed (found by fuzz_parsers).
+  TC_CHECK(!dl.data || dl.byte_offset <= UINTPTR_MAX - reinterpret_cast<uintptr_t>(dl.data),
+           TC_ERR_INVALID_ARGUMENT, "DLPack tensor has byte_offset ", dl.byte_offset,
+           ", past the end of the address space from data");
   void* data = dl.data ? static_cast<char*>(dl.data) + dl.byte_offset : nullptr;
   auto del = [release = std::move(release), armed](void*) {
     if (armed->load()) release();
