@@ -45,23 +45,6 @@ struct SliceWalk {
   }
 };
 
-// The element type by size: gathers and assignments move bits, whatever the dtype.
-template <typename F>
-void by_bits(int64_t itemsize, F&& f) {
-  switch (itemsize) {
-    case 1:
-      return f(uint8_t());
-    case 2:
-      return f(uint16_t());
-    case 4:
-      return f(uint32_t());
-    case 8:
-      return f(uint64_t());
-    default:
-      fail(TC_ERR_INTERNAL, str("index kernels: unsupported element size ", itemsize));
-  }
-}
-
 // out (or values) [nb, S...]: its stride over b and its strides over S.
 int64_t b_stride(const Tensor& t) { return t->strides[0]; }
 const int64_t* s_strides(const Tensor& t) { return t->strides.data() + 1; }
@@ -101,7 +84,7 @@ void CpuBackend::index_offsets_gather(const Tensor& out, const Tensor& a, const 
   if (nb == 0 || ns == 0) return;
   const int64_t* po = offs->data_as<int64_t>();
   const int64_t ob = b_stride(out);
-  by_bits(a->itemsize(), [&](auto bits) {
+  dispatch_bits(a->itemsize(), "index kernels", [&](auto bits) {
     using B = decltype(bits);
     const B* src = static_cast<const B*>(a->data());
     B* dst = static_cast<B*>(out->data());
@@ -124,7 +107,7 @@ void CpuBackend::index_offsets_put(const Tensor& a, const Tensor& offs, const Te
                                    IndexPutMode mode) const {
   if (offs->numel() == 0 || a->numel() == 0) return;
   if (mode == IndexPutMode::assign) {
-    by_bits(a->itemsize(), [&](auto bits) {
+    dispatch_bits(a->itemsize(), "index kernels", [&](auto bits) {
       using B = decltype(bits);
       put_loop<B>(a, offs, values, [](B, B v) { return v; });
     });

@@ -111,23 +111,6 @@ void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses,
   }
 }
 
-// The unsigned type of an element's bytes: gathers copy bits, whatever the dtype.
-template <typename F>
-void dispatch_bits(int64_t itemsize, F&& f) {
-  switch (itemsize) {
-    case 1:
-      return f(uint8_t());
-    case 2:
-      return f(uint16_t());
-    case 4:
-      return f(uint32_t());
-    case 8:
-      return f(uint64_t());
-    default:
-      fail(TC_ERR_INTERNAL, str("index_gather: unsupported element size ", itemsize));
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- softmax --
@@ -295,7 +278,7 @@ void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor&
     if (os[k] != 1 && a->strides[k] != expect) rows_contiguous = false;
     expect *= os[k];
   }
-  dispatch_bits(a->itemsize(), [&](auto bits) {
+  dispatch_bits(a->itemsize(), "index_gather", [&](auto bits) {
     using B = decltype(bits);
     const B* src = static_cast<const B*>(a->data());
     B* dst = static_cast<B*>(out->data());
