@@ -54,6 +54,10 @@ struct AccumulateGrad : Node {
     if (grads[0]) accumulate_leaf(leaf_, grads[0]);
     return {};
   }
+  std::vector<Tensor> apply_owned(std::vector<Tensor>& grads) override {
+    if (grads[0]) accumulate_leaf(leaf_, std::move(grads[0]));
+    return {};
+  }
   Tensor leaf_;
 };
 
@@ -184,6 +188,29 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
   });
 }
 
+bool steals_gradient(const Tensor& g) {
+  // Ours alone: one reference (no other node's slot, hook, handle or saved
+  // tensor holds it; only retained non-leaf tensors have weak references, and
+  // g is none: no grad_fn, no retains_grad) and one owner of its buffer (no
+  // view of it lives). Dense and exactly its buffer, so .grad is contiguous
+  // and keeps no unrelated bytes alive.
+  return g.use_count() == 1 && g->storage && g->storage.use_count() == 1 && !g->grad_fn &&
+         !g->requires_grad.load() && !g->retains_grad.load() && !g->hooks && g->offset == 0 &&
+         g->is_contiguous() && g->storage->nbytes == g->numel() * g->itemsize() &&
+         !g->storage->read_only.load();
+}
+
+void accumulate_grad(const Tensor& t, Tensor&& g) {
+  if (!steals_gradient(g)) return accumulate_grad(t, static_cast<const Tensor&>(g));
+  t->update_grad([&](Tensor& acc) {
+    if (!acc) {
+      acc = std::move(g);  // nobody else can see it: no copy (PyTorch's AccumulateGrad does the same)
+      return;
+    }
+    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);
+  });
+}
+
 void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
             const std::vector<Tensor>& outputs) {
   node->next.clear();
@@ -279,7 +306,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
         std::any_of(in.grads.begin(), in.grads.end(), [](const Tensor& t) { return t != nullptr; });
     std::vector<Tensor> out;
     if (any) {
-      out = n->apply(in.grads);
+      out = n->apply_owned(in.grads);  // in.grads is cleared below: the node may take them
       TC_CHECK(out.size() == n->next.size() || n->next.empty(), TC_ERR_INTERNAL, "backward: ", n->name(),
                " returned ", out.size(), " gradients for ", n->next.size(), " inputs");
     }

@@ -57,5 +57,9 @@ inline Tensor alias(const Tensor& t) { return make_view(t, t->shape, t->strides,
 void retain_grad(const Tensor& t);
 // leaf.grad += g (creating it as a copy of g when absent).
 void accumulate_grad(const Tensor& leaf, const Tensor& g);
+// The same for a gradient the caller gives up: when nothing else holds it or
+// its buffer (steals_gradient), the first one becomes .grad without a copy.
+void accumulate_grad(const Tensor& leaf, Tensor&& g);
+bool steals_gradient(const Tensor& g);
 
 }  // namespace tc::autograd

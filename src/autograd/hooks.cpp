@@ -96,7 +96,7 @@ void accumulate_leaf(const Tensor& leaf, Tensor grad) {
     if (!h->grad) continue;
     if (Tensor r = h->grad(grad)) grad = checked_replacement(r, grad);
   }
-  accumulate_grad(leaf, grad);
+  accumulate_grad(leaf, std::move(grad));  // ours: a copy only when others hold it
   for (const std::shared_ptr<Hook>& h : hooks)
     if (h->post) h->post(leaf);
 }

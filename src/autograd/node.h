@@ -49,6 +49,10 @@ struct Node {
   // Given the gradient of each output (null Tensor = zero), returns the
   // gradient for each input, in the order of `next` (null = none).
   virtual std::vector<Tensor> apply(const std::vector<Tensor>& grad_outputs) = 0;
+  // apply() for a caller done with grad_outputs (the engine): a node may take
+  // the tensors out (AccumulateGrad keeps an unshared gradient as the leaf's
+  // .grad instead of copying it, as PyTorch does).
+  virtual std::vector<Tensor> apply_owned(std::vector<Tensor>& grad_outputs) { return apply(grad_outputs); }
   // Frees saved tensors (after a backward without retain_graph).
   virtual void release_saved() {}
   // Whether release_saved() frees anything: a node without saved tensors may
