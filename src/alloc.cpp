@@ -49,9 +49,58 @@ void* os_alloc(int64_t size) {
   if (posix_memalign(&p, 64, size_t(size)) != 0) return nullptr;
   return p;
 }
+
+// Mid-size blocks (4 KiB up to the large-block cache): a few free blocks per
+// 4 KiB size class, kept by the thread that freed them (no lock). A small
+// matmul's output or a batch-64 activation is freed and taken again every
+// call, and posix_memalign + free cost about as much as the rest of the
+// call's bookkeeping. At most kSmallBytes per thread; given back when the
+// thread exits (and the calling thread's by cpu_cache_release).
+constexpr int64_t kSmallMin = 4096, kSmallStep = 4096;
+constexpr int kSmallClasses = int(kCpuCacheMinBlock / kSmallStep);
+constexpr int kSmallPerClass = 4;
+constexpr int64_t kSmallBytes = int64_t(1) << 20;
+
+bool is_small(int64_t nbytes) { return nbytes >= kSmallMin && nbytes < kCpuCacheMinBlock; }
+int small_class(int64_t nbytes) { return int((nbytes + kSmallStep - 1) / kSmallStep) - 1; }
+int64_t small_class_size(int cls) { return int64_t(cls + 1) * kSmallStep; }
+
+struct SmallCache {
+  void* blocks[kSmallClasses][kSmallPerClass];
+  int count[kSmallClasses];
+  int64_t bytes;
+  void release() noexcept {
+    for (int c = 0; c < kSmallClasses; ++c) {
+      for (int i = 0; i < count[c]; ++i) std::free(blocks[c][i]);
+      count[c] = 0;
+    }
+    bytes = 0;
+  }
+};
+// Plain (trivially destructible) thread-locals: still readable while the
+// thread's other thread-locals are destroyed, when tensors may still die.
+thread_local SmallCache* t_small = nullptr;
+thread_local bool t_small_gone = false;
+struct SmallCacheOwner {
+  SmallCache cache{};
+  SmallCacheOwner() { t_small = &cache; }
+  ~SmallCacheOwner() {
+    t_small = nullptr;
+    t_small_gone = true;
+    cache.release();
+  }
+  SmallCacheOwner(const SmallCacheOwner&) = delete;
+  SmallCacheOwner& operator=(const SmallCacheOwner&) = delete;
+};
+SmallCache* small_cache() noexcept {
+  if (t_small || t_small_gone) return t_small;
+  thread_local SmallCacheOwner owner;
+  return t_small;
+}
 }  // namespace
 
 void cpu_cache_release() noexcept {
+  if (SmallCache* c = small_cache()) c->release();
   LargeBlocks& l = large();
   std::lock_guard<std::mutex> g(l.mu);
   for (auto& [size, p] : l.cached) {
@@ -92,6 +141,17 @@ void* cpu_alloc(int64_t nbytes) {
            " bytes on cpu");
   // Round up to the alignment; an empty tensor still gets a unique pointer.
   const int64_t rounded = (nbytes + 63) & ~int64_t(63);
+  if (is_small(nbytes)) {  // the same test as cpu_free's
+    const int cls = small_class(nbytes);
+    SmallCache* c = small_cache();
+    if (c && c->count[cls] > 0) {
+      c->bytes -= small_class_size(cls);
+      return c->blocks[cls][--c->count[cls]];
+    }
+    void* p = os_alloc(small_class_size(cls));
+    TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
+    return p;
+  }
   if (nbytes < kCpuCacheMinBlock) {  // the same test as cpu_free's
     void* p = os_alloc(rounded > 0 ? rounded : 64);
     TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
@@ -121,6 +181,17 @@ void* cpu_alloc(int64_t nbytes) {
 
 void cpu_free(void* p, int64_t nbytes) noexcept {
   if (!p) return;
+  if (is_small(nbytes)) {
+    const int cls = small_class(nbytes);
+    SmallCache* c = small_cache();
+    if (c && c->count[cls] < kSmallPerClass && c->bytes + small_class_size(cls) <= kSmallBytes) {
+      c->blocks[cls][c->count[cls]++] = p;
+      c->bytes += small_class_size(cls);
+      return;
+    }
+    std::free(p);
+    return;
+  }
   if (nbytes < kCpuCacheMinBlock) {
     std::free(p);
     return;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abi/status.h"
+#include "cpu/small_matmul.h"
 #include "init.h"
 
 namespace tc::cpu {
@@ -36,8 +37,19 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   // Below ~2^18 multiply-adds a fork/join costs more than it saves (and on a
   // loaded machine a descheduled worker stalls the whole call), so small
   // products run on the calling thread.
-  const bool small = double(m) * double(n) * double(k) <= double(1 << 18);
+  const double madds = double(m) * double(n) * double(k);
+  const bool small = madds <= double(1 << 18);
   const int threads = omp_get_max_threads();
+  // A product up to 128^3 that runs on one thread goes to a kept oneDNN
+  // matmul primitive (cpu/small_matmul.h); tiny ones stay on sgemm, whose
+  // call costs less than a primitive's dispatch there.
+  if (alpha == 1.0f && beta == 0.0f && madds <= double(1 << 21) && std::min({m, n, k}) >= 32 &&
+      (small || threads == 1) && !omp_in_parallel()) {
+    if (threads > 1) omp_set_num_threads(1);
+    const bool done = small_matmul_f32(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+    if (threads > 1) omp_set_num_threads(threads);
+    if (done) return;
+  }
   if (small && threads > 1 && !omp_in_parallel()) omp_set_num_threads(1);
   const dnnl_status_t st =
       dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -33,14 +33,29 @@ void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t se
                        [&] { philox_fill(t->data_as<scalar_t>(), t->numel(), dist, a, b, seed, offset); });
 }
 
+namespace {
+// Plain SGD (no momentum buffer) gets its own loop: with the buffer a
+// constant null the per-element math vectorizes. Elements are independent,
+// so large parameters split across threads with the same bits.
+template <typename T>
+void sgd_loop(T* __restrict pw, const T* __restrict pg, T* pb, int64_t n, const optim::SgdStep& s) {
+  if (!pb) {
+    // A private copy of the step: read through a reference, its fields could
+    // alias pw (float64) and the loop would not vectorize.
+    const optim::SgdStep st = s;
+#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static) firstprivate(st)
+    for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], static_cast<T*>(nullptr), st);
+    return;
+  }
+#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
+  for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], pb + j, s);
+}
+}  // namespace
+
 void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s) {
   TC_DISPATCH_FLOATING(w->dtype, "sgd", [&] {
     using T = scalar_t;
-    T* pw = w->data_as<T>();
-    const T* pg = g->data_as<T>();
-    T* pb = buf ? buf->data_as<T>() : nullptr;
-    const int64_t n = w->numel();
-    for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], pb ? pb + j : nullptr, s);
+    sgd_loop<T>(w->data_as<T>(), g->data_as<T>(), buf ? buf->data_as<T>() : nullptr, w->numel(), s);
   });
 }
 
