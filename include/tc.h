@@ -902,9 +902,11 @@ TC_API int32_t tc_avg_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* 
  * [dim]. */
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out);
 
-/* Neural-network layers, composed of other ops (their gradients are those of
- * the ops they are made of). Optional tensors may be NULL. Per-channel
- * tensors (weight, bias, running_mean, running_var) are [C] for x [N, C, *]. */
+/* Neural-network layers. The norms and the generalized pooling run fused
+ * kernels with their own backward; the others are composed of other ops
+ * (their gradients are those of the ops they are made of). Optional tensors
+ * may be NULL. Per-channel tensors (weight, bias, running_mean, running_var)
+ * are [C] for x [N, C, *]. */
 /** Batch normalization over N and the spatial dims. training != 0: batch
  * statistics (biased variance), and running_mean/running_var (if given) are
  * updated in place: r = (1 - momentum) r + momentum s with the unbiased

@@ -246,6 +246,33 @@ struct Backend {
   // the rows of seq [S, m] (S = 1: one row for every row of values; else S = R).
   virtual void searchsorted(const Tensor& out, const Tensor& seq, const Tensor& values, bool right) const;
 
+  // ---- batch and group normalisation (CPU: src/cpu/norm_layers.cpp) ----
+  // x, y, g, gx: contiguous, viewed as [N, C, S] (S: the product of the dims
+  // after C); per-channel tensors [C] (w, b may be null); statistics in x's
+  // dtype, accumulated in double. Generic forms: through the ops
+  // (src/backend_norm_defaults.cpp).
+  // Training batch norm: mean, invstd [C] = 1 / sqrt(biased var + eps) over N
+  // and S, var_unbiased [C] (null: not wanted), and y = (x - mean) invstd w + b.
+  virtual void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
+                                  const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
+                                  double eps) const;
+  // y = (x - mean) invstd w + b with the given mean, invstd [C] (evaluation).
+  virtual void batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                                const Tensor& w, const Tensor& b) const;
+  // The wanted gradients (the others null): gw = sum g xhat, gb = sum g over N
+  // and S; gx = invstd w (g - mean(g) - xhat mean(g xhat)) when the statistics
+  // were the batch's (training), invstd w g when they were constants.
+  virtual void batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                                   const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
+                                   bool training) const;
+  // Group norm, groups dividing C: mean, invstd [N, groups] over each
+  // sample's C / groups channels and S; y = xhat w + b per channel.
+  virtual void group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& x,
+                                  const Tensor& w, const Tensor& b, int64_t groups, double eps) const;
+  virtual void group_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                                   const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
+                                   int64_t groups) const;
+
  protected:
   [[noreturn]] void not_implemented(const char* primitive) const;
 };

@@ -1,7 +1,7 @@
-// The CPU's convolution and pooling primitives (src/backend.h), NCHW.
-// conv2d lowers each (sample, group) to im2col + one GEMM (cpu::gemm: oneDNN's
-// sgemm for float32, the OpenMP loop for float64, which oneDNN lacks); the
-// pooling ops are direct loops over output planes.
+// The CPU's convolution primitives (src/backend.h), NCHW: conv2d lowers each
+// (sample, group) to im2col + one GEMM (cpu::gemm: oneDNN's sgemm for
+// float32, the OpenMP loop for float64, which oneDNN lacks). Pooling:
+// src/cpu/pool.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -115,85 +115,6 @@ void conv_backward(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, con
   }
 }
 
-// PyTorch's count_include_pad window: clipped to the padded input for the
-// divisor, then to the real input for the elements.
-struct Window {
-  int64_t h0, h1, w0, w1, count;
-};
-inline Window avg_window(const PoolGeom& g, int64_t oh, int64_t ow) {
-  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-  int64_t h1 = std::min(h0 + g.kh, g.h + g.ph), w1 = std::min(w0 + g.kw, g.w + g.pw);
-  const int64_t count = (h1 - h0) * (w1 - w0);
-  return {std::max<int64_t>(h0, 0), std::min(h1, g.h), std::max<int64_t>(w0, 0), std::min(w1, g.w), count};
-}
-
-template <typename T>
-void max_pool_forward(const T* px, T* py, int64_t* pa, const PoolGeom& g) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (g.planes * g.ho * g.wo > 16384)
-  for (int64_t c = 0; c < g.planes; ++c)
-    for (int64_t oh = 0; oh < g.ho; ++oh)
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-        T best = -std::numeric_limits<T>::infinity();
-        int64_t at = std::max<int64_t>(h0, 0) * g.w + std::max<int64_t>(w0, 0);
-        bool found_nan = false;
-        for (int64_t ih = std::max<int64_t>(h0, 0); ih < std::min(h0 + g.kh, g.h) && !found_nan; ++ih)
-          for (int64_t iw = std::max<int64_t>(w0, 0); iw < std::min(w0 + g.kw, g.w); ++iw) {
-            const T v = px[(c * g.h + ih) * g.w + iw];
-            // NaN wins and stays, as in PyTorch.
-            if (v > best || std::isnan(v)) {
-              best = v;
-              at = ih * g.w + iw;
-              if (std::isnan(v)) {
-                found_nan = true;
-                break;
-              }
-            }
-          }
-        py[(c * g.ho + oh) * g.wo + ow] = best;
-        pa[(c * g.ho + oh) * g.wo + ow] = at;
-      }
-}
-
-template <typename T>
-void max_pool_backward(const T* pg, const int64_t* pa, T* o, const PoolGeom& g) {
-  const int64_t po = g.ho * g.wo, pi = g.h * g.w;
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (g.planes * po > 16384)
-  for (int64_t c = 0; c < g.planes; ++c)
-    for (int64_t i = 0; i < po; ++i) o[c * pi + pa[c * po + i]] += pg[c * po + i];
-}
-
-template <typename T>
-void avg_pool_forward(const T* px, T* py, const PoolGeom& g) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (g.planes * g.ho * g.wo > 16384)
-  for (int64_t c = 0; c < g.planes; ++c)
-    for (int64_t oh = 0; oh < g.ho; ++oh)
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const Window win = avg_window(g, oh, ow);
-        double s = 0;
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw) s += double(px[(c * g.h + ih) * g.w + iw]);
-        py[(c * g.ho + oh) * g.wo + ow] = T(s / double(win.count));
-      }
-}
-
-template <typename T>
-void avg_pool_backward(const T* pg, T* o, const PoolGeom& g) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (g.planes * g.ho * g.wo > 16384)
-  for (int64_t c = 0; c < g.planes; ++c)
-    for (int64_t oh = 0; oh < g.ho; ++oh)
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        const Window win = avg_window(g, oh, ow);
-        const T v = pg[(c * g.ho + oh) * g.wo + ow] / T(win.count);
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw) o[(c * g.h + ih) * g.w + iw] += v;
-      }
-}
-
 }  // namespace
 
 void CpuBackend::conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
@@ -212,29 +133,6 @@ void CpuBackend::conv2d_backward(const Tensor& gx, const Tensor& gw, const Tenso
     conv_backward<T>(x->data_as<T>(), w->data_as<T>(), gy->data_as<T>(), gx ? gx->data_as<T>() : nullptr,
                      gw ? gw->data_as<T>() : nullptr, gb ? gb->data_as<T>() : nullptr, g);
   });
-}
-
-void CpuBackend::max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) const {
-  TC_DISPATCH_FLOATING(x->dtype, "max_pool2d", [&] {
-    max_pool_forward(x->data_as<scalar_t>(), y->data_as<scalar_t>(), argmax->data_as<int64_t>(), g);
-  });
-}
-
-void CpuBackend::max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
-                                     const PoolGeom& g) const {
-  TC_DISPATCH_FLOATING(gx->dtype, "MaxPool2DBackward", [&] {
-    max_pool_backward(gy->data_as<scalar_t>(), argmax->data_as<int64_t>(), gx->data_as<scalar_t>(), g);
-  });
-}
-
-void CpuBackend::avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const {
-  TC_DISPATCH_FLOATING(x->dtype, "avg_pool2d",
-                       [&] { avg_pool_forward(x->data_as<scalar_t>(), y->data_as<scalar_t>(), g); });
-}
-
-void CpuBackend::avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const {
-  TC_DISPATCH_FLOATING(gx->dtype, "AvgPool2DBackward",
-                       [&] { avg_pool_backward(gy->data_as<scalar_t>(), gx->data_as<scalar_t>(), g); });
 }
 
 }  // namespace tc::cpu

@@ -104,6 +104,20 @@ class CpuBackend final : public Backend {
   Tensor mse_loss(const Tensor& x, const Tensor& t, int32_t reduction) const override;
   Tensor mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor& t,
                            int32_t reduction) const override;
+
+  // Batch and group normalisation (cpu/norm_layers.cpp).
+  void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& var_unbiased,
+                          const Tensor& x, const Tensor& w, const Tensor& b, double eps) const override;
+  void batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                        const Tensor& w, const Tensor& b) const override;
+  void batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                           const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
+                           bool training) const override;
+  void group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& x,
+                          const Tensor& w, const Tensor& b, int64_t groups, double eps) const override;
+  void group_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
+                           const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
+                           int64_t groups) const override;
 };
 
 // The one instance (registered for TC_DEVICE_CPU on first use).

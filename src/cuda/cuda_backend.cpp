@@ -279,13 +279,20 @@ class CudaBackend final : public Backend {
                        const Tensor& gy, const ConvGeom& g) const override {
     cuda::conv2d_backward(gx, gw, gb, x, w, gy, g);
   }
+#endif
+  // cuDNN where it computes the geometry, else libtc's kernels (pool.cu).
   void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const override {
-    cuda::avg_pool2d(y, x, g);
+#ifdef TC_HAVE_CUDNN
+    if (cuda::plain_avg_pool(g)) return cuda::avg_pool2d(y, x, g);
+#endif
+    cuda::avg_pool2d_direct(y, x, g);
   }
   void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const override {
-    cuda::avg_pool2d_backward(gx, gy, g);
-  }
+#ifdef TC_HAVE_CUDNN
+    if (cuda::plain_avg_pool(g)) return cuda::avg_pool2d_backward(gx, gy, g);
 #endif
+    cuda::avg_pool2d_direct_backward(gx, gy, g);
+  }
 
   void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
                    uint64_t offset) const override {

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
+#include "cuda/launch.cuh"
 #include "cuda/optim.h"
 
 namespace tc::cuda {
@@ -21,20 +22,6 @@ __global__ void adam_kernel(T* w, const T* g, T* m, T* v, int64_t n, optim::Adam
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x)
     optim::adam_update(w[i], g[i], m[i], v[i], s);
-}
-
-struct Grid {
-  int blocks, threads;
-};
-Grid grid_for(int64_t n) {
-  const int threads = 256;
-  const int64_t blocks64 = (n + threads - 1) / threads;
-  return {int(blocks64 < 65535 * 8 ? blocks64 : 65535 * 8), threads};
-}
-
-template <typename T>
-T* ptr(const Tensor& t) {
-  return t ? static_cast<T*>(t->data()) : nullptr;
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
-// max_pool2d on CUDA, forward and backward, with the CPU's semantics
-// (src/cpu/conv.cpp): the first maximum of each window (a NaN wins and
-// stays), its flat index within the input plane kept for the backward. cuDNN's
-// pooling neither makes nor takes that argmax, so these are libtc's kernels.
-// The backward gathers (each input element sums, in output order, the
-// gradients of the windows whose argmax it is): deterministic, no atomics.
+// 2-D pooling on CUDA with the CPU's semantics (src/cpu/pool.cpp, PyTorch
+// 1.13's geometry: dilation, ceil_mode output sizes, count_include_pad,
+// divisor_override). max_pool2d: the first maximum of each window, a NaN
+// replaces it (the last NaN stays), its flat index within the input plane
+// kept for the backward; cuDNN's pooling neither makes nor takes that argmax,
+// so these are libtc's kernels. Average pooling runs here when cuDNN cannot
+// (its geometry beyond cuDNN's, or no cuDNN: cuda_backend.cpp chooses).
+// The backwards gather (each input element sums, in output order, the
+// gradients of the windows holding it): deterministic, no atomics.
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
+#include "cuda/launch.cuh"
 #include "cuda/device_types.cuh"
 #include "cuda/pool.h"
 
@@ -19,23 +23,21 @@ __global__ void max_pool_forward(const T* x, T* y, int64_t* argmax, PoolGeom g) 
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t ow = i % g.wo, oh = i / g.wo % g.ho, c = i / (g.wo * g.ho);
-    const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-    const int64_t hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
-    const int64_t he = h0 + g.kh < g.h ? h0 + g.kh : g.h, we = w0 + g.kw < g.w ? w0 + g.kw : g.w;
+    // PyTorch's taps: the dilated window clipped to the input.
+    int64_t hs = oh * g.sh - g.ph, ws = ow * g.sw - g.pw;
+    const int64_t he = hs + (g.kh - 1) * g.dh + 1 < g.h ? hs + (g.kh - 1) * g.dh + 1 : g.h;
+    const int64_t we = ws + (g.kw - 1) * g.dw + 1 < g.w ? ws + (g.kw - 1) * g.dw + 1 : g.w;
+    while (hs < 0) hs += g.dh;
+    while (ws < 0) ws += g.dw;
     const T* plane = x + c * g.h * g.w;
     compute_t<T> best = -compute_t<T>(INFINITY);
     int64_t at = hs * g.w + ws;
-    bool found_nan = false;
-    for (int64_t ih = hs; ih < he && !found_nan; ++ih)
-      for (int64_t iw = ws; iw < we; ++iw) {
+    for (int64_t ih = hs; ih < he; ih += g.dh)
+      for (int64_t iw = ws; iw < we; iw += g.dw) {
         const compute_t<T> v = to_compute(plane[ih * g.w + iw]);
         if (v > best || v != v) {
           best = v;
           at = ih * g.w + iw;
-          if (v != v) {
-            found_nan = true;
-            break;
-          }
         }
       }
     y[i] = from_compute<T>(best);
@@ -50,8 +52,9 @@ __global__ void max_pool_backward(const T* gy, const int64_t* argmax, T* gx, Poo
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t iw = i % g.w, ih = i / g.w % g.h, c = i / (g.w * g.h);
     const int64_t self = ih * g.w + iw;
-    // The windows holding (ih, iw): oh * sh - ph <= ih < oh * sh - ph + kh.
-    const int64_t hnum = ih + g.ph - g.kh + 1, wnum = iw + g.pw - g.kw + 1;
+    // The windows that may hold (ih, iw): oh * sh - ph <= ih <= oh * sh - ph
+    // + (kh - 1) dh (the argmax test below picks the exact ones).
+    const int64_t hnum = ih + g.ph - (g.kh - 1) * g.dh, wnum = iw + g.pw - (g.kw - 1) * g.dw;
     const int64_t oh0 = hnum > 0 ? (hnum + g.sh - 1) / g.sh : 0,
                   ow0 = wnum > 0 ? (wnum + g.sw - 1) / g.sw : 0;
     const int64_t oh1 = (ih + g.ph) / g.sh < g.ho - 1 ? (ih + g.ph) / g.sh : g.ho - 1;
@@ -67,13 +70,64 @@ __global__ void max_pool_backward(const T* gy, const int64_t* argmax, T* gx, Poo
   }
 }
 
-struct Grid {
-  int blocks, threads;
+// One axis of an average window: [begin, end) on the input and its extent
+// clipped only to the padded input (count_include_pad's divisor).
+struct AvgSpan {
+  int64_t begin, end, padded;
 };
-Grid grid_for(int64_t n) {
-  const int threads = 256;
-  const int64_t blocks64 = (n + threads - 1) / threads;
-  return {int(blocks64 < 65535 * 8 ? blocks64 : 65535 * 8), threads};
+__device__ inline AvgSpan avg_span(int64_t o, int64_t in, int64_t k, int64_t s, int64_t p) {
+  const int64_t b = o * s - p, e = b + k < in + p ? b + k : in + p;
+  return {b > 0 ? b : 0, e < in ? e : in, e - b};
+}
+__device__ inline double avg_divisor(const PoolGeom& g, const AvgSpan& h, const AvgSpan& w) {
+  if (g.divisor) return double(g.divisor);
+  return g.count_include_pad ? double(h.padded * w.padded) : double((h.end - h.begin) * (w.end - w.begin));
+}
+
+template <typename T>
+__global__ void avg_pool_forward(const T* x, T* y, PoolGeom g) {
+  const int64_t total = g.planes * g.ho * g.wo;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t ow = i % g.wo, oh = i / g.wo % g.ho, c = i / (g.wo * g.ho);
+    const AvgSpan rh = avg_span(oh, g.h, g.kh, g.sh, g.ph), rw = avg_span(ow, g.w, g.kw, g.sw, g.pw);
+    if (rh.begin >= rh.end || rw.begin >= rw.end) {
+      y[i] = from_compute<T>(compute_t<T>(0));
+      continue;
+    }
+    const T* plane = x + c * g.h * g.w;
+    double s = 0;
+    for (int64_t ih = rh.begin; ih < rh.end; ++ih)
+      for (int64_t iw = rw.begin; iw < rw.end; ++iw) s += double(to_compute(plane[ih * g.w + iw]));
+    y[i] = from_compute<T>(compute_t<T>(s / avg_divisor(g, rh, rw)));
+  }
+}
+
+template <typename T>
+__global__ void avg_pool_backward(const T* gy, T* gx, PoolGeom g) {
+  const int64_t total = g.planes * g.h * g.w;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t iw = i % g.w, ih = i / g.w % g.h, c = i / (g.w * g.h);
+    // Candidate windows: oh * sh - ph <= ih < oh * sh - ph + kh.
+    const int64_t hnum = ih + g.ph - g.kh + 1, wnum = iw + g.pw - g.kw + 1;
+    const int64_t oh0 = hnum > 0 ? (hnum + g.sh - 1) / g.sh : 0,
+                  ow0 = wnum > 0 ? (wnum + g.sw - 1) / g.sw : 0;
+    const int64_t oh1 = (ih + g.ph) / g.sh < g.ho - 1 ? (ih + g.ph) / g.sh : g.ho - 1;
+    const int64_t ow1 = (iw + g.pw) / g.sw < g.wo - 1 ? (iw + g.pw) / g.sw : g.wo - 1;
+    const int64_t base = c * g.ho * g.wo;
+    double sum = double(to_compute(gx[i]));
+    for (int64_t oh = oh0; oh <= oh1; ++oh) {
+      const AvgSpan rh = avg_span(oh, g.h, g.kh, g.sh, g.ph);
+      if (ih < rh.begin || ih >= rh.end) continue;
+      for (int64_t ow = ow0; ow <= ow1; ++ow) {
+        const AvgSpan rw = avg_span(ow, g.w, g.kw, g.sw, g.pw);
+        if (iw < rw.begin || iw >= rw.end) continue;
+        sum += double(to_compute(gy[base + oh * g.wo + ow])) / avg_divisor(g, rh, rw);
+      }
+    }
+    gx[i] = from_compute<T>(compute_t<T>(sum));
+  }
 }
 
 }  // namespace
@@ -101,6 +155,32 @@ void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argma
     using T = decltype(t);
     max_pool_backward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()),
                                                     static_cast<const int64_t*>(argmax->data()),
+                                                    static_cast<T*>(gx->data()), g);
+  });
+  TC_CUDA_CHECK(cudaGetLastError());
+}
+
+void avg_pool2d_direct(const Tensor& y, const Tensor& x, const PoolGeom& g) {
+  const int64_t n = y->numel();
+  if (n == 0) return;
+  TC_CUDA_CHECK(cudaSetDevice(device_index(y->device)));
+  const Grid gr = grid_for(n);
+  dispatch_float(x->dtype, "avg_pool2d", [&](auto t) {
+    using T = decltype(t);
+    avg_pool_forward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()),
+                                                   g);
+  });
+  TC_CUDA_CHECK(cudaGetLastError());
+}
+
+void avg_pool2d_direct_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) {
+  const int64_t n = gx->numel();
+  if (n == 0 || gy->numel() == 0) return;
+  TC_CUDA_CHECK(cudaSetDevice(device_index(gx->device)));
+  const Grid gr = grid_for(n);
+  dispatch_float(gx->dtype, "AvgPool2DBackward", [&](auto t) {
+    using T = decltype(t);
+    avg_pool_backward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()),
                                                     static_cast<T*>(gx->data()), g);
   });
   TC_CUDA_CHECK(cudaGetLastError());

@@ -15,8 +15,14 @@ struct ConvGeom {
   int64_t plane() const { return ho * wo; }
 };
 
+// planes = N * C; ho, wo as the op computed them (floor or ceil_mode). The
+// trailing members default to plain pooling: no dilation, PyTorch's
+// count_include_pad averages, no divisor_override (0).
 struct PoolGeom {
   int64_t planes, h, w, kh, kw, sh, sw, ph, pw, ho, wo;
+  int64_t dh = 1, dw = 1;
+  bool count_include_pad = true;
+  int64_t divisor = 0;
 };
 
 }  // namespace tc

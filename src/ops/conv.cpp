@@ -12,6 +12,7 @@
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
+#include "ops/pooling.h"
 
 namespace tc::ops {
 namespace {
@@ -92,21 +93,21 @@ PoolGeom pool_geom(const Tensor& x, const int64_t kernel[2], const int64_t strid
 Dims pool_out_shape(const Tensor& x, const PoolGeom& g) { return {x->shape[0], x->shape[1], g.ho, g.wo}; }
 
 struct MaxPool2dBackward : autograd::Node {
-  Tensor argmax;  // int64 [N, C, Ho, Wo]: flat index within the input plane
+  // int64 [N, C, Ho, Wo]: flat index within the input plane; saved (version
+  // checked), since max_pool2d_with_indices hands it to the caller too.
+  autograd::SavedTensor argmax;
   Dims x_shape;
   DType dtype;
   Device device;
   PoolGeom geom;
   const char* name() const override { return "MaxPool2DBackward"; }
   bool has_saved() const override { return true; }
-  void release_saved() override { argmax.reset(); }
+  void release_saved() override { argmax.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    TC_CHECK(argmax != nullptr, TC_ERR_AUTOGRAD, name(),
-             ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
-             "run it twice");
+    Tensor am = argmax.unpack(name());
     Tensor gy = tc::contiguous(grads[0]);
     Tensor gx = zeros(x_shape, dtype, device);
-    backend_for(gx).max_pool2d_backward(gx, gy, argmax, geom);
+    backend_for(gx).max_pool2d_backward(gx, gy, am, geom);
     return {gx};
   }
 };
@@ -123,7 +124,7 @@ struct AvgPool2dBackward : autograd::Node {
 std::vector<Tensor> AvgPool2dBackward::apply(const std::vector<Tensor>& grads) {
   Tensor gy = tc::contiguous(grads[0]);
   Tensor gx = zeros(x_shape, dtype, device);
-  backend_for(gx).avg_pool2d_backward(gx, gy, geom);
+  if (gy->numel() > 0) backend_for(gx).avg_pool2d_backward(gx, gy, geom);
   return {gx};
 }
 
@@ -179,33 +180,29 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   return y;
 }
 
-Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
-                  const int64_t padding[2]) {
-  const char* op = "max_pool2d";
-  const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
+namespace detail {
+
+std::pair<Tensor, Tensor> max_pool2d_geom(const Tensor& x, const PoolGeom& g) {
   Tensor xc = tc::contiguous(x);
   Tensor y = empty(pool_out_shape(x, g), x->dtype, x->device);
   Tensor argmax = empty(y->shape, DType::i64, x->device);
-  backend_for(x).max_pool2d(y, argmax, xc, g);
+  if (y->numel() > 0) backend_for(x).max_pool2d(y, argmax, xc, g);
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<MaxPool2dBackward>();
-    node->argmax = argmax;
+    node->argmax = autograd::SavedTensor(argmax);
     node->x_shape = x->shape;
     node->dtype = x->dtype;
     node->device = x->device;
     node->geom = g;
     autograd::record(node, {x}, {y});
   }
-  return y;
+  return {y, argmax};
 }
 
-Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
-                  const int64_t padding[2]) {
-  const char* op = "avg_pool2d";
-  const PoolGeom g = pool_geom(x, kernel, stride, padding, op);
+Tensor avg_pool2d_geom(const Tensor& x, const PoolGeom& g) {
   Tensor xc = tc::contiguous(x);
   Tensor y = empty(pool_out_shape(x, g), x->dtype, x->device);
-  backend_for(x).avg_pool2d(y, xc, g);
+  if (y->numel() > 0) backend_for(x).avg_pool2d(y, xc, g);
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<AvgPool2dBackward>();
     node->x_shape = x->shape;
@@ -215,6 +212,18 @@ Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride
     autograd::record(node, {x}, {y});
   }
   return y;
+}
+
+}  // namespace detail
+
+Tensor max_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]) {
+  return detail::max_pool2d_geom(x, pool_geom(x, kernel, stride, padding, "max_pool2d")).first;
+}
+
+Tensor avg_pool2d(const Tensor& x, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t padding[2]) {
+  return detail::avg_pool2d_geom(x, pool_geom(x, kernel, stride, padding, "avg_pool2d"));
 }
 
 }  // namespace tc::ops

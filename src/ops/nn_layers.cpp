@@ -1,10 +1,13 @@
-// Neural-network layers composed of existing ops (norms, asymmetric and
-// transposed convolutions, generalized and adaptive pooling, resampling,
-// pixel shuffle, embedding with padding_idx, channel dropout). Each is a
-// composition (matmul, index_select, max_dim, conv2d, reductions, views), so
-// autograd records the ops it is made of and its gradient is theirs, and it
-// runs on every device those ops run on. Host-built tables (pooling windows,
-// interpolation matrices) depend only on the geometry.
+// Neural-network layers: the norms (batch, group, instance) and the
+// generalized pooling (dilation, ceil_mode, count_include_pad,
+// divisor_override) check their arguments here and run the backend's fused
+// kernels (src/ops/norm_layers.cpp, src/ops/conv.cpp). The others are
+// composed of existing ops (asymmetric and transposed convolutions, adaptive
+// pooling, resampling, pixel shuffle, embedding with padding_idx, channel
+// dropout: matmul, index_select, max_dim, conv2d, reductions, views), so
+// autograd records the ops they are made of and their gradient is theirs.
+// Host-built tables (adaptive pooling windows, interpolation matrices)
+// depend only on the geometry.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,7 +16,9 @@
 #include "abi/status.h"
 #include "init.h"
 #include "ops/nn_util.h"
+#include "ops/norm_layers.h"
 #include "ops/ops.h"
+#include "ops/pooling.h"
 
 namespace tc::ops {
 namespace {
@@ -44,40 +49,6 @@ void check_channel_vec(const Tensor& x, const Tensor& t, int64_t c, const char* 
 void check_range(int64_t v, int64_t lo, const char* op, const char* what) {
   TC_CHECK(v >= lo && v <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op, ": ", what, " must be in [", lo,
            ", 2^31] but is ", v);
-}
-
-// [1, C, 1, ...] for broadcasting a per-channel vector against x [N, C, *].
-Dims channel_shape(const Tensor& x) {
-  Dims s = Dims::filled(x->ndim(), 1);
-  s[1] = x->shape[1];
-  return s;
-}
-
-Tensor affine(Tensor y, const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  if (weight) y = mul(y, reshape(weight, channel_shape(x)));
-  if (bias) y = add(y, reshape(bias, channel_shape(x)));
-  return y;
-}
-
-// running = (1 - momentum) * running + momentum * batch, in place, unrecorded.
-void update_running(const Tensor& running, const Tensor& batch, double momentum) {
-  NoGradGuard no_grad;
-  Tensor next = add(mul_scalar(running, 1.0 - momentum), mul_scalar(detach(batch), momentum));
-  copy_(running, next);
-}
-
-// (x - mean) / sqrt(var + eps) over dims, with the biased variance as
-// mean((x - mean)^2): the centred values are needed anyway, and this is
-// several times faster than the var reduction (which the gradient then
-// goes through too, as composed ops).
-struct Normalized {
-  Tensor y, mean, var;
-};
-Normalized normalize(const Tensor& x, const Dims& dims, double eps) {
-  Tensor mu = mean(x, dims, true);
-  Tensor centred = sub(x, mu);
-  Tensor var_b = mean(mul(centred, centred), dims, true);
-  return {mul(centred, unary(UnaryOp::rsqrt, add_scalar(var_b, eps))), mu, var_b};
 }
 
 // An int64 tensor of host values on device.
@@ -127,14 +98,13 @@ Tensor dilate_dim(const Tensor& x, int64_t dim, int64_t s) {
 }
 
 // ------------------------------------------------------------ pooling --
-// A pooling as a table of windows: for each output cell, K flat indices
-// into the input plane (H * W), where -1 marks a padded tap. The ops gather
-// the taps (index_select over the plane with one appended padding element),
-// then reduce over K.
+// Adaptive max pooling as a table of windows: for each output cell, K flat
+// indices into the input plane (H * W), where -1 marks a missing tap. The op
+// gathers the taps (index_select over the plane with one appended padding
+// element), then takes the max over K.
 struct Windows {
   int64_t ho = 0, wo = 0, k = 0;
-  std::vector<int64_t> idx;   // [ho * wo * k]
-  std::vector<double> count;  // [ho * wo]: the average's divisor
+  std::vector<int64_t> idx;  // [ho * wo * k]
 };
 
 // The output size along one axis as PyTorch's pooling_output_shape.
@@ -149,16 +119,6 @@ int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ce
 
 // Per-axis taps of one output position: input coordinates (or -1).
 using Taps = std::vector<std::vector<int64_t>>;
-
-Taps strided_taps(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d) {
-  Taps t(out);
-  for (int64_t o = 0; o < out; ++o)
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t i = o * s - p + j * d;
-      t[o].push_back(i >= 0 && i < in ? i : -1);
-    }
-  return t;
-}
 
 // PyTorch's adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
 Taps adaptive_taps(int64_t in, int64_t out) {
@@ -179,16 +139,9 @@ Windows make_windows(const Taps& th, const Taps& tw, int64_t w) {
   win.k = (th.empty() ? 0 : th[0].size()) * (tw.empty() ? 0 : tw[0].size());
   win.idx.reserve(win.ho * win.wo * win.k);
   for (const auto& rh : th)
-    for (const auto& rw : tw) {
-      int64_t n = 0;
+    for (const auto& rw : tw)
       for (int64_t i : rh)
-        for (int64_t j : rw) {
-          const bool ok = i >= 0 && j >= 0;
-          win.idx.push_back(ok ? i * w + j : -1);
-          n += ok;
-        }
-      win.count.push_back(double(n));
-    }
+        for (int64_t j : rw) win.idx.push_back(i >= 0 && j >= 0 ? i * w + j : -1);
   return win;
 }
 
@@ -215,13 +168,6 @@ std::pair<Tensor, Tensor> window_max(const Tensor& x, const Windows& win) {
   Tensor indices =
       squeeze(gather(expand(table, {n, c, win.ho, win.wo, win.k}), -1, unsqueeze(which, -1)), -1);
   return {values, indices};
-}
-
-Tensor window_sum(const Tensor& x, const Windows& win) {
-  const int64_t n = x->shape[0], c = x->shape[1];
-  if (n * c == 0 || win.ho * win.wo == 0 || win.k == 0)
-    return zeros({n, c, win.ho, win.wo}, x->dtype, x->device);
-  return sum(gather_windows(x, win, 0.0), {-1}, false);
 }
 
 void check_pool_input(const Tensor& x, const char* op) {
@@ -252,6 +198,14 @@ PoolArgs pool_args(const Tensor& x, const int64_t* kernel, const int64_t* stride
              "] is larger than the padded input of shape ", x->shape);
   }
   return a;
+}
+
+// The kernels' geometry (src/backend.h) of checked arguments.
+PoolGeom pool_geom(const Tensor& x, const PoolArgs& a) {
+  PoolGeom g{x->shape[0] * x->shape[1], x->shape[2], x->shape[3], a.k[0], a.k[1], a.s[0], a.s[1], a.p[0], a.p[1],
+             a.o[0], a.o[1]};
+  g.dh = a.d[0], g.dw = a.d[1];
+  return g;
 }
 
 // Interpolation matrix [out, in] of one axis (PyTorch 1.13's source indices).
@@ -305,25 +259,15 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
            ": running_mean and running_var must both be given or both be NULL");
   for (const Tensor& r : {running_mean, running_var})
     if (r) check_writable(r, op);
-  Dims dims{0};
-  for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
   const int64_t per_channel = c ? x->numel() / c : 0;
   if (!training) {
     TC_CHECK(running_mean, TC_ERR_INVALID_ARGUMENT, op,
              ": running_mean and running_var are needed in evaluation mode (training = 0)");
-    Tensor y = mul(sub(x, reshape(running_mean, channel_shape(x))),
-                   unary(UnaryOp::rsqrt, add_scalar(reshape(running_var, channel_shape(x)), eps)));
-    return affine(y, x, weight, bias);
+    return detail::batch_norm_eval(x, weight, bias, running_mean, running_var, eps);
   }
   TC_CHECK(per_channel > 1, TC_ERR_INVALID_ARGUMENT, op,
            ": expected more than 1 value per channel when training, got input of shape ", x->shape);
-  auto [y, mu, var_b] = normalize(x, dims, eps);
-  if (running_mean) {
-    update_running(running_mean, reshape(mu, {c}), momentum);
-    update_running(running_var,
-                   mul_scalar(reshape(var_b, {c}), double(per_channel) / double(per_channel - 1)), momentum);
-  }
-  return affine(y, x, weight, bias);
+  return detail::batch_norm_train(x, weight, bias, running_mean, running_var, momentum, eps);
 }
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
@@ -337,15 +281,7 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   check_channel_vec(x, weight, c, op, "weight");
   check_channel_vec(x, bias, c, op, "bias");
   TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
-  const int64_t n = x->shape[0];
-  const int64_t per_group = n * c != 0 ? x->numel() / (n * num_groups) : 0;
-  Tensor y;
-  if (per_group == 0) {
-    y = mul_scalar(x, 1.0);
-  } else {
-    y = reshape(normalize(reshape(x, {n, num_groups, per_group}), {2}, eps).y, x->shape);
-  }
-  return affine(y, x, weight, bias);
+  return detail::group_norm_fused(x, num_groups, weight, bias, eps);
 }
 
 Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
@@ -366,29 +302,32 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   TC_CHECK(eps >= 0.0, TC_ERR_INVALID_ARGUMENT, op, ": eps must be >= 0 but is ", eps);
   for (const Tensor& r : {running_mean, running_var})
     if (r) check_writable(r, op);
-  Dims dims;
-  for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
   const int64_t n = x->shape[0], spatial = n * c != 0 ? x->numel() / (n * c) : 0;
   if (!use_input_stats) {
     TC_CHECK(running_mean, TC_ERR_INVALID_ARGUMENT, op,
              ": running_mean and running_var are needed when use_input_stats = 0");
-    Tensor y = mul(sub(x, reshape(running_mean, channel_shape(x))),
-                   unary(UnaryOp::rsqrt, add_scalar(reshape(running_var, channel_shape(x)), eps)));
-    return affine(y, x, weight, bias);
+    return detail::batch_norm_eval(x, weight, bias, running_mean, running_var, eps);
   }
   TC_CHECK(spatial > 1, TC_ERR_INVALID_ARGUMENT, op,
            ": expected more than 1 spatial element when training, got input of shape ", x->shape);
-  auto [y, mu, var_b] = normalize(x, dims, eps);
-  if (running_mean && n > 0) {
-    // PyTorch runs batch_norm on [1, N*C, *] with the stats repeated N times,
-    // then keeps their mean over N.
-    update_running(running_mean, mean(reshape(mu, {n, c}), {0}, false), momentum);
-    update_running(
-        running_var,
-        mean(mul_scalar(reshape(var_b, {n, c}), double(spatial) / double(spatial - 1)), {0}, false),
-        momentum);
+  // PyTorch's: batch norm of x seen as [1, N*C, *], the per-channel tensors
+  // repeated N times; the running statistics keep the mean over N of theirs.
+  Dims s = x->shape;
+  s[0] = 1, s[1] = n * c;
+  auto repeated = [&](const Tensor& t) { return t ? reshape(expand(unsqueeze(t, 0), {n, c}), {n * c}) : Tensor(); };
+  Tensor rm, rv;
+  if (running_mean) {
+    NoGradGuard no_grad;
+    rm = mul_scalar(repeated(running_mean), 1.0);  // copies, updated in place
+    rv = mul_scalar(repeated(running_var), 1.0);
   }
-  return affine(y, x, weight, bias);
+  Tensor y = detail::batch_norm_train(reshape(x, s), repeated(weight), repeated(bias), rm, rv, momentum, eps);
+  if (running_mean) {
+    NoGradGuard no_grad;
+    copy_(running_mean, mean(reshape(rm, {n, c}), {0}, false));
+    copy_(running_var, mean(reshape(rv, {n, c}), {0}, false));
+  }
+  return reshape(y, x->shape);
 }
 
 // ---------------------------------------------------------- convolutions --
@@ -470,10 +409,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t
                                                   const int64_t* stride, const int64_t padding[2],
                                                   const int64_t dilation[2], bool ceil_mode) {
   const PoolArgs a = pool_args(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d_with_indices");
-  const Windows win =
-      make_windows(strided_taps(x->shape[2], a.o[0], a.k[0], a.s[0], a.p[0], a.d[0]),
-                   strided_taps(x->shape[3], a.o[1], a.k[1], a.s[1], a.p[1], a.d[1]), x->shape[3]);
-  return window_max(x, win);
+  return detail::max_pool2d_geom(x, pool_geom(x, a));
 }
 
 Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
@@ -483,25 +419,10 @@ Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* st
   const PoolArgs a = pool_args(x, kernel, stride, padding, nullptr, ceil_mode, op);
   TC_CHECK(divisor_override >= 0 && divisor_override <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
            ": divisor_override must be positive (or 0: none) but is ", divisor_override);
-  const int64_t h = x->shape[2], w = x->shape[3];
-  const Windows win = make_windows(strided_taps(h, a.o[0], a.k[0], a.s[0], a.p[0], 1),
-                                   strided_taps(w, a.o[1], a.k[1], a.s[1], a.p[1], 1), w);
-  // PyTorch's divisor: the window clipped to the padded input (count_include_pad)
-  // or to the input itself.
-  std::vector<double> divisor(a.o[0] * a.o[1]);
-  for (int64_t oh = 0; oh < a.o[0]; ++oh)
-    for (int64_t ow = 0; ow < a.o[1]; ++ow) {
-      int64_t hs = oh * a.s[0] - a.p[0], ws = ow * a.s[1] - a.p[1];
-      int64_t he = std::min(hs + a.k[0], h + a.p[0]), we = std::min(ws + a.k[1], w + a.p[1]);
-      const int64_t padded = (he - hs) * (we - ws);
-      hs = std::max<int64_t>(hs, 0), ws = std::max<int64_t>(ws, 0);
-      he = std::min(he, h), we = std::min(we, w);
-      double dv = count_include_pad ? double(padded) : double((he - hs) * (we - ws));
-      if (divisor_override) dv = double(divisor_override);
-      divisor[oh * a.o[1] + ow] = dv > 0 ? 1.0 / dv : 0.0;
-    }
-  Tensor s = window_sum(x, win);
-  return mul(s, value_tensor(divisor, {a.o[0], a.o[1]}, x->dtype, x->device));
+  PoolGeom g = pool_geom(x, a);
+  g.count_include_pad = count_include_pad;
+  g.divisor = divisor_override;
+  return detail::avg_pool2d_geom(x, g);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]) {

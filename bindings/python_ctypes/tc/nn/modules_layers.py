@@ -337,150 +337,98 @@ class ConvTranspose2d(_ConvNd):
 
 # -------------------------------------------------------------- pooling
 
-class MaxPool1d(Module):
+class _PoolNd(Module):
+    """Base of the pooling modules: keeps the options (torch.nn's attribute
+    names) and calls tc.nn.functional's ``_fn`` with them, in the order
+    ``_options`` gives (the function's positional order)."""
+    _fn = ""
+    _options: Tuple[str, ...] = ()
+
+    def __init__(self, **options):
+        super().__init__()
+        for name in self._options:
+            setattr(self, name, options[name])
+
+    def forward(self, input: Tensor):
+        """Applies the pooling to the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output, or (values, indices) for a max pooling made with return_indices.
+        """
+        return getattr(F, self._fn)(input, *(getattr(self, name) for name in self._options))
+
+    def extra_repr(self) -> str:
+        """The options, as ``name=value`` pairs, for the module's repr."""
+        return ", ".join("%s=%s" % (name, getattr(self, name)) for name in self._options)
+
+
+class MaxPool1d(_PoolNd):
     """1-D max pooling of [N, C, L] (torch.nn.MaxPool1d)."""
+    _fn, _options = "max_pool1d", ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
     def __init__(self, kernel_size: int, stride: Optional[int] = None, padding: int = 0, dilation: int = 1,
                  return_indices: bool = False, ceil_mode: bool = False):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor):
-        """Applies max pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+                         ceil_mode=ceil_mode, return_indices=return_indices)
 
 
-class MaxPool2d(Module):
+class MaxPool2d(_PoolNd):
     """2-D max pooling of [N, C, H, W] (torch.nn.MaxPool2d), with dilation, ceil_mode and return_indices."""
+    _fn, _options = "max_pool2d", ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
     def __init__(self, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
                  dilation: IntOrPair = 1, return_indices: bool = False, ceil_mode: bool = False):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor):
-        """Applies max pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+                         ceil_mode=ceil_mode, return_indices=return_indices)
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_PoolNd):
     """1-D average pooling of [N, C, L] (torch.nn.AvgPool1d)."""
+    _fn, _options = "avg_pool1d", ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
 
     def __init__(self, kernel_size: int, stride: Optional[int] = None, padding: int = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Applies average pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad)
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_PoolNd):
     """2-D average pooling of [N, C, H, W] (torch.nn.AvgPool2d), with ceil_mode, count_include_pad and
     divisor_override."""
+    _fn, _options = "avg_pool2d", ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                   "divisor_override")
 
     def __init__(self, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Applies average pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_PoolNd):
     """Adaptive average pooling of [N, C, L] to output_size (torch.nn.AdaptiveAvgPool1d)."""
+    _fn, _options = "adaptive_avg_pool1d", ("output_size",)
 
     def __init__(self, output_size: int):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Applies adaptive average pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.adaptive_avg_pool1d(input, self.output_size)
+        super().__init__(output_size=output_size)
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_PoolNd):
     """Adaptive average pooling of [N, C, H, W] to output_size, an int or a pair (torch.nn.AdaptiveAvgPool2d)."""
+    _fn, _options = "adaptive_avg_pool2d", ("output_size",)
 
     def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Applies adaptive average pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.adaptive_avg_pool2d(input, self.output_size)
+        super().__init__(output_size=output_size)
 
 
-class AdaptiveMaxPool2d(Module):
+class AdaptiveMaxPool2d(_PoolNd):
     """Adaptive max pooling of [N, C, H, W] (torch.nn.AdaptiveMaxPool2d); (values, indices) with return_indices."""
+    _fn, _options = "adaptive_max_pool2d", ("output_size", "return_indices")
 
     def __init__(self, output_size, return_indices: bool = False):
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def forward(self, input: Tensor):
-        """Applies adaptive max pooling to the input.
-
-        Args:
-            input (Tensor): the input.
-
-        Returns:
-            Tensor: the output.
-        """
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        super().__init__(output_size=output_size, return_indices=return_indices)
 
 
 # ------------------------------------------------------------ resampling

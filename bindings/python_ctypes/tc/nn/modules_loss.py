@@ -1,5 +1,5 @@
 """Loss and distance modules, as torch.nn's (they call tc.nn.functional)."""
-from typing import Optional
+from typing import Optional, Tuple
 
 from . import functional as F
 from .functional_loss import _reduction
@@ -7,7 +7,28 @@ from .modules import Module, _Loss
 from .._tensor import Tensor
 
 
-class _WeightedLoss(_Loss):
+class _FunctionalLoss(_Loss):
+    """Base of the loss modules that call one function of tc.nn.functional:
+    ``_fn`` names it; it gets ``reduction`` and, as keywords, the attributes
+    that ``_options`` names."""
+    _fn = ""
+    _options: Tuple[str, ...] = ()
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Computes the loss of ``input`` against ``target``.
+
+        Args:
+            input (Tensor): the prediction.
+            target (Tensor): the target.
+
+        Returns:
+            Tensor: the loss, reduced as ``reduction`` says.
+        """
+        options = {k: getattr(self, k) for k in self._options}
+        return getattr(F, self._fn)(input, target, reduction=self.reduction, **options)
+
+
+class _WeightedLoss(_FunctionalLoss):
     """Base of the losses with an optional class ``weight``."""
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(reduction)
@@ -26,25 +47,13 @@ class CrossEntropyLoss(_WeightedLoss):
         reduction: "none", "mean" or "sum".
         label_smoothing: in [0, 1].
     """
+    _fn, _options = "cross_entropy", ("weight", "ignore_index", "label_smoothing")
 
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100,
                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
-
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
@@ -55,24 +64,12 @@ class NLLLoss(_WeightedLoss):
         ignore_index: class index whose targets add nothing.
         reduction: "none", "mean" or "sum".
     """
+    _fn, _options = "nll_loss", ("weight", "ignore_index")
 
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100,
                  reduce=None, reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
-
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
@@ -82,18 +79,7 @@ class BCELoss(_WeightedLoss):
         weight: optional, broadcast to the input.
         reduction: "none", "mean" or "sum".
     """
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
-
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+    _fn, _options = "binary_cross_entropy", ("weight",)
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
@@ -104,122 +90,65 @@ class BCEWithLogitsLoss(_WeightedLoss):
         reduction: "none", "mean" or "sum".
         pos_weight: optional weight of the positive term.
     """
+    _fn, _options = "binary_cross_entropy_with_logits", ("weight", "pos_weight")
 
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean",
                  pos_weight: Optional[Tensor] = None):
         super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
 
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight, reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
-
-
-class L1Loss(_Loss):
+class L1Loss(_FunctionalLoss):
     """Mean absolute error (see tc.nn.functional.l1_loss).
 
     Args:
         reduction: "none", "mean" or "sum".
     """
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
-
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.l1_loss(input, target, reduction=self.reduction)
+    _fn = "l1_loss"
 
 
-class SmoothL1Loss(_Loss):
+class SmoothL1Loss(_FunctionalLoss):
     """Smooth L1 loss (see tc.nn.functional.smooth_l1_loss).
 
     Args:
         reduction: "none", "mean" or "sum".
         beta: the threshold (>= 0).
     """
+    _fn, _options = "smooth_l1_loss", ("beta",)
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
         super().__init__(reduction)
         self.beta = beta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
 
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
-
-
-class HuberLoss(_Loss):
+class HuberLoss(_FunctionalLoss):
     """Huber loss (see tc.nn.functional.huber_loss).
 
     Args:
         reduction: "none", "mean" or "sum".
         delta: the threshold (> 0).
     """
+    _fn, _options = "huber_loss", ("delta",)
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
         super().__init__(reduction)
         self.delta = delta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
 
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
-
-
-class KLDivLoss(Module):
+class KLDivLoss(_FunctionalLoss):
     """Kullback-Leibler divergence (see tc.nn.functional.kl_div).
 
     Args:
         reduction: "none", "mean", "sum" or "batchmean".
         log_target: whether the target holds log-probabilities.
     """
+    _fn, _options = "kl_div", ("log_target",)
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False):
-        super().__init__()
-        if reduction != "batchmean":
-            _reduction(reduction)
+        # "batchmean" is kl_div's own: the base checks the others.
+        super().__init__("mean" if reduction == "batchmean" else reduction)
         self.reduction = reduction
         self.log_target = log_target
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Computes the loss of ``input`` against ``target``.
-
-        Args:
-            input (Tensor): the prediction.
-            target (Tensor): the target.
-
-        Returns:
-            Tensor: the loss, reduced as ``reduction`` says.
-        """
-        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class CosineSimilarity(Module):

@@ -1,0 +1,131 @@
+// batch_norm and group_norm as fused primitives of the device backend
+// (src/backend.h: batch_norm_forward/apply/backward, group_norm_forward/
+// backward) with one autograd node each that keeps the statistics, like
+// PyTorch's native_batch_norm / native_group_norm (the arguments are checked
+// by src/ops/nn_layers.cpp). The backward is not itself differentiable
+// (PyTorch's is): a second-order gradient through these nodes is refused by
+// the engine as for layer_norm.
+#include "ops/norm_layers.h"
+
+#include "autograd/node.h"
+#include "backend.h"
+#include "init.h"
+#include "ops/nn_util.h"
+#include "ops/ops.h"
+
+namespace tc::ops::detail {
+namespace {
+
+struct NormLayerBackward : autograd::Node {
+  autograd::SavedTensor x_saved, w_saved;
+  Tensor mean, invstd;  // [C] (batch norm) or [N, groups] (group norm)
+  int64_t groups = 0;   // 0: batch norm
+  bool training = true, has_w = false, has_b = false;
+  const char* name() const override { return groups ? "NativeGroupNormBackward" : "NativeBatchNormBackward"; }
+  bool has_saved() const override { return true; }
+  void release_saved() override {
+    x_saved.release();
+    w_saved.release();
+    mean.reset();
+    invstd.reset();
+  }
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    TC_CHECK(invstd != nullptr, TC_ERR_AUTOGRAD, name(),
+             ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
+             "run it twice");
+    Tensor x = x_saved.unpack(name());
+    Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
+    const int64_t c = x->shape[1];
+    std::vector<Tensor> out(next.size());
+    const bool want_x = wants_grad(*this, 0);
+    const bool want_w = has_w && wants_grad(*this, 1);
+    const bool want_b = has_b && wants_grad(*this, has_w ? 2 : 1);
+    Tensor gx = want_x ? empty(x->shape, x->dtype, x->device) : Tensor();
+    Tensor gw = want_w ? empty({c}, x->dtype, x->device) : Tensor();
+    Tensor gb = want_b ? empty({c}, x->dtype, x->device) : Tensor();
+    Tensor g = tc::contiguous(grads[0]), wc = w ? tc::contiguous(w) : Tensor();
+    if (groups)
+      backend_for(x).group_norm_backward(gx, gw, gb, g, x, mean, invstd, wc, groups);
+    else
+      backend_for(x).batch_norm_backward(gx, gw, gb, g, x, mean, invstd, wc, training);
+    if (want_x) out[0] = gx;
+    if (want_w) out[1] = gw;
+    if (want_b) out[has_w ? 2 : 1] = gb;
+    return out;
+  }
+};
+
+void record_node(const Tensor& y, const Tensor& xc, const Tensor& x, const Tensor& w, const Tensor& b,
+                 const Tensor& mean, const Tensor& invstd, int64_t groups, bool training) {
+  std::vector<Tensor> inputs = defined({x, w, b});
+  if (!autograd::needs_grad(inputs)) return;
+  auto node = std::make_shared<NormLayerBackward>();
+  // xc is x, or its contiguous copy: what the kernels read.
+  node->x_saved = autograd::SavedTensor(xc);
+  if (w) node->w_saved = autograd::SavedTensor(w);
+  node->mean = mean;
+  node->invstd = invstd;
+  node->groups = groups;
+  node->training = training;
+  node->has_w = bool(w);
+  node->has_b = bool(b);
+  autograd::record(node, inputs, {y});
+}
+
+Tensor contiguous_or_null(const Tensor& t) { return t ? tc::contiguous(t) : Tensor(); }
+
+// running = (1 - momentum) running + momentum batch, in place, unrecorded.
+void update_running(const Tensor& running, const Tensor& batch, double momentum) {
+  NoGradGuard no_grad;
+  copy_(running, add(mul_scalar(running, 1.0 - momentum), mul_scalar(batch, momentum)));
+}
+
+}  // namespace
+
+Tensor batch_norm_train(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& running_mean,
+                        const Tensor& running_var, double momentum, double eps) {
+  const int64_t c = x->shape[1];
+  Tensor xc = tc::contiguous(x);
+  Tensor y = empty(x->shape, x->dtype, x->device);
+  Tensor mean = empty({c}, x->dtype, x->device), invstd = empty({c}, x->dtype, x->device);
+  Tensor var = running_var ? empty({c}, x->dtype, x->device) : Tensor();
+  backend_for(x).batch_norm_forward(y, mean, invstd, var, xc, contiguous_or_null(w), contiguous_or_null(b), eps);
+  if (running_mean) {
+    update_running(running_mean, mean, momentum);
+    update_running(running_var, var, momentum);
+  }
+  record_node(y, xc, x, w, b, mean, invstd, 0, true);
+  return y;
+}
+
+Tensor batch_norm_eval(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& running_mean,
+                       const Tensor& running_var, double eps) {
+  Tensor xc = tc::contiguous(x);
+  Tensor y = empty(x->shape, x->dtype, x->device);
+  Tensor mean, invstd;
+  {
+    // Copies: the node keeps the statistics used, whatever later updates do.
+    NoGradGuard no_grad;
+    mean = mul_scalar(running_mean, 1.0);
+    invstd = binary_scalar(ScalarOp::pow, add_scalar(running_var, eps), -0.5);
+  }
+  backend_for(x).batch_norm_apply(y, xc, mean, invstd, contiguous_or_null(w), contiguous_or_null(b));
+  record_node(y, xc, x, w, b, mean, invstd, 0, false);
+  return y;
+}
+
+Tensor group_norm_fused(const Tensor& x, int64_t groups, const Tensor& w, const Tensor& b, double eps) {
+  const int64_t n = x->shape[0];
+  Tensor xc = tc::contiguous(x);
+  Tensor y = empty(x->shape, x->dtype, x->device);
+  // Zeros for an empty x: its backward reads them (and sums nothing).
+  auto stat = [&] { return x->numel() > 0 ? empty({n, groups}, x->dtype, x->device) : zeros({n, groups}, x->dtype, x->device); };
+  Tensor mean = stat(), invstd = stat();
+  if (x->numel() > 0)
+    backend_for(x).group_norm_forward(y, mean, invstd, xc, contiguous_or_null(w), contiguous_or_null(b), groups,
+                                      eps);
+  record_node(y, xc, x, w, b, mean, invstd, groups, true);
+  return y;
+}
+
+}  // namespace tc::ops::detail
