@@ -237,6 +237,11 @@ _select_f = fn("tc_select")
 _slice_f = fn("tc_slice")
 _unsqueeze_f = fn("tc_unsqueeze")
 _backward_f = fast("tc_backward")
+# Hot paths call these unprototyped (every argument already a ctypes object:
+# nothing converted, no Python-level range check; see tc._core.fast).
+_clear_grad_fast = fast("tc_tensor_clear_grad")
+_sum_fast = fast("tc_sum")
+_I32_0, _I32_1, _I64_0 = _I32(0), _I32(1), _I64(0)  # shared, never written
 _copy_to_f = fn("tc_tensor_copy_to")
 _sum_f = fn("tc_sum")
 _from_data_f = fn("tc_from_data")
@@ -458,7 +463,9 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             raise NotImplementedError("only `tensor.grad = None` is supported")
-        check(fn("tc_tensor_clear_grad")(self._h))
+        rc = _clear_grad_fast(self._h)
+        if rc:
+            raise error_for(rc)
 
     @property
     def grad_fn(self):
@@ -493,10 +500,12 @@ class Tensor:
             gradient (Tensor, optional): the gradient of this tensor; required unless it has one element.
             retain_graph (bool): keep the graph for another backward.
         """
-        g = None
-        if gradient is not None:
+        if gradient is None:
+            g = None
+        else:
             g = gradient if isinstance(gradient, Tensor) else tensor(gradient, dtype=self.dtype)
-        rc = _backward_f(self._h, g._h if g is not None else None, _I32(1 if retain_graph else 0))
+            g = g._h
+        rc = _backward_f(self._h, g, _I32_1 if retain_graph else _I32_0)
         if rc:
             raise error_for(rc)
 
@@ -818,6 +827,15 @@ class Tensor:
         Returns:
             Tensor: the sum.
         """
+        if dim is None and dtype is None:  # the common full reduction: no argument packing
+            out = VP()
+            rc = _sum_fast(self._h, None, _I64_0, _I32_1 if keepdim else _I32_0, byref(out))
+            if rc:
+                raise error_for(rc)
+            t = _new(Tensor)
+            t._h = out
+            t._dt = None
+            return t
         dims, n = _dims(dim)
         out = _call(_sum_f, self._h, dims, n, 1 if keepdim else 0)
         return out if dtype is None else out.to(dtype)
