@@ -1,5 +1,5 @@
 /* Collectives across processes: run under `mpirun -np N` (N >= 2; ctest
- * runs N = 2 on loopback). Every rank checks every collective's result, the
+ * runs N = 2, 3 and 4 on loopback). Every rank checks every collective's result, the
  * asynchronous forms, the detection of ranks that disagree on shapes and
  * dtypes, and that a peer that never comes is a timeout, not a hang. Plain
  * C11 over tc.h. Exits 0 on success, 1 on the first failure (with the rank
@@ -89,6 +89,61 @@ static void test_all_reduce(tc_process_group pg) {
         CHECK(at(ts[j], i) == (float)(size * (size - 1) / 2 + size * 10 * j) + (float)size * (float)i);
       OK(tc_tensor_free(ts[j]));
     }
+  }
+  /* Small all-reduces (below 64 KiB: the module's recursive doubling, whose
+   * sends are copies it stops waiting for): several in flight at once,
+   * waited for in reverse order, then reused at once (the copies of the
+   * previous ones may still be in flight), and an empty one. */
+  for (int round = 0; round < 3; ++round) {
+    const int64_t ns[4] = {1, 7, 1024, 16383};
+    tc_tensor ts[4];
+    tc_work ws[4];
+    for (int j = 0; j < 4; ++j) {
+      ts[j] = vec_f32(ns[j], (float)(rank + j + round), 0.5f);
+      OK(tc_all_reduce(pg, ts[j], j % 2 ? TC_REDUCE_MAX : TC_REDUCE_SUM, &ws[j]));
+    }
+    for (int j = 3; j >= 0; --j) {
+      OK(tc_work_wait(ws[j], 0));
+      OK(tc_work_free(ws[j]));
+      for (int64_t i = 0; i < ns[j]; i += 1 + ns[j] / 50) {
+        const double base = (double)(j + round) + 0.5 * (double)i;
+        const double expect = j % 2 ? base + (size - 1) : (double)size * base + size * (size - 1) / 2.0;
+        CHECK(at(ts[j], i) == (float)expect);
+      }
+      OK(tc_tensor_free(ts[j]));
+    }
+  }
+  {
+    const int64_t zero = 0;
+    tc_tensor e = NULL;
+    OK(tc_zeros(&zero, 1, TC_FLOAT32, TC_CPU, &e));
+    OK(tc_all_reduce(pg, e, TC_REDUCE_SUM, NULL));
+    OK(tc_tensor_free(e));
+  }
+  /* Every rank ends with the same bits, for sums whose rounding depends on
+   * the order: the doubling (small) and the ring (large). Rank 0 then
+   * compares everyone's result with its own through an all_gather. */
+  for (int k = 0; k < 2; ++k) {
+    const int64_t n = k ? 70001 : 3001;
+    float* v = malloc(sizeof(float) * (size_t)n);
+    unsigned state = 12345u + 977u * (unsigned)rank;
+    for (int64_t i = 0; i < n; ++i) {
+      state = state * 1103515245u + 12345u;
+      v[i] = (float)((state >> 8) & 0xffff) * 1e-3f * (rank % 2 ? -1.0f : 1.0f) + 1e4f * (float)rank;
+    }
+    tc_tensor t = NULL, all = NULL;
+    OK(tc_from_data(v, n * 4, &n, 1, TC_FLOAT32, &t));
+    free(v);
+    OK(tc_all_reduce(pg, t, TC_REDUCE_SUM, NULL));
+    const int64_t total = n * size;
+    OK(tc_empty(&total, 1, TC_FLOAT32, TC_CPU, &all));
+    OK(tc_all_gather(pg, all, t, NULL));
+    float *mine = NULL, *every = NULL;
+    OK(tc_tensor_data_ptr(t, (void**)&mine));
+    OK(tc_tensor_data_ptr(all, (void**)&every));
+    for (int r = 0; r < size; ++r) CHECK(memcmp(every + (size_t)r * (size_t)n, mine, (size_t)n * 4) == 0);
+    OK(tc_tensor_free(t));
+    OK(tc_tensor_free(all));
   }
   /* int64 and bool. */
   int64_t one = 1;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "dist/mpi_api.h"
 #include "tc.h"
@@ -79,16 +80,111 @@ MPI_Op reduce_op(int32_t dtype, int32_t op) {
   }
 }
 
-// A communicator of libtc's: the MPI one, and how many ring all-reduces it
-// started (their tags: ranks start collectives in the same order, so the
+// A send of a copy that the all-reduce no longer waits for (see Doubling):
+// the copy lives until MPI reports the send complete.
+struct DetachedSend {
+  MPI_Request req;
+  void* copy;
+};
+
+// Scratch buffers kept for the next all-reduce: a fresh malloc of a large
+// buffer is a fresh mmap, whose page faults cost more than the exchange.
+struct Scratch {
+  void* p;
+  size_t cap;
+};
+constexpr size_t kPoolMax = 8;
+
+// A communicator of libtc's: the MPI one, and how many ring or doubling
+// all-reduces it started (their tags: ranks start collectives in the same order, so the
 // count agrees across ranks and concurrent rings never match each other's
-// messages).
+// messages); the sends it no longer waits for, and scratch buffers.
 struct Comm {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   unsigned ring_seq = 0;
+  std::vector<DetachedSend> detached;
+  std::vector<Scratch> pool;
 };
+
+void* take_scratch(Comm* c, size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  for (size_t i = 0; i < c->pool.size(); ++i)
+    if (c->pool[i].cap >= bytes) {
+      void* p = c->pool[i].p;
+      c->pool[i] = c->pool.back();
+      c->pool.pop_back();
+      return p;
+    }
+  // (A smaller pooled buffer is left for smaller calls.)
+  void* p = std::malloc(bytes + sizeof(size_t));
+  if (!p) return nullptr;
+  *static_cast<size_t*>(p) = bytes;  // its capacity, read back by give_scratch
+  return static_cast<char*>(p) + sizeof(size_t);
+}
+
+void give_scratch(Comm* c, void* q) {
+  if (!q) return;
+  void* p = static_cast<char*>(q) - sizeof(size_t);
+  const size_t cap = *static_cast<size_t*>(p);
+  try {
+    if (c->pool.size() < kPoolMax) {
+      c->pool.push_back({q, cap});
+      return;
+    }
+  } catch (...) {
+  }
+  std::free(p);
+}
+
+void free_pool(Comm* c) {
+  for (const Scratch& s : c->pool) std::free(static_cast<char*>(s.p) - sizeof(size_t));
+  c->pool.clear();
+}
+
+// Frees the copies of the detached sends that completed.
+void reap_detached(Comm* c) {
+  for (size_t i = 0; i < c->detached.size();) {
+    int flag = 0;
+    if (MPI_Test(&c->detached[i].req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) {
+      // (A failed send's copy is reused too: MPI is done with the request.)
+      give_scratch(c, c->detached[i].copy);
+      c->detached[i] = c->detached.back();
+      c->detached.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
 MPI_Comm comm_of(void* c) { return static_cast<Comm*>(c)->comm; }
+
+// Sends a copy of src and detaches the send: the all-reduce then waits
+// only for what it receives. A send of the buffer itself would keep
+// a rank waiting until the peer had run again to take the data (Open MPI's
+// shared memory moves anything above 4 KiB by rendezvous: the receiver
+// pulls it, then acknowledges), one more scheduling round trip per
+// exchange; on a loaded machine each costs a time slice (milliseconds).
+int send_copy(Comm* owner, const void* src, int count, MPI_Datatype type, int esize, int peer, int tag,
+              MPI_Comm comm) {
+  const size_t bytes = size_t(count) * size_t(esize);
+  void* copy = take_scratch(owner, bytes);
+  if (!copy) return MPI_ERR_NO_MEM;
+  if (bytes) std::memcpy(copy, src, bytes);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc = MPI_Isend(copy, count, type, peer, tag, comm, &r);
+  if (rc != MPI_SUCCESS) {
+    give_scratch(owner, copy);
+    return rc;
+  }
+  try {
+    owner->detached.push_back({r, copy});
+  } catch (...) {  // no room to remember it: wait for it here instead
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    give_scratch(owner, copy);
+  }
+  return MPI_SUCCESS;
+}
 
 // Tags of the ring all-reduce's messages: above the 0..32767 that
 // tc_send/tc_recv use, cycling through kRingTags values.
@@ -102,6 +198,7 @@ int g_tag_ub = 0;  // MPI_TAG_UB (the ring is used only when its tags fit)
 // through a binomial tree for in-place calls, i.e. about twice the bytes of
 // a ring, and is slower than the blocking call's tuned algorithms there.
 struct Ring {
+  Comm* owner;
   MPI_Comm comm;
   char* buf;
   int64_t count;
@@ -157,14 +254,110 @@ int step_ring(Ring* g, int* done) {
 }
 
 void free_ring(Ring* g) {
-  std::free(g->tmp);
+  give_scratch(g->owner, g->tmp);
   delete g;
 }
 
-// A request of the module: MPI's, or a ring of its own.
+// All-reduce of small buffers: recursive doubling (what Open MPI's blocking
+// MPI_Allreduce runs there: one exchange per doubling, a message latency
+// each), in place, stepped by test(). Open MPI's MPI_Iallreduce (libnbc)
+// builds a schedule per call and, in place, reduces to a root and
+// broadcasts back: twice the latency; at 4 KiB it was what kept libtc at
+// 0.91x MPI_Allreduce. A size that is not a power of two folds the first
+// 2 * rem ranks in pairs (the even one hands its buffer to the odd one and
+// gets the result back at the end). Every rank applies the same reductions
+// with the operands swapped, and the ops are commutative, so every rank
+// ends with the same bits.
+struct Doubling {
+  Comm* owner;
+  MPI_Comm comm;
+  char* buf;
+  int count;
+  MPI_Datatype type;
+  MPI_Op op;
+  int rank, size, tag;
+  int pof2 = 1, rem = 0;
+  int newrank = -1;  // in the power-of-two group; -1: an even rank that folded out
+  int mask = 1;      // the doubling's current distance
+  int phase = 0;     // 0 fold, 1 doubling, 2 unfold, 3 done
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  bool reduce_pending = false;  // tmp holds a partner's buffer to reduce in once the exchange completes
+  char* tmp = nullptr;
+  int esize = 0;
+  int real_rank(int nr) const { return nr < rem ? 2 * nr + 1 : nr + rem; }
+};
+
+// Below kRingMinBytes, recursive doubling (latency-bound sizes).
+int post_doubling(Doubling* g) {
+  g->reduce_pending = false;
+  for (;;) {
+    if (g->phase == 0) {  // fold: ranks < 2 * rem pair up
+      g->phase = 1;
+      if (g->rank < 2 * g->rem) {
+        if (g->rank % 2 == 0) {
+          g->newrank = -1;
+          return send_copy(g->owner, g->buf, g->count, g->type, g->esize, g->rank + 1, g->tag, g->comm);
+        }
+        g->newrank = g->rank / 2;
+        g->reduce_pending = true;
+        return MPI_Irecv(g->tmp, g->count, g->type, g->rank - 1, g->tag, g->comm, &g->reqs[0]);
+      }
+      g->newrank = g->rank - g->rem;
+      continue;
+    }
+    if (g->phase == 1) {  // doubling among the pof2 ranks left
+      if (g->newrank < 0 || g->mask >= g->pof2) {
+        g->phase = 2;
+        continue;
+      }
+      const int peer = g->real_rank(g->newrank ^ g->mask);
+      g->mask <<= 1;
+      g->reduce_pending = true;
+      int rc = MPI_Irecv(g->tmp, g->count, g->type, peer, g->tag, g->comm, &g->reqs[0]);
+      if (rc == MPI_SUCCESS)
+        rc = send_copy(g->owner, g->buf, g->count, g->type, g->esize, peer, g->tag, g->comm);
+      return rc;
+    }
+    if (g->phase == 2) {  // unfold: the odd ranks hand the result back
+      g->phase = 3;
+      if (g->rank < 2 * g->rem) {
+        if (g->rank % 2 == 0)
+          return MPI_Irecv(g->buf, g->count, g->type, g->rank + 1, g->tag, g->comm, &g->reqs[0]);
+        return send_copy(g->owner, g->buf, g->count, g->type, g->esize, g->rank - 1, g->tag, g->comm);
+      }
+      continue;
+    }
+    return MPI_SUCCESS;  // phase 3: nothing left to post
+  }
+}
+
+// Advances the doubling as far as its messages allow; *done once finished.
+int step_doubling(Doubling* g, int* done) {
+  *done = 0;
+  for (;;) {
+    int flag = 0;
+    const int rc = MPI_Testall(2, g->reqs, &flag, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!flag) return MPI_SUCCESS;
+    if (g->reduce_pending) MPI_Reduce_local(g->tmp, g->buf, g->count, g->type, g->op);
+    if (g->phase == 3) {
+      *done = 1;
+      return MPI_SUCCESS;
+    }
+    if (const int prc = post_doubling(g); prc != MPI_SUCCESS) return prc;
+  }
+}
+
+void free_doubling(Doubling* g) {
+  give_scratch(g->owner, g->tmp);
+  delete g;
+}
+
+// A request of the module: MPI's, or a ring or a doubling of its own.
 struct Req {
   MPI_Request r = MPI_REQUEST_NULL;
   Ring* ring = nullptr;
+  Doubling* doubling = nullptr;
 };
 
 // MPI counts are int: larger buffers are refused (libtc checks first).
@@ -224,7 +417,13 @@ void comm_free(void* c) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   auto* box = static_cast<Comm*>(c);
-  if (!finalized) MPI_Comm_free(&box->comm);
+  if (!finalized) {
+    reap_detached(box);
+    // Sends still in flight (a peer that never received) keep their copies:
+    // MPI may still read them. MPI_Comm_free waits for nothing.
+    MPI_Comm_free(&box->comm);
+  }
+  free_pool(box);
   delete box;
 }
 
@@ -238,9 +437,11 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
   auto* c = static_cast<Comm*>(comm);
   int esize = 0;
   MPI_Type_size(datatype(dtype), &esize);
+  reap_detached(c);
   if (c->size > 1 && count >= c->size && count * esize >= kRingMinBytes &&
       g_tag_ub >= kRingTagBase + int(kRingTags)) {
-    auto* g = new (std::nothrow) Ring{c->comm,
+    auto* g = new (std::nothrow) Ring{c,
+                                      c->comm,
                                       static_cast<char*>(buf),
                                       count,
                                       datatype(dtype),
@@ -250,7 +451,7 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
                                       c->size,
                                       kRingTagBase + int(c->ring_seq++ % kRingTags)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
-    if (g) g->tmp = static_cast<char*>(std::malloc(size_t(g->len(0) + 1) * size_t(esize)));
+    if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(g->len(0) + 1) * size_t(esize)));
     if (!g || !box || !g->tmp) {
       if (g) free_ring(g);
       delete box;
@@ -263,6 +464,30 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
       free_ring(g);
       delete box;
       return report(rc, "the ring all-reduce's MPI_Isend/MPI_Irecv", err, cap);
+    }
+    *req = box;
+    return 0;
+  }
+  if (c->size > 1 && g_tag_ub >= kRingTagBase + int(kRingTags)) {
+    auto* g = new (std::nothrow)
+        Doubling{c,          c->comm,         static_cast<char*>(buf),
+                 int(count), datatype(dtype), reduce_op(dtype, op),
+                 c->rank,    c->size,         kRingTagBase + int(c->ring_seq++ % kRingTags)};
+    auto* box = g ? new (std::nothrow) Req() : nullptr;
+    if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(count) * size_t(esize)));
+    if (!g || !box || !g->tmp) {
+      if (g) free_doubling(g);
+      delete box;
+      return fail("out of memory for an all-reduce", err, cap);
+    }
+    g->esize = esize;
+    while (g->pof2 * 2 <= g->size) g->pof2 *= 2;
+    g->rem = g->size - g->pof2;
+    box->doubling = g;
+    if (const int rc = post_doubling(g); rc != MPI_SUCCESS) {
+      free_doubling(g);  // as the ring: MPI refuses a bad argument before anything moves
+      delete box;
+      return report(rc, "the all-reduce's MPI_Isend/MPI_Irecv", err, cap);
     }
     *req = box;
     return 0;
@@ -322,16 +547,22 @@ int32_t irecv(void* comm, void* buf, int64_t nbytes, int32_t peer, int32_t tag, 
 int32_t test(void* req, int32_t* done, char* err, int64_t cap) {
   auto* box = static_cast<Req*>(req);
   int flag = 0;
-  const int rc = box->ring ? step_ring(box->ring, &flag) : MPI_Test(&box->r, &flag, MPI_STATUS_IGNORE);
+  const int rc = box->ring       ? step_ring(box->ring, &flag)
+                 : box->doubling ? step_doubling(box->doubling, &flag)
+                                 : MPI_Test(&box->r, &flag, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
     // A failed ring's other requests may still be posted: they are left to
     // MPI (the buffers stay alive, libtc keeps the tensor of a failed work).
     *done = 1;
-    const char* what = box->ring ? "the ring all-reduce" : "MPI_Test";
+    const char* what = box->ring ? "the ring all-reduce" : box->doubling ? "the all-reduce" : "MPI_Test";
     if (box->ring) {
       box->ring->reqs[0] = box->ring->reqs[1] = MPI_REQUEST_NULL;
       box->ring->tmp = nullptr;  // may still be written: leaked on purpose
       free_ring(box->ring);
+    }
+    if (box->doubling) {
+      box->doubling->tmp = nullptr;  // the same
+      delete box->doubling;
     }
     delete box;
     return report(rc, what, err, cap);
@@ -339,6 +570,7 @@ int32_t test(void* req, int32_t* done, char* err, int64_t cap) {
   *done = flag ? 1 : 0;
   if (flag) {
     if (box->ring) free_ring(box->ring);
+    if (box->doubling) free_doubling(box->doubling);
     delete box;
   }
   return 0;
