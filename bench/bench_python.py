@@ -8,8 +8,16 @@ of times and ratios (tc / torch: below 1.0 means tc is faster).
   4. `import tc` vs `import torch`: wall time and peak RSS of a fresh process
 
 Run: TC_LIBRARY=build/libtc.so /usr/bin/python3 bench/bench_python.py [--quick]
-Timings are the median of several repeats; threads are set to 1 on both
-sides for the tiny cases (like-for-like, no OpenMP wake-ups).
+How measured: tc and torch run in this one process, their repeats interleaved
+(tc, torch, tc, torch...), each repeat timing `number` calls with
+time.perf_counter; a row shows the best (min) repeat of each side, the figure
+least disturbed by other load on a shared machine. Threads are set to 1 on
+both sides for the tiny cases (like-for-like, no OpenMP wake-ups).
+
+The "ctypes floor" row is what a + b costs with no Python layer at all: the
+two foreign calls it needs (tc_add, then tc_tensor_free of the result) made
+directly through ctypes. The add row cannot go below it; docs/PERF_PYTHON.md
+has the breakdown.
 """
 import argparse
 import os
@@ -23,16 +31,20 @@ PKG = os.path.join(HERE, "..", "bindings", "python_ctypes")
 sys.path.insert(0, PKG)
 
 
-def per_call(fn, number, repeat):
-    """Median seconds per call of fn over `repeat` runs of `number` calls."""
-    fn()
-    times = []
+def per_call_pair(fa, fb, number, repeat):
+    """(best seconds per call of fa, of fb): `repeat` runs of `number` calls
+    each, the two sides' runs interleaved so that both see the same load."""
+    for _ in range(min(number, 200)):
+        fa()
+        fb()
+    ta, tb = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+        for f, out in ((fa, ta), (fb, tb)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                f()
+            out.append((time.perf_counter() - t0) / number)
+    return min(ta), min(tb)
 
 
 def import_cost(module):
@@ -81,8 +93,21 @@ def main():
     a, b = tc.ones(1), tc.ones(1)
     ta, tb = torch.ones(1), torch.ones(1)
     n = int(50000 * scale)
-    rows.append(("1-element add (a + b)", per_call(lambda: a + b, n, rep),
-                 per_call(lambda: torch.add(ta, tb), n, rep), "<= 0.7"))
+    rows.append(("1-element add (a + b)",) + per_call_pair(lambda: a + b, lambda: torch.add(ta, tb), n, rep)
+                + ("<= 0.7",))
+    import ctypes
+    from tc._lib import lib as _lib
+    add_c = ctypes.CFUNCTYPE(ctypes.c_int32)(("tc_add", _lib))
+    free_c = ctypes.CFUNCTYPE(ctypes.c_int32)(("tc_tensor_free", _lib))
+    ah, bh, byref, vp = a._h, b._h, ctypes.byref, ctypes.c_void_p
+
+    def floor_add():
+        out = vp()
+        add_c(ah, bh, byref(out))
+        free_c(out)
+
+    rows.append(("  ctypes floor: tc_add + free",) + per_call_pair(floor_add, lambda: torch.add(ta, tb), n, rep)
+                + ("bound",))
 
     # 2. tiny graph
     x = tc.randn(8)
@@ -103,7 +128,7 @@ def main():
         (tx * tw + tbb).relu().sum().backward()
 
     n = int(10000 * scale)
-    rows.append(("tiny graph fwd+bwd", per_call(tiny_tc, n, rep), per_call(tiny_torch, n, rep), "<= 0.3"))
+    rows.append(("tiny graph fwd+bwd",) + per_call_pair(tiny_tc, tiny_torch, n, rep) + ("<= 0.3",))
 
     # 3. MLP step (default threads on both sides)
     tc.set_num_threads(max(1, os.cpu_count() or 1))
@@ -130,7 +155,7 @@ def main():
         topt.step()
 
     n = int(1000 * scale)
-    rows.append(("MLP step 64-128-10, batch 32", per_call(step_tc, n, rep), per_call(step_torch, n, rep), ""))
+    rows.append(("MLP step 64-128-10, batch 32",) + per_call_pair(step_tc, step_torch, n, rep) + ("",))
 
     print("tc %s (%s) vs torch %s; %d threads for the MLP step, 1 for the tiny cases"
           % (tc.version(), tc.library_path, torch.__version__, tc.get_num_threads()))

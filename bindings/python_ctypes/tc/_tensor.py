@@ -148,14 +148,22 @@ def _binary(name, scalar_name=None, rscalar_name=None):
 
 def _rbinary(name, rscalar_name=None):
     """b OP a with a Tensor a and a Python number b."""
-    f = fn("tc_" + name)
-    frs = fn("tc_" + rscalar_name) if rscalar_name else None
+    f = fast("tc_" + name)
+    frs = fast("tc_" + rscalar_name) if rscalar_name else None
 
     def op(a, b):
+        out = VP()
         if frs is not None and type(b) is float:
-            return _call(frs, a._h, b)
-        b = _as_tensor(b, a)
-        return _call(f, b._h, a._h)
+            rc = frs(a._h, _double(b), byref(out))
+        else:
+            b = _as_tensor(b, a)
+            rc = f(b._h, a._h, byref(out))
+        if rc:
+            raise error_for(rc)
+        t = _new(Tensor)
+        t._h = out
+        t._dt = None
+        return t
 
     return op
 
@@ -178,12 +186,14 @@ def _unary(name):
 
 
 def _inplace(name, fill=False):
-    f = fn("tc_" + name)
+    f = fast("tc_" + name)
 
     def op(self, other):
         if not isinstance(other, Tensor):
             other = _scalar_tensor(other, self)
-        check(f(self._h, other._h))
+        rc = f(self._h, other._h)
+        if rc:
+            raise error_for(rc)
         return self
 
     op.__name__ = name
