@@ -3,6 +3,7 @@
 // kernels share. Compiled without multiply-add contraction (CMakeLists.txt)
 // so that both round the same way. Compiled once per kernel set
 // (src/cpu/kernels.h), into tc::cpu::isa_<set>.
+#include <algorithm>
 #include <type_traits>
 
 #include "cpu/cpu_backend.h"
@@ -34,17 +35,24 @@ void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t se
 }
 
 namespace {
-// Plain SGD (no momentum buffer) gets its own loop: with the buffer a
-// constant null the per-element math vectorizes. Elements are independent,
-// so large parameters split across threads with the same bits.
+// Plain SGD (no momentum buffer) splits large parameters across threads
+// (elements are independent: the same bits at any thread count), a chunk at
+// a time through a function with restrict pointers and a constant null
+// buffer, so the vectorized loop does not depend on how OpenMP outlines the
+// parallel body.
 template <typename T>
-void sgd_loop(T* __restrict pw, const T* __restrict pg, T* pb, int64_t n, const optim::SgdStep& s) {
+void sgd_plain_chunk(T* __restrict pw, const T* __restrict pg, int64_t n, const optim::SgdStep s) {
+  for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], static_cast<T*>(nullptr), s);
+}
+
+template <typename T>
+void sgd_loop(T* pw, const T* pg, T* pb, int64_t n, const optim::SgdStep& s) {
   if (!pb) {
-    // A private copy of the step: read through a reference, its fields could
-    // alias pw (float64) and the loop would not vectorize.
-    const optim::SgdStep st = s;
-#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static) firstprivate(st)
-    for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], static_cast<T*>(nullptr), st);
+    constexpr int64_t kChunk = 16384;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
+    for (int64_t c = 0; c < chunks; ++c)
+      sgd_plain_chunk(pw + c * kChunk, pg + c * kChunk, std::min(kChunk, n - c * kChunk), s);
     return;
   }
 #pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
