@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rank == 0)
-    printf("all_reduce (sum, float32), %d ranks: bus bandwidth in GB/s\n%12s %10s %10s %10s %9s %9s %9s %9s\n",
-           size, "bytes", "MPI", "tc", "tc+check", "tc/MPI", "check/MPI", "best tc", "best chk");
+    printf(
+        "all_reduce (sum, float32), %d ranks: bus bandwidth in GB/s\n%12s %10s %10s %10s %9s %9s %9s %9s\n",
+        size, "bytes", "MPI", "tc", "tc+check", "tc/MPI", "check/MPI", "best tc", "best chk");
   const int rounds = 5;
   /* TC_BENCH_MAX_BYTES: stop after this size (default 64 MiB). */
   int64_t max_bytes = (int64_t)64 << 20;
