@@ -14,20 +14,28 @@ PY=/usr/bin/python3
 echo "== all-reduce: libtc (mpi backend) vs MPI_Allreduce, 2 ranks"
 $MPIRUN -np 2 "$BUILD/bench/bench_allreduce"
 echo
-echo "== data-parallel MLP 256-512-512-10, global batch 256, Adam; median step (ms)"
+echo "== data-parallel MLP 256-512-512-10, global batch 256, Adam; median step, wall and CPU (ms)"
 echo "   (ROUNDS=${ROUNDS:-3} rounds, each running every configuration once, interleaved)"
 gloo=0
 $PY -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null && gloo=1
+# Each configuration prints "lib ranks wall_ms cpu ms": the wall time and
+# the CPU time of the step (median; the slowest rank's).
+ratio() { echo "$1 / $2" | bc -l | cut -c1-5; }
 r=1
 while [ "$r" -le "${ROUNDS:-3}" ]; do
-  t1=$($PY bench/dist/bench_ddp.py --lib tc --single | awk '{print $3}')
-  t2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc | awk '{print $3}')
-  t2n=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc --no-check | awk '{print $3}')
-  echo "round $r: tc     1 process: $t1   2 processes: $t2 (no check: $t2n)   speedup $(echo "$t1 / $t2" | bc -l | cut -c1-5)  efficiency $(echo "$t1 / $t2 / 2" | bc -l | cut -c1-5)"
+  set -- $($PY bench/dist/bench_ddp.py --lib tc --single | awk '{print $3, $5}')
+  t1=$1 c1=$2
+  set -- $($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc | awk '{print $3, $5}')
+  t2=$1 c2=$2
+  set -- $($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib tc --no-check | awk '{print $3, $5}')
+  t2n=$1 c2n=$2
+  echo "round $r: tc     1 process: $t1 (cpu $c1)   2 processes: $t2 (cpu $c2; no check: $t2n, cpu $c2n)   speedup wall $(ratio $t1 $t2) cpu $(ratio $c1 $c2)"
   if [ "$gloo" = 1 ]; then
-    u1=$($PY bench/dist/bench_ddp.py --lib torch --single | awk '{print $3}')
-    u2=$($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib torch | awk '{print $3}')
-    echo "round $r: torch  1 process: $u1   2 processes: $u2   speedup $(echo "$u1 / $u2" | bc -l | cut -c1-5)  efficiency $(echo "$u1 / $u2 / 2" | bc -l | cut -c1-5)  (gloo)"
+    set -- $($PY bench/dist/bench_ddp.py --lib torch --single | awk '{print $3, $5}')
+    u1=$1 d1=$2
+    set -- $($MPIRUN -np 2 $PY bench/dist/bench_ddp.py --lib torch | awk '{print $3, $5}')
+    u2=$1 d2=$2
+    echo "round $r: torch  1 process: $u1 (cpu $d1)   2 processes: $u2 (cpu $d2)   speedup wall $(ratio $u1 $u2) cpu $(ratio $d1 $d2)  (gloo)"
   else
     echo "torch: no gloo in $PY's torch; skipped"
   fi

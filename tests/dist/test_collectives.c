@@ -95,7 +95,7 @@ static void test_all_reduce(tc_process_group pg) {
    * waited for in reverse order, then reused at once (the copies of the
    * previous ones may still be in flight), and an empty one. */
   for (int round = 0; round < 3; ++round) {
-    const int64_t ns[4] = {1, 7, 1024, 16383};
+    const int64_t ns[4] = {1, 1536, 1024, 16383}; /* 1024, 1536: sent in two parts */
     tc_tensor ts[4];
     tc_work ws[4];
     for (int j = 0; j < 4; ++j) {

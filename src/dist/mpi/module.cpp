@@ -280,12 +280,54 @@ struct Doubling {
   int newrank = -1;  // in the power-of-two group; -1: an even rank that folded out
   int mask = 1;      // the doubling's current distance
   int phase = 0;     // 0 fold, 1 doubling, 2 unfold, 3 done
-  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the receive, in one or two parts
   bool reduce_pending = false;  // tmp holds a partner's buffer to reduce in once the exchange completes
   char* tmp = nullptr;
   int esize = 0;
   int real_rank(int nr) const { return nr < rem ? 2 * nr + 1 : nr + rem; }
 };
+
+// Messages of a doubling that would cross Open MPI's shared-memory eager
+// limit (4 KiB with its header: a 4 KiB all-reduce's buffer) by a little go
+// as two eager messages: a message above the limit goes by rendezvous (the
+// receiver pulls it with process_vm_readv, then acknowledges), more round
+// trips, each a chance to lose the core on a loaded machine (a 4 KiB
+// all-reduce took ~3x as long as with the limit raised to 8 KiB). Larger
+// ones stay whole: there the single copy pays.
+constexpr int64_t kEagerPart = 3072;  // bytes, a multiple of every element size
+
+// Parts of an exchange of the whole buffer: 1 or 2; *first: elements in the first.
+int exchange_parts(const Doubling* g, int* first) {
+  const int64_t bytes = int64_t(g->count) * g->esize;
+  if (bytes > kEagerPart && bytes <= 2 * kEagerPart && g->count >= 2) {
+    *first = int(kEagerPart / g->esize);
+    return 2;
+  }
+  *first = g->count;
+  return 1;
+}
+
+// Receives the peer's buffer into `into` (reqs[0], and reqs[1] for a second part).
+int recv_parts(Doubling* g, char* into, int peer) {
+  int first = 0;
+  const int parts = exchange_parts(g, &first);
+  int rc = MPI_Irecv(into, first, g->type, peer, g->tag, g->comm, &g->reqs[0]);
+  if (rc == MPI_SUCCESS && parts == 2)
+    rc = MPI_Irecv(into + int64_t(first) * g->esize, g->count - first, g->type, peer, g->tag, g->comm,
+                   &g->reqs[1]);
+  return rc;
+}
+
+// Sends (copies of) the buffer to the peer, in the parts recv_parts expects.
+int send_parts(Doubling* g, int peer) {
+  int first = 0;
+  const int parts = exchange_parts(g, &first);
+  int rc = send_copy(g->owner, g->buf, first, g->type, g->esize, peer, g->tag, g->comm);
+  if (rc == MPI_SUCCESS && parts == 2)
+    rc = send_copy(g->owner, g->buf + int64_t(first) * g->esize, g->count - first, g->type, g->esize, peer,
+                   g->tag, g->comm);
+  return rc;
+}
 
 // Below kRingMinBytes, recursive doubling (latency-bound sizes).
 int post_doubling(Doubling* g) {
@@ -296,11 +338,11 @@ int post_doubling(Doubling* g) {
       if (g->rank < 2 * g->rem) {
         if (g->rank % 2 == 0) {
           g->newrank = -1;
-          return send_copy(g->owner, g->buf, g->count, g->type, g->esize, g->rank + 1, g->tag, g->comm);
+          return send_parts(g, g->rank + 1);
         }
         g->newrank = g->rank / 2;
         g->reduce_pending = true;
-        return MPI_Irecv(g->tmp, g->count, g->type, g->rank - 1, g->tag, g->comm, &g->reqs[0]);
+        return recv_parts(g, g->tmp, g->rank - 1);
       }
       g->newrank = g->rank - g->rem;
       continue;
@@ -313,17 +355,15 @@ int post_doubling(Doubling* g) {
       const int peer = g->real_rank(g->newrank ^ g->mask);
       g->mask <<= 1;
       g->reduce_pending = true;
-      int rc = MPI_Irecv(g->tmp, g->count, g->type, peer, g->tag, g->comm, &g->reqs[0]);
-      if (rc == MPI_SUCCESS)
-        rc = send_copy(g->owner, g->buf, g->count, g->type, g->esize, peer, g->tag, g->comm);
+      int rc = recv_parts(g, g->tmp, peer);
+      if (rc == MPI_SUCCESS) rc = send_parts(g, peer);
       return rc;
     }
     if (g->phase == 2) {  // unfold: the odd ranks hand the result back
       g->phase = 3;
       if (g->rank < 2 * g->rem) {
-        if (g->rank % 2 == 0)
-          return MPI_Irecv(g->buf, g->count, g->type, g->rank + 1, g->tag, g->comm, &g->reqs[0]);
-        return send_copy(g->owner, g->buf, g->count, g->type, g->esize, g->rank - 1, g->tag, g->comm);
+        if (g->rank % 2 == 0) return recv_parts(g, g->buf, g->rank + 1);
+        return send_parts(g, g->rank - 1);
       }
       continue;
     }
