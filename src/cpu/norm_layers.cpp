@@ -26,7 +26,9 @@ namespace tc::cpu {
 namespace {
 
 // Channels (or groups) per thread chunk: enough elements to pay for a thread.
-int64_t grain_for(int64_t per_item) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_item, 1)); }
+int64_t grain_for(int64_t per_item) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_item, 1));
+}
 
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
@@ -152,7 +154,8 @@ void bn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
     for (int64_t c = lo; c < hi; ++c) {
       const double m = double(mean[c]), rs = double(invstd[c]);
       double sg = 0, sgx = 0;  // sum g, sum g (x - mean)
-      for (int64_t n = 0; n < d.n; ++n) grad_sums(g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, mean[c], sg, sgx);
+      for (int64_t n = 0; n < d.n; ++n)
+        grad_sums(g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, mean[c], sg, sgx);
       if (gw) gw[c] = T(sgx * rs);
       if (gb) gb[c] = T(sg);
       if (!gx) continue;
@@ -161,8 +164,8 @@ void bn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
       const double k = training ? rs * rs * sgx / count : 0.0;
       const double c0 = training ? scale * (m * k - sg / count) : 0.0;
       for (int64_t n = 0; n < d.n; ++n)
-        grad_affine(gx + n * stride + c * d.s, g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, T(scale),
-                    T(-scale * k), T(c0));
+        grad_affine(gx + n * stride + c * d.s, g + n * stride + c * d.s, x + n * stride + c * d.s, d.s,
+                    T(scale), T(-scale * k), T(c0));
     }
   });
 }
@@ -219,8 +222,8 @@ void gn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
       const double c = -k * m - rs * db / double(len);
       for (int64_t j = 0; j < cg; ++j) {
         const double wc = w ? double(w[c0 + j]) : 1.0;
-        grad_affine(gx + r * len + j * d.s, g + r * len + j * d.s, x + r * len + j * d.s, d.s, T(rs * wc), T(k),
-                    T(c));
+        grad_affine(gx + r * len + j * d.s, g + r * len + j * d.s, x + r * len + j * d.s, d.s, T(rs * wc),
+                    T(k), T(c));
       }
     }
   });
@@ -240,8 +243,8 @@ void gn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
 }  // namespace
 
 void CpuBackend::batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
-                                    const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
-                                    double eps) const {
+                                    const Tensor& var_unbiased, const Tensor& x, const Tensor& w,
+                                    const Tensor& b, double eps) const {
   TC_DISPATCH_FLOATING(x->dtype, "batch_norm", [&] {
     using T = scalar_t;
     bn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(),
@@ -260,8 +263,8 @@ void CpuBackend::batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                                     const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
-                                     bool training) const {
+                                     const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                                     const Tensor& w, bool training) const {
   TC_DISPATCH_FLOATING(x->dtype, "BatchNormBackward", [&] {
     using T = scalar_t;
     bn_backward<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
@@ -270,18 +273,19 @@ void CpuBackend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const T
   });
 }
 
-void CpuBackend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& x,
-                                    const Tensor& w, const Tensor& b, int64_t groups, double eps) const {
+void CpuBackend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
+                                    const Tensor& x, const Tensor& w, const Tensor& b, int64_t groups,
+                                    double eps) const {
   TC_DISPATCH_FLOATING(x->dtype, "group_norm", [&] {
     using T = scalar_t;
-    gn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(), x->data_as<T>(), ptr_or_null<T>(w),
-                  ptr_or_null<T>(b), nchw(x), groups, eps);
+    gn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(), x->data_as<T>(),
+                  ptr_or_null<T>(w), ptr_or_null<T>(b), nchw(x), groups, eps);
   });
 }
 
 void CpuBackend::group_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                                     const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
-                                     int64_t groups) const {
+                                     const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                                     const Tensor& w, int64_t groups) const {
   TC_DISPATCH_FLOATING(x->dtype, "GroupNormBackward", [&] {
     using T = scalar_t;
     gn_backward<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,

@@ -56,7 +56,9 @@ double avg_divisor(const PoolGeom& g, const AvgSpan& h, const AvgSpan& w) {
 }
 
 // Planes per thread chunk.
-int64_t plane_grain(const PoolGeom& g) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(g.ho * g.wo * g.kh * g.kw, 1)); }
+int64_t plane_grain(const PoolGeom& g) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(g.ho * g.wo * g.kh * g.kw, 1));
+}
 
 // The outputs [lo, hi) along one axis whose windows lie wholly on the input.
 struct Interior {
@@ -155,51 +157,45 @@ void max_pool_backward(const T* pg, const int64_t* pa, T* o, const PoolGeom& g) 
   });
 }
 
-template <typename T>
-void avg_pool_forward(const T* px, T* py, const PoolGeom& g) {
+// Calls f(c, o, rh, rw) for every output o (flat within its plane c) with
+// its window's spans (which may be empty), planes split across threads.
+template <typename F>
+void each_avg_window(const PoolGeom& g, F&& f) {
   const std::vector<AvgSpan> sh = avg_spans(g.ho, g.h, g.kh, g.sh, g.ph);
   const std::vector<AvgSpan> sw = avg_spans(g.wo, g.w, g.kw, g.sw, g.pw);
   parallel_for(g.planes, plane_grain(g), [&](int64_t lo, int64_t hi) {
-    for (int64_t c = lo; c < hi; ++c) {
-      const T* plane = px + c * g.h * g.w;
-      T* y = py + c * g.ho * g.wo;
-      for (int64_t oh = 0; oh < g.ho; ++oh) {
-        const AvgSpan rh = sh[size_t(oh)];
-        for (int64_t ow = 0; ow < g.wo; ++ow) {
-          const AvgSpan rw = sw[size_t(ow)];
-          if (rh.begin >= rh.end || rw.begin >= rw.end) {
-            y[oh * g.wo + ow] = T(0);
-            continue;
-          }
-          double s = 0;
-          for (int64_t ih = rh.begin; ih < rh.end; ++ih)
-            for (int64_t iw = rw.begin; iw < rw.end; ++iw) s += double(plane[ih * g.w + iw]);
-          y[oh * g.wo + ow] = T(s / avg_divisor(g, rh, rw));
-        }
-      }
+    for (int64_t c = lo; c < hi; ++c)
+      for (int64_t oh = 0; oh < g.ho; ++oh)
+        for (int64_t ow = 0; ow < g.wo; ++ow) f(c, oh * g.wo + ow, sh[size_t(oh)], sw[size_t(ow)]);
+  });
+}
+
+bool empty_window(const AvgSpan& rh, const AvgSpan& rw) { return rh.begin >= rh.end || rw.begin >= rw.end; }
+
+template <typename T>
+void avg_pool_forward(const T* px, T* py, const PoolGeom& g) {
+  each_avg_window(g, [&](int64_t c, int64_t o, const AvgSpan& rh, const AvgSpan& rw) {
+    T* y = py + c * g.ho * g.wo + o;
+    if (empty_window(rh, rw)) {
+      *y = T(0);
+      return;
     }
+    const T* plane = px + c * g.h * g.w;
+    double s = 0;
+    for (int64_t ih = rh.begin; ih < rh.end; ++ih)
+      for (int64_t iw = rw.begin; iw < rw.end; ++iw) s += double(plane[ih * g.w + iw]);
+    *y = T(s / avg_divisor(g, rh, rw));
   });
 }
 
 template <typename T>
 void avg_pool_backward(const T* pg, T* o, const PoolGeom& g) {
-  const std::vector<AvgSpan> sh = avg_spans(g.ho, g.h, g.kh, g.sh, g.ph);
-  const std::vector<AvgSpan> sw = avg_spans(g.wo, g.w, g.kw, g.sw, g.pw);
-  parallel_for(g.planes, plane_grain(g), [&](int64_t lo, int64_t hi) {
-    for (int64_t c = lo; c < hi; ++c) {
-      T* plane = o + c * g.h * g.w;
-      const T* gy = pg + c * g.ho * g.wo;
-      for (int64_t oh = 0; oh < g.ho; ++oh) {
-        const AvgSpan rh = sh[size_t(oh)];
-        for (int64_t ow = 0; ow < g.wo; ++ow) {
-          const AvgSpan rw = sw[size_t(ow)];
-          if (rh.begin >= rh.end || rw.begin >= rw.end) continue;
-          const T v = T(double(gy[oh * g.wo + ow]) / avg_divisor(g, rh, rw));
-          for (int64_t ih = rh.begin; ih < rh.end; ++ih)
-            for (int64_t iw = rw.begin; iw < rw.end; ++iw) plane[ih * g.w + iw] += v;
-        }
-      }
-    }
+  each_avg_window(g, [&](int64_t c, int64_t out, const AvgSpan& rh, const AvgSpan& rw) {
+    if (empty_window(rh, rw)) return;
+    T* plane = o + c * g.h * g.w;
+    const T v = T(double(pg[c * g.ho * g.wo + out]) / avg_divisor(g, rh, rw));
+    for (int64_t ih = rh.begin; ih < rh.end; ++ih)
+      for (int64_t iw = rw.begin; iw < rw.end; ++iw) plane[ih * g.w + iw] += v;
   });
 }
 
