@@ -30,7 +30,7 @@ std::vector<Span> max_spans(int64_t out, int64_t in, int64_t k, int64_t s, int64
   for (int64_t o = 0; o < out; ++o) {
     int64_t b = o * s - p;
     const int64_t e = std::min(b + (k - 1) * d + 1, in);
-    while (b < 0) b += d;
+    if (b < 0) b += (-b + d - 1) / d * d;  // the first tap at or after 0
     v[size_t(o)] = {b, e};
   }
   return v;

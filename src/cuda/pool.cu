@@ -27,8 +27,8 @@ __global__ void max_pool_forward(const T* x, T* y, int64_t* argmax, PoolGeom g) 
     int64_t hs = oh * g.sh - g.ph, ws = ow * g.sw - g.pw;
     const int64_t he = hs + (g.kh - 1) * g.dh + 1 < g.h ? hs + (g.kh - 1) * g.dh + 1 : g.h;
     const int64_t we = ws + (g.kw - 1) * g.dw + 1 < g.w ? ws + (g.kw - 1) * g.dw + 1 : g.w;
-    while (hs < 0) hs += g.dh;
-    while (ws < 0) ws += g.dw;
+    if (hs < 0) hs += (-hs + g.dh - 1) / g.dh * g.dh;  // the first taps at or after 0
+    if (ws < 0) ws += (-ws + g.dw - 1) / g.dw * g.dw;
     const T* plane = x + c * g.h * g.w;
     compute_t<T> best = -compute_t<T>(INFINITY);
     int64_t at = hs * g.w + ws;
