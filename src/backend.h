@@ -254,8 +254,8 @@ struct Backend {
   // Training batch norm: mean, invstd [C] = 1 / sqrt(biased var + eps) over N
   // and S, var_unbiased [C] (null: not wanted), and y = (x - mean) invstd w + b.
   virtual void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
-                                  const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
-                                  double eps) const;
+                                  const Tensor& var_unbiased, const Tensor& x, const Tensor& w,
+                                  const Tensor& b, double eps) const;
   // y = (x - mean) invstd w + b with the given mean, invstd [C] (evaluation).
   virtual void batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& invstd,
                                 const Tensor& w, const Tensor& b) const;

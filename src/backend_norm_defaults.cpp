@@ -41,8 +41,8 @@ Tensor rsqrt_plus(const Tensor& var, double eps) {
 }  // namespace
 
 void Backend::batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
-                                 const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
-                                 double eps) const {
+                                 const Tensor& var_unbiased, const Tensor& x, const Tensor& w,
+                                 const Tensor& b, double eps) const {
   NoGradGuard ng;
   const Shape3 d = shape3(x);
   Tensor xs = as3(x, d.n, d.c, d.s);
@@ -80,7 +80,8 @@ void Backend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tens
   if (!gx) return;
   Tensor inner = gs;
   if (training)
-    inner = ops::sub(ops::sub(gs, ops::mean(gs, {0, 2}, true)), ops::mul(xhat, ops::mean(gxhat, {0, 2}, true)));
+    inner =
+        ops::sub(ops::sub(gs, ops::mean(gs, {0, 2}, true)), ops::mul(xhat, ops::mean(gxhat, {0, 2}, true)));
   Tensor scale = w ? ops::mul(channel(invstd), channel(w)) : channel(invstd);
   copy_into(as3(gx, d.n, d.c, d.s), ops::mul(inner, scale));
 }

@@ -106,8 +106,9 @@ class CpuBackend final : public Backend {
                            int32_t reduction) const override;
 
   // Batch and group normalisation (cpu/norm_layers.cpp).
-  void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& var_unbiased,
-                          const Tensor& x, const Tensor& w, const Tensor& b, double eps) const override;
+  void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
+                          const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
+                          double eps) const override;
   void batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& invstd,
                         const Tensor& w, const Tensor& b) const override;
   void batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,

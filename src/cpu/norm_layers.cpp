@@ -10,10 +10,10 @@
 //
 // Batch norm works channel by channel (parallel over C): a channel's
 // N chunks of S elements are read once for the statistics and once more for
-// the output while they are still in cache. Each chunk's mean and centred
-// sum of squares are exact two-pass sums in double over the chunk (in L1),
-// merged across chunks with Chan's formula: one pass over memory, stable
-// for float32 with a large mean. Results do not depend on the thread count.
+// the output while they are still in cache. The statistics are one pass of
+// two-level sums (float blocks, double totals) around a shift, stable for
+// float32 with a large mean (ShiftedSums). Results do not depend on the
+// thread count.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -26,35 +26,50 @@ namespace tc::cpu {
 namespace {
 
 // Channels (or groups) per thread chunk: enough elements to pay for a thread.
-int64_t grain_for(int64_t per_item) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_item, 1)); }
+int64_t grain_for(int64_t per_item) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_item, 1));
+}
 
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
   return t ? t->data_as<T>() : nullptr;
 }
 
-// Running mean and centred sum of squares of a set of values (Chan et al.).
-struct Moments {
-  double n = 0, mean = 0, m2 = 0;
-  // Adds a chunk of len values (len > 0).
+// Values are summed in two levels: short blocks in the data's type (vector
+// lanes of a few elements each: float32's rounding stays near 1e-7 of a
+// block), the blocks in double. Around a shift near the mean (the first
+// value), so that the sum of squares does not cancel: mean = shift + s1 / n,
+// M2 = s2 - s1^2 / n.
+constexpr int64_t kBlock = 64;
+
+struct ShiftedSums {
+  double s1 = 0, s2 = 0;
   template <typename T>
-  void add_chunk(const T* p, int64_t len) {
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < len; ++i) s += double(p[i]);
-    const double m = s / double(len);
-    double q = 0;
-#pragma omp simd reduction(+ : q)
-    for (int64_t i = 0; i < len; ++i) {
-      const double d = double(p[i]) - m;
-      q += d * d;
+  void add(const T* p, int64_t len, T shift) {
+    for (int64_t b = 0; b < len; b += kBlock) {
+      const int64_t e = std::min(len, b + kBlock);
+      T a1 = 0, a2 = 0;
+#pragma omp simd reduction(+ : a1, a2)
+      for (int64_t i = b; i < e; ++i) {
+        const T d = p[i] - shift;
+        a1 += d;
+        a2 += d * d;
+      }
+      s1 += double(a1);
+      s2 += double(a2);
     }
-    const double tot = n + double(len), delta = m - mean;
-    mean += delta * double(len) / tot;
-    m2 += q + delta * delta * n * double(len) / tot;
-    n = tot;
   }
 };
+
+// Mean and biased variance of n values from their shifted sums.
+struct Stats {
+  double mean, var;
+};
+template <typename T>
+Stats stats_of(const ShiftedSums& s, T shift, double n) {
+  const double m = s.s1 / n;
+  return {double(shift) + m, std::max(0.0, s.s2 / n - m * m)};
+}
 
 // y = x * a + c over len elements.
 template <typename T>
@@ -63,18 +78,20 @@ inline void scale_shift(T* y, const T* x, int64_t len, T a, T c) {
   for (int64_t i = 0; i < len; ++i) y[i] = x[i] * a + c;
 }
 
-// Sums of g and of g * (x - m) over len elements, in double.
+// Sums of g and of g * (x - m) over len elements, in two levels (above).
 template <typename T>
-inline void grad_sums(const T* g, const T* x, int64_t len, double m, double& sg, double& sgx) {
-  double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-  for (int64_t i = 0; i < len; ++i) {
-    const double gi = double(g[i]);
-    a += gi;
-    b += gi * (double(x[i]) - m);
+inline void grad_sums(const T* g, const T* x, int64_t len, T m, double& sg, double& sgx) {
+  for (int64_t b = 0; b < len; b += kBlock) {
+    const int64_t e = std::min(len, b + kBlock);
+    T a = 0, c = 0;
+#pragma omp simd reduction(+ : a, c)
+    for (int64_t i = b; i < e; ++i) {
+      a += g[i];
+      c += g[i] * (x[i] - m);
+    }
+    sg += double(a);
+    sgx += double(c);
   }
-  sg += a;
-  sgx += b;
 }
 
 // gx = g * a + x * b + c over len elements.
@@ -98,16 +115,18 @@ void bn_forward(T* y, T* mean, T* invstd, T* var_unbiased, const T* x, const T* 
   const int64_t stride = d.c * d.s;
   parallel_for(d.c, grain_for(d.n * d.s), [&](int64_t lo, int64_t hi) {
     for (int64_t c = lo; c < hi; ++c) {
-      Moments mo;
-      if (d.s > 0)
-        for (int64_t n = 0; n < d.n; ++n) mo.add_chunk(x + n * stride + c * d.s, d.s);
-      const double rs = 1.0 / std::sqrt(mo.m2 / mo.n + eps);
-      mean[c] = T(mo.mean);
+      const T shift = x[c * d.s];
+      ShiftedSums sums;
+      for (int64_t n = 0; n < d.n; ++n) sums.add(x + n * stride + c * d.s, d.s, shift);
+      const double count = double(d.n * d.s);
+      const Stats st = stats_of(sums, shift, count);
+      const double rs = 1.0 / std::sqrt(st.var + eps);
+      mean[c] = T(st.mean);
       invstd[c] = T(rs);
-      if (var_unbiased) var_unbiased[c] = T(mo.m2 / (mo.n - 1));
+      if (var_unbiased) var_unbiased[c] = T(st.var * count / (count - 1));
       // y = (x - mean) * rs * w + b as one multiply-add per element.
       const double a = rs * (w ? double(w[c]) : 1.0);
-      const double sh = (b ? double(b[c]) : 0.0) - mo.mean * a;
+      const double sh = (b ? double(b[c]) : 0.0) - st.mean * a;
       for (int64_t n = 0; n < d.n; ++n)
         scale_shift(y + n * stride + c * d.s, x + n * stride + c * d.s, d.s, T(a), T(sh));
     }
@@ -135,7 +154,8 @@ void bn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
     for (int64_t c = lo; c < hi; ++c) {
       const double m = double(mean[c]), rs = double(invstd[c]);
       double sg = 0, sgx = 0;  // sum g, sum g (x - mean)
-      for (int64_t n = 0; n < d.n; ++n) grad_sums(g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, m, sg, sgx);
+      for (int64_t n = 0; n < d.n; ++n)
+        grad_sums(g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, mean[c], sg, sgx);
       if (gw) gw[c] = T(sgx * rs);
       if (gb) gb[c] = T(sg);
       if (!gx) continue;
@@ -144,8 +164,8 @@ void bn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
       const double k = training ? rs * rs * sgx / count : 0.0;
       const double c0 = training ? scale * (m * k - sg / count) : 0.0;
       for (int64_t n = 0; n < d.n; ++n)
-        grad_affine(gx + n * stride + c * d.s, g + n * stride + c * d.s, x + n * stride + c * d.s, d.s, T(scale),
-                    T(-scale * k), T(c0));
+        grad_affine(gx + n * stride + c * d.s, g + n * stride + c * d.s, x + n * stride + c * d.s, d.s,
+                    T(scale), T(-scale * k), T(c0));
     }
   });
 }
@@ -158,17 +178,17 @@ void gn_forward(T* y, T* mean, T* invstd, const T* x, const T* w, const T* b, Nc
   const int64_t cg = d.c / groups, len = cg * d.s;
   parallel_for(d.n * groups, grain_for(len), [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
-      Moments mo;
       const T* xr = x + r * len;
-      // Chunks of at most 4096 elements keep each two-pass sum in L1.
-      for (int64_t i = 0; i < len; i += 4096) mo.add_chunk(xr + i, std::min<int64_t>(4096, len - i));
-      const double rs = 1.0 / std::sqrt(mo.m2 / mo.n + eps);
-      mean[r] = T(mo.mean);
+      ShiftedSums sums;
+      sums.add(xr, len, xr[0]);
+      const Stats st = stats_of(sums, xr[0], double(len));
+      const double rs = 1.0 / std::sqrt(st.var + eps);
+      mean[r] = T(st.mean);
       invstd[r] = T(rs);
       const int64_t c0 = (r % groups) * cg;
       for (int64_t j = 0; j < cg; ++j) {
         const double a = rs * (w ? double(w[c0 + j]) : 1.0);
-        const double sh = (b ? double(b[c0 + j]) : 0.0) - mo.mean * a;
+        const double sh = (b ? double(b[c0 + j]) : 0.0) - st.mean * a;
         scale_shift(y + r * len + j * d.s, xr + j * d.s, d.s, T(a), T(sh));
       }
     }
@@ -189,7 +209,7 @@ void gn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
       double db = 0, dsc = 0;  // sum_c w_c sum g, sum_c w_c sum g (x - m)
       for (int64_t j = 0; j < cg; ++j) {
         double sg = 0, sgx = 0;
-        grad_sums(g + r * len + j * d.s, x + r * len + j * d.s, d.s, m, sg, sgx);
+        grad_sums(g + r * len + j * d.s, x + r * len + j * d.s, d.s, mean[r], sg, sgx);
         sums[size_t((n * d.c + c0 + j) * 2)] = sg;
         sums[size_t((n * d.c + c0 + j) * 2 + 1)] = sgx;
         const double wc = w ? double(w[c0 + j]) : 1.0;
@@ -202,8 +222,8 @@ void gn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
       const double c = -k * m - rs * db / double(len);
       for (int64_t j = 0; j < cg; ++j) {
         const double wc = w ? double(w[c0 + j]) : 1.0;
-        grad_affine(gx + r * len + j * d.s, g + r * len + j * d.s, x + r * len + j * d.s, d.s, T(rs * wc), T(k),
-                    T(c));
+        grad_affine(gx + r * len + j * d.s, g + r * len + j * d.s, x + r * len + j * d.s, d.s, T(rs * wc),
+                    T(k), T(c));
       }
     }
   });
@@ -223,8 +243,8 @@ void gn_backward(T* gx, T* gw, T* gb, const T* g, const T* x, const T* mean, con
 }  // namespace
 
 void CpuBackend::batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
-                                    const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,
-                                    double eps) const {
+                                    const Tensor& var_unbiased, const Tensor& x, const Tensor& w,
+                                    const Tensor& b, double eps) const {
   TC_DISPATCH_FLOATING(x->dtype, "batch_norm", [&] {
     using T = scalar_t;
     bn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(),
@@ -243,8 +263,8 @@ void CpuBackend::batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                                     const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
-                                     bool training) const {
+                                     const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                                     const Tensor& w, bool training) const {
   TC_DISPATCH_FLOATING(x->dtype, "BatchNormBackward", [&] {
     using T = scalar_t;
     bn_backward<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
@@ -253,18 +273,19 @@ void CpuBackend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const T
   });
 }
 
-void CpuBackend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& x,
-                                    const Tensor& w, const Tensor& b, int64_t groups, double eps) const {
+void CpuBackend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
+                                    const Tensor& x, const Tensor& w, const Tensor& b, int64_t groups,
+                                    double eps) const {
   TC_DISPATCH_FLOATING(x->dtype, "group_norm", [&] {
     using T = scalar_t;
-    gn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(), x->data_as<T>(), ptr_or_null<T>(w),
-                  ptr_or_null<T>(b), nchw(x), groups, eps);
+    gn_forward<T>(y->data_as<T>(), mean->data_as<T>(), invstd->data_as<T>(), x->data_as<T>(),
+                  ptr_or_null<T>(w), ptr_or_null<T>(b), nchw(x), groups, eps);
   });
 }
 
 void CpuBackend::group_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                                     const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
-                                     int64_t groups) const {
+                                     const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                                     const Tensor& w, int64_t groups) const {
   TC_DISPATCH_FLOATING(x->dtype, "GroupNormBackward", [&] {
     using T = scalar_t;
     gn_backward<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,

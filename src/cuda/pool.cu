@@ -10,8 +10,8 @@
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
-#include "cuda/launch.cuh"
 #include "cuda/device_types.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/pool.h"
 
 namespace tc::cuda {
@@ -27,8 +27,8 @@ __global__ void max_pool_forward(const T* x, T* y, int64_t* argmax, PoolGeom g) 
     int64_t hs = oh * g.sh - g.ph, ws = ow * g.sw - g.pw;
     const int64_t he = hs + (g.kh - 1) * g.dh + 1 < g.h ? hs + (g.kh - 1) * g.dh + 1 : g.h;
     const int64_t we = ws + (g.kw - 1) * g.dw + 1 < g.w ? ws + (g.kw - 1) * g.dw + 1 : g.w;
-    while (hs < 0) hs += g.dh;
-    while (ws < 0) ws += g.dw;
+    if (hs < 0) hs += (-hs + g.dh - 1) / g.dh * g.dh;  // the first taps at or after 0
+    if (ws < 0) ws += (-ws + g.dw - 1) / g.dw * g.dw;
     const T* plane = x + c * g.h * g.w;
     compute_t<T> best = -compute_t<T>(INFINITY);
     int64_t at = hs * g.w + ws;
@@ -45,6 +45,16 @@ __global__ void max_pool_forward(const T* x, T* y, int64_t* argmax, PoolGeom g) 
   }
 }
 
+// The outputs [first, last] along one axis whose window (extent: span
+// input elements from o * s - p) may hold input element i.
+struct Holding {
+  int64_t first, last;
+};
+__device__ inline Holding holding(int64_t i, int64_t p, int64_t span, int64_t s, int64_t out) {
+  const int64_t num = i + p - span + 1;
+  return {num > 0 ? (num + s - 1) / s : 0, (i + p) / s < out - 1 ? (i + p) / s : out - 1};
+}
+
 template <typename T>
 __global__ void max_pool_backward(const T* gy, const int64_t* argmax, T* gx, PoolGeom g) {
   const int64_t total = g.planes * g.h * g.w;
@@ -52,17 +62,13 @@ __global__ void max_pool_backward(const T* gy, const int64_t* argmax, T* gx, Poo
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t iw = i % g.w, ih = i / g.w % g.h, c = i / (g.w * g.h);
     const int64_t self = ih * g.w + iw;
-    // The windows that may hold (ih, iw): oh * sh - ph <= ih <= oh * sh - ph
-    // + (kh - 1) dh (the argmax test below picks the exact ones).
-    const int64_t hnum = ih + g.ph - (g.kh - 1) * g.dh, wnum = iw + g.pw - (g.kw - 1) * g.dw;
-    const int64_t oh0 = hnum > 0 ? (hnum + g.sh - 1) / g.sh : 0,
-                  ow0 = wnum > 0 ? (wnum + g.sw - 1) / g.sw : 0;
-    const int64_t oh1 = (ih + g.ph) / g.sh < g.ho - 1 ? (ih + g.ph) / g.sh : g.ho - 1;
-    const int64_t ow1 = (iw + g.pw) / g.sw < g.wo - 1 ? (iw + g.pw) / g.sw : g.wo - 1;
+    // The windows that may hold (ih, iw) (the argmax test picks the exact ones).
+    const Holding hh = holding(ih, g.ph, (g.kh - 1) * g.dh + 1, g.sh, g.ho);
+    const Holding hw = holding(iw, g.pw, (g.kw - 1) * g.dw + 1, g.sw, g.wo);
     const int64_t base = c * g.ho * g.wo;
     compute_t<T> sum = to_compute(gx[i]);
-    for (int64_t oh = oh0; oh <= oh1; ++oh)
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
+    for (int64_t oh = hh.first; oh <= hh.last; ++oh)
+      for (int64_t ow = hw.first; ow <= hw.last; ++ow) {
         const int64_t o = base + oh * g.wo + ow;
         if (argmax[o] == self) sum += to_compute(gy[o]);
       }
@@ -109,18 +115,13 @@ __global__ void avg_pool_backward(const T* gy, T* gx, PoolGeom g) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t iw = i % g.w, ih = i / g.w % g.h, c = i / (g.w * g.h);
-    // Candidate windows: oh * sh - ph <= ih < oh * sh - ph + kh.
-    const int64_t hnum = ih + g.ph - g.kh + 1, wnum = iw + g.pw - g.kw + 1;
-    const int64_t oh0 = hnum > 0 ? (hnum + g.sh - 1) / g.sh : 0,
-                  ow0 = wnum > 0 ? (wnum + g.sw - 1) / g.sw : 0;
-    const int64_t oh1 = (ih + g.ph) / g.sh < g.ho - 1 ? (ih + g.ph) / g.sh : g.ho - 1;
-    const int64_t ow1 = (iw + g.pw) / g.sw < g.wo - 1 ? (iw + g.pw) / g.sw : g.wo - 1;
+    const Holding hh = holding(ih, g.ph, g.kh, g.sh, g.ho), hw = holding(iw, g.pw, g.kw, g.sw, g.wo);
     const int64_t base = c * g.ho * g.wo;
     double sum = double(to_compute(gx[i]));
-    for (int64_t oh = oh0; oh <= oh1; ++oh) {
+    for (int64_t oh = hh.first; oh <= hh.last; ++oh) {
       const AvgSpan rh = avg_span(oh, g.h, g.kh, g.sh, g.ph);
       if (ih < rh.begin || ih >= rh.end) continue;
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
+      for (int64_t ow = hw.first; ow <= hw.last; ++ow) {
         const AvgSpan rw = avg_span(ow, g.w, g.kw, g.sw, g.pw);
         if (iw < rw.begin || iw >= rw.end) continue;
         sum += double(to_compute(gy[base + oh * g.wo + ow])) / avg_divisor(g, rh, rw);
@@ -167,8 +168,8 @@ void avg_pool2d_direct(const Tensor& y, const Tensor& x, const PoolGeom& g) {
   const Grid gr = grid_for(n);
   dispatch_float(x->dtype, "avg_pool2d", [&](auto t) {
     using T = decltype(t);
-    avg_pool_forward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()),
-                                                   g);
+    avg_pool_forward<T>
+        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()), g);
   });
   TC_CUDA_CHECK(cudaGetLastError());
 }
@@ -180,8 +181,8 @@ void avg_pool2d_direct_backward(const Tensor& gx, const Tensor& gy, const PoolGe
   const Grid gr = grid_for(n);
   dispatch_float(gx->dtype, "AvgPool2DBackward", [&](auto t) {
     using T = decltype(t);
-    avg_pool_backward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()),
-                                                    static_cast<T*>(gx->data()), g);
+    avg_pool_backward<T>
+        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()), static_cast<T*>(gx->data()), g);
   });
   TC_CUDA_CHECK(cudaGetLastError());
 }

@@ -202,8 +202,17 @@ PoolArgs pool_args(const Tensor& x, const int64_t* kernel, const int64_t* stride
 
 // The kernels' geometry (src/backend.h) of checked arguments.
 PoolGeom pool_geom(const Tensor& x, const PoolArgs& a) {
-  PoolGeom g{x->shape[0] * x->shape[1], x->shape[2], x->shape[3], a.k[0], a.k[1], a.s[0], a.s[1], a.p[0], a.p[1],
-             a.o[0], a.o[1]};
+  PoolGeom g{x->shape[0] * x->shape[1],
+             x->shape[2],
+             x->shape[3],
+             a.k[0],
+             a.k[1],
+             a.s[0],
+             a.s[1],
+             a.p[0],
+             a.p[1],
+             a.o[0],
+             a.o[1]};
   g.dh = a.d[0], g.dw = a.d[1];
   return g;
 }
@@ -314,7 +323,9 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   // repeated N times; the running statistics keep the mean over N of theirs.
   Dims s = x->shape;
   s[0] = 1, s[1] = n * c;
-  auto repeated = [&](const Tensor& t) { return t ? reshape(expand(unsqueeze(t, 0), {n, c}), {n * c}) : Tensor(); };
+  auto repeated = [&](const Tensor& t) {
+    return t ? reshape(expand(unsqueeze(t, 0), {n, c}), {n * c}) : Tensor();
+  };
   Tensor rm, rv;
   if (running_mean) {
     NoGradGuard no_grad;

@@ -89,7 +89,8 @@ Tensor batch_norm_train(const Tensor& x, const Tensor& w, const Tensor& b, const
   Tensor y = empty(x->shape, x->dtype, x->device);
   Tensor mean = empty({c}, x->dtype, x->device), invstd = empty({c}, x->dtype, x->device);
   Tensor var = running_var ? empty({c}, x->dtype, x->device) : Tensor();
-  backend_for(x).batch_norm_forward(y, mean, invstd, var, xc, contiguous_or_null(w), contiguous_or_null(b), eps);
+  backend_for(x).batch_norm_forward(y, mean, invstd, var, xc, contiguous_or_null(w), contiguous_or_null(b),
+                                    eps);
   if (running_mean) {
     update_running(running_mean, mean, momentum);
     update_running(running_var, var, momentum);
@@ -119,11 +120,13 @@ Tensor group_norm_fused(const Tensor& x, int64_t groups, const Tensor& w, const 
   Tensor xc = tc::contiguous(x);
   Tensor y = empty(x->shape, x->dtype, x->device);
   // Zeros for an empty x: its backward reads them (and sums nothing).
-  auto stat = [&] { return x->numel() > 0 ? empty({n, groups}, x->dtype, x->device) : zeros({n, groups}, x->dtype, x->device); };
+  auto stat = [&] {
+    return x->numel() > 0 ? empty({n, groups}, x->dtype, x->device) : zeros({n, groups}, x->dtype, x->device);
+  };
   Tensor mean = stat(), invstd = stat();
   if (x->numel() > 0)
-    backend_for(x).group_norm_forward(y, mean, invstd, xc, contiguous_or_null(w), contiguous_or_null(b), groups,
-                                      eps);
+    backend_for(x).group_norm_forward(y, mean, invstd, xc, contiguous_or_null(w), contiguous_or_null(b),
+                                      groups, eps);
   record_node(y, xc, x, w, b, mean, invstd, groups, true);
   return y;
 }

@@ -115,6 +115,29 @@ Tensor state_like(const Tensor& p, const Tensor& src, const std::string& name) {
 
 std::string state_name(size_t i, const char* field) { return str("state.", i, ".", field); }
 
+// A 0-dim int64 step count, and one read back from a state dict (int64, or a
+// whole float as torch keeps it), at least `lo`.
+Tensor step_tensor(int64_t step) {
+  Tensor t = empty(Dims{}, DType::i64, kCPU);
+  *t->data_as<int64_t>() = step;
+  return t;
+}
+int64_t step_value(const Tensor& s, const std::string& name, int64_t lo) {
+  TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", name, "\" must have one element but has shape ", s->shape);
+  const Tensor sh = to_device(s, kCPU);
+  int64_t step = 0;
+  if (s->dtype == DType::i64) {
+    step = *sh->data_as<int64_t>();
+  } else {
+    const double d = read_element(sh, 0);
+    TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"", name,
+             "\" must be a whole number but is ", d);
+    step = int64_t(d);
+  }
+  TC_CHECK(step >= lo, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" must be >= ", lo, " but is ", step);
+  return step;
+}
+
 void check_sgd_options(const SgdOptions& o) {
   TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
   TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ",
@@ -223,9 +246,7 @@ struct Adam : Optimizer {
                  {str(kGroup, "decoupled_weight_decay"), f64_scalar(o.decoupled ? 1 : 0)}};
     for (size_t i = 0; i < params.size(); ++i) {
       if (!m[i]) continue;
-      Tensor step = empty(Dims{}, DType::i64, kCPU);
-      *step->data_as<int64_t>() = steps[i];
-      out.emplace_back(state_name(i, "step"), std::move(step));
+      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
       out.emplace_back(state_name(i, "exp_avg"), snapshot(m[i]));
       out.emplace_back(state_name(i, "exp_avg_sq"), snapshot(v[i]));
     }
@@ -249,22 +270,7 @@ struct Adam : Optimizer {
       for (const char* f : {"step", "exp_avg", "exp_avg_sq"})
         TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
                  state_name(i, f), "\" (a partial state)");
-      const Tensor& s = st.at("step");
-      TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", state_name(i, "step"),
-               "\" must have one element but has shape ", s->shape);
-      const Tensor sh = to_device(s, kCPU);
-      int64_t step = 0;
-      if (s->dtype == DType::i64) {
-        step = *sh->data_as<int64_t>();
-      } else {
-        const double d = read_element(sh, 0);
-        TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"",
-                 state_name(i, "step"), "\" must be a whole number but is ", d);
-        step = int64_t(d);
-      }
-      TC_CHECK(step >= 1, TC_ERR_INVALID_ARGUMENT, "\"", state_name(i, "step"), "\" must be >= 1 but is ",
-               step);
-      nsteps[i] = step;
+      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 1);
       nm[i] = state_like(params[i], st.at("exp_avg"), state_name(i, "exp_avg"));
       nv[i] = state_like(params[i], st.at("exp_avg_sq"), state_name(i, "exp_avg_sq"));
     }
@@ -330,29 +336,6 @@ void check_adagrad_options(const AdagradOptions& o) {
            o.initial_accumulator_value);
   TC_CHECK(std::isfinite(o.eps) && o.eps >= 0, TC_ERR_INVALID_ARGUMENT, "adagrad: invalid epsilon value ",
            o.eps);
-}
-
-// A 0-dim int64 step count, and one read back from a state dict (int64, or a
-// whole float as torch keeps it), at least `lo`.
-Tensor step_tensor(int64_t step) {
-  Tensor t = empty(Dims{}, DType::i64, kCPU);
-  *t->data_as<int64_t>() = step;
-  return t;
-}
-int64_t step_value(const Tensor& s, const std::string& name, int64_t lo) {
-  TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", name, "\" must have one element but has shape ", s->shape);
-  const Tensor sh = to_device(s, kCPU);
-  int64_t step = 0;
-  if (s->dtype == DType::i64) {
-    step = *sh->data_as<int64_t>();
-  } else {
-    const double d = read_element(sh, 0);
-    TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"", name,
-             "\" must be a whole number but is ", d);
-    step = int64_t(d);
-  }
-  TC_CHECK(step >= lo, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" must be >= ", lo, " but is ", step);
-  return step;
 }
 
 struct Rmsprop : Optimizer {

@@ -37,25 +37,28 @@ Tensor bn_train(const Inputs& x) { return ops::batch_norm(x[0], x[1], x[2], {}, 
 }  // namespace
 
 TEST_F(NormPoolKernels, BatchNormTrainingGradients) {
-  for (const tc::Dims& shape : {tc::Dims{4, 3, 2, 3}, tc::Dims{5, 1, 3}, tc::Dims{6, 2}, tc::Dims{2, 2, 1, 1}}) {
+  for (const tc::Dims& shape :
+       {tc::Dims{4, 3, 2, 3}, tc::Dims{5, 1, 3}, tc::Dims{6, 2}, tc::Dims{2, 2, 1, 1}}) {
     const int64_t c = shape[1];
     EXPECT_TRUE(gradcheck(bn_train, {randn(shape), randn({c}), randn({c})})) << shape;
   }
   // non-contiguous x, no affine parameters
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::batch_norm(x[0], {}, {}, {}, {}, true, 0.1, 1e-5); },
-                        {noncontiguous(randn({3, 4, 5}))}));
+  EXPECT_TRUE(
+      gradcheck([](const Inputs& x) { return ops::batch_norm(x[0], {}, {}, {}, {}, true, 0.1, 1e-5); },
+                {noncontiguous(randn({3, 4, 5}))}));
 }
 
 TEST_F(NormPoolKernels, BatchNormEvalGradients) {
   Tensor rm = randn({3}), rv = uniform({3}, 0.5, 2.0);
-  EXPECT_TRUE(gradcheck(
-      [&](const Inputs& x) { return ops::batch_norm(x[0], x[1], x[2], rm, rv, false, 0.1, 1e-3); },
-      {noncontiguous(randn({4, 3, 5})), randn({3}), randn({3})}));
+  EXPECT_TRUE(
+      gradcheck([&](const Inputs& x) { return ops::batch_norm(x[0], x[1], x[2], rm, rv, false, 0.1, 1e-3); },
+                {noncontiguous(randn({4, 3, 5})), randn({3}), randn({3})}));
 }
 
 TEST_F(NormPoolKernels, GroupNormGradients) {
-  for (auto [shape, groups] : {std::pair{tc::Dims{2, 6, 5}, int64_t(3)}, std::pair{tc::Dims{3, 4, 2, 2}, int64_t(4)},
-                               std::pair{tc::Dims{2, 4}, int64_t(1)}}) {
+  for (auto [shape, groups] :
+       {std::pair{tc::Dims{2, 6, 5}, int64_t(3)}, std::pair{tc::Dims{3, 4, 2, 2}, int64_t(4)},
+        std::pair{tc::Dims{2, 4}, int64_t(1)}}) {
     const int64_t c = shape[1], gr = groups;
     EXPECT_TRUE(gradcheck([gr](const Inputs& x) { return ops::group_norm(x[0], gr, x[1], x[2], 1e-5); },
                           {randn(shape), randn({c}), randn({c})}))
@@ -74,11 +77,13 @@ TEST_F(NormPoolKernels, CpuKernelsMatchTheGenericForms) {
     Tensor y = tc::empty(x->shape, DType::f64), mean = tc::empty({4}, DType::f64),
            invstd = tc::empty({4}, DType::f64), var = tc::empty({4}, DType::f64);
     be.batch_norm_forward(y, mean, invstd, var, x, w, b, 1e-3);
-    Tensor gx = tc::empty(x->shape, DType::f64), gw = tc::empty({4}, DType::f64), gb = tc::empty({4}, DType::f64);
+    Tensor gx = tc::empty(x->shape, DType::f64), gw = tc::empty({4}, DType::f64),
+           gb = tc::empty({4}, DType::f64);
     be.batch_norm_backward(gx, gw, gb, g, x, mean, invstd, w, training);
     Tensor y2 = tc::empty(x->shape, DType::f64);
     be.batch_norm_apply(y2, x, mean, invstd, w, b);
-    Tensor gy = tc::empty(x->shape, DType::f64), gm = tc::empty({3, 2}, DType::f64), gi = tc::empty({3, 2}, DType::f64);
+    Tensor gy = tc::empty(x->shape, DType::f64), gm = tc::empty({3, 2}, DType::f64),
+           gi = tc::empty({3, 2}, DType::f64);
     be.group_norm_forward(gy, gm, gi, x, w, b, 2, 1e-3);
     Tensor ggx = tc::empty(x->shape, DType::f64), ggw = tc::empty({4}, DType::f64),
            ggb = tc::empty({4}, DType::f64);
@@ -108,10 +113,11 @@ TEST_F(NormPoolKernels, RunningStatisticsAndErrors) {
   ops::batch_norm(x, {}, {}, rm, rv, true, 0.25, 1e-5);
   // running = 0.75 running + 0.25 batch (unbiased variance)
   Tensor mu = ops::mean(x, {0, 2}, false);
-  Tensor var = ops::binary_scalar(ops::ScalarOp::mul, ops::mean(ops::mul(ops::sub(x, ops::reshape(mu, {1, 2, 1})),
-                                                                         ops::sub(x, ops::reshape(mu, {1, 2, 1}))),
-                                                                 {0, 2}, false),
-                                  12.0 / 11.0);
+  Tensor var = ops::binary_scalar(
+      ops::ScalarOp::mul,
+      ops::mean(ops::mul(ops::sub(x, ops::reshape(mu, {1, 2, 1})), ops::sub(x, ops::reshape(mu, {1, 2, 1}))),
+                {0, 2}, false),
+      12.0 / 11.0);
   EXPECT_LT(max_abs_diff(rm, ops::mul_scalar(mu, 0.25)), 1e-14);
   EXPECT_LT(max_abs_diff(rv, ops::add_scalar(ops::mul_scalar(var, 0.25), 0.75)), 1e-14);
   // one value per channel: PyTorch's "Expected more than 1 value per channel when training"
@@ -126,15 +132,20 @@ TEST_F(NormPoolKernels, RunningStatisticsAndErrors) {
 
 TEST_F(NormPoolKernels, PoolingGradientsOfTheFullGeometry) {
   // distinct values: no ties between the taps of a window
-  Tensor x = ops::mul_scalar(tc::cast(ops::reshape(ops::randperm(2 * 3 * 7 * 6, DType::i64, tc::kCPU), {2, 3, 7, 6}), DType::f64), 0.1);
+  Tensor x = ops::mul_scalar(
+      tc::cast(ops::reshape(ops::randperm(2 * 3 * 7 * 6, DType::i64, tc::kCPU), {2, 3, 7, 6}), DType::f64),
+      0.1);
   struct MaxCase {
     int64_t k[2], s[2], p[2], d[2];
     bool ceil;
   };
-  for (const MaxCase& m : {MaxCase{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, MaxCase{{2, 2}, {2, 2}, {0, 0}, {2, 2}, false},
-                           MaxCase{{3, 2}, {2, 1}, {1, 1}, {1, 2}, true}, MaxCase{{2, 2}, {2, 2}, {1, 0}, {1, 1}, true}}) {
+  for (const MaxCase& m :
+       {MaxCase{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, MaxCase{{2, 2}, {2, 2}, {0, 0}, {2, 2}, false},
+        MaxCase{{3, 2}, {2, 1}, {1, 1}, {1, 2}, true}, MaxCase{{2, 2}, {2, 2}, {1, 0}, {1, 1}, true}}) {
     EXPECT_TRUE(gradcheck(
-        [&](const Inputs& in) { return ops::max_pool2d_with_indices(in[0], m.k, m.s, m.p, m.d, m.ceil).first; },
+        [&](const Inputs& in) {
+          return ops::max_pool2d_with_indices(in[0], m.k, m.s, m.p, m.d, m.ceil).first;
+        },
         {noncontiguous(x)}));
   }
   struct AvgCase {
@@ -142,10 +153,13 @@ TEST_F(NormPoolKernels, PoolingGradientsOfTheFullGeometry) {
     bool ceil, include_pad;
     int64_t divisor;
   };
-  for (const AvgCase& a : {AvgCase{{3, 3}, {2, 2}, {1, 1}, true, false, 0}, AvgCase{{2, 3}, {2, 3}, {1, 1}, true, true, 5},
-                           AvgCase{{3, 3}, {2, 1}, {1, 1}, false, true, 0}, AvgCase{{2, 2}, {2, 2}, {0, 0}, false, true, 3}}) {
+  for (const AvgCase& a :
+       {AvgCase{{3, 3}, {2, 2}, {1, 1}, true, false, 0}, AvgCase{{2, 3}, {2, 3}, {1, 1}, true, true, 5},
+        AvgCase{{3, 3}, {2, 1}, {1, 1}, false, true, 0}, AvgCase{{2, 2}, {2, 2}, {0, 0}, false, true, 3}}) {
     EXPECT_TRUE(gradcheck(
-        [&](const Inputs& in) { return ops::avg_pool2d_ex(in[0], a.k, a.s, a.p, a.ceil, a.include_pad, a.divisor); },
+        [&](const Inputs& in) {
+          return ops::avg_pool2d_ex(in[0], a.k, a.s, a.p, a.ceil, a.include_pad, a.divisor);
+        },
         {randn({2, 2, 5, 7})}));
   }
 }

@@ -460,8 +460,10 @@ class Workload {
               *ap = slot(), *aa = slot(), *ps = slot(), *nsum = slot();
     STEP(tc_batch_norm, *img, nullptr, nullptr, *rm, *rv, 1, 0.1, 1e-5, bn);
     STEP(tc_group_norm, *bn, 2, nullptr, nullptr, 1e-5, gn);
+    tc_tensor* inn = slot();
+    STEP(tc_instance_norm, *gn, nullptr, nullptr, *rm, *rv, 1, 0.1, 1e-5, inn);
     const int64_t up_size[] = {9, 7};
-    STEP(tc_interpolate, *gn, up_size, nullptr, TC_INTERP_LINEAR, 0, up);
+    STEP(tc_interpolate, *inn, up_size, nullptr, TC_INTERP_LINEAR, 0, up);
     const int64_t two[] = {2, 2}, one[] = {1, 1}, zero[] = {0, 0};
     STEP(tc_conv_transpose2d, *up, *ctw, nullptr, two, one, one, one, 1, ct);
     const int64_t k3[] = {3, 3};

@@ -55,18 +55,22 @@ def run_both(f_tc, f_th, arrays, dt, grad):
     return (out_c, out_t), grads
 
 
+def check_both(f_tc, f_th, arrays, dt):
+    """run_both, then the values and (float64) the gradients compared."""
+    (yc, yt), grads = run_both(f_tc, f_th, arrays, dt, grad=dt == "float64")
+    close(yc, yt, dt)
+    for gc, gt in grads:
+        close(gc, gt, dt)
+
+
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("shape", [(8, 64, 7, 7), (3, 1, 5, 4), (2, 5, 1, 1), (7, 3), (2, 4, 3, 2, 2)], ids=str)
 def test_batch_norm_train_values_grads(dt, shape):
     c = shape[1]
     x = R.standard_normal(shape) * 3 + 2
     w, b = R.standard_normal(c), R.standard_normal(c)
-    (yc, yt), grads = run_both(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True, eps=1e-4),
-                               lambda x, w, b: TF.batch_norm(x, None, None, w, b, training=True, eps=1e-4),
-                               [x, w, b], dt, grad=dt == "float64")
-    close(yc, yt, dt)
-    for gc, gt in grads:
-        close(gc, gt, dt)
+    check_both(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True, eps=1e-4),
+               lambda x, w, b: TF.batch_norm(x, None, None, w, b, training=True, eps=1e-4), [x, w, b], dt)
 
 
 def test_batch_norm_float32_large_mean():
@@ -99,12 +103,8 @@ def test_batch_norm_eval_values_grads(shape):
     for dt in ("float64", "float32"):
         rmc, rmt = pair(rm, dt)
         rvc, rvt = pair(rv, dt)
-        (yc, yt), grads = run_both(lambda x, w, b: F.batch_norm(x, rmc, rvc, w, b, training=False, eps=1e-3),
-                                   lambda x, w, b: TF.batch_norm(x, rmt, rvt, w, b, training=False, eps=1e-3),
-                                   [x, w, b], dt, grad=dt == "float64")
-        close(yc, yt, dt)
-        for gc, gt in grads:
-            close(gc, gt, dt)
+        check_both(lambda x, w, b: F.batch_norm(x, rmc, rvc, w, b, training=False, eps=1e-3),
+                   lambda x, w, b: TF.batch_norm(x, rmt, rvt, w, b, training=False, eps=1e-3), [x, w, b], dt)
         # eval leaves the running statistics alone
         close(rmc, rmt, dt)
         np.testing.assert_array_equal(arr(rmc), rm.astype(dt))
@@ -156,12 +156,8 @@ def test_group_norm_values_grads(dt, shape, groups):
     c = shape[1]
     x = R.standard_normal(shape) * 2 - 1
     w, b = R.standard_normal(c), R.standard_normal(c)
-    (yc, yt), grads = run_both(lambda x, w, b: F.group_norm(x, groups, w, b, eps=1e-4),
-                               lambda x, w, b: TF.group_norm(x, groups, w, b, eps=1e-4),
-                               [x, w, b], dt, grad=dt == "float64")
-    close(yc, yt, dt)
-    for gc, gt in grads:
-        close(gc, gt, dt)
+    check_both(lambda x, w, b: F.group_norm(x, groups, w, b, eps=1e-4),
+               lambda x, w, b: TF.group_norm(x, groups, w, b, eps=1e-4), [x, w, b], dt)
 
 
 def test_group_norm_no_affine_noncontiguous_large_mean():
@@ -182,3 +178,47 @@ def test_norms_empty_batch():
     assert np.array_equal(arr(w.grad), np.zeros(4))
     rm, rv = tc.zeros(4), tc.ones(4)
     assert tuple(F.batch_norm(tc.zeros(0, 4, 3), rm, rv, training=False).shape) == (0, 4, 3)
+
+
+MAXPOOL = [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+           dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(2, 3), ceil_mode=True),
+           dict(kernel_size=3, stride=2, ceil_mode=True)]
+
+
+@pytest.mark.parametrize("kw", MAXPOOL, ids=str)
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+def test_max_pool2d_ties_values_indices_grads(kw, dt):
+    # few distinct values: many ties, where the first maximum must win
+    x = np.round(R.standard_normal((2, 3, 13, 17)) * 2) / 2
+    xc, xt = pair(x, dt, grad=dt == "float64")
+    (yc, ic), (yt, it) = F.max_pool2d(xc, return_indices=True, **kw), TF.max_pool2d(xt, return_indices=True, **kw)
+    close(yc, yt, dt)
+    np.testing.assert_array_equal(arr(ic), arr(it))
+    if dt == "float64":
+        g = R.standard_normal(tuple(yt.shape))
+        yc.backward(tc.tensor(g))
+        yt.backward(torch.tensor(g))
+        close(xc.grad, xt.grad, dt)
+
+
+def test_max_pool2d_nan_rule():
+    # PyTorch: a NaN replaces the max, a later NaN replaces that one
+    x = R.standard_normal((1, 2, 9, 9))
+    x[0, 0, 1, 1] = x[0, 0, 2, 2] = np.nan
+    x[0, 1, 4, 4] = np.nan
+    for dt in ("float64", "float32"):
+        xc, xt = pair(x, dt)
+        (yc, ic), (yt, it) = F.max_pool2d(xc, 3, 2, 1, return_indices=True), \
+            TF.max_pool2d(xt, 3, 2, 1, return_indices=True)
+        np.testing.assert_array_equal(np.isnan(arr(yc)), np.isnan(arr(yt)))
+        np.testing.assert_array_equal(arr(ic), arr(it))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2, stride=2), dict(kernel_size=3, stride=1, padding=1,
+                                                                    count_include_pad=False),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, divisor_override=4)],
+                         ids=str)
+def test_avg_pool2d_resnet_shapes(kw):
+    x = R.standard_normal((4, 8, 14, 14))
+    for dt in ("float64", "float32"):
+        check_both(lambda t: F.avg_pool2d(t, **kw), lambda t: TF.avg_pool2d(t, **kw), [x], dt)
