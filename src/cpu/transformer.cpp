@@ -101,42 +101,42 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
   const bool want_params = gw || gb;
   // Per block of rows: partial sums of g * xhat (weight) and g (bias).
   std::vector<double> part(want_params ? size_t(nblocks * 2 * cols) : 0, 0.0);
-  parallel_for(nblocks, std::max<int64_t>(1, row_grain(cols) / kNormBlockRows),
-               [&](int64_t blo, int64_t bhi) {
-                 std::vector<T> gh(static_cast<size_t>(cols)), xh(static_cast<size_t>(cols));
-                 for (int64_t blk = blo; blk < bhi; ++blk) {
-                   double* pw = want_params ? part.data() + blk * 2 * cols : nullptr;
-                   double* pb = pw ? pw + cols : nullptr;
-                   const int64_t rend = std::min(rows, (blk + 1) * kNormBlockRows);
-                   for (int64_t r = blk * kNormBlockRows; r < rend; ++r) {
-                     const T* gr = g + r * cols;
-                     const T* xr = x + r * cols;
-                     const T m = rms ? T(0) : mean[r], s = rstd[r];
-                     T* ghp = gh.data();
-                     T* xhp = xh.data();
+  parallel_for(
+      nblocks, std::max<int64_t>(1, row_grain(cols) / kNormBlockRows), [&](int64_t blo, int64_t bhi) {
+        std::vector<T> gh(static_cast<size_t>(cols)), xh(static_cast<size_t>(cols));
+        for (int64_t blk = blo; blk < bhi; ++blk) {
+          double* pw = want_params ? part.data() + blk * 2 * cols : nullptr;
+          double* pb = pw ? pw + cols : nullptr;
+          const int64_t rend = std::min(rows, (blk + 1) * kNormBlockRows);
+          for (int64_t r = blk * kNormBlockRows; r < rend; ++r) {
+            const T* gr = g + r * cols;
+            const T* xr = x + r * cols;
+            const T m = rms ? T(0) : mean[r], s = rstd[r];
+            T* ghp = gh.data();
+            T* xhp = xh.data();
 #pragma omp simd
-                     for (int64_t j = 0; j < cols; ++j) {
-                       xhp[j] = (xr[j] - m) * s;
-                       ghp[j] = w ? gr[j] * w[j] : gr[j];
-                     }
-                     if (pw) {
+            for (int64_t j = 0; j < cols; ++j) {
+              xhp[j] = (xr[j] - m) * s;
+              ghp[j] = w ? gr[j] * w[j] : gr[j];
+            }
+            if (pw) {
 #pragma omp simd
-                       for (int64_t j = 0; j < cols; ++j) {
-                         pw[j] += double(gr[j]) * double(xhp[j]);
-                         pb[j] += double(gr[j]);
-                       }
-                     }
-                     if (!gx) continue;
-                     const double sg = rms ? 0.0 : fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]); });
-                     const double sgx =
-                         fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]) * double(xhp[j]); });
-                     const T a = rms ? T(0) : T(sg / double(cols)), c = T(sgx / double(cols));
-                     T* gxr = gx + r * cols;
+              for (int64_t j = 0; j < cols; ++j) {
+                pw[j] += double(gr[j]) * double(xhp[j]);
+                pb[j] += double(gr[j]);
+              }
+            }
+            if (!gx) continue;
+            const double sg = rms ? 0.0 : fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]); });
+            const double sgx =
+                fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]) * double(xhp[j]); });
+            const T a = rms ? T(0) : T(sg / double(cols)), c = T(sgx / double(cols));
+            T* gxr = gx + r * cols;
 #pragma omp simd
-                     for (int64_t j = 0; j < cols; ++j) gxr[j] = s * (ghp[j] - a - xhp[j] * c);
-                   }
-                 }
-               });
+            for (int64_t j = 0; j < cols; ++j) gxr[j] = s * (ghp[j] - a - xhp[j] * c);
+          }
+        }
+      });
   if (!want_params) return;
   for (int64_t j = 0; j < cols; ++j) {
     double sw = 0, sb = 0;
@@ -151,11 +151,23 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
 
 }  // namespace
 
+// float32 or float64 (the op checked): a plain branch rather than
+// TC_DISPATCH_FLOATING, whose error message would instantiate tc::str in the
+// AVX sets' objects, outside their namespaces (abi.baseline_isa).
+template <typename F>
+void on_float_dtype(DType dtype, F f) {
+  if (dtype == DType::f64) {
+    f(double());
+  } else {
+    f(float());
+  }
+}
+
 void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
                   const Tensor& b, double eps) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
-  TC_DISPATCH_FLOATING(x->dtype, "norm_forward", [&] {
-    using T = scalar_t;
+  on_float_dtype(x->dtype, [&](auto zero) {
+    using T = decltype(zero);
     norm_forward_kernel<T>(y->data_as<T>(), mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
                            x->data_as<T>(), w ? w->data_as<T>() : nullptr, b ? b->data_as<T>() : nullptr,
                            rows, cols, eps);
@@ -165,8 +177,8 @@ void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const
 void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
                    const Tensor& mean, const Tensor& rstd, const Tensor& w) {
   const int64_t rows = x->shape[0], cols = x->shape[1];
-  TC_DISPATCH_FLOATING(x->dtype, "norm_backward", [&] {
-    using T = scalar_t;
+  on_float_dtype(x->dtype, [&](auto zero) {
+    using T = decltype(zero);
     norm_backward_kernel<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
                             gb ? gb->data_as<T>() : nullptr, g->data_as<T>(), x->data_as<T>(),
                             mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),

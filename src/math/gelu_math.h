@@ -78,7 +78,7 @@ TC_GELU_INLINE HalfSquare neg_half_square(float x) {
   // from vectorizing the backward.
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
-  bits &= 0x7fffffffu;                              // |x| (-0 too)
+  bits &= 0x7fffffffu;                             // |x| (-0 too)
   bits = bits < 0x47800000u ? bits : 0x47800000u;  // 65536.0f
   float ax;
   std::memcpy(&ax, &bits, sizeof ax);
@@ -149,7 +149,8 @@ TC_GELU_HD C gelu_erf_grad(C g, C x) {
     return g * (gelu_detail::normal_cdf(x, h) + x * pdf);
   }
 #endif
-  return g * (C(0.5) * (C(1) + m_erf(x * C(kGeluInvSqrt2))) + x * (C(kGeluInvSqrt2Pi) * m_exp(C(-0.5) * x * x)));
+  return g *
+         (C(0.5) * (C(1) + m_erf(x * C(kGeluInvSqrt2))) + x * (C(kGeluInvSqrt2Pi) * m_exp(C(-0.5) * x * x)));
 }
 
 #undef TC_GELU_HD
