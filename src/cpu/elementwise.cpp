@@ -54,7 +54,9 @@ template <Grad F>
 void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
   TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
     using T = scalar_t;
-    map2<T, T, T>(out, g, x, [p](T a, T b) { return ew::grad2_value<F>(a, b, p); });
+    // Inlined into map2's loop, so that it vectorizes (a formula may be long: gelu).
+    map2<T, T, T>(
+        out, g, x, [p](T a, T b) __attribute__((always_inline)) { return ew::grad2_value<F>(a, b, p); });
   });
 }
 template <typename T>
@@ -96,7 +98,10 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a, double pd, dou
       if constexpr (ew::UnaryDef<UnaryOp::name>::bool_result) {                                      \
         return map1<bool, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x) != T(0); }); \
       } else {                                                                                       \
-        return map1<T, T>(out, a, [p, q](T x) { return ew::unary_value<UnaryOp::name>(x, p, q); });  \
+        return map1<T, T>(                                                                           \
+            out, a, [ p, q ](T x) __attribute__((always_inline)) {                                   \
+              return ew::unary_value<UnaryOp::name>(x, p, q);                                        \
+            });                                                                                      \
       }                                                                                              \
     }                                                                                                \
     break;

@@ -8,6 +8,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 #include "init.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
@@ -67,6 +68,20 @@ void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::
   });
 }
 
+namespace {
+// Adam over elements [lo, hi) of one parameter. The step is copied, so that
+// stores through pw cannot alias it, and the loop vectorizes: its branches
+// are loop-invariant selects, and sqrt is one instruction (this file is built
+// with -fno-math-errno: CMakeLists.txt). Elements are independent, so the
+// vector width and the thread split never change a bit.
+template <typename T>
+void adam_span(T* pw, const T* pg, T* pm, T* pv, int64_t lo, int64_t hi, const optim::AdamStep& step) {
+  const optim::AdamStep s = step;
+#pragma omp simd
+  for (int64_t j = lo; j < hi; ++j) optim::adam_update(pw[j], pg[j], pm[j], pv[j], s);
+}
+}  // namespace
+
 void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s) {
   TC_DISPATCH_FLOATING(w->dtype, "adam", [&] {
     using T = scalar_t;
@@ -74,8 +89,8 @@ void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& 
     const T* pg = g->data_as<T>();
     T* pm = m->data_as<T>();
     T* pv = v->data_as<T>();
-    const int64_t n = w->numel();
-    for (int64_t j = 0; j < n; ++j) optim::adam_update(pw[j], pg[j], pm[j], pv[j], s);
+    parallel_for(w->numel(), kParallelGrain,
+                 [&](int64_t lo, int64_t hi) { adam_span(pw, pg, pm, pv, lo, hi, s); });
   });
 }
 

@@ -5,12 +5,12 @@
 // (omp simd). Sums accumulate in double; the weight/bias gradients of the
 // norms are summed per fixed block of rows and then in block order, so
 // results do not depend on the thread count.
-// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>;
-// but the AVX2 and AVX-512 sets run the baseline's code (the #else at the
-// end): the omp simd sums below split into as many partial sums as the vector
-// has lanes, so a wider set would round differently, and every set must give
-// the same bits. Fixing the lane count (as reduce.cpp does) would let them
-// have their own.
+// Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>.
+// The norms sum in a fixed lane order (fixed_lane_sum), so each set runs its
+// own code and all give the same bits; the rest runs the baseline's code in
+// the AVX2 and AVX-512 sets (the #else at the end): their omp simd sums split
+// into as many partial sums as the vector has lanes, so a wider set would
+// round differently. Fixing their lane count would let them have their own.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,13 +30,30 @@
 #define TC_TRANSFORMER_ISA_(isa) TC_TRANSFORMER_ISA_##isa
 #define TC_TRANSFORMER_ISA(isa) TC_TRANSFORMER_ISA_(isa)
 
-#if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0
 namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
 
 // Rows per parallel task: enough elements to pay for a thread.
 int64_t row_grain(int64_t cols) {
   return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1) / 4);
+}
+
+// The sum of f(j) over j in [0, n) in double, in one fixed order: kLanes
+// partial sums over j mod kLanes (which the compiler keeps in vector
+// registers), added in lane order, then the tail. omp simd's reduction would
+// split into as many sums as the instruction set's vectors have lanes, and
+// the sets must round alike.
+constexpr int64_t kLanes = 8;
+template <typename F>
+inline double fixed_lane_sum(int64_t n, F f) {
+  double acc[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) acc[l] += f(j + l);
+  double s = 0;
+  for (int64_t l = 0; l < kLanes; ++l) s += acc[l];
+  for (; j < n; ++j) s += f(j);
+  return s;
 }
 
 template <typename T>
@@ -48,18 +65,11 @@ void norm_forward_kernel(T* y, T* mean, T* rstd, const T* x, const T* w, const T
       const T* xr = x + r * cols;
       T* yr = y + r * cols;
       double mu = 0;
-      if (!rms) {
-        double s = 0;
-#pragma omp simd reduction(+ : s)
-        for (int64_t j = 0; j < cols; ++j) s += double(xr[j]);
-        mu = s / double(cols);
-      }
-      double ss = 0;
-#pragma omp simd reduction(+ : ss)
-      for (int64_t j = 0; j < cols; ++j) {
+      if (!rms) mu = fixed_lane_sum(cols, [&](int64_t j) { return double(xr[j]); }) / double(cols);
+      const double ss = fixed_lane_sum(cols, [&](int64_t j) {
         const double d = double(xr[j]) - mu;
-        ss += d * d;
-      }
+        return d * d;
+      });
       const double rs = 1.0 / std::sqrt(ss / double(cols) + eps);
       if (!rms) mean[r] = T(mu);
       rstd[r] = T(rs);
@@ -91,45 +101,42 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
   const bool want_params = gw || gb;
   // Per block of rows: partial sums of g * xhat (weight) and g (bias).
   std::vector<double> part(want_params ? size_t(nblocks * 2 * cols) : 0, 0.0);
-  parallel_for(nblocks, std::max<int64_t>(1, row_grain(cols) / kNormBlockRows),
-               [&](int64_t blo, int64_t bhi) {
-                 std::vector<T> gh(static_cast<size_t>(cols)), xh(static_cast<size_t>(cols));
-                 for (int64_t blk = blo; blk < bhi; ++blk) {
-                   double* pw = want_params ? part.data() + blk * 2 * cols : nullptr;
-                   double* pb = pw ? pw + cols : nullptr;
-                   const int64_t rend = std::min(rows, (blk + 1) * kNormBlockRows);
-                   for (int64_t r = blk * kNormBlockRows; r < rend; ++r) {
-                     const T* gr = g + r * cols;
-                     const T* xr = x + r * cols;
-                     const T m = rms ? T(0) : mean[r], s = rstd[r];
-                     T* ghp = gh.data();
-                     T* xhp = xh.data();
+  parallel_for(
+      nblocks, std::max<int64_t>(1, row_grain(cols) / kNormBlockRows), [&](int64_t blo, int64_t bhi) {
+        std::vector<T> gh(static_cast<size_t>(cols)), xh(static_cast<size_t>(cols));
+        for (int64_t blk = blo; blk < bhi; ++blk) {
+          double* pw = want_params ? part.data() + blk * 2 * cols : nullptr;
+          double* pb = pw ? pw + cols : nullptr;
+          const int64_t rend = std::min(rows, (blk + 1) * kNormBlockRows);
+          for (int64_t r = blk * kNormBlockRows; r < rend; ++r) {
+            const T* gr = g + r * cols;
+            const T* xr = x + r * cols;
+            const T m = rms ? T(0) : mean[r], s = rstd[r];
+            T* ghp = gh.data();
+            T* xhp = xh.data();
 #pragma omp simd
-                     for (int64_t j = 0; j < cols; ++j) {
-                       xhp[j] = (xr[j] - m) * s;
-                       ghp[j] = w ? gr[j] * w[j] : gr[j];
-                     }
-                     if (pw) {
+            for (int64_t j = 0; j < cols; ++j) {
+              xhp[j] = (xr[j] - m) * s;
+              ghp[j] = w ? gr[j] * w[j] : gr[j];
+            }
+            if (pw) {
 #pragma omp simd
-                       for (int64_t j = 0; j < cols; ++j) {
-                         pw[j] += double(gr[j]) * double(xhp[j]);
-                         pb[j] += double(gr[j]);
-                       }
-                     }
-                     if (!gx) continue;
-                     double sg = 0, sgx = 0;
-#pragma omp simd reduction(+ : sg, sgx)
-                     for (int64_t j = 0; j < cols; ++j) {
-                       sg += double(ghp[j]);
-                       sgx += double(ghp[j]) * double(xhp[j]);
-                     }
-                     const T a = rms ? T(0) : T(sg / double(cols)), c = T(sgx / double(cols));
-                     T* gxr = gx + r * cols;
+              for (int64_t j = 0; j < cols; ++j) {
+                pw[j] += double(gr[j]) * double(xhp[j]);
+                pb[j] += double(gr[j]);
+              }
+            }
+            if (!gx) continue;
+            const double sg = rms ? 0.0 : fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]); });
+            const double sgx =
+                fixed_lane_sum(cols, [&](int64_t j) { return double(ghp[j]) * double(xhp[j]); });
+            const T a = rms ? T(0) : T(sg / double(cols)), c = T(sgx / double(cols));
+            T* gxr = gx + r * cols;
 #pragma omp simd
-                     for (int64_t j = 0; j < cols; ++j) gxr[j] = s * (ghp[j] - a - xhp[j] * c);
-                   }
-                 }
-               });
+            for (int64_t j = 0; j < cols; ++j) gxr[j] = s * (ghp[j] - a - xhp[j] * c);
+          }
+        }
+      });
   if (!want_params) return;
   for (int64_t j = 0; j < cols; ++j) {
     double sw = 0, sb = 0;
@@ -142,6 +149,48 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
   }
 }
 
+}  // namespace
+
+// float32 or float64 (the op checked): a plain branch rather than
+// TC_DISPATCH_FLOATING, whose error message would instantiate tc::str in the
+// AVX sets' objects, outside their namespaces (abi.baseline_isa).
+template <typename F>
+void on_float_dtype(DType dtype, F f) {
+  if (dtype == DType::f64) {
+    f(double());
+  } else {
+    f(float());
+  }
+}
+
+void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                  const Tensor& b, double eps) {
+  const int64_t rows = x->shape[0], cols = x->shape[1];
+  on_float_dtype(x->dtype, [&](auto zero) {
+    using T = decltype(zero);
+    norm_forward_kernel<T>(y->data_as<T>(), mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
+                           x->data_as<T>(), w ? w->data_as<T>() : nullptr, b ? b->data_as<T>() : nullptr,
+                           rows, cols, eps);
+  });
+}
+
+void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
+                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
+  const int64_t rows = x->shape[0], cols = x->shape[1];
+  on_float_dtype(x->dtype, [&](auto zero) {
+    using T = decltype(zero);
+    norm_backward_kernel<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
+                            gb ? gb->data_as<T>() : nullptr, g->data_as<T>(), x->data_as<T>(),
+                            mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
+                            w ? w->data_as<T>() : nullptr, rows, cols);
+  });
+}
+}  // namespace tc::cpu::TC_CPU_ISA_NS
+
+#if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0
+namespace tc::cpu::TC_CPU_ISA_NS {
+namespace {
+
 // e^x for float, vectorizable (no libm call): Cephes' expf polynomial on
 // x - n ln2, scaled by 2^n through the exponent bits; within 2 ulp of expf
 // on [-87, 88], 0 below (so -inf gives 0).
@@ -149,7 +198,12 @@ inline float exp_approx(float x) {
   const float lo = -87.0f, hi = 88.0f;
   const bool under = x < lo;
   x = std::min(std::max(x, lo), hi);
-  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  // floor without a libm call (the baseline x86-64 set has no floor
+  // instruction, and the call kept the softmax loops scalar): truncate, then
+  // step down where that rounded up. Exact for |y| < 2^31; here |y| < 128.
+  const float y = x * 1.44269504088896341f + 0.5f;
+  const float yt = float(int32_t(y));
+  const float n = yt > y ? yt - 1.0f : yt;
   float r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500E-4f;
@@ -222,29 +276,6 @@ bool is_nan_value(T v) {
 }
 
 }  // namespace
-
-void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
-                  const Tensor& b, double eps) {
-  const int64_t rows = x->shape[0], cols = x->shape[1];
-  TC_DISPATCH_FLOATING(x->dtype, "norm_forward", [&] {
-    using T = scalar_t;
-    norm_forward_kernel<T>(y->data_as<T>(), mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
-                           x->data_as<T>(), w ? w->data_as<T>() : nullptr, b ? b->data_as<T>() : nullptr,
-                           rows, cols, eps);
-  });
-}
-
-void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
-                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
-  const int64_t rows = x->shape[0], cols = x->shape[1];
-  TC_DISPATCH_FLOATING(x->dtype, "norm_backward", [&] {
-    using T = scalar_t;
-    norm_backward_kernel<T>(gx ? gx->data_as<T>() : nullptr, gw ? gw->data_as<T>() : nullptr,
-                            gb ? gb->data_as<T>() : nullptr, g->data_as<T>(), x->data_as<T>(),
-                            mean ? mean->data_as<T>() : nullptr, rstd->data_as<T>(),
-                            w ? w->data_as<T>() : nullptr, rows, cols);
-  });
-}
 
 void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
   const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
@@ -414,10 +445,6 @@ int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool re
 
 namespace tc::cpu {
 namespace isa_baseline {
-void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
-                  const Tensor& b, double eps);
-void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
-                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
 void causal_softmax(const Tensor& y, const Tensor& x, double scale);
 void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
@@ -427,14 +454,6 @@ int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool re
 }  // namespace isa_baseline
 
 namespace TC_CPU_ISA_NS {
-void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
-                  const Tensor& b, double eps) {
-  return isa_baseline::norm_forward(y, mean, rstd, x, w, b, eps);
-}
-void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
-                   const Tensor& mean, const Tensor& rstd, const Tensor& w) {
-  return isa_baseline::norm_backward(gx, gw, gb, g, x, mean, rstd, w);
-}
 void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
   return isa_baseline::causal_softmax(y, x, scale);
 }

@@ -431,7 +431,18 @@ TC_HD inline T int_pow(T base, T exp) {
 
 }  // namespace tc::ew
 #include "math/binary_ext_math.h"  // the helpers of the issue-12 binary rows
+#include "math/gelu_math.h"        // the gelu row's vectorizable float erf
 namespace tc::ew {
+
+// The CPU's elementwise loops vectorize only when the row's whole formula is
+// inlined into them; an out-of-line copy of these header templates would
+// also be one function for every CPU kernel set (the linker keeps the
+// baseline's, CMakeLists.txt). So on the host they are always inlined.
+#if defined(__CUDACC__)
+#define TC_EW_HOST_INLINE
+#else
+#define TC_EW_HOST_INLINE __attribute__((always_inline))
+#endif
 
 // ---- forward values ----
 
@@ -598,7 +609,7 @@ struct UnaryDef;
                                      : is_float_compute<C>   ? floats                                \
                                                              : ints;                                   \
     template <typename C>                                                                            \
-    static TC_HD C value(C x, C p, C q) {                                                            \
+    static TC_HD TC_EW_HOST_INLINE C value(C x, C p, C q) {                                          \
       (void)p;                                                                                       \
       (void)q;                                                                                       \
       if constexpr (computes<C>) {                                                                   \
@@ -608,7 +619,7 @@ struct UnaryDef;
       }                                                                                              \
     }                                                                                                \
     template <typename C>                                                                            \
-    static TC_HD C grad(C g, C saved, C p, C q) {                                                    \
+    static TC_HD TC_EW_HOST_INLINE C grad(C g, C saved, C p, C q) {                                  \
       (void)p;                                                                                       \
       (void)q;                                                                                       \
       (void)g;                                                                                       \
@@ -631,11 +642,11 @@ struct UnaryDef;
 
 // The row's value with its default parameters, or with p and q.
 template <UnaryOp OP, typename C>
-TC_HD inline C unary_value(C x) {
+TC_HD inline TC_EW_HOST_INLINE C unary_value(C x) {
   return UnaryDef<OP>::template value<C>(x, C(UnaryDef<OP>::p0), C(UnaryDef<OP>::q0));
 }
 template <UnaryOp OP, typename C>
-TC_HD inline C unary_value(C x, C p, C q) {
+TC_HD inline TC_EW_HOST_INLINE C unary_value(C x, C p, C q) {
   return UnaryDef<OP>::template value<C>(x, p, q);
 }
 template <typename C>
@@ -795,7 +806,7 @@ TC_HD inline double grad3_value(Grad f, double g, double x, double y) {
 // arithmetic is the CPU's as it always was (its lambdas took the scalar as a
 // double).
 template <Grad F, typename C>
-TC_HD inline C grad2_value(C g, C x, const GradParams& p) {
+TC_HD inline TC_EW_HOST_INLINE C grad2_value(C g, C x, const GradParams& p) {
   if constexpr (F == Grad::pow_scalar) {
     return p.s == 0 ? C(0) : C(double(g) * p.s * ::pow(double(x), p.s - 1));
   } else if constexpr (F == Grad::rdiv_scalar) {
