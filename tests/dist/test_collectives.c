@@ -95,14 +95,15 @@ static void test_all_reduce(tc_process_group pg) {
    * waited for in reverse order, then reused at once (the copies of the
    * previous ones may still be in flight), and an empty one. */
   for (int round = 0; round < 3; ++round) {
-    const int64_t ns[4] = {1, 1536, 1024, 16383}; /* 1024, 1536: sent in two parts */
-    tc_tensor ts[4];
-    tc_work ws[4];
-    for (int j = 0; j < 4; ++j) {
+    /* 1024, 1536: two eager parts; 5001: seven, the last one short; 16383: one message */
+    const int64_t ns[5] = {1, 1536, 1024, 16383, 5001};
+    tc_tensor ts[5];
+    tc_work ws[5];
+    for (int j = 0; j < 5; ++j) {
       ts[j] = vec_f32(ns[j], (float)(rank + j + round), 0.5f);
       OK(tc_all_reduce(pg, ts[j], j % 2 ? TC_REDUCE_MAX : TC_REDUCE_SUM, &ws[j]));
     }
-    for (int j = 3; j >= 0; --j) {
+    for (int j = 4; j >= 0; --j) {
       OK(tc_work_wait(ws[j], 0));
       OK(tc_work_free(ws[j]));
       for (int64_t i = 0; i < ns[j]; i += 1 + ns[j] / 50) {
