@@ -69,24 +69,25 @@ struct Cache {
   Cache(const Cache&) = delete;
   Cache& operator=(const Cache&) = delete;
 
-  static void clear(Entry& e) {
+  static void destroy_objects(Entry& e) {
     if (e.a) dnnl_memory_destroy(e.a);
     if (e.b) dnnl_memory_destroy(e.b);
     if (e.c) dnnl_memory_destroy(e.c);
     if (e.prim) dnnl_primitive_destroy(e.prim);
+    e.a = e.b = e.c = nullptr;
+    e.prim = nullptr;
+  }
+  static void clear(Entry& e) {
+    destroy_objects(e);
     e = Entry();
   }
 
-  // The primitive for key, made (evicting the least recently used) on a miss.
-  Entry& get(const int64_t (&key)[8], bool ta, bool tb) {
+  // Makes the primitive for a key find() did not have, in the least recently
+  // used entry.
+  Entry& add(const int64_t (&key)[8], bool ta, bool tb) {
     Entry* victim = &entries[0];
-    for (Entry& e : entries) {
-      if (e.used && std::memcmp(e.key, key, sizeof key) == 0) {
-        e.last_use = ++clock;
-        return e;
-      }
+    for (Entry& e : entries)
       if (!e.used || (victim->used && e.last_use < victim->last_use)) victim = &e;
-    }
     clear(*victim);
     Entry& e = *victim;
     std::memcpy(e.key, key, sizeof key);
@@ -95,7 +96,6 @@ struct Cache {
     make(e, ta, tb);
     return e;
   }
-
   void make(Entry& e, bool ta, bool tb) {
     const int64_t m = e.key[2], n = e.key[3], k = e.key[4], lda = e.key[5], ldb = e.key[6], ldc = e.key[7];
     dnnl_dims_t da = {m, k}, db = {k, n}, dc = {m, n};
@@ -122,14 +122,7 @@ struct Cache {
            dnnl_memory_create(&e.c, &mc, engine, DNNL_MEMORY_NONE) == dnnl_success;
     }
     if (pd) dnnl_primitive_desc_destroy(pd);
-    if (!ok) {
-      const int64_t key[8] = {e.key[0], e.key[1], e.key[2], e.key[3], e.key[4], e.key[5], e.key[6], e.key[7]};
-      const uint64_t last = e.last_use;
-      clear(e);  // remembered as refused: prim stays null
-      std::memcpy(e.key, key, sizeof key);
-      e.used = true;
-      e.last_use = last;
-    }
+    if (!ok) destroy_objects(e);  // remembered as refused: prim null, the key kept (sgemm it is)
   }
 };
 
@@ -142,7 +135,7 @@ bool small_matmul_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
   const int64_t key[8] = {trans_a, trans_b, m, n, k, lda, ldb, ldc};
   Entry* found = cache.find(key);
   if (!found && !cache.repeated(key)) return false;
-  Entry& e = found ? *found : cache.get(key, trans_a, trans_b);
+  Entry& e = found ? *found : cache.add(key, trans_a, trans_b);
   if (!e.prim) return false;
   if (dnnl_memory_set_data_handle(e.a, const_cast<float*>(a)) != dnnl_success ||
       dnnl_memory_set_data_handle(e.b, const_cast<float*>(b)) != dnnl_success ||

@@ -314,30 +314,32 @@ int exchange_parts(const Doubling* g, int* per) {
   return 1;
 }
 
-// Receives the peer's buffer into `into`, one request per part.
-int recv_parts(Doubling* g, char* into, int peer) {
+// Calls post(offset in elements, count, part index) for each part of an
+// exchange of the whole buffer, stopping at the first MPI error.
+template <typename Post>
+int for_each_part(const Doubling* g, Post post) {
   int per = 0;
   const int parts = exchange_parts(g, &per);
   int rc = MPI_SUCCESS;
   for (int i = 0; i < parts && rc == MPI_SUCCESS; ++i) {
     const int64_t first = int64_t(i) * per;
-    const int n = int(std::min<int64_t>(per, g->count - first));
-    rc = MPI_Irecv(into + first * g->esize, n, g->type, peer, g->tag, g->comm, &g->reqs[i]);
+    rc = post(first, int(std::min<int64_t>(per, g->count - first)), i);
   }
   return rc;
 }
 
+// Receives the peer's buffer into `into`, one request per part.
+int recv_parts(Doubling* g, char* into, int peer) {
+  return for_each_part(g, [&](int64_t first, int n, int i) {
+    return MPI_Irecv(into + first * g->esize, n, g->type, peer, g->tag, g->comm, &g->reqs[i]);
+  });
+}
+
 // Sends (copies of) the buffer to the peer, in the parts recv_parts expects.
 int send_parts(Doubling* g, int peer) {
-  int per = 0;
-  const int parts = exchange_parts(g, &per);
-  int rc = MPI_SUCCESS;
-  for (int i = 0; i < parts && rc == MPI_SUCCESS; ++i) {
-    const int64_t first = int64_t(i) * per;
-    const int n = int(std::min<int64_t>(per, g->count - first));
-    rc = send_copy(g->owner, g->buf + first * g->esize, n, g->type, g->esize, peer, g->tag, g->comm);
-  }
-  return rc;
+  return for_each_part(g, [&](int64_t first, int n, int) {
+    return send_copy(g->owner, g->buf + first * g->esize, n, g->type, g->esize, peer, g->tag, g->comm);
+  });
 }
 
 // Below kRingMinBytes, recursive doubling (latency-bound sizes).
