@@ -11,47 +11,30 @@
 #include "backend.h"
 #include "init.h"
 #include "ops/nn_util.h"
+#include "ops/norm_backward_node.h"
 #include "ops/ops.h"
 
 namespace tc::ops::detail {
 namespace {
 
-struct NormLayerBackward : autograd::Node {
-  autograd::SavedTensor x_saved, w_saved;
-  Tensor mean, invstd;  // [C] (batch norm) or [N, groups] (group norm)
-  int64_t groups = 0;   // 0: batch norm
-  bool training = true, has_w = false, has_b = false;
+struct NormLayerBackward : NormBackwardNode {
+  int64_t groups = 0;  // 0: batch norm; mean and inv_std are [C] (batch norm) or [N, groups]
+  bool training = true;
   const char* name() const override { return groups ? "NativeGroupNormBackward" : "NativeBatchNormBackward"; }
-  bool has_saved() const override { return true; }
-  void release_saved() override {
-    x_saved.release();
-    w_saved.release();
-    mean.reset();
-    invstd.reset();
-  }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    TC_CHECK(invstd != nullptr, TC_ERR_AUTOGRAD, name(),
-             ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
-             "run it twice");
+    const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
     const int64_t c = x->shape[1];
-    std::vector<Tensor> out(next.size());
-    const bool want_x = wants_grad(*this, 0);
-    const bool want_w = has_w && wants_grad(*this, 1);
-    const bool want_b = has_b && wants_grad(*this, has_w ? 2 : 1);
-    Tensor gx = want_x ? empty(x->shape, x->dtype, x->device) : Tensor();
-    Tensor gw = want_w ? empty({c}, x->dtype, x->device) : Tensor();
-    Tensor gb = want_b ? empty({c}, x->dtype, x->device) : Tensor();
+    Tensor gx = want.x ? empty(x->shape, x->dtype, x->device) : Tensor();
+    Tensor gw = want.w ? empty({c}, x->dtype, x->device) : Tensor();
+    Tensor gb = want.b ? empty({c}, x->dtype, x->device) : Tensor();
     Tensor g = tc::contiguous(grads[0]), wc = w ? tc::contiguous(w) : Tensor();
     if (groups)
-      backend_for(x).group_norm_backward(gx, gw, gb, g, x, mean, invstd, wc, groups);
+      backend_for(x).group_norm_backward(gx, gw, gb, g, x, mean, inv_std, wc, groups);
     else
-      backend_for(x).batch_norm_backward(gx, gw, gb, g, x, mean, invstd, wc, training);
-    if (want_x) out[0] = gx;
-    if (want_w) out[1] = gw;
-    if (want_b) out[has_w ? 2 : 1] = gb;
-    return out;
+      backend_for(x).batch_norm_backward(gx, gw, gb, g, x, mean, inv_std, wc, training);
+    return in_order(gx, gw, gb);
   }
 };
 
@@ -64,7 +47,7 @@ void record_node(const Tensor& y, const Tensor& xc, const Tensor& x, const Tenso
   node->x_saved = autograd::SavedTensor(xc);
   if (w) node->w_saved = autograd::SavedTensor(w);
   node->mean = mean;
-  node->invstd = invstd;
+  node->inv_std = invstd;
   node->groups = groups;
   node->training = training;
   node->has_w = bool(w);

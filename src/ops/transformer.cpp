@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
+#include "ops/norm_backward_node.h"
 #include "ops/ops.h"
 #include "rng.h"
 
@@ -68,40 +69,23 @@ NormShape norm_shape(const Tensor& x, const Dims& normalized, const Tensor& w, c
   return s;
 }
 
-struct NormBackward : autograd::Node {
-  autograd::SavedTensor x_saved, w_saved;
-  Tensor mean, rstd;  // internal [rows] (mean null for rms_norm)
+struct NormBackward : detail::NormBackwardNode {
   NormShape s;
   Dims normalized;
-  bool rms = false, has_w = false, has_b = false;
+  bool rms = false;
   const char* name() const override { return rms ? "RmsNormBackward" : "LayerNormBackward"; }
-  bool has_saved() const override { return true; }
-  void release_saved() override {
-    x_saved.release();
-    w_saved.release();
-    mean.reset();
-    rstd.reset();
-  }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    TC_CHECK(rstd != nullptr, TC_ERR_AUTOGRAD, name(),
-             ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
-             "run it twice");
+    const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
-    std::vector<Tensor> out(next.size());
-    const bool want_x = detail::wants_grad(*this, 0);
-    const bool want_w = has_w && detail::wants_grad(*this, 1);
-    const bool want_b = has_b && detail::wants_grad(*this, has_w ? 2 : 1);
-    Tensor gx = want_x ? empty({s.rows, s.cols}, x->dtype, x->device) : Tensor();
-    Tensor gw = want_w ? empty({s.cols}, x->dtype, x->device) : Tensor();
-    Tensor gb = want_b ? empty({s.cols}, x->dtype, x->device) : Tensor();
+    Tensor gx = want.x ? empty({s.rows, s.cols}, x->dtype, x->device) : Tensor();
+    Tensor gw = want.w ? empty({s.cols}, x->dtype, x->device) : Tensor();
+    Tensor gb = want.b ? empty({s.cols}, x->dtype, x->device) : Tensor();
     backend_for(x).norm_backward(gx, gw, gb, reshaped(grads[0], {s.rows, s.cols}),
-                                 reshaped(x, {s.rows, s.cols}), mean, rstd,
+                                 reshaped(x, {s.rows, s.cols}), mean, inv_std,
                                  w ? reshaped(w, {s.cols}) : Tensor());
-    if (want_x) out[0] = reshaped(gx, x->shape);
-    if (want_w) out[1] = reshaped(gw, normalized);
-    if (want_b) out[has_w ? 2 : 1] = reshaped(gb, normalized);
-    return out;
+    return in_order(gx ? reshaped(gx, x->shape) : Tensor(), gw ? reshaped(gw, normalized) : Tensor(),
+                    gb ? reshaped(gb, normalized) : Tensor());
   }
 };
 
@@ -122,7 +106,7 @@ Tensor norm_impl(const Tensor& x, const Dims& normalized, const Tensor& w, const
     node->x_saved = autograd::SavedTensor(x);
     if (w) node->w_saved = autograd::SavedTensor(w);
     node->mean = mean;
-    node->rstd = rstd;
+    node->inv_std = rstd;
     node->s = s;
     node->rms = rms;
     node->has_w = bool(w);
