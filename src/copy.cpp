@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "backend.h"
+#include "cpu/loops.h"
 #include "device_hooks.h"
 #include "init.h"
 #include "tensor.h"
@@ -108,17 +109,14 @@ void copy_kernel(D* dst, const S* src, const Layout& l) {
   }
 }
 
-// Pragmas cannot stand inside the dispatch macro's argument, hence a function.
+// parallel_for stays off OpenMP below its grain (a false if() clause would
+// still enter GOMP_parallel: ~2,700 instructions, more than filling
+// backward's one-element seed gradient).
 template <typename T>
 void fill_kernel(T* p, int64_t n, T v) {
-  // A false if() clause still enters GOMP_parallel (~2,700 instructions, more
-  // than filling backward's one-element seed gradient): branch around it.
-  if (n <= 262144) {
-    for (int64_t i = 0; i < n; ++i) p[i] = v;
-    return;
-  }
-#pragma omp parallel for num_threads(num_threads()) schedule(static)
-  for (int64_t i = 0; i < n; ++i) p[i] = v;
+  cpu::parallel_for(n, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) p[i] = v;
+  });
 }
 
 }  // namespace

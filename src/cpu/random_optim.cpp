@@ -36,28 +36,22 @@ void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t se
 }
 
 namespace {
-// Plain SGD (no momentum buffer) splits large parameters across threads
-// (elements are independent: the same bits at any thread count), a chunk at
-// a time through a function with restrict pointers and a constant null
-// buffer, so the vectorized loop does not depend on how OpenMP outlines the
-// parallel body.
+// SGD splits large parameters across threads through parallel_for (elements
+// are independent: the same bits at any thread count). Plain SGD (no
+// momentum buffer) runs each range through a function with restrict
+// pointers and a constant null buffer, so the loop vectorizes however
+// OpenMP outlines the parallel body.
 template <typename T>
-void sgd_plain_chunk(T* __restrict pw, const T* __restrict pg, int64_t n, const optim::SgdStep s) {
+void sgd_plain_span(T* __restrict pw, const T* __restrict pg, int64_t n, const optim::SgdStep s) {
   for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], static_cast<T*>(nullptr), s);
 }
 
 template <typename T>
 void sgd_loop(T* pw, const T* pg, T* pb, int64_t n, const optim::SgdStep& s) {
-  if (!pb) {
-    constexpr int64_t kChunk = 16384;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c)
-      sgd_plain_chunk(pw + c * kChunk, pg + c * kChunk, std::min(kChunk, n - c * kChunk), s);
-    return;
-  }
-#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
-  for (int64_t j = 0; j < n; ++j) optim::sgd_update(pw[j], pg[j], pb + j, s);
+  parallel_for(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+    if (!pb) return sgd_plain_span(pw + lo, pg + lo, hi - lo, s);
+    for (int64_t j = lo; j < hi; ++j) optim::sgd_update(pw[j], pg[j], pb + j, s);
+  });
 }
 }  // namespace
 
