@@ -129,6 +129,24 @@ void set_fail_alloc_at(int64_t n) noexcept { g_fail_countdown.store(n < 0 ? 0 : 
 int64_t fail_alloc_at() noexcept { return g_fail_countdown.load(); }
 int64_t alloc_count() noexcept { return g_alloc_calls.load(std::memory_order_relaxed); }
 
+namespace {
+// size bytes from the OS; when that fails, once more after giving back every
+// cached block (blocks of other sizes may make room); then the error, naming
+// the nbytes asked for.
+void* os_alloc_or_fail(int64_t size, int64_t nbytes) {
+  void* p = os_alloc(size);
+  if (!p) {
+    cpu_cache_release();
+    p = os_alloc(size);
+  }
+  if (!p) {
+    fail(TC_ERR_OUT_OF_MEMORY,
+         str("out of memory allocating ", nbytes, " bytes (", double(nbytes) / (1 << 30), " GiB) on cpu"));
+  }
+  return p;
+}
+}  // namespace
+
 void* cpu_alloc(int64_t nbytes) {
   g_alloc_calls.fetch_add(1, std::memory_order_relaxed);
 #ifdef TC_TEST_HOOKS
@@ -148,26 +166,13 @@ void* cpu_alloc(int64_t nbytes) {
       c->bytes -= small_class_size(cls);
       return c->blocks[cls][--c->count[cls]];
     }
-    void* p = os_alloc(small_class_size(cls));
-    TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
-    return p;
+    return os_alloc_or_fail(small_class_size(cls), nbytes);
   }
-  if (nbytes < kCpuCacheMinBlock) {  // the same test as cpu_free's
-    void* p = os_alloc(rounded > 0 ? rounded : 64);
-    TC_CHECK(p != nullptr, TC_ERR_OUT_OF_MEMORY, "out of memory allocating ", nbytes, " bytes on cpu");
-    return p;
-  }
+  if (nbytes < kCpuCacheMinBlock)
+    return os_alloc_or_fail(rounded > 0 ? rounded : 64, nbytes);  // cpu_free's test
   const int64_t size = large_size_class(rounded);
   if (void* p = take_cached(size)) return p;
-  void* p = os_alloc(size);
-  if (!p) {
-    cpu_cache_release();  // cached blocks of other sizes may make room
-    p = os_alloc(size);
-  }
-  if (!p) {
-    fail(TC_ERR_OUT_OF_MEMORY,
-         str("out of memory allocating ", nbytes, " bytes (", double(nbytes) / (1 << 30), " GiB) on cpu"));
-  }
+  void* p = os_alloc_or_fail(size, nbytes);
   LargeBlocks& l = large();
   try {
     std::lock_guard<std::mutex> g(l.mu);
