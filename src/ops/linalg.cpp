@@ -157,7 +157,10 @@ struct MatmulBackward : autograd::Node {
     Dims g_shape = broadcast_batch(ba, bb, name(), a->shape, b->shape);
     g_shape.push_back(a2->shape[a2->ndim() - 2]);
     g_shape.push_back(b2->shape[b2->ndim() - 1]);
-    Tensor g = reshaped(grads[0], g_shape);
+    // The products below read g through its strides: a gradient already of
+    // that shape is not copied (attention's y.transpose(1, 2).reshape(..)
+    // hands back a transposed one).
+    Tensor g = grads[0]->shape == g_shape ? grads[0] : reshaped(grads[0], g_shape);
     std::vector<Tensor> out(2);
     if (detail::wants_grad(*this, 0)) {
       Tensor ga = bmm_raw(g, transposed_last2(b2), name());

@@ -300,4 +300,37 @@ TEST_F(Transformer, MultinomialFollowsTheWeights) {
   EXPECT_EQ(code_of([&] { tc::ops::multinomial(tensor({1, NAN}, {2}), 1, true); }), TC_ERR_INVALID_ARGUMENT);
 }
 
+// split's pieces share one backward node (SplitBackward), which copies each
+// piece's gradient into one buffer and zero-fills only under pieces that got
+// none; the GPT block's qkv split. Non-contiguous input, an uneven last piece,
+// and an unused piece.
+TEST_F(Transformer, SplitGradientsThroughOneNode) {
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        const std::vector<Tensor> p = tc::ops::split(x[0], 2, 1);  // [3, 6] -> three [3, 2]
+        return tc::ops::add(tc::ops::mul(p[0], p[1]), tc::ops::mul(p[2], p[2]));
+      },
+      {noncontiguous(randn({3, 6}))}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        const std::vector<Tensor> p = tc::ops::split(x[0], 2, 0);  // [5, 3] -> [2, 3], [2, 3], [1, 3]
+        return tc::ops::mul(p[0], p[2]);                           // p[1] gets no gradient
+      },
+      {randn({5, 3})}));
+  Tensor x = randn({2, 7});
+  x->requires_grad = true;
+  const std::vector<Tensor> p = tc::ops::split(x, 3, -1);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_STREQ(p[0]->grad_fn->name(), "SplitBackward");
+  EXPECT_EQ(p[0]->grad_fn.get(), p[2]->grad_fn.get());
+}
+
+// A matmul whose output gradient arrives transposed (attention's
+// y.transpose(1, 2)) feeds the GEMMs through its strides, without a copy.
+TEST_F(Transformer, MatmulGradientFromATransposedOutput) {
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) { return tc::ops::transpose(tc::ops::matmul(x[0], x[1]), 1, 2); },
+      {randn({2, 3, 4, 5}), noncontiguous(randn({2, 3, 5, 2}))}));
+}
+
 }  // namespace

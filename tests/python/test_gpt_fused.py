@@ -172,3 +172,45 @@ def test_adamw_step_does_not_depend_on_the_thread_count():
         tc.set_num_threads(old)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
+
+
+# ---- the attention block's gradient plumbing: qkv split, transposed output ----
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("use", [(0, 1, 2), (0, 2), (1,)], ids=["all", "skip-middle", "middle-only"])
+def test_split_backward_matches_torch(dtype, use):
+    """split's pieces share one backward node; pieces without a gradient leave zeros."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 10)).astype(dtype)
+    w = [rng.standard_normal((2, 3, 4)).astype(dtype) for _ in range(3)]
+    got, want = tc_of(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    for t, lib in ((got, tc), (want, torch)):
+        src = t.transpose(0, 1)  # a non-contiguous input
+        pieces = src.split(4, dim=2)  # 4, 4, 2 along the last dim
+        loss = None
+        for i in use:
+            wi = (tc_of(w[i]) if lib is tc else torch.tensor(w[i])).transpose(0, 1)[..., :pieces[i].shape[2]]
+            term = (pieces[i] * pieces[i] * wi).sum()
+            loss = term if loss is None else loss + term
+        loss.backward()
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(np_of(got.grad), want.grad.numpy(), **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_attention_output_transpose_backward_matches_torch(dtype):
+    """(attn @ v).transpose(1, 2).reshape(b, t, d), as the GPT block: the matmul's
+    gradient arrives transposed and is read through its strides."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((2, 3, 5, 5)).astype(dtype)
+    v = rng.standard_normal((2, 5, 3, 4)).astype(dtype)  # [B, T, H, E] -> transposed below
+    g = rng.standard_normal((2, 5, 12)).astype(dtype)
+    grads = []
+    for lib, mk in ((tc, lambda z: tc_of(z, requires_grad=True)), (torch, lambda z: torch.tensor(z, requires_grad=True))):
+        at, vt = mk(a), mk(v)
+        y = (at @ vt.transpose(1, 2)).transpose(1, 2).reshape(2, 5, 12)
+        (y * (tc_of(g) if lib is tc else torch.tensor(g))).sum().backward()
+        grads.append((at.grad, vt.grad))
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    for got, want in zip(grads[0], grads[1]):
+        np.testing.assert_allclose(np_of(got), want.numpy(), **tol)
