@@ -22,6 +22,7 @@
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
+#include "math/gelu_math.h"
 
 // The set this file is compiled for, as a number the preprocessor compares.
 #define TC_TRANSFORMER_ISA_baseline 0
@@ -191,33 +192,11 @@ void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const T
 namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
 
-// e^x for float, vectorizable (no libm call): Cephes' expf polynomial on
-// x - n ln2, scaled by 2^n through the exponent bits; within 2 ulp of expf
-// on [-87, 88], 0 below (so -inf gives 0).
-inline float exp_approx(float x) {
-  const float lo = -87.0f, hi = 88.0f;
-  const bool under = x < lo;
-  x = std::min(std::max(x, lo), hi);
-  // floor without a libm call (the baseline x86-64 set has no floor
-  // instruction, and the call kept the softmax loops scalar): truncate, then
-  // step down where that rounded up. Exact for |y| < 2^31; here |y| < 128.
-  const float y = x * 1.44269504088896341f + 0.5f;
-  const float yt = float(int32_t(y));
-  const float n = yt > y ? yt - 1.0f : yt;
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500E-4f;
-  p = p * r + 1.3981999507E-3f;
-  p = p * r + 8.3334519073E-3f;
-  p = p * r + 4.1665795894E-2f;
-  p = p * r + 1.6666665459E-1f;
-  p = p * r + 5.0000001201E-1f;
-  const float e = p * r * r + r + 1.0f;
-  const int32_t bits = (int32_t(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return under ? 0.0f : e * scale;
-}
+// e^x for float, vectorizable (no libm call): the exact GELU's Cephes expf
+// polynomial (math/gelu_math.h, one copy of it), within 2 ulp of expf, 0
+// below -87.3 (so -inf gives 0). Its selects vectorize because this file is
+// built with -fno-trapping-math (CMakeLists.txt).
+inline float exp_approx(float x) { return ew::gelu_detail::exp_split(x, 0.0f); }
 inline double exp_approx(double x) { return std::exp(x); }
 
 template <typename T>
@@ -228,16 +207,21 @@ void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s,
       const T* xr = x + row * s;
       T* yr = y + row * s;
       T mx = -std::numeric_limits<T>::infinity();
+      // std::max(mx, v) as a select on values: through std::max's
+      // references GCC kept this reduction a scalar chain.
 #pragma omp simd reduction(max : mx)
-      for (int64_t j = 0; j < n; ++j) mx = std::max(mx, xr[j]);
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = xr[j];
+        mx = v > mx ? v : mx;
+      }
       if (std::isinf(mx)) mx = 0;  // a row of -inf: NaN-free arithmetic below
+      // The exponentials in a plain map loop (GCC vectorizes it; with the
+      // sum's reduction inside, it did not always), then their sum.
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] = exp_approx(scale * (xr[j] - mx));
       T sum = 0;
 #pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < n; ++j) {
-        const T e = exp_approx(scale * (xr[j] - mx));
-        yr[j] = e;
-        sum += e;
-      }
+      for (int64_t j = 0; j < n; ++j) sum += yr[j];
       const T inv = T(1) / sum;
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
