@@ -215,11 +215,11 @@ void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s,
         mx = v > mx ? v : mx;
       }
       if (std::isinf(mx)) mx = 0;  // a row of -inf: NaN-free arithmetic below
+      T sum = 0;
       // The exponentials in a plain map loop (GCC vectorizes it; with the
       // sum's reduction inside, it did not always), then their sum.
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) yr[j] = exp_approx(scale * (xr[j] - mx));
-      T sum = 0;
 #pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < n; ++j) sum += yr[j];
       const T inv = T(1) / sum;

@@ -53,3 +53,26 @@ namespace tc::ops::detail {
 DType binary_compute_dtype(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, DType ct);
 void check_no_zero_divisor(const char* name, const Tensor& a, const Tensor& b);
 }  // namespace tc::ops::detail
+
+namespace tc::ops::detail {
+// The backward of an op returning several views of one tensor (split,
+// unbind): one tensor of base_shape with each piece's gradient copied into
+// view_of(result, i), zero-filled only when some piece got none (g[i] null).
+// One node for all the pieces, as PyTorch's SplitBackward: a node per piece
+// would make a zero tensor of the whole base for each, summed by the engine.
+template <typename ViewFn>
+Tensor pieces_grad(const Dims& base_shape, const std::vector<Tensor>& g, ViewFn view_of) {
+  const Tensor* any = nullptr;
+  bool all = true;
+  for (const Tensor& gi : g) {
+    if (gi && !any) any = &gi;
+    all = all && gi;
+  }
+  // The engine runs a node only when one of its outputs got a gradient.
+  Tensor out = all ? empty(base_shape, (*any)->dtype, (*any)->device)
+                   : zeros(base_shape, (*any)->dtype, (*any)->device);
+  for (size_t i = 0; i < g.size(); ++i)
+    if (g[i]) copy_into(view_of(out, int64_t(i)), g[i]);
+  return out;
+}
+}  // namespace tc::ops::detail

@@ -104,29 +104,14 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   out.reserve(size_t(pieces));
   for (int64_t at = 0; at < size; at += split_size)
     out.push_back(raw_narrow(a, d, at, std::min(split_size, size - at)));
-  // One node for all the pieces (PyTorch's SplitBackward): their gradients
-  // are copied into one tensor of a's shape, zero-filled only when a piece got
-  // none. A node per piece (narrow's) made a zero tensor of a's whole shape
-  // for each piece and the engine summed them: for a GPT block's qkv split,
-  // three fills, three copies and two adds of the whole [B, T, 3D] gradient.
+  // One node for all the pieces (detail::pieces_grad).
   const Dims in_shape = a->shape;
   autograd::record_function("SplitBackward", {a}, out, {},
                             [in_shape, d, split_size](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              const Tensor* any = nullptr;
-                              bool all = true;
-                              for (const Tensor& gi : g) {
-                                if (gi && !any) any = &gi;
-                                all = all && gi;
-                              }
-                              Tensor ga = all ? empty(in_shape, (*any)->dtype, (*any)->device)
-                                              : zeros(in_shape, (*any)->dtype, (*any)->device);
-                              for (size_t i = 0; i < g.size(); ++i) {
-                                if (!g[i]) continue;
-                                const int64_t at = int64_t(i) * split_size;
-                                copy_into(raw_narrow(ga, d, at, std::min(split_size, in_shape[d] - at)),
-                                          g[i]);
-                              }
-                              return {ga};
+                              return {pieces_grad(in_shape, g, [&](const Tensor& t, int64_t i) {
+                                const int64_t at = i * split_size;
+                                return raw_narrow(t, d, at, std::min(split_size, in_shape[d] - at));
+                              })};
                             });
   return out;
 }

@@ -494,7 +494,14 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   const int64_t d = wrap_dim(dim, a->ndim(), op);
   std::vector<Tensor> out;
   out.reserve(size_t(a->shape[d]));
-  for (int64_t i = 0; i < a->shape[d]; ++i) out.push_back(select(a, d, i));
+  for (int64_t i = 0; i < a->shape[d]; ++i) out.push_back(raw_select(a, d, i));
+  // One node for all the slices (detail::pieces_grad), as split's.
+  const Dims in_shape = a->shape;
+  if (!out.empty())
+    autograd::record_function(
+        "UnbindBackward", {a}, out, {}, [in_shape, d](const Grads& g, const std::vector<Tensor>&) -> Grads {
+          return {pieces_grad(in_shape, g, [&](const Tensor& t, int64_t i) { return raw_select(t, d, i); })};
+        });
   return out;
 }
 

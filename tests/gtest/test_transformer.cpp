@@ -325,12 +325,32 @@ TEST_F(Transformer, SplitGradientsThroughOneNode) {
   EXPECT_EQ(p[0]->grad_fn.get(), p[2]->grad_fn.get());
 }
 
+// unbind's slices share one backward node too (UnbindBackward).
+TEST_F(Transformer, UnbindGradientsThroughOneNode) {
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        const std::vector<Tensor> p = tc::ops::unbind(x[0], 1);  // [4, 3, 2] -> three [4, 2]
+        return tc::ops::add(tc::ops::mul(p[0], p[1]), tc::ops::mul(p[2], p[2]));
+      },
+      {noncontiguous(randn({4, 3, 2}))}));
+  EXPECT_TRUE(gradcheck(
+      [](const Inputs& x) {
+        const std::vector<Tensor> p = tc::ops::unbind(x[0], -1);
+        return tc::ops::mul(p[0], p[3]);  // p[1] and p[2] get no gradient
+      },
+      {randn({2, 4})}));
+  Tensor x = randn({3, 2});
+  x->requires_grad = true;
+  const std::vector<Tensor> p = tc::ops::unbind(x, 0);
+  EXPECT_STREQ(p[0]->grad_fn->name(), "UnbindBackward");
+  EXPECT_EQ(p[0]->grad_fn.get(), p[2]->grad_fn.get());
+}
+
 // A matmul whose output gradient arrives transposed (attention's
 // y.transpose(1, 2)) feeds the GEMMs through its strides, without a copy.
 TEST_F(Transformer, MatmulGradientFromATransposedOutput) {
-  EXPECT_TRUE(gradcheck(
-      [](const Inputs& x) { return tc::ops::transpose(tc::ops::matmul(x[0], x[1]), 1, 2); },
-      {randn({2, 3, 4, 5}), noncontiguous(randn({2, 3, 5, 2}))}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return tc::ops::transpose(tc::ops::matmul(x[0], x[1]), 1, 2); },
+                        {randn({2, 3, 4, 5}), noncontiguous(randn({2, 3, 5, 2}))}));
 }
 
 }  // namespace

@@ -214,3 +214,23 @@ def test_attention_output_transpose_backward_matches_torch(dtype):
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
     for got, want in zip(grads[0], grads[1]):
         np.testing.assert_allclose(np_of(got), want.numpy(), **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("use", [(0, 1, 2), (2,)], ids=["all", "last-only"])
+def test_unbind_backward_matches_torch(dtype, use):
+    """q, k, v = qkv.unbind(2): one backward node; unused slices leave zeros."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 2, 3, 5)).astype(dtype)
+    w = rng.standard_normal((3, 2, 4, 5)).astype(dtype)
+    got, want = tc_of(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    for t, lib in ((got, tc), (want, torch)):
+        pieces = t.transpose(0, 1).unbind(2)  # a non-contiguous input; three [2, 4, 5]
+        ws = tc_of(w) if lib is tc else torch.tensor(w)
+        loss = None
+        for i in use:
+            term = (pieces[i] * pieces[i] * ws[i]).sum()
+            loss = term if loss is None else loss + term
+        loss.backward()
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(np_of(got.grad), want.grad.numpy(), **tol)
