@@ -1,16 +1,16 @@
 // The CPU's transformer and sampling primitives (src/backend.h): fused
-// layer/RMS norm forward and backward, triangles, cumsum, topk and
-// multinomial. Rows run in parallel (OpenMP through parallel_for); the inner
-// loops over a row are plain contiguous loops the compiler vectorizes
-// (omp simd). Sums accumulate in double; the weight/bias gradients of the
-// norms are summed per fixed block of rows and then in block order, so
-// results do not depend on the thread count.
+// layer/RMS norm forward and backward, the causal softmax, triangles,
+// cumsum, topk and multinomial. Rows run in parallel (OpenMP through
+// parallel_for); the inner loops over a row are plain contiguous loops the
+// compiler vectorizes (omp simd). Sums accumulate in double; the weight/bias
+// gradients of the norms are summed per fixed block of rows and then in block
+// order, so results do not depend on the thread count.
 // Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>.
-// The norms sum in a fixed lane order (fixed_lane_sum), so each set runs its
-// own code and all give the same bits; the rest runs the baseline's code in
-// the AVX2 and AVX-512 sets (the #else at the end): their omp simd sums split
-// into as many partial sums as the vector has lanes, so a wider set would
-// round differently. Fixing their lane count would let them have their own.
+// The norms and the causal softmax sum in a fixed lane order
+// (fixed_lane_sum), so each set runs its own code and all give the same bits;
+// the rest runs the baseline's code in the AVX2 and AVX-512 sets (the #else
+// at the end): their omp simd sums split into as many partial sums as the
+// vector has lanes, so a wider set would round differently.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -150,6 +150,61 @@ void norm_backward_kernel(T* gx, T* gw, T* gb, const T* g, const T* x, const T* 
   }
 }
 
+// e^x for float, vectorizable (no libm call): the exact GELU's Cephes expf
+// polynomial (math/gelu_math.h, one copy of it), within 2 ulp of expf, 0
+// below -87.3 (so -inf gives 0). Its selects vectorize because this file is
+// built with -fno-trapping-math (CMakeLists.txt).
+inline float exp_approx(float x) { return ew::gelu_detail::exp_split(x, 0.0f); }
+inline double exp_approx(double x) { return std::exp(x); }
+
+template <typename T>
+void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s, T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* xr = x + row * s;
+      T* yr = y + row * s;
+      T mx = -std::numeric_limits<T>::infinity();
+      // std::max(mx, v) as a select on values: through std::max's
+      // references GCC kept this reduction a scalar chain.
+#pragma omp simd reduction(max : mx)
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = xr[j];
+        mx = v > mx ? v : mx;
+      }
+      if (std::isinf(mx)) {
+        mx = 0;  // a row of -inf: NaN-free arithmetic below
+      }
+      // The exponentials in a plain map loop (GCC vectorizes it; with the
+      // sum's reduction inside, it did not always), then their sum in fixed
+      // lanes, so that every kernel set gives the same bits.
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] = exp_approx(scale * (xr[j] - mx));
+      const T inv = T(1.0 / fixed_lane_sum(n, [&](int64_t j) { return double(yr[j]); }));
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+      for (int64_t j = n; j < s; ++j) yr[j] = T(0);
+    }
+  });
+}
+
+template <typename T>
+void causal_softmax_backward_kernel(T* gx, const T* g, const T* y, int64_t mats, int64_t l, int64_t s,
+                                    T scale) {
+  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t i = row % l, n = std::min(i + 1, s);
+      const T* gr = g + row * s;
+      const T* yr = y + row * s;
+      T* out = gx + row * s;
+      const T dot = T(fixed_lane_sum(n, [&](int64_t j) { return double(gr[j]) * double(yr[j]); }));
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) out[j] = scale * yr[j] * (gr[j] - dot);
+      for (int64_t j = n; j < s; ++j) out[j] = T(0);
+    }
+  });
+}
+
 }  // namespace
 
 // float32 or float64 (the op checked): a plain branch rather than
@@ -186,68 +241,31 @@ void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const T
                             w ? w->data_as<T>() : nullptr, rows, cols);
   });
 }
+
+void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
+  const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
+  const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
+  on_float_dtype(x->dtype, [&](auto zero) {
+    using T = decltype(zero);
+    causal_softmax_kernel<T>(y->data_as<T>(), x->data_as<T>(), mats, l, s, T(scale));
+  });
+}
+
+void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
+  const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
+  const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
+  on_float_dtype(y->dtype, [&](auto zero) {
+    using T = decltype(zero);
+    causal_softmax_backward_kernel<T>(gx->data_as<T>(), g->data_as<T>(), y->data_as<T>(), mats, l, s,
+                                      T(scale));
+  });
+}
+
 }  // namespace tc::cpu::TC_CPU_ISA_NS
 
 #if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0
 namespace tc::cpu::TC_CPU_ISA_NS {
 namespace {
-
-// e^x for float, vectorizable (no libm call): the exact GELU's Cephes expf
-// polynomial (math/gelu_math.h, one copy of it), within 2 ulp of expf, 0
-// below -87.3 (so -inf gives 0). Its selects vectorize because this file is
-// built with -fno-trapping-math (CMakeLists.txt).
-inline float exp_approx(float x) { return ew::gelu_detail::exp_split(x, 0.0f); }
-inline double exp_approx(double x) { return std::exp(x); }
-
-template <typename T>
-void causal_softmax_kernel(T* y, const T* x, int64_t mats, int64_t l, int64_t s, T scale) {
-  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t i = row % l, n = std::min(i + 1, s);
-      const T* xr = x + row * s;
-      T* yr = y + row * s;
-      T mx = -std::numeric_limits<T>::infinity();
-      // std::max(mx, v) as a select on values: through std::max's
-      // references GCC kept this reduction a scalar chain.
-#pragma omp simd reduction(max : mx)
-      for (int64_t j = 0; j < n; ++j) {
-        const T v = xr[j];
-        mx = v > mx ? v : mx;
-      }
-      if (std::isinf(mx)) mx = 0;  // a row of -inf: NaN-free arithmetic below
-      T sum = 0;
-      // The exponentials in a plain map loop (GCC vectorizes it; with the
-      // sum's reduction inside, it did not always), then their sum.
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) yr[j] = exp_approx(scale * (xr[j] - mx));
-#pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < n; ++j) sum += yr[j];
-      const T inv = T(1) / sum;
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
-      for (int64_t j = n; j < s; ++j) yr[j] = T(0);
-    }
-  });
-}
-
-template <typename T>
-void causal_softmax_backward_kernel(T* gx, const T* g, const T* y, int64_t mats, int64_t l, int64_t s,
-                                    T scale) {
-  parallel_for(mats * l, row_grain(s), [&](int64_t lo, int64_t hi) {
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t i = row % l, n = std::min(i + 1, s);
-      const T* gr = g + row * s;
-      const T* yr = y + row * s;
-      T* out = gx + row * s;
-      T dot = 0;
-#pragma omp simd reduction(+ : dot)
-      for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) out[j] = scale * yr[j] * (gr[j] - dot);
-      for (int64_t j = n; j < s; ++j) out[j] = T(0);
-    }
-  });
-}
 
 template <typename T>
 bool is_nan_value(T v) {
@@ -260,25 +278,6 @@ bool is_nan_value(T v) {
 }
 
 }  // namespace
-
-void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
-  const int64_t nd = x->ndim(), l = x->shape[nd - 2], s = x->shape[nd - 1];
-  const int64_t mats = x->numel() / std::max<int64_t>(l * s, 1);
-  TC_DISPATCH_FLOATING(x->dtype, "causal_softmax", [&] {
-    using T = scalar_t;
-    causal_softmax_kernel<T>(y->data_as<T>(), x->data_as<T>(), mats, l, s, T(scale));
-  });
-}
-
-void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
-  const int64_t nd = y->ndim(), l = y->shape[nd - 2], s = y->shape[nd - 1];
-  const int64_t mats = y->numel() / std::max<int64_t>(l * s, 1);
-  TC_DISPATCH_FLOATING(y->dtype, "CausalSoftmaxBackward", [&] {
-    using T = scalar_t;
-    causal_softmax_backward_kernel<T>(gx->data_as<T>(), g->data_as<T>(), y->data_as<T>(), mats, l, s,
-                                      T(scale));
-  });
-}
 
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
   const int64_t nd = a->ndim(), r = a->shape[nd - 2], c = a->shape[nd - 1];
@@ -429,8 +428,6 @@ int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool re
 
 namespace tc::cpu {
 namespace isa_baseline {
-void causal_softmax(const Tensor& y, const Tensor& x, double scale);
-void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
 void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
@@ -438,12 +435,6 @@ int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool re
 }  // namespace isa_baseline
 
 namespace TC_CPU_ISA_NS {
-void causal_softmax(const Tensor& y, const Tensor& x, double scale) {
-  return isa_baseline::causal_softmax(y, x, scale);
-}
-void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale) {
-  return isa_baseline::causal_softmax_backward(gx, g, y, scale);
-}
 void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) {
   return isa_baseline::triangle(out, a, diagonal, lower);
 }
