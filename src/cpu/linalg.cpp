@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/loops.h"
 #include "cpu/matmul.h"
 #include "init.h"
 
@@ -93,16 +94,20 @@ void column_sums_loop(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_
   }
   constexpr int64_t kBlock = 64;  // columns per task: a 512-byte accumulator row
   const int64_t blocks = (cols + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols >= 65536) num_threads(num_threads())
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t j0 = b * kBlock, nj = std::min(kBlock, cols - j0);
-    double acc[kBlock] = {};
-    for (int64_t i = 0; i < rows; ++i) {
-      const T* row = p + i * rs + j0;
-      for (int64_t j = 0; j < nj; ++j) acc[j] += double(row[j]);
+  // A thread takes whole blocks once it gets kParallelGrain elements
+  // (parallel_for stays off OpenMP below that).
+  const int64_t block_grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(rows * kBlock, 1));
+  parallel_for(blocks, block_grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t j0 = b * kBlock, nj = std::min(kBlock, cols - j0);
+      double acc[kBlock] = {};
+      for (int64_t i = 0; i < rows; ++i) {
+        const T* row = p + i * rs + j0;
+        for (int64_t j = 0; j < nj; ++j) acc[j] += double(row[j]);
+      }
+      for (int64_t j = 0; j < nj; ++j) o[j0 + j] = T(acc[j]);
     }
-    for (int64_t j = 0; j < nj; ++j) o[j0 + j] = T(acc[j]);
-  }
+  });
 }
 }  // namespace
 
