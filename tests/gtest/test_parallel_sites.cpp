@@ -3,8 +3,9 @@
 // and cross-entropy rows, linear's bias-gradient column sums, float64 GEMM
 // rows) give the same bits at 1 and 2 threads, above and below the size
 // where they go parallel: each element (or row, or column) is computed by
-// one thread from its index alone. A split that skipped or overlapped a range would differ from the
-// 1-thread result, which is one call over the whole range.
+// one thread from its index alone. A split that skipped or overlapped a
+// range would differ from the 1-thread result, which is one call over the
+// whole range.
 #include <cstring>
 #include <functional>
 
