@@ -8,9 +8,11 @@
 // whole range.
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include "autograd/node.h"
 #include "backend.h"
+#include "cpu/kernels.h"
 #include "gradcheck.h"
 #include "math/optim_math.h"
 #include "ops/ops.h"
@@ -164,4 +166,36 @@ TEST_F(ParallelSites, Float64GemmRows) {
       return std::vector<Tensor>{ops::matmul(a, ops::transpose(b, 0, 1))};
     });
   }
+}
+
+// Linear's bias-gradient column sums are one of the per-instruction-set
+// kernels (src/cpu/kernels.h): every set this CPU runs gives the baseline
+// set's bytes, for full 64-column blocks, a short last block, and a strided
+// (non-unit column stride) gradient; and the sums are the float64 sums.
+TEST_F(ParallelSites, ColumnSumsEqualAcrossKernelSets) {
+  const std::string in_use = tc::cpu::kernels().name;
+  const tc::cpu::KernelSet* avail[4] = {};
+  const int n = tc::cpu::available_kernel_sets(avail, 4);
+  for (DType dt : {DType::f32, DType::f64}) {
+    Tensor g = randn({1031, 300}, dt);
+    Tensor gt = ops::transpose(randn({300, 1031}, dt), 0, 1);  // [1031, 300], column stride 1031
+    auto sums = [&] {
+      return std::vector<Tensor>{tc::backend_for(g).column_sums(g), tc::backend_for(gt).column_sums(gt)};
+    };
+    ASSERT_TRUE(tc::cpu::select_kernels("baseline"));
+    const std::vector<Tensor> expected = sums();
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(tc::cpu::select_kernels(avail[i]->name));
+      const std::vector<Tensor> got = sums();
+      for (size_t k = 0; k < got.size(); ++k)
+        EXPECT_TRUE(same_bits(expected[k], got[k])) << avail[i]->name << " result " << k;
+    }
+    // Against a plain float64 sum over the rows, in order.
+    for (int64_t j : {int64_t(0), int64_t(63), int64_t(64), int64_t(299)}) {
+      double ref = 0;
+      for (int64_t i = 0; i < 1031; ++i) ref += tc::read_element(g, i * 300 + j);
+      EXPECT_EQ(tc::read_element(expected[0], j), dt == DType::f32 ? double(float(ref)) : ref) << j;
+    }
+  }
+  tc::cpu::select_kernels(in_use.c_str());
 }
