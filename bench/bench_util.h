@@ -7,6 +7,7 @@
 #endif
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tc.h"
@@ -32,7 +33,8 @@ static inline void bench_result(const char* metric, const char* impl, double val
 }
 
 static inline void bench_init_threads(int threads) {
-  tc_init_options o = {0};
+  tc_init_options o;
+  memset(&o, 0, sizeof o); /* not {0}: C++ benches warn on missing initializers */
   o.size = sizeof o;
   o.use_seed = 1;
   o.seed = 1;

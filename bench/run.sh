@@ -10,13 +10,18 @@
 # 1024, 1 and 2 threads) and of small matmuls (>= 0.95x dnnl_sgemm), the met
 # column whether this run meets them. PyTorch is measured in its best
 # configuration: a fresh process per thread count (bench/torch_side.py).
+# A second table puts each MLP row next to its FLOP floors: the step's
+# GEMM FLOPs at this core's measured FMA peak (bench_peak_flops) and at the
+# best speed oneDNN reaches on each of the step's GEMMs at its exact shape
+# (bench_mlp_bound: sgemm in every layout, the matmul primitive with and
+# without post-ops), with the GEMM speeds themselves below it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 [ -d "$build/bench" ] || { echo "run.sh: no $build/bench; build first (cmake --build $build)" >&2; exit 1; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for b in core add matmul mlp tiny_graph init; do
+for b in core add matmul mlp peak_flops mlp_bound tiny_graph init; do
   exe="$build/bench/bench_$b"
   if [ -x "$exe" ]; then
     echo "running $(basename "$exe")..." >&2
@@ -54,6 +59,8 @@ print("| metric | unit | libtc | torch | libtc/torch | dnnl_sgemm | libtc/dnnl |
 print("|---|---|---:|---:|---:|---:|---:|---|---|")
 for m in order:
     r = rows[m]
+    if not {"libtc", "torch", "dnnl"} & set(r):
+        continue  # bound metrics: the tables below
     l, t, d = r.get("libtc"), r.get("torch"), r.get("dnnl")
     lt = l / t if l is not None and t else None
     ld = l / d if l is not None and d else None
@@ -65,4 +72,48 @@ for m in order:
         if ratio is not None:
             met = "yes" if (ratio <= bound if op == "<=" else ratio >= bound) else "no"
     print(f"| {m} | {units[m]} | {fmt(l)} | {fmt(t)} | {fmt(lt)} | {fmt(d)} | {fmt(ld)} | {target} | {met} |")
+
+# The MLP rows against their bounds (issue 17): how far each step is from
+# what its GEMMs alone must take, and what the 0.70x-PyTorch target asks.
+def val(metric, impl):
+    return rows.get(metric, {}).get(impl)
+have = [m for m in order if m.startswith("mlp_step_") and val(m, "libtc") is not None]
+if have and any(m.startswith("mlp_floor_gemm_") for m in order):
+    print()
+    print("| row | step us | torch us | target us (0.70x torch) | GEMM GFLOP | floor at FMA peak us | step / peak floor "
+          "| floor at best GEMM us | step / GEMM floor | floor at libtc's GEMM calls us |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for m in have:
+        n, t = m[len("mlp_step_b"):].split("_t")
+        step, torch = val(m, "libtc"), val(m, "torch")
+        mflop = val(f"mlp_flops_b{n}", "bound")
+        peak = val(f"peak_fma_f32_t{t}", "peak")
+        fpeak = mflop / peak if mflop and peak else None  # MFLOP / (GFLOP/s) = ms -> us below
+        fpeak = fpeak * 1e3 if fpeak else None
+        fgemm = val(f"mlp_floor_gemm_b{n}_t{t}", "bound")
+        flibtc = val(f"mlp_floor_libtc_gemm_b{n}_t{t}", "bound")
+        target = 0.70 * torch if torch else None
+        r = lambda a, b: a / b if a and b else None
+        print(f"| {m} | {fmt(step)} | {fmt(torch)} | {fmt(target)} | {fmt(mflop and mflop / 1e3)} | {fmt(fpeak)} "
+              f"| {fmt(r(step, fpeak))} | {fmt(fgemm)} | {fmt(r(step, fgemm))} | {fmt(flibtc)} |")
+    gemm_rows = [m for m in order if m.startswith("gemm_")]
+    if gemm_rows:
+        print()
+        print("| GEMM (1 thread: CPU time; 2: wall) | libtc's call | best sgemm | best matmul primitive | with post-ops | best / peak |")
+        print("|---|---:|---:|---:|---:|---:|")
+        libtc_layout = {"fwd1": "NT", "fwd2": "NT", "da": "NN", "dW2": "TN", "dW1": "TN"}
+        for m in gemm_rows:
+            r = rows[m]
+            name, t = m.split("_")[2], m.rsplit("_t", 1)[1]
+            best = lambda pre, post: max(((v, k[len(pre):]) for k, v in r.items()
+                                          if k.startswith(pre) and k.endswith(post)
+                                          and (post or "bias" not in k)), default=None)
+            sg, mm = best("sgemm_", ""), best("matmul_", "")
+            po = max(((v, k[len("matmul_"):]) for k, v in r.items() if "bias" in k), default=None)
+            peak = val(f"peak_fma_f32_t{t}", "peak")
+            top = max(v for v in r.values())
+            show = lambda x: "" if x is None else f"{x[0]:.4g} ({x[1]})"
+            own = r.get(f"sgemm_{libtc_layout.get(name, '')}")
+            print(f"| {m} | {fmt(own)} ({libtc_layout.get(name, '')}) | {show(sg)} | {show(mm)} | {show(po)} "
+                  f"| {fmt(top / peak if peak else None)} |")
 PY

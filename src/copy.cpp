@@ -89,24 +89,27 @@ void copy_kernel(D* dst, const S* src, const Layout& l) {
   const int64_t da = l.a[nd - 1], sb = l.b[nd - 1];
   int64_t rows = 1;
   for (int64_t i = 0; i < nd - 1; ++i) rows *= l.shape[i];
-  const bool parallel = rows * inner > 65536 && rows > 1;
-#pragma omp parallel for if (parallel) num_threads(num_threads()) schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t rem = r, off_d = 0, off_s = 0;
-    for (int64_t i = nd - 2; i >= 0; --i) {
-      const int64_t idx = rem % l.shape[i];
-      rem /= l.shape[i];
-      off_d += idx * l.a[i];
-      off_s += idx * l.b[i];
+  // Rows are independent: split them across threads once a thread gets
+  // kParallelGrain elements (parallel_for stays off OpenMP below that).
+  const int64_t row_grain = std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(inner, 1));
+  cpu::parallel_for(rows, row_grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t rem = r, off_d = 0, off_s = 0;
+      for (int64_t i = nd - 2; i >= 0; --i) {
+        const int64_t idx = rem % l.shape[i];
+        rem /= l.shape[i];
+        off_d += idx * l.a[i];
+        off_s += idx * l.b[i];
+      }
+      D* d = dst + off_d;
+      const S* s = src + off_s;
+      if (da == 1 && sb == 1) {
+        for (int64_t j = 0; j < inner; ++j) d[j] = convert<D, S>(load(s + j));
+      } else {
+        for (int64_t j = 0; j < inner; ++j) d[j * da] = convert<D, S>(load(s + j * sb));
+      }
     }
-    D* d = dst + off_d;
-    const S* s = src + off_s;
-    if (da == 1 && sb == 1) {
-      for (int64_t j = 0; j < inner; ++j) d[j] = convert<D, S>(load(s + j));
-    } else {
-      for (int64_t j = 0; j < inner; ++j) d[j * da] = convert<D, S>(load(s + j * sb));
-    }
-  }
+  });
 }
 
 // parallel_for stays off OpenMP below its grain (a false if() clause would

@@ -226,6 +226,8 @@ void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
 void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
 int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+// ... and linear's bias-gradient column sums (reduce.cpp).
+void column_sums(const Tensor& out, const Tensor& g2);
 
 const KernelSet kKernels = {
 #ifdef TC_CPU_NATIVE
@@ -267,6 +269,7 @@ const KernelSet kKernels = {
     &cumsum,
     &topk,
     &multinomial,
+    &column_sums,
 };
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -65,6 +65,8 @@ struct KernelSet {
   void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
   void (*topk)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
   int64_t (*multinomial)(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+  // reduce.cpp: linear's bias gradient, out [cols] = the column sums of g2 [rows, cols].
+  void (*column_sums)(const Tensor& out, const Tensor& g2);
 };
 
 // The set in use: the best one this CPU runs, unless the environment variable

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abi/status.h"
+#include "cpu/loops.h"
 #include "cpu/small_matmul.h"
 #include "init.h"
 
@@ -69,19 +70,21 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
   for (int64_t p = 0; p < k; ++p)
     for (int64_t j = 0; j < n; ++j) bp[p * n + j] = trans_b ? b[j * ldb + p] : b[p * ldb + j];
   const int64_t as_row = trans_a ? 1 : lda, as_col = trans_a ? lda : 1;
-  sync_omp_threads();
   // Each row of C belongs to one thread and sums in a fixed order, so the
-  // result does not depend on the thread count.
-#pragma omp parallel for schedule(static) if (m * n * k > 32768)
-  for (int64_t i = 0; i < m; ++i) {
-    double* crow = c + i * ldc;
-    const double* arow = a + i * as_row;
-    for (int64_t p = 0; p < k; ++p) {
-      const double av = alpha * arow[p * as_col];
-      const double* brow = bp.data() + p * n;
-      for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
+  // result does not depend on the thread count; a thread takes whole rows
+  // once it gets kParallelGrain multiply-adds (off OpenMP below that).
+  const int64_t row_grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n * k, 1));
+  parallel_for(m, row_grain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double* crow = c + i * ldc;
+      const double* arow = a + i * as_row;
+      for (int64_t p = 0; p < k; ++p) {
+        const double av = alpha * arow[p * as_col];
+        const double* brow = bp.data() + p * n;
+        for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
+      }
     }
-  }
+  });
 }
 
 }  // namespace tc::cpu

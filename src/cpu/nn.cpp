@@ -32,51 +32,57 @@ Around around(const Dims& shape, int64_t dim) {
   return a;
 }
 
+// Rows (outer index) are independent, each computed by one thread: a
+// thread takes whole rows once it gets kParallelGrain elements.
+inline int64_t row_grain(int64_t row_elements) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(row_elements, 1));
+}
+
 template <typename T>
 void softmax_kernel(const T* x, T* y, Around s, bool log) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (s.outer * s.size * s.inner > 16384)
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t i = 0; i < s.inner; ++i) {
-      const T* xr = x + o * s.size * s.inner + i;
-      T* yr = y + o * s.size * s.inner + i;
-      // Subtracting the max keeps exp() from overflowing.
-      T mx = -std::numeric_limits<T>::infinity();
-      for (int64_t d = 0; d < s.size; ++d) mx = std::max(mx, xr[d * s.inner]);
-      if (std::isinf(mx) && mx < 0) mx = 0;  // a row of -inf: keep NaN-free arithmetic below
-      double sum = 0;
-      for (int64_t d = 0; d < s.size; ++d) sum += std::exp(double(xr[d * s.inner] - mx));
-      if (log) {
-        const T lse = T(std::log(sum));
-        for (int64_t d = 0; d < s.size; ++d) yr[d * s.inner] = xr[d * s.inner] - mx - lse;
-      } else {
-        const double inv = 1.0 / sum;
-        for (int64_t d = 0; d < s.size; ++d)
-          yr[d * s.inner] = T(std::exp(double(xr[d * s.inner] - mx)) * inv);
+  parallel_for(s.outer, row_grain(s.size * s.inner), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const T* xr = x + o * s.size * s.inner + i;
+        T* yr = y + o * s.size * s.inner + i;
+        // Subtracting the max keeps exp() from overflowing.
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t d = 0; d < s.size; ++d) mx = std::max(mx, xr[d * s.inner]);
+        if (std::isinf(mx) && mx < 0) mx = 0;  // a row of -inf: keep NaN-free arithmetic below
+        double sum = 0;
+        for (int64_t d = 0; d < s.size; ++d) sum += std::exp(double(xr[d * s.inner] - mx));
+        if (log) {
+          const T lse = T(std::log(sum));
+          for (int64_t d = 0; d < s.size; ++d) yr[d * s.inner] = xr[d * s.inner] - mx - lse;
+        } else {
+          const double inv = 1.0 / sum;
+          for (int64_t d = 0; d < s.size; ++d)
+            yr[d * s.inner] = T(std::exp(double(xr[d * s.inner] - mx)) * inv);
+        }
       }
     }
-  }
+  });
 }
 
 // softmax: gx = y * (g - sum(g * y)); log_softmax: gx = g - exp(y) * sum(g).
 template <typename T>
 void softmax_backward_kernel(const T* g, const T* y, T* gx, Around s, bool log) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (s.outer * s.size * s.inner > 16384)
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t i = 0; i < s.inner; ++i) {
-      const int64_t base = o * s.size * s.inner + i;
-      double dot = 0;
-      for (int64_t d = 0; d < s.size; ++d) {
-        const int64_t k = base + d * s.inner;
-        dot += log ? double(g[k]) : double(g[k]) * double(y[k]);
-      }
-      for (int64_t d = 0; d < s.size; ++d) {
-        const int64_t k = base + d * s.inner;
-        gx[k] = log ? T(g[k] - std::exp(double(y[k])) * dot) : T(y[k] * (g[k] - dot));
+  parallel_for(s.outer, row_grain(s.size * s.inner), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const int64_t base = o * s.size * s.inner + i;
+        double dot = 0;
+        for (int64_t d = 0; d < s.size; ++d) {
+          const int64_t k = base + d * s.inner;
+          dot += log ? double(g[k]) : double(g[k]) * double(y[k]);
+        }
+        for (int64_t d = 0; d < s.size; ++d) {
+          const int64_t k = base + d * s.inner;
+          gx[k] = log ? T(g[k] - std::exp(double(y[k])) * dot) : T(y[k] * (g[k] - dot));
+        }
       }
     }
-  }
+  });
 }
 
 // The gradient reaching row i of a loss: g (sum), g / n (mean), g[i] (none).
@@ -93,22 +99,22 @@ struct RowGrad {
 // Per row: probs = softmax(x), loss = logsumexp(x) - x[target].
 template <typename T>
 void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses, int64_t n, int64_t c) {
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) if (n * c > 16384)
-  for (int64_t i = 0; i < n; ++i) {
-    const T* row = px + i * c;
-    T mx = -std::numeric_limits<T>::infinity();
-    for (int64_t j = 0; j < c; ++j) mx = std::max(mx, row[j]);
-    double sum = 0;
-    for (int64_t j = 0; j < c; ++j) {
-      const double e = std::exp(double(row[j] - mx));
-      pp[i * c + j] = T(e);
-      sum += e;
+  parallel_for(n, row_grain(c), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const T* row = px + i * c;
+      T mx = -std::numeric_limits<T>::infinity();
+      for (int64_t j = 0; j < c; ++j) mx = std::max(mx, row[j]);
+      double sum = 0;
+      for (int64_t j = 0; j < c; ++j) {
+        const double e = std::exp(double(row[j] - mx));
+        pp[i * c + j] = T(e);
+        sum += e;
+      }
+      const double inv = 1.0 / sum;
+      for (int64_t j = 0; j < c; ++j) pp[i * c + j] = T(double(pp[i * c + j]) * inv);
+      losses[i] = double(mx) + std::log(sum) - double(row[pt[i]]);
     }
-    const double inv = 1.0 / sum;
-    for (int64_t j = 0; j < c; ++j) pp[i * c + j] = T(double(pp[i * c + j]) * inv);
-    losses[i] = double(mx) + std::log(sum) - double(row[pt[i]]);
-  }
+  });
 }
 
 }  // namespace

@@ -4,30 +4,33 @@
 // multiply-add contraction (CMakeLists.txt) so that both round the same way.
 // Elements are independent: large parameters split across OpenMP threads.
 #include "cpu/cpu_backend.h"
+#include "cpu/loops.h"
 #include "init.h"
 
 namespace tc::cpu {
 
 namespace {
-constexpr int64_t kParallelFrom = 65536;
 
 template <typename T>
 T* data_or_null(const Tensor& t) {
   return t ? t->data_as<T>() : nullptr;
 }
 
-// Pragmas cannot stand inside the dispatch macro's argument, hence functions.
+// Elements are independent, so parallel_for's split (off OpenMP below its
+// grain) leaves every value as one thread computes it.
 template <typename T>
 void rmsprop_loop(T* pw, const T* pg, T* psq, T* pga, T* pb, int64_t n, const optim::RmspropStep& s) {
-#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
-  for (int64_t j = 0; j < n; ++j)
-    optim::rmsprop_update(pw[j], pg[j], psq[j], pga ? pga + j : nullptr, pb ? pb + j : nullptr, s);
+  parallel_for(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t j = lo; j < hi; ++j)
+      optim::rmsprop_update(pw[j], pg[j], psq[j], pga ? pga + j : nullptr, pb ? pb + j : nullptr, s);
+  });
 }
 
 template <typename T>
 void adagrad_loop(T* pw, const T* pg, T* ps, int64_t n, const optim::AdagradStep& s) {
-#pragma omp parallel for if (n > kParallelFrom) num_threads(num_threads()) schedule(static)
-  for (int64_t j = 0; j < n; ++j) optim::adagrad_update(pw[j], pg[j], ps[j], s);
+  parallel_for(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t j = lo; j < hi; ++j) optim::adagrad_update(pw[j], pg[j], ps[j], s);
+  });
 }
 }  // namespace
 

@@ -14,19 +14,22 @@
 namespace tc::cpu::TC_CPU_ISA_NS {
 
 namespace {
-// Pragmas cannot stand inside the dispatch macro's argument, hence a function.
+// Philox call c fills elements [c * per, c * per + per) from counter
+// offset + c alone, so the bits do not depend on how parallel_for splits the
+// calls across threads (or whether it does).
 template <typename T>
 void philox_fill(T* out, int64_t n, RandDist dist, double a, double b, uint64_t seed, uint64_t offset) {
   // float: 4 values per Philox call; double: 2 (two 32-bit halves each).
   constexpr int64_t per = std::is_same_v<T, float> ? 4 : 2;
   const int64_t calls = (n + per - 1) / per;
-#pragma omp parallel for if (n > 65536) num_threads(num_threads()) schedule(static)
-  for (int64_t c = 0; c < calls; ++c) {
-    T v[4];
-    philox_samples<T>(seed, offset + uint64_t(c), dist, a, b, v);
-    const int64_t base = c * per;
-    for (int k = 0; k < per && base + k < n; ++k) out[base + k] = v[k];
-  }
+  parallel_for(calls, kParallelGrain / per, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) {
+      T v[4];
+      philox_samples<T>(seed, offset + uint64_t(c), dist, a, b, v);
+      const int64_t base = c * per;
+      for (int k = 0; k < per && base + k < n; ++k) out[base + k] = v[k];
+    }
+  });
 }
 }  // namespace
 

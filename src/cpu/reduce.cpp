@@ -201,6 +201,45 @@ void arg_rows(bool is_max, T* values, int64_t* indices, const T* in, int64_t K, 
   });
 }
 
+// Column sums of a [rows, cols] block in double, rows in order (accurate and
+// deterministic). Unit-stride rows (every gradient linear's backward sees)
+// vectorize, and large blocks split their columns across threads: each
+// column is still summed by one thread in row order, so the result does not
+// depend on the thread count.
+template <typename T>
+void column_sums_loop(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, T* o) {
+  if (cs != 1) {
+    std::vector<double> acc(size_t(cols), 0.0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) acc[j] += double(p[i * rs + j * cs]);
+    for (int64_t j = 0; j < cols; ++j) o[j] = T(acc[j]);
+    return;
+  }
+  constexpr int64_t kBlock = 64;  // columns per task: a 512-byte accumulator row
+  const int64_t blocks = (cols + kBlock - 1) / kBlock;
+  // A thread takes whole blocks once it gets kParallelGrain elements
+  // (parallel_for stays off OpenMP below that).
+  const int64_t block_grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(rows * kBlock, 1));
+  parallel_for(blocks, block_grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t j0 = b * kBlock, nj = std::min(kBlock, cols - j0);
+      double acc[kBlock] = {};
+      if (nj == kBlock) {
+        // A full block: a constant trip count keeps acc in vector registers.
+        for (int64_t i = 0; i < rows; ++i) {
+          const T* row = p + i * rs + j0;
+          for (int64_t j = 0; j < kBlock; ++j) acc[j] += double(row[j]);
+        }
+      } else {
+        for (int64_t i = 0; i < rows; ++i) {
+          const T* row = p + i * rs + j0;
+          for (int64_t j = 0; j < nj; ++j) acc[j] += double(row[j]);
+        }
+      }
+      for (int64_t j = 0; j < nj; ++j) o[j0 + j] = T(acc[j]);
+    }
+  });
+}
 }  // namespace
 
 void reduce(Reduce op, const Tensor& out, const Tensor& a) {
@@ -223,6 +262,14 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "arg_reduce", [&] {
     arg_rows<scalar_t>(is_max, values ? values->data_as<scalar_t>() : nullptr, indices->data_as<int64_t>(),
                        packed->data_as<scalar_t>(), K, R);
+  });
+}
+
+void column_sums(const Tensor& out, const Tensor& g2) {
+  TC_DISPATCH_FLOATING(g2->dtype, "LinearBackward", [&] {
+    using T = scalar_t;
+    column_sums_loop<T>(g2->data_as<T>(), g2->shape[0], g2->shape[1], g2->strides[0], g2->strides[1],
+                        out->data_as<T>());
   });
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/loops.h"
 #include "init.h"
 #include "ops/internal.h"
 #include "rng.h"
@@ -85,8 +86,10 @@ Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device
     const uint64_t range = uint64_t(high) - uint64_t(low);
     const PhiloxState st = rng_reserve(uint64_t((n + 1) / 2));
     int64_t* p = out->data_as<int64_t>();
-#pragma omp parallel for if (n > 32768)
-    for (int64_t i = 0; i < n; ++i) p[i] = int64_t(uint64_t(low) + random_word(st, i) % range);
+    // Element i from counter word i alone: the same values at any thread count.
+    cpu::parallel_for(n, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) p[i] = int64_t(uint64_t(low) + random_word(st, i) % range);
+    });
   }
   return moved_to(out, dtype, device);
 }
