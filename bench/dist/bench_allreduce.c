@@ -8,7 +8,8 @@
  * against the target with how many sizes meet it. TC_BENCH_MIN_BYTES and
  * TC_BENCH_MAX_BYTES bound the sizes; TC_BENCH_MODES (a subset of "012":
  * MPI_Allreduce, tc, tc+check) runs only those (to profile one, e.g. with
- * perf stat; the ratios then print as 0). */
+ * perf stat; the ratios then print as 0); TC_BENCH_ROUNDS sets the rounds
+ * (default 5). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,9 @@ int main(int argc, char** argv) {
     printf(
         "all_reduce (sum, float32), %d ranks: bus bandwidth in GB/s\n%12s %10s %10s %10s %9s %9s %9s %9s\n",
         size, "bytes", "MPI", "tc", "tc+check", "tc/MPI", "check/MPI", "best tc", "best chk");
-  const int rounds = 5;
+  /* TC_BENCH_ROUNDS: rounds per size (default 5, at most 64). */
+  int rounds = getenv("TC_BENCH_ROUNDS") ? atoi(getenv("TC_BENCH_ROUNDS")) : 5;
+  rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
   const double target = 0.95;
   const char* modes = getenv("TC_BENCH_MODES") ? getenv("TC_BENCH_MODES") : "012";
   int64_t min_bytes = 4096;
@@ -81,7 +84,7 @@ int main(int argc, char** argv) {
     float* p = NULL;
     OK(tc_tensor_data_ptr(t, (void**)&p));
     const int iters = iterations(bytes);
-    double tm[3][8] = {{0}};
+    double tm[3][64] = {{0}};
     for (int r = 0; r < rounds; ++r) {
       for (int k = 0; k < 3; ++k) {
         if (!strchr(modes, '0' + k)) continue;
