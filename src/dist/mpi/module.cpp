@@ -315,8 +315,6 @@ struct Doubling {
   bool reduce_pending = false;  // tmp holds a partner's buffer to reduce in once the exchange completes
   char* tmp = nullptr;
   int esize = 0;
-  bool defer_recv = false;  // the first exchange's receive waits for the peer's descriptor
-  int deferred_peer = -1;   // whom it receives from, once posted
   int real_rank(int nr) const { return nr < rem ? 2 * nr + 1 : nr + rem; }
 };
 
@@ -404,11 +402,6 @@ int post_doubling(Doubling* g) {
       const int peer = g->real_rank(g->newrank ^ g->mask);
       g->mask <<= 1;
       g->reduce_pending = true;
-      if (g->defer_recv) {  // (a group of two: this is its only exchange)
-        g->defer_recv = false;
-        g->deferred_peer = peer;
-        return send_parts(g, peer);
-      }
       int rc = recv_parts(g, g->tmp, peer);
       if (rc == MPI_SUCCESS) rc = send_parts(g, peer);
       return rc;
@@ -477,6 +470,7 @@ struct Req {
   Doubling* doubling = nullptr;
   Header* header = nullptr;
   Drain* drain = nullptr;
+  unsigned seq = 0;  // the communicator's all-reduce number (its tags)
 };
 
 // The ring's condition (iallreduce): large buffers, tags to spare.
@@ -485,21 +479,44 @@ bool uses_ring(const Comm* c, int64_t count, int esize) {
          g_tag_ub >= kRingTagBase + int(kRingTags);
 }
 
-// Whether all-reduces on c carry the descriptor check (fused_check).
-bool fuses_check(const Comm* c) { return c->size == 2 && g_tag_ub >= kRingTagBase + int(kRingTags); }
+// The tag of an all-reduce's data. In a group of two (fused) a doubling's
+// tag also carries its byte count (below kRingMinBytes: 16 bits): ranks
+// whose all-reduces differ in bytes never match each other's messages, so
+// the doubling posts its receives before the peer's descriptor arrived and
+// a mismatch cancels them; equal bytes mean equal messages, received into
+// scratch and not reduced. The ring's receive waits for the descriptor.
+int data_tag(unsigned seq, bool ring, bool fused, int64_t bytes) {
+  const int tag = kRingTagBase + int(seq % kRingTags);
+  return ring || !fused ? tag : tag + int(kRingTags) * int(bytes + 1);
+}
+
+// Whether all-reduces on c carry the descriptor check (fused_check): a
+// group of two, with tags for data_tag's byte counts.
+bool fuses_check(const Comm* c) {
+  return c->size == 2 && int64_t(g_tag_ub) >= kRingTagBase + int64_t(kRingTags) * (kRingMinBytes + 2);
+}
+
+// The data tag of the all-reduce a peer's descriptor describes (number
+// seq), or -1 when it is no all-reduce (it sends no data); *count, *esize.
+int peer_tag(const Comm* c, const int64_t* peer, unsigned seq, int64_t* count, int* esize) {
+  if (peer[0] != TC_MPI_KIND_ALL_REDUCE || peer[2] < 0 || peer[2] > INT_MAX) return -1;
+  const MPI_Datatype type = datatype(int32_t(peer[2]));
+  if (type == MPI_DATATYPE_NULL || !fits(peer[4])) return -1;
+  MPI_Type_size(type, esize);
+  *count = peer[4];
+  return data_tag(seq, uses_ring(c, *count, *esize), true, *count * *esize);
+}
 
 // Posts receives, into a Drain, for the first exchange of the all-reduce
-// the peer of a group of two described (peer: its descriptor) with tag:
-// one message (the ring's half) or the doubling's parts. Nothing when the
-// peer's collective is not an all-reduce (it sent no data).
-int post_drain(Comm* c, const int64_t* peer, int tag, Drain** out) {
+// number seq that the peer of a group of two described (peer: its
+// descriptor): one message (the ring's half) or the doubling's parts.
+// Nothing when the peer's collective is not an all-reduce.
+int post_drain(Comm* c, const int64_t* peer, unsigned seq, Drain** out) {
   *out = nullptr;
-  if (peer[0] != TC_MPI_KIND_ALL_REDUCE || peer[2] < 0 || peer[2] > INT_MAX) return MPI_SUCCESS;
-  const MPI_Datatype type = datatype(int32_t(peer[2]));
-  if (type == MPI_DATATYPE_NULL || !fits(peer[4])) return MPI_SUCCESS;
-  int esize = 0;
-  MPI_Type_size(type, &esize);
-  const int64_t count = peer[4];
+  int64_t count = 0;
+  int esize = 1;
+  const int tag = peer_tag(c, peer, seq, &count, &esize);
+  if (tag < 0) return MPI_SUCCESS;
   int64_t per = 0;
   const int n = uses_ring(c, count, esize) ? 1 : parts_of(count, esize, &per);
   const int64_t slot = std::max<int64_t>(n == 1 ? count * esize : per * esize, 1);
@@ -517,18 +534,25 @@ int post_drain(Comm* c, const int64_t* peer, int tag, Drain** out) {
   return rc;
 }
 
-// Once the peer's descriptor arrived: the deferred data receive when it
-// equals ours, else the drain of the peer's data.
+// Once the peer's descriptor arrived: when it equals ours, the ring's
+// deferred receive (the doubling's are posted); else the drain of the
+// peer's data, after cancelling the doubling's receives unless the peer's
+// messages carry the same tag (then they are those receives' messages).
 int resolve_header(Req* box) {
   Header* h = box->header;
   h->resolved = true;
-  if (h->theirs == h->mine) {
-    if (box->ring) return post_ring_recv(box->ring);
-    return recv_parts(box->doubling, box->doubling->tmp, box->doubling->deferred_peer);
-  }
+  if (h->theirs == h->mine) return box->ring ? post_ring_recv(box->ring) : MPI_SUCCESS;
   h->mismatch = true;
   Comm* c = box->ring ? box->ring->owner : box->doubling->owner;
-  return post_drain(c, h->theirs.data(), box->ring ? box->ring->tag : box->doubling->tag, &box->drain);
+  const int tag = box->ring ? box->ring->tag : box->doubling->tag;
+  if (box->doubling) {
+    int64_t count = 0;
+    int esize = 1;
+    if (peer_tag(c, h->theirs.data(), box->seq, &count, &esize) == tag) return MPI_SUCCESS;
+    for (MPI_Request& r : box->doubling->reqs)
+      if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);  // (completed by the Testall that waits for them)
+  }
+  return post_drain(c, h->theirs.data(), box->seq, &box->drain);
 }
 
 // Advances a request as far as its messages allow; *flag once finished.
@@ -541,8 +565,9 @@ int progress(Req* box, int* flag) {
     if (const int rc = resolve_header(box); rc != MPI_SUCCESS) return rc;
   }
   if (box->drain || (box->header && box->header->mismatch)) {
-    // The drain, and the ring's first send (from the caller's buffer),
-    // which the peer drains; the doubling's sends are detached copies.
+    // The drain, the ring's first send (from the caller's buffer), which the
+    // peer drains, and the doubling's receives (completed or cancelled);
+    // the doubling's sends are detached copies.
     int drained = 1, sent = 1;
     if (box->drain) {
       if (const int rc = MPI_Testall(Doubling::kMaxParts, box->drain->reqs, &drained, MPI_STATUSES_IGNORE);
@@ -551,6 +576,11 @@ int progress(Req* box, int* flag) {
     }
     if (box->ring) {
       if (const int rc = MPI_Testall(2, box->ring->reqs, &sent, MPI_STATUSES_IGNORE); rc != MPI_SUCCESS)
+        return rc;
+    }
+    if (box->doubling) {
+      if (const int rc = MPI_Testall(Doubling::kMaxParts, box->doubling->reqs, &sent, MPI_STATUSES_IGNORE);
+          rc != MPI_SUCCESS)
         return rc;
     }
     *flag = drained && sent;
@@ -679,17 +709,13 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
         rc != MPI_SUCCESS)
       return report(rc, "the all-reduce's descriptor exchange", err, cap);
   }
+  // This all-reduce's number: ranks start them in the same order, so it
+  // agrees across ranks (its tags; a drain's on the peer).
+  const unsigned seq = c->ring_seq++;
   if (uses_ring(c, count, esize)) {
-    auto* g = new (std::nothrow) Ring{c,
-                                      c->comm,
-                                      static_cast<char*>(buf),
-                                      count,
-                                      datatype(dtype),
-                                      reduce_op(dtype, op),
-                                      esize,
-                                      c->rank,
-                                      c->size,
-                                      kRingTagBase + int(c->ring_seq++ % kRingTags)};
+    auto* g = new (std::nothrow) Ring{
+        c,       c->comm, static_cast<char*>(buf),      count, datatype(dtype), reduce_op(dtype, op), esize,
+        c->rank, c->size, data_tag(seq, true, false, 0)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
     if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(g->len(0) + 1) * size_t(esize)));
     if (!g || !box || !g->tmp) {
@@ -699,6 +725,7 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
     }
     box->ring = g;
     box->header = header;
+    box->seq = seq;
     if (const int rc = post_ring_step(g, header == nullptr); rc != MPI_SUCCESS) {
       // The first step's requests are not waited for: MPI reports the error
       // on a bad argument before anything moves.
@@ -713,7 +740,7 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
     auto* g = new (std::nothrow)
         Doubling{c,          c->comm,         static_cast<char*>(buf),
                  int(count), datatype(dtype), reduce_op(dtype, op),
-                 c->rank,    c->size,         kRingTagBase + int(c->ring_seq++ % kRingTags)};
+                 c->rank,    c->size,         data_tag(seq, false, header != nullptr, count * esize)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
     if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(count) * size_t(esize)));
     if (!g || !box || !g->tmp) {
@@ -722,8 +749,8 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
       return fail("out of memory for an all-reduce", err, cap);  // (a header in flight is kept)
     }
     g->esize = esize;
-    g->defer_recv = header != nullptr;
     box->header = header;
+    box->seq = seq;
     while (g->pof2 * 2 <= g->size) g->pof2 *= 2;
     g->rem = g->size - g->pof2;
     box->doubling = g;
@@ -747,8 +774,7 @@ int32_t idrain_allreduce(void* comm, const int64_t* peer_desc, void** req, char*
   auto* box = new (std::nothrow) Req();
   if (!box) return fail("out of memory for an MPI request", err, cap);
   // The tag the peer's all-reduce took: both ranks count their all-reduces.
-  const int tag = kRingTagBase + int(c->ring_seq++ % kRingTags);
-  if (const int rc = post_drain(c, peer_desc, tag, &box->drain); rc != MPI_SUCCESS) {
+  if (const int rc = post_drain(c, peer_desc, c->ring_seq++, &box->drain); rc != MPI_SUCCESS) {
     free_drain(box->drain);  // (a bad argument: MPI refuses it before anything moves)
     delete box;
     return report(rc, "the drain of the peer's all-reduce", err, cap);
