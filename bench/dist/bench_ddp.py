@@ -39,7 +39,6 @@ def run_tc(args):
     model = net if args.single else nn.parallel.DistributedDataParallel(
         net, bucket_cap_mb=args.bucket_mb, gradient_as_bucket_view=args.bucket_view)
     opt = tc.optim.Adam(model.parameters(), lr=1e-3)
-    params = list(model.parameters())
     loss_fn = nn.CrossEntropyLoss()
     local = args.batch // world
     x = tc.randn(local, args.din)
@@ -50,12 +49,7 @@ def run_tc(args):
             tc.distributed.barrier()
         t0, c0 = time.perf_counter(), time.process_time()
         loss = loss_fn(model(x), y)
-        if args.bucket_view and params[0].grad is not None:
-            with tc.no_grad():  # zeroed in place: the .grads stay the buckets' views
-                for p in params:
-                    p.grad.zero_()
-        else:
-            opt.zero_grad()
+        opt.zero_grad()  # (with bucket views too: a fresh .grad is copied in once, none back)
         loss.backward()
         opt.step()
         times.append(time.perf_counter() - t0)
@@ -124,7 +118,7 @@ def main():
     ap.add_argument("--bucket-mb", type=float, default=25.0)
     ap.add_argument("--no-check", action="store_true", help="tc: skip the collectives' descriptor check")
     ap.add_argument("--bucket-view", action="store_true",
-                    help="tc: DDP(gradient_as_bucket_view=True), gradients zeroed in place")
+                    help="tc: DDP(gradient_as_bucket_view=True)")
     ap.add_argument("--port", type=int, default=29533)
     args = ap.parse_args()
     (run_tc if args.lib == "tc" else run_torch)(args)
