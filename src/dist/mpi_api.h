@@ -40,12 +40,13 @@ typedef struct tc_mpi_api {
   /* Nonblocking collectives and point to point; *req is tested with test. */
   /* With mine non-NULL (only where fused_check(comm) is 1) the descriptor
    * check rides with the data: mine (desc_len int64s) goes to the peer on
-   * check_comm with TC_MPI_HEADER_TAG next to the first data message, and the
-   * peer's is received there before any data is: only when it equals mine
-   * is the data received and reduced; otherwise buf is left as it was, the
-   * peer's data messages are drained, and the request completes without an
-   * error. Either way the peer's descriptor is copied into theirs when the
-   * request completes (inside test), for libtc to compare and report. */
+   * check_comm with TC_MPI_HEADER_TAG next to the first data message, and
+   * the peer's is received there: only when it equals mine is the data
+   * reduced into buf (before, data is received into scratch at most);
+   * otherwise buf is left as it was, the peer's data messages are drained,
+   * and the request completes without an error. Either way the peer's
+   * descriptor is copied into theirs when the request completes (inside
+   * test), for libtc to compare and report. */
   int32_t (*iallreduce)(void* comm, void* buf, int64_t count, int32_t dtype, int32_t op, void* check_comm,
                         const int64_t* mine, int64_t* theirs, int64_t desc_len, void** req, char* err,
                         int64_t cap);

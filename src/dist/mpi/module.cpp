@@ -445,7 +445,8 @@ bool fits(int64_t n) { return n >= 0 && n <= INT_MAX; }
 
 // The descriptor check of a group of two, riding with an all-reduce: the
 // peer's descriptor arrives next to its first data message, and the data
-// is received (and reduced) only once it equals ours.
+// is reduced only once it equals ours (the ring also posts its first
+// receive only then; the doubling receives into scratch meanwhile).
 struct Header {
   MPI_Request recv = MPI_REQUEST_NULL;
   std::vector<int64_t> mine, theirs;
