@@ -816,7 +816,7 @@ class Runner {
       }
       case 9: {  // autograd accessors
         tc_tensor t = handle();
-        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
           case 0:
             check("tc_tensor_set_requires_grad",
                   tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2)));
@@ -840,6 +840,9 @@ class Runner {
                   tc_tensor_grad_fn_name(t, buf, in_.ConsumeIntegralInRange<int64_t>(-1, 32), &needed));
             break;
           }
+          case 6:  // any pair: most are refused (shape, dtype, itself, read-only)
+            check("tc_tensor_set_grad", tc_tensor_set_grad(t, handle()));
+            break;
           default: {
             int32_t v = 0;
             check("tc_tensor_is_leaf", tc_tensor_is_leaf(t, &v));

@@ -1265,6 +1265,12 @@ TC_API int32_t tc_tensor_is_leaf(tc_tensor t, int32_t* out);
 TC_API int32_t tc_tensor_grad(tc_tensor t, tc_tensor* out);
 /** Sets the gradient to None (like optimizer.zero_grad(set_to_none=True)). */
 TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
+/** Makes grad t's gradient (PyTorch's `t.grad = grad`): the same tensor, not
+ * a copy, so later backward passes accumulate into it in place (how DDP's
+ * gradient_as_bucket_view makes .grad a view of its bucket). grad must
+ * match t's shape, dtype and device, be writable, not be t itself, not
+ * require grad and have no .grad of its own (no reference cycles). */
+TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad);
 /** Keeps .grad for a non-leaf tensor during backward. */
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t);
 /** The name of the node that made t ("AddBackward0"-like: "AddBackward"), or

@@ -4,7 +4,12 @@
  *   mpirun -np 2 --oversubscribe build/bench/bench_allreduce
  * Prints, per size, the bus bandwidth (2(n-1)/n * bytes / time, as
  * nccl-tests) of each and the ratios libtc / MPI (target >= 0.95), of the
- * median rounds and of the best ones. TC_BENCH_MAX_BYTES stops earlier. */
+ * median rounds and of the best ones, then a summary of the median ratios
+ * against the target with how many sizes meet it. TC_BENCH_MIN_BYTES and
+ * TC_BENCH_MAX_BYTES bound the sizes; TC_BENCH_MODES (a subset of "012":
+ * MPI_Allreduce, tc, tc+check) runs only those (to profile one, e.g. with
+ * perf stat; the ratios then print as 0); TC_BENCH_ROUNDS sets the rounds
+ * (default 5). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,20 +63,31 @@ int main(int argc, char** argv) {
     printf(
         "all_reduce (sum, float32), %d ranks: bus bandwidth in GB/s\n%12s %10s %10s %10s %9s %9s %9s %9s\n",
         size, "bytes", "MPI", "tc", "tc+check", "tc/MPI", "check/MPI", "best tc", "best chk");
-  const int rounds = 5;
+  /* TC_BENCH_ROUNDS: rounds per size (default 5, at most 64). */
+  int rounds = getenv("TC_BENCH_ROUNDS") ? atoi(getenv("TC_BENCH_ROUNDS")) : 5;
+  rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
+  const double target = 0.95;
+  const char* modes = getenv("TC_BENCH_MODES") ? getenv("TC_BENCH_MODES") : "012";
+  int64_t min_bytes = 4096;
+  if (getenv("TC_BENCH_MIN_BYTES")) min_bytes = atoll(getenv("TC_BENCH_MIN_BYTES"));
+  enum { kMaxSizes = 16 };
+  int64_t sizes[kMaxSizes];
+  double ratio_tc[kMaxSizes], ratio_chk[kMaxSizes];
+  int nsizes = 0;
   /* TC_BENCH_MAX_BYTES: stop after this size (default 64 MiB). */
   int64_t max_bytes = (int64_t)64 << 20;
   if (getenv("TC_BENCH_MAX_BYTES")) max_bytes = atoll(getenv("TC_BENCH_MAX_BYTES"));
-  for (int64_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
+  for (int64_t bytes = min_bytes; bytes <= max_bytes && nsizes < kMaxSizes; bytes *= 4) {
     const int64_t n = bytes / 4;
     tc_tensor t = NULL;
     OK(tc_ones(&n, 1, TC_FLOAT32, TC_CPU, &t));
     float* p = NULL;
     OK(tc_tensor_data_ptr(t, (void**)&p));
     const int iters = iterations(bytes);
-    double tm[3][8];
+    double tm[3][64] = {{0}};
     for (int r = 0; r < rounds; ++r) {
       for (int k = 0; k < 3; ++k) {
+        if (!strchr(modes, '0' + k)) continue;
         MPI_Barrier(comm);
         const double t0 = MPI_Wtime();
         for (int i = 0; i < iters; ++i) {
@@ -93,10 +109,38 @@ int main(int argc, char** argv) {
       for (int r = 1; r < rounds; ++r) best[k] = tm[k][r] < best[k] ? tm[k][r] : best[k];
     }
     const double mpi = median(tm[0], rounds), tc = median(tm[1], rounds), tcc = median(tm[2], rounds);
+    sizes[nsizes] = bytes;
+    ratio_tc[nsizes] = tc > 0 ? mpi / tc : 0;
+    ratio_chk[nsizes] = tcc > 0 ? mpi / tcc : 0;
+    ++nsizes;
     if (rank == 0)
       printf("%12lld %10.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f\n", (long long)bytes, bus / mpi, bus / tc,
              bus / tcc, mpi / tc, mpi / tcc, best[0] / best[1], best[0] / best[2]);
     OK(tc_tensor_free(t));
+  }
+  if (rank == 0 && nsizes > 0) {
+    /* Both rows against the target (the default, checked, is what users get). */
+    printf("\nsummary: median tc / MPI_Allreduce bandwidth (target >= %.2f at every size)\n%-20s", target,
+           "bytes");
+    for (int i = 0; i < nsizes; ++i) {
+      char label[16];
+      if (sizes[i] >= (1 << 20))
+        snprintf(label, sizeof label, "%lldM", (long long)(sizes[i] >> 20));
+      else
+        snprintf(label, sizeof label, "%lldK", (long long)(sizes[i] >> 10));
+      printf(" %6s", label);
+    }
+    printf(" %7s %5s\n", "target", "met");
+    for (int row = 0; row < 2; ++row) {
+      const double* v = row == 0 ? ratio_tc : ratio_chk;
+      int met = 0;
+      printf("%-20s", row == 0 ? "tc (no check)" : "tc (check, default)");
+      for (int i = 0; i < nsizes; ++i) {
+        printf(" %6.2f", v[i]);
+        met += v[i] >= target;
+      }
+      printf(" %7.2f %2d/%-2d\n", target, met, nsizes);
+    }
   }
   OK(tc_process_group_free(checked));
   OK(tc_process_group_free(unchecked));

@@ -36,7 +36,8 @@ def run_tc(args):
     tc.manual_seed(0)
     net = nn.Sequential(nn.Linear(args.din, args.hidden), nn.ReLU(), nn.Linear(args.hidden, args.hidden), nn.ReLU(),
                         nn.Linear(args.hidden, 10))
-    model = net if args.single else nn.parallel.DistributedDataParallel(net, bucket_cap_mb=args.bucket_mb)
+    model = net if args.single else nn.parallel.DistributedDataParallel(
+        net, bucket_cap_mb=args.bucket_mb, gradient_as_bucket_view=args.bucket_view)
     opt = tc.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
     local = args.batch // world
@@ -48,7 +49,7 @@ def run_tc(args):
             tc.distributed.barrier()
         t0, c0 = time.perf_counter(), time.process_time()
         loss = loss_fn(model(x), y)
-        opt.zero_grad()
+        opt.zero_grad()  # (with bucket views too: a fresh .grad is copied in once, none back)
         loss.backward()
         opt.step()
         times.append(time.perf_counter() - t0)
@@ -116,6 +117,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--bucket-mb", type=float, default=25.0)
     ap.add_argument("--no-check", action="store_true", help="tc: skip the collectives' descriptor check")
+    ap.add_argument("--bucket-view", action="store_true",
+                    help="tc: DDP(gradient_as_bucket_view=True)")
     ap.add_argument("--port", type=int, default=29533)
     args = ap.parse_args()
     (run_tc if args.lib == "tc" else run_torch)(args)

@@ -46,6 +46,29 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
   return api(__func__, [&] { get_tensor(t, "t")->set_grad(nullptr); });
 }
 
+TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
+  return api(__func__, [&] {
+    const Tensor x = get_tensor(t, "t");
+    const Tensor g = get_tensor(grad, "grad");
+    // PyTorch's checks of `t.grad = grad`, in its words.
+    TC_CHECK(g.get() != x.get(), TC_ERR_INVALID_ARGUMENT, "can't assign t as its own grad");
+    TC_CHECK(g->dtype == x->dtype, TC_ERR_DTYPE, "assigned grad has data of a different type: grad is ",
+             dtype_name(g->dtype), " but t is ", dtype_name(x->dtype));
+    TC_CHECK(g->device == x->device, TC_ERR_DEVICE,
+             "assigned grad has data located on a different device: grad is on ", device_name(g->device),
+             " but t is on ", device_name(x->device));
+    TC_CHECK(g->shape == x->shape, TC_ERR_SHAPE, "assigned grad has data of a different size: grad is ",
+             g->shape, " but t is ", x->shape);
+    // Not part of any graph and without a gradient of its own: a .grad that
+    // referenced a graph or a gradient could close a reference cycle.
+    TC_CHECK(!g->requires_grad && !g->grad_fn, TC_ERR_AUTOGRAD,
+             "assigned grad requires grad (assign a detached tensor: grad.detach())");
+    TC_CHECK(!g->grad(), TC_ERR_INVALID_ARGUMENT, "assigned grad has a .grad of its own");
+    check_writable(g, "grad");  // backward accumulates into it in place
+    x->set_grad(g);
+  });
+}
+
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t) {
   return api(__func__, [&] {
     const Tensor x = get_tensor(t, "t");

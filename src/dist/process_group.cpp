@@ -131,6 +131,7 @@ const char* op_name(int64_t op) {
 // ---- descriptors: what a rank passes to a collective ----
 
 enum Kind : int64_t { kAllReduce = 1, kBroadcast, kAllGather, kReduceScatter, kBarrier, kSend };
+static_assert(kAllReduce == TC_MPI_KIND_ALL_REDUCE, "the MPI module reads all-reduce descriptors");
 constexpr int kMaxShownDims = 6;
 constexpr size_t kDescLen = 7 + kMaxShownDims;  // kind arg dtype ndim numel extra hash dims...
 
@@ -398,6 +399,7 @@ std::shared_ptr<Group> Group::create(const std::string& backend, const Options& 
   char err[512] = {0};
   if (m.api->comm_dup(&g->comm_, err, sizeof err) != 0 || m.api->comm_dup(&g->check_, err, sizeof err) != 0)
     fail(TC_ERR_IO, str("making the group's communicators failed: ", err));
+  g->pair_checks_ = g->checks_ && m.api->fused_check(g->comm_) != 0;
   return g;
 }
 
@@ -466,10 +468,66 @@ void Group::check_collective(const char* op, const std::vector<int64_t>& mine) {
   detail::compare_descriptors(all->data(), size_, rank_);
 }
 
+namespace {
+// The failure of a group of two whose descriptors differ (pair: mine, then
+// the peer's): the same message on both ranks, as compare_descriptors gives.
+[[noreturn]] void fail_pair(const int64_t* pair, int32_t rank) {
+  std::vector<int64_t> all(2 * kDescLen);
+  const int64_t* mine = pair;
+  const int64_t* theirs = pair + kDescLen;
+  std::copy(rank == 0 ? mine : theirs, (rank == 0 ? mine : theirs) + kDescLen, all.begin());
+  std::copy(rank == 0 ? theirs : mine, (rank == 0 ? theirs : mine) + kDescLen, all.begin() + kDescLen);
+  detail::compare_descriptors(all.data(), 2, rank);
+  fail(TC_ERR_INTERNAL, "descriptors differ but compare equal");  // (unreachable)
+}
+}  // namespace
+
+void Group::check_pair(const char* op, const std::vector<int64_t>& mine) {
+  // The peer's descriptor point to point, where the all-reduce's fused
+  // check (in the module) sends and expects it: whatever collective each
+  // rank called, their descriptors meet. The buffer outlives a timeout.
+  auto pair = std::make_shared<std::vector<int64_t>>(2 * kDescLen);
+  std::copy(mine.begin(), mine.end(), pair->begin());
+  int64_t* theirs = pair->data() + kDescLen;
+  const int32_t peer = 1 - rank_;
+  void* rreq = nullptr;
+  void* sreq = nullptr;
+  char err[512] = {0};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    int32_t rc =
+        api_->irecv(check_, theirs, int64_t(kDescLen * 8), peer, TC_MPI_HEADER_TAG, &rreq, err, sizeof err);
+    if (rc == 0)
+      rc = api_->isend(check_, pair->data(), int64_t(kDescLen * 8), peer, TC_MPI_HEADER_TAG, &sreq, err,
+                       sizeof err);
+    if (rc != 0) {
+      keep_forever(pair);  // a receive may be posted
+      fail(TC_ERR_IO, str("the descriptor exchange of ", op, " failed to start: ", err));
+    }
+  }
+  wait_request(rreq, str("the descriptor exchange of ", op), pair);
+  wait_request(sreq, str("the descriptor exchange of ", op), pair);
+  if (std::equal(mine.begin(), mine.end(), theirs)) return;
+  if (theirs[0] == kAllReduce && mine[0] != kAllReduce) {
+    // The peer's all-reduce sent its data before it saw this descriptor:
+    // take it, so that it cannot match a later receive.
+    void* req = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (api_->idrain_allreduce(comm_, theirs, &req, err, sizeof err) != 0)
+        fail(TC_ERR_IO, str("draining the peer's all_reduce failed: ", err));
+    }
+    wait_request(req, "the drain of the peer's all_reduce", pair);
+  }
+  fail_pair(pair->data(), rank_);
+}
+
 void Group::check(const char* op, const std::vector<int64_t>& mine) {
   if (!checks_) return;
   if (nccl_) {
     nccl_check(op, mine);
+  } else if (pair_checks_) {
+    check_pair(op, mine);
   } else {
     check_collective(op, mine);
   }
@@ -526,7 +584,15 @@ std::shared_ptr<Work> Group::all_reduce(const Tensor& t, int32_t op) {
   check_tensor(t, "t", true);
   check_op(op, t->dtype);
   std::lock_guard<std::mutex> issue(issue_mu_);
-  check("all_reduce", describe(kAllReduce, op, &t, 0));
+  // A group of two checks inside the all-reduce (the descriptors ride with
+  // the data: no round trip of their own); larger groups all-gather first.
+  std::shared_ptr<std::vector<int64_t>> pair;
+  if (pair_checks_) {
+    pair = std::make_shared<std::vector<int64_t>>(describe(kAllReduce, op, &t, 0));
+    pair->resize(2 * kDescLen);
+  } else {
+    check("all_reduce", describe(kAllReduce, op, &t, 0));
+  }
   t->bump_version();
   if (nccl_)
     return nccl_start("all_reduce", {t}, [&](void** done, char* err) {
@@ -535,12 +601,26 @@ std::shared_ptr<Work> Group::all_reduce(const Tensor& t, int32_t op) {
   return start("all_reduce", [&](Work& w) {
     void* req = nullptr;
     char err[512] = {0};
-    started(api_->iallreduce(comm_, t->data(), t->numel(), int32_t(t->dtype),
-                             op == TC_REDUCE_AVG ? TC_REDUCE_SUM : op, &req, err, sizeof err),
-            "MPI all_reduce", err);
+    started(
+        api_->iallreduce(comm_, t->data(), t->numel(), int32_t(t->dtype),
+                         op == TC_REDUCE_AVG ? TC_REDUCE_SUM : op, check_, pair ? pair->data() : nullptr,
+                         pair ? pair->data() + kDescLen : nullptr, int64_t(kDescLen), &req, err, sizeof err),
+        "MPI all_reduce", err);
     w.requests_.push_back(req);
     w.keep_.push_back(t);
-    if (op == TC_REDUCE_AVG && t->numel() > 0) w.finish_ = averager(t, size_);
+    std::function<void()> average;
+    if (op == TC_REDUCE_AVG && t->numel() > 0) average = averager(t, size_);
+    if (pair) {
+      // The module wrote the peer's descriptor on completion; the data was
+      // reduced only when it equals this rank's (else t is untouched).
+      w.finish_ = [pair, average, rank = rank_] {
+        if (!std::equal(pair->begin(), pair->begin() + long(kDescLen), pair->begin() + long(kDescLen)))
+          fail_pair(pair->data(), rank);
+        if (average) average();
+      };
+    } else {
+      w.finish_ = average;
+    }
   });
 }
 

@@ -79,6 +79,8 @@ class Group : public std::enable_shared_from_this<Group> {
   Group() = default;
   // Blocks (with the timeout) until every rank has sent its descriptor.
   void check_collective(const char* op, const std::vector<int64_t>& mine);
+  // A group of two: the descriptors point to point (pair_checks_).
+  void check_pair(const char* op, const std::vector<int64_t>& mine);
   void check_recv(const Tensor& t, int32_t peer, int32_t tag);
   void send_descriptor(const Tensor& t, int32_t peer, int32_t tag);
   // Polls a request (the group's mutex taken per test) to completion; on a
@@ -107,6 +109,9 @@ class Group : public std::enable_shared_from_this<Group> {
   int32_t rank_ = 0, size_ = 1;
   double timeout_ = 300;
   bool checks_ = true;
+  // Checks on, in a group of two: descriptors go point to point, and the
+  // all-reduce's ride inside it (the MPI module's fused_check).
+  bool pair_checks_ = false;
   const tc_mpi_api* api_ = nullptr;
   void* comm_ = nullptr;               // the data
   void* check_ = nullptr;              // descriptors, so they never reorder with data

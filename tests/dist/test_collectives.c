@@ -260,6 +260,59 @@ static void test_mismatches(tc_process_group pg) {
   OK(tc_barrier(pg, NULL)); /* still in step afterwards */
 }
 
+/* Mismatches in the all-reduce's own paths (in a group of two the check
+ * rides with the data: the peer's messages are drained, nothing reduced):
+ * doubling against doubling of another length, ring against ring, doubling
+ * against ring, an all-reduce against another collective, an async one;
+ * then a correct all-reduce shows the ranks still in step. */
+static void test_all_reduce_mismatches(tc_process_group pg) {
+  const int64_t lens[][2] = {{10, 12}, {70000, 50000}, {10, 40000}, {6000, 5000}};
+  for (int k = 0; k < 4; ++k) {
+    const int64_t n = lens[k][rank == 0 ? 0 : 1];
+    tc_tensor t = vec_f32(n, 1.0f, 0.0f);
+    CHECK(tc_all_reduce(pg, t, TC_REDUCE_SUM, NULL) == TC_ERR_SHAPE);
+    const char* msg = NULL;
+    tc_last_error(&msg);
+    CHECK(strstr(msg, "ranks disagree") && strstr(msg, "rank 1"));
+    CHECK(at(t, 0) == 1.0f && at(t, n - 1) == 1.0f); /* untouched */
+    OK(tc_tensor_free(t));
+  }
+  /* The same length, another dtype (the same bytes): still refused. */
+  int64_t four = 4;
+  tc_tensor u = NULL;
+  OK(tc_ones(&four, 1, rank == 0 ? TC_FLOAT32 : TC_INT32, TC_CPU, &u));
+  CHECK(tc_all_reduce(pg, u, TC_REDUCE_SUM, NULL) == TC_ERR_DTYPE);
+  OK(tc_tensor_free(u));
+  /* An all-reduce (small, then ring-sized) against a broadcast. */
+  for (int k = 0; k < 2; ++k) {
+    tc_tensor t = vec_f32(k == 0 ? 100 : 100000, 1.0f, 0.0f);
+    const int32_t rc = rank == 0 ? tc_all_reduce(pg, t, TC_REDUCE_SUM, NULL) : tc_broadcast(pg, t, 0, NULL);
+    CHECK(rc == TC_ERR_INVALID_ARGUMENT);
+    CHECK(at(t, 0) == 1.0f);
+    OK(tc_tensor_free(t));
+  }
+  /* Asynchronous: the work fails when waited for. */
+  tc_tensor a = vec_f32(rank == 0 ? 3 : 4, 1.0f, 0.0f);
+  tc_work w = NULL;
+  const int32_t rc = tc_all_reduce(pg, a, TC_REDUCE_AVG, &w);
+  CHECK(rc == TC_OK || rc == TC_ERR_SHAPE); /* (larger groups check before starting) */
+  if (rc == TC_OK) {
+    CHECK(tc_work_wait(w, 0) == TC_ERR_SHAPE);
+    OK(tc_work_free(w));
+  }
+  CHECK(at(a, 0) == 1.0f);
+  OK(tc_tensor_free(a));
+  /* Still in step: a correct all-reduce of each path. */
+  const int64_t sizes[] = {10, 6000, 70000};
+  for (int k = 0; k < 3; ++k) {
+    tc_tensor t = vec_f32(sizes[k], (float)(rank + 1), 0.0f);
+    OK(tc_all_reduce(pg, t, TC_REDUCE_SUM, NULL));
+    CHECK(at(t, 0) == (float)(size * (size + 1) / 2) &&
+          at(t, sizes[k] - 1) == (float)(size * (size + 1) / 2));
+    OK(tc_tensor_free(t));
+  }
+}
+
 static void test_timeout(void) {
   /* Rank 0 waits for a barrier the others join only after its timeout. */
   tc_process_group_options o;
@@ -303,6 +356,7 @@ int main(void) {
   test_broadcast_gather_scatter(pg);
   test_async_and_p2p(pg);
   test_mismatches(pg);
+  test_all_reduce_mismatches(pg);
   test_timeout();
   OK(tc_barrier(pg, NULL));
   OK(tc_process_group_free(pg));

@@ -228,6 +228,7 @@
 #pragma weak tc_tensor_is_leaf
 #pragma weak tc_tensor_grad
 #pragma weak tc_tensor_clear_grad
+#pragma weak tc_tensor_set_grad
 #pragma weak tc_tensor_retain_grad
 #pragma weak tc_tensor_grad_fn_name
 #pragma weak tc_detach
@@ -2925,6 +2926,26 @@ std::vector<Entry> build_table() {
   add(E(FN(tc_tensor_is_leaf), "HP", [](M& m) { return tc_tensor_is_leaf(m.H(0, m.f.p), m.I32(1)); }));
   add(E(FN(tc_tensor_grad), "HO", [](M& m) { return tc_tensor_grad(m.H(0, m.f.p), m.O(1)); }));
   add(E(FN(tc_tensor_clear_grad), "H", [](M& m) { return tc_tensor_clear_grad(m.H(0, m.f.p)); }));
+  add(E(FN(tc_tensor_set_grad), "HH",
+        [](M& m) {
+          // p's grad becomes a, then None again (the fixture's other rows expect none).
+          const int32_t rc = m.done(tc_tensor_set_grad(m.H(0, m.f.p), m.H(1, m.f.a)));
+          if (rc == TC_OK) tc_tensor_clear_grad(m.f.p);
+          return rc;
+        },
+        {X("grad of another shape", {TC_ERR_SHAPE}, [](M& m) { return tc_tensor_set_grad(m.f.p, m.f.bt); }),
+         X("grad of another dtype", {TC_ERR_DTYPE}, [](M& m) { return tc_tensor_set_grad(m.f.p, m.f.i32); }),
+         X("its own grad", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_tensor_set_grad(m.f.p, m.f.p); }),
+         X("grad that requires grad", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_tensor_set_grad(m.f.p, m.f.np); }),
+         X("read-only grad", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor_set_readonly(m.f.a);
+             return tc_tensor_set_grad(m.f.p, m.f.a);
+           }),
+         X("expanded grad", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           return with_expanded(m, [&](tc_tensor e) { return tc_tensor_set_grad(m.f.p, e); });
+         })}));
   add(E(FN(tc_tensor_retain_grad), "H",
         [](M& m) {
           tc_tensor r = make_root(m);

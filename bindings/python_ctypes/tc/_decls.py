@@ -1537,6 +1537,10 @@ FUNCTIONS = {
         [tc_tensor],
         (('tc_tensor', 't'),),
     ),
+    'tc_tensor_set_grad': (
+        [tc_tensor, tc_tensor],
+        (('tc_tensor', 't'), ('tc_tensor', 'grad')),
+    ),
     'tc_tensor_retain_grad': (
         [tc_tensor],
         (('tc_tensor', 't'),),

@@ -6,7 +6,7 @@ import ctypes as C
 import math
 import numbers
 import operator
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from . import _core as K
 from . import _decls as D
@@ -470,9 +470,15 @@ class Tensor:
         return _wrap(out) if out.value else None
 
     @grad.setter
-    def grad(self, value):
+    def grad(self, value: Optional["Tensor"]) -> None:
+        """Sets the gradient: None clears it; a tensor (same shape, dtype and
+        device, not requiring grad) becomes .grad itself, not a copy, and later
+        backward passes accumulate into it in place."""
         if value is not None:
-            raise NotImplementedError("only `tensor.grad = None` is supported")
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got %s" % type(value).__name__)
+            check(fn("tc_tensor_set_grad")(self._h, value._h))
+            return
         rc = _clear_grad_fast(self._h)
         if rc:
             raise error_for(rc)

@@ -108,38 +108,55 @@ struct Comm {
   std::vector<Scratch> pool;
 };
 
+// The smallest pooled buffer that fits (a small call never takes the large
+// buffer a large call will want again), else a new one.
 void* take_scratch(Comm* c, size_t bytes) {
   if (bytes == 0) bytes = 1;
+  size_t best = c->pool.size();
   for (size_t i = 0; i < c->pool.size(); ++i)
-    if (c->pool[i].cap >= bytes) {
-      void* p = c->pool[i].p;
-      c->pool[i] = c->pool.back();
-      c->pool.pop_back();
-      return p;
-    }
-  // (A smaller pooled buffer is left for smaller calls.)
+    if (c->pool[i].cap >= bytes && (best == c->pool.size() || c->pool[i].cap < c->pool[best].cap)) best = i;
+  if (best < c->pool.size()) {
+    void* p = c->pool[best].p;
+    c->pool[best] = c->pool.back();
+    c->pool.pop_back();
+    return p;
+  }
   void* p = std::malloc(bytes + sizeof(size_t));
   if (!p) return nullptr;
   *static_cast<size_t*>(p) = bytes;  // its capacity, read back by give_scratch
   return static_cast<char*>(p) + sizeof(size_t);
 }
 
+void free_scratch(void* q) { std::free(static_cast<char*>(q) - sizeof(size_t)); }
+
+// Back into the pool; a full pool drops its smallest buffer (or this one,
+// when that is smaller): the large buffers are the ones whose fresh pages
+// cost (a ring's 8 MiB block was freed and page-faulted again on every
+// 16 MiB call once small calls' send copies had filled the pool).
 void give_scratch(Comm* c, void* q) {
   if (!q) return;
-  void* p = static_cast<char*>(q) - sizeof(size_t);
-  const size_t cap = *static_cast<size_t*>(p);
-  try {
-    if (c->pool.size() < kPoolMax) {
-      c->pool.push_back({q, cap});
+  const size_t cap = *reinterpret_cast<size_t*>(static_cast<char*>(q) - sizeof(size_t));
+  if (c->pool.size() >= kPoolMax) {
+    size_t smallest = 0;
+    for (size_t i = 1; i < c->pool.size(); ++i)
+      if (c->pool[i].cap < c->pool[smallest].cap) smallest = i;
+    if (c->pool.empty() || c->pool[smallest].cap >= cap) {
+      free_scratch(q);
       return;
     }
-  } catch (...) {
+    free_scratch(c->pool[smallest].p);
+    c->pool[smallest] = {q, cap};
+    return;
   }
-  std::free(p);
+  try {
+    c->pool.push_back({q, cap});
+  } catch (...) {
+    free_scratch(q);
+  }
 }
 
 void free_pool(Comm* c) {
-  for (const Scratch& s : c->pool) std::free(static_cast<char*>(s.p) - sizeof(size_t));
+  for (const Scratch& s : c->pool) free_scratch(s.p);
   c->pool.clear();
 }
 
@@ -218,7 +235,9 @@ struct Ring {
 // Below this many bytes the ring's extra steps cost more than its bandwidth saves.
 constexpr int64_t kRingMinBytes = 64 * 1024;
 
-int post_ring_step(Ring* g) {
+// post_recv false: the first step's receive waits for the peer's descriptor
+// (post_ring_recv posts it once the descriptors agree).
+int post_ring_step(Ring* g, bool post_recv = true) {
   const int right = (g->rank + 1) % g->size, left = (g->rank - 1 + g->size) % g->size;
   const bool reducing = g->step < g->size - 1;
   const int s = reducing ? g->step : g->step - (g->size - 1);
@@ -227,11 +246,19 @@ int post_ring_step(Ring* g) {
   const int sb = reducing ? g->block(g->rank - s) : g->block(g->rank + 1 - s);
   const int rb = reducing ? g->block(g->rank - s - 1) : g->block(g->rank - s);
   char* into = reducing ? g->tmp : g->buf + g->begin(rb) * g->esize;
-  int rc = MPI_Irecv(into, int(g->len(rb)), g->type, left, g->tag, g->comm, &g->reqs[0]);
+  int rc =
+      post_recv ? MPI_Irecv(into, int(g->len(rb)), g->type, left, g->tag, g->comm, &g->reqs[0]) : MPI_SUCCESS;
   if (rc == MPI_SUCCESS)
     rc = MPI_Isend(g->buf + g->begin(sb) * g->esize, int(g->len(sb)), g->type, right, g->tag, g->comm,
                    &g->reqs[1]);
   return rc;
+}
+
+// The first step's receive, deferred by post_ring_step(g, false).
+int post_ring_recv(Ring* g) {
+  const int left = (g->rank - 1 + g->size) % g->size;
+  const int rb = g->block(g->rank - 1);
+  return MPI_Irecv(g->tmp, int(g->len(rb)), g->type, left, g->tag, g->comm, &g->reqs[0]);
 }
 
 // Advances the ring as far as its messages allow; *done once finished.
@@ -303,15 +330,22 @@ constexpr int64_t kEagerPart = 3072;  // bytes, a multiple of every element size
 
 // Parts of an exchange of the whole buffer (1..kMaxParts); *per: elements in
 // every part but the last.
-int exchange_parts(const Doubling* g, int* per) {
-  const int64_t bytes = int64_t(g->count) * g->esize;
-  const int64_t per_part = kEagerPart / g->esize;
+int parts_of(int64_t count, int esize, int64_t* per) {
+  const int64_t bytes = count * esize;
+  const int64_t per_part = kEagerPart / esize;
   if (bytes > kEagerPart && bytes <= Doubling::kMaxParts * kEagerPart && per_part >= 1) {
-    *per = int(per_part);
-    return int((g->count + per_part - 1) / per_part);
+    *per = per_part;
+    return int((count + per_part - 1) / per_part);
   }
-  *per = g->count;
+  *per = count;
   return 1;
+}
+
+int exchange_parts(const Doubling* g, int* per) {
+  int64_t p = 0;
+  const int parts = parts_of(g->count, g->esize, &p);
+  *per = int(p);
+  return parts;
 }
 
 // Calls post(offset in elements, count, part index) for each part of an
@@ -406,15 +440,163 @@ void free_doubling(Doubling* g) {
   delete g;
 }
 
-// A request of the module: MPI's, or a ring or a doubling of its own.
+// MPI counts are int: larger buffers are refused (libtc checks first).
+bool fits(int64_t n) { return n >= 0 && n <= INT_MAX; }
+
+// The descriptor check of a group of two, riding with an all-reduce: the
+// peer's descriptor arrives next to its first data message, and the data
+// is reduced only once it equals ours (the ring also posts its first
+// receive only then; the doubling receives into scratch meanwhile).
+struct Header {
+  MPI_Request recv = MPI_REQUEST_NULL;
+  std::vector<int64_t> mine, theirs;
+  int64_t* out = nullptr;  // libtc's copy of theirs, written on completion
+  bool resolved = false, mismatch = false;
+};
+
+// Receives of what a peer's all-reduce sends, discarded: after a mismatch,
+// so that the messages cannot match a later receive.
+struct Drain {
+  MPI_Request reqs[Doubling::kMaxParts] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                                           MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                                           MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  char* buf = nullptr;  // malloc'ed: one slot per message
+};
+
+// A request of the module: MPI's, or a ring or a doubling of its own (with
+// the descriptor check of a group of two), or a drain.
 struct Req {
   MPI_Request r = MPI_REQUEST_NULL;
   Ring* ring = nullptr;
   Doubling* doubling = nullptr;
+  Header* header = nullptr;
+  Drain* drain = nullptr;
+  unsigned seq = 0;  // the communicator's all-reduce number (its tags)
 };
 
-// MPI counts are int: larger buffers are refused (libtc checks first).
-bool fits(int64_t n) { return n >= 0 && n <= INT_MAX; }
+// The ring's condition (iallreduce): large buffers, tags to spare.
+bool uses_ring(const Comm* c, int64_t count, int esize) {
+  return c->size > 1 && count >= c->size && count * esize >= kRingMinBytes &&
+         g_tag_ub >= kRingTagBase + int(kRingTags);
+}
+
+// The tag of an all-reduce's data. In a group of two (fused) a doubling's
+// tag also carries its byte count (below kRingMinBytes: 16 bits): ranks
+// whose all-reduces differ in bytes never match each other's messages, so
+// the doubling posts its receives before the peer's descriptor arrived and
+// a mismatch cancels them; equal bytes mean equal messages, received into
+// scratch and not reduced. The ring's receive waits for the descriptor.
+int data_tag(unsigned seq, bool ring, bool fused, int64_t bytes) {
+  const int tag = kRingTagBase + int(seq % kRingTags);
+  return ring || !fused ? tag : tag + int(kRingTags) * int(bytes + 1);
+}
+
+// Whether all-reduces on c carry the descriptor check (fused_check): a
+// group of two, with tags for data_tag's byte counts.
+bool fuses_check(const Comm* c) {
+  return c->size == 2 && int64_t(g_tag_ub) >= kRingTagBase + int64_t(kRingTags) * (kRingMinBytes + 2);
+}
+
+// The data tag of the all-reduce a peer's descriptor describes (number
+// seq), or -1 when it is no all-reduce (it sends no data); *count, *esize.
+int peer_tag(const Comm* c, const int64_t* peer, unsigned seq, int64_t* count, int* esize) {
+  if (peer[0] != TC_MPI_KIND_ALL_REDUCE || peer[2] < 0 || peer[2] > INT_MAX) return -1;
+  const MPI_Datatype type = datatype(int32_t(peer[2]));
+  if (type == MPI_DATATYPE_NULL || !fits(peer[4])) return -1;
+  MPI_Type_size(type, esize);
+  *count = peer[4];
+  return data_tag(seq, uses_ring(c, *count, *esize), true, *count * *esize);
+}
+
+// Posts receives, into a Drain, for the first exchange of the all-reduce
+// number seq that the peer of a group of two described (peer: its
+// descriptor): one message (the ring's half) or the doubling's parts.
+// Nothing when the peer's collective is not an all-reduce.
+int post_drain(Comm* c, const int64_t* peer, unsigned seq, Drain** out) {
+  *out = nullptr;
+  int64_t count = 0;
+  int esize = 1;
+  const int tag = peer_tag(c, peer, seq, &count, &esize);
+  if (tag < 0) return MPI_SUCCESS;
+  int64_t per = 0;
+  const int n = uses_ring(c, count, esize) ? 1 : parts_of(count, esize, &per);
+  const int64_t slot = std::max<int64_t>(n == 1 ? count * esize : per * esize, 1);
+  if (!fits(slot)) return MPI_ERR_COUNT;
+  auto* d = new (std::nothrow) Drain();
+  if (d) d->buf = static_cast<char*>(std::malloc(size_t(slot) * size_t(n)));
+  if (!d || !d->buf) {
+    delete d;
+    return MPI_ERR_NO_MEM;
+  }
+  *out = d;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < n && rc == MPI_SUCCESS; ++i)
+    rc = MPI_Irecv(d->buf + i * slot, int(slot), MPI_BYTE, 1 - c->rank, tag, c->comm, &d->reqs[i]);
+  return rc;
+}
+
+// Once the peer's descriptor arrived: when it equals ours, the ring's
+// deferred receive (the doubling's are posted); else the drain of the
+// peer's data, after cancelling the doubling's receives unless the peer's
+// messages carry the same tag (then they are those receives' messages).
+int resolve_header(Req* box) {
+  Header* h = box->header;
+  h->resolved = true;
+  if (h->theirs == h->mine) return box->ring ? post_ring_recv(box->ring) : MPI_SUCCESS;
+  h->mismatch = true;
+  Comm* c = box->ring ? box->ring->owner : box->doubling->owner;
+  const int tag = box->ring ? box->ring->tag : box->doubling->tag;
+  if (box->doubling) {
+    int64_t count = 0;
+    int esize = 1;
+    if (peer_tag(c, h->theirs.data(), box->seq, &count, &esize) == tag) return MPI_SUCCESS;
+    for (MPI_Request& r : box->doubling->reqs)
+      if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);  // (completed by the Testall that waits for them)
+  }
+  return post_drain(c, h->theirs.data(), box->seq, &box->drain);
+}
+
+// Advances a request as far as its messages allow; *flag once finished.
+int progress(Req* box, int* flag) {
+  *flag = 0;
+  if (Header* h = box->header; h && !h->resolved) {
+    int got = 0;
+    if (const int rc = MPI_Test(&h->recv, &got, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) return rc;
+    if (!got) return MPI_SUCCESS;
+    if (const int rc = resolve_header(box); rc != MPI_SUCCESS) return rc;
+  }
+  if (box->drain || (box->header && box->header->mismatch)) {
+    // The drain, the ring's first send (from the caller's buffer), which the
+    // peer drains, and the doubling's receives (completed or cancelled);
+    // the doubling's sends are detached copies.
+    int drained = 1, sent = 1;
+    if (box->drain) {
+      if (const int rc = MPI_Testall(Doubling::kMaxParts, box->drain->reqs, &drained, MPI_STATUSES_IGNORE);
+          rc != MPI_SUCCESS)
+        return rc;
+    }
+    if (box->ring) {
+      if (const int rc = MPI_Testall(2, box->ring->reqs, &sent, MPI_STATUSES_IGNORE); rc != MPI_SUCCESS)
+        return rc;
+    }
+    if (box->doubling) {
+      if (const int rc = MPI_Testall(Doubling::kMaxParts, box->doubling->reqs, &sent, MPI_STATUSES_IGNORE);
+          rc != MPI_SUCCESS)
+        return rc;
+    }
+    *flag = drained && sent;
+    return MPI_SUCCESS;
+  }
+  if (box->ring) return step_ring(box->ring, flag);
+  if (box->doubling) return step_doubling(box->doubling, flag);
+  return MPI_Test(&box->r, flag, MPI_STATUS_IGNORE);
+}
+
+void free_drain(Drain* d) {
+  if (!d) return;
+  std::free(d->buf);
+  delete d;
+}
 
 int32_t start(int rc, MPI_Request r, const char* what, void** req, char* err, int64_t cap) {
   if (rc != MPI_SUCCESS) return report(rc, what, err, cap);
@@ -484,34 +666,68 @@ int32_t reduces(int32_t dtype, int32_t op) {
   return datatype(dtype) != MPI_DATATYPE_NULL && reduce_op(dtype, op) != MPI_OP_NULL ? 1 : 0;
 }
 
-int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t op, void** req, char* err,
+int32_t fused_check(void* comm) { return fuses_check(static_cast<Comm*>(comm)) ? 1 : 0; }
+
+// The descriptor check's half of iallreduce: mine goes to the peer (a
+// detached copy), the peer's is received into a new Header.
+int start_header(Comm* c, Comm* check, const int64_t* mine, int64_t* theirs, int64_t desc_len, Header** out) {
+  auto* h = new (std::nothrow) Header();
+  if (!h) return MPI_ERR_NO_MEM;
+  try {
+    h->mine.assign(mine, mine + desc_len);
+    h->theirs.assign(size_t(desc_len), 0);
+  } catch (...) {
+    delete h;
+    return MPI_ERR_NO_MEM;
+  }
+  h->out = theirs;
+  const int peer = 1 - c->rank;
+  // Bytes, as libtc's own exchange of descriptors (check_pair) sends them.
+  const int bytes = int(desc_len * 8);
+  int rc = MPI_Irecv(h->theirs.data(), bytes, MPI_BYTE, peer, TC_MPI_HEADER_TAG, check->comm, &h->recv);
+  if (rc == MPI_SUCCESS) rc = send_copy(c, mine, bytes, MPI_BYTE, 1, peer, TC_MPI_HEADER_TAG, check->comm);
+  if (rc != MPI_SUCCESS) {
+    if (h->recv == MPI_REQUEST_NULL) delete h;  // (else MPI may still write it: kept)
+    return rc;
+  }
+  *out = h;
+  return MPI_SUCCESS;
+}
+
+int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t op, void* check_comm,
+                   const int64_t* mine, int64_t* theirs, int64_t desc_len, void** req, char* err,
                    int64_t cap) {
   if (!fits(count)) return fail("more than INT_MAX elements in one MPI call", err, cap);
   auto* c = static_cast<Comm*>(comm);
   int esize = 0;
   MPI_Type_size(datatype(dtype), &esize);
   reap_detached(c);
-  if (c->size > 1 && count >= c->size && count * esize >= kRingMinBytes &&
-      g_tag_ub >= kRingTagBase + int(kRingTags)) {
-    auto* g = new (std::nothrow) Ring{c,
-                                      c->comm,
-                                      static_cast<char*>(buf),
-                                      count,
-                                      datatype(dtype),
-                                      reduce_op(dtype, op),
-                                      esize,
-                                      c->rank,
-                                      c->size,
-                                      kRingTagBase + int(c->ring_seq++ % kRingTags)};
+  Header* header = nullptr;
+  if (mine) {
+    if (!fuses_check(c) || !check_comm || !theirs || desc_len <= 0 || desc_len > 4096)
+      return fail("the all-reduce's descriptor check rides with the data only in a group of two", err, cap);
+    if (const int rc = start_header(c, static_cast<Comm*>(check_comm), mine, theirs, desc_len, &header);
+        rc != MPI_SUCCESS)
+      return report(rc, "the all-reduce's descriptor exchange", err, cap);
+  }
+  // This all-reduce's number: ranks start them in the same order, so it
+  // agrees across ranks (its tags; a drain's on the peer).
+  const unsigned seq = c->ring_seq++;
+  if (uses_ring(c, count, esize)) {
+    auto* g = new (std::nothrow) Ring{
+        c,       c->comm, static_cast<char*>(buf),      count, datatype(dtype), reduce_op(dtype, op), esize,
+        c->rank, c->size, data_tag(seq, true, false, 0)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
     if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(g->len(0) + 1) * size_t(esize)));
     if (!g || !box || !g->tmp) {
       if (g) free_ring(g);
       delete box;
-      return fail("out of memory for a ring all-reduce", err, cap);
+      return fail("out of memory for a ring all-reduce", err, cap);  // (a header in flight is kept)
     }
     box->ring = g;
-    if (const int rc = post_ring_step(g); rc != MPI_SUCCESS) {
+    box->header = header;
+    box->seq = seq;
+    if (const int rc = post_ring_step(g, header == nullptr); rc != MPI_SUCCESS) {
       // The first step's requests are not waited for: MPI reports the error
       // on a bad argument before anything moves.
       free_ring(g);
@@ -521,19 +737,21 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
     *req = box;
     return 0;
   }
-  if (c->size > 1 && g_tag_ub >= kRingTagBase + int(kRingTags)) {
+  if (c->size > 1 && g_tag_ub >= kRingTagBase + int(kRingTags)) {  // (always, when header)
     auto* g = new (std::nothrow)
         Doubling{c,          c->comm,         static_cast<char*>(buf),
                  int(count), datatype(dtype), reduce_op(dtype, op),
-                 c->rank,    c->size,         kRingTagBase + int(c->ring_seq++ % kRingTags)};
+                 c->rank,    c->size,         data_tag(seq, false, header != nullptr, count * esize)};
     auto* box = g ? new (std::nothrow) Req() : nullptr;
     if (g) g->tmp = static_cast<char*>(take_scratch(c, size_t(count) * size_t(esize)));
     if (!g || !box || !g->tmp) {
       if (g) free_doubling(g);
       delete box;
-      return fail("out of memory for an all-reduce", err, cap);
+      return fail("out of memory for an all-reduce", err, cap);  // (a header in flight is kept)
     }
     g->esize = esize;
+    box->header = header;
+    box->seq = seq;
     while (g->pof2 * 2 <= g->size) g->pof2 *= 2;
     g->rem = g->size - g->pof2;
     box->doubling = g;
@@ -549,6 +767,21 @@ int32_t iallreduce(void* comm, void* buf, int64_t count, int32_t dtype, int32_t 
   const int rc =
       MPI_Iallreduce(MPI_IN_PLACE, buf, int(count), datatype(dtype), reduce_op(dtype, op), comm_of(comm), &r);
   return start(rc, r, "MPI_Iallreduce", req, err, cap);
+}
+
+int32_t idrain_allreduce(void* comm, const int64_t* peer_desc, void** req, char* err, int64_t cap) {
+  auto* c = static_cast<Comm*>(comm);
+  if (!fuses_check(c)) return fail("a drain is for groups of two", err, cap);
+  auto* box = new (std::nothrow) Req();
+  if (!box) return fail("out of memory for an MPI request", err, cap);
+  // The tag the peer's all-reduce took: both ranks count their all-reduces.
+  if (const int rc = post_drain(c, peer_desc, c->ring_seq++, &box->drain); rc != MPI_SUCCESS) {
+    free_drain(box->drain);  // (a bad argument: MPI refuses it before anything moves)
+    delete box;
+    return report(rc, "the drain of the peer's all-reduce", err, cap);
+  }
+  *req = box;
+  return 0;
 }
 
 int32_t ireduce_scatter(void* comm, const void* in, void* out, int64_t count, int32_t dtype, int32_t op,
@@ -600,9 +833,7 @@ int32_t irecv(void* comm, void* buf, int64_t nbytes, int32_t peer, int32_t tag, 
 int32_t test(void* req, int32_t* done, char* err, int64_t cap) {
   auto* box = static_cast<Req*>(req);
   int flag = 0;
-  const int rc = box->ring       ? step_ring(box->ring, &flag)
-                 : box->doubling ? step_doubling(box->doubling, &flag)
-                                 : MPI_Test(&box->r, &flag, MPI_STATUS_IGNORE);
+  const int rc = progress(box, &flag);
   if (rc != MPI_SUCCESS) {
     // A failed ring's other requests may still be posted: they are left to
     // MPI (the buffers stay alive, libtc keeps the tensor of a failed work).
@@ -617,21 +848,25 @@ int32_t test(void* req, int32_t* done, char* err, int64_t cap) {
       box->doubling->tmp = nullptr;  // the same
       delete box->doubling;
     }
+    // A header's and a drain's buffers may still be written too: leaked.
     delete box;
     return report(rc, what, err, cap);
   }
   *done = flag ? 1 : 0;
   if (flag) {
+    if (box->header) std::copy(box->header->theirs.begin(), box->header->theirs.end(), box->header->out);
     if (box->ring) free_ring(box->ring);
     if (box->doubling) free_doubling(box->doubling);
+    delete box->header;
+    free_drain(box->drain);
     delete box;
   }
   return 0;
 }
 
 const tc_mpi_api kApi = {
-    TC_MPI_API_VERSION, init,   comm_dup, comm_free, reduces, iallreduce, ireduce_scatter,
-    iallgather,         ibcast, ibarrier, isend,     irecv,   test};
+    TC_MPI_API_VERSION, init,       comm_dup, comm_free, reduces, iallreduce, fused_check, idrain_allreduce,
+    ireduce_scatter,    iallgather, ibcast,   ibarrier,  isend,   irecv,      test};
 
 }  // namespace
 

@@ -12,6 +12,13 @@ early waits for the ones before it), so the ranks' collectives always match.
 The hook of the last gradient waits for every bucket and writes the averaged
 gradients back into .grad, so once backward returns the optimizer can step.
 
+gradient_as_bucket_view=True (PyTorch's option of that name) makes each
+parameter's .grad a view into its bucket instead: backward then accumulates
+straight into the bucket, the all-reduce averages the .grads in place, and
+neither copy (into the bucket, back into .grad) is made. A .grad that is not
+the view when its hook runs (the first backward, or after
+zero_grad(set_to_none=True)) is copied in once and replaced by the view.
+
 no_sync() skips the synchronization (gradient accumulation: the .grads keep
 summing locally, and the first backward outside the context all-reduces the
 sums). Every parameter that requires grad must receive a gradient in every
@@ -27,9 +34,9 @@ __all__ = ["DistributedDataParallel"]
 
 
 class _Bucket:
-    __slots__ = ("params", "offsets", "flat", "ready", "work")
+    __slots__ = ("params", "offsets", "flat", "ready", "work", "views", "view_ptrs")
 
-    def __init__(self, params):
+    def __init__(self, params, as_views=False):
         from .._tensor import zeros
         self.params = params
         self.offsets = []
@@ -41,11 +48,30 @@ class _Bucket:
         self.flat = zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.ready = 0
         self.work = None
+        # gradient_as_bucket_view: each parameter's slice, shaped like it, and
+        # its address (how a hook tells whether .grad already is the view).
+        self.views = [self.flat.narrow(0, off, p.numel()).view(p.shape) for p, off in
+                      zip(params, self.offsets)] if as_views else None
+        self.view_ptrs = [v.data_ptr() for v in self.views] if as_views else None
 
 
 class DistributedDataParallel(Module):
-    def __init__(self, module, process_group=None, bucket_cap_mb=25, broadcast_buffers=True,
-                 find_unused_parameters=False):
+    def __init__(self, module: Module, process_group: "dist.ProcessGroup" = None, bucket_cap_mb: float = 25,
+                 broadcast_buffers: bool = True, find_unused_parameters: bool = False,
+                 gradient_as_bucket_view: bool = False):
+        """Wraps module for data-parallel training over process_group's ranks.
+
+        Args:
+            module (Module): the model; rank 0's parameters and buffers are
+                broadcast to every rank here.
+            process_group (ProcessGroup, optional): the group (default: the
+                one of init_process_group).
+            bucket_cap_mb (float): bucket size in MiB (default 25, as PyTorch).
+            broadcast_buffers (bool): broadcast rank 0's buffers before each forward.
+            find_unused_parameters (bool): not supported (must be False).
+            gradient_as_bucket_view (bool): make each .grad a view into its
+                bucket, saving the two gradient copies per step.
+        """
         super().__init__()
         if find_unused_parameters:
             raise NotImplementedError("find_unused_parameters=True is not supported: every parameter that "
@@ -53,6 +79,7 @@ class DistributedDataParallel(Module):
         self.module = module
         object.__setattr__(self, "process_group", process_group if process_group is not None else dist._group(None))
         object.__setattr__(self, "broadcast_buffers", broadcast_buffers)
+        object.__setattr__(self, "gradient_as_bucket_view", bool(gradient_as_bucket_view))
         object.__setattr__(self, "require_backward_grad_sync", True)
         pg = self.process_group
         # Every rank starts from rank 0's weights.
@@ -67,12 +94,12 @@ class DistributedDataParallel(Module):
         for p in reversed(params):
             nbytes = p.numel() * p.element_size()
             if current and (size + nbytes > cap or p.dtype != current[0].dtype):
-                buckets.append(_Bucket(current))
+                buckets.append(_Bucket(current, gradient_as_bucket_view))
                 current, size = [], 0
             current.append(p)
             size += nbytes
         if current:
-            buckets.append(_Bucket(current))
+            buckets.append(_Bucket(current, gradient_as_bucket_view))
         object.__setattr__(self, "_buckets", buckets)
         object.__setattr__(self, "_next_bucket", 0)
         object.__setattr__(self, "_ready_params", 0)
@@ -115,7 +142,12 @@ class DistributedDataParallel(Module):
         b = self._buckets[bi]
         with no_grad():
             g = param.grad
-            b.flat.narrow(0, b.offsets[pi], g.numel()).copy_(g.reshape(-1))
+            if b.views is None:
+                b.flat.narrow(0, b.offsets[pi], g.numel()).copy_(g.reshape(-1))
+            elif g.data_ptr() != b.view_ptrs[pi]:
+                # Not (yet) the view: copy it in once and make the view .grad.
+                b.views[pi].copy_(g)
+                param.grad = b.views[pi]
         b.ready += 1
         # Start every consecutive full bucket, in order.
         while self._next_bucket < len(self._buckets):
@@ -136,6 +168,8 @@ class DistributedDataParallel(Module):
                 b.work.wait()
                 b.work = None
                 b.ready = 0
+                if b.views is not None:
+                    continue  # the .grads are the bucket's views: averaged in place
                 for p, off in zip(b.params, b.offsets):
                     g = p.grad
                     g.copy_(b.flat.narrow(0, off, g.numel()).view(*g.shape))

@@ -2566,6 +2566,14 @@ extern "C" {
     pub fn tc_tensor_clear_grad(t: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Makes grad t's gradient (PyTorch's `t.grad = grad`): the same tensor, not"]
+    #[doc = " a copy, so later backward passes accumulate into it in place (how DDP's"]
+    #[doc = " gradient_as_bucket_view makes .grad a view of its bucket). grad must"]
+    #[doc = " match t's shape, dtype and device, be writable, not be t itself, not"]
+    #[doc = " require grad and have no .grad of its own (no reference cycles)."]
+    pub fn tc_tensor_set_grad(t: tc_tensor, grad: tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Keeps .grad for a non-leaf tensor during backward."]
     pub fn tc_tensor_retain_grad(t: tc_tensor) -> i32;
 }

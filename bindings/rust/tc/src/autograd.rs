@@ -63,6 +63,14 @@ impl Tensor {
         check(unsafe { sys::tc_tensor_clear_grad(self.as_raw()) })
     }
 
+    /// Makes `grad` this tensor's gradient (PyTorch's `t.grad = grad`): the
+    /// same tensor, not a copy, so later backward passes accumulate into it in
+    /// place. It must match this tensor's shape, dtype and device, be
+    /// writable and not require grad.
+    pub fn set_grad(&self, grad: &Tensor) -> Result<()> {
+        check(unsafe { sys::tc_tensor_set_grad(self.as_raw(), grad.as_raw()) })
+    }
+
     /// Keeps `.grad` for this non-leaf tensor during backward.
     pub fn retain_grad(&self) -> Result<()> {
         check(unsafe { sys::tc_tensor_retain_grad(self.as_raw()) })

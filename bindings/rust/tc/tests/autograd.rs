@@ -78,6 +78,13 @@ fn graph_bookkeeping() {
     );
     x.clear_grad().unwrap();
     assert!(x.grad().unwrap().is_none());
+    // set_grad: .grad is the given tensor itself, and backward accumulates into it.
+    let buf = f64s(&[10.0, 20.0], &[2]);
+    x.set_grad(&buf).unwrap();
+    (&x * 3.0).unwrap().sum_all().unwrap().backward().unwrap();
+    assert_eq!(buf.to_vec::<f64>().unwrap(), vec![13.0, 23.0]);
+    assert!(x.set_grad(&f64s(&[1.0], &[1])).is_err()); // another shape
+    x.clear_grad().unwrap();
     // An explicit output gradient.
     let y = (&x * &x).unwrap();
     y.backward_with(Some(&f64s(&[1.0, 0.5], &[2])), false).unwrap();
