@@ -491,6 +491,47 @@ class Runner {
     }
   }
 
+  // tc_tensor_free_many over up to 6 entries: slots (owned, freed, empty,
+  // repeated), NULL, or a slot's next generation. Exactly the owned slots'
+  // first occurrences are freed; any other entry makes it fail, freeing them
+  // all the same.
+  void free_many() {
+    tc_tensor hs[6];
+    int slot_of[6];
+    const int n = in_.ConsumeIntegralInRange<int>(0, 6);
+    bool expect_ok = true;
+    for (int k = 0; k < n; ++k) {
+      const int i = slot();
+      slot_of[k] = -1;
+      switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+        case 0:
+          hs[k] = nullptr;
+          break;
+        case 1:
+          hs[k] = reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(pool_.h[i]) + (uint64_t(1) << 32));
+          break;
+        default:
+          hs[k] = pool_.h[i];
+          slot_of[k] = i;
+      }
+      bool first = slot_of[k] >= 0 && pool_.owned[i];
+      for (int j = 0; j < k && first; ++j) first = hs[j] != hs[k];
+      if (!first) {
+        expect_ok = false;
+        slot_of[k] = -1;
+      }
+    }
+    const int32_t rc = tc_tensor_free_many(hs, n);
+    check("tc_tensor_free_many", rc);
+    if (expect_ok != (rc == TC_OK)) die("tc_tensor_free_many", "status disagrees with the entries' validity");
+    if (!expect_ok && rc != TC_ERR_INVALID_HANDLE) die("tc_tensor_free_many", "a bad entry gave another code");
+    for (int k = 0; k < n; ++k) {
+      if (slot_of[k] < 0) continue;
+      if (tc_tensor_free(hs[k]) == TC_OK) die("tc_tensor_free_many", "left a valid entry unfreed");
+      pool_.owned[slot_of[k]] = false;
+    }
+  }
+
   void step() {
     const int op = in_.ConsumeIntegralInRange<int>(0, 28);
     switch (op) {
@@ -537,6 +578,10 @@ class Runner {
         break;
       }
       case 2: {  // free (the slot keeps the value: later uses are use-after-free)
+        if (in_.ConsumeBool()) {
+          free_many();
+          break;
+        }
         const int i = slot();
         const int32_t rc = tc_tensor_free(pool_.h[i]);
         check("tc_tensor_free", rc);
