@@ -15,6 +15,12 @@ from tc import _deferred_free as DF
 from tc._lib import lib
 
 SMALL = 1 << 31
+PKG = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
+
+
+def run_python(code):
+    env = dict(os.environ, PYTHONPATH=PKG)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
 
 
 def raw_live_handles():
@@ -53,11 +59,11 @@ def test_small_tensor_waits_and_flag_queries_flush():
 def test_big_and_graph_tensors_free_at_once():
     tc.flags["live_handles"]
     before = raw_live_handles()
-    big = tc.ones(1000) + 1
+    big = tc.ones(1000) + 1.0
     del big
     assert raw_live_handles() == before
     w = tc.ones(1, requires_grad=True)
-    y = w * 3
+    y = w * 3.0
     del y
     assert raw_live_handles() == before + 1  # only w
     assert not DF.queued
@@ -78,7 +84,7 @@ def test_queue_is_bounded_and_frees_everything():
     most = 0
     x = tc.ones(1)
     for _ in range(2000):
-        y = x + 1
+        y = x + 1.0
         del y
         most = max(most, raw_live_handles() - before)
     assert most <= DF.MAX_QUEUED + 1  # x plus at most a full queue
@@ -105,8 +111,8 @@ def test_backward_and_gc_flush():
 def test_flush_skips_a_stale_handle_and_frees_the_rest():
     tc.flags["live_handles"]
     before = raw_live_handles()
-    a, b = tc.ones(1) + 0, tc.ones(1) + 0
-    stale = tc.ones(1) + 0
+    a, b = tc.ones(1) + 0.0, tc.ones(1) + 0.0
+    stale = tc.ones(1) + 0.0
     stale_value = stale.handle
     assert lib.tc_tensor_free(C.c_void_p(stale_value)) == 0  # freed behind the Tensor's back
     stale._h = None  # the Tensor no longer owns it
@@ -157,21 +163,21 @@ def test_child_after_fork_flushes():
         "import os, tc\n"
         "from tc import _deferred_free as DF\n"
         "x = tc.ones(1)\n"
-        "for _ in range(5): y = x + 1; del y\n"
+        "for _ in range(5): y = x + 1.0; del y\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"
-        "    for _ in range(1000): y = x + 1; del y\n"
+        "    for _ in range(1000): y = x + 1.0; del y\n"
         "    n = tc.flags['live_handles']\n"
         "    os._exit(0 if n == 1 and not DF.queued else 1)\n"
         "_, status = os.waitpid(pid, 0)\n"
         "assert os.waitstatus_to_exitcode(status) == 0\n"
         "print(tc.flags['live_handles'])\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    r = run_python(code)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "1"
 
 
 def test_exit_with_queued_handles_is_clean():
-    code = "import tc\nx = tc.ones(1)\nfor _ in range(10): y = x + 1; del y\nprint('ok')\n"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    code = "import tc\nx = tc.ones(1)\nfor _ in range(10): y = x + 1.0; del y\nprint('ok')\n"
+    r = run_python(code)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
