@@ -1,4 +1,5 @@
-"""Batched frees (tc._deferred_free, tc_tensor_free_many): which tensors wait,
+"""Batched frees (tc._deferred_free, tc_tensor_free_many; opt-in with
+TC_PY_BATCH_FREE=1, switched on here for each test): which tensors wait,
 that the wait is bounded, and that every queued handle is freed exactly once."""
 import ctypes as C
 import gc
@@ -18,8 +19,25 @@ SMALL = 1 << 31
 PKG = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
 
 
-def run_python(code):
-    env = dict(os.environ, PYTHONPATH=PKG)
+@pytest.fixture(autouse=True)
+def batching_on(monkeypatch):
+    """What TC_PY_BATCH_FREE=1 sets up at import, for this test only."""
+    import tc._tensor as T
+    monkeypatch.setattr(T, "_SMALL", SMALL)
+    gc.callbacks.append(DF._after_gc)
+    yield
+    gc.callbacks.remove(DF._after_gc)
+    DF.flush()
+
+
+def test_batching_is_off_by_default():
+    r = run_python("import tc._tensor as T; print(T._SMALL)", TC_PY_BATCH_FREE="")
+    assert r.stdout.strip() == "0", r.stderr
+
+
+def run_python(code, **extra):
+    env = dict(os.environ, PYTHONPATH=PKG, TC_PY_BATCH_FREE="1")
+    env.update(extra)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
 
 
