@@ -169,50 +169,83 @@ class GraphClaim {
 // One backward pass's nodes, in discovery order (the root's first), with
 // their pending gradients. Most graphs a step builds have a handful of nodes:
 // up to kLinear they are found by a linear scan, beyond that through a hash
-// map built once, instead of a hash map node allocated per graph node.
+// map built once, instead of a hash map node allocated per graph node. The
+// vectors are this thread's, kept from pass to pass with their capacity (the
+// per-node gradient vectors too), so that a steady training loop's backward
+// allocates none of them; a backward started inside another on the same
+// thread (from a hook) gets fresh ones.
+struct PassInfo {
+  int64_t deps = 0;
+  std::vector<Tensor> grads;
+};
+struct PassScratch {
+  std::vector<Node*> nodes;
+  std::vector<PassInfo> infos;  // the first nodes.size() are this pass's
+  std::unordered_map<Node*, size_t> index;
+  std::vector<Node*> stack;
+  bool busy = false;
+};
+thread_local PassScratch t_pass_scratch;
+
 class PassNodes {
  public:
-  struct Info {
-    int64_t deps = 0;
-    std::vector<Tensor> grads;
-  };
-  PassNodes() {
-    nodes_.reserve(kLinear);
-    infos_.reserve(kLinear);
+  using Info = PassInfo;
+  PassNodes() : own_(t_pass_scratch.busy ? std::make_unique<PassScratch>() : nullptr) {
+    s_ = own_ ? own_.get() : &t_pass_scratch;
+    s_->busy = true;
   }
+  // Leaves only empty vectors behind (their room kept): no tensor outlives
+  // the pass in the scratch, even when it failed half way.
+  ~PassNodes() {
+    if (s_->infos.size() > kLinear) {  // a big graph's room (and its hash map) is not kept per thread
+      *s_ = PassScratch{};
+      return;
+    }
+    for (size_t i = 0; i < s_->nodes.size(); ++i) {
+      s_->infos[i].grads.clear();
+      s_->infos[i].deps = 0;
+    }
+    s_->nodes.clear();
+    s_->stack.clear();
+    s_->busy = false;
+  }
+  PassNodes(const PassNodes&) = delete;
+  PassNodes& operator=(const PassNodes&) = delete;
+
   // n's index, adding it (fresh) when this pass has not seen it.
   std::pair<size_t, bool> find_or_add(Node* n) {
-    if (index_.empty()) {
-      for (size_t i = 0; i < nodes_.size(); ++i)
-        if (nodes_[i] == n) return {i, false};
-      if (nodes_.size() == kLinear) {
-        index_.reserve(4 * kLinear);
-        for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i], i);
+    std::vector<Node*>& nodes = s_->nodes;
+    if (s_->index.empty()) {
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i] == n) return {i, false};
+      if (nodes.size() == kLinear) {
+        for (size_t i = 0; i < nodes.size(); ++i) s_->index.emplace(nodes[i], i);
       }
     }
-    if (!index_.empty()) {
-      auto [it, fresh] = index_.try_emplace(n, nodes_.size());
+    if (!s_->index.empty()) {
+      auto [it, fresh] = s_->index.try_emplace(n, nodes.size());
       if (!fresh) return {it->second, false};
     }
-    nodes_.push_back(n);
-    infos_.emplace_back();
-    return {nodes_.size() - 1, true};
+    if (s_->infos.size() == nodes.size()) s_->infos.emplace_back();
+    nodes.push_back(n);  // after the infos: a throw leaves both consistent
+    return {nodes.size() - 1, true};
   }
   // The index of a node find_or_add has seen.
   size_t index_of(Node* n) const {
-    if (!index_.empty()) return index_.at(n);
-    for (size_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i] == n) return i;
+    if (!s_->index.empty()) return s_->index.at(n);
+    for (size_t i = 0; i < s_->nodes.size(); ++i)
+      if (s_->nodes[i] == n) return i;
     fail(TC_ERR_INTERNAL, "backward: a node outside the pass's graph");
   }
-  Info& info(size_t i) { return infos_[i]; }
-  const std::vector<Node*>& nodes() const { return nodes_; }
+  Info& info(size_t i) { return s_->infos[i]; }
+  const std::vector<Node*>& nodes() const { return s_->nodes; }
+  // A stack for the walks, empty at the start of each.
+  std::vector<Node*>& stack() { return s_->stack; }
 
  private:
   static constexpr size_t kLinear = 32;
-  std::vector<Node*> nodes_;
-  std::vector<Info> infos_;
-  std::unordered_map<Node*, size_t> index_;
+  std::unique_ptr<PassScratch> own_;
+  PassScratch* s_;
 };
 
 }  // namespace
@@ -334,8 +367,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   // (Edges are fixed when a node is recorded, so other threads may walk the
   // same graph at the same time.)
   PassNodes pass;
-  std::vector<Node*> stack;
-  stack.reserve(16);
+  std::vector<Node*>& stack = pass.stack();
   stack.push_back(root->grad_fn.get());
   pass.find_or_add(root->grad_fn.get());
   while (!stack.empty()) {
