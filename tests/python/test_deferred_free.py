@@ -24,6 +24,7 @@ def batching_on(monkeypatch):
     """What TC_PY_BATCH_FREE=1 sets up at import, for this test only."""
     import tc._tensor as T
     monkeypatch.setattr(T, "_SMALL", SMALL)
+    monkeypatch.setattr(T.Tensor, "__del__", T.Tensor._del_batched)
     gc.callbacks.append(DF._after_gc)
     yield
     gc.callbacks.remove(DF._after_gc)
@@ -31,8 +32,11 @@ def batching_on(monkeypatch):
 
 
 def test_batching_is_off_by_default():
-    r = run_python("import tc._tensor as T; print(T._SMALL)", TC_PY_BATCH_FREE="")
-    assert r.stdout.strip() == "0", r.stderr
+    r = run_python("import tc._tensor as T; print(T._SMALL, T.Tensor.__del__ is T.Tensor._del_batched)",
+                   TC_PY_BATCH_FREE="")
+    assert r.stdout.split() == ["0", "False"], r.stderr
+    r = run_python("import tc._tensor as T; print(T._SMALL > 0, T.Tensor.__del__ is T.Tensor._del_batched)")
+    assert r.stdout.split() == ["True", "True"], r.stderr
 
 
 def run_python(code, **extra):

@@ -280,11 +280,25 @@ class Tensor:
 
     def __del__(self):
         try:
+            h = self._h
+        except AttributeError:  # never got a handle (a failed constructor)
+            return
+        if h:
+            self._h = None
+            try:
+                _free(h)  # after tc_shutdown the handle is stale: an ignored error, never a crash
+            except Exception:  # interpreter teardown
+                pass
+
+    def _del_batched(self):
+        """__del__ with TC_PY_BATCH_FREE=1: a small tensor's handle waits in
+        tc._deferred_free's queue, freed with others in one call."""
+        try:
             v = self._h.value
         except AttributeError:  # never got a handle (a failed constructor), or already released
             return
         if v:
-            if v & _SMALL:  # a small tensor: its free waits for the next batch (tc._deferred_free)
+            if v & _SMALL:
                 self._h = None
                 _queued.append(v)
                 if len(_queued) >= _MAX_QUEUED:
@@ -293,7 +307,7 @@ class Tensor:
             h = self._h
             self._h = None
             try:
-                _free(h)  # after tc_shutdown the handle is stale: an ignored error, never a crash
+                _free(h)
             except Exception:  # interpreter teardown
                 pass
 
@@ -1512,6 +1526,8 @@ class Tensor:
 
 lib_tc_tensor_device = fn("tc_tensor_device")
 _ops_generated.install(Tensor, _unary, _binary, _rbinary)
+if _deferred_free.ENABLED:  # chosen once: the default __del__ pays nothing for it
+    Tensor.__del__ = Tensor._del_batched
 from . import _binary_ext  # noqa: E402  (div's rounding_mode, tensor clamp bounds, isclose, lerp, ...)
 
 _binary_ext.install(Tensor)
