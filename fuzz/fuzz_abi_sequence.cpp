@@ -524,7 +524,8 @@ class Runner {
     const int32_t rc = tc_tensor_free_many(hs, n);
     check("tc_tensor_free_many", rc);
     if (expect_ok != (rc == TC_OK)) die("tc_tensor_free_many", "status disagrees with the entries' validity");
-    if (!expect_ok && rc != TC_ERR_INVALID_HANDLE) die("tc_tensor_free_many", "a bad entry gave another code");
+    if (!expect_ok && rc != TC_ERR_INVALID_HANDLE)
+      die("tc_tensor_free_many", "a bad entry gave another code");
     for (int k = 0; k < n; ++k) {
       if (slot_of[k] < 0) continue;
       if (tc_tensor_free(hs[k]) == TC_OK) die("tc_tensor_free_many", "left a valid entry unfreed");

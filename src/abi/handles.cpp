@@ -71,7 +71,8 @@ Table& table() {
 constexpr uint64_t kSmallBit = uint64_t(1) << 31;
 
 uint64_t encode(uint32_t generation, HandleKind kind, uint32_t index, bool small) {
-  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1) | (small ? kSmallBit : 0);
+  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1) |
+         (small ? kSmallBit : 0);
 }
 
 struct Decoded {

@@ -1259,7 +1259,8 @@ std::vector<Entry> build_table() {
              tc_tensor x = make(TC_FLOAT32, {2});  // 8 inline bytes: a small handle
              tc_tensor y = make(TC_FLOAT32, {2});
              EXPECT_NE(reinterpret_cast<uint64_t>(x) & TC_TENSOR_HANDLE_SMALL, 0u);
-             tc_tensor flipped = reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(y) ^ TC_TENSOR_HANDLE_SMALL);
+             tc_tensor flipped =
+                 reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(y) ^ TC_TENSOR_HANDLE_SMALL);
              tc_tensor xs[] = {nullptr, x, m.f.wrong, flipped};
              const int32_t rc = m.done(tc_tensor_free_many(xs, 4));
              EXPECT_NE(m.snap_msg.find("handles[0]"), std::string::npos) << m.snap_msg;
