@@ -16,9 +16,10 @@ both sides for the tiny cases (like-for-like, no OpenMP wake-ups).
 
 The "ctypes floor" rows are what a + b costs with no Python layer at all: the
 foreign calls it needs made directly through ctypes. "tc_add + free" is the
-old bound (tc_add, then tc_tensor_free of the result); "batched free" is the
-bound now that Tensor.__del__ queues a small tensor's handle and frees 128
-at a time with tc_tensor_free_many. docs/PERF_PYTHON.md has the breakdown.
+bound of the default binding (tc_add, then tc_tensor_free of the result);
+"batched free" is the bound of the opt-in TC_PY_BATCH_FREE=1 binding, which
+queues a small tensor's handle and frees 128 at a time with
+tc_tensor_free_many (measured no lower: docs/PERF_PYTHON.md has why).
 """
 import argparse
 import os
@@ -109,18 +110,20 @@ def main():
 
     rows.append(("  ctypes floor: tc_add + free",) + per_call_pair(floor_add, lambda: torch.add(ta, tb), n, rep)
                 + ("bound",))
-    # What a + b costs now: tc_add, and the result's handle queued and freed
-    # with 127 others in one tc_tensor_free_many call (tc._deferred_free).
+    # tc_add, and the result's handle queued and freed with 127 others in one
+    # tc_tensor_free_many call, as tc._deferred_free does (a uint64 array
+    # handed over as bytes).
+    import array
     free_many_c = ctypes.CFUNCTYPE(ctypes.c_int32)(("tc_tensor_free_many", _lib))
-    queue, batch, i64 = [], 128, ctypes.c_int64
+    queue, batch, i64 = array.array("Q"), 128, ctypes.c_int64
 
     def floor_add_batched():
         out = vp()
         add_c(ah, bh, byref(out))
         queue.append(out.value)
         if len(queue) >= batch:
-            free_many_c((vp * batch)(*queue), i64(batch))
-            queue.clear()
+            free_many_c(queue.tobytes(), i64(batch))
+            del queue[:]
 
     rows.append(("  ctypes floor: tc_add, batched free",)
                 + per_call_pair(floor_add_batched, lambda: torch.add(ta, tb), n, rep) + ("bound",))
