@@ -492,17 +492,17 @@ class Runner {
   }
 
   // tc_tensor_free_many over up to 6 entries: slots (owned, freed, empty,
-  // repeated), NULL, or a slot's next generation. Exactly the owned slots'
-  // first occurrences are freed; any other entry makes it fail, freeing them
-  // all the same.
+  // repeated), NULL, or a slot's next generation (which may be another
+  // slot's live handle once the table reused the slot). Exactly the first
+  // occurrence of each owned handle is freed; any other entry makes it fail,
+  // freeing the owned ones all the same.
   void free_many() {
     tc_tensor hs[6];
-    int slot_of[6];
+    int owner[6];
     const int n = in_.ConsumeIntegralInRange<int>(0, 6);
     bool expect_ok = true;
     for (int k = 0; k < n; ++k) {
       const int i = slot();
-      slot_of[k] = -1;
       switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
         case 0:
           hs[k] = nullptr;
@@ -512,14 +512,13 @@ class Runner {
           break;
         default:
           hs[k] = pool_.h[i];
-          slot_of[k] = i;
       }
-      bool first = slot_of[k] >= 0 && pool_.owned[i];
-      for (int j = 0; j < k && first; ++j) first = hs[j] != hs[k];
-      if (!first) {
-        expect_ok = false;
-        slot_of[k] = -1;
-      }
+      owner[k] = -1;  // the owned slot holding this value, if any
+      for (int j = 0; j < kSlots && hs[k]; ++j)
+        if (pool_.owned[j] && pool_.h[j] == hs[k]) owner[k] = j;
+      for (int j = 0; j < k && owner[k] >= 0; ++j)
+        if (hs[j] == hs[k]) owner[k] = -1;  // a repeat: skipped by libtc
+      if (owner[k] < 0) expect_ok = false;
     }
     const int32_t rc = tc_tensor_free_many(hs, n);
     check("tc_tensor_free_many", rc);
@@ -527,9 +526,9 @@ class Runner {
     if (!expect_ok && rc != TC_ERR_INVALID_HANDLE)
       die("tc_tensor_free_many", "a bad entry gave another code");
     for (int k = 0; k < n; ++k) {
-      if (slot_of[k] < 0) continue;
+      if (owner[k] < 0) continue;
       if (tc_tensor_free(hs[k]) == TC_OK) die("tc_tensor_free_many", "left a valid entry unfreed");
-      pool_.owned[slot_of[k]] = false;
+      pool_.owned[owner[k]] = false;
     }
   }
 
