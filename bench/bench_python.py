@@ -14,10 +14,12 @@ time.perf_counter; a row shows the best (min) repeat of each side, the figure
 least disturbed by other load on a shared machine. Threads are set to 1 on
 both sides for the tiny cases (like-for-like, no OpenMP wake-ups).
 
-The "ctypes floor" row is what a + b costs with no Python layer at all: the
-two foreign calls it needs (tc_add, then tc_tensor_free of the result) made
-directly through ctypes. The add row cannot go below it; docs/PERF_PYTHON.md
-has the breakdown.
+The "ctypes floor" rows are what a + b costs with no Python layer at all: the
+foreign calls it needs made directly through ctypes. "tc_add + free" is the
+bound of the default binding (tc_add, then tc_tensor_free of the result);
+"batched free" is the bound of the opt-in TC_PY_BATCH_FREE=1 binding, which
+queues a small tensor's handle and frees 128 at a time with
+tc_tensor_free_many (measured no lower: docs/PERF_PYTHON.md has why).
 """
 import argparse
 import os
@@ -108,6 +110,23 @@ def main():
 
     rows.append(("  ctypes floor: tc_add + free",) + per_call_pair(floor_add, lambda: torch.add(ta, tb), n, rep)
                 + ("bound",))
+    # tc_add, and the result's handle queued and freed with 127 others in one
+    # tc_tensor_free_many call, as tc._deferred_free does (a uint64 array
+    # handed over as bytes).
+    import array
+    free_many_c = ctypes.CFUNCTYPE(ctypes.c_int32)(("tc_tensor_free_many", _lib))
+    queue, batch, i64 = array.array("Q"), 128, ctypes.c_int64
+
+    def floor_add_batched():
+        out = vp()
+        add_c(ah, bh, byref(out))
+        queue.append(out.value)
+        if len(queue) >= batch:
+            free_many_c(queue.tobytes(), i64(batch))
+            del queue[:]
+
+    rows.append(("  ctypes floor: tc_add, batched free",)
+                + per_call_pair(floor_add_batched, lambda: torch.add(ta, tb), n, rep) + ("bound",))
 
     # 2. tiny graph
     x = tc.randn(8)
@@ -159,9 +178,12 @@ def main():
 
     print("tc %s (%s) vs torch %s; %d threads for the MLP step, 1 for the tiny cases"
           % (tc.version(), tc.library_path, torch.__version__, tc.get_num_threads()))
-    print("%-32s %12s %12s %8s %8s" % ("benchmark", "tc", "torch", "ratio", "target"))
+    print("%-36s %12s %12s %8s %8s %5s" % ("benchmark", "tc", "torch", "ratio", "target", "met"))
     for name, t_tc, t_th, target in rows:
-        print("%-32s %12s %12s %7.2fx %8s" % (name, fmt_t(t_tc), fmt_t(t_th), t_tc / t_th, target))
+        met = ""
+        if target.startswith("<="):
+            met = "yes" if t_tc / t_th <= float(target[2:]) else "no"
+        print("%-36s %12s %12s %7.2fx %8s %5s" % (name, fmt_t(t_tc), fmt_t(t_th), t_tc / t_th, target, met))
 
     imp_tc, total_tc, rss_tc = import_cost("tc")
     imp_th, total_th, rss_th = import_cost("torch")

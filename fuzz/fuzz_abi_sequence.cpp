@@ -491,6 +491,47 @@ class Runner {
     }
   }
 
+  // tc_tensor_free_many over up to 6 entries: slots (owned, freed, empty,
+  // repeated), NULL, or a slot's next generation (which may be another
+  // slot's live handle once the table reused the slot). Exactly the first
+  // occurrence of each owned handle is freed; any other entry makes it fail,
+  // freeing the owned ones all the same.
+  void free_many() {
+    tc_tensor hs[6];
+    int owner[6];
+    const int n = in_.ConsumeIntegralInRange<int>(0, 6);
+    bool expect_ok = true;
+    for (int k = 0; k < n; ++k) {
+      const int i = slot();
+      switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+        case 0:
+          hs[k] = nullptr;
+          break;
+        case 1:
+          hs[k] = reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(pool_.h[i]) + (uint64_t(1) << 32));
+          break;
+        default:
+          hs[k] = pool_.h[i];
+      }
+      owner[k] = -1;  // the owned slot holding this value, if any
+      for (int j = 0; j < kSlots && hs[k]; ++j)
+        if (pool_.owned[j] && pool_.h[j] == hs[k]) owner[k] = j;
+      for (int j = 0; j < k && owner[k] >= 0; ++j)
+        if (hs[j] == hs[k]) owner[k] = -1;  // a repeat: skipped by libtc
+      if (owner[k] < 0) expect_ok = false;
+    }
+    const int32_t rc = tc_tensor_free_many(hs, n);
+    check("tc_tensor_free_many", rc);
+    if (expect_ok != (rc == TC_OK)) die("tc_tensor_free_many", "status disagrees with the entries' validity");
+    if (!expect_ok && rc != TC_ERR_INVALID_HANDLE)
+      die("tc_tensor_free_many", "a bad entry gave another code");
+    for (int k = 0; k < n; ++k) {
+      if (owner[k] < 0) continue;
+      if (tc_tensor_free(hs[k]) == TC_OK) die("tc_tensor_free_many", "left a valid entry unfreed");
+      pool_.owned[owner[k]] = false;
+    }
+  }
+
   void step() {
     const int op = in_.ConsumeIntegralInRange<int>(0, 28);
     switch (op) {
@@ -537,6 +578,10 @@ class Runner {
         break;
       }
       case 2: {  // free (the slot keeps the value: later uses are use-after-free)
+        if (in_.ConsumeBool()) {
+          free_many();
+          break;
+        }
         const int i = slot();
         const int32_t rc = tc_tensor_free(pool_.h[i]);
         check("tc_tensor_free", rc);

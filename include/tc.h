@@ -272,6 +272,22 @@ typedef struct tc_tensor_s* tc_tensor;
 TC_API int32_t tc_tensor_retain(tc_tensor t, tc_tensor* out);
 /** Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE. */
 TC_API int32_t tc_tensor_free(tc_tensor t);
+/** Frees n handles in one call (a binding's batched finalizer: one foreign call
+ * instead of n). n >= 0; handles may be NULL only when n is 0. Every entry is
+ * checked, and every valid one is freed, in order. An invalid entry (NULL,
+ * freed, stale, not a tensor handle, or a repeat of an entry this call already
+ * freed) is skipped: it is never freed (so never freed twice) and does not
+ * stop the call, so a bad entry in the middle loses nothing. If any entry was
+ * invalid the call returns TC_ERR_INVALID_HANDLE after freeing the valid ones;
+ * the message names the first bad entry (handles[i]), why, and how many were
+ * skipped. A bad n or NULL handles frees nothing. */
+TC_API int32_t tc_tensor_free_many(const tc_tensor* handles, int64_t n);
+/** A bit a binding may read in a tensor handle's value without a call: set
+ * when, as libtc made that handle, the tensor's bytes lived inline in a storage
+ * libtc owns (a CPU tensor of at most 64 bytes) and it had no grad_fn. Freeing
+ * such a handle late (queued for tc_tensor_free_many) holds back almost no
+ * memory. Part of the handle: the value with the bit flipped is not a handle. */
+#define TC_TENSOR_HANDLE_SMALL ((uint64_t)1 << 31)
 
 /** What tc_tensor_new fills a new tensor with (tc_tensor_options.fill). */
 #define TC_FILL_UNINITIALIZED 0 /* like tc_empty */

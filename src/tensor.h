@@ -162,6 +162,16 @@ struct TensorImpl {
     f(grad_);
   }
 
+  // Runs f(std::weak_ptr<autograd::Node>& accumulator) under the grad lock:
+  // a leaf's AccumulateGrad node, kept weakly so that every graph recording
+  // the leaf while one lives shares it (PyTorch's grad_accumulator_), with
+  // no cycle (the node holds the leaf) and no allocation per forward.
+  template <typename F>
+  auto with_grad_accumulator(F&& f) {
+    std::lock_guard<std::mutex> lock(grad_mu_);
+    return f(grad_accumulator_);
+  }
+
   TensorImpl();
   ~TensorImpl();
   TensorImpl(const TensorImpl&) = delete;
@@ -186,6 +196,7 @@ struct TensorImpl {
  private:
   mutable std::mutex grad_mu_;
   Tensor grad_;
+  std::weak_ptr<autograd::Node> grad_accumulator_;
 };
 
 // Throws unless op may write t's elements: TC_ERR_INVALID_ARGUMENT when t's

@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     printf("\nsummary: median tc / MPI_Allreduce bandwidth (target >= %.2f at every size)\n%-20s", target,
            "bytes");
     for (int i = 0; i < nsizes; ++i) {
-      char label[24]; /* room for any int64 "%lldK": -Werror=format-truncation */;
+      char label[24]; /* room for any int64 "%lldK" (-Werror=format-truncation) */
       if (sizes[i] >= (1 << 20))
         snprintf(label, sizeof label, "%lldM", (long long)(sizes[i] >> 20));
       else

@@ -18,6 +18,7 @@ constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // 24-bit slot numbers
 struct Slot {
   std::atomic<uint8_t> lock{0};
   uint8_t kind = 0;
+  bool small = false;  // the handle carries TC_TENSOR_HANDLE_SMALL
   uint32_t generation = 1;
   std::shared_ptr<void> obj;
 
@@ -64,21 +65,43 @@ Table& table() {
   return *t;
 }
 
-uint64_t encode(uint32_t generation, HandleKind kind, uint32_t index) {
-  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1);
+// Bit 31 (the top bit of the kind byte) is TC_TENSOR_HANDLE_SMALL: a hint a
+// binding reads without a call. The slot records it, so a handle with the bit
+// flipped is not the same handle (checked like a wrong generation).
+constexpr uint64_t kSmallBit = uint64_t(1) << 31;
+
+uint64_t encode(uint32_t generation, HandleKind kind, uint32_t index, bool small) {
+  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1) |
+         (small ? kSmallBit : 0);
 }
 
 struct Decoded {
   uint32_t generation;
   uint8_t kind;
   uint32_t index;
+  bool small;
 };
 Decoded decode(uint64_t h) {
-  return {uint32_t(h >> 32), uint8_t((h >> 24) & 0xff), uint32_t(h & 0xffffff) - 1};
+  return {uint32_t(h >> 32), uint8_t((h >> 24) & 0x7f), uint32_t(h & 0xffffff) - 1, (h & kSmallBit) != 0};
 }
 
 [[noreturn]] void bad_handle(const char* arg, HandleKind kind, const char* why) {
   fail(TC_ERR_INVALID_HANDLE, str(arg, " is not a valid ", handle_kind_name(kind), " handle (", why, ")"));
+}
+
+// The checks of locked_slot without the message: the slot, locked, or null.
+Slot* try_locked_slot(uint64_t h, HandleKind kind) noexcept {
+  if (h == 0 || (h & 0xffffff) == 0) return nullptr;
+  const Decoded d = decode(h);
+  if (d.kind != uint8_t(kind)) return nullptr;
+  Slot* s = table().slot(d.index);
+  if (!s) return nullptr;
+  s->acquire();
+  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind) || s->small != d.small) {
+    s->release();
+    return nullptr;
+  }
+  return s;
 }
 
 // Looks the slot up and checks it; on success the slot is locked.
@@ -93,7 +116,7 @@ Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
   Slot* s = (h & 0xffffff) == 0 ? nullptr : table().slot(d.index);
   if (!s) bad_handle(arg, kind, "not a handle libtc made");
   s->acquire();
-  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind)) {
+  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind) || s->small != d.small) {
     const bool newer = s->generation > d.generation;
     s->release();
     bad_handle(arg, kind,
@@ -128,7 +151,7 @@ const char* handle_kind_name(HandleKind kind) noexcept {
   return "unknown";
 }
 
-uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj) {
+uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj, bool small) {
   Table& t = table();
   uint32_t index;
   {
@@ -155,11 +178,12 @@ uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj) {
   Slot* s = t.slot(index);
   s->acquire();
   s->kind = uint8_t(kind);
+  s->small = small;
   s->obj = std::move(obj);
   const uint32_t generation = s->generation;
   s->release();
   t.live.fetch_add(1, std::memory_order_relaxed);
-  return encode(generation, kind, index);
+  return encode(generation, kind, index, small);
 }
 
 std::shared_ptr<void> handle_get(uint64_t h, HandleKind kind, const char* arg) {
@@ -173,6 +197,7 @@ static void release_slot(Table& t, Slot* s, uint32_t index, std::shared_ptr<void
   keep = std::move(s->obj);
   s->obj.reset();
   s->kind = 0;
+  s->small = false;
   if (++s->generation == 0) s->generation = 1;
   s->release();
   t.live.fetch_sub(1, std::memory_order_relaxed);
@@ -187,6 +212,24 @@ void handle_remove(uint64_t h, HandleKind kind, const char* arg) {
   release_slot(t, s, decode(h).index, dying);
   // `dying` is destroyed here, outside every lock: destructors may free
   // other handles' objects (a graph of tensors) without deadlock.
+}
+
+int64_t handle_remove_many(const uint64_t* hs, int64_t n, HandleKind kind, int64_t* first_bad) noexcept {
+  Table& t = table();
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    // A repeat of an entry freed earlier in this loop finds its slot's
+    // generation bumped: it is skipped like any freed handle.
+    Slot* s = try_locked_slot(hs[i], kind);
+    if (!s) {
+      if (bad++ == 0) *first_bad = i;
+      continue;
+    }
+    std::shared_ptr<void> dying;
+    release_slot(t, s, decode(hs[i]).index, dying);
+    // `dying` dies here, outside every lock (see handle_remove).
+  }
+  return bad;
 }
 
 void handle_clear_all() {

@@ -26,12 +26,18 @@ constexpr uint8_t kHandleKindMax = 9;
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.
-uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj);
+// small sets TC_TENSOR_HANDLE_SMALL in the value (tensors only: tc.h).
+uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj, bool small = false);
 // The object behind a handle, or throws TC_ERR_INVALID_HANDLE naming arg.
 std::shared_ptr<void> handle_get(uint64_t handle, HandleKind kind, const char* arg);
 // Frees a handle, or throws TC_ERR_INVALID_HANDLE. The object itself dies
 // outside the table's locks (after this returns) when it was the last ref.
 void handle_remove(uint64_t handle, HandleKind kind, const char* arg);
+// Frees each valid handle of hs[0..n) and skips (never frees) the invalid
+// ones: NULL, freed, stale, wrong kind, or a repeat of one freed earlier in
+// the same call. Returns how many were invalid and the first one's index in
+// *first_bad (untouched when none). Never throws, never allocates.
+int64_t handle_remove_many(const uint64_t* hs, int64_t n, HandleKind kind, int64_t* first_bad) noexcept;
 // Frees every live handle (tc_shutdown).
 void handle_clear_all();
 int64_t live_handle_count() noexcept;

@@ -21,6 +21,32 @@ TC_API int32_t tc_tensor_free(tc_tensor t) {
              [&] { handle_remove(reinterpret_cast<uint64_t>(t), HandleKind::tensor, "t"); });
 }
 
+TC_API int32_t tc_tensor_free_many(const tc_tensor* handles, int64_t n) {
+  return api("tc_tensor_free_many", [&] {
+    TC_CHECK(n >= 0, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 but is ", n);
+    TC_CHECK(handles != nullptr || n == 0, TC_ERR_INVALID_ARGUMENT, "handles must not be NULL when n is ", n);
+    static_assert(sizeof(tc_tensor) == sizeof(uint64_t), "handles are 64-bit values");
+    int64_t first_bad = -1;
+    const int64_t bad =
+        handle_remove_many(reinterpret_cast<const uint64_t*>(handles), n, HandleKind::tensor, &first_bad);
+    if (bad == 0) return;
+    // Every valid entry is freed by now; re-check the first bad one only
+    // for its reason (it stays invalid: nothing frees it, nothing reuses
+    // its generation).
+    const std::string arg = str("handles[", first_bad, "]");
+    try {
+      handle_get(reinterpret_cast<uint64_t>(handles[first_bad]), HandleKind::tensor, arg.c_str());
+    } catch (const Error& e) {
+      fail(TC_ERR_INVALID_HANDLE,
+           str(e.what(), "; ", bad, " of ", n, " entries were invalid and skipped, the ", n - bad,
+               " valid ones were freed"));
+    }
+    fail(TC_ERR_INVALID_HANDLE,
+         str(arg, " is not a valid tensor handle (a repeat of an entry this call freed); ", bad, " of ", n,
+             " entries were invalid and skipped, the ", n - bad, " valid ones were freed"));
+  });
+}
+
 namespace {
 
 // The shared body of the shape-dtype-device factories.

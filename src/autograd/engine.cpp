@@ -166,6 +166,88 @@ class GraphClaim {
   std::vector<Node*> held_;
 };
 
+// One backward pass's nodes, in discovery order (the root's first), with
+// their pending gradients. Most graphs a step builds have a handful of nodes:
+// up to kLinear they are found by a linear scan, beyond that through a hash
+// map built once, instead of a hash map node allocated per graph node. The
+// vectors are this thread's, kept from pass to pass with their capacity (the
+// per-node gradient vectors too), so that a steady training loop's backward
+// allocates none of them; a backward started inside another on the same
+// thread (from a hook) gets fresh ones.
+struct PassInfo {
+  int64_t deps = 0;
+  std::vector<Tensor> grads;
+};
+struct PassScratch {
+  std::vector<Node*> nodes;
+  std::vector<PassInfo> infos;  // the first nodes.size() are this pass's
+  std::unordered_map<Node*, size_t> index;
+  std::vector<Node*> stack;
+  bool busy = false;
+};
+thread_local PassScratch t_pass_scratch;
+
+class PassNodes {
+ public:
+  using Info = PassInfo;
+  PassNodes() : own_(t_pass_scratch.busy ? std::make_unique<PassScratch>() : nullptr) {
+    s_ = own_ ? own_.get() : &t_pass_scratch;
+    s_->busy = true;
+  }
+  // Leaves only empty vectors behind (their room kept): no tensor outlives
+  // the pass in the scratch, even when it failed half way.
+  ~PassNodes() {
+    if (s_->infos.size() > kLinear) {  // a big graph's room (and its hash map) is not kept per thread
+      *s_ = PassScratch{};
+      return;
+    }
+    for (size_t i = 0; i < s_->nodes.size(); ++i) {
+      s_->infos[i].grads.clear();
+      s_->infos[i].deps = 0;
+    }
+    s_->nodes.clear();
+    s_->stack.clear();
+    s_->busy = false;
+  }
+  PassNodes(const PassNodes&) = delete;
+  PassNodes& operator=(const PassNodes&) = delete;
+
+  // n's index, adding it (fresh) when this pass has not seen it.
+  std::pair<size_t, bool> find_or_add(Node* n) {
+    std::vector<Node*>& nodes = s_->nodes;
+    if (s_->index.empty()) {
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i] == n) return {i, false};
+      if (nodes.size() == kLinear) {
+        for (size_t i = 0; i < nodes.size(); ++i) s_->index.emplace(nodes[i], i);
+      }
+    }
+    if (!s_->index.empty()) {
+      auto [it, fresh] = s_->index.try_emplace(n, nodes.size());
+      if (!fresh) return {it->second, false};
+    }
+    if (s_->infos.size() == nodes.size()) s_->infos.emplace_back();
+    nodes.push_back(n);  // after the infos: a throw leaves both consistent
+    return {nodes.size() - 1, true};
+  }
+  // The index of a node find_or_add has seen.
+  size_t index_of(Node* n) const {
+    if (!s_->index.empty()) return s_->index.at(n);
+    for (size_t i = 0; i < s_->nodes.size(); ++i)
+      if (s_->nodes[i] == n) return i;
+    fail(TC_ERR_INTERNAL, "backward: a node outside the pass's graph");
+  }
+  Info& info(size_t i) { return s_->infos[i]; }
+  const std::vector<Node*>& nodes() const { return s_->nodes; }
+  // A stack for the walks, empty at the start of each.
+  std::vector<Node*>& stack() { return s_->stack; }
+
+ private:
+  static constexpr size_t kLinear = 32;
+  std::unique_ptr<PassScratch> own_;
+  PassScratch* s_;
+};
+
 }  // namespace
 
 void retain_grad(const Tensor& t) {
@@ -211,6 +293,22 @@ void accumulate_grad(const Tensor& t, Tensor&& g) {
   });
 }
 
+// The leaf's AccumulateGrad node: the one a live graph already uses, else a
+// new one (cached weakly on the leaf), as PyTorch's grad_accumulator(). Every
+// forward used to make (and backward free) a node with four allocations per
+// leaf; sharing one is safe: it has no saved tensors, no per-pass state, and
+// accumulates under the leaf's grad lock.
+static std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  return leaf->with_grad_accumulator([&](std::weak_ptr<Node>& cached) {
+    std::shared_ptr<Node> n = cached.lock();
+    if (!n) {
+      n = std::make_shared<AccumulateGrad>(leaf);
+      cached = n;
+    }
+    return n;
+  });
+}
+
 void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
             const std::vector<Tensor>& outputs) {
   node->next.clear();
@@ -222,7 +320,7 @@ void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs
         e.node = in->grad_fn;
         e.input_nr = in->output_nr;
       } else {
-        e.node = std::make_shared<AccumulateGrad>(in);
+        e.node = grad_accumulator(in);
       }
     }
     node->next.push_back(std::move(e));
@@ -265,40 +363,35 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
     return;
   }
 
-  struct Info {
-    int64_t deps = 0;
-    std::vector<Tensor> grads;
-  };
-  std::unordered_map<Node*, Info> info;
   // Dependency counts: one per edge into a node from a node of this graph.
   // (Edges are fixed when a node is recorded, so other threads may walk the
   // same graph at the same time.)
-  std::vector<Node*> stack{root->grad_fn.get()};
-  std::vector<Node*> nodes{root->grad_fn.get()};
-  info[root->grad_fn.get()];
+  PassNodes pass;
+  std::vector<Node*>& stack = pass.stack();
+  stack.push_back(root->grad_fn.get());
+  pass.find_or_add(root->grad_fn.get());
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->next) {
       if (!e.node) continue;
-      auto [it, fresh] = info.try_emplace(e.node.get());
-      ++it->second.deps;
-      if (fresh) {
-        stack.push_back(e.node.get());
-        nodes.push_back(e.node.get());
-      }
+      auto [i, fresh] = pass.find_or_add(e.node.get());
+      ++pass.info(i).deps;
+      if (fresh) stack.push_back(e.node.get());
     }
   }
+  const std::vector<Node*>& nodes = pass.nodes();
   GraphClaim claim(nodes, retain_graph);
 
   Node* first = root->grad_fn.get();
-  info[first].grads.resize(first->num_outputs);
-  info[first].grads[root->output_nr] = grad;
-  std::vector<Node*> ready{first};
+  pass.info(0).grads.resize(first->num_outputs);
+  pass.info(0).grads[root->output_nr] = grad;
+  std::vector<Node*>& ready = stack;  // empty now: its room is reused
+  ready.push_back(first);
   while (!ready.empty()) {
     Node* n = ready.back();
     ready.pop_back();
-    Info& in = info[n];
+    PassNodes::Info& in = pass.info(pass.index_of(n));
     in.grads.resize(n->num_outputs);
     run_output_hooks(*n, in.grads);  // before .grad is retained, as PyTorch
     deliver_retained(n, in.grads);
@@ -315,7 +408,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
     for (size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];
       if (!e.node) continue;
-      Info& child = info[e.node.get()];
+      PassNodes::Info& child = pass.info(pass.index_of(e.node.get()));
       const Tensor g = i < out.size() ? out[i] : nullptr;
       if (g) {
         check_grad(g, *n, *e.node, uint32_t(i), e.input_nr);

@@ -42,6 +42,36 @@ class SavedTensor {
   bool released_ = false;
 };
 
+// A vector that keeps its first element inline: most nodes have one output,
+// and a std::vector per output field cost three allocations per recorded op.
+// Just what Node's output fields need of std::vector's interface.
+template <typename T>
+class OneOrMore {
+ public:
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const { return size_ <= 1 ? one_ : many_[i]; }
+  T& operator[](size_t i) { return size_ <= 1 ? one_ : many_[i]; }
+  void clear() {
+    many_.clear();
+    size_ = 0;
+  }
+  void push_back(const T& v) {
+    if (size_ == 0) {
+      one_ = v;
+    } else {
+      if (size_ == 1) many_.assign(1, one_);
+      many_.push_back(v);
+    }
+    ++size_;
+  }
+
+ private:
+  T one_{};
+  std::vector<T> many_;  // every element once there are two or more
+  size_t size_ = 0;
+};
+
 struct Node {
   virtual ~Node() = default;
   // "MulBackward": reported by tc_tensor_grad_fn_name and in errors.
@@ -62,9 +92,9 @@ struct Node {
   std::vector<Edge> next;    // one per input
   uint32_t num_outputs = 1;  // how many tensors the op produced
   // Shapes/dtypes of the outputs, so the engine can check and zero-fill.
-  std::vector<Dims> output_shapes;
-  std::vector<DType> output_dtypes;
-  std::vector<Device> output_devices;
+  OneOrMore<Dims> output_shapes;
+  OneOrMore<DType> output_dtypes;
+  OneOrMore<Device> output_devices;
   // Gradient hooks of this node's outputs (non-leaf tensors' register_hook),
   // made on first registration under the hooks' lock (hooks.h); null when none.
   std::shared_ptr<HookList> output_hooks;

@@ -1217,6 +1217,60 @@ std::vector<Entry> build_table() {
           tc_tensor_free(x);
           return tc_tensor_free(x);
         })}));
+  // tc_tensor_free_many: every valid entry is freed, every bad one skipped
+  // (never freed twice), and the first bad one named. Each extra checks what
+  // the call freed by freeing the rest itself (a second free fails).
+  add(E(FN(tc_tensor_free_many), "P-",
+        [](M& m) {
+          tc_tensor xs[] = {make(TC_FLOAT32, {2}), make(TC_FLOAT64, {}), make(TC_INT64, {40})};
+          const int32_t rc = m.done(tc_tensor_free_many(m.P(0, xs), 3));
+          if (m.spoiled(0))
+            for (tc_tensor x : xs) tc_tensor_free(x);
+          return rc;
+        },
+        {X("n -1 frees nothing", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor xs[] = {make(TC_FLOAT32, {2})};
+             const int32_t rc = m.done(tc_tensor_free_many(xs, -1));
+             EXPECT_EQ(tc_tensor_free(xs[0]), TC_OK) << "n -1 freed an entry";
+             return rc;
+           }),
+         X("a freed entry in the middle: the others are freed", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             tc_tensor xs[] = {make(TC_FLOAT32, {2}), make(TC_FLOAT32, {3}), make(TC_FLOAT32, {4})};
+             tc_tensor_free(xs[1]);
+             const int32_t rc = m.done(tc_tensor_free_many(xs, 3));
+             EXPECT_NE(m.snap_msg.find("handles[1]"), std::string::npos) << m.snap_msg;
+             EXPECT_NE(m.snap_msg.find("1 of 3"), std::string::npos) << m.snap_msg;
+             EXPECT_EQ(tc_tensor_free(xs[0]), TC_ERR_INVALID_HANDLE) << "handles[0] was not freed";
+             EXPECT_EQ(tc_tensor_free(xs[2]), TC_ERR_INVALID_HANDLE) << "handles[2] was not freed";
+             return rc;
+           }),
+         X("a repeated entry is freed once", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             tc_tensor x = make(TC_FLOAT32, {2});
+             tc_tensor xs[] = {x, x};
+             const int32_t rc = m.done(tc_tensor_free_many(xs, 2));
+             EXPECT_NE(m.snap_msg.find("handles[1]"), std::string::npos) << m.snap_msg;
+             EXPECT_EQ(tc_tensor_free(x), TC_ERR_INVALID_HANDLE) << "the repeated handle was not freed";
+             return rc;
+           }),
+         X("NULL, an optimizer-kind value and a flipped small bit are skipped", {TC_ERR_INVALID_HANDLE},
+           [](M& m) {
+             tc_tensor x = make(TC_FLOAT32, {2});  // 8 inline bytes: a small handle
+             tc_tensor y = make(TC_FLOAT32, {2});
+             EXPECT_NE(reinterpret_cast<uint64_t>(x) & TC_TENSOR_HANDLE_SMALL, 0u);
+             tc_tensor flipped =
+                 reinterpret_cast<tc_tensor>(reinterpret_cast<uint64_t>(y) ^ TC_TENSOR_HANDLE_SMALL);
+             tc_tensor xs[] = {nullptr, x, m.f.wrong, flipped};
+             const int32_t rc = m.done(tc_tensor_free_many(xs, 4));
+             EXPECT_NE(m.snap_msg.find("handles[0]"), std::string::npos) << m.snap_msg;
+             EXPECT_NE(m.snap_msg.find("3 of 4"), std::string::npos) << m.snap_msg;
+             EXPECT_EQ(tc_tensor_free(x), TC_ERR_INVALID_HANDLE) << "handles[1] was not freed";
+             EXPECT_EQ(tc_tensor_free(y), TC_OK) << "a flipped small bit freed the handle";
+             return rc;
+           }),
+         X("n 0 with NULL handles", {TC_OK}, [](M&) { return tc_tensor_free_many(nullptr, 0); })}));
   add(E(
       FN(tc_empty), "P---O",
       [](M& m) {

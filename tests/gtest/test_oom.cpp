@@ -366,6 +366,11 @@ class Workload {
       STEP(tc_isclose, *logits, *fdiv, 1e-5, 1e-8, 1, close);
       STEP(tc_glu, *h, 1, gated);
       STEP(tc_bitwise_and, *target, *target, bits);
+      {  // three results freed in one call (a binding's batched finalizer)
+        tc_tensor batch[] = {*fdiv, *close, *gated};
+        *fdiv = *close = *gated = nullptr;  // the batch owns them now, freed even if it failed
+        STEP(tc_tensor_free_many, batch, 3);
+      }
       // Sort, scan and norm (issue 12): row copies, index tensors, a recorded backward.
       tc_tensor *sorted = slot(), *order = slot(), *cp = slot(), *pnorm = slot();
       STEP(tc_sort, *d64, 1, 1, sorted, order);

@@ -357,6 +357,10 @@ FUNCTIONS = {
         [tc_tensor],
         (('tc_tensor', 't'),),
     ),
+    'tc_tensor_free_many': (
+        [C.POINTER(tc_tensor), C.c_int64],
+        (('const tc_tensor*', 'handles'), ('int64_t', 'n')),
+    ),
     'tc_tensor_new': (
         [C.POINTER(tc_tensor_options), C.POINTER(tc_tensor)],
         (('const tc_tensor_options*', 'options'), ('tc_tensor*', 'out')),

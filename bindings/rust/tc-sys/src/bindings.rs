@@ -537,6 +537,18 @@ extern "C" {
     #[doc = " Frees one handle. A handle freed twice gives TC_ERR_INVALID_HANDLE."]
     pub fn tc_tensor_free(t: tc_tensor) -> i32;
 }
+extern "C" {
+    #[doc = " Frees n handles in one call (a binding's batched finalizer: one foreign call"]
+    #[doc = " instead of n). n >= 0; handles may be NULL only when n is 0. Every entry is"]
+    #[doc = " checked, and every valid one is freed, in order. An invalid entry (NULL,"]
+    #[doc = " freed, stale, not a tensor handle, or a repeat of an entry this call already"]
+    #[doc = " freed) is skipped: it is never freed (so never freed twice) and does not"]
+    #[doc = " stop the call, so a bad entry in the middle loses nothing. If any entry was"]
+    #[doc = " invalid the call returns TC_ERR_INVALID_HANDLE after freeing the valid ones;"]
+    #[doc = " the message names the first bad entry (handles[i]), why, and how many were"]
+    #[doc = " skipped. A bad n or NULL handles frees nothing."]
+    pub fn tc_tensor_free_many(handles: *const tc_tensor, n: i64) -> i32;
+}
 #[doc = " Everything about a new tensor (PyTorch's TensorOptions plus the shape and"]
 #[doc = " what fills it). Set .size = sizeof(tc_tensor_options); fields added later"]
 #[doc = " go at the end and read as zero for an older caller's smaller struct."]

@@ -71,6 +71,36 @@ impl Drop for Tensor {
     }
 }
 
+impl Tensor {
+    /// Frees many tensors' handles in one call (`tc_tensor_free_many`), as
+    /// dropping each would one by one: for a loop that drops many small
+    /// tensors at once. Every tensor is freed whatever the result.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidHandle`] when a handle was already stale (after the
+    /// last `tc_shutdown`); the other handles are freed all the same.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tc::Error> {
+    /// use tc::Tensor;
+    /// let _tc = tc::init()?;
+    /// let x = Tensor::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// let parts = vec![(&x + 1.0)?, (&x * 2.0)?, x.clone()];
+    /// Tensor::drop_many(parts)?;
+    /// assert_eq!(x.to_vec::<f32>()?, vec![1.0, 2.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn drop_many(tensors: Vec<Tensor>) -> Result<()> {
+        let raws: Vec<sys::tc_tensor> = tensors
+            .into_iter()
+            .map(std::mem::ManuallyDrop::new) // the call below frees them
+            .map(|t| t.raw)
+            .filter(|raw| !raw.is_null()) // a clone of a stale tensor holds nothing
+            .collect();
+        check(unsafe { sys::tc_tensor_free_many(raws.as_ptr(), len_i64(raws.len())) })
+    }
+}
+
 impl Clone for Tensor {
     /// A second handle to the same tensor (`tc_tensor_retain`). Cloning a
     /// stale tensor (after the last shutdown) gives another stale tensor,
