@@ -17,9 +17,9 @@ both sides for the tiny cases (like-for-like, no OpenMP wake-ups).
 The "ctypes floor" rows are what a + b costs with no Python layer at all: the
 foreign calls it needs made directly through ctypes. "tc_add + free" is the
 bound of the default binding (tc_add, then tc_tensor_free of the result);
-"batched free" is the bound of the opt-in TC_PY_BATCH_FREE=1 binding, which
-queues a small tensor's handle and frees 128 at a time with
-tc_tensor_free_many (measured no lower: docs/PERF_PYTHON.md has why).
+"batched free" is the bound a binding that queued handles and freed 128 at a
+time with tc_tensor_free_many would have (measured no lower, which is why the
+Python binding frees at once: docs/PERF_PYTHON.md has why).
 """
 import argparse
 import os
@@ -111,7 +111,7 @@ def main():
     rows.append(("  ctypes floor: tc_add + free",) + per_call_pair(floor_add, lambda: torch.add(ta, tb), n, rep)
                 + ("bound",))
     # tc_add, and the result's handle queued and freed with 127 others in one
-    # tc_tensor_free_many call, as tc._deferred_free does (a uint64 array
+    # tc_tensor_free_many call, as a batching binding would (a uint64 array
     # handed over as bytes).
     import array
     free_many_c = ctypes.CFUNCTYPE(ctypes.c_int32)(("tc_tensor_free_many", _lib))

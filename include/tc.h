@@ -282,12 +282,6 @@ TC_API int32_t tc_tensor_free(tc_tensor t);
  * the message names the first bad entry (handles[i]), why, and how many were
  * skipped. A bad n or NULL handles frees nothing. */
 TC_API int32_t tc_tensor_free_many(const tc_tensor* handles, int64_t n);
-/** A bit a binding may read in a tensor handle's value without a call: set
- * when, as libtc made that handle, the tensor's bytes lived inline in a storage
- * libtc owns (a CPU tensor of at most 64 bytes) and it had no grad_fn. Freeing
- * such a handle late (queued for tc_tensor_free_many) holds back almost no
- * memory. Part of the handle: the value with the bit flipped is not a handle. */
-#define TC_TENSOR_HANDLE_SMALL ((uint64_t)1 << 31)
 
 /** What tc_tensor_new fills a new tensor with (tc_tensor_options.fill). */
 #define TC_FILL_UNINITIALIZED 0 /* like tc_empty */

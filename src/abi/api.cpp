@@ -54,12 +54,7 @@ Tensor get_optional_tensor(tc_tensor h, const char* arg) { return h ? get_tensor
 
 tc_tensor new_handle(Tensor t) {
   TC_CHECK(t != nullptr, TC_ERR_INTERNAL, "an op returned no tensor");
-  // TC_TENSOR_HANDLE_SMALL: bytes inline in a storage libtc owns (CPU, at
-  // most Storage::kInlineBytes) and no graph behind it, so a binding that
-  // batches this handle's free holds back almost nothing. storage and
-  // grad_fn are set once, before the tensor is shared: no race reading them.
-  const bool small = t->grad_fn == nullptr && t->storage && t->storage->data == t->storage->inline_bytes;
-  return reinterpret_cast<tc_tensor>(handle_insert(HandleKind::tensor, std::move(t), small));
+  return reinterpret_cast<tc_tensor>(handle_insert(HandleKind::tensor, std::move(t)));
 }
 
 void new_handles(const std::vector<Tensor>& ts, tc_tensor* outs) {

@@ -18,7 +18,6 @@ constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // 24-bit slot numbers
 struct Slot {
   std::atomic<uint8_t> lock{0};
   uint8_t kind = 0;
-  bool small = false;  // the handle carries TC_TENSOR_HANDLE_SMALL
   uint32_t generation = 1;
   std::shared_ptr<void> obj;
 
@@ -65,24 +64,17 @@ Table& table() {
   return *t;
 }
 
-// Bit 31 (the top bit of the kind byte) is TC_TENSOR_HANDLE_SMALL: a hint a
-// binding reads without a call. The slot records it, so a handle with the bit
-// flipped is not the same handle (checked like a wrong generation).
-constexpr uint64_t kSmallBit = uint64_t(1) << 31;
-
-uint64_t encode(uint32_t generation, HandleKind kind, uint32_t index, bool small) {
-  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1) |
-         (small ? kSmallBit : 0);
+uint64_t encode(uint32_t generation, HandleKind kind, uint32_t index) {
+  return (uint64_t(generation) << 32) | (uint64_t(kind) << 24) | uint64_t(index + 1);
 }
 
 struct Decoded {
   uint32_t generation;
   uint8_t kind;
   uint32_t index;
-  bool small;
 };
 Decoded decode(uint64_t h) {
-  return {uint32_t(h >> 32), uint8_t((h >> 24) & 0x7f), uint32_t(h & 0xffffff) - 1, (h & kSmallBit) != 0};
+  return {uint32_t(h >> 32), uint8_t((h >> 24) & 0xff), uint32_t(h & 0xffffff) - 1};
 }
 
 [[noreturn]] void bad_handle(const char* arg, HandleKind kind, const char* why) {
@@ -97,7 +89,7 @@ Slot* try_locked_slot(uint64_t h, HandleKind kind) noexcept {
   Slot* s = table().slot(d.index);
   if (!s) return nullptr;
   s->acquire();
-  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind) || s->small != d.small) {
+  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind)) {
     s->release();
     return nullptr;
   }
@@ -116,7 +108,7 @@ Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
   Slot* s = (h & 0xffffff) == 0 ? nullptr : table().slot(d.index);
   if (!s) bad_handle(arg, kind, "not a handle libtc made");
   s->acquire();
-  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind) || s->small != d.small) {
+  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind)) {
     const bool newer = s->generation > d.generation;
     s->release();
     bad_handle(arg, kind,
@@ -151,7 +143,7 @@ const char* handle_kind_name(HandleKind kind) noexcept {
   return "unknown";
 }
 
-uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj, bool small) {
+uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj) {
   Table& t = table();
   uint32_t index;
   {
@@ -178,12 +170,11 @@ uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj, bool small) {
   Slot* s = t.slot(index);
   s->acquire();
   s->kind = uint8_t(kind);
-  s->small = small;
   s->obj = std::move(obj);
   const uint32_t generation = s->generation;
   s->release();
   t.live.fetch_add(1, std::memory_order_relaxed);
-  return encode(generation, kind, index, small);
+  return encode(generation, kind, index);
 }
 
 std::shared_ptr<void> handle_get(uint64_t h, HandleKind kind, const char* arg) {
@@ -197,7 +188,6 @@ static void release_slot(Table& t, Slot* s, uint32_t index, std::shared_ptr<void
   keep = std::move(s->obj);
   s->obj.reset();
   s->kind = 0;
-  s->small = false;
   if (++s->generation == 0) s->generation = 1;
   s->release();
   t.live.fetch_sub(1, std::memory_order_relaxed);

@@ -26,8 +26,7 @@ constexpr uint8_t kHandleKindMax = 9;
 const char* handle_kind_name(HandleKind kind) noexcept;
 
 // Stores obj and returns its handle value (never 0). Throws OOM when full.
-// small sets TC_TENSOR_HANDLE_SMALL in the value (tensors only: tc.h).
-uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj, bool small = false);
+uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj);
 // The object behind a handle, or throws TC_ERR_INVALID_HANDLE naming arg.
 std::shared_ptr<void> handle_get(uint64_t handle, HandleKind kind, const char* arg);
 // Frees a handle, or throws TC_ERR_INVALID_HANDLE. The object itself dies

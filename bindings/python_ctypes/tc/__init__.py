@@ -4,7 +4,7 @@ initializes it (tc_init) and registers tc_shutdown at exit."""
 import atexit as _atexit
 import ctypes as _C
 
-from . import _decls, _deferred_free, _ops_generated
+from . import _decls, _ops_generated
 from ._lib import lib as _L, path as library_path, missing as missing_functions
 from ._errors import (AutogradError, CallbackError, DeviceError, DTypeError, InternalError, IntOverflowError,
                       InvalidArgumentError, InvalidHandleError, MissingFunctionError, NotCompiledError,
@@ -22,7 +22,6 @@ def _shutdown():
     global _initialized
     if _initialized:
         _initialized = False
-        _deferred_free.flush()  # the queued handles die before libtc does (valid until tc_shutdown)
         _L.tc_shutdown()
 
 

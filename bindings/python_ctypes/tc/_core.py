@@ -5,7 +5,6 @@ import ctypes as C
 import threading
 
 from . import _decls as D
-from . import _deferred_free
 from ._errors import MissingFunctionError, check
 from ._ints import to_int64, unwrap_argument_errors
 from ._lib import lib
@@ -247,8 +246,6 @@ def get_flag(name):
     Returns:
         int: its value.
     """
-    if _deferred_free.queued:  # counts such as live_tensors include no dead Python tensor
-        _deferred_free.flush()
     out = C.c_int64()
     check(lib.tc_get_flag(name.encode(), byref(out)))
     return out.value

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from . import _core as K
 from . import _decls as D
-from . import _deferred_free, _indexing, _ops_generated
+from . import _indexing, _ops_generated
 from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
 from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64
@@ -20,10 +20,6 @@ _I64 = C.c_int64
 _I32 = C.c_int32
 
 _free = fast("tc_tensor_free")
-_SMALL = _deferred_free.SMALL
-_MAX_QUEUED = _deferred_free.MAX_QUEUED
-_queued = _deferred_free.queued
-_flush_deferred = _deferred_free.flush
 _double = C.c_double
 _retain = fn("tc_tensor_retain")
 _full = fn("tc_full")
@@ -290,27 +286,6 @@ class Tensor:
             except Exception:  # interpreter teardown
                 pass
 
-    def _del_batched(self):
-        """__del__ with TC_PY_BATCH_FREE=1: a small tensor's handle waits in
-        tc._deferred_free's queue, freed with others in one call."""
-        try:
-            v = self._h.value
-        except AttributeError:  # never got a handle (a failed constructor), or already released
-            return
-        if v:
-            if v & _SMALL:
-                self._h = None
-                _queued.append(v)
-                if len(_queued) >= _MAX_QUEUED:
-                    _flush_deferred()
-                return
-            h = self._h
-            self._h = None
-            try:
-                _free(h)
-            except Exception:  # interpreter teardown
-                pass
-
     # ------------------------------------------------------------ properties
     @property
     def handle(self):
@@ -547,8 +522,6 @@ class Tensor:
             g = gradient if isinstance(gradient, Tensor) else tensor(gradient, dtype=self.dtype)
             g = g._h
         rc = _backward_f(self._h, g, _I32_1 if retain_graph else _I32_0)
-        if _queued:  # a step's end: what died during it is released now
-            _flush_deferred()
         if rc:
             raise error_for(rc)
 
@@ -1532,8 +1505,6 @@ class Tensor:
 
 lib_tc_tensor_device = fn("tc_tensor_device")
 _ops_generated.install(Tensor, _unary, _binary, _rbinary)
-if _deferred_free.ENABLED:  # chosen once: the default __del__ pays nothing for it
-    Tensor.__del__ = Tensor._del_batched
 from . import _binary_ext  # noqa: E402  (div's rounding_mode, tensor clamp bounds, isclose, lerp, ...)
 
 _binary_ext.install(Tensor)
