@@ -226,6 +226,8 @@ void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
 void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
 void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
 int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+void gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x);
+void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf);
 
 const KernelSet kKernels = {
 #ifdef TC_CPU_NATIVE
@@ -267,6 +269,8 @@ const KernelSet kKernels = {
     &cumsum,
     &topk,
     &multinomial,
+    &gelu_keeping_cdf,
+    &gelu_backward_from_cdf,
 };
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

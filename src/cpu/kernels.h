@@ -65,6 +65,8 @@ struct KernelSet {
   void (*cumsum)(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
   void (*topk)(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
   int64_t (*multinomial)(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
+  void (*gelu_keeping_cdf)(const Tensor& y, const Tensor& cdf, const Tensor& x);
+  void (*gelu_backward_from_cdf)(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf);
 };
 
 // The set in use: the best one this CPU runs, unless the environment variable
