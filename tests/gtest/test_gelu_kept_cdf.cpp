@@ -103,8 +103,8 @@ TEST(GeluKeptCdf, GivesTheRowFormulasBytesInEveryKernelSet) {
     gs[i] = next() * 2.0f - 1.0f;
   }
   const float inf = std::numeric_limits<float>::infinity();
-  const float special[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, -5.9f, -13.0f, -20.0f, -88.0f, 30.0f,
-                           1e4f, -1e4f, 7e4f, -7e4f, inf, -inf, std::nanf("")};
+  const float special[] = {0.0f,  -0.0f, 1e-30f, -1e-30f, 1e-45f, -5.9f, -13.0f, -20.0f,       -88.0f,
+                           30.0f, 1e4f,  -1e4f,  7e4f,    -7e4f,  inf,   -inf,   std::nanf("")};
   for (size_t i = 0; i < std::size(special); ++i) xs[i * 7] = special[i];
 
   const tc::cpu::KernelSet* avail[4];
