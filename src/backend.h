@@ -133,6 +133,15 @@ struct Backend {
   // Its gradient: gx = scale * y * (g - sum_j g y) (0 where j > i).
   virtual void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
                                        double scale) const;
+  // The exact GELU that keeps Phi(x) for its backward (PyTorch saves only x
+  // and its backward evaluates erf again): y = x * Phi(x), cdf = Phi(x), the
+  // gelu row's bits. Returns false, writing nothing, where this backend has
+  // no such kernel for x's dtype (the op then records the row's formula).
+  virtual bool gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x) const;
+  // Its gradient from the kept Phi(x): gx = g * (cdf + x * phi(x)), the
+  // row's backward bits (only after gelu_keeping_cdf returned true).
+  virtual void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x,
+                                      const Tensor& cdf) const;
   // out = a's lower (j - i <= diagonal) or upper (j - i >= diagonal)
   // triangle over the last two dims, zeros elsewhere; any dtype.
   virtual void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const;

@@ -78,6 +78,10 @@ void Backend::causal_softmax(const Tensor&, const Tensor&, double) const {
 void Backend::causal_softmax_backward(const Tensor&, const Tensor&, const Tensor&, double) const {
   not_implemented("causal_softmax_backward");
 }
+bool Backend::gelu_keeping_cdf(const Tensor&, const Tensor&, const Tensor&) const { return false; }
+void Backend::gelu_backward_from_cdf(const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
+  not_implemented("gelu_backward_from_cdf");
+}
 void Backend::triangle(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("triangle"); }
 void Backend::cumsum(const Tensor&, const Tensor&, int64_t, bool) const { not_implemented("cumsum"); }
 void Backend::topk(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) const {

@@ -47,6 +47,9 @@ class CpuBackend final : public Backend {
   void causal_softmax(const Tensor& y, const Tensor& x, double scale) const override;
   void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
                                double scale) const override;
+  bool gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x) const override;
+  void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x,
+                              const Tensor& cdf) const override;
   void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const override;
   void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const override;
   void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,

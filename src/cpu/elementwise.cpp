@@ -228,6 +228,8 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t 
 int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
 // ... and linear's bias-gradient column sums (reduce.cpp).
 void column_sums(const Tensor& out, const Tensor& g2);
+void gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x);
+void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf);
 
 const KernelSet kKernels = {
 #ifdef TC_CPU_NATIVE
@@ -270,6 +272,8 @@ const KernelSet kKernels = {
     &topk,
     &multinomial,
     &column_sums,
+    &gelu_keeping_cdf,
+    &gelu_backward_from_cdf,
 };
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

@@ -196,6 +196,15 @@ void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, cons
                                          double scale) const {
   return kernels().causal_softmax_backward(gx, g, y, scale);
 }
+bool CpuBackend::gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x) const {
+  if (x->dtype != DType::f32) return false;  // float64 keeps libm's erf (the row's formula)
+  kernels().gelu_keeping_cdf(y, cdf, x);
+  return true;
+}
+void CpuBackend::gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x,
+                                        const Tensor& cdf) const {
+  return kernels().gelu_backward_from_cdf(gx, g, x, cdf);
+}
 void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const {
   return kernels().triangle(out, a, diagonal, lower);
 }

@@ -67,6 +67,8 @@ struct KernelSet {
   int64_t (*multinomial)(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
   // reduce.cpp: linear's bias gradient, out [cols] = the column sums of g2 [rows, cols].
   void (*column_sums)(const Tensor& out, const Tensor& g2);
+  void (*gelu_keeping_cdf)(const Tensor& y, const Tensor& cdf, const Tensor& x);
+  void (*gelu_backward_from_cdf)(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf);
 };
 
 // The set in use: the best one this CPU runs, unless the environment variable

@@ -261,6 +261,41 @@ void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
   });
 }
 
+// The exact GELU keeping Phi(x) (float32, contiguous operands): the forward
+// and backward of the gelu row (math/gelu_math.h) split at Phi(x), so that
+// the backward spends one exponential (phi(x)) instead of two, a division
+// and the erfc polynomial. Same expressions in the same order as
+// gelu_erf_value and gelu_erf_grad, so the same bits; every element on its
+// own, so each kernel set runs its own (vectorized) code.
+void gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x) {
+  float* yp = y->data_as<float>();
+  float* cp = cdf->data_as<float>();
+  const float* xp = x->data_as<float>();
+  parallel_for(x->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const float v = xp[i];
+      const float c = ew::gelu_detail::normal_cdf(v, ew::gelu_detail::neg_half_square(v));
+      cp[i] = c;
+      yp[i] = v * c;
+    }
+  });
+}
+
+void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf) {
+  float* o = gx->data_as<float>();
+  const float* gp = g->data_as<float>();
+  const float* xp = x->data_as<float>();
+  const float* cp = cdf->data_as<float>();
+  parallel_for(x->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const float v = xp[i];
+      const auto h = ew::gelu_detail::neg_half_square(v);
+      const float pdf = float(ew::kGeluInvSqrt2Pi) * ew::gelu_detail::exp_split(h.hi, h.lo);
+      o[i] = gp[i] * (cp[i] + v * pdf);
+    }
+  });
+}
+
 }  // namespace tc::cpu::TC_CPU_ISA_NS
 
 #if TC_TRANSFORMER_ISA(TC_CPU_ISA) == 0

@@ -182,6 +182,29 @@ static_assert(std::size(kUnaryGradNames) == size_t(UnaryOp::count_));
 
 }  // namespace
 
+namespace {
+// The exact GELU's fast path where the backend has it (CPU float32): the
+// forward also writes Phi(x), and the backward reads it instead of evaluating
+// erfc again (one exponential instead of two, no division or polynomial),
+// with the same bits as the row's formulas. Costs a saved tensor of x's size
+// while the graph lives (PyTorch saves only x). Returns null, having written
+// nothing, where the backend has no such kernel.
+Tensor gelu_keeping_cdf(const Tensor& out, const Tensor& x) {
+  Tensor cdf = empty(x->shape, x->dtype, x->device);
+  if (!backend_for(x).gelu_keeping_cdf(out, cdf, x)) return nullptr;
+  autograd::record_function(kUnaryGradNames[int(UnaryOp::gelu)], {x}, {out}, {x, cdf},
+                            [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              const Tensor& xs = s[0];
+                              Tensor gx = empty(xs->shape, xs->dtype, xs->device);
+                              backend_for(xs).gelu_backward_from_cdf(
+                                  gx, tc::contiguous_on_device(cast(g[0], xs->dtype)),
+                                  tc::contiguous_on_device(xs), s[1]);
+                              return {gx};
+                            });
+  return cdf;
+}
+}  // namespace
+
 Tensor unary(UnaryOp op, const Tensor& a) {
   TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
   const ew::UnaryInfo info = ew::unary_info(op);
@@ -201,6 +224,10 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   TC_CHECK(info.floats || !is_floating(x->dtype), TC_ERR_DTYPE, name,
            ": expected an integer or bool tensor but got ", describe(a));
   Tensor out = empty(x->shape, info.bool_result ? DType::b8 : x->dtype, x->device);
+  if (op == UnaryOp::gelu && x->dtype == DType::f32 && x->numel() > 0 && x->is_contiguous() &&
+      autograd::needs_grad({&a})) {
+    if (Tensor kept = gelu_keeping_cdf(out, x)) return out;
+  }
   backend_for(out).unary(op, out, x, p, q);
   if (!info.differentiable || !autograd::needs_grad({&a})) return out;
   std::vector<Tensor> saved;

@@ -402,7 +402,10 @@ class Workload {
       STEP(tc_einsum, "ij,jk->ik", ops2, 2, e);
       const int64_t d0[] = {0}, pads[] = {1, 2}, crop[] = {-1, 2, 1, 0}, shifts[] = {3}, d1[] = {1},
                     reps[] = {2, 1};
-      STEP(tc_flip, *e, d0, 1, f);
+      // The exact GELU keeps Phi(x) for its backward (float32 with grad): one more allocation, walked.
+      tc_tensor* ge = slot();
+      STEP(tc_gelu, *e, ge);
+      STEP(tc_flip, *ge, d0, 1, f);
       STEP(tc_pad, *f, pads, 2, TC_PAD_REFLECT, 0.0, pd);
       STEP(tc_pad, *pd, crop, 4, TC_PAD_CONSTANT, 1.5, pc);
       STEP(tc_roll, *pc, shifts, 1, d1, 1, rl);
