@@ -19,51 +19,24 @@ constexpr long kIters = 40'000'000;  // ~0.2 s a thread
 
 // The chain in inline asm on zmm0-11 / ymm0-11 so the compiler can neither
 // drop nor spill it; returns nothing (the FLOP count is exact by construction).
-__attribute__((target("avx512f"))) void fma_chain_512(long iters) {
-  __asm__ volatile(
-      "vxorps %%xmm0, %%xmm0, %%xmm0\n"
-      "vbroadcastss %[a], %%zmm12\n"
-      "vmovaps %%zmm0, %%zmm1\n vmovaps %%zmm0, %%zmm2\n vmovaps %%zmm0, %%zmm3\n"
-      "vmovaps %%zmm0, %%zmm4\n vmovaps %%zmm0, %%zmm5\n vmovaps %%zmm0, %%zmm6\n"
-      "vmovaps %%zmm0, %%zmm7\n vmovaps %%zmm0, %%zmm8\n vmovaps %%zmm0, %%zmm9\n"
-      "vmovaps %%zmm0, %%zmm10\n vmovaps %%zmm0, %%zmm11\n"
-      "1:\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm0\n vfmadd231ps %%zmm12, %%zmm12, %%zmm1\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm2\n vfmadd231ps %%zmm12, %%zmm12, %%zmm3\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm4\n vfmadd231ps %%zmm12, %%zmm12, %%zmm5\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm6\n vfmadd231ps %%zmm12, %%zmm12, %%zmm7\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm8\n vfmadd231ps %%zmm12, %%zmm12, %%zmm9\n"
-      "vfmadd231ps %%zmm12, %%zmm12, %%zmm10\n vfmadd231ps %%zmm12, %%zmm12, %%zmm11\n"
-      "dec %[n]\n jnz 1b\n"
-      "vzeroupper\n"
-      : [n] "+r"(iters)
-      : [a] "m"(kTiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-        "xmm12", "cc");
-}
+// R is the register prefix: "z" (AVX-512) or "y" (AVX2).
+#define TC_MOV(R, i) "vmovaps %%" R "mm0, %%" R "mm" #i "\n"
+#define TC_FMA(R, i) "vfmadd231ps %%" R "mm12, %%" R "mm12, %%" R "mm" #i "\n"
+#define TC_FMA_CHAIN(R) \
+  __asm__ volatile("vxorps %%xmm0, %%xmm0, %%xmm0\n"                                                         \
+                   "vbroadcastss %[a], %%" R "mm12\n" TC_MOV(R, 1) TC_MOV(R, 2) TC_MOV(R, 3) TC_MOV(R, 4)     \
+                       TC_MOV(R, 5) TC_MOV(R, 6) TC_MOV(R, 7) TC_MOV(R, 8) TC_MOV(R, 9) TC_MOV(R, 10)        \
+                           TC_MOV(R, 11) "1:\n" TC_FMA(R, 0) TC_FMA(R, 1) TC_FMA(R, 2) TC_FMA(R, 3)          \
+                               TC_FMA(R, 4) TC_FMA(R, 5) TC_FMA(R, 6) TC_FMA(R, 7) TC_FMA(R, 8) TC_FMA(R, 9) \
+                                   TC_FMA(R, 10) TC_FMA(R, 11) "dec %[n]\n jnz 1b\n"                        \
+                                                                  "vzeroupper\n"                            \
+                   : [n] "+r"(iters)                                                                          \
+                   : [a] "m"(kTiny)                                                                           \
+                   : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",  \
+                     "xmm11", "xmm12", "cc")
 
-__attribute__((target("avx2,fma"))) void fma_chain_256(long iters) {
-  __asm__ volatile(
-      "vxorps %%xmm0, %%xmm0, %%xmm0\n"
-      "vbroadcastss %[a], %%ymm12\n"
-      "vmovaps %%ymm0, %%ymm1\n vmovaps %%ymm0, %%ymm2\n vmovaps %%ymm0, %%ymm3\n"
-      "vmovaps %%ymm0, %%ymm4\n vmovaps %%ymm0, %%ymm5\n vmovaps %%ymm0, %%ymm6\n"
-      "vmovaps %%ymm0, %%ymm7\n vmovaps %%ymm0, %%ymm8\n vmovaps %%ymm0, %%ymm9\n"
-      "vmovaps %%ymm0, %%ymm10\n vmovaps %%ymm0, %%ymm11\n"
-      "1:\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm0\n vfmadd231ps %%ymm12, %%ymm12, %%ymm1\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm2\n vfmadd231ps %%ymm12, %%ymm12, %%ymm3\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm4\n vfmadd231ps %%ymm12, %%ymm12, %%ymm5\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm6\n vfmadd231ps %%ymm12, %%ymm12, %%ymm7\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm8\n vfmadd231ps %%ymm12, %%ymm12, %%ymm9\n"
-      "vfmadd231ps %%ymm12, %%ymm12, %%ymm10\n vfmadd231ps %%ymm12, %%ymm12, %%ymm11\n"
-      "dec %[n]\n jnz 1b\n"
-      "vzeroupper\n"
-      : [n] "+r"(iters)
-      : [a] "m"(kTiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-        "xmm12", "cc");
-}
+__attribute__((target("avx512f"))) void fma_chain_512(long iters) { TC_FMA_CHAIN("z"); }
+__attribute__((target("avx2,fma"))) void fma_chain_256(long iters) { TC_FMA_CHAIN("y"); }
 
 double thread_cpu_now() {
   struct timespec ts;

@@ -5,7 +5,6 @@ and back), and, within float tolerance, those of one process training on
 the same global batches; its .grads are views into the buckets (the same
 addresses every step), also with zero_grad(set_to_none=False), Adam, and
 gradient accumulation under no_sync(). Exits non-zero on the first failure."""
-import sys
 
 import tc
 import tc.distributed as dist
@@ -88,12 +87,6 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BaseException:
-        import traceback
-        traceback.print_exc()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        import os
-        os._exit(1)
+    from rank_main import run
+
+    run(main)

@@ -70,14 +70,6 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except SystemExit:
-        raise
-    except BaseException:
-        import traceback
-        traceback.print_exc()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        import os
-        os._exit(1)
+    from rank_main import run
+
+    run(main)

@@ -3,7 +3,6 @@ the collectives, async works, errors, DistributedSampler and
 DistributedDataParallel (broadcast of rank 0's weights, bucketed
 all-reduce, no_sync) against a one-process reference computed on every
 rank. Exits non-zero on the first failure."""
-import sys
 
 import tc
 import tc.distributed as dist
@@ -105,12 +104,6 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BaseException:
-        import traceback
-        traceback.print_exc()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        import os
-        os._exit(1)
+    from rank_main import run
+
+    run(main)

@@ -68,6 +68,14 @@ inline tc::Tensor tensor(const std::vector<double>& values, const tc::Dims& shap
   return tc::cast(t, dtype);
 }
 
+// tensor() as a leaf that requires grad.
+inline tc::Tensor leaf(const std::vector<double>& values, const tc::Dims& shape,
+                       tc::DType dtype = tc::DType::f64) {
+  tc::Tensor t = tensor(values, shape, dtype);
+  t->requires_grad = true;
+  return t;
+}
+
 inline std::vector<double> values(const tc::Tensor& t) {
   std::vector<double> v(size_t(t->numel()));
   for (int64_t i = 0; i < t->numel(); ++i) v[size_t(i)] = tc::read_element(t, i);

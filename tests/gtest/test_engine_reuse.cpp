@@ -18,11 +18,6 @@ namespace ops = tc::ops;
 class EngineReuse : public TcTest {};
 
 namespace {
-Tensor leaf(const std::vector<double>& v, const tc::Dims& shape, DType dtype = DType::f64) {
-  Tensor t = tensor(v, shape, dtype);
-  t->requires_grad = true;
-  return t;
-}
 void backward(const Tensor& root, bool retain = false) { tc::autograd::backward(root, nullptr, retain); }
 }  // namespace
 

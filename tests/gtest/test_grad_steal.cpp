@@ -14,11 +14,6 @@ namespace ops = tc::ops;
 class GradSteal : public TcTest {};
 
 namespace {
-Tensor leaf(const std::vector<double>& v, const tc::Dims& shape, DType dtype = DType::f64) {
-  Tensor t = tensor(v, shape, dtype);
-  t->requires_grad = true;
-  return t;
-}
 void backward(const Tensor& root) { tc::autograd::backward(root, nullptr, false); }
 }  // namespace
 
