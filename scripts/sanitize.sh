@@ -60,8 +60,9 @@ if [ "$WHAT" = all ] || [ "$WHAT" = tsan ]; then
   export TC_NUM_THREADS=1 OMP_NUM_THREADS=1
   set +e
   # Concurrency* and Reentrancy* also match their parameterized suites
-  # (Concurrency/ActionPair.*, Reentrancy/ReentryCase.*).
-  build-tsan/tests/tc_gtest --gtest_filter='StressThreads.*:Threads.*:Concurrency*:Reentrancy*:InitCycles.*' \
+  # (Concurrency/ActionPair.*, Reentrancy/ReentryCase.*). EngineReuse: the
+  # per-thread backward scratch and the AccumulateGrad shared across threads.
+  build-tsan/tests/tc_gtest --gtest_filter='StressThreads.*:Threads.*:Concurrency*:Reentrancy*:InitCycles.*:EngineReuse.*' \
     >build-tsan/stress.log 2>&1
   rc=$?
   set -e
