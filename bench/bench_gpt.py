@@ -24,6 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..")
 B, T, D, H, LAYERS, VOCAB = 16, 64, 128, 4, 4, 65
+TARGET = 0.8  # issue 12's and 17's target: tc's step at most 0.8x PyTorch's
 
 
 def tc_model():
@@ -164,7 +165,8 @@ def main():
 
     print("GPT training step (forward, backward, AdamW): %d layers, d %d, %d heads, context %d, batch %d; "
           "median of %d steps after %d warm-up" % (LAYERS, D, H, T, B, args.steps, args.warmup))
-    print("%-8s %12s %12s %9s %14s" % ("threads", "tc ms", "torch ms", "tc/torch", "(cpu ms tc/torch)"))
+    print("%-8s %12s %12s %9s %8s %4s %14s" % ("threads", "tc ms", "torch ms", "tc/torch", "target", "met",
+                                              "(cpu ms tc/torch)"))
     for n in thread_counts:
         res = {}
         for lib in ("tc", "torch"):
@@ -181,9 +183,10 @@ def main():
                 sys.exit("bench_gpt: the %s child failed:\n%s%s" % (lib, r.stdout, r.stderr))
             res[lib] = json.loads(r.stdout.strip().splitlines()[-1])
         a, b = res["tc"], res["torch"]
-        print("%-8d %12.2f %12.2f %8.2fx %8.1f/%.1f" % (n, 1e3 * a["median_s"], 1e3 * b["median_s"],
-                                                        a["median_s"] / b["median_s"], 1e3 * a["cpu_s"],
-                                                        1e3 * b["cpu_s"]))
+        ratio = a["median_s"] / b["median_s"]
+        print("%-8d %12.2f %12.2f %8.2fx %8s %4s %8.1f/%.1f" % (n, 1e3 * a["median_s"], 1e3 * b["median_s"], ratio,
+                                                               "<= %.1f" % TARGET, "yes" if ratio <= TARGET else "no",
+                                                               1e3 * a["cpu_s"], 1e3 * b["cpu_s"]))
         if "parts" in a:
             print("         tc parts: " + ", ".join("%s %.2f ms" % (k, 1e3 * v) for k, v in a["parts"].items()))
     return 0

@@ -2,7 +2,7 @@
 # Runs libtc's benchmarks from a build dir (it builds nothing) and the same
 # measurements in PyTorch (/usr/bin/python3, Debian's python3-torch), then
 # prints one markdown table side by side with ratios.
-#   bench/run.sh [BUILD_DIR]        (default: build)
+#   bench/run.sh [BUILD_DIR]        (default: build; GPT=0 skips the GPT step)
 # Ratios are libtc / torch: for times (ns, us, ms, MB) lower is better, for
 # rates (GB/s, GFLOP/s) higher is better. The dnnl column is dnnl_sgemm
 # called directly, the bound for libtc's matmul. The target column gives the
@@ -117,3 +117,12 @@ if have and any(m.startswith("mlp_floor_gemm_") for m in order):
             print(f"| {m} | {fmt(own)} ({libtc_layout.get(name, '')}) | {show(sg)} | {show(mm)} | {show(po)} "
                   f"| {fmt(top / peak if peak else None)} |")
 PY
+# The GPT training step of issues 12 and 17 (bench_gpt.py: tc and PyTorch,
+# 1 and 2 threads, each in a fresh process), so one run.sh prints every row
+# of issue 17's table. GPT=0 skips it (about a minute).
+if [ "${GPT:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_gpt.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_gpt.py" --steps 20 --warmup 3 ||
+    echo "run.sh: bench_gpt.py failed" >&2
+fi
