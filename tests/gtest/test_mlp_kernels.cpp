@@ -64,7 +64,8 @@ CeResult cross_entropy_of(const Tensor& x0, const Tensor& target) {
 }
 
 // |got - want| within `ulps` float32 ulps of want (NaN matches NaN).
-::testing::AssertionResult close_f32(const Tensor& got32, const Tensor& want64, double ulps, const char* what) {
+::testing::AssertionResult close_f32(const Tensor& got32, const Tensor& want64, double ulps,
+                                     const char* what) {
   const int64_t n = got32->numel();
   for (int64_t i = 0; i < n; ++i) {
     const double g = tc::read_element(got32, i), w = tc::read_element(want64, i);
@@ -76,8 +77,8 @@ CeResult cross_entropy_of(const Tensor& x0, const Tensor& target) {
     const double ulp = std::max(double(std::nextafter(float(wf), INFINITY) - float(wf)),
                                 double(std::numeric_limits<float>::denorm_min()));
     if (!(std::abs(g - wf) <= ulps * ulp)) {
-      return ::testing::AssertionFailure() << what << "[" << i << "]: " << g << " vs " << wf << " (float64 "
-                                           << w << ")";
+      return ::testing::AssertionFailure()
+             << what << "[" << i << "]: " << g << " vs " << wf << " (float64 " << w << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -213,7 +214,8 @@ TEST_F(MlpKernels, LinearBiasFillAcrossThreads) {
       // A strided bias (every other element) is copied contiguous first.
       Tensor b2 = tc::make_view(ops::cat({b, b}, 0), {256}, {2}, 0);
       Tensor strided = ops::linear(x, w, b2);
-      Tensor want = ops::binary(ops::BinaryOp::add, ops::matmul(x, ops::transpose(w, 0, 1)), tc::contiguous(b2));
+      Tensor want =
+          ops::binary(ops::BinaryOp::add, ops::matmul(x, ops::transpose(w, 0, 1)), tc::contiguous(b2));
       const double tol = dt == DType::f32 ? 1e-4 : 1e-12;
       const std::vector<double> got = values(strided), ref = values(want);
       for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], ref[i], tol * (1 + std::abs(ref[i]))) << i;
