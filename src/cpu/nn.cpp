@@ -141,19 +141,19 @@ inline double exp_nonpositive(double x) {
 }
 
 // Per row: probs = softmax(x), loss = logsumexp(x) - x[target]. float32
-// rows go in blocks of kRows: the rows are contiguous, so the block's
-// shifted logits are one flat array whose exps vectorize (with c = 10
-// classes a row alone is too short to); float64 keeps libm's exp.
+// rows of up to kBlock classes go in blocks of kBlock / c rows: the rows are
+// contiguous, so the block's shifted logits are one flat array whose exps
+// vectorize (with c = 10 classes a row alone is too short to); the block
+// lives on the stack (no allocation inside the parallel region). float64
+// and wider rows keep libm's exp.
 template <typename T>
 void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses, int64_t n, int64_t c) {
-  constexpr int64_t kRows = 64;
-  const int64_t block_elems = kRows * c;
-  // A block costs about kExpCost elements of a plain elementwise op per
-  // exp: without that weight, [1024, 10] logits (~70 us on one core) fell
-  // below the parallel grain and ran on one thread at any thread count.
+  constexpr int64_t kBlock = 2048;  // 16 KiB of doubles (+ 16 KiB of row maxima at c = 1)
+  // A row costs about kExpCost elements of a plain elementwise op per exp:
+  // without that weight, [1024, 10] logits (~70 us on one core) fell below
+  // the parallel grain and ran on one thread at any thread count.
   constexpr int64_t kExpCost = 16;
-  const int64_t nblocks = (n + kRows - 1) / kRows;
-  const bool flat = std::is_same<T, float>::value && c <= 1024;
+  const bool flat = std::is_same<T, float>::value && c <= kBlock;
   if (!flat) {
     parallel_for(n, row_grain(c * kExpCost), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
@@ -173,11 +173,11 @@ void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses,
     });
     return;
   }
-  parallel_for(nblocks, row_grain(block_elems * kExpCost), [&](int64_t b0, int64_t b1) {
-    std::vector<double> e(static_cast<size_t>(block_elems));
-    double mxs[kRows];
+  const int64_t block_rows = kBlock / c, nblocks = (n + block_rows - 1) / block_rows;
+  parallel_for(nblocks, row_grain(block_rows * c * kExpCost), [&](int64_t b0, int64_t b1) {
+    double e[kBlock], mxs[kBlock];
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t i0 = b * kRows, rows = std::min(kRows, n - i0), m = rows * c;
+      const int64_t i0 = b * block_rows, rows = std::min(block_rows, n - i0), m = rows * c;
       const T* x = px + i0 * c;
       for (int64_t r = 0; r < rows; ++r) {
         T mx = -std::numeric_limits<T>::infinity();
@@ -185,7 +185,7 @@ void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses,
         mxs[r] = double(mx);
         for (int64_t j = 0; j < c; ++j) e[r * c + j] = double(x[r * c + j] - mx);
       }
-      double* pe = e.data();
+      double* pe = e;
       for (int64_t k = 0; k < m; ++k) pe[k] = exp_nonpositive(pe[k]);
       for (int64_t r = 0; r < rows; ++r) {
         // Sums in the same order as the row loop above: the same bits.

@@ -112,14 +112,15 @@ void reference_f32(const Tensor& x, const Tensor& target, std::vector<double>& p
   }
 }
 
-// Shapes: the MLP's [1024, 10] (16 full blocks of 64 rows), a short last
-// block, one class, the widest rows the block path takes (1024 classes) and
-// wider rows (the row-at-a-time path). The polynomial exp is within 2 ulp of
+// Shapes: the MLP's [1024, 10] (blocks of 204 rows, the last one short), a
+// short last block of 1001 rows, one class (2048 rows a block), two rows a
+// block, the widest rows the block path takes (2048 classes, one row a
+// block) and wider rows (the row-at-a-time path). The polynomial exp is within 2 ulp of
 // libm's in double, so a float prob can differ only next to a rounding tie:
 // by 1 float ulp. The probs are checked through the gradient of the summed
 // loss (probs - onehot; the target's entry is compared as prob - 1).
 TEST_F(MlpKernels, CrossEntropyFloat32MatchesLibmReference) {
-  const int64_t shapes[][2] = {{1024, 10}, {1001, 10}, {70, 1}, {130, 1024}, {9, 1500}};
+  const int64_t shapes[][2] = {{1024, 10}, {1001, 10}, {2100, 1}, {130, 1024}, {5, 2048}, {9, 2100}};
   for (const auto& s : shapes) {
     const int64_t n = s[0], c = s[1];
     for (double scale : {1.0, 30.0}) {
@@ -163,7 +164,7 @@ TEST_F(MlpKernels, CrossEntropySpecialRows) {
 }
 
 // Every kernel set the CPU runs gives the baseline set's bits, at 1 and 2
-// threads (the block path splits whole 64-row blocks).
+// threads (the block path splits whole blocks of rows).
 TEST_F(MlpKernels, CrossEntropySameBitsInEveryKernelSetAndThreadCount) {
   const std::string in_use = tc::cpu::kernels().name;
   const tc::cpu::KernelSet* avail[4] = {};
