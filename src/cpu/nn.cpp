@@ -3,9 +3,11 @@
 // results are accurate and deterministic; scatters add in index order.
 // Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>,
 // without multiply-add contraction: every set computes the same values.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -96,23 +98,105 @@ struct RowGrad {
   }
 };
 
-// Per row: probs = softmax(x), loss = logsumexp(x) - x[target].
+// exp(x) in double for the shifted logits of a softmax row (x = logit - row
+// max: <= 0, -inf or NaN), in plain arithmetic so that a loop of it
+// vectorizes (libm's exp is a call per element: half of cross-entropy's
+// time) and every kernel set computes the same bits (these files compile
+// without multiply-add contraction). exp(x) = 2^n exp(r), n = round(x / ln 2),
+// r = x - n ln 2 (|r| <= 0.35, ln 2 in two parts so n ln2_hi is exact), exp(r)
+// by its Taylor series to r^12 (truncation 2.4e-16 relative): within 2 ulp
+// of libm in double, so a float32 result rounds the same but for ~1e-8 of
+// values. Below -708 (exp < 3.3e-308, next to a row max's exp(0) = 1) the
+// result is 0, as are -inf; NaN stays NaN.
+inline double exp_nonpositive(double x) {
+  const double kLo = -708.0;
+  const double xc = x < kLo ? kLo : x;  // NaN passes through
+  const double kShift = 0x1.8p52;       // adding it rounds to an integer in the low mantissa bits
+  const double kd = xc * 1.4426950408889634 + kShift;
+  uint64_t kbits, sbits;
+  std::memcpy(&kbits, &kd, sizeof kd);
+  std::memcpy(&sbits, &kShift, sizeof kShift);
+  const double n = kd - kShift;
+  const double r = (xc - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;
+  double p = 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  // 2^n from n's bits (kbits - sbits is n, in [-1022, 0] here; unsigned
+  // arithmetic: NaN's garbage bits must not be a signed overflow).
+  const uint64_t scale_bits = (kbits - sbits + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  const double e = p * scale;
+  return x < kLo ? 0.0 : e;
+}
+
+// Per row: probs = softmax(x), loss = logsumexp(x) - x[target]. float32
+// rows of up to kBlock classes go in blocks of kBlock / c rows: the rows are
+// contiguous, so the block's shifted logits are one flat array whose exps
+// vectorize (with c = 10 classes a row alone is too short to); the block
+// lives on the stack (no allocation inside the parallel region). float64
+// and wider rows keep libm's exp.
 template <typename T>
 void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses, int64_t n, int64_t c) {
-  parallel_for(n, row_grain(c), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const T* row = px + i * c;
-      T mx = -std::numeric_limits<T>::infinity();
-      for (int64_t j = 0; j < c; ++j) mx = std::max(mx, row[j]);
-      double sum = 0;
-      for (int64_t j = 0; j < c; ++j) {
-        const double e = std::exp(double(row[j] - mx));
-        pp[i * c + j] = T(e);
-        sum += e;
+  constexpr int64_t kBlock = 2048;  // 16 KiB of doubles (+ 16 KiB of row maxima at c = 1)
+  // A row costs about kExpCost elements of a plain elementwise op per exp:
+  // without that weight, [1024, 10] logits (~70 us on one core) fell below
+  // the parallel grain and ran on one thread at any thread count.
+  constexpr int64_t kExpCost = 16;
+  const bool flat = std::is_same<T, float>::value && c <= kBlock;
+  if (!flat) {
+    parallel_for(n, row_grain(c * kExpCost), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const T* row = px + i * c;
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, row[j]);
+        double sum = 0;
+        for (int64_t j = 0; j < c; ++j) {
+          const double e = std::exp(double(row[j] - mx));
+          pp[i * c + j] = T(e);
+          sum += e;
+        }
+        const double inv = 1.0 / sum;
+        for (int64_t j = 0; j < c; ++j) pp[i * c + j] = T(double(pp[i * c + j]) * inv);
+        losses[i] = double(mx) + std::log(sum) - double(row[pt[i]]);
       }
-      const double inv = 1.0 / sum;
-      for (int64_t j = 0; j < c; ++j) pp[i * c + j] = T(double(pp[i * c + j]) * inv);
-      losses[i] = double(mx) + std::log(sum) - double(row[pt[i]]);
+    });
+    return;
+  }
+  const int64_t block_rows = kBlock / c, nblocks = (n + block_rows - 1) / block_rows;
+  parallel_for(nblocks, row_grain(block_rows * c * kExpCost), [&](int64_t b0, int64_t b1) {
+    double e[kBlock], mxs[kBlock];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t i0 = b * block_rows, rows = std::min(block_rows, n - i0), m = rows * c;
+      const T* x = px + i0 * c;
+      for (int64_t r = 0; r < rows; ++r) {
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, x[r * c + j]);
+        mxs[r] = double(mx);
+        for (int64_t j = 0; j < c; ++j) e[r * c + j] = double(x[r * c + j] - mx);
+      }
+      double* pe = e;
+      for (int64_t k = 0; k < m; ++k) pe[k] = exp_nonpositive(pe[k]);
+      for (int64_t r = 0; r < rows; ++r) {
+        // Sums in the same order as the row loop above: the same bits.
+        double sum = 0;
+        for (int64_t j = 0; j < c; ++j) sum += pe[r * c + j];
+        const double inv = 1.0 / sum;
+        T* out = pp + (i0 + r) * c;
+        for (int64_t j = 0; j < c; ++j) out[j] = T(double(T(pe[r * c + j])) * inv);
+        const int64_t i = i0 + r;
+        losses[i] = mxs[r] + std::log(sum) - double(px[i * c + pt[i]]);
+      }
     }
   });
 }

@@ -120,3 +120,64 @@ def test_mlp_step_matches_torch(threads, batch):
         assert abs(loss_tc.item() - loss_th.item()) < 2e-5
     for pc, pt in zip(p_tc, p_th):
         np.testing.assert_allclose(as_np(pc), pt.detach().numpy(), rtol=1e-4, atol=2e-6)
+
+
+def special_logits(r, n, c, scale, dtype):
+    """Logits over [-scale, scale]; rows 0-3 hold -inf, entries ~800 below the
+    row max, equal values and a NaN."""
+    x = (r.standard_normal((n, c)) * scale).astype(dtype)
+    if n >= 4:
+        x[0, 0] = -np.inf
+        x[1, 0], x[1, 1:] = 5.0, -800.0 + np.arange(1, c)
+        x[2, :] = 0.25
+        x[3, c // 2] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n,c", [(1024, 10), (1001, 10), (2100, 1), (130, 1024), (5, 2048), (9, 2100)])
+def test_cross_entropy_rows_match_torch(threads, dtype, n, c):
+    # float32 rows of up to 2048 classes go through blocks of 2048 logits
+    # with a polynomial exp; wider rows and float64 keep libm's exp.
+    r = np.random.default_rng(n * 7 + c)
+    for scale in (1.0, 30.0):
+        x = special_logits(r, n, c, scale, dtype)
+        y = r.integers(0, c, n)
+        xt = torch.from_numpy(x).requires_grad_()
+        xc = as_tc(x, True)
+        lt = torch.nn.functional.cross_entropy(xt, torch.from_numpy(y), reduction="none")
+        lc = TF.cross_entropy(xc, as_tc(y), reduction="none")
+        tol = dict(rtol=2e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(as_np(lc), lt.detach().numpy(), **tol)
+        # Rows without NaN give the gradient (softmax - onehot); torch's NaN row too.
+        ok = ~np.isnan(x).any(axis=1)
+        g = r.standard_normal(n).astype(dtype) * ok
+        lt.backward(torch.from_numpy(g))
+        lc.backward(as_tc(g))
+        np.testing.assert_allclose(as_np(xc.grad)[ok], xt.grad.numpy()[ok], **tol)
+        mean_c = TF.cross_entropy(as_tc(x[ok]), as_tc(y[ok]))
+        mean_t = torch.nn.functional.cross_entropy(torch.from_numpy(x[ok]), torch.from_numpy(y[ok]))
+        np.testing.assert_allclose(mean_c.item(), mean_t.item(), **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows", [7, 1024, 3001])
+def test_linear_bias_forward_matches_torch(threads, dtype, rows):
+    # The bias fill before the GEMM splits across threads; x transposed and a
+    # strided bias take the same path (the bias copied contiguous first).
+    r = np.random.default_rng(rows)
+    x = r.standard_normal((40, rows)).astype(dtype)
+    w = r.standard_normal((256, 40)).astype(dtype)
+    b = r.standard_normal(512).astype(dtype)
+    xt, wt, bt = torch.from_numpy(x).t(), torch.from_numpy(w).requires_grad_(), torch.from_numpy(b)
+    bt = bt.requires_grad_()
+    want = torch.nn.functional.linear(xt, wt, bt[::2])
+    xc, wc, bc = as_tc(x).t(), as_tc(w, True), as_tc(b, True)
+    got = TF.linear(xc, wc, bc[::2])
+    tol = 1e-4 if dtype == "float32" else 1e-11
+    np.testing.assert_allclose(as_np(got), want.detach().numpy(), rtol=tol, atol=tol)
+    g = r.standard_normal((rows, 256)).astype(dtype)
+    want.backward(torch.from_numpy(g))
+    got.backward(as_tc(g))
+    np.testing.assert_allclose(as_np(bc.grad), bt.grad.numpy(), rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(as_np(wc.grad), wt.grad.numpy(), rtol=tol, atol=tol * 10)
