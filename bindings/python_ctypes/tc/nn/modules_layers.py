@@ -18,7 +18,8 @@ IntOrPair = Union[int, Sequence[int]]
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "Conv1d", "Conv2d",
            "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
-           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "Upsample", "PixelShuffle",
            "PixelUnshuffle", "Dropout2d", "Embedding"]
 
 
@@ -421,6 +422,15 @@ class AdaptiveAvgPool2d(_PoolNd):
 
     def __init__(self, output_size):
         super().__init__(output_size=output_size)
+
+
+class AdaptiveMaxPool1d(_PoolNd):
+    """Adaptive max pooling of [N, C, L] or [C, L] (torch.nn.AdaptiveMaxPool1d); (values, indices) with
+    return_indices."""
+    _fn, _options = "adaptive_max_pool1d", ("output_size", "return_indices")
+
+    def __init__(self, output_size: int, return_indices: bool = False):
+        super().__init__(output_size=output_size, return_indices=return_indices)
 
 
 class AdaptiveMaxPool2d(_PoolNd):
