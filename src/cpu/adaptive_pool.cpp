@@ -76,6 +76,10 @@ void avg_forward(const T* px, T* py, const AdaptivePoolGeom& g) {
 // windows holding each input (windows of neighbouring outputs may overlap).
 template <typename T>
 void avg_backward_plane(const T* gy, T* gx, const AdaptivePoolGeom& g, double* row) {
+  if (g.ho == 1 && g.wo == 1) {  // the global pool: one window, the whole plane
+    std::fill(gx, gx + g.h * g.w, T(double(gy[0]) / double(g.h * g.w)));
+    return;
+  }
   std::fill(gx, gx + g.h * g.w, T(0));
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const Rows r = window_rows(oh, g);

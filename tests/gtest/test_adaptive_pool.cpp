@@ -211,4 +211,52 @@ TEST_F(AdaptivePool, WindowHelpersFollowTheDefinition) {
   EXPECT_EQ(tc::adaptive_last_holding(big - 1, big, 3), 2);
 }
 
+// The CUDA kernels (src/cuda/adaptive_pool.cu) against the CPU's: values,
+// indices and gradients, including overlapping windows, an output larger
+// than the input, the global pool and NaN (skipped without a GPU).
+class CudaAdaptivePool : public CudaTest {};
+
+TEST_F(CudaAdaptivePool, MatchesTheCpu) {
+  const tc::Device cuda = TC_DEVICE(TC_DEVICE_CUDA, 0);
+  const int64_t sizes[][2] = {{3, 4}, {1, 1}, {9, 8}, {7, 2}};
+  for (const auto& o : sizes)
+    for (DType dt : {DType::f64, DType::f32}) {
+      std::vector<double> v = values(randn({2, 3, 7, 6}));
+      v[5] = kNaN;
+      Tensor x = tensor(v, {2, 3, 7, 6}, dt);
+      Tensor xd = tc::to_device(x, cuda);
+      x->requires_grad = xd->requires_grad = true;
+      Tensor a = ops::adaptive_avg_pool2d(x, o), ad = ops::adaptive_avg_pool2d(xd, o);
+      auto [m, ix] = ops::adaptive_max_pool2d(x, o);
+      auto [md, ixd] = ops::adaptive_max_pool2d(xd, o);
+      const double tol = dt == DType::f64 ? 1e-12 : 1e-5;
+      Tensor g = randn(a->shape, dt);
+      tc::autograd::backward(ops::sum(ops::add(ops::mul(a, g), ops::mul(m, g)), {}, false), nullptr, false);
+      tc::autograd::backward(
+          ops::sum(ops::add(ops::mul(ad, tc::to_device(g, cuda)), ops::mul(md, tc::to_device(g, cuda))), {}, false),
+          nullptr, false);
+      const std::vector<double> pairs[][2] = {
+          {values(a), values(tc::to_device(ad, tc::kCPU))},
+          {values(m), values(tc::to_device(md, tc::kCPU))},
+          {values(ix), values(tc::to_device(ixd, tc::kCPU))},
+      };
+      for (const auto& p : pairs) {
+        ASSERT_EQ(p[0].size(), p[1].size());
+        for (size_t i = 0; i < p[0].size(); ++i) {
+          if (std::isnan(p[0][i])) {
+            EXPECT_TRUE(std::isnan(p[1][i])) << i;
+          } else {
+            EXPECT_NEAR(p[0][i], p[1][i], tol * (1 + std::fabs(p[0][i]))) << i;
+          }
+        }
+      }
+      // The NaN's window sends its gradient to the NaN on both devices.
+      const std::vector<double> gx = values(x->grad()), gxd = values(tc::to_device(xd->grad(), tc::kCPU));
+      for (size_t i = 0; i < gx.size(); ++i) {
+        if (std::isnan(gx[i])) continue;
+        EXPECT_NEAR(gx[i], gxd[i], tol * (1 + std::fabs(gx[i]))) << i;
+      }
+    }
+}
+
 }  // namespace

@@ -321,7 +321,7 @@ def _out_size(input: Tensor, output_size, n: int) -> Tuple[int, ...]:
     return tuple(int(s) if s is not None else int(i) for s, i in zip(sizes, spatial))
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, Sequence[Optional[int]]]) -> Tensor:
     """Adaptive 2-D average pooling, as torch.nn.functional.adaptive_avg_pool2d: output (i, j)
     averages input rows [floor(i*H/H_out), ceil((i+1)*H/H_out)) and the columns alike.
 
@@ -348,7 +348,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:
     return _call(fn("tc_adaptive_avg_pool1d"), input._h, _single(output_size))
 
 
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool2d(input: Tensor, output_size: Union[int, Sequence[Optional[int]]],
+                        return_indices: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]:
     """Adaptive 2-D max pooling, as torch.nn.functional.adaptive_max_pool2d (the first maximum of
     each window; NaN propagates).
 
@@ -364,7 +365,8 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     return r if return_indices else r[0]
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: int, return_indices: bool = False):
+def adaptive_max_pool1d(input: Tensor, output_size: int,
+                        return_indices: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]:
     """Adaptive 1-D max pooling, as torch.nn.functional.adaptive_max_pool1d.
 
     Args:
