@@ -1310,7 +1310,8 @@ class Runner {
             if (in_.ConsumeBool())
               make("tc_adaptive_avg_pool2d", [&](tc_tensor* o) { return tc_adaptive_avg_pool2d(x, k, o); });
             else
-              make("tc_adaptive_avg_pool1d", [&](tc_tensor* o) { return tc_adaptive_avg_pool1d(x, k[0], o); });
+              make("tc_adaptive_avg_pool1d",
+                   [&](tc_tensor* o) { return tc_adaptive_avg_pool1d(x, k[0], o); });
             break;
           case 8:
             if (in_.ConsumeBool())

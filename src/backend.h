@@ -194,7 +194,8 @@ struct Backend {
   // within the plane. The backwards write all of gx (contiguous, any content
   // on entry): the window-spread gy / window size, or gy at the argmax.
   virtual void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const;
-  virtual void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) const;
+  virtual void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                            const AdaptivePoolGeom& g) const;
   virtual void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
                                    const AdaptivePoolGeom& g) const;
   virtual void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,

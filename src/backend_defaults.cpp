@@ -124,7 +124,8 @@ void Backend::adaptive_avg_pool2d(const Tensor&, const Tensor&, const AdaptivePo
 void Backend::adaptive_avg_pool2d_backward(const Tensor&, const Tensor&, const AdaptivePoolGeom&) const {
   not_implemented("adaptive_avg_pool2d backward");
 }
-void Backend::adaptive_max_pool2d(const Tensor&, const Tensor&, const Tensor&, const AdaptivePoolGeom&) const {
+void Backend::adaptive_max_pool2d(const Tensor&, const Tensor&, const Tensor&,
+                                  const AdaptivePoolGeom&) const {
   not_implemented("adaptive_max_pool2d");
 }
 void Backend::adaptive_max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&,

@@ -193,7 +193,8 @@ void window_max(const T* first, int64_t base, int64_t nrows, int64_t kw, int64_t
     if (pos[l] < 0) continue;
     if (best[l] != best[l]) {
       if (nan_lane < 0 || pos[l] > pos[nan_lane]) nan_lane = l;
-    } else if (max_lane < 0 || best[l] > best[max_lane] || (best[l] == best[max_lane] && pos[l] < pos[max_lane])) {
+    } else if (max_lane < 0 || best[l] > best[max_lane] ||
+               (best[l] == best[max_lane] && pos[l] < pos[max_lane])) {
       max_lane = l;
     }
   }
@@ -256,7 +257,8 @@ void CpuBackend::adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const Ada
                        [&] { avg_forward(x->data_as<scalar_t>(), y->data_as<scalar_t>(), g); });
 }
 
-void CpuBackend::adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) const {
+void CpuBackend::adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                              const AdaptivePoolGeom& g) const {
   TC_DISPATCH_FLOATING(gx->dtype, "AdaptiveAvgPool2DBackward",
                        [&] { avg_backward(gy->data_as<scalar_t>(), gx->data_as<scalar_t>(), g); });
 }

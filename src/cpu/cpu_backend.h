@@ -87,7 +87,8 @@ class CpuBackend final : public Backend {
   void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const override;
   // cpu/adaptive_pool.cpp
   void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const override;
-  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) const override;
+  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                    const AdaptivePoolGeom& g) const override;
   void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
                            const AdaptivePoolGeom& g) const override;
   void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,

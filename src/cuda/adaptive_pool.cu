@@ -102,7 +102,8 @@ void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeo
   const Grid gr = grid_for(n);
   dispatch_float(x->dtype, "adaptive_avg_pool2d", [&](auto t) {
     using T = decltype(t);
-    avg_forward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()), g);
+    avg_forward<T>
+        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()), g);
   });
   TC_CUDA_CHECK(cudaGetLastError());
 }

@@ -298,7 +298,8 @@ class CudaBackend final : public Backend {
   void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const override {
     cuda::adaptive_avg_pool2d(y, x, g);
   }
-  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) const override {
+  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                    const AdaptivePoolGeom& g) const override {
     cuda::adaptive_avg_pool2d_backward(gx, gy, g);
   }
   void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,

@@ -27,7 +27,8 @@ struct Adaptive {
 // float32/float64, on the CPU or CUDA; output_size: sd entries in [1, 2^31].
 Adaptive adaptive_geometry(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op) {
   TC_CHECK(device_type(x->device) == TC_DEVICE_CPU || device_type(x->device) == TC_DEVICE_CUDA,
-           TC_ERR_NOT_IMPLEMENTED, op, ": x is on ", device_name(x->device), ", where ", op, " is not implemented");
+           TC_ERR_NOT_IMPLEMENTED, op, ": x is on ", device_name(x->device), ", where ", op,
+           " is not implemented");
   TC_CHECK(x->dtype == DType::f32 || x->dtype == DType::f64, TC_ERR_DTYPE, op,
            ": x must be float32 or float64 but is ", dtype_name(x->dtype));
   TC_CHECK(x->ndim() == sd + 1 || x->ndim() == sd + 2, TC_ERR_SHAPE, op, ": x must be ",
@@ -87,7 +88,8 @@ struct AdaptiveMaxPoolBackward : autograd::Node {
   }
 };
 
-Tensor avg_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op, const char* node_name) {
+Tensor avg_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op,
+                const char* node_name) {
   const Adaptive a = adaptive_geometry(x, sd, output_size, op);
   Tensor xc = tc::contiguous(x);
   Tensor y = empty(a.out_shape, x->dtype, x->device);

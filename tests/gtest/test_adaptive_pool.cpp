@@ -75,8 +75,8 @@ TEST_F(AdaptivePool, ValuesIndicesAndGradientsMatchPyTorch) {
   for (const AdaptiveCase& c : kCases) {
     for (DType dt : {DType::f64, DType::f32}) {
       const double tol = dt == DType::f64 ? 1e-12 : 2e-6;
-      SCOPED_TRACE(testing::Message() << (c.two_d ? "2-D " : "1-D ") << c.shape << " -> " << tc::Dims(c.out_shape) << " "
-                                      << tc::dtype_name(dt));
+      SCOPED_TRACE(testing::Message() << (c.two_d ? "2-D " : "1-D ") << c.shape << " -> "
+                                      << tc::Dims(c.out_shape) << " " << tc::dtype_name(dt));
       Tensor x = leaf(seq(numel(c.shape)), c.shape, dt);
       Tensor a = avg(c, x);
       EXPECT_EQ(a->shape, tc::Dims(c.out_shape));
@@ -169,7 +169,9 @@ TEST_F(AdaptivePool, BadArgumentsAreRefusedWithTheirShapes) {
   EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool2d(tensor({1, 2}, {2}), o); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::adaptive_max_pool1d(tensor({1, 2}, {2}), 1); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool2d(tensor({}, {1, 2, 0, 3}), o); }), TC_ERR_SHAPE);
-  EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool2d(tensor({1, 2, 3, 4}, {1, 1, 2, 2}), zero); }),
+  EXPECT_EQ(code_of([&] {
+              ops::adaptive_avg_pool2d(tensor({1, 2, 3, 4}, {1, 1, 2, 2}), zero);
+            }),
             TC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(code_of([&] { ops::adaptive_max_pool1d(tensor({1, 2}, {1, 2}), -1); }), TC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool1d(tensor({1, 2}, {1, 2}, DType::i64), 1); }), TC_ERR_DTYPE);
@@ -177,7 +179,8 @@ TEST_F(AdaptivePool, BadArgumentsAreRefusedWithTheirShapes) {
     ops::adaptive_max_pool2d(tensor(seq(5), {5}), o);
     ADD_FAILURE() << "no error";
   } catch (const tc::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("adaptive_max_pool2d: x must be [N, C, H, W] or [C, H, W] but has shape [5]"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "adaptive_max_pool2d: x must be [N, C, H, W] or [C, H, W] but has shape [5]"),
               std::string::npos)
         << e.what();
   }
@@ -233,7 +236,8 @@ TEST_F(CudaAdaptivePool, MatchesTheCpu) {
       Tensor g = randn(a->shape, dt);
       tc::autograd::backward(ops::sum(ops::add(ops::mul(a, g), ops::mul(m, g)), {}, false), nullptr, false);
       tc::autograd::backward(
-          ops::sum(ops::add(ops::mul(ad, tc::to_device(g, cuda)), ops::mul(md, tc::to_device(g, cuda))), {}, false),
+          ops::sum(ops::add(ops::mul(ad, tc::to_device(g, cuda)), ops::mul(md, tc::to_device(g, cuda))), {},
+                   false),
           nullptr, false);
       const std::vector<double> pairs[][2] = {
           {values(a), values(tc::to_device(ad, tc::kCPU))},

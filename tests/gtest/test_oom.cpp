@@ -479,7 +479,8 @@ class Workload {
     STEP(tc_avg_pool2d_ex, *mp, two, nullptr, zero, 1, 0, 0, ap);
     // Adaptive pooling (ops/adaptive_pool.cpp), 2-D and 1-D, max and average.
     const int64_t three[] = {3, 3}, rows[] = {2, 2, 4}, planes[] = {2, 2, 2, 2};
-    tc_tensor *am = slot(), *ami = slot(), *r3 = slot(), *m1 = slot(), *m1i = slot(), *a1 = slot(), *r4 = slot();
+    tc_tensor *am = slot(), *ami = slot(), *r3 = slot(), *m1 = slot(), *m1i = slot(), *a1 = slot(),
+              *r4 = slot();
     STEP(tc_adaptive_max_pool2d, *ap, three, am, ami);
     STEP(tc_adaptive_avg_pool2d, *am, two, aa);
     STEP(tc_reshape, *aa, rows, 3, r3);

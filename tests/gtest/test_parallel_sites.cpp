@@ -233,8 +233,8 @@ TEST_F(ParallelSites, AdaptivePooling) {
     tc::Dims shape;
     int64_t out[2];
   };
-  const Case cases[] = {{{3, 5, 7, 6}, {3, 4}}, {{32, 64, 7, 7}, {1, 1}}, {{8, 16, 56, 56}, {7, 7}},
-                        {{4, 300, 5, 3}, {9, 7}}};
+  const Case cases[] = {
+      {{3, 5, 7, 6}, {3, 4}}, {{32, 64, 7, 7}, {1, 1}}, {{8, 16, 56, 56}, {7, 7}}, {{4, 300, 5, 3}, {9, 7}}};
   for (const Case& c : cases)
     for (DType dt : {DType::f32, DType::f64}) {
       expect_thread_independent("adaptive pools", [&] {

@@ -409,7 +409,7 @@ class AvgPool2d(_PoolNd):
 
 
 class AdaptiveAvgPool1d(_PoolNd):
-    """Adaptive average pooling of [N, C, L] to output_size (torch.nn.AdaptiveAvgPool1d)."""
+    """Adaptive average pooling of [N, C, L] or [C, L] to output_size (torch.nn.AdaptiveAvgPool1d)."""
     _fn, _options = "adaptive_avg_pool1d", ("output_size",)
 
     def __init__(self, output_size: int):
@@ -417,7 +417,8 @@ class AdaptiveAvgPool1d(_PoolNd):
 
 
 class AdaptiveAvgPool2d(_PoolNd):
-    """Adaptive average pooling of [N, C, H, W] to output_size, an int or a pair (torch.nn.AdaptiveAvgPool2d)."""
+    """Adaptive average pooling of [N, C, H, W] or [C, H, W] to output_size, an int or a pair
+    (torch.nn.AdaptiveAvgPool2d)."""
     _fn, _options = "adaptive_avg_pool2d", ("output_size",)
 
     def __init__(self, output_size):
@@ -434,7 +435,8 @@ class AdaptiveMaxPool1d(_PoolNd):
 
 
 class AdaptiveMaxPool2d(_PoolNd):
-    """Adaptive max pooling of [N, C, H, W] (torch.nn.AdaptiveMaxPool2d); (values, indices) with return_indices."""
+    """Adaptive max pooling of [N, C, H, W] or [C, H, W] (torch.nn.AdaptiveMaxPool2d); (values, indices) with
+    return_indices."""
     _fn, _options = "adaptive_max_pool2d", ("output_size", "return_indices")
 
     def __init__(self, output_size, return_indices: bool = False):
