@@ -24,7 +24,8 @@ struct Adaptive {
 };
 
 // x: [N, C, *spatial] or [C, *spatial] with sd spatial dims (1 or 2),
-// float32/float64, on the CPU or CUDA; output_size: sd entries in [1, 2^31].
+// float32/float64, on the CPU or CUDA; output_size: sd entries in [0, 2^31]
+// (0: an empty result, as PyTorch's).
 Adaptive adaptive_geometry(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op) {
   TC_CHECK(device_type(x->device) == TC_DEVICE_CPU || device_type(x->device) == TC_DEVICE_CUDA,
            TC_ERR_NOT_IMPLEMENTED, op, ": x is on ", device_name(x->device), ", where ", op,
@@ -34,8 +35,8 @@ Adaptive adaptive_geometry(const Tensor& x, int64_t sd, const int64_t* output_si
   TC_CHECK(x->ndim() == sd + 1 || x->ndim() == sd + 2, TC_ERR_SHAPE, op, ": x must be ",
            sd == 1 ? "[N, C, L] or [C, L]" : "[N, C, H, W] or [C, H, W]", " but has shape ", x->shape);
   for (int64_t i = 0; i < sd; ++i)
-    TC_CHECK(output_size[i] >= 1 && output_size[i] <= kMaxSize, TC_ERR_INVALID_ARGUMENT, op,
-             ": output_size must be in [1, 2^31] but is ", output_size[i]);
+    TC_CHECK(output_size[i] >= 0 && output_size[i] <= kMaxSize, TC_ERR_INVALID_ARGUMENT, op,
+             ": output_size must be in [0, 2^31] but is ", output_size[i]);
   const int64_t nd = x->ndim();
   for (int64_t i = nd - sd; i < nd; ++i)
     TC_CHECK(x->shape[i] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape, " has an empty spatial dim");

@@ -164,13 +164,29 @@ TEST_F(AdaptivePool, EmptyBatchesGiveEmptyResultsAndGradients) {
   EXPECT_EQ(ops::adaptive_max_pool1d(tensor({}, {0, 3, 4}), 2).first->shape, (tc::Dims{0, 3, 2}));
 }
 
+// Output size 0 gives an empty result and a zero gradient, as PyTorch's.
+TEST_F(AdaptivePool, OutputSizeZeroGivesEmptyResults) {
+  const int64_t o02[] = {0, 2}, o30[] = {3, 0};
+  for (const int64_t* o : {o02, o30}) {
+    Tensor x = leaf(seq(2 * 3 * 5 * 4), {2, 3, 5, 4});
+    Tensor a = ops::adaptive_avg_pool2d(x, o);
+    auto [m, ix] = ops::adaptive_max_pool2d(x, o);
+    EXPECT_EQ(a->shape, (tc::Dims{2, 3, o[0], o[1]}));
+    EXPECT_EQ(ix->shape, (tc::Dims{2, 3, o[0], o[1]}));
+    tc::autograd::backward(ops::sum(ops::add(a, m), {}, false), nullptr, false);
+    ASSERT_TRUE(x->grad());
+    EXPECT_EQ(values(x->grad()), std::vector<double>(120, 0.0));
+  }
+  EXPECT_EQ(ops::adaptive_max_pool1d(tensor(seq(6), {2, 3}), 0).second->shape, (tc::Dims{2, 0}));
+}
+
 TEST_F(AdaptivePool, BadArgumentsAreRefusedWithTheirShapes) {
-  const int64_t o[] = {2, 2}, zero[] = {0, 2};
+  const int64_t o[] = {2, 2}, negative[] = {-1, 2};
   EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool2d(tensor({1, 2}, {2}), o); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::adaptive_max_pool1d(tensor({1, 2}, {2}), 1); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] { ops::adaptive_avg_pool2d(tensor({}, {1, 2, 0, 3}), o); }), TC_ERR_SHAPE);
   EXPECT_EQ(code_of([&] {
-              ops::adaptive_avg_pool2d(tensor({1, 2, 3, 4}, {1, 1, 2, 2}), zero);
+              ops::adaptive_avg_pool2d(tensor({1, 2, 3, 4}, {1, 1, 2, 2}), negative);
             }),
             TC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(code_of([&] { ops::adaptive_max_pool1d(tensor({1, 2}, {1, 2}), -1); }), TC_ERR_INVALID_ARGUMENT);

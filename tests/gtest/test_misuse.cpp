@@ -2346,9 +2346,9 @@ std::vector<Entry> build_table() {
           int64_t o[] = {3, 2};
           return tc_adaptive_avg_pool2d(m.H(0, m.f.img), m.P(1, o), m.O(2));
         },
-        {X("output size 0", {TC_ERR_INVALID_ARGUMENT},
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) {
-             int64_t o[] = {0, 2};
+             int64_t o[] = {-1, 2};
              return tc_adaptive_avg_pool2d(m.f.img, o, m.O(9));
            }),
          X("output size INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
@@ -2376,8 +2376,8 @@ std::vector<Entry> build_table() {
          })}));
   add(E(FN(tc_adaptive_avg_pool1d), "H-O",
         [](M& m) { return tc_adaptive_avg_pool1d(m.H(0, m.f.t3), 3, m.O(2)); },
-        {X("output size 0", {TC_ERR_INVALID_ARGUMENT},
-           [](M& m) { return tc_adaptive_avg_pool1d(m.f.t3, 0, m.O(9)); }),
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_adaptive_avg_pool1d(m.f.t3, -1, m.O(9)); }),
          X("output size INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) { return tc_adaptive_avg_pool1d(m.f.a, kI64Max, m.O(9)); }),
          X("4-D input", {TC_ERR_SHAPE}, [](M& m) { return tc_adaptive_avg_pool1d(m.f.img, 2, m.O(9)); }),

@@ -127,6 +127,19 @@ def test_empty_batch():
     assert i.dtype == tc.int64
 
 
+def test_output_size_zero_gives_empty_results():
+    x = perm(2, 3, 5, 4)
+    for out in [(0, 2), (3, 0), (0, 0)]:
+        check(lambda t: F.adaptive_avg_pool2d(t, out), lambda t: TF.adaptive_avg_pool2d(t, out), x)
+        check(lambda t: F.adaptive_max_pool2d(t, out, return_indices=True),
+              lambda t: TF.adaptive_max_pool2d(t, out, return_indices=True), x)
+    check(lambda t: F.adaptive_avg_pool1d(t, 0), lambda t: TF.adaptive_avg_pool1d(t, 0), x[0])
+    # The input's gradient is zeros (torch's too).
+    xt = tc.tensor(x, requires_grad=True)
+    F.adaptive_max_pool2d(xt, (0, 2)).sum().backward()
+    assert tuple(xt.grad.shape) == x.shape and float(xt.grad.abs().sum()) == 0
+
+
 def test_ties_and_nan_follow_pytorch():
     ties = np.array([[1, 1, 1, 2, 2], [1, 1, 2, 2, 2], [0, 0, 3, 3, 3], [0, 0, 3, 3, 3.]]).reshape(1, 1, 4, 5)
     nan = np.nan
@@ -163,7 +176,7 @@ def test_modules_and_grad_fn():
 
 def test_errors():
     with pytest.raises(RuntimeError, match="output_size must be in"):
-        F.adaptive_max_pool2d(tc.randn(1, 1, 2, 2), (0, 1))
+        F.adaptive_max_pool2d(tc.randn(1, 1, 2, 2), (-1, 1))
     with pytest.raises(tc.TcError, match="x must be \\[N, C, L\\] or \\[C, L\\]"):
         F.adaptive_avg_pool1d(tc.randn(1, 1, 2, 2), 2)
     with pytest.raises(tc.TcError, match="empty spatial dim"):

@@ -63,7 +63,8 @@ fn pooling_convolution_and_resampling_shapes() {
     assert_eq!(mv.shape().unwrap(), vec![1, 3]);
     assert_eq!(vals(&mv), vec![3.0, 4.0, 5.0]);
     assert_eq!(mi.to_vec::<i64>().unwrap(), vec![0, 2, 4]);
-    assert!(r.adaptive_max_pool1d(0).is_err());
+    assert!(r.adaptive_max_pool1d(-1).is_err());
+    assert_eq!(r.adaptive_avg_pool1d(0).unwrap().shape().unwrap(), vec![1, 0]);
     let k = f64s(&[1.0, 1.0], &[1, 1, 2]);
     assert_eq!(
         vals(&l.conv1d(&k, None, 1, [0, 1], 1, 1).unwrap()),
