@@ -1307,11 +1307,19 @@ class Runner {
             break;
           }
           case 7:
-            make("tc_adaptive_avg_pool2d", [&](tc_tensor* o) { return tc_adaptive_avg_pool2d(x, k, o); });
+            if (in_.ConsumeBool())
+              make("tc_adaptive_avg_pool2d", [&](tc_tensor* o) { return tc_adaptive_avg_pool2d(x, k, o); });
+            else
+              make("tc_adaptive_avg_pool1d",
+                   [&](tc_tensor* o) { return tc_adaptive_avg_pool1d(x, k[0], o); });
             break;
           case 8:
-            make("tc_adaptive_max_pool2d",
-                 [&](tc_tensor* o) { return tc_adaptive_max_pool2d(x, k, o, nullptr); });
+            if (in_.ConsumeBool())
+              make("tc_adaptive_max_pool2d",
+                   [&](tc_tensor* o) { return tc_adaptive_max_pool2d(x, k, o, nullptr); });
+            else
+              make("tc_adaptive_max_pool1d",
+                   [&](tc_tensor* o) { return tc_adaptive_max_pool1d(x, k[1], o, nullptr); });
             break;
           case 9: {
             double sf[2] = {in_.ConsumeFloatingPoint<double>(), in_.ConsumeFloatingPoint<double>()};

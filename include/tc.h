@@ -955,13 +955,23 @@ TC_API int32_t tc_max_pool2d_with_indices(tc_tensor x, const int64_t* kernel, co
 TC_API int32_t tc_avg_pool2d_ex(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                                 const int64_t* padding, int32_t ceil_mode, int32_t count_include_pad,
                                 int64_t divisor_override, tc_tensor* out);
-/** Adaptive 2-D average pooling to output_size (2 entries), PyTorch's
- * windows. */
+
+/* Adaptive pooling (PyTorch's windows: output o of an axis of in inputs pooled
+ * to out reads inputs [floor(o in / out), ceil((o + 1) in / out))), batched
+ * [N, C, *] or unbatched [C, *]; dedicated kernels forward and backward. */
+/** Adaptive 2-D average pooling of x [N, C, H, W] or [C, H, W] to output_size
+ * (2 entries). */
 TC_API int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out);
-/** Adaptive 2-D max pooling; indices (int64, flat per plane) written when not
- * NULL. */
+/** Adaptive 2-D max pooling of x [N, C, H, W] or [C, H, W]: the first maximum of
+ * each window (NaN propagates); indices (int64, flat per H*W plane) written
+ * when not NULL. */
 TC_API int32_t tc_adaptive_max_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out,
                                       tc_tensor* indices);
+/** Adaptive 1-D average pooling of x [N, C, L] or [C, L] to output_size. */
+TC_API int32_t tc_adaptive_avg_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out);
+/** Adaptive 1-D max pooling of x [N, C, L] or [C, L]; indices (int64, within
+ * each row) written when not NULL. */
+TC_API int32_t tc_adaptive_max_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out, tc_tensor* indices);
 #define TC_INTERP_NEAREST 0
 #define TC_INTERP_LINEAR 1
 /** Resamples x [N, C, W] or [N, C, H, W] to size (one entry per spatial dim):

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "math/adaptive_pool.h"
 #include "math/conv_geom.h"
 #include "math/elementwise_math.h"
 #include "math/index_put.h"
@@ -187,6 +188,18 @@ struct Backend {
   // PyTorch's count_include_pad averages; gx (zeros) += the spread gradient.
   virtual void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const;
   virtual void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const;
+  // Adaptive pooling of contiguous [planes, h, w] (math/adaptive_pool.h's
+  // windows; g.planes * g.ho * g.wo > 0). Max: the first maximum of each
+  // window, a NaN replaces it (the last NaN stays), argmax (int64) flat
+  // within the plane. The backwards write all of gx (contiguous, any content
+  // on entry): the window-spread gy / window size, or gy at the argmax.
+  virtual void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const;
+  virtual void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                            const AdaptivePoolGeom& g) const;
+  virtual void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
+                                   const AdaptivePoolGeom& g) const;
+  virtual void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                                            const AdaptivePoolGeom& g) const;
 
   // ---- random ----
   // t (contiguous, floating, numel > 0): element i = sample i of the Philox

@@ -118,6 +118,20 @@ void Backend::avg_pool2d(const Tensor&, const Tensor&, const PoolGeom&) const {
 void Backend::avg_pool2d_backward(const Tensor&, const Tensor&, const PoolGeom&) const {
   not_implemented("avg_pool2d backward");
 }
+void Backend::adaptive_avg_pool2d(const Tensor&, const Tensor&, const AdaptivePoolGeom&) const {
+  not_implemented("adaptive_avg_pool2d");
+}
+void Backend::adaptive_avg_pool2d_backward(const Tensor&, const Tensor&, const AdaptivePoolGeom&) const {
+  not_implemented("adaptive_avg_pool2d backward");
+}
+void Backend::adaptive_max_pool2d(const Tensor&, const Tensor&, const Tensor&,
+                                  const AdaptivePoolGeom&) const {
+  not_implemented("adaptive_max_pool2d");
+}
+void Backend::adaptive_max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&,
+                                           const AdaptivePoolGeom&) const {
+  not_implemented("adaptive_max_pool2d backward");
+}
 void Backend::fill_random(const Tensor&, RandDist, double, double, uint64_t, uint64_t) const {
   not_implemented("fill_random");
 }

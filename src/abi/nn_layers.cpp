@@ -124,6 +124,20 @@ int32_t tc_adaptive_max_pool2d(tc_tensor x, const int64_t* output_size, tc_tenso
   });
 }
 
+int32_t tc_adaptive_avg_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(tc::ops::adaptive_avg_pool1d(get_tensor(x, "x"), output_size));
+  });
+}
+
+int32_t tc_adaptive_max_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    write_pair(tc::ops::adaptive_max_pool1d(get_tensor(x, "x"), output_size), out, indices);
+  });
+}
+
 int32_t tc_interpolate(tc_tensor x, const int64_t* size, const double* scale_factors, int32_t mode,
                        int32_t align_corners, tc_tensor* out) {
   return api(__func__, [&] {

@@ -85,6 +85,14 @@ class CpuBackend final : public Backend {
                            const PoolGeom& g) const override;
   void avg_pool2d(const Tensor& y, const Tensor& x, const PoolGeom& g) const override;
   void avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) const override;
+  // cpu/adaptive_pool.cpp
+  void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const override;
+  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                    const AdaptivePoolGeom& g) const override;
+  void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
+                           const AdaptivePoolGeom& g) const override;
+  void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                                    const AdaptivePoolGeom& g) const override;
 
   void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
                    uint64_t offset) const override;

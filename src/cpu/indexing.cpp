@@ -3,7 +3,9 @@
 // Puts run the sliced positions s in parallel and, for each, the indexed
 // positions b in order: duplicates resolve deterministically (last writer
 // wins; sums, products, max/min in index order) without atomics.
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -121,43 +123,64 @@ void CpuBackend::index_offsets_put(const Tensor& a, const Tensor& offs, const Te
 
 namespace {
 
-template <typename T>
-int64_t count_kernel(const T* q, int64_t n) {
-  int64_t count = 0;
-  sync_omp_threads();
-#pragma omp parallel for reduction(+ : count) schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) count += is_nonzero(q[i]) ? 1 : 0;
-  return count;
+// nonzero's split: at most one block per thread, each of at least
+// kParallelGrain elements (one block, on the calling thread, below that).
+// A block is counted and written by one thread, so the result is the same
+// at any thread count.
+struct Blocks {
+  int64_t count, size;
+};
+Blocks blocks_of(int64_t n) {
+  const int64_t nb = std::max<int64_t>(1, std::min<int64_t>(num_threads(), n / kParallelGrain));
+  return {nb, (n + nb - 1) / nb};
 }
 
-// Each thread counts its range, a prefix sum gives where its rows start, then
+template <typename T>
+int64_t count_range(const T* q, int64_t begin, int64_t end) {
+  int64_t k = 0;
+  for (int64_t i = begin; i < end; ++i) k += is_nonzero(q[i]) ? 1 : 0;
+  return k;
+}
+
+// counts[t] = the nonzeros of block t.
+template <typename T>
+std::vector<int64_t> block_counts(const T* q, int64_t n, const Blocks& b) {
+  std::vector<int64_t> counts(size_t(b.count), 0);
+  parallel_for(b.count, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t)
+      counts[size_t(t)] = count_range(q, t * b.size, std::min(n, (t + 1) * b.size));
+  });
+  return counts;
+}
+
+template <typename T>
+int64_t count_kernel(const T* q, int64_t n) {
+  const std::vector<int64_t> counts = block_counts(q, n, blocks_of(n));
+  return std::accumulate(counts.begin(), counts.end(), int64_t(0));
+}
+
+// Each block counts its range, a prefix sum gives where its rows start, then
 // each writes its coordinates: row-major order, in parallel.
 template <typename T>
 void nonzero_kernel(const T* q, const Dims& shape, int64_t* po) {
   const int64_t n = numel_of(shape), nd = int64_t(shape.size());
-  const int64_t nt = std::max<int64_t>(1, std::min<int64_t>(num_threads(), n / kParallelGrain));
-  const int64_t chunk = (n + nt - 1) / nt;
-  std::vector<int64_t> start(size_t(nt) + 1, 0);
-  sync_omp_threads();
-#pragma omp parallel for schedule(static) num_threads(int(nt)) if (nt > 1)
-  for (int64_t t = 0; t < nt; ++t) {
-    int64_t k = 0;
-    for (int64_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i) k += is_nonzero(q[i]) ? 1 : 0;
-    start[size_t(t) + 1] = k;
-  }
-  for (int64_t t = 0; t < nt; ++t) start[size_t(t) + 1] += start[size_t(t)];
-#pragma omp parallel for schedule(static) num_threads(int(nt)) if (nt > 1)
-  for (int64_t t = 0; t < nt; ++t) {
-    int64_t row = start[size_t(t)];
-    for (int64_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i) {
-      if (!is_nonzero(q[i])) continue;
-      for (int64_t k = nd - 1, rem = i; k >= 0; --k) {
-        po[row * nd + k] = rem % shape[size_t(k)];
-        rem /= shape[size_t(k)];
+  const Blocks b = blocks_of(n);
+  const std::vector<int64_t> counts = block_counts(q, n, b);
+  std::vector<int64_t> start(size_t(b.count), 0);
+  for (int64_t t = 1; t < b.count; ++t) start[size_t(t)] = start[size_t(t) - 1] + counts[size_t(t) - 1];
+  parallel_for(b.count, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      int64_t row = start[size_t(t)];
+      for (int64_t i = t * b.size; i < std::min(n, (t + 1) * b.size); ++i) {
+        if (!is_nonzero(q[i])) continue;
+        for (int64_t k = nd - 1, rem = i; k >= 0; --k) {
+          po[row * nd + k] = rem % shape[size_t(k)];
+          rem /= shape[size_t(k)];
+        }
+        ++row;
       }
-      ++row;
     }
-  }
+  });
 }
 
 }  // namespace

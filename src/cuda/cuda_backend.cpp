@@ -4,6 +4,7 @@
 // through this table and the DeviceHooks, so the two could be one dlopen'ed
 // module.
 #include "backend.h"
+#include "cuda/adaptive_pool.h"
 #include "cuda/blas.h"
 #include "cuda/cudnn.h"
 #include "cuda/elementwise.h"
@@ -292,6 +293,22 @@ class CudaBackend final : public Backend {
     if (cuda::plain_avg_pool(g)) return cuda::avg_pool2d_backward(gx, gy, g);
 #endif
     cuda::avg_pool2d_direct_backward(gx, gy, g);
+  }
+  // libtc's kernels (adaptive_pool.cu).
+  void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) const override {
+    cuda::adaptive_avg_pool2d(y, x, g);
+  }
+  void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy,
+                                    const AdaptivePoolGeom& g) const override {
+    cuda::adaptive_avg_pool2d_backward(gx, gy, g);
+  }
+  void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
+                           const AdaptivePoolGeom& g) const override {
+    cuda::adaptive_max_pool2d(y, argmax, x, g);
+  }
+  void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
+                                    const AdaptivePoolGeom& g) const override {
+    cuda::adaptive_max_pool2d_backward(gx, gy, argmax, g);
   }
 
   void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,

@@ -2,12 +2,12 @@
 // generalized pooling (dilation, ceil_mode, count_include_pad,
 // divisor_override) check their arguments here and run the backend's fused
 // kernels (src/ops/norm_layers.cpp, src/ops/conv.cpp). The others are
-// composed of existing ops (asymmetric and transposed convolutions, adaptive
-// pooling, resampling, pixel shuffle, embedding with padding_idx, channel
-// dropout: matmul, index_select, max_dim, conv2d, reductions, views), so
-// autograd records the ops they are made of and their gradient is theirs.
-// Host-built tables (adaptive pooling windows, interpolation matrices)
-// depend only on the geometry.
+// composed of existing ops (asymmetric and transposed convolutions,
+// resampling, pixel shuffle, embedding with padding_idx, channel dropout:
+// matmul, index_select, conv2d, reductions, views), so autograd records the
+// ops they are made of and their gradient is theirs. Host-built tables
+// (interpolation matrices) depend only on the geometry. Adaptive pooling has
+// its own kernels (src/ops/adaptive_pool.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,7 +23,6 @@
 namespace tc::ops {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Keeps every geometry product far from int64 overflow (as conv.cpp).
 constexpr int64_t kMaxGeometry = int64_t(1) << 31;
 
@@ -98,14 +97,6 @@ Tensor dilate_dim(const Tensor& x, int64_t dim, int64_t s) {
 }
 
 // ------------------------------------------------------------ pooling --
-// Adaptive max pooling as a table of windows: for each output cell, K flat
-// indices into the input plane (H * W), where -1 marks a missing tap. The op
-// gathers the taps (index_select over the plane with one appended padding
-// element), then takes the max over K.
-struct Windows {
-  int64_t ho = 0, wo = 0, k = 0;
-  std::vector<int64_t> idx;  // [ho * wo * k]
-};
 
 // The output size along one axis as PyTorch's pooling_output_shape.
 int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
@@ -115,59 +106,6 @@ int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ce
   // The last window must start inside the input or its left padding.
   if (ceil_mode && (o - 1) * s >= in + p) --o;
   return o;
-}
-
-// Per-axis taps of one output position: input coordinates (or -1).
-using Taps = std::vector<std::vector<int64_t>>;
-
-// PyTorch's adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
-Taps adaptive_taps(int64_t in, int64_t out) {
-  Taps t(out);
-  int64_t kmax = 0;
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t a = (o * in) / out, b = ((o + 1) * in + out - 1) / out;
-    for (int64_t i = a; i < b; ++i) t[o].push_back(i);
-    kmax = std::max<int64_t>(kmax, b - a);
-  }
-  for (auto& v : t) v.resize(kmax, -1);
-  return t;
-}
-
-Windows make_windows(const Taps& th, const Taps& tw, int64_t w) {
-  Windows win;
-  win.ho = th.size(), win.wo = tw.size();
-  win.k = (th.empty() ? 0 : th[0].size()) * (tw.empty() ? 0 : tw[0].size());
-  win.idx.reserve(win.ho * win.wo * win.k);
-  for (const auto& rh : th)
-    for (const auto& rw : tw)
-      for (int64_t i : rh)
-        for (int64_t j : rw) win.idx.push_back(i >= 0 && j >= 0 ? i * w + j : -1);
-  return win;
-}
-
-// The taps of x [N, C, H, W] per window: [N, C, Ho, Wo, K]; padded taps read pad.
-Tensor gather_windows(const Tensor& x, const Windows& win, double pad) {
-  const int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3];
-  Tensor plane = cat({reshape(x, {n, c, hw}), full({n, c, 1}, pad, x->dtype, x->device)}, 2);
-  std::vector<int64_t> sel(win.idx);
-  for (int64_t& i : sel)
-    if (i < 0) i = hw;
-  Tensor taps = index_select(plane, 2, index_tensor(sel, x->device));
-  return reshape(taps, {n, c, win.ho, win.wo, win.k});
-}
-
-// Max over each window: values and flat input indices (int64, PyTorch's).
-std::pair<Tensor, Tensor> window_max(const Tensor& x, const Windows& win) {
-  const int64_t n = x->shape[0], c = x->shape[1];
-  if (n * c == 0 || win.ho * win.wo == 0) {
-    return {zeros({n, c, win.ho, win.wo}, x->dtype, x->device),
-            zeros({n, c, win.ho, win.wo}, DType::i64, x->device)};
-  }
-  auto [values, which] = max_dim(gather_windows(x, win, -kInf), -1, false);
-  Tensor table = reshape(index_tensor(win.idx, x->device), {1, 1, win.ho, win.wo, win.k});
-  Tensor indices =
-      squeeze(gather(expand(table, {n, c, win.ho, win.wo, win.k}), -1, unsqueeze(which, -1)), -1);
-  return {values, indices};
 }
 
 void check_pool_input(const Tensor& x, const char* op) {
@@ -434,39 +372,6 @@ Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* st
   g.count_include_pad = count_include_pad;
   g.divisor = divisor_override;
   return detail::avg_pool2d_geom(x, g);
-}
-
-Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]) {
-  const char* op = "adaptive_avg_pool2d";
-  check_pool_input(x, op);
-  for (int i = 0; i < 2; ++i) check_range(output_size[i], 1, op, "output_size");
-  TC_CHECK(x->shape[2] > 0 && x->shape[3] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
-           " has an empty spatial dim");
-  // Separable and linear: y = P_h x P_w^T with the window-averaging matrices.
-  auto pool_matrix = [&](int64_t in, int64_t out) {
-    const Taps t = adaptive_taps(in, out);
-    std::vector<double> m(out * in, 0.0);
-    for (int64_t o = 0; o < out; ++o) {
-      int64_t n = 0;
-      for (int64_t i : t[o]) n += i >= 0;
-      for (int64_t i : t[o])
-        if (i >= 0) m[o * in + i] = 1.0 / double(n);
-    }
-    return value_tensor(m, {out, in}, x->dtype, x->device);
-  };
-  Tensor ph = pool_matrix(x->shape[2], output_size[0]), pw = pool_matrix(x->shape[3], output_size[1]);
-  return matmul(matmul(ph, x), transpose(pw, 0, 1));
-}
-
-std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]) {
-  const char* op = "adaptive_max_pool2d";
-  check_pool_input(x, op);
-  for (int i = 0; i < 2; ++i) check_range(output_size[i], 1, op, "output_size");
-  TC_CHECK(x->shape[2] > 0 && x->shape[3] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
-           " has an empty spatial dim");
-  const Windows win = make_windows(adaptive_taps(x->shape[2], output_size[0]),
-                                   adaptive_taps(x->shape[3], output_size[1]), x->shape[3]);
-  return window_max(x, win);
 }
 
 // ----------------------------------------------------------- resampling --

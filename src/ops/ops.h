@@ -275,8 +275,12 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const int64_t
 Tensor avg_pool2d_ex(const Tensor& x, const int64_t kernel[2], const int64_t* stride,
                      const int64_t padding[2], bool ceil_mode, bool count_include_pad,
                      int64_t divisor_override);
+// Adaptive pooling (ops/adaptive_pool.cpp): x [N, C, *] or [C, *]; max
+// returns (values, int64 indices flat per plane).
 Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]);
+Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, int64_t output_size);
 // size: one entry per spatial dim (x is 3-D or 4-D); scale_factors null or
 // per-dim (0 = none: the scale is in/out).
 Tensor interpolate(const Tensor& x, const int64_t* size, const double* scale_factors, int32_t mode,

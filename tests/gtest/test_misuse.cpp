@@ -179,6 +179,8 @@
 #pragma weak tc_avg_pool2d_ex
 #pragma weak tc_adaptive_avg_pool2d
 #pragma weak tc_adaptive_max_pool2d
+#pragma weak tc_adaptive_avg_pool1d
+#pragma weak tc_adaptive_max_pool1d
 #pragma weak tc_interpolate
 #pragma weak tc_pixel_shuffle
 #pragma weak tc_pixel_unshuffle
@@ -2344,9 +2346,9 @@ std::vector<Entry> build_table() {
           int64_t o[] = {3, 2};
           return tc_adaptive_avg_pool2d(m.H(0, m.f.img), m.P(1, o), m.O(2));
         },
-        {X("output size 0", {TC_ERR_INVALID_ARGUMENT},
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) {
-             int64_t o[] = {0, 2};
+             int64_t o[] = {-1, 2};
              return tc_adaptive_avg_pool2d(m.f.img, o, m.O(9));
            }),
          X("output size INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
@@ -2354,9 +2356,9 @@ std::vector<Entry> build_table() {
              int64_t o[] = {2, kI64Max};
              return tc_adaptive_avg_pool2d(m.f.img, o, m.O(9));
            }),
-         X("3-D input", {TC_ERR_SHAPE}, [](M& m) {
+         X("1-D input", {TC_ERR_SHAPE}, [](M& m) {
            int64_t o[] = {2, 2};
-           return tc_adaptive_avg_pool2d(m.f.t3, o, m.O(9));
+           return tc_adaptive_avg_pool2d(m.f.v, o, m.O(9));
          })}));
   add(E(FN(tc_adaptive_max_pool2d), "HPOp",
         [](M& m) {
@@ -2372,6 +2374,22 @@ std::vector<Entry> build_table() {
            int64_t o[] = {2, 2};
            return tc_adaptive_max_pool2d(m.f.i32, o, m.O(9, 0), nullptr);
          })}));
+  add(E(FN(tc_adaptive_avg_pool1d), "H-O",
+        [](M& m) { return tc_adaptive_avg_pool1d(m.H(0, m.f.t3), 3, m.O(2)); },
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_adaptive_avg_pool1d(m.f.t3, -1, m.O(9)); }),
+         X("output size INT64_MAX", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_adaptive_avg_pool1d(m.f.a, kI64Max, m.O(9)); }),
+         X("4-D input", {TC_ERR_SHAPE}, [](M& m) { return tc_adaptive_avg_pool1d(m.f.img, 2, m.O(9)); }),
+         X("int32 x", {TC_ERR_DTYPE}, [](M& m) { return tc_adaptive_avg_pool1d(m.f.i32, 2, m.O(9)); })}));
+  add(E(FN(tc_adaptive_max_pool1d), "H-Op",
+        [](M& m) { return tc_adaptive_max_pool1d(m.H(0, m.f.a), 2, m.O(2, 0), m.O(3, 1)); },
+        {X("output size -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_adaptive_max_pool1d(m.f.t3, -1, m.O(9, 0), m.O(9, 1)); }),
+         X("1-D input", {TC_ERR_SHAPE},
+           [](M& m) { return tc_adaptive_max_pool1d(m.f.v, 2, m.O(9, 0), nullptr); }),
+         X("int32 x", {TC_ERR_DTYPE},
+           [](M& m) { return tc_adaptive_max_pool1d(m.f.i32, 2, m.O(9, 0), m.O(9, 1)); })}));
   add(E(
       FN(tc_interpolate), "HPp--O",
       [](M& m) {

@@ -477,8 +477,17 @@ class Workload {
     const int64_t k3[] = {3, 3};
     STEP(tc_max_pool2d_with_indices, *ct, k3, two, one, one, 1, mp, mi);
     STEP(tc_avg_pool2d_ex, *mp, two, nullptr, zero, 1, 0, 0, ap);
-    STEP(tc_adaptive_avg_pool2d, *ap, two, aa);
-    STEP(tc_pixel_unshuffle, *aa, 2, ps);
+    // Adaptive pooling (ops/adaptive_pool.cpp), 2-D and 1-D, max and average.
+    const int64_t three[] = {3, 3}, rows[] = {2, 2, 4}, planes[] = {2, 2, 2, 2};
+    tc_tensor *am = slot(), *ami = slot(), *r3 = slot(), *m1 = slot(), *m1i = slot(), *a1 = slot(),
+              *r4 = slot();
+    STEP(tc_adaptive_max_pool2d, *ap, three, am, ami);
+    STEP(tc_adaptive_avg_pool2d, *am, two, aa);
+    STEP(tc_reshape, *aa, rows, 3, r3);
+    STEP(tc_adaptive_max_pool1d, *r3, 6, m1, m1i);
+    STEP(tc_adaptive_avg_pool1d, *m1, 4, a1);
+    STEP(tc_reshape, *a1, planes, 4, r4);
+    STEP(tc_pixel_unshuffle, *r4, 2, ps);
     STEP(tc_sum, *ps, nullptr, 0, 0, nsum);
     STEP(tc_backward, *nsum, nullptr, 0);
   }

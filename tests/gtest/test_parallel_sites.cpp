@@ -199,3 +199,51 @@ TEST_F(ParallelSites, ColumnSumsEqualAcrossKernelSets) {
   }
   tc::cpu::select_kernels(in_use.c_str());
 }
+
+// nonzero and count_nonzero (cpu/indexing.cpp) split their input into
+// per-thread blocks through cpu::parallel_for: the coordinates come out in
+// row-major order and the counts agree at 1 and 2 threads, above and below
+// the grain, for float, integer and bool inputs; and they are the counts of
+// a plain loop (so a skipped or doubled block would show).
+TEST_F(ParallelSites, NonzeroAndCountNonzero) {
+  for (int64_t n : kSizes) {
+    Tensor u = uniform({n}, -1, 1, DType::f64);
+    Tensor sparse = ops::mul(u, ops::compare_scalar(ops::BinaryOp::gt, u, 0.6));  // ~20% nonzero
+    Tensor as_int = tc::cast(ops::mul_scalar(sparse, 10.0), DType::i32);
+    Tensor as_bool = tc::cast(sparse, DType::b8);
+    for (const Tensor& t : {sparse, as_int, as_bool}) {
+      const Tensor t2 = ops::reshape(t, {n, 1});
+      expect_thread_independent("nonzero/count_nonzero", [&] {
+        return std::vector<Tensor>{ops::nonzero(t2), ops::count_nonzero(t, {})};
+      });
+      int64_t want = 0;
+      for (int64_t i = 0; i < n; ++i) want += tc::read_element(t, i) != 0;
+      EXPECT_EQ(tc::read_element(ops::count_nonzero(t, {}), 0), double(want)) << n;
+      EXPECT_EQ(ops::nonzero(t)->shape, (tc::Dims{want, 1})) << n;
+    }
+  }
+}
+
+// Adaptive pooling (cpu/adaptive_pool.cpp) splits planes across threads:
+// each plane is one thread's, so values, indices and gradients are the same
+// bits at 1 and 2 threads, below and above the grain (small planes: many per
+// chunk; the global pool of a ResNet head; output larger than the input).
+TEST_F(ParallelSites, AdaptivePooling) {
+  struct Case {
+    tc::Dims shape;
+    int64_t out[2];
+  };
+  const Case cases[] = {
+      {{3, 5, 7, 6}, {3, 4}}, {{32, 64, 7, 7}, {1, 1}}, {{8, 16, 56, 56}, {7, 7}}, {{4, 300, 5, 3}, {9, 7}}};
+  for (const Case& c : cases)
+    for (DType dt : {DType::f32, DType::f64}) {
+      expect_thread_independent("adaptive pools", [&] {
+        Tensor x = randn(c.shape, dt);
+        x->requires_grad = true;
+        Tensor a = ops::adaptive_avg_pool2d(x, c.out);
+        auto [m, ix] = ops::adaptive_max_pool2d(x, c.out);
+        tc::autograd::backward(ops::sum(ops::add(a, m), {}, false), nullptr, false);
+        return std::vector<Tensor>{a, m, ix, x->grad()};
+      });
+    }
+}

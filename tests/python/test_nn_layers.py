@@ -286,7 +286,7 @@ def test_pool_errors():
     with pytest.raises(tc.TcError, match="larger than the padded input"):
         F.avg_pool2d(tc.randn(1, 1, 2, 2), 3, ceil_mode=True)
     with pytest.raises(tc.TcError):
-        F.adaptive_max_pool2d(tc.randn(1, 1, 2, 2), (0, 1))
+        F.adaptive_max_pool2d(tc.randn(1, 1, 2, 2), (-1, 1))
 
 
 # ----------------------------------------------------------- resampling

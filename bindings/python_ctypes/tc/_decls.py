@@ -1217,6 +1217,14 @@ FUNCTIONS = {
         [tc_tensor, C.POINTER(C.c_int64), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('const int64_t*', 'output_size'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),
     ),
+    'tc_adaptive_avg_pool1d': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('int64_t', 'output_size'), ('tc_tensor*', 'out')),
+    ),
+    'tc_adaptive_max_pool1d': (
+        [tc_tensor, C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('int64_t', 'output_size'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),
+    ),
     'tc_interpolate': (
         [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_double), C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('const int64_t*', 'size'), ('const double*', 'scale_factors'), ('int32_t', 'mode'), ('int32_t', 'align_corners'), ('tc_tensor*', 'out')),

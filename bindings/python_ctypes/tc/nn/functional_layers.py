@@ -18,7 +18,7 @@ IntPair = Union[int, Sequence[int]]
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "conv1d", "conv2d", "conv_transpose1d",
            "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle",
+           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle",
            "pixel_unshuffle", "embedding", "dropout2d"]
 
 
@@ -321,35 +321,63 @@ def _out_size(input: Tensor, output_size, n: int) -> Tuple[int, ...]:
     return tuple(int(s) if s is not None else int(i) for s, i in zip(sizes, spatial))
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    """Adaptive 2-D average pooling of input [N, C, H, W] to output_size (an int, a pair; None keeps a dim).
+def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, Sequence[Optional[int]]]) -> Tensor:
+    """Adaptive 2-D average pooling, as torch.nn.functional.adaptive_avg_pool2d: output (i, j)
+    averages input rows [floor(i*H/H_out), ceil((i+1)*H/H_out)) and the columns alike.
+
+    Args:
+        input: [N, C, H, W] or [C, H, W].
+        output_size: an int, or a pair (None keeps that dim).
 
     Returns:
-        [N, C, *output_size].
+        [N, C, H_out, W_out] (or [C, H_out, W_out]).
     """
     return _call(fn("tc_adaptive_avg_pool2d"), input._h, _arr(_out_size(input, output_size, 2)))
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:
-    """Adaptive 1-D average pooling of input [N, C, L] to output_size.
-
-    Returns:
-        [N, C, output_size].
-    """
-    x2 = input.unsqueeze(2)
-    return _call(fn("tc_adaptive_avg_pool2d"), x2._h, _arr((1, _single(output_size)))).squeeze(2)
-
-
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
-    """Adaptive 2-D max pooling of input [N, C, H, W] to output_size (an int or a pair).
+    """Adaptive 1-D average pooling, as torch.nn.functional.adaptive_avg_pool1d.
 
     Args:
+        input: [N, C, L] or [C, L].
+        output_size: an int (or a 1-tuple).
+
+    Returns:
+        [N, C, output_size] (or [C, output_size]).
+    """
+    return _call(fn("tc_adaptive_avg_pool1d"), input._h, _single(output_size))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Union[int, Sequence[Optional[int]]],
+                        return_indices: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]:
+    """Adaptive 2-D max pooling, as torch.nn.functional.adaptive_max_pool2d (the first maximum of
+    each window; NaN propagates).
+
+    Args:
+        input: [N, C, H, W] or [C, H, W].
+        output_size: an int, or a pair (None keeps that dim).
         return_indices: also return the int64 argmax, flat within each H*W plane.
 
     Returns:
-        [N, C, *output_size], or (values, indices) with return_indices.
+        [N, C, H_out, W_out] (or [C, H_out, W_out]), or (values, indices) with return_indices.
     """
     r = _pair_out(fn("tc_adaptive_max_pool2d"), input._h, _arr(_out_size(input, output_size, 2)))
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int,
+                        return_indices: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]:
+    """Adaptive 1-D max pooling, as torch.nn.functional.adaptive_max_pool1d.
+
+    Args:
+        input: [N, C, L] or [C, L].
+        output_size: an int (or a 1-tuple).
+        return_indices: also return the int64 argmax within each row.
+
+    Returns:
+        [N, C, output_size] (or [C, output_size]), or (values, indices) with return_indices.
+    """
+    r = _pair_out(fn("tc_adaptive_max_pool1d"), input._h, _single(output_size))
     return r if return_indices else r[0]
 
 

@@ -18,7 +18,8 @@ IntOrPair = Union[int, Sequence[int]]
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "Conv1d", "Conv2d",
            "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
-           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "Upsample", "PixelShuffle",
            "PixelUnshuffle", "Dropout2d", "Embedding"]
 
 
@@ -408,7 +409,7 @@ class AvgPool2d(_PoolNd):
 
 
 class AdaptiveAvgPool1d(_PoolNd):
-    """Adaptive average pooling of [N, C, L] to output_size (torch.nn.AdaptiveAvgPool1d)."""
+    """Adaptive average pooling of [N, C, L] or [C, L] to output_size (torch.nn.AdaptiveAvgPool1d)."""
     _fn, _options = "adaptive_avg_pool1d", ("output_size",)
 
     def __init__(self, output_size: int):
@@ -416,15 +417,26 @@ class AdaptiveAvgPool1d(_PoolNd):
 
 
 class AdaptiveAvgPool2d(_PoolNd):
-    """Adaptive average pooling of [N, C, H, W] to output_size, an int or a pair (torch.nn.AdaptiveAvgPool2d)."""
+    """Adaptive average pooling of [N, C, H, W] or [C, H, W] to output_size, an int or a pair
+    (torch.nn.AdaptiveAvgPool2d)."""
     _fn, _options = "adaptive_avg_pool2d", ("output_size",)
 
     def __init__(self, output_size):
         super().__init__(output_size=output_size)
 
 
+class AdaptiveMaxPool1d(_PoolNd):
+    """Adaptive max pooling of [N, C, L] or [C, L] (torch.nn.AdaptiveMaxPool1d); (values, indices) with
+    return_indices."""
+    _fn, _options = "adaptive_max_pool1d", ("output_size", "return_indices")
+
+    def __init__(self, output_size: int, return_indices: bool = False):
+        super().__init__(output_size=output_size, return_indices=return_indices)
+
+
 class AdaptiveMaxPool2d(_PoolNd):
-    """Adaptive max pooling of [N, C, H, W] (torch.nn.AdaptiveMaxPool2d); (values, indices) with return_indices."""
+    """Adaptive max pooling of [N, C, H, W] or [C, H, W] (torch.nn.AdaptiveMaxPool2d); (values, indices) with
+    return_indices."""
     _fn, _options = "adaptive_max_pool2d", ("output_size", "return_indices")
 
     def __init__(self, output_size, return_indices: bool = False):

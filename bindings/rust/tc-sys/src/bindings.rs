@@ -2014,16 +2014,31 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
-    #[doc = " Adaptive 2-D average pooling to output_size (2 entries), PyTorch's"]
-    #[doc = " windows."]
+    #[doc = " Adaptive 2-D average pooling of x [N, C, H, W] or [C, H, W] to output_size"]
+    #[doc = " (2 entries)."]
     pub fn tc_adaptive_avg_pool2d(x: tc_tensor, output_size: *const i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
-    #[doc = " Adaptive 2-D max pooling; indices (int64, flat per plane) written when not"]
-    #[doc = " NULL."]
+    #[doc = " Adaptive 2-D max pooling of x [N, C, H, W] or [C, H, W]: the first maximum of"]
+    #[doc = " each window (NaN propagates); indices (int64, flat per H*W plane) written"]
+    #[doc = " when not NULL."]
     pub fn tc_adaptive_max_pool2d(
         x: tc_tensor,
         output_size: *const i64,
+        out: *mut tc_tensor,
+        indices: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Adaptive 1-D average pooling of x [N, C, L] or [C, L] to output_size."]
+    pub fn tc_adaptive_avg_pool1d(x: tc_tensor, output_size: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Adaptive 1-D max pooling of x [N, C, L] or [C, L]; indices (int64, within"]
+    #[doc = " each row) written when not NULL."]
+    pub fn tc_adaptive_max_pool1d(
+        x: tc_tensor,
+        output_size: i64,
         out: *mut tc_tensor,
         indices: *mut tc_tensor,
     ) -> i32;

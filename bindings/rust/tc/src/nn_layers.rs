@@ -279,19 +279,22 @@ impl Tensor {
             )?
             .squeeze(Some(2))
     }
-    /// Adaptive 2-D average pooling to `output_size`.
+    /// Adaptive 2-D average pooling of `[N, C, H, W]` or `[C, H, W]` to `output_size`.
     pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
     }
-    /// Adaptive 1-D average pooling of `[N, C, L]`.
+    /// Adaptive 1-D average pooling of `[N, C, L]` or `[C, L]`.
     pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
-        self.unsqueeze(2)?
-            .adaptive_avg_pool2d([1, output_size])?
-            .squeeze(Some(2))
+        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool1d(self.as_raw(), output_size, out) })
     }
     /// Adaptive 2-D max pooling: values and int64 indices (flat per plane).
     pub fn adaptive_max_pool2d(&self, output_size: [i64; 2]) -> Result<(Tensor, Tensor)> {
         pair(|v, i| unsafe { sys::tc_adaptive_max_pool2d(self.as_raw(), output_size.as_ptr(), v, i) })
+    }
+    /// Adaptive 1-D max pooling of `[N, C, L]` or `[C, L]`: values and int64
+    /// indices (within each row).
+    pub fn adaptive_max_pool1d(&self, output_size: i64) -> Result<(Tensor, Tensor)> {
+        pair(|v, i| unsafe { sys::tc_adaptive_max_pool1d(self.as_raw(), output_size, v, i) })
     }
     /// Resamples `[N, C, W]` or `[N, C, H, W]` to `size` (one entry per
     /// spatial dim); `scale_factors` (one per spatial dim) set the source

@@ -56,6 +56,15 @@ fn pooling_convolution_and_resampling_shapes() {
         vec![1.5, 3.5]
     );
     assert!((vals(&l.adaptive_avg_pool1d(1).unwrap())[0] - 2.5).abs() < 1e-12);
+    // Windows of 5 inputs pooled to 3: [0, 2), [1, 4), [3, 5); unbatched [C, L].
+    let r = f64s(&[3.0, 1.0, 4.0, 1.0, 5.0], &[1, 5]);
+    assert_eq!(vals(&r.adaptive_avg_pool1d(3).unwrap()), vec![2.0, 2.0, 3.0]);
+    let (mv, mi) = r.adaptive_max_pool1d(3).unwrap();
+    assert_eq!(mv.shape().unwrap(), vec![1, 3]);
+    assert_eq!(vals(&mv), vec![3.0, 4.0, 5.0]);
+    assert_eq!(mi.to_vec::<i64>().unwrap(), vec![0, 2, 4]);
+    assert!(r.adaptive_max_pool1d(-1).is_err());
+    assert_eq!(r.adaptive_avg_pool1d(0).unwrap().shape().unwrap(), vec![1, 0]);
     let k = f64s(&[1.0, 1.0], &[1, 1, 2]);
     assert_eq!(
         vals(&l.conv1d(&k, None, 1, [0, 1], 1, 1).unwrap()),

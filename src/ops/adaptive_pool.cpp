@@ -1,0 +1,148 @@
+// Adaptive average and max pooling, 1-D and 2-D, batched or not: argument
+// checks, the geometry (math/adaptive_pool.h) and the autograd nodes; the
+// kernels are the backend's (src/cpu/adaptive_pool.cpp, src/cuda/adaptive_pool.cu).
+// A 1-D pool is the 2-D kernel with one row (h = ho = 1). Non-contiguous
+// inputs are made contiguous first.
+#include <memory>
+#include <utility>
+
+#include "abi/status.h"
+#include "autograd/node.h"
+#include "backend.h"
+#include "dtype.h"
+#include "ops/ops.h"
+
+namespace tc::ops {
+namespace {
+
+// Keeps every window product in math/adaptive_pool.h far from int64 overflow.
+constexpr int64_t kMaxSize = int64_t(1) << 31;
+
+struct Adaptive {
+  AdaptivePoolGeom geom;
+  Dims out_shape;
+};
+
+// x: [N, C, *spatial] or [C, *spatial] with sd spatial dims (1 or 2),
+// float32/float64, on the CPU or CUDA; output_size: sd entries in [0, 2^31]
+// (0: an empty result, as PyTorch's).
+Adaptive adaptive_geometry(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op) {
+  TC_CHECK(device_type(x->device) == TC_DEVICE_CPU || device_type(x->device) == TC_DEVICE_CUDA,
+           TC_ERR_NOT_IMPLEMENTED, op, ": x is on ", device_name(x->device), ", where ", op,
+           " is not implemented");
+  TC_CHECK(x->dtype == DType::f32 || x->dtype == DType::f64, TC_ERR_DTYPE, op,
+           ": x must be float32 or float64 but is ", dtype_name(x->dtype));
+  TC_CHECK(x->ndim() == sd + 1 || x->ndim() == sd + 2, TC_ERR_SHAPE, op, ": x must be ",
+           sd == 1 ? "[N, C, L] or [C, L]" : "[N, C, H, W] or [C, H, W]", " but has shape ", x->shape);
+  for (int64_t i = 0; i < sd; ++i)
+    TC_CHECK(output_size[i] >= 0 && output_size[i] <= kMaxSize, TC_ERR_INVALID_ARGUMENT, op,
+             ": output_size must be in [0, 2^31] but is ", output_size[i]);
+  const int64_t nd = x->ndim();
+  for (int64_t i = nd - sd; i < nd; ++i)
+    TC_CHECK(x->shape[i] > 0, TC_ERR_SHAPE, op, ": x of shape ", x->shape, " has an empty spatial dim");
+  Adaptive a{};
+  a.geom.planes = 1;
+  for (int64_t i = 0; i < nd - sd; ++i) {
+    a.geom.planes *= x->shape[i];
+    a.out_shape.push_back(x->shape[i]);
+  }
+  a.geom.h = sd == 2 ? x->shape[nd - 2] : 1;
+  a.geom.w = x->shape[nd - 1];
+  a.geom.ho = sd == 2 ? output_size[0] : 1;
+  a.geom.wo = output_size[sd - 1];
+  for (int64_t i = 0; i < sd; ++i) a.out_shape.push_back(output_size[i]);
+  return a;
+}
+
+struct AdaptiveAvgPoolBackward : autograd::Node {
+  Dims x_shape;
+  DType dtype;
+  Device device;
+  AdaptivePoolGeom geom;
+  const char* node_name;
+  const char* name() const override { return node_name; }
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    Tensor gy = tc::contiguous(grads[0]);
+    Tensor gx = empty(x_shape, dtype, device);
+    if (gx->numel() > 0) backend_for(gx).adaptive_avg_pool2d_backward(gx, gy, geom);
+    return {gx};
+  }
+};
+
+struct AdaptiveMaxPoolBackward : autograd::Node {
+  // Saved (version checked): the caller gets the indices too.
+  autograd::SavedTensor argmax;
+  Dims x_shape;
+  DType dtype;
+  Device device;
+  AdaptivePoolGeom geom;
+  const char* node_name;
+  const char* name() const override { return node_name; }
+  bool has_saved() const override { return true; }
+  void release_saved() override { argmax.release(); }
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    Tensor am = argmax.unpack(name());
+    Tensor gy = tc::contiguous(grads[0]);
+    Tensor gx = empty(x_shape, dtype, device);
+    if (gx->numel() > 0) backend_for(gx).adaptive_max_pool2d_backward(gx, gy, am, geom);
+    return {gx};
+  }
+};
+
+Tensor avg_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op,
+                const char* node_name) {
+  const Adaptive a = adaptive_geometry(x, sd, output_size, op);
+  Tensor xc = tc::contiguous(x);
+  Tensor y = empty(a.out_shape, x->dtype, x->device);
+  if (y->numel() > 0) backend_for(x).adaptive_avg_pool2d(y, xc, a.geom);
+  if (autograd::needs_grad({&x})) {
+    auto node = std::make_shared<AdaptiveAvgPoolBackward>();
+    node->x_shape = x->shape;
+    node->dtype = x->dtype;
+    node->device = x->device;
+    node->geom = a.geom;
+    node->node_name = node_name;
+    autograd::record(node, {x}, {y});
+  }
+  return y;
+}
+
+std::pair<Tensor, Tensor> max_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const char* op,
+                                   const char* node_name) {
+  const Adaptive a = adaptive_geometry(x, sd, output_size, op);
+  Tensor xc = tc::contiguous(x);
+  Tensor y = empty(a.out_shape, x->dtype, x->device);
+  Tensor argmax = empty(a.out_shape, DType::i64, x->device);
+  if (y->numel() > 0) backend_for(x).adaptive_max_pool2d(y, argmax, xc, a.geom);
+  if (autograd::needs_grad({&x})) {
+    auto node = std::make_shared<AdaptiveMaxPoolBackward>();
+    node->argmax = autograd::SavedTensor(argmax);
+    node->x_shape = x->shape;
+    node->dtype = x->dtype;
+    node->device = x->device;
+    node->geom = a.geom;
+    node->node_name = node_name;
+    autograd::record(node, {x}, {y});
+  }
+  return {y, argmax};
+}
+
+}  // namespace
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const int64_t output_size[2]) {
+  return avg_pool(x, 2, output_size, "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward");
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const int64_t output_size[2]) {
+  return max_pool(x, 2, output_size, "adaptive_max_pool2d", "AdaptiveMaxPool2DBackward");
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size) {
+  return avg_pool(x, 1, &output_size, "adaptive_avg_pool1d", "AdaptiveAvgPool1DBackward");
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, int64_t output_size) {
+  return max_pool(x, 1, &output_size, "adaptive_max_pool1d", "AdaptiveMaxPool1DBackward");
+}
+
+}  // namespace tc::ops
