@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "device_hooks.h"
 #include "init.h"
+#include "object_pool.h"
 
 namespace tc {
 
@@ -51,7 +52,7 @@ Storage::~Storage() {
 std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
   if (device_type(device) == TC_DEVICE_CUDA) {
     const DeviceHooks& cuda = require_cuda(device_index(device));
-    auto s = std::make_shared<Storage>();
+    auto s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
     const int32_t index = device_index(device);
     s->data = cuda.alloc(nbytes, index);
     s->deleter = [free = cuda.free, index](void* p) { free(p, index); };
@@ -61,7 +62,7 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
   }
   TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_INVALID_ARGUMENT, "allocation on unknown device ",
            device_name(device));
-  auto s = std::make_shared<Storage>();
+  auto s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   if (nbytes <= Storage::kInlineBytes) {
     s->data = s->inline_bytes;
   } else {
@@ -98,7 +99,7 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   int64_t nbytes;
   TC_CHECK(!__builtin_mul_overflow(n, dtype_size(dtype), &nbytes), TC_ERR_OUT_OF_MEMORY, "a tensor of shape ",
            shape, " and dtype ", dtype_name(dtype), " needs more than 2^63 bytes");
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = allocate_storage(nbytes, device);
   t->shape = shape;
   t->strides = contiguous_strides(shape);
@@ -112,7 +113,7 @@ Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int
   // Every view passes here: no tensor may have more elements than int64
   // counts, whatever arithmetic produced its shape.
   checked_numel(shape, "view");
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = base->storage;
   t->shape = shape;
   t->strides = strides;
@@ -132,7 +133,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   }
   std::shared_ptr<Storage> s;
   try {
-    s = std::make_shared<Storage>();
+    s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   } catch (...) {
     if (deleter) deleter(data);  // the caller was promised exactly one call
     throw;
@@ -156,7 +157,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   TC_CHECK(any_zero || !overflow, TC_ERR_INVALID_ARGUMENT, "from_blob: shape ", shape, " with strides ",
            strides, " reaches beyond 2^63 bytes");
   s->nbytes = any_zero ? 0 : nbytes;
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = std::move(s);
   t->shape = shape;
   t->strides = strides;

@@ -100,18 +100,21 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Dims sa = a->shape, sb = b->shape;
   const DType da = a->dtype, db = b->dtype;
   const BinaryGradInfo info = kBinaryGradInfo[int(op)];
-  autograd::record_function(
-      kBinaryGradNames[int(op)], {a, b}, {out},
-      info.saves ? std::vector<Tensor>{a, b} : std::vector<Tensor>{},
-      [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
-        const Tensor& g = gs[0];
-        // Formulas that read neither input get g in their place (unused).
-        const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
-        Tensor ga, gb;
-        if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
-        if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
-        return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
-      });
+  auto backward = [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
+    const Tensor& g = gs[0];
+    // Formulas that read neither input get g in their place (unused).
+    const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
+    Tensor ga, gb;
+    if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
+    if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
+    return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
+  };
+  // Two calls rather than a vector chosen at run time: braced lists cost no allocation.
+  if (info.saves) {
+    autograd::record_function(kBinaryGradNames[int(op)], {a, b}, {out}, {a, b}, std::move(backward));
+  } else {
+    autograd::record_function(kBinaryGradNames[int(op)], {a, b}, {out}, {}, std::move(backward));
+  }
   return out;
 }
 
@@ -230,18 +233,22 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   }
   backend_for(out).unary(op, out, x, p, q);
   if (!info.differentiable || !autograd::needs_grad({&a})) return out;
-  std::vector<Tensor> saved;
-  if (info.save == ew::Save::input) saved.push_back(a);
-  if (info.save == ew::Save::output) saved.push_back(autograd::alias(out));
   ew::GradParams gp;
   gp.unary_params = true;
   gp.up = p;
   gp.uq = q;
-  autograd::record_function(kUnaryGradNames[int(op)], {a}, {out}, std::move(saved),
-                            [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              // Formulas that save nothing get g in its place (unused).
-                              return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
-                            });
+  auto backward = [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    // Formulas that save nothing get g in its place (unused).
+    return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
+  };
+  const char* grad_name = kUnaryGradNames[int(op)];
+  if (info.save == ew::Save::input) {
+    autograd::record_function(grad_name, {a}, {out}, {a}, std::move(backward));
+  } else if (info.save == ew::Save::output) {
+    autograd::record_function(grad_name, {a}, {out}, {autograd::alias(out)}, std::move(backward));
+  } else {
+    autograd::record_function(grad_name, {a}, {out}, {}, std::move(backward));
+  }
   return out;
 }
 
