@@ -184,6 +184,15 @@ std::shared_ptr<void> handle_get(uint64_t h, HandleKind kind, const char* arg) {
   return obj;
 }
 
+std::shared_ptr<TensorImpl> handle_get_tensor(uint64_t h, const char* arg) {
+  Slot* s = locked_slot(h, HandleKind::tensor, arg);
+  // The aliasing constructor: shares the slot's ownership, points at the
+  // TensorImpl the slot holds (a tensor slot only ever holds one).
+  std::shared_ptr<TensorImpl> t(s->obj, static_cast<TensorImpl*>(s->obj.get()));
+  s->release();
+  return t;
+}
+
 static void release_slot(Table& t, Slot* s, uint32_t index, std::shared_ptr<void>& keep) {
   keep = std::move(s->obj);
   s->obj.reset();
