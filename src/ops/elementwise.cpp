@@ -41,6 +41,16 @@ constexpr BinaryGradInfo kBinaryGradInfo[] = {
 
 using ew::Grad;
 
+// t itself when its dtype is already `dtype`, else cast(t, dtype) kept in
+// `keep`: no reference-count traffic (two lock-prefixed instructions, which
+// dominate a 1-element op's time more than their count suggests) on the usual
+// path, whose inputs need no cast.
+const Tensor& cast_ref(const Tensor& t, DType dtype, Tensor& keep) {
+  if (t->dtype == dtype) return t;
+  keep = cast(t, dtype);
+  return keep;
+}
+
 // A new tensor of g's shape and dtype: out = formula(g, x, y) with x, y
 // broadcast (computed in double on the CPU).
 Tensor fused3(Grad f, const Tensor& g, const Tensor& x, const Tensor& y) {
@@ -90,7 +100,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_binary_dtypes(be, name, a, b, ct, ew::binary_takes_bool(op));
   ct = binary_compute_dtype(op, name, a, b, ct);  // the row's dtypes (ops/binary_ext.cpp)
   const Dims shape = a->shape == b->shape ? a->shape : broadcast_shapes(a->shape, b->shape, name);
-  const Tensor ac = cast(a, ct), bc = cast(b, ct);
+  Tensor a_cast, b_cast;
+  const Tensor& ac = cast_ref(a, ct, a_cast);
+  const Tensor& bc = cast_ref(b, ct, b_cast);
   if (ew::binary_integer_division(op) && !is_floating(ct)) check_no_zero_divisor(name, a, bc);
   Tensor out = empty(shape, cmp ? DType::b8 : ct, a->device);
   be.binary(op, out, ac, bc);
@@ -137,7 +149,8 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
   check_same_device(name, a, a, true);
   check_dtype(name, "a", a, true);
   const DType ct = result_type_scalar(a);  // bool/integer tensors become the default float dtype
-  const Tensor ac = cast(a, ct);
+  Tensor a_cast;
+  const Tensor& ac = cast_ref(a, ct, a_cast);
   Tensor out = empty(a->shape, ct, a->device);
   backend_for(out).binary_scalar(op, out, ac, s);
   if (!autograd::needs_grad({&a})) return out;
@@ -222,7 +235,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   // Like PyTorch, the floating ops compute integer and bool tensors in the
   // default float dtype (a cast: such inputs never require grad).
   const bool promote = info.dtypes == ew::UnaryDtypes::floating && !is_floating(a->dtype);
-  const Tensor x = promote ? cast(a, default_dtype()) : a;
+  Tensor promoted;
+  const Tensor& x = promote ? (promoted = cast(a, default_dtype())) : a;
   check_dtype(name, "a", x, info.bools);
   TC_CHECK(info.floats || !is_floating(x->dtype), TC_ERR_DTYPE, name,
            ": expected an integer or bool tensor but got ", describe(a));
