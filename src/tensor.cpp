@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <ostream>
 
 #include "alloc.h"
@@ -76,11 +77,73 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
 
 // ---- TensorImpl ----
 namespace {
-std::atomic<int64_t> g_live_tensors{0};
+// The live_tensors count without a lock-prefixed instruction per tensor made
+// and destroyed (a global atomic counter cost two per 1-element op, each a
+// full barrier): every thread counts in its own slot (made minus destroyed,
+// written only by that thread), and a query sums the slots under the
+// registry's lock, plus what exited threads left behind. Exact whenever no
+// tensor is being made or destroyed meanwhile, as the global counter was.
+struct LiveSlot {
+  std::atomic<int64_t> n{0};
+};
+struct LiveRegistry {
+  std::mutex mu;
+  std::vector<LiveSlot*> slots;  // the live threads'
+  int64_t retired = 0;           // exited threads' counts
+};
+LiveRegistry& live_registry() {
+  static auto* r = new LiveRegistry();  // never destroyed: tensors may outlive statics
+  return *r;
 }
-TensorImpl::TensorImpl() { g_live_tensors.fetch_add(1, std::memory_order_relaxed); }
-TensorImpl::~TensorImpl() { g_live_tensors.fetch_sub(1, std::memory_order_relaxed); }
-int64_t live_tensor_count() noexcept { return g_live_tensors.load(std::memory_order_relaxed); }
+// Tensors made or destroyed by a thread after its slot is gone (while its
+// other thread-locals are destroyed).
+std::atomic<int64_t> g_live_orphans{0};
+thread_local LiveSlot* t_live = nullptr;  // plain thread-locals: see alloc.cpp's SmallCache
+thread_local bool t_live_gone = false;
+struct LiveSlotOwner {
+  LiveSlot slot;
+  LiveSlotOwner() {
+    LiveRegistry& r = live_registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.slots.push_back(&slot);
+    t_live = &slot;
+  }
+  ~LiveSlotOwner() {
+    t_live = nullptr;
+    t_live_gone = true;
+    LiveRegistry& r = live_registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.retired += slot.n.load(std::memory_order_relaxed);
+    r.slots.erase(std::find(r.slots.begin(), r.slots.end(), &slot));
+  }
+  LiveSlotOwner(const LiveSlotOwner&) = delete;
+  LiveSlotOwner& operator=(const LiveSlotOwner&) = delete;
+};
+// register: whether a thread without a slot makes one (not from a
+// destructor, where the registration's allocation must not throw).
+void count_live(int64_t delta, bool register_thread) {
+  LiveSlot* s = t_live;
+  if (!s) {
+    if (t_live_gone || !register_thread) {
+      g_live_orphans.fetch_add(delta, std::memory_order_relaxed);
+      return;
+    }
+    thread_local LiveSlotOwner owner;  // registers this thread (throws only bad_alloc)
+    s = t_live;
+  }
+  // Only this thread writes its slot: a plain increment, published atomically.
+  s->n.store(s->n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+}  // namespace
+TensorImpl::TensorImpl() { count_live(1, true); }
+TensorImpl::~TensorImpl() { count_live(-1, false); }
+int64_t live_tensor_count() noexcept {
+  LiveRegistry& r = live_registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  int64_t n = r.retired + g_live_orphans.load(std::memory_order_relaxed);
+  for (const LiveSlot* s : r.slots) n += s->n.load(std::memory_order_relaxed);
+  return n;
+}
 
 void check_writable(const Tensor& t, const char* op) {
   TC_CHECK(!(t->storage && t->storage->read_only.load(std::memory_order_relaxed)), TC_ERR_INVALID_ARGUMENT,

@@ -1,10 +1,12 @@
 // What issue 17's session 7 changed on a small op's path, and what must not
 // change with it: the per-thread block pool (object_pool.h) that TensorImpl,
-// Storage and graph nodes come from, and record_function taking braced lists
+// Storage and graph nodes come from, the per-thread live-tensor counts, and
+// record_function taking braced lists
 // (TensorList) and the op's lambda inline in its node. The recording tests pin
 // the semantics the rewritten call sites (binary, unary) must keep: which ops
 // save which tensors (and so which fail a second backward or after an
 // in-place change, as in PyTorch), and gradients by finite differences.
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -100,6 +102,39 @@ TEST_F(SmallOpCost, TensorsMadeOnOneThreadDieOnOthers) {
     loss.reset();
   }).join();
   EXPECT_EQ(values(w->grad()), (std::vector<double>{2, 4, 6}));
+}
+
+TEST_F(SmallOpCost, LiveTensorCountIsExactAcrossThreadsThatExit) {
+  // Each thread counts in its own slot (tensor.cpp): a thread that exits
+  // with tensors it made still alive leaves its count behind, and a thread
+  // that only destroys tensors counts without a slot.
+  const int64_t live0 = tc::live_tensor_count();
+  std::vector<Tensor> handed;
+  std::thread maker([&] {
+    for (int i = 0; i < 10; ++i) handed.push_back(randn({2}));
+    Tensor local = randn({3});  // made and destroyed here
+  });
+  maker.join();
+  EXPECT_EQ(tc::live_tensor_count(), live0 + 10);
+  std::thread destroyer([&] { handed.resize(4); });
+  destroyer.join();
+  EXPECT_EQ(tc::live_tensor_count(), live0 + 4);
+  handed.clear();
+  EXPECT_EQ(tc::live_tensor_count(), live0);
+  // Counting threads and a reader at the same time (TSan: no race).
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load()) (void)tc::live_tensor_count();
+  });
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 3; ++t)
+    workers.emplace_back([] {
+      for (int i = 0; i < 200; ++i) Tensor x = ops::add(randn({1}), randn({1}));
+    });
+  for (auto& w : workers) w.join();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(tc::live_tensor_count(), live0);
 }
 
 TEST_F(SmallOpCost, AddSavesNothingAndRunsTwiceMulSavesBothInputs) {
