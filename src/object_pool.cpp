@@ -22,7 +22,7 @@ void pool_free(void* p, size_t) noexcept { ::operator delete(p); }
 namespace {
 
 constexpr int kClasses = int(kPoolMaxBytes / kPoolStep);
-int class_of(size_t n) { return int((n + kPoolStep - 1) / kPoolStep) - 1; }
+int class_of(size_t n) { return n == 0 ? 0 : int((n - 1) / kPoolStep); }  // 1..64 bytes: class 0
 
 struct FreeBlock {
   FreeBlock* next;

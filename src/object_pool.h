@@ -1,6 +1,7 @@
 // Per-thread free lists for the blocks every op allocates and frees: the
-// std::make_shared blocks of TensorImpl and Storage (through PoolAllocator
-// and std::allocate_shared). A 1-element op makes and frees two of them, and
+// std::make_shared blocks of TensorImpl, Storage and graph nodes (through
+// PoolAllocator and std::allocate_shared), and a node's edge and saved-tensor
+// vectors. A 1-element op makes and frees two of them, and
 // glibc's malloc + free of such a block took ~125 instructions (its tcache
 // holds only 7 blocks per size, and a graph's teardown frees more at once);
 // a free-list hit is a few. A block freed on another thread joins that
@@ -35,12 +36,15 @@ struct PoolAllocator {
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
                 "pooled blocks are aligned like operator new's");
 
+  // n objects: from the pool when they fit a block (a make_shared block, a
+  // node's few edges), else from operator new.
   T* allocate(size_t n) {
-    if (n == 1 && sizeof(T) <= kPoolMaxBytes) return static_cast<T*>(pool_alloc(sizeof(T)));
+    if (n <= kPoolMaxBytes / sizeof(T)) return static_cast<T*>(pool_alloc(n * sizeof(T)));
+    if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n == 1 && sizeof(T) <= kPoolMaxBytes) return pool_free(p, sizeof(T));
+    if (n <= kPoolMaxBytes / sizeof(T)) return pool_free(p, n * sizeof(T));
     ::operator delete(p);
   }
   template <typename U>

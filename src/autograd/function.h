@@ -42,7 +42,7 @@ struct FunctionNode final : Node {
 
  private:
   const char* name_;  // a string literal
-  std::vector<SavedTensor> saved_;
+  std::vector<SavedTensor, PoolAllocator<SavedTensor>> saved_;
   F fn_;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "object_pool.h"
 #include "tensor.h"
 
 namespace tc::autograd {
@@ -120,7 +121,8 @@ struct Node {
   // be run again after a backward freed the graph, as in PyTorch.
   virtual bool has_saved() const { return false; }
 
-  std::vector<Edge> next;    // one per input
+  // One per input; from the per-thread block pool (object_pool.h), like the node.
+  std::vector<Edge, PoolAllocator<Edge>> next;
   uint32_t num_outputs = 1;  // how many tensors the op produced
   // Shapes/dtypes of the outputs, so the engine can check and zero-fill.
   OneOrMore<Dims> output_shapes;

@@ -41,7 +41,7 @@ int32_t add_in_place(const Tensor& self, const Tensor& other) {
 
 TEST(ObjectPool, BlocksAreAlignedWritableAndReusedWithinTheirClass) {
   std::vector<void*> blocks;
-  for (size_t n : {size_t(1), size_t(64), size_t(65), size_t(448), size_t(1024)}) {
+  for (size_t n : {size_t(0), size_t(1), size_t(64), size_t(65), size_t(448), size_t(1024)}) {
     void* p = tc::pool_alloc(n);
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % __STDCPP_DEFAULT_NEW_ALIGNMENT__, 0u) << n;
@@ -57,8 +57,19 @@ TEST(ObjectPool, BlocksAreAlignedWritableAndReusedWithinTheirClass) {
 #endif
   std::memset(q, 0, 448);
   tc::pool_free(q, 448);
-  const size_t sizes[] = {1, 64, 65, 448, 1024};
+  const size_t sizes[] = {0, 1, 64, 65, 448, 1024};
   for (size_t i = 0; i < blocks.size(); ++i) tc::pool_free(blocks[i], sizes[i]);
+}
+
+TEST(ObjectPool, VectorsGrowFromPoolBlocksToOperatorNewAndBack) {
+  // A node's edge vector uses PoolAllocator for any count: pooled while it
+  // fits a block (kPoolMaxBytes), operator new beyond.
+  std::vector<int64_t, tc::PoolAllocator<int64_t>> v;
+  for (int64_t i = 0; i < 1000; ++i) v.push_back(i * 3);
+  for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(v[size_t(i)], i * 3);
+  v.resize(5);
+  v.shrink_to_fit();
+  EXPECT_EQ(v, (std::vector<int64_t, tc::PoolAllocator<int64_t>>{0, 3, 6, 9, 12}));
 }
 
 TEST(ObjectPool, ListsAreCappedAndGivenBackAtThreadExit) {
