@@ -34,9 +34,9 @@
 #include "tc.h"
 #include "tensor.h"
 
-// Bumped whenever either table or anything crossing it changes.
-#define TC_CUDA_MODULE_ABI_VERSION \
-  3u  // 2: the nccl table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries
+// Bumped whenever either table or anything crossing it changes (2: the nccl
+// table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries).
+#define TC_CUDA_MODULE_ABI_VERSION 3u
 #define TC_CUDA_MODULE_ENTRY "tc_cuda_module_init"
 
 #define TC_CUDA_MODULE_STR2(x) #x

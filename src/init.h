@@ -33,16 +33,22 @@ class CallScope {
  public:
   // Counts the call before it checks is_initialized() (both sequentially
   // consistent): either the call sees the shutdown, or the shutdown sees it.
-  CallScope() noexcept {
+  CallScope() noexcept : mine_(&t_calls_in_flight) {
     g_calls_in_flight.fetch_add(1);
-    ++t_calls_in_flight;
+    ++*mine_;
   }
   ~CallScope() {
-    --t_calls_in_flight;
+    --*mine_;
     g_calls_in_flight.fetch_sub(1);
   }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  // The thread's counter, looked up once: a shared library finds a
+  // thread-local through a __tls_get_addr call, and the body in between
+  // (an opaque call) kept the compiler from reusing the first lookup.
+  int32_t* const mine_;
 };
 
 struct StageInfo {

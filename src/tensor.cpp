@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <ostream>
 
 #include "alloc.h"
 #include "device_hooks.h"
 #include "init.h"
+#include "object_pool.h"
 
 namespace tc {
 
@@ -51,7 +53,7 @@ Storage::~Storage() {
 std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
   if (device_type(device) == TC_DEVICE_CUDA) {
     const DeviceHooks& cuda = require_cuda(device_index(device));
-    auto s = std::make_shared<Storage>();
+    auto s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
     const int32_t index = device_index(device);
     s->data = cuda.alloc(nbytes, index);
     s->deleter = [free = cuda.free, index](void* p) { free(p, index); };
@@ -61,7 +63,7 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
   }
   TC_CHECK(device_type(device) == TC_DEVICE_CPU, TC_ERR_INVALID_ARGUMENT, "allocation on unknown device ",
            device_name(device));
-  auto s = std::make_shared<Storage>();
+  auto s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   if (nbytes <= Storage::kInlineBytes) {
     s->data = s->inline_bytes;
   } else {
@@ -75,11 +77,73 @@ std::shared_ptr<Storage> allocate_storage(int64_t nbytes, Device device) {
 
 // ---- TensorImpl ----
 namespace {
-std::atomic<int64_t> g_live_tensors{0};
+// The live_tensors count without a lock-prefixed instruction per tensor made
+// and destroyed (a global atomic counter cost two per 1-element op, each a
+// full barrier): every thread counts in its own slot (made minus destroyed,
+// written only by that thread), and a query sums the slots under the
+// registry's lock, plus what exited threads left behind. Exact whenever no
+// tensor is being made or destroyed meanwhile, as the global counter was.
+struct LiveSlot {
+  std::atomic<int64_t> n{0};
+};
+struct LiveRegistry {
+  std::mutex mu;
+  std::vector<LiveSlot*> slots;  // the live threads'
+  int64_t retired = 0;           // exited threads' counts
+};
+LiveRegistry& live_registry() {
+  static auto* r = new LiveRegistry();  // never destroyed: tensors may outlive statics
+  return *r;
 }
-TensorImpl::TensorImpl() { g_live_tensors.fetch_add(1, std::memory_order_relaxed); }
-TensorImpl::~TensorImpl() { g_live_tensors.fetch_sub(1, std::memory_order_relaxed); }
-int64_t live_tensor_count() noexcept { return g_live_tensors.load(std::memory_order_relaxed); }
+// Tensors made or destroyed by a thread after its slot is gone (while its
+// other thread-locals are destroyed).
+std::atomic<int64_t> g_live_orphans{0};
+thread_local LiveSlot* t_live = nullptr;  // plain thread-locals: see alloc.cpp's SmallCache
+thread_local bool t_live_gone = false;
+struct LiveSlotOwner {
+  LiveSlot slot;
+  LiveSlotOwner() {
+    LiveRegistry& r = live_registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.slots.push_back(&slot);
+    t_live = &slot;
+  }
+  ~LiveSlotOwner() {
+    t_live = nullptr;
+    t_live_gone = true;
+    LiveRegistry& r = live_registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.retired += slot.n.load(std::memory_order_relaxed);
+    r.slots.erase(std::find(r.slots.begin(), r.slots.end(), &slot));
+  }
+  LiveSlotOwner(const LiveSlotOwner&) = delete;
+  LiveSlotOwner& operator=(const LiveSlotOwner&) = delete;
+};
+// register: whether a thread without a slot makes one (not from a
+// destructor, where the registration's allocation must not throw).
+void count_live(int64_t delta, bool register_thread) {
+  LiveSlot* s = t_live;
+  if (!s) {
+    if (t_live_gone || !register_thread) {
+      g_live_orphans.fetch_add(delta, std::memory_order_relaxed);
+      return;
+    }
+    thread_local LiveSlotOwner owner;  // registers this thread (throws only bad_alloc)
+    s = t_live;
+  }
+  // Only this thread writes its slot: a plain increment, published atomically.
+  s->n.store(s->n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+}  // namespace
+TensorImpl::TensorImpl() { count_live(1, true); }
+TensorImpl::~TensorImpl() { count_live(-1, false); }
+int64_t live_tensor_count() noexcept {
+  LiveRegistry& r = live_registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  int64_t n = r.retired + g_live_orphans.load(std::memory_order_relaxed);
+  for (const LiveSlot* s : r.slots) n += s->n.load(std::memory_order_relaxed);
+  return n;
+}
 
 void check_writable(const Tensor& t, const char* op) {
   TC_CHECK(!(t->storage && t->storage->read_only.load(std::memory_order_relaxed)), TC_ERR_INVALID_ARGUMENT,
@@ -98,7 +162,7 @@ Tensor empty(const Dims& shape, DType dtype, Device device) {
   int64_t nbytes;
   TC_CHECK(!__builtin_mul_overflow(n, dtype_size(dtype), &nbytes), TC_ERR_OUT_OF_MEMORY, "a tensor of shape ",
            shape, " and dtype ", dtype_name(dtype), " needs more than 2^63 bytes");
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = allocate_storage(nbytes, device);
   t->shape = shape;
   t->strides = contiguous_strides(shape);
@@ -112,7 +176,7 @@ Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int
   // Every view passes here: no tensor may have more elements than int64
   // counts, whatever arithmetic produced its shape.
   checked_numel(shape, "view");
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = base->storage;
   t->shape = shape;
   t->strides = strides;
@@ -132,7 +196,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   }
   std::shared_ptr<Storage> s;
   try {
-    s = std::make_shared<Storage>();
+    s = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   } catch (...) {
     if (deleter) deleter(data);  // the caller was promised exactly one call
     throw;
@@ -156,7 +220,7 @@ Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype
   TC_CHECK(any_zero || !overflow, TC_ERR_INVALID_ARGUMENT, "from_blob: shape ", shape, " with strides ",
            strides, " reaches beyond 2^63 bytes");
   s->nbytes = any_zero ? 0 : nbytes;
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   t->storage = std::move(s);
   t->shape = shape;
   t->strides = strides;

@@ -46,8 +46,7 @@ Dims dims_arg(const int64_t* dims, int64_t count, const char* arg) {
 }
 
 Tensor get_tensor(tc_tensor h, const char* arg) {
-  return std::static_pointer_cast<TensorImpl>(
-      handle_get(reinterpret_cast<uint64_t>(h), HandleKind::tensor, arg));
+  return handle_get_tensor(reinterpret_cast<uint64_t>(h), arg);
 }
 
 Tensor get_optional_tensor(tc_tensor h, const char* arg) { return h ? get_tensor(h, arg) : Tensor(); }

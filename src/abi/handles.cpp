@@ -51,7 +51,10 @@ struct Table {
   SpinLock mu;  // guards free_slots, used, chunk creation
   std::vector<uint32_t> free_slots;
   uint32_t used = 0;  // slots ever handed out
-  std::atomic<int64_t> live{0};
+  // Live handles, counted under mu (which insert and remove take anyway),
+  // not with an atomic of its own: two lock-prefixed instructions fewer per
+  // handle made and freed.
+  int64_t live = 0;
 
   Slot* slot(uint32_t index) {
     Slot* chunk = chunks[index >> kChunkBits].load(std::memory_order_acquire);
@@ -166,6 +169,7 @@ uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj) {
         t.free_slots.reserve(std::max<size_t>(t.used, 2 * t.free_slots.capacity()));
       }
     }
+    ++t.live;  // the slot is ours: nothing below throws
   }
   Slot* s = t.slot(index);
   s->acquire();
@@ -173,7 +177,6 @@ uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj) {
   s->obj = std::move(obj);
   const uint32_t generation = s->generation;
   s->release();
-  t.live.fetch_add(1, std::memory_order_relaxed);
   return encode(generation, kind, index);
 }
 
@@ -184,14 +187,23 @@ std::shared_ptr<void> handle_get(uint64_t h, HandleKind kind, const char* arg) {
   return obj;
 }
 
+std::shared_ptr<TensorImpl> handle_get_tensor(uint64_t h, const char* arg) {
+  Slot* s = locked_slot(h, HandleKind::tensor, arg);
+  // The aliasing constructor: shares the slot's ownership, points at the
+  // TensorImpl the slot holds (a tensor slot only ever holds one).
+  std::shared_ptr<TensorImpl> t(s->obj, static_cast<TensorImpl*>(s->obj.get()));
+  s->release();
+  return t;
+}
+
 static void release_slot(Table& t, Slot* s, uint32_t index, std::shared_ptr<void>& keep) {
   keep = std::move(s->obj);
   s->obj.reset();
   s->kind = 0;
   if (++s->generation == 0) s->generation = 1;
   s->release();
-  t.live.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<SpinLock> g(t.mu);
+  --t.live;
   t.free_slots.push_back(index);  // never reallocates: see handle_insert
 }
 
@@ -241,6 +253,10 @@ void handle_clear_all() {
   }
 }
 
-int64_t live_handle_count() noexcept { return table().live.load(std::memory_order_relaxed); }
+int64_t live_handle_count() noexcept {
+  Table& t = table();
+  std::lock_guard<SpinLock> g(t.mu);
+  return t.live;
+}
 
 }  // namespace tc

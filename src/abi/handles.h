@@ -11,6 +11,8 @@
 
 namespace tc {
 
+struct TensorImpl;
+
 enum class HandleKind : uint8_t {
   tensor = 1,
   optimizer = 2,
@@ -29,6 +31,11 @@ const char* handle_kind_name(HandleKind kind) noexcept;
 uint64_t handle_insert(HandleKind kind, std::shared_ptr<void> obj);
 // The object behind a handle, or throws TC_ERR_INVALID_HANDLE naming arg.
 std::shared_ptr<void> handle_get(uint64_t handle, HandleKind kind, const char* arg);
+// handle_get for a tensor handle (HandleKind::tensor), as its TensorImpl:
+// the result is copied straight from the slot's reference (one count
+// increment, where handle_get + static_pointer_cast took two and a decrement:
+// lock-prefixed instructions on every input of every op).
+std::shared_ptr<TensorImpl> handle_get_tensor(uint64_t handle, const char* arg);
 // Frees a handle, or throws TC_ERR_INVALID_HANDLE. The object itself dies
 // outside the table's locks (after this returns) when it was the last ref.
 void handle_remove(uint64_t handle, HandleKind kind, const char* arg);

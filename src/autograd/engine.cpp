@@ -10,6 +10,7 @@
 #include "autograd/hooks.h"
 #include "backend.h"
 #include "init.h"
+#include "object_pool.h"
 #include "ops/ops.h"
 
 namespace tc::autograd {
@@ -32,7 +33,7 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs) {
   return false;
 }
 
-bool needs_grad(const std::vector<Tensor>& inputs) {
+bool needs_grad(TensorList inputs) {
   if (!grad_enabled()) return false;
   for (const Tensor& t : inputs) {
     if (t && t->requires_grad) return true;
@@ -302,15 +303,14 @@ static std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   return leaf->with_grad_accumulator([&](std::weak_ptr<Node>& cached) {
     std::shared_ptr<Node> n = cached.lock();
     if (!n) {
-      n = std::make_shared<AccumulateGrad>(leaf);
+      n = std::allocate_shared<AccumulateGrad>(PoolAllocator<AccumulateGrad>(), leaf);
       cached = n;
     }
     return n;
   });
 }
 
-void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
-            const std::vector<Tensor>& outputs) {
+void record(const std::shared_ptr<Node>& node, TensorList inputs, TensorList outputs) {
   node->next.clear();
   node->next.reserve(inputs.size());
   for (const Tensor& in : inputs) {

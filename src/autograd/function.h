@@ -7,18 +7,27 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/node.h"
+#include "object_pool.h"
 
 namespace tc::autograd {
 
 using Grads = std::vector<Tensor>;
 using BackwardFn = std::function<Grads(const Grads& grad_outputs, const std::vector<Tensor>& saved)>;
 
-struct FunctionNode : Node {
-  FunctionNode(const char* name, std::vector<SavedTensor> saved, BackwardFn fn)
-      : name_(name), saved_(std::move(saved)), fn_(std::move(fn)) {}
+// The node keeps the op's lambda itself (F), not a std::function: a lambda
+// capturing two shapes is too big for std::function's inline buffer, and
+// that was one more allocation per recorded op. The node's block comes from
+// the per-thread pool (object_pool.h), as tensors' do.
+template <typename F>
+struct FunctionNode final : Node {
+  FunctionNode(const char* name, TensorList saved, F&& fn) : name_(name), fn_(std::move(fn)) {
+    saved_.reserve(saved.size());
+    for (const Tensor& t : saved) saved_.emplace_back(t);
+  }
   const char* name() const override { return name_; }
   std::vector<Tensor> apply(const std::vector<Tensor>& grad_outputs) override {
     std::vector<Tensor> saved;
@@ -33,19 +42,20 @@ struct FunctionNode : Node {
 
  private:
   const char* name_;  // a string literal
-  std::vector<SavedTensor> saved_;
-  BackwardFn fn_;
+  std::vector<SavedTensor, PoolAllocator<SavedTensor>> saved_;
+  F fn_;
 };
 
 // Records `name` as the grad_fn of outputs when any input needs grad; saved may
-// hold null tensors. Returns whether it recorded.
-inline bool record_function(const char* name, const std::vector<Tensor>& inputs,
-                            const std::vector<Tensor>& outputs, std::vector<Tensor> saved, BackwardFn fn) {
+// hold null tensors. Returns whether it recorded. fn is called as
+// fn(const Grads& grad_outputs, const std::vector<Tensor>& saved) -> Grads.
+template <typename F>
+bool record_function(const char* name, TensorList inputs, TensorList outputs, TensorList saved, F&& fn) {
   if (!needs_grad(inputs)) return false;
-  std::vector<SavedTensor> s;
-  s.reserve(saved.size());
-  for (const Tensor& t : saved) s.emplace_back(t);
-  record(std::make_shared<FunctionNode>(name, std::move(s), std::move(fn)), inputs, outputs);
+  using Fn = std::decay_t<F>;
+  Fn f(std::forward<F>(fn));
+  record(std::allocate_shared<FunctionNode<Fn>>(PoolAllocator<FunctionNode<Fn>>(), name, saved, std::move(f)),
+         inputs, outputs);
   return true;
 }
 

@@ -3,16 +3,48 @@
 // (SavedTensor) and the edges to its inputs' nodes; the engine (engine.cpp)
 // walks nodes from the root in dependency order and calls apply().
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "object_pool.h"
 #include "tensor.h"
 
 namespace tc::autograd {
 
 struct Node;
 struct HookList;
+
+// The tensors an op hands to record()/record_function(): a std::vector's or a
+// braced list's, read only during the call (a braced list's elements live
+// until the end of the call's full expression), so a parameter of this type
+// costs no allocation where a `const std::vector<Tensor>&` made a vector per
+// braced list per recorded op. Never keep one beyond the call.
+class TensorList {
+ public:
+  TensorList() = default;
+  TensorList(const std::vector<Tensor>& v) : data_(v.data()), size_(v.size()) {}
+// GCC warns that keeping a braced list's begin() does not extend its life:
+// exactly the contract above (the list outlives the call that reads it).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  TensorList(std::initializer_list<Tensor> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Tensor& operator[](size_t i) const { return data_[i]; }
+  const Tensor* begin() const { return data_; }
+  const Tensor* end() const { return data_ + size_; }
+
+ private:
+  const Tensor* data_ = nullptr;
+  size_t size_ = 0;
+};
 
 // Where a gradient goes: input_nr-th output of node (null node = nowhere).
 struct Edge {
@@ -89,7 +121,8 @@ struct Node {
   // be run again after a backward freed the graph, as in PyTorch.
   virtual bool has_saved() const { return false; }
 
-  std::vector<Edge> next;    // one per input
+  // One per input; from the per-thread block pool (object_pool.h), like the node.
+  std::vector<Edge, PoolAllocator<Edge>> next;
   uint32_t num_outputs = 1;  // how many tensors the op produced
   // Shapes/dtypes of the outputs, so the engine can check and zero-fill.
   OneOrMore<Dims> output_shapes;
@@ -110,12 +143,11 @@ struct Node {
 
 // True when grad mode is on and any of the tensors requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);
-bool needs_grad(const std::vector<Tensor>& inputs);
+bool needs_grad(TensorList inputs);
 // Connects node to its inputs (edges: the inputs' grad_fn, or an
 // AccumulateGrad for leaves requiring grad) and makes it the grad_fn of every
 // output (requires_grad = true, output_nr = i).
-void record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
-            const std::vector<Tensor>& outputs);
+void record(const std::shared_ptr<Node>& node, TensorList inputs, TensorList outputs);
 // Runs backward from root; grad may be null for a one-element root.
 void backward(const Tensor& root, const Tensor& grad, bool retain_graph);
 // The gradient of a broadcast op's input: sums grad down to shape.

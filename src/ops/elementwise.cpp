@@ -41,6 +41,16 @@ constexpr BinaryGradInfo kBinaryGradInfo[] = {
 
 using ew::Grad;
 
+// t itself when its dtype is already `dtype`, else cast(t, dtype) kept in
+// `keep`: no reference-count traffic (two lock-prefixed instructions, which
+// dominate a 1-element op's time more than their count suggests) on the usual
+// path, whose inputs need no cast.
+const Tensor& cast_ref(const Tensor& t, DType dtype, Tensor& keep) {
+  if (t->dtype == dtype) return t;
+  keep = cast(t, dtype);
+  return keep;
+}
+
 // A new tensor of g's shape and dtype: out = formula(g, x, y) with x, y
 // broadcast (computed in double on the CPU).
 Tensor fused3(Grad f, const Tensor& g, const Tensor& x, const Tensor& y) {
@@ -90,7 +100,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_binary_dtypes(be, name, a, b, ct, ew::binary_takes_bool(op));
   ct = binary_compute_dtype(op, name, a, b, ct);  // the row's dtypes (ops/binary_ext.cpp)
   const Dims shape = a->shape == b->shape ? a->shape : broadcast_shapes(a->shape, b->shape, name);
-  const Tensor ac = cast(a, ct), bc = cast(b, ct);
+  Tensor a_cast, b_cast;
+  const Tensor& ac = cast_ref(a, ct, a_cast);
+  const Tensor& bc = cast_ref(b, ct, b_cast);
   if (ew::binary_integer_division(op) && !is_floating(ct)) check_no_zero_divisor(name, a, bc);
   Tensor out = empty(shape, cmp ? DType::b8 : ct, a->device);
   be.binary(op, out, ac, bc);
@@ -100,18 +112,21 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Dims sa = a->shape, sb = b->shape;
   const DType da = a->dtype, db = b->dtype;
   const BinaryGradInfo info = kBinaryGradInfo[int(op)];
-  autograd::record_function(
-      kBinaryGradNames[int(op)], {a, b}, {out},
-      info.saves ? std::vector<Tensor>{a, b} : std::vector<Tensor>{},
-      [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
-        const Tensor& g = gs[0];
-        // Formulas that read neither input get g in their place (unused).
-        const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
-        Tensor ga, gb;
-        if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
-        if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
-        return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
-      });
+  auto backward = [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
+    const Tensor& g = gs[0];
+    // Formulas that read neither input get g in their place (unused).
+    const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
+    Tensor ga, gb;
+    if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
+    if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
+    return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
+  };
+  // Two calls rather than a vector chosen at run time: braced lists cost no allocation.
+  if (info.saves) {
+    autograd::record_function(kBinaryGradNames[int(op)], {a, b}, {out}, {a, b}, std::move(backward));
+  } else {
+    autograd::record_function(kBinaryGradNames[int(op)], {a, b}, {out}, {}, std::move(backward));
+  }
   return out;
 }
 
@@ -134,7 +149,8 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
   check_same_device(name, a, a, true);
   check_dtype(name, "a", a, true);
   const DType ct = result_type_scalar(a);  // bool/integer tensors become the default float dtype
-  const Tensor ac = cast(a, ct);
+  Tensor a_cast;
+  const Tensor& ac = cast_ref(a, ct, a_cast);
   Tensor out = empty(a->shape, ct, a->device);
   backend_for(out).binary_scalar(op, out, ac, s);
   if (!autograd::needs_grad({&a})) return out;
@@ -219,7 +235,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   // Like PyTorch, the floating ops compute integer and bool tensors in the
   // default float dtype (a cast: such inputs never require grad).
   const bool promote = info.dtypes == ew::UnaryDtypes::floating && !is_floating(a->dtype);
-  const Tensor x = promote ? cast(a, default_dtype()) : a;
+  Tensor promoted;
+  const Tensor& x = promote ? (promoted = cast(a, default_dtype())) : a;
   check_dtype(name, "a", x, info.bools);
   TC_CHECK(info.floats || !is_floating(x->dtype), TC_ERR_DTYPE, name,
            ": expected an integer or bool tensor but got ", describe(a));
@@ -230,18 +247,22 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   }
   backend_for(out).unary(op, out, x, p, q);
   if (!info.differentiable || !autograd::needs_grad({&a})) return out;
-  std::vector<Tensor> saved;
-  if (info.save == ew::Save::input) saved.push_back(a);
-  if (info.save == ew::Save::output) saved.push_back(autograd::alias(out));
   ew::GradParams gp;
   gp.unary_params = true;
   gp.up = p;
   gp.uq = q;
-  autograd::record_function(kUnaryGradNames[int(op)], {a}, {out}, std::move(saved),
-                            [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              // Formulas that save nothing get g in its place (unused).
-                              return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
-                            });
+  auto backward = [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    // Formulas that save nothing get g in its place (unused).
+    return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
+  };
+  const char* grad_name = kUnaryGradNames[int(op)];
+  if (info.save == ew::Save::input) {
+    autograd::record_function(grad_name, {a}, {out}, {a}, std::move(backward));
+  } else if (info.save == ew::Save::output) {
+    autograd::record_function(grad_name, {a}, {out}, {autograd::alias(out)}, std::move(backward));
+  } else {
+    autograd::record_function(grad_name, {a}, {out}, {}, std::move(backward));
+  }
   return out;
 }
 
