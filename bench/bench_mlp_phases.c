@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "bench_util.h"
+#include "mlp_model.h"
 
 static double cpu_now(void) {
   struct timespec ts;
@@ -39,21 +40,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   bench_init_threads(0);
-  const int64_t w1s[2] = {256, 784}, b1s[1] = {256}, w2s[2] = {10, 256}, b2s[1] = {10};
   tc_tensor p[4];
-  CK(tc_empty(w1s, 2, TC_FLOAT32, TC_CPU, &p[0]));
-  CK(tc_empty(b1s, 1, TC_FLOAT32, TC_CPU, &p[1]));
-  CK(tc_empty(w2s, 2, TC_FLOAT32, TC_CPU, &p[2]));
-  CK(tc_empty(b2s, 1, TC_FLOAT32, TC_CPU, &p[3]));
-  for (int i = 0; i < 4; ++i) {
-    CK(tc_uniform_(p[i], -0.05, 0.05));
-    CK(tc_tensor_set_requires_grad(p[i], 1));
-  }
-  tc_sgd_options so = {0};
-  so.size = sizeof so;
-  so.lr = 0.01;
   tc_optimizer opt;
-  CK(tc_optimizer_sgd(p, 4, &so, &opt));
+  mlp_model_make(p, &opt);
   CK(tc_set_flag("num_threads", threads));
   const int64_t xs[2] = {n, 784}, ys[1] = {n};
   tc_tensor x, y, yf, scaled;
