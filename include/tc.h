@@ -1289,7 +1289,11 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
  * a copy, so later backward passes accumulate into it in place (how DDP's
  * gradient_as_bucket_view makes .grad a view of its bucket). grad must
  * match t's shape, dtype and device, be writable, not be t itself, not
- * require grad and have no .grad of its own (no reference cycles). */
+ * require grad and have no .grad of its own (no reference cycles). Unlike
+ * PyTorch, grad must not share memory with t (a view of t, or t's memory
+ * through DLPack or tc_from_blob): an optimizer step would read a gradient
+ * it is overwriting, and such a grad can keep t alive from its storage's
+ * deleter, a cycle that would leak both; assign a copy instead. */
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad);
 /** Keeps .grad for a non-leaf tensor during backward. */
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t);

@@ -1,4 +1,7 @@
 // tc_* functions of tc.h's autograd section.
+#include <cstdint>
+#include <utility>
+
 #include "abi/api.h"
 #include "autograd/function.h"
 #include "ops/ops.h"
@@ -46,6 +49,21 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
   return api(__func__, [&] { get_tensor(t, "t")->set_grad(nullptr); });
 }
 
+namespace {
+// The bytes [first, last) a tensor's elements span (empty for no elements).
+std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
+  if (t->numel() == 0 || !t->data()) return {0, 0};
+  int64_t lo = 0, hi = 0;  // element offsets of the lowest and highest element
+  for (int64_t d = 0; d < t->ndim(); ++d) {
+    const int64_t reach = (t->shape[d] - 1) * t->strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(t->data());
+  const int64_t item = t->itemsize();
+  return {base + uintptr_t(lo * item), base + uintptr_t((hi + 1) * item)};
+}
+}  // namespace
+
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
   return api(__func__, [&] {
     const Tensor x = get_tensor(t, "t");
@@ -65,6 +83,14 @@ TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
              "assigned grad requires grad (assign a detached tensor: grad.detach())");
     TC_CHECK(!g->grad(), TC_ERR_INVALID_ARGUMENT, "assigned grad has a .grad of its own");
     check_writable(g, "grad");  // backward accumulates into it in place
+    // Not in t's own memory (PyTorch allows it; libtc does not, tc.h says
+    // why): an optimizer step would read a gradient it is overwriting, and
+    // a grad made from t's memory through DLPack or from_blob keeps t alive
+    // from its storage's deleter, a cycle no reference count can free.
+    const auto xs = byte_span(x), gs = byte_span(g);
+    TC_CHECK(!(xs.first < gs.second && gs.first < xs.second), TC_ERR_INVALID_ARGUMENT,
+             "assigned grad shares memory with t (a view of t, or t's memory through DLPack or from_blob); "
+             "assign a copy: grad.clone()");
     x->set_grad(g);
   });
 }

@@ -3015,8 +3015,14 @@ std::vector<Entry> build_table() {
              tc_tensor_set_readonly(m.f.a);
              return tc_tensor_set_grad(m.f.p, m.f.a);
            }),
-         X("expanded grad", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
-           return with_expanded(m, [&](tc_tensor e) { return tc_tensor_set_grad(m.f.p, e); });
+         X("expanded grad", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return with_expanded(m, [&](tc_tensor e) { return tc_tensor_set_grad(m.f.p, e); }); }),
+         X("grad in t's own memory", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           tc_tensor d = nullptr;
+           if (tc_detach(m.f.p, &d) != TC_OK) return int32_t(-1);
+           const int32_t rc = tc_tensor_set_grad(m.f.p, d);
+           free_t(d);
+           return rc;
          })}));
   add(E(FN(tc_tensor_retain_grad), "H",
         [](M& m) {

@@ -58,6 +58,19 @@ def test_refused_assignments():
         x.grad = x * 2
     with pytest.raises(TypeError):
         x.grad = 1.0
+    # Unlike torch (tc.h says why): no grad in x's own memory, neither a view
+    # nor x's memory back through DLPack (that one would keep x alive from its
+    # storage's deleter: a cycle leaking both).
+    with pytest.raises(tc.TcError, match="shares memory"):
+        x.grad = x.detach()
+    with pytest.raises(tc.TcError, match="shares memory"):
+        x.grad = tc.from_dlpack(x.detach())
+    big = tc.zeros(4, 3)
+    y = big[:2].requires_grad_()
+    with pytest.raises(tc.TcError, match="shares memory"):
+        y.grad = big[1:3]  # overlaps one row
+    y.grad = big[2:4]  # the same buffer, other bytes: accepted
+    assert y.grad is not None
     assert x.grad is None  # nothing changed
     # torch refuses the same shape and dtype mismatches.
     tx = torch.zeros(2, 3, requires_grad=True)
