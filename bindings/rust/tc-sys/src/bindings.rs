@@ -2597,7 +2597,11 @@ extern "C" {
     #[doc = " a copy, so later backward passes accumulate into it in place (how DDP's"]
     #[doc = " gradient_as_bucket_view makes .grad a view of its bucket). grad must"]
     #[doc = " match t's shape, dtype and device, be writable, not be t itself, not"]
-    #[doc = " require grad and have no .grad of its own (no reference cycles)."]
+    #[doc = " require grad and have no .grad of its own (no reference cycles). Unlike"]
+    #[doc = " PyTorch, grad must not share memory with t (a view of t, or t's memory"]
+    #[doc = " through DLPack or tc_from_blob): an optimizer step would read a gradient"]
+    #[doc = " it is overwriting, and such a grad can keep t alive from its storage's"]
+    #[doc = " deleter, a cycle that would leak both; assign a copy instead."]
     pub fn tc_tensor_set_grad(t: tc_tensor, grad: tc_tensor) -> i32;
 }
 extern "C" {
