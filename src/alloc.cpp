@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "abi/status.h"
+#include "per_thread.h"
 
 namespace tc {
 
@@ -76,27 +77,10 @@ struct SmallCache {
     }
     bytes = 0;
   }
+  ~SmallCache() { release(); }
 };
-// Plain (trivially destructible) thread-locals: still readable while the
-// thread's other thread-locals are destroyed, when tensors may still die.
-thread_local SmallCache* t_small = nullptr;
-thread_local bool t_small_gone = false;
-struct SmallCacheOwner {
-  SmallCache cache{};
-  SmallCacheOwner() { t_small = &cache; }
-  ~SmallCacheOwner() {
-    t_small = nullptr;
-    t_small_gone = true;
-    cache.release();
-  }
-  SmallCacheOwner(const SmallCacheOwner&) = delete;
-  SmallCacheOwner& operator=(const SmallCacheOwner&) = delete;
-};
-SmallCache* small_cache() noexcept {
-  if (t_small || t_small_gone) return t_small;
-  thread_local SmallCacheOwner owner;
-  return t_small;
-}
+// nullptr while the thread exits, after its cache was given back.
+SmallCache* small_cache() noexcept { return PerThread<SmallCache>::get(); }
 }  // namespace
 
 void cpu_cache_release() noexcept {

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "per_thread.h"
+
 namespace tc {
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -30,38 +32,19 @@ struct FreeBlock {
 struct ThreadLists {
   FreeBlock* head[kClasses];
   int32_t count[kClasses];
-  void release() noexcept {
+  ~ThreadLists() {
     for (int c = 0; c < kClasses; ++c) {
       while (FreeBlock* b = head[c]) {
         head[c] = b->next;
         ::operator delete(b);
       }
-      count[c] = 0;
     }
   }
 };
-// Plain (trivially destructible) thread-locals, as in alloc.cpp: blocks may
-// still be freed while the thread's other thread-locals are destroyed (a
-// tensor held by a thread_local dies then); after the lists are gone they go
-// straight to operator delete.
-thread_local ThreadLists* t_lists = nullptr;
-thread_local bool t_lists_gone = false;
-struct ListsOwner {
-  ThreadLists lists{};
-  ListsOwner() { t_lists = &lists; }
-  ~ListsOwner() {
-    t_lists = nullptr;
-    t_lists_gone = true;
-    lists.release();
-  }
-  ListsOwner(const ListsOwner&) = delete;
-  ListsOwner& operator=(const ListsOwner&) = delete;
-};
-ThreadLists* lists() noexcept {
-  if (t_lists || t_lists_gone) return t_lists;
-  thread_local ListsOwner owner;
-  return t_lists;
-}
+// nullptr while the thread exits after its lists were given back (a tensor
+// held by a thread_local may die then): such blocks go straight to operator
+// delete.
+ThreadLists* lists() noexcept { return PerThread<ThreadLists>::get(); }
 
 }  // namespace
 

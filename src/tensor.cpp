@@ -10,6 +10,7 @@
 #include "device_hooks.h"
 #include "init.h"
 #include "object_pool.h"
+#include "per_thread.h"
 
 namespace tc {
 
@@ -83,8 +84,13 @@ namespace {
 // written only by that thread), and a query sums the slots under the
 // registry's lock, plus what exited threads left behind. Exact whenever no
 // tensor is being made or destroyed meanwhile, as the global counter was.
+// One per thread that made a tensor, registered while the thread lives.
 struct LiveSlot {
   std::atomic<int64_t> n{0};
+  LiveSlot();
+  ~LiveSlot();
+  LiveSlot(const LiveSlot&) = delete;
+  LiveSlot& operator=(const LiveSlot&) = delete;
 };
 struct LiveRegistry {
   std::mutex mu;
@@ -95,41 +101,28 @@ LiveRegistry& live_registry() {
   static auto* r = new LiveRegistry();  // never destroyed: tensors may outlive statics
   return *r;
 }
-// Tensors made or destroyed by a thread after its slot is gone (while its
-// other thread-locals are destroyed).
+LiveSlot::LiveSlot() {
+  LiveRegistry& r = live_registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.slots.push_back(this);
+}
+LiveSlot::~LiveSlot() {
+  LiveRegistry& r = live_registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.retired += n.load(std::memory_order_relaxed);
+  r.slots.erase(std::find(r.slots.begin(), r.slots.end(), this));
+}
+// Tensors made or destroyed by a thread without a slot: after its slot is
+// gone (while its other thread-locals are destroyed), or destroyed by a
+// thread that never made one.
 std::atomic<int64_t> g_live_orphans{0};
-thread_local LiveSlot* t_live = nullptr;  // plain thread-locals: see alloc.cpp's SmallCache
-thread_local bool t_live_gone = false;
-struct LiveSlotOwner {
-  LiveSlot slot;
-  LiveSlotOwner() {
-    LiveRegistry& r = live_registry();
-    std::lock_guard<std::mutex> g(r.mu);
-    r.slots.push_back(&slot);
-    t_live = &slot;
-  }
-  ~LiveSlotOwner() {
-    t_live = nullptr;
-    t_live_gone = true;
-    LiveRegistry& r = live_registry();
-    std::lock_guard<std::mutex> g(r.mu);
-    r.retired += slot.n.load(std::memory_order_relaxed);
-    r.slots.erase(std::find(r.slots.begin(), r.slots.end(), &slot));
-  }
-  LiveSlotOwner(const LiveSlotOwner&) = delete;
-  LiveSlotOwner& operator=(const LiveSlotOwner&) = delete;
-};
-// register: whether a thread without a slot makes one (not from a
+// register_thread: whether a thread without a slot makes one (not from a
 // destructor, where the registration's allocation must not throw).
 void count_live(int64_t delta, bool register_thread) {
-  LiveSlot* s = t_live;
+  LiveSlot* s = PerThread<LiveSlot>::get(register_thread);  // registering throws only bad_alloc
   if (!s) {
-    if (t_live_gone || !register_thread) {
-      g_live_orphans.fetch_add(delta, std::memory_order_relaxed);
-      return;
-    }
-    thread_local LiveSlotOwner owner;  // registers this thread (throws only bad_alloc)
-    s = t_live;
+    g_live_orphans.fetch_add(delta, std::memory_order_relaxed);
+    return;
   }
   // Only this thread writes its slot: a plain increment, published atomically.
   s->n.store(s->n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);

@@ -99,25 +99,27 @@ Slot* try_locked_slot(uint64_t h, HandleKind kind) noexcept {
   return s;
 }
 
-// Looks the slot up and checks it; on success the slot is locked.
-Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
+// Why h is not a valid handle of kind (try_locked_slot refused it): the
+// error naming arg. Cold: a refused handle never becomes valid (generations
+// only grow), so looking again gives the reason try_locked_slot had.
+[[noreturn]] void explain_bad_handle(uint64_t h, HandleKind kind, const char* arg) {
   if (h == 0) bad_handle(arg, kind, "it is NULL");
   const Decoded d = decode(h);
-  if (d.kind != uint8_t(kind)) {
-    if (d.kind >= 1 && d.kind <= kHandleKindMax)
-      bad_handle(arg, kind, str("it is a ", handle_kind_name(HandleKind(d.kind)), " handle").c_str());
-    bad_handle(arg, kind, "not a handle libtc made");
-  }
-  Slot* s = (h & 0xffffff) == 0 ? nullptr : table().slot(d.index);
+  if (d.kind != uint8_t(kind) && d.kind >= 1 && d.kind <= kHandleKindMax)
+    bad_handle(arg, kind, str("it is a ", handle_kind_name(HandleKind(d.kind)), " handle").c_str());
+  Slot* s = d.kind != uint8_t(kind) || (h & 0xffffff) == 0 ? nullptr : table().slot(d.index);
   if (!s) bad_handle(arg, kind, "not a handle libtc made");
   s->acquire();
-  if (s->generation != d.generation || !s->obj || s->kind != uint8_t(kind)) {
-    const bool newer = s->generation > d.generation;
-    s->release();
-    bad_handle(arg, kind,
-               newer ? "it was freed, or is stale from before tc_shutdown" : "not a handle libtc made");
-  }
-  return s;
+  const bool newer = s->generation > d.generation;
+  s->release();
+  bad_handle(arg, kind,
+             newer ? "it was freed, or is stale from before tc_shutdown" : "not a handle libtc made");
+}
+
+// Looks the slot up and checks it; on success the slot is locked.
+Slot* locked_slot(uint64_t h, HandleKind kind, const char* arg) {
+  if (Slot* s = try_locked_slot(h, kind)) return s;
+  explain_bad_handle(h, kind, arg);
 }
 
 }  // namespace

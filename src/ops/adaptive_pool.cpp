@@ -54,13 +54,21 @@ Adaptive adaptive_geometry(const Tensor& x, int64_t sd, const int64_t* output_si
   return a;
 }
 
-struct AdaptiveAvgPoolBackward : autograd::Node {
+// What both pools' backward nodes keep of the forward: the input's shape,
+// dtype and device, the geometry, the node's name (1-D or 2-D).
+struct AdaptivePoolNode : autograd::Node {
   Dims x_shape;
   DType dtype;
   Device device;
   AdaptivePoolGeom geom;
   const char* node_name;
+  AdaptivePoolNode(const Tensor& x, const AdaptivePoolGeom& g, const char* name)
+      : x_shape(x->shape), dtype(x->dtype), device(x->device), geom(g), node_name(name) {}
   const char* name() const override { return node_name; }
+};
+
+struct AdaptiveAvgPoolBackward : AdaptivePoolNode {
+  using AdaptivePoolNode::AdaptivePoolNode;
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor gy = tc::contiguous(grads[0]);
     Tensor gx = empty(x_shape, dtype, device);
@@ -69,15 +77,11 @@ struct AdaptiveAvgPoolBackward : autograd::Node {
   }
 };
 
-struct AdaptiveMaxPoolBackward : autograd::Node {
+struct AdaptiveMaxPoolBackward : AdaptivePoolNode {
+  AdaptiveMaxPoolBackward(const Tensor& x, const AdaptivePoolGeom& g, const char* name, const Tensor& am)
+      : AdaptivePoolNode(x, g, name), argmax(am) {}
   // Saved (version checked): the caller gets the indices too.
   autograd::SavedTensor argmax;
-  Dims x_shape;
-  DType dtype;
-  Device device;
-  AdaptivePoolGeom geom;
-  const char* node_name;
-  const char* name() const override { return node_name; }
   bool has_saved() const override { return true; }
   void release_saved() override { argmax.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
@@ -96,13 +100,7 @@ Tensor avg_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const c
   Tensor y = empty(a.out_shape, x->dtype, x->device);
   if (y->numel() > 0) backend_for(x).adaptive_avg_pool2d(y, xc, a.geom);
   if (autograd::needs_grad({&x})) {
-    auto node = std::make_shared<AdaptiveAvgPoolBackward>();
-    node->x_shape = x->shape;
-    node->dtype = x->dtype;
-    node->device = x->device;
-    node->geom = a.geom;
-    node->node_name = node_name;
-    autograd::record(node, {x}, {y});
+    autograd::record(std::make_shared<AdaptiveAvgPoolBackward>(x, a.geom, node_name), {x}, {y});
   }
   return y;
 }
@@ -115,14 +113,7 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& x, int64_t sd, const int64_t* o
   Tensor argmax = empty(a.out_shape, DType::i64, x->device);
   if (y->numel() > 0) backend_for(x).adaptive_max_pool2d(y, argmax, xc, a.geom);
   if (autograd::needs_grad({&x})) {
-    auto node = std::make_shared<AdaptiveMaxPoolBackward>();
-    node->argmax = autograd::SavedTensor(argmax);
-    node->x_shape = x->shape;
-    node->dtype = x->dtype;
-    node->device = x->device;
-    node->geom = a.geom;
-    node->node_name = node_name;
-    autograd::record(node, {x}, {y});
+    autograd::record(std::make_shared<AdaptiveMaxPoolBackward>(x, a.geom, node_name, argmax), {x}, {y});
   }
   return {y, argmax};
 }
