@@ -24,7 +24,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
+
+from bench_timing import median_times
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..")
@@ -116,16 +117,7 @@ def child(impl, shape_key, reps, threads):
     cases = make_cases(impl, lib, F, shape, out)
     res = {}
     for name in CASES:
-        run = cases[name]
-        run()
-        run()
-        wall, cpu = [], []
-        for _ in range(reps):
-            t0, c0 = time.perf_counter(), time.process_time()
-            run()
-            wall.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
-        res[name] = {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+        res[name] = median_times(cases[name], reps)
     print(json.dumps(res))
 
 

@@ -21,7 +21,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
+
+from bench_timing import median_times
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..")
@@ -81,16 +82,7 @@ def child(lib_name, shape_key, reps, only):
     for name in CASES:
         if only and not any(o in name for o in only):
             continue
-        run = cases[name]
-        run()
-        run()
-        wall, cpu = [], []
-        for _ in range(reps):
-            t0, c0 = time.perf_counter(), time.process_time()
-            run()
-            wall.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
-        out[name] = {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+        out[name] = median_times(cases[name], reps)
     print(json.dumps(out))
 
 
