@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 
 #include "init.h"
 #include "tensor.h"
@@ -28,14 +29,25 @@ void parallel_for(int64_t n, int64_t grain, F&& fn) {
     if (n > 0) fn(int64_t(0), n);
     return;
   }
+  // An exception must not leave an OpenMP region (std::terminate): a range
+  // that throws (a kernel's scratch buffer failing to allocate, a check) is
+  // caught in its thread and the first one rethrown here, after every
+  // thread finished, so the ABI turns it into a status like any other.
+  std::exception_ptr error;
 #pragma omp parallel num_threads(int(nt))
   {
     const int64_t t = omp_get_thread_num();
     const int64_t chunk = (n + nt - 1) / nt;
     const int64_t begin = t * chunk;
     const int64_t end = std::min(n, begin + chunk);
-    if (begin < end) fn(begin, end);
+    try {
+      if (begin < end) fn(begin, end);
+    } catch (...) {
+#pragma omp critical(tc_parallel_for_error)
+      if (!error) error = std::current_exception();
+    }
   }
+  if (error) std::rethrow_exception(error);
 }
 
 // One operand of a loop: its data and its element strides over the loop's shape

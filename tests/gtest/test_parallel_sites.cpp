@@ -8,11 +8,13 @@
 // whole range.
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 
 #include "autograd/node.h"
 #include "backend.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 #include "gradcheck.h"
 #include "math/optim_math.h"
 #include "ops/ops.h"
@@ -246,4 +248,27 @@ TEST_F(ParallelSites, AdaptivePooling) {
         return std::vector<Tensor>{a, m, ix, x->grad()};
       });
     }
+}
+
+// An exception thrown in one thread's range (a kernel's scratch allocation
+// failing) comes out of parallel_for in the calling thread, after the other
+// ranges ran, instead of leaving the OpenMP region (std::terminate).
+TEST_F(ParallelSites, AnExceptionInAWorkersRangeReachesTheCaller) {
+  tc::set_num_threads(2);
+  const int64_t n = 4 * tc::cpu::kParallelGrain;
+  std::vector<int> ran(2, 0);
+  EXPECT_THROW(tc::cpu::parallel_for(n, tc::cpu::kParallelGrain,
+                                     [&](int64_t begin, int64_t) {
+                                       ran[begin == 0 ? 0 : 1] = 1;
+                                       if (begin != 0) throw std::bad_alloc();
+                                     }),
+               std::bad_alloc);
+  EXPECT_EQ(ran[0] + ran[1], 2);  // both ranges ran: the region was not abandoned
+  // And a plain run afterwards still splits and finishes.
+  int64_t total = 0;
+  tc::cpu::parallel_for(n, tc::cpu::kParallelGrain, [&](int64_t begin, int64_t end) {
+#pragma omp atomic
+    total += end - begin;
+  });
+  EXPECT_EQ(total, n);
 }
