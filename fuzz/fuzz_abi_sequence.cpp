@@ -102,7 +102,10 @@ tc_process_group g_pg = nullptr;
 tc_tensor untouched() { return reinterpret_cast<tc_tensor>(uintptr_t(0x5A5A5A5A5A5A5A5AULL)); }
 
 // Checks one status against the ABI's promises.
+// TC_FUZZ_TRACE=1 prints every checked call and its status (to read a finding).
+const bool g_trace = std::getenv("TC_FUZZ_TRACE") != nullptr;
 void check(const char* fn, int32_t rc) {
+  if (g_trace) std::fprintf(stderr, "trace: %s -> %d\n", fn, int(rc));
   if (rc < 0 || rc >= TC_STATUS_COUNT) die(fn, "unknown status " + std::to_string(rc));
   if (rc == TC_OK) return;
   if (rc == TC_ERR_INTERNAL) die(fn, "TC_ERR_INTERNAL");

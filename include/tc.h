@@ -1727,7 +1727,10 @@ TC_API int32_t tc_optimizer_load_state_dict(tc_optimizer opt, tc_tensor_dict dic
 TC_API int32_t tc_to_dlpack(tc_tensor t, void** out);
 /** Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy
  * DLManagedTensor* (versioned = 0) without copying. On success libtc owns it
- * and calls its deleter when the tensor dies; on failure the caller keeps it. */
+ * and calls its deleter when the tensor dies; on failure the caller keeps it.
+ * libtc's own export, as tc_to_dlpack made it, comes back as a view of the
+ * exported tensor's memory (its deleter runs at once): the new tensor does not
+ * keep the exported one alive, so neither can hold the other in a cycle. */
 TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out);
 
 /* ======================================================================== */

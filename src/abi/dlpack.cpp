@@ -2,7 +2,8 @@
 // or consumer (numpy, PyTorch, JAX, CuPy...). Export gives a DLPack 1.0
 // DLManagedTensorVersioned that holds one reference to the tensor; import
 // wraps the producer's buffer in a borrowed Storage whose deleter calls the
-// producer's deleter exactly once, when the last tensor using it dies.
+// producer's deleter exactly once, when the last tensor using it dies (libtc's
+// own export, unedited, comes back as a view of its storage instead).
 #include "abi/dlpack.h"
 
 #include <atomic>
@@ -123,6 +124,30 @@ Tensor wrap(const DLTensor& dl, std::function<void()> release,
   return from_blob(data, shape, strides, dtype, device, std::move(del));
 }
 
+// libtc's own export coming back, as it was exported: a view of the
+// exported tensor's storage, not a wrapper. A wrapper's deleter would keep
+// the exported tensor alive from the new tensor's storage, and the exported
+// tensor may come to hold the new one (as its .grad, say): a reference cycle
+// that nothing frees. NULL when m is another producer's, or when a consumer
+// edited the fields (that one takes the general path).
+Tensor view_of_own_export(const DLManagedTensorVersioned* m) {
+  if (m->deleter != delete_exported) return nullptr;
+  const auto* e = reinterpret_cast<const Exported*>(m);
+  const Tensor& x = e->tensor;
+  const DLTensor& dl = m->dl_tensor;
+  const DLDataType dt = to_dl_dtype(x->dtype);
+  const bool read_only = x->storage && x->storage->read_only.load();
+  if (dl.data != (x->numel() > 0 ? x->data() : nullptr) || dl.byte_offset != 0 || dl.ndim != x->ndim() ||
+      dl.shape != e->shape || dl.strides != e->strides || dl.dtype.code != dt.code ||
+      dl.dtype.bits != dt.bits || dl.dtype.lanes != dt.lanes ||
+      ((m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) != read_only)
+    return nullptr;
+  for (int64_t i = 0; i < x->ndim(); ++i)
+    if (e->shape[i] != x->shape[i] || e->strides[i] != x->strides[i]) return nullptr;
+  if (from_dl_device(dl.device) != x->device) return nullptr;
+  return make_view(x, x->shape, x->strides, x->offset);
+}
+
 }  // namespace
 
 TC_API int32_t tc_to_dlpack(tc_tensor t, void** out) {
@@ -165,6 +190,13 @@ TC_API int32_t tc_from_dlpack(void* managed, int32_t versioned, tc_tensor* out) 
       auto* m = static_cast<DLManagedTensorVersioned*>(managed);
       TC_CHECK(m->version.major == DLPACK_MAJOR_VERSION, TC_ERR_NOT_IMPLEMENTED, "DLPack major version ",
                m->version.major, " is not supported (libtc reads ", DLPACK_MAJOR_VERSION, ".x)");
+      if (Tensor v = view_of_own_export(m)) {
+        tc_tensor h = new_handle(v);
+        v.reset();
+        delete_exported(m);  // libtc owned it from the handle on; the view keeps the storage
+        *out = h;
+        return;
+      }
       t = wrap(
           m->dl_tensor,
           [m] {

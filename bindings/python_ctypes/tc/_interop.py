@@ -357,6 +357,18 @@ def from_dlpack(obj):
         raise ValueError("expected a DLPack capsule named 'dltensor_versioned' or 'dltensor' "
                          "(an unused one), got %r" % (name,))
     ptr = _PyCapsule_GetPointer(capsule, name)
+    with _legacy_lock:
+        own = _legacy_live.get(ptr) if not versioned else None
+    if own is not None:
+        # This package's own legacy wrapper of a libtc export: import the
+        # export itself, which libtc takes back as a view of the tensor's
+        # memory instead of a wrapper keeping the tensor alive (tc.h).
+        out = VP()
+        check(fn("tc_from_dlpack")(C.cast(own[1], C.c_void_p), 1, byref(out)))
+        with _legacy_lock:
+            _legacy_live.pop(ptr, None)
+        _PyCapsule_SetName(capsule, used)
+        return _wrap(out.value)
     readonly = versioned and bool(C.cast(ptr, C.POINTER(DLManagedTensorVersioned)).contents.flags
                                   & DLPACK_FLAG_BITMASK_READ_ONLY)
     out = VP()

@@ -4063,6 +4063,9 @@ extern "C" {
     #[doc = " Imports a DLManagedTensorVersioned* (versioned = 1) or a legacy"]
     #[doc = " DLManagedTensor* (versioned = 0) without copying. On success libtc owns it"]
     #[doc = " and calls its deleter when the tensor dies; on failure the caller keeps it."]
+    #[doc = " libtc's own export, as tc_to_dlpack made it, comes back as a view of the"]
+    #[doc = " exported tensor's memory (its deleter runs at once): the new tensor does not"]
+    #[doc = " keep the exported one alive, so neither can hold the other in a cycle."]
     pub fn tc_from_dlpack(managed: *mut ::std::os::raw::c_void, versioned: i32, out: *mut tc_tensor) -> i32;
 }
 #[repr(C)]
