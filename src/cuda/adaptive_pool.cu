@@ -96,57 +96,32 @@ __global__ void max_backward(const T* gy, const int64_t* argmax, T* gx, Adaptive
 }  // namespace
 
 void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) {
-  const int64_t n = y->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(y->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(x->dtype, "adaptive_avg_pool2d", [&](auto t) {
+  launch_float_kernel(y, x->dtype, "adaptive_avg_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
-    avg_forward<T>
-        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()), g);
+    avg_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) {
-  const int64_t n = gx->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(gx->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(gx->dtype, "AdaptiveAvgPool2DBackward", [&](auto t) {
+  launch_float_kernel(gx, gx->dtype, "AdaptiveAvgPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
-    avg_backward<T>
-        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()), static_cast<T*>(gx->data()), g);
+    avg_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<T>(gx), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const AdaptivePoolGeom& g) {
-  const int64_t n = y->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(y->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(x->dtype, "adaptive_max_pool2d", [&](auto t) {
+  launch_float_kernel(y, x->dtype, "adaptive_max_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
-    max_forward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()),
-                                              static_cast<int64_t*>(argmax->data()), g);
+    max_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), ptr<int64_t>(argmax), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
                                   const AdaptivePoolGeom& g) {
-  const int64_t n = gx->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(gx->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(gx->dtype, "AdaptiveMaxPool2DBackward", [&](auto t) {
+  launch_float_kernel(gx, gx->dtype, "AdaptiveMaxPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
-    max_backward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()),
-                                               static_cast<const int64_t*>(argmax->data()),
-                                               static_cast<T*>(gx->data()), g);
+    max_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<const int64_t>(argmax), ptr<T>(gx), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace tc::cuda

@@ -134,57 +134,34 @@ __global__ void avg_pool_backward(const T* gy, T* gx, PoolGeom g) {
 }  // namespace
 
 void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) {
-  const int64_t n = y->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(y->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(x->dtype, "max_pool2d", [&](auto t) {
+  launch_float_kernel(y, x->dtype, "max_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
-    max_pool_forward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()),
-                                                   static_cast<T*>(y->data()),
-                                                   static_cast<int64_t*>(argmax->data()), g);
+    max_pool_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), ptr<int64_t>(argmax), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax, const PoolGeom& g) {
-  const int64_t n = gx->numel();
-  if (n == 0 || gy->numel() == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(gx->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(gx->dtype, "MaxPool2DBackward", [&](auto t) {
+  if (gy->numel() == 0) return;
+  launch_float_kernel(gx, gx->dtype, "MaxPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
-    max_pool_backward<T><<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()),
-                                                    static_cast<const int64_t*>(argmax->data()),
-                                                    static_cast<T*>(gx->data()), g);
+    max_pool_backward<T>
+        <<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<const int64_t>(argmax), ptr<T>(gx), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void avg_pool2d_direct(const Tensor& y, const Tensor& x, const PoolGeom& g) {
-  const int64_t n = y->numel();
-  if (n == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(y->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(x->dtype, "avg_pool2d", [&](auto t) {
+  launch_float_kernel(y, x->dtype, "avg_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
-    avg_pool_forward<T>
-        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(x->data()), static_cast<T*>(y->data()), g);
+    avg_pool_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 void avg_pool2d_direct_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) {
-  const int64_t n = gx->numel();
-  if (n == 0 || gy->numel() == 0) return;
-  TC_CUDA_CHECK(cudaSetDevice(device_index(gx->device)));
-  const Grid gr = grid_for(n);
-  dispatch_float(gx->dtype, "AvgPool2DBackward", [&](auto t) {
+  if (gy->numel() == 0) return;
+  launch_float_kernel(gx, gx->dtype, "AvgPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
-    avg_pool_backward<T>
-        <<<gr.blocks, gr.threads>>>(static_cast<const T*>(gy->data()), static_cast<T*>(gx->data()), g);
+    avg_pool_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<T>(gx), g);
   });
-  TC_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace tc::cuda
