@@ -2,16 +2,13 @@
 // loops over each parameter's (contiguous) data, and torch.nn.init's initializers.
 #include "ops/optim.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <map>
-#include <set>
 
 #include "autograd/node.h"
 #include "backend.h"
 #include "init.h"
 #include "math/optim_math.h"
+#include "ops/optim_state.h"
 #include "rng.h"
 
 namespace tc::optim {
@@ -53,91 +50,6 @@ struct Operands {
   }
 };
 
-// ---- state dicts: "param_groups.0.<hyper>" and "state.<i>.<field>" ----
-
-constexpr const char* kGroup = "param_groups.0.";
-
-Tensor f64_scalar(double v) { return scalar_tensor(v, DType::f64, kCPU); }
-
-Tensor snapshot(const Tensor& t) { return to_device(clone_data(t), kCPU); }
-
-// The names of a state dict, sorted into hyperparameters and per-parameter
-// fields, with every name checked against what the optimizer knows.
-struct StateItems {
-  std::map<std::string, Tensor> hyper;
-  std::vector<std::map<std::string, Tensor>> state;  // per parameter
-
-  StateItems(const Optimizer::Items& items, size_t nparams, const std::set<std::string>& hypers,
-             const std::set<std::string>& fields, const char* kind) {
-    state.resize(nparams);
-    for (const auto& [name, t] : items) {
-      if (name.rfind(kGroup, 0) == 0 && hypers.count(name.substr(std::strlen(kGroup)))) {
-        hyper[name.substr(std::strlen(kGroup))] = t;
-        continue;
-      }
-      if (name.rfind("state.", 0) == 0) {
-        const std::string rest = name.substr(6);
-        const size_t dot = rest.find('.');
-        const std::string idx = rest.substr(0, dot);
-        const bool digits = !idx.empty() && idx.size() <= 9 && (idx == "0" || idx[0] != '0') &&
-                            std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (digits && dot != std::string::npos && fields.count(rest.substr(dot + 1))) {
-          const size_t i = size_t(std::stoul(idx));
-          TC_CHECK(i < nparams, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" is the state of parameter ", i,
-                   " but the ", kind, " optimizer has ", nparams, " parameters");
-          state[i][rest.substr(dot + 1)] = t;
-          continue;
-        }
-      }
-      fail(TC_ERR_INVALID_ARGUMENT, str("\"", name, "\" is not a name of a ", kind, " optimizer's state"));
-    }
-    for (const std::string& h : hypers)
-      TC_CHECK(hyper.count(h), TC_ERR_INVALID_ARGUMENT, "the dict has no \"", kGroup, h,
-               "\" (is it the state of a ", kind, " optimizer?)");
-  }
-
-  double value(const std::string& h) const {
-    const Tensor& t = hyper.at(h);
-    TC_CHECK(t->numel() == 1, TC_ERR_SHAPE, "\"", kGroup, h, "\" must have one element but has shape ",
-             t->shape);
-    return read_element(to_device(t, kCPU), 0);
-  }
-};
-
-// A copy of src as the state of parameter p (same shape and dtype, on p's device).
-Tensor state_like(const Tensor& p, const Tensor& src, const std::string& name) {
-  TC_CHECK(src->shape == p->shape, TC_ERR_SHAPE, "\"", name, "\" has shape ", src->shape,
-           " but its parameter has shape ", p->shape);
-  TC_CHECK(src->dtype == p->dtype, TC_ERR_DTYPE, "\"", name, "\" is ", dtype_name(src->dtype),
-           " but its parameter is ", dtype_name(p->dtype));
-  return to_device(clone_data(src), p->device);
-}
-
-std::string state_name(size_t i, const char* field) { return str("state.", i, ".", field); }
-
-// A 0-dim int64 step count, and one read back from a state dict (int64, or a
-// whole float as torch keeps it), at least `lo`.
-Tensor step_tensor(int64_t step) {
-  Tensor t = empty(Dims{}, DType::i64, kCPU);
-  *t->data_as<int64_t>() = step;
-  return t;
-}
-int64_t step_value(const Tensor& s, const std::string& name, int64_t lo) {
-  TC_CHECK(s->numel() == 1, TC_ERR_SHAPE, "\"", name, "\" must have one element but has shape ", s->shape);
-  const Tensor sh = to_device(s, kCPU);
-  int64_t step = 0;
-  if (s->dtype == DType::i64) {
-    step = *sh->data_as<int64_t>();
-  } else {
-    const double d = read_element(sh, 0);
-    TC_CHECK(d == std::floor(d) && std::fabs(d) < 9e15, TC_ERR_INVALID_ARGUMENT, "\"", name,
-             "\" must be a whole number but is ", d);
-    step = int64_t(d);
-  }
-  TC_CHECK(step >= lo, TC_ERR_INVALID_ARGUMENT, "\"", name, "\" must be >= ", lo, " but is ", step);
-  return step;
-}
-
 void check_sgd_options(const SgdOptions& o) {
   TC_CHECK(std::isfinite(o.lr) && o.lr >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid learning rate ", o.lr);
   TC_CHECK(std::isfinite(o.momentum) && o.momentum >= 0, TC_ERR_INVALID_ARGUMENT, "sgd: invalid momentum ",
@@ -157,14 +69,20 @@ void check_adam_options(const AdamOptions& o) {
            "adam: invalid weight_decay ", o.weight_decay);
 }
 
-bool flag_value(double v, const char* what) {
-  TC_CHECK(v == 0 || v == 1, TC_ERR_INVALID_ARGUMENT, "\"", kGroup, what, "\" must be 0 or 1 but is ", v);
-  return v != 0;
-}
+const Kind<SgdOptions> kSgd{
+    "sgd",
+    {number("lr", &SgdOptions::lr), number("momentum", &SgdOptions::momentum),
+     number("dampening", &SgdOptions::dampening), number("weight_decay", &SgdOptions::weight_decay),
+     flag("nesterov", &SgdOptions::nesterov)},
+    /*min_step=*/std::nullopt,
+    check_sgd_options};
 
-struct Sgd : Optimizer {
-  SgdOptions o;
+struct Sgd : StatefulOptimizer<SgdOptions> {
   std::vector<Tensor> momentum;  // per parameter; null until its first step
+
+  Sgd() : StatefulOptimizer(kSgd) {}
+
+  std::vector<Slot> slots(const SgdOptions&) override { return {{"momentum_buffer", &momentum, true, {}}}; }
 
   void do_step() override {
     NoGradGuard ng;
@@ -181,41 +99,24 @@ struct Sgd : Optimizer {
       x.finish(p);
     }
   }
-
-  Items do_state_dict() override {
-    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
-                 {str(kGroup, "momentum"), f64_scalar(o.momentum)},
-                 {str(kGroup, "dampening"), f64_scalar(o.dampening)},
-                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
-                 {str(kGroup, "nesterov"), f64_scalar(o.nesterov ? 1 : 0)}};
-    for (size_t i = 0; i < params.size(); ++i)
-      if (momentum[i]) out.emplace_back(state_name(i, "momentum_buffer"), snapshot(momentum[i]));
-    return out;
-  }
-
-  void do_load_state_dict(const Items& items) override {
-    const StateItems in(items, params.size(), {"lr", "momentum", "dampening", "weight_decay", "nesterov"},
-                        {"momentum_buffer"}, "sgd");
-    SgdOptions n{in.value("lr"), in.value("momentum"), in.value("dampening"), in.value("weight_decay"),
-                 flag_value(in.value("nesterov"), "nesterov")};
-    check_sgd_options(n);
-    std::vector<Tensor> buffers(params.size());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const auto it = in.state[i].find("momentum_buffer");
-      if (it != in.state[i].end())
-        buffers[i] = state_like(params[i], it->second, state_name(i, "momentum_buffer"));
-    }
-    // Nothing below throws: the optimizer changes all at once.
-    o = n;
-    lr = n.lr;
-    momentum.swap(buffers);
-  }
 };
 
-struct Adam : Optimizer {
-  AdamOptions o;
+const Kind<AdamOptions> kAdam{"adam",
+                              {number("lr", &AdamOptions::lr), number("beta1", &AdamOptions::beta1),
+                               number("beta2", &AdamOptions::beta2), number("eps", &AdamOptions::eps),
+                               number("weight_decay", &AdamOptions::weight_decay),
+                               flag("decoupled_weight_decay", &AdamOptions::decoupled)},
+                              /*min_step=*/1,
+                              check_adam_options};
+
+struct Adam : StatefulOptimizer<AdamOptions> {
   std::vector<Tensor> m, v;  // first and second moments, per parameter
-  std::vector<int64_t> steps;
+
+  Adam() : StatefulOptimizer(kAdam) {}
+
+  std::vector<Slot> slots(const AdamOptions&) override {
+    return {{"exp_avg", &m, true, {}}, {"exp_avg_sq", &v, true, {}}};
+  }
 
   void do_step() override {
     NoGradGuard ng;
@@ -223,10 +124,7 @@ struct Adam : Optimizer {
       const Tensor& p = params[i];
       const Tensor grad = p->grad();
       if (!grad) continue;
-      if (!m[i]) {
-        m[i] = zeros(p->shape, p->dtype, p->device);
-        v[i] = zeros(p->shape, p->dtype, p->device);
-      }
+      make_state(i);
       const int64_t t = ++steps[i];
       const double bc1 = 1 - std::pow(o.beta1, double(t));
       const double bc2 = 1 - std::pow(o.beta2, double(t));
@@ -236,50 +134,6 @@ struct Adam : Optimizer {
       x.finish(p);
     }
   }
-
-  Items do_state_dict() override {
-    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
-                 {str(kGroup, "beta1"), f64_scalar(o.beta1)},
-                 {str(kGroup, "beta2"), f64_scalar(o.beta2)},
-                 {str(kGroup, "eps"), f64_scalar(o.eps)},
-                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
-                 {str(kGroup, "decoupled_weight_decay"), f64_scalar(o.decoupled ? 1 : 0)}};
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!m[i]) continue;
-      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
-      out.emplace_back(state_name(i, "exp_avg"), snapshot(m[i]));
-      out.emplace_back(state_name(i, "exp_avg_sq"), snapshot(v[i]));
-    }
-    return out;
-  }
-
-  void do_load_state_dict(const Items& items) override {
-    const StateItems in(items, params.size(),
-                        {"lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay"},
-                        {"step", "exp_avg", "exp_avg_sq"}, "adam");
-    AdamOptions n{
-        in.value("lr"),           in.value("beta1"),
-        in.value("beta2"),        in.value("eps"),
-        in.value("weight_decay"), flag_value(in.value("decoupled_weight_decay"), "decoupled_weight_decay")};
-    check_adam_options(n);
-    std::vector<Tensor> nm(params.size()), nv(params.size());
-    std::vector<int64_t> nsteps(params.size(), 0);
-    for (size_t i = 0; i < params.size(); ++i) {
-      const auto& st = in.state[i];
-      if (st.empty()) continue;
-      for (const char* f : {"step", "exp_avg", "exp_avg_sq"})
-        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
-                 state_name(i, f), "\" (a partial state)");
-      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 1);
-      nm[i] = state_like(params[i], st.at("exp_avg"), state_name(i, "exp_avg"));
-      nv[i] = state_like(params[i], st.at("exp_avg_sq"), state_name(i, "exp_avg_sq"));
-    }
-    o = n;
-    lr = n.lr;
-    m.swap(nm);
-    v.swap(nv);
-    steps.swap(nsteps);
-  }
 };
 
 }  // namespace
@@ -288,10 +142,7 @@ std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions
   check_params(params, "sgd");
   check_sgd_options(o);
   auto s = std::make_shared<Sgd>();
-  s->o = o;
-  s->lr = o.lr;
-  s->momentum.resize(params.size());
-  s->params = std::move(params);
+  s->start(std::move(params), o);
   return s;
 }
 
@@ -299,12 +150,7 @@ std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptio
   check_params(params, "adam");
   check_adam_options(o);
   auto a = std::make_shared<Adam>();
-  a->o = o;
-  a->lr = o.lr;
-  a->m.resize(params.size());
-  a->v.resize(params.size());
-  a->steps.assign(params.size(), 0);
-  a->params = std::move(params);
+  a->start(std::move(params), o);
   return a;
 }
 
@@ -338,10 +184,24 @@ void check_adagrad_options(const AdagradOptions& o) {
            o.eps);
 }
 
-struct Rmsprop : Optimizer {
-  RmspropOptions o;
+const Kind<RmspropOptions> kRmsprop{
+    "rmsprop",
+    {number("lr", &RmspropOptions::lr), number("alpha", &RmspropOptions::alpha),
+     number("eps", &RmspropOptions::eps), number("weight_decay", &RmspropOptions::weight_decay),
+     number("momentum", &RmspropOptions::momentum), flag("centered", &RmspropOptions::centered)},
+    /*min_step=*/1,
+    check_rmsprop_options};
+
+struct Rmsprop : StatefulOptimizer<RmspropOptions> {
   std::vector<Tensor> sq, gavg, buf;  // per parameter; null until its first step
-  std::vector<int64_t> steps;
+
+  Rmsprop() : StatefulOptimizer(kRmsprop) {}
+
+  std::vector<Slot> slots(const RmspropOptions& x) override {
+    return {{"square_avg", &sq, true, {}},
+            {"momentum_buffer", &buf, x.momentum > 0, {}},
+            {"grad_avg", &gavg, x.centered, {}}};
+  }
 
   void do_step() override {
     NoGradGuard ng;
@@ -350,11 +210,7 @@ struct Rmsprop : Optimizer {
       const Tensor grad = p->grad();
       if (!grad) continue;
       const Operands x(p, grad, "rmsprop");  // checks grad before any state is made
-      if (!sq[i]) {
-        sq[i] = zeros(p->shape, p->dtype, p->device);
-        if (o.momentum > 0) buf[i] = zeros(p->shape, p->dtype, p->device);
-        if (o.centered) gavg[i] = zeros(p->shape, p->dtype, p->device);
-      }
+      make_state(i);
       ++steps[i];
       const RmspropStep s{lr, o.alpha, o.eps, o.weight_decay, o.momentum};
       backend_for(p).rmsprop_step(x.w, x.g, sq[i], o.centered ? gavg[i] : Tensor(),
@@ -362,62 +218,25 @@ struct Rmsprop : Optimizer {
       x.finish(p);
     }
   }
-
-  Items do_state_dict() override {
-    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
-                 {str(kGroup, "alpha"), f64_scalar(o.alpha)},
-                 {str(kGroup, "eps"), f64_scalar(o.eps)},
-                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
-                 {str(kGroup, "momentum"), f64_scalar(o.momentum)},
-                 {str(kGroup, "centered"), f64_scalar(o.centered ? 1 : 0)}};
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!sq[i]) continue;
-      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
-      out.emplace_back(state_name(i, "square_avg"), snapshot(sq[i]));
-      if (buf[i]) out.emplace_back(state_name(i, "momentum_buffer"), snapshot(buf[i]));
-      if (gavg[i]) out.emplace_back(state_name(i, "grad_avg"), snapshot(gavg[i]));
-    }
-    return out;
-  }
-
-  void do_load_state_dict(const Items& items) override {
-    const StateItems in(items, params.size(), {"lr", "alpha", "eps", "weight_decay", "momentum", "centered"},
-                        {"step", "square_avg", "momentum_buffer", "grad_avg"}, "rmsprop");
-    RmspropOptions n{in.value("lr"),       in.value("alpha"),
-                     in.value("eps"),      in.value("weight_decay"),
-                     in.value("momentum"), flag_value(in.value("centered"), "centered")};
-    check_rmsprop_options(n);
-    const size_t np = params.size();
-    std::vector<Tensor> nsq(np), ngavg(np), nbuf(np);
-    std::vector<int64_t> nsteps(np, 0);
-    for (size_t i = 0; i < np; ++i) {
-      const auto& st = in.state[i];
-      if (st.empty()) continue;
-      std::vector<const char*> need = {"step", "square_avg"};
-      if (n.momentum > 0) need.push_back("momentum_buffer");
-      if (n.centered) need.push_back("grad_avg");
-      for (const char* f : need)
-        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
-                 state_name(i, f), "\" (a partial state)");
-      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 1);
-      nsq[i] = state_like(params[i], st.at("square_avg"), state_name(i, "square_avg"));
-      if (n.momentum > 0)
-        nbuf[i] = state_like(params[i], st.at("momentum_buffer"), state_name(i, "momentum_buffer"));
-      if (n.centered) ngavg[i] = state_like(params[i], st.at("grad_avg"), state_name(i, "grad_avg"));
-    }
-    o = n;
-    lr = n.lr;
-    sq.swap(nsq);
-    gavg.swap(ngavg);
-    buf.swap(nbuf);
-    steps.swap(nsteps);
-  }
 };
 
-struct Adagrad : Optimizer {
-  AdagradOptions o;
+const Kind<AdagradOptions> kAdagrad{
+    "adagrad",
+    {number("lr", &AdagradOptions::lr), number("lr_decay", &AdagradOptions::lr_decay),
+     number("weight_decay", &AdagradOptions::weight_decay),
+     number("initial_accumulator_value", &AdagradOptions::initial_accumulator_value),
+     number("eps", &AdagradOptions::eps)},
+    /*min_step=*/0,
+    check_adagrad_options};
+
+struct Adagrad : StatefulOptimizer<AdagradOptions> {
   std::vector<Tensor> sum;  // per parameter, from the start (initial_accumulator_value)
-  std::vector<int64_t> steps;
+
+  Adagrad() : StatefulOptimizer(kAdagrad) {}
+
+  std::vector<Slot> slots(const AdagradOptions& x) override {
+    return {{"sum", &sum, true, x.initial_accumulator_value}};
+  }
 
   void do_step() override {
     NoGradGuard ng;
@@ -432,47 +251,6 @@ struct Adagrad : Optimizer {
       x.finish(p);
     }
   }
-
-  Items do_state_dict() override {
-    Items out = {{str(kGroup, "lr"), f64_scalar(lr)},
-                 {str(kGroup, "lr_decay"), f64_scalar(o.lr_decay)},
-                 {str(kGroup, "weight_decay"), f64_scalar(o.weight_decay)},
-                 {str(kGroup, "initial_accumulator_value"), f64_scalar(o.initial_accumulator_value)},
-                 {str(kGroup, "eps"), f64_scalar(o.eps)}};
-    for (size_t i = 0; i < params.size(); ++i) {
-      out.emplace_back(state_name(i, "step"), step_tensor(steps[i]));
-      out.emplace_back(state_name(i, "sum"), snapshot(sum[i]));
-    }
-    return out;
-  }
-
-  void do_load_state_dict(const Items& items) override {
-    const StateItems in(items, params.size(),
-                        {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"},
-                        {"step", "sum"}, "adagrad");
-    AdagradOptions n{in.value("lr"), in.value("lr_decay"), in.value("weight_decay"),
-                     in.value("initial_accumulator_value"), in.value("eps")};
-    check_adagrad_options(n);
-    const size_t np = params.size();
-    std::vector<Tensor> nsum(np);
-    std::vector<int64_t> nsteps(np, 0);
-    for (size_t i = 0; i < np; ++i) {
-      const auto& st = in.state[i];
-      if (st.empty()) {  // as a fresh optimizer's
-        nsum[i] = full(params[i]->shape, n.initial_accumulator_value, params[i]->dtype, params[i]->device);
-        continue;
-      }
-      for (const char* f : {"step", "sum"})
-        TC_CHECK(st.count(f), TC_ERR_INVALID_ARGUMENT, "the state of parameter ", i, " has no \"",
-                 state_name(i, f), "\" (a partial state)");
-      nsteps[i] = step_value(st.at("step"), state_name(i, "step"), 0);
-      nsum[i] = state_like(params[i], st.at("sum"), state_name(i, "sum"));
-    }
-    o = n;
-    lr = n.lr;
-    sum.swap(nsum);
-    steps.swap(nsteps);
-  }
 };
 
 }  // namespace
@@ -481,13 +259,7 @@ std::shared_ptr<Optimizer> make_rmsprop(std::vector<Tensor> params, const Rmspro
   check_params(params, "rmsprop");
   check_rmsprop_options(o);
   auto r = std::make_shared<Rmsprop>();
-  r->o = o;
-  r->lr = o.lr;
-  r->sq.resize(params.size());
-  r->gavg.resize(params.size());
-  r->buf.resize(params.size());
-  r->steps.assign(params.size(), 0);
-  r->params = std::move(params);
+  r->start(std::move(params), o);
   return r;
 }
 
@@ -495,12 +267,7 @@ std::shared_ptr<Optimizer> make_adagrad(std::vector<Tensor> params, const Adagra
   check_params(params, "adagrad");
   check_adagrad_options(o);
   auto a = std::make_shared<Adagrad>();
-  a->o = o;
-  a->lr = o.lr;
-  for (const Tensor& p : params)
-    a->sum.push_back(full(p->shape, o.initial_accumulator_value, p->dtype, p->device));
-  a->steps.assign(params.size(), 0);
-  a->params = std::move(params);
+  a->start(std::move(params), o);
   return a;
 }
 
