@@ -30,6 +30,17 @@ void check_params(const std::vector<Tensor>& params, const char* what) {
   }
 }
 
+// An optimizer of kind K after checking its parameters and options the way
+// torch.optim does.
+template <class K, class Options>
+std::shared_ptr<Optimizer> make(const Kind<Options>& kind, std::vector<Tensor> params, const Options& o) {
+  check_params(params, kind.name);
+  kind.check(o);
+  auto opt = std::make_shared<K>();
+  opt->start(std::move(params), o);
+  return opt;
+}
+
 // The parameter's data as a contiguous tensor (p itself, or a copy that
 // finish() writes back) and its grad as a contiguous tensor of p's dtype, on
 // p's device.
@@ -139,19 +150,11 @@ struct Adam : StatefulOptimizer<AdamOptions> {
 }  // namespace
 
 std::shared_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o) {
-  check_params(params, "sgd");
-  check_sgd_options(o);
-  auto s = std::make_shared<Sgd>();
-  s->start(std::move(params), o);
-  return s;
+  return make<Sgd>(kSgd, std::move(params), o);
 }
 
 std::shared_ptr<Optimizer> make_adam(std::vector<Tensor> params, const AdamOptions& o) {
-  check_params(params, "adam");
-  check_adam_options(o);
-  auto a = std::make_shared<Adam>();
-  a->start(std::move(params), o);
-  return a;
+  return make<Adam>(kAdam, std::move(params), o);
 }
 
 // ---- RMSprop and Adagrad (torch.optim's rules; state as Adam's) ----
@@ -256,19 +259,11 @@ struct Adagrad : StatefulOptimizer<AdagradOptions> {
 }  // namespace
 
 std::shared_ptr<Optimizer> make_rmsprop(std::vector<Tensor> params, const RmspropOptions& o) {
-  check_params(params, "rmsprop");
-  check_rmsprop_options(o);
-  auto r = std::make_shared<Rmsprop>();
-  r->start(std::move(params), o);
-  return r;
+  return make<Rmsprop>(kRmsprop, std::move(params), o);
 }
 
 std::shared_ptr<Optimizer> make_adagrad(std::vector<Tensor> params, const AdagradOptions& o) {
-  check_params(params, "adagrad");
-  check_adagrad_options(o);
-  auto a = std::make_shared<Adagrad>();
-  a->start(std::move(params), o);
-  return a;
+  return make<Adagrad>(kAdagrad, std::move(params), o);
 }
 
 namespace {
