@@ -93,6 +93,8 @@ struct Sgd : StatefulOptimizer<SgdOptions> {
 
   Sgd() : StatefulOptimizer(kSgd) {}
 
+  // Always read from a dict that has the parameter's state (a buffer loaded
+  // under a zero momentum is kept, unused); do_step makes it only with a momentum.
   std::vector<Slot> slots(const SgdOptions&) override { return {{"momentum_buffer", &momentum, true, {}}}; }
 
   void do_step() override {

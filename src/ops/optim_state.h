@@ -41,7 +41,7 @@ struct Slot {
 // What a load read from a dict: each slot's tensors and the step counts,
 // checked against the parameters (shapes, dtypes) and on their devices.
 struct LoadedState {
-  std::vector<std::vector<Tensor>> slots;  // as the slots given to load_state
+  std::vector<std::vector<Tensor>> slots;  // as the slots given to StateItems::read
   std::vector<int64_t> steps;
 };
 
