@@ -137,7 +137,7 @@ struct Adam : StatefulOptimizer<AdamOptions> {
       const Tensor& p = params[i];
       const Tensor grad = p->grad();
       if (!grad) continue;
-      make_state(i);
+      if (!m[i]) make_state(i);
       const int64_t t = ++steps[i];
       const double bc1 = 1 - std::pow(o.beta1, double(t));
       const double bc2 = 1 - std::pow(o.beta2, double(t));
@@ -215,7 +215,7 @@ struct Rmsprop : StatefulOptimizer<RmspropOptions> {
       const Tensor grad = p->grad();
       if (!grad) continue;
       const Operands x(p, grad, "rmsprop");  // checks grad before any state is made
-      make_state(i);
+      if (!sq[i]) make_state(i);
       ++steps[i];
       const RmspropStep s{lr, o.alpha, o.eps, o.weight_decay, o.momentum};
       backend_for(p).rmsprop_step(x.w, x.g, sq[i], o.centered ? gavg[i] : Tensor(),

@@ -109,12 +109,11 @@ struct StatefulOptimizer : Optimizer {
   // has state), each slot marked used or not under the options x.
   virtual std::vector<Slot> slots(const Options& x) = 0;
 
-  // Before parameter i's first step: zeros in the slots o uses.
+  // Parameter i's first step: zeros in the slots o uses. The step tests its
+  // own first slot before calling (a step with state builds no slot list).
   void make_state(size_t i) {
-    const std::vector<Slot> all = slots(o);
-    if ((*all.front().tensors)[i]) return;
     const Tensor& p = params[i];
-    for (const Slot& s : all)
+    for (const Slot& s : slots(o))
       if (s.used) (*s.tensors)[i] = zeros(p->shape, p->dtype, p->device);
   }
 
