@@ -96,21 +96,21 @@ __global__ void max_backward(const T* gy, const int64_t* argmax, T* gx, Adaptive
 }  // namespace
 
 void adaptive_avg_pool2d(const Tensor& y, const Tensor& x, const AdaptivePoolGeom& g) {
-  launch_float_kernel(y, x->dtype, "adaptive_avg_pool2d", [&](auto t, Grid gr) {
+  launch_float_kernel(y, "adaptive_avg_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
     avg_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), g);
   });
 }
 
 void adaptive_avg_pool2d_backward(const Tensor& gx, const Tensor& gy, const AdaptivePoolGeom& g) {
-  launch_float_kernel(gx, gx->dtype, "AdaptiveAvgPool2DBackward", [&](auto t, Grid gr) {
+  launch_float_kernel(gx, "AdaptiveAvgPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
     avg_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<T>(gx), g);
   });
 }
 
 void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const AdaptivePoolGeom& g) {
-  launch_float_kernel(y, x->dtype, "adaptive_max_pool2d", [&](auto t, Grid gr) {
+  launch_float_kernel(y, "adaptive_max_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
     max_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), ptr<int64_t>(argmax), g);
   });
@@ -118,7 +118,7 @@ void adaptive_max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x,
 
 void adaptive_max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax,
                                   const AdaptivePoolGeom& g) {
-  launch_float_kernel(gx, gx->dtype, "AdaptiveMaxPool2DBackward", [&](auto t, Grid gr) {
+  launch_float_kernel(gx, "AdaptiveMaxPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
     max_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<const int64_t>(argmax), ptr<T>(gx), g);
   });

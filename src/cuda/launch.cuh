@@ -30,16 +30,16 @@ T* ptr(const Tensor& t) {
 }
 
 // One grid-stride kernel over out's elements (nothing for none): on out's
-// device, launch(T(), grid) starts the kernel for dtype's element type T
+// device, launch(T(), grid) starts the kernel for out's element type T
 // (dispatch_float: `what` names the op in its dtype error), and the launch is
 // checked.
 template <typename F>
-void launch_float_kernel(const Tensor& out, DType dtype, const char* what, F&& launch) {
+void launch_float_kernel(const Tensor& out, const char* what, F&& launch) {
   const int64_t n = out->numel();
   if (n == 0) return;
   TC_CUDA_CHECK(cudaSetDevice(device_index(out->device)));
   const Grid grid = grid_for(n);
-  dispatch_float(dtype, what, [&](auto t) { launch(t, grid); });
+  dispatch_float(out->dtype, what, [&](auto t) { launch(t, grid); });
   TC_CUDA_CHECK(cudaGetLastError());
 }
 

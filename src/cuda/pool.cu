@@ -134,7 +134,7 @@ __global__ void avg_pool_backward(const T* gy, T* gx, PoolGeom g) {
 }  // namespace
 
 void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const PoolGeom& g) {
-  launch_float_kernel(y, x->dtype, "max_pool2d", [&](auto t, Grid gr) {
+  launch_float_kernel(y, "max_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
     max_pool_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), ptr<int64_t>(argmax), g);
   });
@@ -142,7 +142,7 @@ void max_pool2d(const Tensor& y, const Tensor& argmax, const Tensor& x, const Po
 
 void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argmax, const PoolGeom& g) {
   if (gy->numel() == 0) return;
-  launch_float_kernel(gx, gx->dtype, "MaxPool2DBackward", [&](auto t, Grid gr) {
+  launch_float_kernel(gx, "MaxPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
     max_pool_backward<T>
         <<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<const int64_t>(argmax), ptr<T>(gx), g);
@@ -150,7 +150,7 @@ void max_pool2d_backward(const Tensor& gx, const Tensor& gy, const Tensor& argma
 }
 
 void avg_pool2d_direct(const Tensor& y, const Tensor& x, const PoolGeom& g) {
-  launch_float_kernel(y, x->dtype, "avg_pool2d", [&](auto t, Grid gr) {
+  launch_float_kernel(y, "avg_pool2d", [&](auto t, Grid gr) {
     using T = decltype(t);
     avg_pool_forward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(x), ptr<T>(y), g);
   });
@@ -158,7 +158,7 @@ void avg_pool2d_direct(const Tensor& y, const Tensor& x, const PoolGeom& g) {
 
 void avg_pool2d_direct_backward(const Tensor& gx, const Tensor& gy, const PoolGeom& g) {
   if (gy->numel() == 0) return;
-  launch_float_kernel(gx, gx->dtype, "AvgPool2DBackward", [&](auto t, Grid gr) {
+  launch_float_kernel(gx, "AvgPool2DBackward", [&](auto t, Grid gr) {
     using T = decltype(t);
     avg_pool_backward<T><<<gr.blocks, gr.threads>>>(ptr<const T>(gy), ptr<T>(gx), g);
   });
