@@ -31,6 +31,9 @@ void delete_exported(DLManagedTensorVersioned* self) noexcept {
   delete reinterpret_cast<Exported*>(self);  // drops the tensor reference
 }
 
+// The data pointer an export of x carries (NULL for no elements).
+void* exported_data(const Tensor& x) { return x->numel() > 0 ? x->data() : nullptr; }
+
 DLDataType to_dl_dtype(DType d) {
   DLDataType t;
   t.lanes = 1;
@@ -137,10 +140,9 @@ Tensor view_of_own_export(const DLManagedTensorVersioned* m) {
   const DLTensor& dl = m->dl_tensor;
   const DLDataType dt = to_dl_dtype(x->dtype);
   const bool read_only = x->storage && x->storage->read_only.load();
-  if (dl.data != (x->numel() > 0 ? x->data() : nullptr) || dl.byte_offset != 0 || dl.ndim != x->ndim() ||
-      dl.shape != e->shape || dl.strides != e->strides || dl.dtype.code != dt.code ||
-      dl.dtype.bits != dt.bits || dl.dtype.lanes != dt.lanes ||
-      ((m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) != read_only)
+  if (dl.data != exported_data(x) || dl.byte_offset != 0 || dl.ndim != x->ndim() || dl.shape != e->shape ||
+      dl.strides != e->strides || dl.dtype.code != dt.code || dl.dtype.bits != dt.bits ||
+      dl.dtype.lanes != dt.lanes || ((m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) != read_only)
     return nullptr;
   for (int64_t i = 0; i < x->ndim(); ++i)
     if (e->shape[i] != x->shape[i] || e->strides[i] != x->strides[i]) return nullptr;
@@ -166,7 +168,7 @@ TC_API int32_t tc_to_dlpack(tc_tensor t, void** out) {
     m.manager_ctx = e.get();
     m.deleter = delete_exported;
     m.flags = x->storage && x->storage->read_only.load() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-    m.dl_tensor.data = x->numel() > 0 ? x->data() : nullptr;
+    m.dl_tensor.data = exported_data(x);
     m.dl_tensor.device.device_type = device_type(x->device) == TC_DEVICE_CUDA ? kDLCUDA : kDLCPU;
     m.dl_tensor.device.device_id = device_index(x->device);
     m.dl_tensor.ndim = int32_t(x->ndim());

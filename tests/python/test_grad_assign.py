@@ -59,8 +59,8 @@ def test_refused_assignments():
     with pytest.raises(TypeError):
         x.grad = 1.0
     # Unlike torch (tc.h says why): no grad in x's own memory, neither a view
-    # nor x's memory back through DLPack (that one would keep x alive from its
-    # storage's deleter: a cycle leaking both).
+    # nor x's memory back through DLPack (a producer's wrapper of x's memory
+    # can keep x alive from its storage's deleter: a cycle leaking both).
     with pytest.raises(tc.TcError, match="shares memory"):
         x.grad = x.detach()
     with pytest.raises(tc.TcError, match="shares memory"):

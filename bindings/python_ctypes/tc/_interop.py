@@ -356,25 +356,23 @@ def from_dlpack(obj):
     else:
         raise ValueError("expected a DLPack capsule named 'dltensor_versioned' or 'dltensor' "
                          "(an unused one), got %r" % (name,))
-    ptr = _PyCapsule_GetPointer(capsule, name)
-    with _legacy_lock:
-        own = _legacy_live.get(ptr) if not versioned else None
-    if own is not None:
-        # This package's own legacy wrapper of a libtc export: import the
-        # export itself, which libtc takes back as a view of the tensor's
-        # memory instead of a wrapper keeping the tensor alive (tc.h).
-        out = VP()
-        check(fn("tc_from_dlpack")(C.cast(own[1], C.c_void_p), 1, byref(out)))
+    ptr = capsule_ptr = _PyCapsule_GetPointer(capsule, name)
+    if not versioned:
         with _legacy_lock:
-            _legacy_live.pop(ptr, None)
-        _PyCapsule_SetName(capsule, used)
-        return _wrap(out.value)
+            own = _legacy_live.get(capsule_ptr)
+        if own is not None:
+            # This package's own legacy wrapper of a libtc export: import the
+            # export itself, which libtc takes back as a view of the tensor's
+            # memory instead of a wrapper keeping the tensor alive (tc.h).
+            ptr, versioned = C.cast(own[1], C.c_void_p).value, 1
     readonly = versioned and bool(C.cast(ptr, C.POINTER(DLManagedTensorVersioned)).contents.flags
                                   & DLPACK_FLAG_BITMASK_READ_ONLY)
     out = VP()
     rc = fn("tc_from_dlpack")(ptr, versioned, byref(out))
     if rc:
         raise error_for(rc)  # the capsule still owns the tensor: its destructor frees it
+    with _legacy_lock:
+        _legacy_live.pop(capsule_ptr, None)  # an own wrapper's export is libtc's now
     _PyCapsule_SetName(capsule, used)  # libtc owns it now
     t = _wrap(out.value)
     if readonly and not is_readonly(t):  # libtc marks it; one that predates read-only tensors does not
