@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from bench_timing import median_times
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..")
 B, T, D, H, LAYERS, VOCAB = 16, 64, 128, 4, 4, 65
@@ -112,16 +114,8 @@ def child(lib, threads, steps, warmup, profile):
     else:
         torch, step = torch_model()
         torch.set_num_threads(threads)
-    for _ in range(warmup):
-        step()
-    times, cpu = [], []
-    for _ in range(steps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        step()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    out = {"lib": lib, "threads": threads, "median_s": statistics.median(times), "min_s": min(times),
-           "cpu_s": statistics.median(cpu)}
+    t = median_times(step, steps, warmup)
+    out = {"lib": lib, "threads": threads, "median_s": t["wall"], "min_s": t["min_wall"], "cpu_s": t["cpu"]}
     if profile and lib == "tc":
         out["parts"] = profile_parts(tc, model, opt, idx, tgt, steps)
     print(json.dumps(out))
