@@ -864,7 +864,7 @@ class Runner {
       }
       case 9: {  // autograd accessors
         tc_tensor t = handle();
-        switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 8)) {
           case 0:
             check("tc_tensor_set_requires_grad",
                   tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2)));
@@ -890,6 +890,9 @@ class Runner {
           }
           case 6:  // any pair: most are refused (shape, dtype, itself, read-only)
             check("tc_tensor_set_grad", tc_tensor_set_grad(t, handle()));
+            break;
+          case 7:  // any pair: t takes the other's data (graphs that saved t then refuse it)
+            check("tc_tensor_set_data", tc_tensor_set_data(t, handle()));
             break;
           default: {
             int32_t v = 0;

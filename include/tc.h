@@ -1295,6 +1295,27 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
  * it is overwriting, and such a grad can keep t alive from its storage's
  * deleter, a cycle that would leak both; assign a copy instead. */
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad);
+/** Makes t a tensor over data's elements (PyTorch's `t.data = data`): t takes
+ * data's storage, offset, shape, strides, dtype and device, and keeps its own
+ * identity: every handle to t, its requires_grad, hooks, and the optimizers
+ * and graphs holding it see the new data. This is how a module moves or
+ * converts its parameters in place (Module.to) without breaking tied weights
+ * or an optimizer made before. data itself is unchanged (t and data then share
+ * memory); data == t does nothing. A tensor that requires grad needs floating
+ * data (TC_ERR_DTYPE, as PyTorch). Unlike PyTorch:
+ *  - t's .grad is dropped when it no longer matches t's new shape, dtype or
+ *    device (PyTorch keeps it and fails at the next backward); set a converted
+ *    grad afterwards if it should be kept (tc_tensor_set_grad);
+ *  - a graph recorded before that saved t for its backward refuses to use it
+ *    (TC_ERR_AUTOGRAD at backward, like a saved tensor modified in place), and
+ *    a gradient of t's old shape or device reaching t is refused the same way;
+ *  - data must not be another tensor's view of t's own memory (through DLPack
+ *    or tc_from_blob: its storage's deleter would keep t alive from inside t,
+ *    a cycle that leaks both): TC_ERR_INVALID_ARGUMENT; a view of t made by
+ *    libtc (same storage) is fine.
+ * Not thread-safe for t: no other thread may use t during the call (it
+ * replaces t's metadata, not only its values; PyTorch's set_data is the same). */
+TC_API int32_t tc_tensor_set_data(tc_tensor t, tc_tensor data);
 /** Keeps .grad for a non-leaf tensor during backward. */
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t);
 /** The name of the node that made t ("AddBackward0"-like: "AddBackward"), or

@@ -231,6 +231,7 @@
 #pragma weak tc_tensor_grad
 #pragma weak tc_tensor_clear_grad
 #pragma weak tc_tensor_set_grad
+#pragma weak tc_tensor_set_data
 #pragma weak tc_tensor_retain_grad
 #pragma weak tc_tensor_grad_fn_name
 #pragma weak tc_detach
@@ -3023,6 +3024,33 @@ std::vector<Entry> build_table() {
            const int32_t rc = tc_tensor_set_grad(m.f.p, d);
            free_t(d);
            return rc;
+         })}));
+  // set_data on a leaf of its own (the fixture's p is saved by graphs other rows use).
+  auto with_leaf = [](M& m, const std::function<int32_t(tc_tensor)>& body) {
+    tc_tensor q = make_f32({2, 3});
+    if (!q || tc_tensor_set_requires_grad(q, 1) != TC_OK) return int32_t(-1);
+    const int32_t rc = body(q);
+    free_t(q);
+    (void)m;
+    return rc;
+  };
+  add(E(FN(tc_tensor_set_data), "HH",
+        [with_leaf](M& m) {
+          return with_leaf(m, [&](tc_tensor q) { return m.done(tc_tensor_set_data(m.H(0, q), m.H(1, m.f.bt))); });
+        },
+        {X("integer data for a tensor that requires grad", {TC_ERR_DTYPE},
+           [with_leaf](M& m) { return with_leaf(m, [&](tc_tensor q) { return tc_tensor_set_data(q, m.f.i32); }); }),
+         X("another storage over t's memory", {TC_ERR_INVALID_ARGUMENT}, [with_leaf](M& m) {
+           return with_leaf(m, [&](tc_tensor q) {
+             void* ptr = nullptr;
+             if (tc_tensor_data_ptr(q, &ptr) != TC_OK) return int32_t(-1);
+             int64_t shape[] = {6};
+             tc_tensor w = nullptr;
+             if (tc_from_blob(ptr, shape, nullptr, 1, TC_FLOAT32, nullptr, nullptr, &w) != TC_OK) return int32_t(-1);
+             const int32_t rc = tc_tensor_set_data(q, w);
+             free_t(w);
+             return rc;
+           });
          })}));
   add(E(FN(tc_tensor_retain_grad), "H",
         [](M& m) {

@@ -36,6 +36,7 @@
 #pragma weak tc_optimizer_rmsprop
 #pragma weak tc_optimizer_adagrad
 #pragma weak tc_optimizer_step
+#pragma weak tc_tensor_set_data
 #pragma weak tc_optimizer_zero_grad
 #pragma weak tc_optimizer_free
 #pragma weak tc_tensor_set_requires_grad
@@ -107,6 +108,7 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_optimizer_rmsprop),
                        reinterpret_cast<void*>(&tc_optimizer_adagrad),
                        reinterpret_cast<void*>(&tc_optimizer_step),
+                       reinterpret_cast<void*>(&tc_tensor_set_data),
                        reinterpret_cast<void*>(&tc_optimizer_zero_grad),
                        reinterpret_cast<void*>(&tc_optimizer_free),
                        reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
@@ -453,6 +455,19 @@ class Workload {
     STEP(tc_save_safetensors, *model, path.c_str());
     STEP(tc_load_safetensors, path.c_str(), 0, mapped);
     STEP(tc_load_safetensors, path.c_str(), TC_LOAD_COPY, copied);
+
+    // A parameter converted in place (Module.to(float64)): the optimizers'
+    // state follows it (a cast of each slot) at their next step.
+    {
+      tc_tensor *w64 = slot(), *s2 = slot();
+      STEP(tc_to_dtype, *w2, TC_FLOAT64, w64);
+      STEP(tc_tensor_set_data, *w2, *w64);
+      STEP(tc_sum, *w2, nullptr, 0, 0, s2);
+      STEP(tc_backward, *s2, nullptr, 0);
+      STEP(tc_optimizer_step, opt_);
+      STEP(tc_optimizer_step, rmsprop_);
+      STEP(tc_optimizer_zero_grad, opt_);
+    }
 
     // The neural-network layers (ops/nn_layers.cpp): a small conv net's
     // forward and backward, running statistics updated in place.

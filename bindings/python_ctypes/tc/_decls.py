@@ -1553,6 +1553,10 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor],
         (('tc_tensor', 't'), ('tc_tensor', 'grad')),
     ),
+    'tc_tensor_set_data': (
+        [tc_tensor, tc_tensor],
+        (('tc_tensor', 't'), ('tc_tensor', 'data')),
+    ),
     'tc_tensor_retain_grad': (
         [tc_tensor],
         (('tc_tensor', 't'),),

@@ -2605,6 +2605,29 @@ extern "C" {
     pub fn tc_tensor_set_grad(t: tc_tensor, grad: tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Makes t a tensor over data's elements (PyTorch's `t.data = data`): t takes"]
+    #[doc = " data's storage, offset, shape, strides, dtype and device, and keeps its own"]
+    #[doc = " identity: every handle to t, its requires_grad, hooks, and the optimizers"]
+    #[doc = " and graphs holding it see the new data. This is how a module moves or"]
+    #[doc = " converts its parameters in place (Module.to) without breaking tied weights"]
+    #[doc = " or an optimizer made before. data itself is unchanged (t and data then share"]
+    #[doc = " memory); data == t does nothing. A tensor that requires grad needs floating"]
+    #[doc = " data (TC_ERR_DTYPE, as PyTorch). Unlike PyTorch:"]
+    #[doc = "  - t's .grad is dropped when it no longer matches t's new shape, dtype or"]
+    #[doc = "    device (PyTorch keeps it and fails at the next backward); set a converted"]
+    #[doc = "    grad afterwards if it should be kept (tc_tensor_set_grad);"]
+    #[doc = "  - a graph recorded before that saved t for its backward refuses to use it"]
+    #[doc = "    (TC_ERR_AUTOGRAD at backward, like a saved tensor modified in place), and"]
+    #[doc = "    a gradient of t's old shape or device reaching t is refused the same way;"]
+    #[doc = "  - data must not be another tensor's view of t's own memory (through DLPack"]
+    #[doc = "    or tc_from_blob: its storage's deleter would keep t alive from inside t,"]
+    #[doc = "    a cycle that leaks both): TC_ERR_INVALID_ARGUMENT; a view of t made by"]
+    #[doc = "    libtc (same storage) is fine."]
+    #[doc = " Not thread-safe for t: no other thread may use t during the call (it"]
+    #[doc = " replaces t's metadata, not only its values; PyTorch's set_data is the same)."]
+    pub fn tc_tensor_set_data(t: tc_tensor, data: tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Keeps .grad for a non-leaf tensor during backward."]
     pub fn tc_tensor_retain_grad(t: tc_tensor) -> i32;
 }

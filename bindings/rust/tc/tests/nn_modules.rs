@@ -275,3 +275,28 @@ fn tiny_transformer_loss_decreases_with_adamw() {
     let (first, last) = (losses[0], *losses.last().unwrap());
     assert!(last < 0.5 * first, "loss {first} -> {last}: {losses:?}");
 }
+
+#[test]
+fn module_to_converts_in_place_and_an_earlier_optimizer_follows() {
+    use tc::{Optimizer, Sgd, SgdOptions};
+    let _tc = tc::init().unwrap();
+    let layer = Linear::new(3, 2, true, DType::Float32).unwrap();
+    let params = layer.parameters();
+    let mut opt = Sgd::new(
+        &params.iter().collect::<Vec<_>>(),
+        SgdOptions { lr: 0.1, momentum: 0.9, dampening: 0.0, weight_decay: 0.0, nesterov: false },
+    )
+    .unwrap();
+    // A first step in float32 makes momentum state of that dtype.
+    layer.forward(&Tensor::ones(&[4, 3], DType::Float32, Device::Cpu).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    opt.step().unwrap();
+    opt.zero_grad().unwrap();
+    layer.to(Some(DType::Float64), None).unwrap();
+    for p in layer.parameters().iter().chain(&params) {
+        assert_eq!(p.dtype().unwrap(), DType::Float64); // the same tensors, converted
+    }
+    let before = layer.weight.to_vec::<f64>().unwrap();
+    layer.forward(&Tensor::ones(&[4, 3], DType::Float64, Device::Cpu).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    opt.step().unwrap(); // its float32 momentum follows the parameter
+    assert_ne!(layer.weight.to_vec::<f64>().unwrap(), before, "the optimizer made before still steps the layer");
+}

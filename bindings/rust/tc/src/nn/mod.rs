@@ -40,6 +40,29 @@ pub trait Module {
     fn parameters(&self) -> Vec<Tensor>;
     /// Training mode (`true`) or evaluation mode (`false`), like `nn.Module.train`.
     fn train(&mut self, mode: bool);
+    /// Converts and/or moves every parameter in place, like `nn.Module.to`:
+    /// each keeps its identity (`Tensor::set_data`), so tied weights stay
+    /// tied and an optimizer made before keeps stepping them. All
+    /// conversions are made before any parameter changes: a failure changes
+    /// nothing.
+    fn to(&self, dtype: Option<DType>, device: Option<Device>) -> Result<()> {
+        let params = self.parameters();
+        let mut converted = Vec::with_capacity(params.len());
+        for p in &params {
+            let mut t = match device {
+                Some(d) => p.to_device(d)?,
+                None => p.detach()?,
+            };
+            if let Some(dt) = dtype {
+                t = t.to_dtype(dt)?;
+            }
+            converted.push(t);
+        }
+        for (p, t) in params.iter().zip(&converted) {
+            p.set_data(t)?;
+        }
+        Ok(())
+    }
 }
 
 /// A leaf parameter: `init` fills a fresh tensor, then it requires grad.
