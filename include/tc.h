@@ -1270,6 +1270,35 @@ TC_API int32_t tc_prelu(tc_tensor input, tc_tensor weight, tc_tensor* out);
  * the second half (dim's size even; floating). */
 TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out);
 
+/* Recurrent layers: torch.nn.RNN / LSTM / GRU over a whole sequence. */
+#define TC_RNN_TANH 0
+#define TC_RNN_RELU 1
+#define TC_RNN_LSTM 2
+#define TC_RNN_GRU 3
+/** The settings of tc_rnn (size first: set it to sizeof(tc_rnn_options)). */
+typedef struct tc_rnn_options {
+  uint32_t size;
+  int32_t mode;          /* TC_RNN_* */
+  int64_t num_layers;    /* >= 1 */
+  int32_t has_biases;    /* weights hold b_ih, b_hh after w_ih, w_hh */
+  int32_t bidirectional; /* a second, reversed direction per layer */
+  int32_t batch_first;   /* input and output are (B, T, ...) */
+  int32_t train;         /* dropout applies only while training */
+  double dropout;        /* between layers, in [0, 1] */
+} tc_rnn_options;
+/** A multi-layer Elman RNN (tanh or relu), LSTM or GRU over input (T, B, I),
+ * (B, T, I) with batch_first, or unbatched (T, I), as torch.nn's layers:
+ * weights are PyTorch's _flat_weights, for each layer and direction w_ih
+ * (G*H, I_l), w_hh (G*H, H_out), then b_ih, b_hh (G*H) with has_biases, then
+ * an LSTM's projection w_hr (H_out, H) if it has one (G = 1, 4 or 3 gates in
+ * PyTorch's order: LSTM i, f, g, o; GRU r, z, n). hx (D*L, B, H_out) and an
+ * LSTM's cx (D*L, B, H) may be NULL (zeros). out gets the last layer's states
+ * (T, B, D*H_out); h_n (and, for an LSTM, c_n; else *c_n = NULL) each layer's
+ * final ones. Composed of differentiable ops: the gradient runs through time. */
+TC_API int32_t tc_rnn(tc_tensor input, tc_tensor hx, tc_tensor cx, const tc_tensor* weights,
+                      int64_t num_weights, const tc_rnn_options* options, tc_tensor* out, tc_tensor* h_n,
+                      tc_tensor* c_n);
+
 /* END GENERATED OPS */
 
 /* ======================================================================== */

@@ -21,6 +21,7 @@ mod dropout;
 mod embedding;
 mod layer_norm;
 mod linear;
+mod rnn;
 
 pub use attention::CausalSelfAttention;
 pub use batch_norm::BatchNorm2d;
@@ -29,8 +30,9 @@ pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
 pub use linear::Linear;
+pub use rnn::{Gru, Lstm, Recurrent, Rnn, RnnConfig, RnnMode, RnnOutput};
 
-use crate::{DType, Device, Result, Tensor};
+use crate::{DType, Device, NoGradGuard, Result, Tensor};
 
 /// What every layer offers besides its own `forward`: its trainable
 /// parameters (handles sharing the layer's tensors, for an optimizer) and
@@ -77,4 +79,24 @@ pub(crate) fn parameter(shape: &[i64], dtype: DType, init: impl FnOnce(&mut Tens
 pub(crate) fn fan_in_bias(n: i64, fan_in: i64, dtype: DType) -> Result<Tensor> {
     let bound = if fan_in > 0 { 1.0 / (fan_in as f64).sqrt() } else { 0.0 };
     parameter(&[n], dtype, |t| t.uniform_(-bound, bound))
+}
+
+/// `nn.utils.clip_grad_norm_`: scales every gradient by `max_norm / (norm + 1e-6)`
+/// when their global 2-norm exceeds `max_norm`; returns that norm.
+pub fn clip_grad_norm(params: &[Tensor], max_norm: f64) -> Result<f64> {
+    let _ng = NoGradGuard::new()?;
+    let grads: Vec<Tensor> = params.iter().filter_map(|p| p.grad().transpose()).collect::<Result<_>>()?;
+    let mut sq = 0.0;
+    for g in &grads {
+        sq += g.square()?.sum_all()?.item()?;
+    }
+    let norm = sq.sqrt();
+    let coef = max_norm / (norm + 1e-6);
+    if coef < 1.0 {
+        for mut g in grads {
+            let c = Tensor::full(&[], coef, g.dtype()?, Device::Cpu)?;
+            g.mul_(&c)?;
+        }
+    }
+    Ok(norm)
 }
