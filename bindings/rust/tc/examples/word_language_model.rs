@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use tc::nn::{clip_grad_norm, Embedding, Module, Recurrent, RnnConfig, RnnMode};
-use tc::{DType, Device, NoGradGuard, Optimizer, Reduction, Sgd, SgdOptions, Tensor};
+use tc::{DType, Device, NoGradGuard, Reduction, Sgd, SgdOptions, Tensor};
 
 const USAGE: &str = "usage: word_language_model [--model LSTM|GRU|RNN_TANH|RNN_RELU] [--steps N] [--lines N] \
 [--nhid N] [--layers N] [--bptt N] [--batch N] [--lr X] [--clip X] [--dropout X] [--data PATH] [--require-decrease]";

@@ -289,7 +289,7 @@ fn tiny_transformer_loss_decreases_with_adamw() {
 
 #[test]
 fn module_to_converts_in_place_and_an_earlier_optimizer_follows() {
-    use tc::{Optimizer, Sgd, SgdOptions};
+    use tc::{Sgd, SgdOptions};
     let _tc = tc::init().unwrap();
     let layer = Linear::new(3, 2, true, DType::Float32).unwrap();
     let params = layer.parameters();
@@ -355,7 +355,7 @@ fn lstm_and_gru_match_torch() {
 /// steps with gradient clipping, against PyTorch's losses for the same
 /// patterned weights and tokens (the script's WORD_LM_* section).
 fn word_lm_losses(mode: tc::nn::RnnMode) -> Vec<f64> {
-    use tc::{Optimizer, Sgd, SgdOptions};
+    use tc::{Sgd, SgdOptions};
     let (ntoken, nhid, bptt, batch) = (20i64, 8i64, 5i64, 2i64);
     let encoder = Embedding::new(ntoken, nhid, DType::Float64).unwrap();
     let rnn = Recurrent::new(mode, RnnConfig { num_layers: 2, ..RnnConfig::new(nhid, nhid) }, DType::Float64).unwrap();
