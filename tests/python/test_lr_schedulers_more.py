@@ -115,11 +115,13 @@ def test_state_dict_resumes_the_schedule(name, make_kw):
         run(s, opt, n=7)
         sd = s.state_dict()
         opt2, _ = make_optimizers("c_sgd")
+        s2 = getattr(S, name)(opt2, **make_kw())
+        # the new scheduler's first step changed opt2's lr: the optimizer's
+        # groups are restored after it is made, as a checkpoint would
         for g, g2 in zip(opt.param_groups, opt2.param_groups):
             for k, v in g.items():
                 if k != "params":
                     g2[k] = v
-        s2 = getattr(S, name)(opt2, **make_kw())
         s2.load_state_dict(sd)
         assert run(s2, opt2, n=10) == run(s, opt, n=10)
 
@@ -146,8 +148,9 @@ def test_reduce_lr_on_plateau_matches_torch(kw, kind):
     metrics = [1.0, 0.9, 0.85, 0.85, 0.86, 0.84, 0.84, 0.84, 0.9, 0.95, 0.7, 0.7, 0.7, 0.7, 0.7, 0.71,
                0.72, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6]
     for m in metrics:
+        # a 0-dim tensor is read with float() (float32 here, in both)
         s.step(tc.tensor(m) if m > 0.8 else m)
-        s_h.step(m)
+        s_h.step(torch.tensor(m) if m > 0.8 else m)
         assert s.get_last_lr() == pytest.approx(s_h._last_lr, rel=1e-12)
         assert (s.num_bad_epochs, s.cooldown_counter, s.best) == (s_h.num_bad_epochs, s_h.cooldown_counter,
                                                                   s_h.best)

@@ -66,6 +66,18 @@ def _clone_state_value(param, value, key=None):
     return value
 
 
+def _typename(obj):
+    """torch.typename's spelling: a tensor's type() ('tc.FloatTensor'), else module.Class."""
+    if isinstance(obj, Tensor) and hasattr(obj, "type"):
+        try:
+            return obj.type()
+        except Exception:  # noqa: BLE001 - only for a message
+            pass
+    module = getattr(obj, "__module__", None)
+    prefix = module + "." if module not in (None, "builtins", "__builtin__") else ""
+    return prefix + getattr(obj, "__qualname__", getattr(obj, "__name__", type(obj).__name__))
+
+
 class _PyOptimizer(Optimizer):
     """torch.optim.Optimizer's protocol in Python (the base of tc's Python optimizers).
 
@@ -87,7 +99,7 @@ class _PyOptimizer(Optimizer):
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got " + params.type())
+                            "but got " + _typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -141,7 +153,7 @@ class _PyOptimizer(Optimizer):
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(param).__module__ + "." + type(param).__name__)
+                                + _typename(param))
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -233,7 +245,7 @@ class _PyOptimizer(Optimizer):
                 state[k] = v
         param_groups = []
         for g, saved in zip(groups, saved_groups):
-            new = {k: (tuple(v) if isinstance(v, list) and k != "params" else v) for k, v in saved.items()}
+            new = dict(saved)
             new["params"] = g["params"]
             param_groups.append(new)
         self.__setstate__({"state": state, "param_groups": param_groups})

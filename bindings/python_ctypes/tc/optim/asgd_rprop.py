@@ -1,11 +1,17 @@
 """ASGD and Rprop, as torch.optim's (torch 1.13): Python optimizers over
 tc's in-place tensor ops."""
 import math
+import struct
 from typing import Optional
 
 from .. import _tensor as T
 from ._python_optimizer import (_PyOptimizer, _add_, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                                 _grads_of, _scalar_state, _use_grad)
+
+
+def _to_float32(x):
+    """x rounded to the nearest float32 (as a Python float)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 class ASGD(_PyOptimizer):
@@ -73,8 +79,11 @@ class ASGD(_PyOptimizer):
                     ax.add_((p - ax) * mu)
                 else:
                     ax.copy_(p)
-                state["eta"].fill_(lr / math.pow(1 + lambd * lr * step, alpha))
-                state["mu"].fill_(1 / max(1, step - t0))
+                # torch computes these as float32 tensors (torch.tensor(x))
+                # and copies them in: rounded to float32 even when a loaded
+                # state holds eta and mu in float64.
+                state["eta"].fill_(_to_float32(lr / math.pow(1 + lambd * lr * step, alpha)))
+                state["mu"].fill_(_to_float32(1 / max(1, step - t0)))
         return loss
 
 

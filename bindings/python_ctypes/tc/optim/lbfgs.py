@@ -31,7 +31,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 
 
 def _dot(a, b):
-    return float(T.Tensor.__mul__(a, b).sum().item())
+    return float((a * b).sum().item())
 
 
 def _abs_max(a):
