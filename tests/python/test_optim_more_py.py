@@ -344,6 +344,23 @@ def test_param_group_protocol_as_torch():
     assert repr(tc.optim.Adam([tc.zeros(1, requires_grad=True)], amsgrad=True)).startswith("Adam (")
 
 
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_differentiable_is_refused(name):
+    # torch accepts it; libtc's autograd refuses in-place updates of tensors
+    # that require grad, so tc says so instead of stepping without a graph
+    x = tc.zeros(2, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="differentiable=True is not supported"):
+        getattr(tc.optim, name)([x], lr=0.1, differentiable=True)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        tc.optim.Adam([x], amsgrad=True, differentiable=True)
+
+
+def test_c_optimizer_repr_as_torch():
+    x, xh = tc.zeros(2, requires_grad=True), torch.zeros(2, requires_grad=True)
+    assert repr(tc.optim.SGD([x], lr=0.1, momentum=0.9)) == repr(torch.optim.SGD([xh], lr=0.1, momentum=0.9))
+    assert repr(tc.optim.Adadelta([x])) == repr(torch.optim.Adadelta([xh]))
+
+
 def test_zero_grad_and_closure():
     x = tc.ones(2, requires_grad=True)
     opt = tc.optim.Adamax([x], lr=0.1)

@@ -265,8 +265,14 @@ class Optimizer:
         return {h: g[h] for h in self._hypers}
 
     def __repr__(self):
-        opts = ", ".join("%s=%r" % kv for kv in sorted(self.defaults.items()))
-        return "%s(%s)" % (type(self).__name__, opts)
+        # torch's layout: one block per group, its options sorted by name
+        out = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += "\nParameter Group {0}\n".format(i)
+            for key in sorted(group.keys()):
+                if key != "params":
+                    out += "    {0}: {1}\n".format(key, group[key])
+        return out + ")"
 
 
 class SGD(Optimizer):
@@ -281,7 +287,8 @@ class SGD(Optimizer):
         nesterov (bool): Nesterov momentum.
         maximize (bool): ascend the objective (the C step descends the negated gradient).
         foreach (bool, optional): accepted for torch's signature; libtc has one implementation.
-        differentiable (bool): accepted for torch's signature; must be False (the C step records no graph).
+        differentiable (bool): must be False: libtc's autograd records no in-place update of
+            tensors that require grad (NotImplementedError).
     """
     _hypers = ("lr", "momentum", "dampening", "weight_decay", "nesterov")
 
@@ -313,12 +320,16 @@ class SGD(Optimizer):
         return fn("tc_optimizer_sgd")(arr, n, byref(o), out)
 
 
+_DIFFERENTIABLE_MESSAGE = ("tc.optim.%s: differentiable=True is not supported: a differentiable step updates "
+                           "non-leaf tensors in place, which libtc's autograd does not record")
+
+
 def _no_differentiable(name, options):
-    """The C steps record no autograd graph: differentiable=True is refused
-    rather than silently ignored."""
+    """differentiable=True is refused rather than silently ignored: the step
+    would update tensors that require grad in place, which libtc's autograd
+    refuses (in-place ops on tensors that require grad)."""
     if options.get("differentiable"):
-        raise ValueError("tc.optim.%s: differentiable=True needs a step that autograd records; libtc's C "
-                         "%s step does not" % (name, name))
+        raise NotImplementedError(_DIFFERENTIABLE_MESSAGE % name)
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
@@ -335,22 +346,21 @@ def _check_adam_args(lr, betas, eps, weight_decay):
 
 
 def _wants_python_adam(params, args, kwargs):
-    """Whether Adam's arguments ask for what only the Python Adam does:
-    amsgrad or differentiable, for the optimizer or for a group given in a
-    list (a generator of groups is not looked into: the C optimizer then
-    refuses such a group when it is added)."""
-    amsgrad = args[4] if len(args) > 4 else kwargs.get("amsgrad", False)
-    if amsgrad or kwargs.get("differentiable", False):
+    """Whether Adam's arguments ask for amsgrad (which only the Python Adam
+    does), for the optimizer or for a group given in a list (a generator of
+    groups is not looked into: the C optimizer then refuses such a group
+    when it is added)."""
+    if args[4] if len(args) > 4 else kwargs.get("amsgrad", False):
         return True
     if isinstance(params, (list, tuple)):
-        return any(isinstance(g, dict) and (g.get("amsgrad") or g.get("differentiable")) for g in params)
+        return any(isinstance(g, dict) and g.get("amsgrad") for g in params)
     return False
 
 
 class Adam(Optimizer):
     """The Adam optimizer (Kingma & Ba), as torch.optim.Adam. With
-    ``amsgrad=True`` or ``differentiable=True`` it is the Python Adam
-    (tc.optim.adam_python.PythonAdam, a subclass); else the update runs in C.
+    ``amsgrad=True`` it is the Python Adam (tc.optim.adam_python.PythonAdam,
+    a subclass); else the update runs in C.
 
     Args:
         params (iterable): parameters or parameter groups (dicts).
@@ -361,7 +371,8 @@ class Adam(Optimizer):
         amsgrad (bool): divide by the largest second moment so far (AMSGrad).
         foreach, capturable, fused: accepted for torch's signature; libtc has one implementation.
         maximize (bool): ascend the objective (the C step descends the negated gradient).
-        differentiable (bool): run the step with autograd recording (the Python Adam).
+        differentiable (bool): must be False: libtc's autograd records no in-place update of
+            tensors that require grad (NotImplementedError).
     """
     _decoupled = 0
     _hypers = ("lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay")

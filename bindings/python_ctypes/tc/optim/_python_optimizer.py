@@ -8,7 +8,8 @@ object) to a dict, and state_dict()/load_state_dict() use torch's layout
 (state keyed by the parameter's index across groups, groups holding index
 lists), so a state dict made by torch, its tensors converted to tc, loads
 here, and the reverse. The updates are tc's in-place ops run under
-``tc.no_grad()`` (or with grad enabled for ``differentiable=True``, as torch).
+``tc.no_grad()``; ``differentiable=True`` is refused (NotImplementedError):
+libtc's autograd does not record in-place updates of tensors that require grad.
 It subclasses the C-backed :class:`tc.optim.Optimizer` only so that
 ``isinstance`` checks (the learning-rate schedulers) accept it: it holds no C
 handle and overrides every method that would use one."""
@@ -157,6 +158,11 @@ class _PyOptimizer(Optimizer):
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if param_group.get("differentiable", self.defaults.get("differentiable")):
+            # a differentiable step updates tensors that require grad in
+            # place, which libtc's autograd refuses
+            from . import _DIFFERENTIABLE_MESSAGE
+            raise NotImplementedError(_DIFFERENTIABLE_MESSAGE % getattr(self, "_torch_name", type(self).__name__))
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError("parameter group didn't specify a value of required optimization parameter "

@@ -1,5 +1,5 @@
-"""Adam and AdamW in Python, for the options libtc's C Adam step lacks
-(``amsgrad``, ``differentiable``): tc.optim.Adam(..., amsgrad=True) builds one
+"""Adam and AdamW in Python, for the option libtc's C Adam step lacks
+(``amsgrad``): tc.optim.Adam(..., amsgrad=True) builds one
 of these classes (subclasses of tc.optim.Adam / AdamW, so isinstance holds).
 The update is torch 1.13's single-tensor Adam."""
 import math
@@ -53,8 +53,8 @@ def _check_adam(lr, betas, eps, weight_decay):
 
 
 class PythonAdam(_PyOptimizer, Adam):
-    """torch.optim.Adam in Python (what tc.optim.Adam builds for amsgrad or
-    differentiable); the arguments are Adam's.
+    """torch.optim.Adam in Python (what tc.optim.Adam builds for amsgrad);
+    the arguments are Adam's.
 
     Args:
         params (iterable): parameters, or dicts of parameter groups.
@@ -65,7 +65,7 @@ class PythonAdam(_PyOptimizer, Adam):
         amsgrad (bool): divide by the largest second moment so far (AMSGrad).
         foreach, capturable, fused: accepted for torch's signature; tc has one implementation.
         maximize (bool): ascend the objective instead of descending it.
-        differentiable (bool): run the step with autograd recording.
+        differentiable (bool): must be False (NotImplementedError, as tc.optim.Adam).
     """
 
     _torch_name = "Adam"

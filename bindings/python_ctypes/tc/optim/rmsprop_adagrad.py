@@ -3,7 +3,7 @@ tc_optimizer_adagrad): torch.optim's rules, param groups and state dicts."""
 import ctypes as C
 from typing import Any, Dict, Iterable, Optional
 
-from . import Optimizer
+from . import Optimizer, _no_differentiable
 from .. import _decls as D
 from .._core import byref, fn
 
@@ -21,7 +21,8 @@ class RMSprop(Optimizer):
         centered: normalize by an estimate of the gradient's variance.
         foreach: accepted for torch's signature; libtc has one implementation.
         maximize: ascend the objective (the C step descends the negated gradient).
-        differentiable: accepted for torch's signature; must be False (the C step records no graph).
+        differentiable: must be False: libtc's autograd records no in-place update of tensors
+            that require grad (NotImplementedError).
     """
 
     _hypers = ("lr", "alpha", "eps", "weight_decay", "momentum", "centered")
@@ -38,9 +39,7 @@ class RMSprop(Optimizer):
                                       differentiable=differentiable))
 
     def _check_group(self, options):
-        if options.get("differentiable"):
-            raise ValueError("tc.optim.RMSprop: differentiable=True needs a step that autograd records; libtc's "
-                             "C RMSprop step does not")
+        _no_differentiable("RMSprop", options)
 
     def _group_from_c(self, g: Dict[str, Any]) -> Dict[str, Any]:
         g["centered"] = bool(g["centered"])
