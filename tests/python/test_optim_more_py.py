@@ -386,13 +386,14 @@ def test_zero_grad_and_closure():
 
 def test_amsgrad_routes_to_python_adam():
     x = tc.zeros(2, requires_grad=True)
+    from tc.optim.adam_python import PythonAdam, PythonAdamW
     opt = tc.optim.Adam([x], lr=0.1, amsgrad=True)
-    assert isinstance(opt, tc.optim.Adam) and not opt._handles
-    assert isinstance(tc.optim.AdamW([x], amsgrad=True), tc.optim.AdamW)
+    assert isinstance(opt, tc.optim.Adam) and isinstance(opt, PythonAdam)
+    assert isinstance(tc.optim.AdamW([x], amsgrad=True), PythonAdamW)
     plain = tc.optim.Adam([x], lr=0.1)
-    assert plain._handles  # the C step
+    assert not isinstance(plain, PythonAdam) and plain._handles  # the C step
     grouped = tc.optim.Adam([{"params": [x], "amsgrad": True}], lr=0.1)
-    assert not grouped._handles
+    assert isinstance(grouped, PythonAdam)
     with pytest.raises(ValueError, match="amsgrad"):
         tc.optim.Adam(iter([{"params": [x], "amsgrad": True}]))
 
@@ -409,3 +410,45 @@ def test_python_optimizers_with_schedulers():
         s_h.step()
         pair.check()
     assert s.get_last_lr() == s_h.get_last_lr()
+
+
+def _signed_sgd(base, no_grad):
+    """A user optimizer written against torch's base class (signSGD with decay)."""
+
+    class SignSGD(base):
+        def __init__(self, params, lr=0.01, decay=0.0):
+            super().__init__(params, dict(lr=lr, decay=decay))
+
+        def step(self, closure=None):
+            with no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is None:
+                            continue
+                        state = self.state[p]
+                        state["n"] = state.get("n", 0) + 1
+                        p.mul_(1 - group["decay"]).sub_(p.grad.sign() * group["lr"])
+    return SignSGD
+
+
+def test_user_subclass_of_optimizer_as_torch():
+    pair = Pair(6)
+    opt = _signed_sgd(tc.optim.Optimizer, tc.no_grad)(pair.groups("tc", True), lr=0.1, decay=0.01)
+    opt_h = _signed_sgd(torch.optim.Optimizer, torch.no_grad)(pair.groups("th", True), lr=0.1, decay=0.01)
+    for _ in range(4):
+        pair.step(opt, opt_h)
+        pair.check()
+    assert opt.state_dict() == opt_h.state_dict()
+    assert isinstance(opt, tc.optim.Optimizer) and repr(opt) == repr(opt_h)
+
+
+def test_c_optimizer_state_snapshot_and_no_pickling():
+    import copy
+    x = tc.ones(2, requires_grad=True)
+    opt = tc.optim.Adam([x], lr=0.1)
+    assert opt.state == {}
+    (x * x).sum().backward()
+    opt.step()
+    assert set(opt.state[x]) == {"step", "exp_avg", "exp_avg_sq"} and int(opt.state[x]["step"]) == 1
+    with pytest.raises(TypeError, match="state_dict"):
+        copy.deepcopy(opt)

@@ -1,5 +1,7 @@
-"""tc.optim: SGD, Adam, AdamW, RMSprop and Adagrad over libtc's optimizers (tc_optimizer_*).
-The update runs in C; Python only holds the handle."""
+"""tc.optim: torch.optim's optimizers. SGD, Adam, AdamW, RMSprop and Adagrad
+run their update in libtc (tc_optimizer_*; Python only holds the handle);
+the others, and user subclasses of :class:`Optimizer`, are Python over tc's
+tensor ops (tc/optim/_python_optimizer.py)."""
 import ctypes as C
 from typing import Any, Callable, Optional
 
@@ -8,6 +10,7 @@ from .._core import VP, byref, fn
 from .._errors import check
 from .._tensor import Tensor
 from ._required import required
+from ._python_optimizer import Optimizer
 
 
 class _ParamGroup(dict):
@@ -44,9 +47,11 @@ class _ParamGroup(dict):
         dict.__setitem__(self, key, value)
 
 
-class Optimizer:
-    """Parameter groups as in PyTorch: each group is one C optimizer
-    (tc_optimizer_*) made with the defaults updated by the group's options."""
+class _COptimizer(Optimizer):
+    """The base of the optimizers whose step runs in libtc: parameter groups
+    as in PyTorch, each group one C optimizer (tc_optimizer_*) made with the
+    defaults updated by the group's options. It overrides every method of the
+    Python :class:`Optimizer` that touches state (which lives in C here)."""
 
     _free = fn("tc_optimizer_free")
 
@@ -109,7 +114,7 @@ class Optimizer:
             self._handles = []
             for h in handles:
                 try:
-                    Optimizer._free(h)
+                    _COptimizer._free(h)
                 except Exception:
                     pass
 
@@ -160,16 +165,6 @@ class Optimizer:
         zero = fn("tc_optimizer_zero_grad")
         for h in self._handles:
             check(zero(h))
-
-    @property
-    def lr(self):
-        """The first group's learning rate (setting it sets every group's)."""
-        return self.param_groups[0]["lr"]
-
-    @lr.setter
-    def lr(self, value):
-        for g in self.param_groups:
-            g["lr"] = value
 
     # ---- state dicts: PyTorch's layout, over tc_optimizer_state_dict ----
     _hypers = ()  # the C names of the hyperparameters, in order
@@ -245,6 +240,28 @@ class Optimizer:
         """Refuses a group whose options the C optimizer cannot honour
         (subclasses say which); the C optimizer checks the values."""
 
+    @property
+    def state(self):
+        """Each stepped parameter's state, as torch's ``optimizer.state``
+        ({parameter: {name: tensor}}): a snapshot (copies) of the C state
+        (a Python subclass, which sets its own, gets that)."""
+        if "state" in self.__dict__:
+            return self.__dict__["state"]
+        flat = {}
+        sd = self.state_dict()["state"]
+        params = [p for g in self.param_groups for p in g["params"]]
+        for i, fields in sd.items():
+            flat[params[i]] = fields
+        return flat
+
+    @state.setter
+    def state(self, value):
+        self.__dict__["state"] = value
+
+    def __getstate__(self):
+        raise TypeError("a %s steps in libtc (a C handle): save and load its state_dict() instead of pickling "
+                        "or copying it" % type(self).__name__)
+
     def _set_hyper(self, index, group):
         """Replaces the hyperparameters of group `index` in its C optimizer
         (the state is kept), from a group dict of Python option names."""
@@ -275,7 +292,7 @@ class Optimizer:
         return out + ")"
 
 
-class SGD(Optimizer):
+class SGD(_COptimizer):
     """Stochastic gradient descent with optional momentum, as torch.optim.SGD.
 
     Args:
@@ -357,7 +374,7 @@ def _wants_python_adam(params, args, kwargs):
     return False
 
 
-class Adam(Optimizer):
+class Adam(_COptimizer):
     """The Adam optimizer (Kingma & Ba), as torch.optim.Adam. With
     ``amsgrad=True`` it is the Python Adam (tc.optim.adam_python.PythonAdam,
     a subclass); else the update runs in C.
@@ -434,17 +451,15 @@ class AdamW(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
-        Optimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                              amsgrad=amsgrad, foreach=foreach, maximize=maximize,
-                                              capturable=capturable))
+        _COptimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                                amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+                                                capturable=capturable))
 
 
 from .rmsprop_adagrad import Adagrad, RMSprop  # noqa: E402,F401
 from . import lr_scheduler  # noqa: E402,F401
 
 # ---- torch.optim's other optimizers, in Python over tc's tensor ops ----
-from ._required import required  # noqa: E402,F401,F811
-from ._python_optimizer import _PyOptimizer  # noqa: E402,F401
 from .adadelta_adamax import Adadelta, Adamax  # noqa: E402,F401
 from .nadam_radam import NAdam, RAdam  # noqa: E402,F401
 from .asgd_rprop import ASGD, Rprop  # noqa: E402,F401

@@ -1,7 +1,8 @@
-"""The base of tc's Python optimizers: torch.optim.Optimizer's protocol
-(torch 1.13) over tc tensors, for the optimizers whose update has no C step
-in libtc (Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS, SparseAdam, and
-Adam/AdamW with amsgrad).
+"""tc.optim.Optimizer: torch.optim.Optimizer's protocol (torch 1.13) over
+tc tensors. It is the base of tc's Python optimizers (Adadelta, Adamax,
+NAdam, RAdam, ASGD, Rprop, LBFGS, SparseAdam, Adam/AdamW with amsgrad), of
+user optimizers written against torch's base class, and of the C-backed
+ones (tc.optim._COptimizer, which keep their state in libtc).
 
 param_groups are plain dicts, ``state`` maps each parameter (the tensor
 object) to a dict, and state_dict()/load_state_dict() use torch's layout
@@ -9,16 +10,12 @@ object) to a dict, and state_dict()/load_state_dict() use torch's layout
 lists), so a state dict made by torch, its tensors converted to tc, loads
 here, and the reverse. The updates are tc's in-place ops run under
 ``tc.no_grad()``; ``differentiable=True`` is refused (NotImplementedError):
-libtc's autograd does not record in-place updates of tensors that require grad.
-It subclasses the C-backed :class:`tc.optim.Optimizer` only so that
-``isinstance`` checks (the learning-rate schedulers) accept it: it holds no C
-handle and overrides every method that would use one."""
+libtc's autograd does not record in-place updates of tensors that require grad."""
 import warnings
 from collections import defaultdict
 from itertools import chain
 from typing import Any, Callable, Dict, Optional
 
-from . import Optimizer
 from ._required import required
 from .._core import no_grad, enable_grad, set_grad_enabled
 from .._tensor import Tensor
@@ -79,8 +76,9 @@ def _typename(obj):
     return prefix + getattr(obj, "__qualname__", getattr(obj, "__name__", type(obj).__name__))
 
 
-class _PyOptimizer(Optimizer):
-    """torch.optim.Optimizer's protocol in Python (the base of tc's Python optimizers).
+class Optimizer:
+    """Base class of all optimizers, as torch.optim.Optimizer: subclasses
+    give ``defaults`` and implement :meth:`step`.
 
     Args:
         params (iterable): tensors, or dicts of parameter groups (``'params'``
@@ -93,10 +91,6 @@ class _PyOptimizer(Optimizer):
     _group_setdefaults: Dict[str, Any] = {}
 
     def __init__(self, params, defaults):
-        # No C optimizer: the C-backed base's handle list stays empty, so its
-        # __del__ frees nothing.
-        self._handles = []
-        self._params = []
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
@@ -116,8 +110,6 @@ class _PyOptimizer(Optimizer):
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.__dict__.setdefault("_handles", [])
-        self.__dict__.setdefault("_params", [])
         self.defaults.setdefault("differentiable", False)
         for group in self.param_groups:
             for k, v in self._group_setdefaults.items():
@@ -256,8 +248,19 @@ class _PyOptimizer(Optimizer):
             param_groups.append(new)
         self.__setstate__({"state": state, "param_groups": param_groups})
 
-    # The C-backed base's learning-rate property reads param_groups, which
-    # here are plain dicts: it works unchanged.
+    @property
+    def lr(self):
+        """The first group's learning rate (setting it sets every group's); a tc extension."""
+        return self.param_groups[0]["lr"]
+
+    @lr.setter
+    def lr(self, value):
+        for g in self.param_groups:
+            g["lr"] = value
+
+
+# The name tc's Python optimizers use for their base.
+_PyOptimizer = Optimizer
 
 
 def _check_lr(lr, strict=False):

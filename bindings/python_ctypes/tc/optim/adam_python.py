@@ -6,7 +6,7 @@ import math
 
 from . import Adam, AdamW
 from .. import _tensor as T
-from ._python_optimizer import (_PyOptimizer, _add_, _addcdiv_, _addcmul_, _bump_step, _check_betas, _check_lr,
+from ._python_optimizer import (Optimizer, _add_, _addcdiv_, _addcmul_, _bump_step, _check_betas, _check_lr,
                                 _check_nonneg, _grads_of, _scalar_state, _use_grad, _closure_loss)
 
 
@@ -45,6 +45,15 @@ def _adam_step(self, closure, decoupled):
     return loss
 
 
+def _python_protocol(cls):
+    """Gives cls (a subclass of the C-backed Adam, so that isinstance holds)
+    the Python Optimizer's methods back in place of the C-backed base's."""
+    for name in ("add_param_group", "zero_grad", "state_dict", "load_state_dict", "__getstate__", "__setstate__",
+                 "__repr__"):
+        setattr(cls, name, getattr(Optimizer, name))
+    return cls
+
+
 def _check_adam(lr, betas, eps, weight_decay):
     _check_lr(lr)
     _check_nonneg("epsilon", eps)
@@ -52,7 +61,8 @@ def _check_adam(lr, betas, eps, weight_decay):
     _check_nonneg("weight_decay", weight_decay)
 
 
-class PythonAdam(_PyOptimizer, Adam):
+@_python_protocol
+class PythonAdam(Adam):
     """torch.optim.Adam in Python (what tc.optim.Adam builds for amsgrad);
     the arguments are Adam's.
 
@@ -75,7 +85,7 @@ class PythonAdam(_PyOptimizer, Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
         _check_adam(lr, betas, eps, weight_decay)
-        _PyOptimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+        Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                                  amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                                                  capturable=capturable, differentiable=differentiable,
                                                  fused=fused))
@@ -97,10 +107,10 @@ class PythonAdam(_PyOptimizer, Adam):
         """
         return _adam_step(self, closure, decoupled=False)
 
-    __repr__ = _PyOptimizer.__repr__
 
 
-class PythonAdamW(_PyOptimizer, AdamW):
+@_python_protocol
+class PythonAdamW(AdamW):
     """torch.optim.AdamW in Python (what tc.optim.AdamW builds for amsgrad);
     the arguments are AdamW's.
 
@@ -121,7 +131,7 @@ class PythonAdamW(_PyOptimizer, AdamW):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False):
         _check_adam(lr, betas, eps, weight_decay)
-        _PyOptimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+        Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                                  amsgrad=amsgrad, foreach=foreach, maximize=maximize,
                                                  capturable=capturable))
 
@@ -139,4 +149,3 @@ class PythonAdamW(_PyOptimizer, AdamW):
         """
         return _adam_step(self, closure, decoupled=True)
 
-    __repr__ = _PyOptimizer.__repr__

@@ -3,12 +3,12 @@ tc_optimizer_adagrad): torch.optim's rules, param groups and state dicts."""
 import ctypes as C
 from typing import Any, Dict, Iterable, Optional
 
-from . import Optimizer, _no_differentiable
+from . import _COptimizer, _no_differentiable
 from .. import _decls as D
 from .._core import byref, fn
 
 
-class RMSprop(Optimizer):
+class RMSprop(_COptimizer):
     """RMSprop, as torch.optim.RMSprop.
 
     Args:
@@ -54,7 +54,7 @@ class RMSprop(Optimizer):
         return fn("tc_optimizer_rmsprop")(arr, n, byref(o), out)
 
 
-class Adagrad(Optimizer):
+class Adagrad(_COptimizer):
     """Adagrad, as torch.optim.Adagrad.
 
     Args:
