@@ -232,6 +232,7 @@ def test_errors_as_torch(name, kw):
     assert _error(lambda: getattr(S, name)(opt, **kw)) == want
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of")
 def test_not_an_optimizer_and_momentum_required():
     for name, kw in [("StepLR", dict(step_size=1)), ("CyclicLR", dict(base_lr=0.1, max_lr=1.0)),
                      ("ReduceLROnPlateau", {}), ("OneCycleLR", dict(max_lr=1.0, total_steps=3))]:
@@ -272,6 +273,7 @@ def test_warnings_as_torch():
         s.step()
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of")
 def test_verbose_prints_like_torch(capsys):
     opt, opt_h = make_optimizers("c_sgd")
     S.StepLR(opt, step_size=1, gamma=0.5, verbose=True).step()

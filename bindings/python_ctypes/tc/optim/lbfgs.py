@@ -2,7 +2,9 @@
 the two-loop recursion over a bounded history, and the optional strong-Wolfe
 line search (bracketing, then zoom by cubic interpolation). The scalars
 (directional derivatives, step sizes, losses) are Python floats; the vectors
-are flat tc tensors of all parameters."""
+are flat tc tensors of all parameters. With float64 parameters the iterates
+follow torch's to rounding; with float32 ones torch computes those scalars
+as float32 tensors, and line searches amplify that rounding difference."""
 import math
 
 from .. import _tensor as T
