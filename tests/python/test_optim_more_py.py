@@ -127,6 +127,31 @@ def test_ten_steps_match_torch(name, kw, grouped):
                 close(sd["state"][i][key], v)
 
 
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+def test_float32_parameters_match_torch(name):
+    # the state follows the parameters' dtype (the scalar state stays float32)
+    r = np.random.default_rng(7)
+    w0, x, y = r.standard_normal(5).astype(np.float32), r.standard_normal((4, 5)), r.standard_normal(4)
+    w, wh = tc.tensor(w0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    opt, opt_h = getattr(tc.optim, name)([w], lr=0.05), getattr(torch.optim, name)([wh], lr=0.05)
+    xt, yt = tc.tensor(x.astype(np.float32)), tc.tensor(y.astype(np.float32))
+    xh, yh = torch.tensor(x.astype(np.float32)), torch.tensor(y.astype(np.float32))
+    for _ in range(5):
+        opt.zero_grad()
+        opt_h.zero_grad()
+        (((xt * w).sum(1) - yt) ** 2).mean().backward()
+        (((xh * wh).sum(1) - yh) ** 2).mean().backward()
+        opt.step()
+        opt_h.step()
+    assert str(w.dtype) == "tc.float32"
+    close(w, wh, rtol=1e-5, atol=1e-6)
+    for key, v in opt_h.state_dict()["state"][0].items():
+        mine = opt.state_dict()["state"][0][key]
+        if isinstance(v, torch.Tensor):
+            assert str(mine.dtype) == "tc.float32"
+            close(mine, v, rtol=1e-5, atol=1e-6)
+
+
 PY_CASES = [c for c in CASES if c[0] not in ("SGD", "RMSprop", "Adagrad") and
             not (c[0] in ("Adam", "AdamW") and not c[1].get("amsgrad"))]
 
