@@ -230,3 +230,6 @@ from . import _binary_ext  # noqa: E402
 globals().update(_binary_ext.FUNCTIONS)  # tc.div(rounding_mode=), tc.clamp with tensor bounds, tc.lerp, ...
 
 __all__ = [n for n in globals() if not n.startswith("_")]
+
+# ---- tc.distributions (torch.distributions) ----------------------------------
+from . import distributions  # noqa: E402,F401
