@@ -25,6 +25,7 @@ from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .constraint_registry import biject_to, transform_to
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
@@ -43,11 +44,12 @@ from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-    "ExponentialFamily", "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "Gumbel",
-    "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogitRelaxedBernoulli", "LogNormal",
+    "ExponentialFamily", "Exponential", "Gamma", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
     "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "StudentT", "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl",
+    "StudentT", "TransformedDistribution", "Uniform", "biject_to", "constraints", "transform_to",
+    "kl_divergence", "register_kl",
     "transforms",
 ]
 __all__.extend(transforms.__all__)

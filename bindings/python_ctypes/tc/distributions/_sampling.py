@@ -10,7 +10,6 @@ standard_gamma_grad is torch's implicit reparameterization gradient of a
 Gamma(alpha) draw x (d x / d alpha = -(dF/dalpha)/f at x), with the same
 three approximations ATen uses (small-x series, Rice saddle point for large
 alpha, a bivariate rational fit elsewhere)."""
-import math
 
 import tc
 from ._special import digamma, lgamma
@@ -153,7 +152,7 @@ def _poisson_ptrs(lam, shape):
         us = 0.5 - U.abs()
         k = tc.floor((2 * a / us + b) * U + lam + 0.43)
         squeeze = (us >= 0.07) & (V <= vr)
-        ok = (k >= 0) & ~((us < 0.013) & (V > us))
+        ok = (k >= 0) & tc.logical_not((us < 0.013) & (V > us))
         ks = k.clamp(min=0)
         lhs = tc.log(V) + tc.log(inv_alpha) - tc.log(a / (us * us) + b)
         rhs = -lam + ks * loglam - lgamma(ks + 1)

@@ -112,4 +112,4 @@ def xlogy(x, y):
         x = tc.full_like(y, float(x))
     zero = x == 0
     safe_y = tc.where(zero, tc.ones_like(y), y)
-    return tc.where(zero & ~tc.isnan(y), tc.zeros_like(x * safe_y), x * tc.log(safe_y))
+    return tc.where(zero & tc.logical_not(tc.isnan(y)), tc.zeros_like(x * safe_y), x * tc.log(safe_y))

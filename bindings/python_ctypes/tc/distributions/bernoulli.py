@@ -1,5 +1,4 @@
 """Bernoulli distribution."""
-import numbers
 
 import tc
 from . import constraints

@@ -1,5 +1,4 @@
 """Chi-squared distribution: Gamma(df / 2, 1 / 2)."""
-import tc
 from . import constraints
 from .gamma import Gamma
 

@@ -86,6 +86,7 @@ class Transform:
         return id(self)
 
     def __call__(self, x):
+        """y = f(x) (the cached y when x is the last input)."""
         if self._cache_size == 0:
             return self._call(x)
         x_old, y_old = self._cached_x_y
@@ -175,6 +176,7 @@ class _InverseTransform(Transform):
         return f"{self.__class__.__name__}({repr(self._inv)})"
 
     def __call__(self, x):
+        """The inverted transform's inverse at x."""
         return self._inv._inv_call(x)
 
     def log_abs_det_jacobian(self, x, y):
@@ -272,6 +274,7 @@ class ComposeTransform(Transform):
         return ComposeTransform(self.parts, cache_size=cache_size)
 
     def __call__(self, x):
+        """The parts applied in order."""
         for part in self.parts:
             x = part(x)
         return x
