@@ -27,6 +27,8 @@ LOGITS = R.normal(size=(2, 3))
 def to_np(t):
     if isinstance(t, torch.Tensor):
         return t.detach().numpy().astype(np.float64)
+    if not isinstance(t, tc.Tensor):
+        return np.asarray(t, dtype=np.float64)
     return np.asarray(t.detach().double().tolist(), dtype=np.float64).reshape(tuple(t.shape))
 
 
@@ -69,7 +71,7 @@ CASES = {
     "BernoulliLogits": (lambda M, lg: M.Bernoulli(logits=lg), [REAL], [1], np.array([1., 0., 1.]), ()),
     "Geometric": (lambda M, p: M.Geometric(p), [PROB], [1], np.array([0., 3., 1.]), ("mode",)),
     "Poisson": (lambda M, r: M.Poisson(r), [POS * 3], [1], np.array([0., 2., 7.]), ("mode",)),
-    "Binomial": (lambda M, n, p: M.Binomial(n, p), [np.array([5., 10., 10.]), PROB], [0, 1],
+    "Binomial": (lambda M, n, p: M.Binomial(n, p), [np.array([10., 10., 10.]), PROB], [0, 1],
                  np.array([0., 4., 10.]), ("mode",)),
     "BinomialLogits": (lambda M, p: M.Binomial(6, logits=p), [REAL], [1], np.array([1., 6., 3.]), ()),
     "Categorical": (lambda M, p: M.Categorical(p), [SIMPLEX], [1], np.array([2., 0.]), ("mode",)),
@@ -87,7 +89,7 @@ CASES = {
 }
 NO_ENTROPY = {"Uniform_never"}
 # torch raises NotImplementedError for these (no closed form), so do we
-NO_ENTROPY |= {"RelaxedBernoulli", "RelaxedOneHotCategorical"}
+NO_ENTROPY |= {"RelaxedBernoulli", "RelaxedOneHotCategorical", "Poisson"}
 NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical"}
 
 
@@ -108,7 +110,13 @@ def test_values_match_torch(name):
     v_tc, v_t = lib_tensors(tc, [value], False)[0], lib_tensors(torch, [value], False)[0]
     close(d.log_prob(v_tc), t.log_prob(v_t))
     if name not in NO_ENTROPY:
-        close(d.entropy(), t.entropy())
+        # torch's Multinomial entropy takes lgamma(total_count + 1) in float32
+        close(d.entropy(), t.entropy(), rtol=1e-6 if name == "Multinomial" else 1e-9)
+    else:
+        with pytest.raises(NotImplementedError):
+            t.entropy()
+        with pytest.raises(NotImplementedError):
+            d.entropy()
     if name not in NO_MOMENTS:
         close(d.mean, t.mean)
         close(d.variance, t.variance)
@@ -306,14 +314,14 @@ def test_sampling_is_seeded():
 def test_poisson_sampler_matches_pmf(rate):
     tc.manual_seed(11)
     s = to_np(D.Poisson(tc.tensor(rate)).sample((N,)))
-    _check_pmf(s, TD.Poisson(torch.tensor(rate)))
+    _check_pmf(s, TD.Poisson(torch.tensor(rate), validate_args=False))
 
 
 @pytest.mark.parametrize("n,p", [(8, 0.3), (40, 0.6), (300, 0.2)])
 def test_binomial_sampler_matches_pmf(n, p):
     tc.manual_seed(12)
     s = to_np(D.Binomial(n, tc.tensor(p)).sample((N,)))
-    _check_pmf(s, TD.Binomial(n, torch.tensor(p)))
+    _check_pmf(s, TD.Binomial(n, torch.tensor(p), validate_args=False))
 
 
 def _check_pmf(s, t):
@@ -339,7 +347,7 @@ def test_gamma_sampler_matches_cdf(alpha):
 
 # ---------------------------------------------------------------- reparameterized gradients
 def test_normal_rsample_gradient_is_the_noise():
-    loc, scale = tc.tensor([1.0, 2.0]), tc.tensor([0.5, 3.0])
+    loc, scale = tc.tensor([1.0, 2.0], dtype=tc.float64), tc.tensor([0.5, 3.0], dtype=tc.float64)
     loc.requires_grad = True
     scale.requires_grad = True
     tc.manual_seed(3)
@@ -437,7 +445,7 @@ def test_kl_same_family_matches_torch(name):
 
 @pytest.mark.parametrize("pname,qname", KL_CROSS)
 def test_kl_cross_family_matches_torch(pname, qname):
-    (p, tp), (q, tq) = _pair(*KL_SPECS[pname][:2]), _pair(KL_SPECS[qname][0], *KL_SPECS[qname][2])
+    (p, tp), (q, tq) = _pair(KL_SPECS[pname][0], *KL_SPECS[pname][1]), _pair(KL_SPECS[qname][0], *KL_SPECS[qname][2])
     close(D.kl_divergence(p, q), TD.kl_divergence(tp, tq), rtol=1e-8, atol=1e-10)
 
 
@@ -566,8 +574,6 @@ def test_transforms_match_torch(i):
 def test_softmax_transform_and_transformed_distribution():
     x = R.normal(size=(2, 3))
     close(T.SoftmaxTransform()(tc.tensor(x)), TD.transforms.SoftmaxTransform()(torch.tensor(x)), rtol=1e-12)
-    for M, lib in ((D, tc), (TD, torch)):
-        pass
     base_args = [REAL, P1]
     d = D.TransformedDistribution(D.Normal(*lib_tensors(tc, base_args, False)),
                                   [T.AffineTransform(0.5, -2.0), T.SigmoidTransform()])
@@ -588,9 +594,9 @@ def test_softmax_transform_and_transformed_distribution():
 
 def test_independent_and_mixture_match_torch():
     outs = []
+    arrays = [R.normal(size=(2, 3)), R.uniform(0.5, 2, size=(2, 3)), R.uniform(0.1, 1, size=(2, 3))]
     for M, lib in ((D, tc), (TD, torch)):
-        loc, scale, w = lib_tensors(lib, [R.normal(size=(2, 3)), R.uniform(0.5, 2, size=(2, 3)),
-                                          R.uniform(0.1, 1, size=(2, 3))], True)
+        loc, scale, w = lib_tensors(lib, arrays, True)
         ind = M.Independent(M.Normal(loc, scale), 1)
         assert tuple(ind.batch_shape) == (2,) and tuple(ind.event_shape) == (3,)
         mix = M.MixtureSameFamily(M.Categorical(w), M.Normal(loc, scale))
@@ -612,7 +618,8 @@ def test_enumerate_support_and_perplexity():
     d, _ = build("Normal", tc)
     t, _ = build("Normal", torch)
     close(d.perplexity(), t.perplexity())
-    assert repr(D.Normal(0.0, 1.0)) == repr(TD.Normal(0.0, 1.0)).replace("tensor", "tensor")
+    assert repr(D.Normal(0.0, 1.0)) == repr(TD.Normal(0.0, 1.0))
+    assert repr(D.Bernoulli(logits=tc.zeros(4))) == "Bernoulli(logits: tc.Size([4]))"
 
 
 def test_import_path():

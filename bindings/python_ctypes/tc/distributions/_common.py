@@ -4,10 +4,21 @@ import numbers
 import tc
 
 
+def softplus_exact(x):
+    """log(1 + e^x) without overflow and without a cut-over, differentiable
+    everywhere (sigmoid(0) = 1/2 at 0): x + log1p(e^-x) above 0, log1p(e^x)
+    at and below, each branch on an input clamped to its side."""
+    zero = tc.zeros_like(x)
+    pos = x > 0
+    xp = tc.where(pos, x, zero)
+    xn = tc.where(pos, zero, x)
+    return tc.where(pos, xp + tc.log1p(tc.exp(-xp)), tc.log1p(tc.exp(xn)))
+
+
 def bce_with_logits(logits, target):
-    """Elementwise binary cross-entropy of ``target`` under ``logits``, computed
-    stably: max(x, 0) - x z + log1p(exp(-|x|))."""
-    return logits.clamp(min=0) - logits * target + tc.log1p(tc.exp(-logits.abs()))
+    """Elementwise binary cross-entropy of ``target`` under ``logits``:
+    softplus(x) - x z, computed stably (torch's binary_cross_entropy_with_logits)."""
+    return softplus_exact(logits) - logits * target
 
 
 def batch_shape_of(param, original):

@@ -21,6 +21,9 @@ def cholesky_ex(a):
     (..., n, n) and a bool tensor (...) saying which were positive definite
     (torch.linalg.cholesky_ex's info == 0); failed factors hold NaN."""
     n = a.shape[-1]
+    # Factor the symmetric part, so that the gradient comes out symmetric as
+    # torch's does (each off-diagonal pair shares its entry's gradient).
+    a = (a + transpose(a)) * 0.5
     cols = []
     ok = None
     for j in range(n):

@@ -78,6 +78,8 @@ def lgamma(x):
     # its infinite log (at integers) never meets a zero gradient (0 * inf = NaN).
     xs = tc.where(low, x, tc.full_like(x, 0.25))
     reflected = _LOG_PI - tc.log(tc.sin(math.pi * xs).abs()) - pos
+    # the poles (0, -1, -2, ...): sin(pi x) rounds to a tiny nonzero number there
+    reflected = tc.where(xs == tc.floor(xs), tc.full_like(x, float("inf")), reflected)
     return tc.where(low, reflected, pos)
 
 
@@ -90,9 +92,9 @@ def digamma(x):
     pos = _digamma_positive(tc.where(low, 1 - x, x))
     xs = tc.where(low, x, tc.full_like(x, 0.25))
     reflected = pos - math.pi / tc.tan(math.pi * xs)
-    bad = low & (xs == tc.floor(xs)) & (xs != 0)
+    bad = xs == tc.floor(xs)
     reflected = tc.where(bad, tc.full_like(x, float("nan")), reflected)
-    zero = tc.where(low & (xs == 0), tc.full_like(x, float("-inf")), reflected)
+    zero = tc.where(xs == 0, tc.full_like(x, float("-inf")), reflected)
     return tc.where(low, zero, pos)
 
 

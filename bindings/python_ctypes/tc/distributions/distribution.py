@@ -198,6 +198,13 @@ class Distribution:
 
     def __repr__(self):
         param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
-        args_string = ", ".join(["{}: {}".format(p, self.__dict__[p] if self.__dict__[p].numel() == 1
-                                                 else self.__dict__[p].shape) for p in param_names])
+
+        def show(v):
+            # torch formats a one-element parameter through Tensor.__format__,
+            # which prints a 0-d tensor as its number
+            if v.numel() != 1:
+                return v.shape
+            return v.item() if v.dim() == 0 else v
+
+        args_string = ", ".join("{}: {}".format(p, show(self.__dict__[p])) for p in param_names)
         return self.__class__.__name__ + "(" + args_string + ")"

@@ -75,14 +75,14 @@ class Multinomial(Distribution):
     def sample(self, sample_shape=tc.Size()):
         """Count vectors of probs' dtype."""
         sample_shape = tuple(sample_shape)
-        samples = self._categorical.sample((self.total_count,) + sample_shape)
-        order = list(range(1, samples.dim())) + [0]
-        samples = samples.permute(*order)  # the draws last
-        counts = tc.zeros(tuple(self._extended_shape(sample_shape)), dtype=self.probs.dtype,
-                          device=self.probs.device)
+        shape = tuple(self._extended_shape(sample_shape))
         if self.total_count == 0:
-            return counts
-        return counts.scatter_add(-1, samples, tc.ones_like(samples, dtype=self.probs.dtype))
+            return tc.zeros(shape, dtype=self.probs.dtype, device=self.probs.device)
+        samples = self._categorical.sample((self.total_count,) + sample_shape)
+        # Counts by summing one-hot draws over the draws' dim (scatter_add of
+        # a longer index segfaults in libtc when self has a size-1 dim).
+        hot = samples.one_hot(self._categorical._num_events)
+        return hot.sum(0).to(self.probs.dtype).reshape(shape)
 
     def entropy(self):
         """The exact entropy (a sum over the binomial marginals' supports)."""
