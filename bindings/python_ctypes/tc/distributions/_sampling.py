@@ -1,10 +1,11 @@
 """Samplers libtc has no kernel for yet (torch's _standard_gamma, poisson,
 binomial), written as vectorized rejection or inversion loops over tc
 tensors, drawing from tc's generator (tc.manual_seed governs them). Each loop
-redraws for every element and keeps the first accepted draw, so its cost is
-a few full passes; the bounds on the number of passes make the chance of an
-unfinished element far below 1e-30. They should become C kernels on the
-Philox generator, as torch's are.
+works on the flat list of elements still pending, which it shrinks after
+every pass (rejection: the accepted ones; inversion: the finished ones), so
+the total work stays near one pass over all elements; the bounds on the
+number of passes make the chance of an unfinished element far below 1e-30.
+They should become C kernels on the Philox generator, as torch's are.
 
 standard_gamma_grad is torch's implicit reparameterization gradient of a
 Gamma(alpha) draw x (d x / d alpha = -(dF/dalpha)/f at x), with the same
@@ -17,36 +18,52 @@ from ._special import digamma, lgamma
 _MAX_PASSES = 64
 
 
-def _fill(done, out, cand, accept):
-    """Stores cand where accept holds and nothing was stored yet; returns (done, out)."""
-    take = accept & tc.logical_not(done)
-    return done | take, tc.where(take, cand, out)
+def _rejection(params, propose, dtype=tc.float64):
+    """Rejection sampling over flat parameter tensors (all of one length n):
+    propose(sub_params) -> (candidates, accepted) for the pending elements;
+    each element keeps its first accepted candidate."""
+    n = params[0].numel()
+    device = params[0].device
+    out = tc.zeros(n, dtype=dtype, device=device)
+    pending = tc.arange(n, device=device)
+    for _ in range(_MAX_PASSES):
+        if pending.numel() == 0:
+            break
+        sub = [p.index_select(0, pending) for p in params]
+        cand, accept = propose(sub)
+        out = out.index_copy(0, pending[accept], cand[accept])
+        pending = pending[tc.logical_not(accept)]
+    return out
+
+
+def _flat(t):
+    return t.detach().to(tc.float64).reshape(-1)
+
+
+def _marsaglia_tsang(sub):
+    (d,) = sub
+    c = 1.0 / tc.sqrt(9 * d)
+    shape = tuple(d.shape)
+    x = tc.randn(shape, dtype=tc.float64, device=d.device)
+    v = 1 + c * x
+    v = v * v * v
+    u = tc.rand(shape, dtype=tc.float64, device=d.device)
+    vpos = tc.where(v > 0, v, tc.ones_like(v))
+    accept = (v > 0) & (tc.log(u) < 0.5 * x * x + d - d * vpos + d * tc.log(vpos))
+    return d * vpos, accept
 
 
 def standard_gamma(alpha):
     """Gamma(alpha, 1) draws of alpha's shape (Marsaglia and Tsang; alpha < 1
     is boosted: Gamma(alpha) = Gamma(alpha + 1) U^(1/alpha)). No gradient."""
     with tc.no_grad():
-        a = alpha.detach().to(tc.float64)
+        a = _flat(alpha)
         boost = a < 1
-        ab = tc.where(boost, a + 1, a)
-        d = ab - 1.0 / 3
-        c = 1.0 / tc.sqrt(9 * d)
-        done = tc.zeros(tuple(a.shape), dtype=tc.bool, device=a.device)
-        out = tc.ones_like(a)
-        for _ in range(_MAX_PASSES):
-            x = tc.randn(tuple(a.shape), dtype=tc.float64, device=a.device)
-            v = 1 + c * x
-            v = v * v * v
-            u = tc.rand(tuple(a.shape), dtype=tc.float64, device=a.device)
-            vpos = tc.where(v > 0, v, tc.ones_like(v))
-            accept = (v > 0) & (tc.log(u) < 0.5 * x * x + d - d * vpos + d * tc.log(vpos))
-            done, out = _fill(done, out, d * vpos, accept)
-            if bool(done.all()):
-                break
+        d = tc.where(boost, a + 1, a) - 1.0 / 3
+        out = _rejection([d], _marsaglia_tsang)
         u = tc.rand(tuple(a.shape), dtype=tc.float64, device=a.device)
         out = tc.where(boost, out * tc.pow(u, 1.0 / a), out)
-        return out.to(alpha.dtype)
+        return out.reshape(tuple(alpha.shape)).to(alpha.dtype)
 
 
 def standard_gamma_grad(alpha, x):
@@ -118,84 +135,97 @@ def standard_gamma_rsample(alpha):
     return x + (alpha - alpha.detach()) * grad
 
 
-def _poisson_small(lam, shape):
-    """Poisson draws by inversion (sequential search), for rates below 10."""
-    u = tc.rand(shape, dtype=tc.float64, device=lam.device)
-    k = tc.zeros(shape, dtype=tc.float64, device=lam.device)
+def _poisson_small(lam):
+    """Poisson draws by inversion (sequential search) for flat rates below 10,
+    each iteration on the elements whose search goes on."""
+    n = lam.numel()
+    u = tc.rand(n, dtype=tc.float64, device=lam.device)
+    out = tc.zeros(n, dtype=tc.float64, device=lam.device)
     p = tc.exp(-lam)
     s = p.clone()
-    limit = int(float(lam.max())) * 4 + 40 if lam.numel() else 0
-    for i in range(1, limit + 1):
+    idx = tc.arange(n, device=lam.device)
+    k = 0
+    limit = int(float(lam.max())) * 4 + 40 if n else 0
+    while k < limit:
         more = u > s
-        if not bool(more.any()):
+        done = tc.logical_not(more)
+        out = out.index_copy(0, idx[done], tc.full((int(done.sum()),), float(k), dtype=tc.float64,
+                                                    device=lam.device))
+        idx, u, s, p, lam = idx[more], u[more], s[more], p[more], lam[more]
+        if idx.numel() == 0:
             break
-        k = k + more.to(tc.float64)
-        p = p * lam / i
+        k += 1
+        p = p * lam / k
         s = s + p
-    return k
+    return out
 
 
-def _poisson_ptrs(lam, shape):
-    """Poisson draws by Hormann's transformed rejection with squeeze (PTRS),
-    for rates of 10 and more (torch's sampler too)."""
+def _ptrs(sub):
+    (lam,) = sub
+    shape = tuple(lam.shape)
     slam = tc.sqrt(lam)
     loglam = tc.log(lam)
     b = 0.931 + 2.53 * slam
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     vr = 0.9277 - 3.6224 / (b - 2)
-    done = tc.zeros(shape, dtype=tc.bool, device=lam.device)
-    out = tc.zeros(shape, dtype=tc.float64, device=lam.device)
-    for _ in range(_MAX_PASSES):
-        U = tc.rand(shape, dtype=tc.float64, device=lam.device) - 0.5
-        V = tc.rand(shape, dtype=tc.float64, device=lam.device)
-        us = 0.5 - U.abs()
-        k = tc.floor((2 * a / us + b) * U + lam + 0.43)
-        squeeze = (us >= 0.07) & (V <= vr)
-        ok = (k >= 0) & tc.logical_not((us < 0.013) & (V > us))
-        ks = k.clamp(min=0)
-        lhs = tc.log(V) + tc.log(inv_alpha) - tc.log(a / (us * us) + b)
-        rhs = -lam + ks * loglam - lgamma(ks + 1)
-        accept = squeeze | (ok & (lhs <= rhs))
-        done, out = _fill(done, out, ks, accept)
-        if bool(done.all()):
-            break
-    return out
+    U = tc.rand(shape, dtype=tc.float64, device=lam.device) - 0.5
+    V = tc.rand(shape, dtype=tc.float64, device=lam.device)
+    us = 0.5 - U.abs()
+    k = tc.floor((2 * a / us + b) * U + lam + 0.43)
+    squeeze = (us >= 0.07) & (V <= vr)
+    ok = (k >= 0) & tc.logical_not((us < 0.013) & (V > us))
+    ks = k.clamp(min=0)
+    lhs = tc.log(V) + tc.log(inv_alpha) - tc.log(a / (us * us) + b)
+    rhs = -lam + ks * loglam - lgamma(ks + 1)
+    return ks, squeeze | (ok & (lhs <= rhs))
 
 
 def poisson(rate):
-    """Poisson(rate) draws of rate's shape, as rate's dtype. No gradient."""
+    """Poisson(rate) draws of rate's shape, as rate's dtype: inversion below
+    rate 10, Hormann's transformed rejection with squeeze (PTRS, torch's
+    sampler too) from 10 on. No gradient."""
     with tc.no_grad():
-        lam = rate.detach().to(tc.float64)
-        shape = tuple(lam.shape)
+        lam = _flat(rate)
         big = lam >= 10
-        out = _poisson_small(tc.where(big, tc.zeros_like(lam), lam), shape)
-        if bool(big.any()):
-            out = tc.where(big, _poisson_ptrs(tc.where(big, lam, tc.full_like(lam, 10.0)), shape), out)
-        return out.to(rate.dtype)
+        out = tc.zeros(lam.numel(), dtype=tc.float64, device=lam.device)
+        small_idx = tc.arange(lam.numel(), device=lam.device)[tc.logical_not(big)]
+        if small_idx.numel():
+            out = out.index_copy(0, small_idx, _poisson_small(lam[small_idx]))
+        big_idx = tc.arange(lam.numel(), device=lam.device)[big]
+        if big_idx.numel():
+            out = out.index_copy(0, big_idx, _rejection([lam[big_idx]], _ptrs))
+        return out.reshape(tuple(rate.shape)).to(rate.dtype)
 
 
-def _binomial_inversion(n, p, shape):
-    """Binomial draws by inversion: count geometric gaps until they pass n (small n p)."""
+def _binomial_inversion(n, p):
+    """Binomial draws by inversion for flat n, p with small n p: counts the
+    geometric gaps between successes until they pass n, each iteration on
+    the elements still counting."""
+    m = n.numel()
     logq = tc.log1p(-p)
-    k = tc.zeros(shape, dtype=tc.float64, device=n.device)
-    total = tc.zeros(shape, dtype=tc.float64, device=n.device)
-    active = n > 0
-    limit = int(float(n.max())) + 1 if n.numel() else 0
-    for _ in range(limit):
-        if not bool(active.any()):
+    out = tc.zeros(m, dtype=tc.float64, device=n.device)
+    total = tc.zeros(m, dtype=tc.float64, device=n.device)
+    idx = tc.arange(m, device=n.device)
+    k = 0
+    limit = int(float(n.max())) + 1 if m else 0
+    while k < limit:
+        u = tc.rand(idx.numel(), dtype=tc.float64, device=n.device).clamp(min=1e-300)
+        total = total + tc.floor(tc.log(u) / logq) + 1
+        done = total > n
+        out = out.index_copy(0, idx[done], tc.full((int(done.sum()),), float(k), dtype=tc.float64,
+                                                    device=n.device))
+        more = tc.logical_not(done)
+        idx, total, n, logq = idx[more], total[more], n[more], logq[more]
+        if idx.numel() == 0:
             break
-        u = tc.rand(shape, dtype=tc.float64, device=n.device).clamp(min=1e-300)
-        gap = tc.floor(tc.log(u) / logq) + 1
-        total = total + gap
-        still = active & (total <= n)
-        k = k + still.to(tc.float64)
-        active = still
-    return k
+        k += 1
+    return out
 
 
-def _binomial_btrs(n, p, shape):
-    """Binomial draws by Hormann's BTRS transformed rejection (n p >= 10), as torch's sampler."""
+def _btrs(sub):
+    n, p, m, h = sub
+    shape = tuple(n.shape)
     spq = tc.sqrt(n * p * (1 - p))
     b = 1.15 + 2.53 * spq
     a = -0.0873 + 0.0248 * b + 0.01 * p
@@ -203,42 +233,37 @@ def _binomial_btrs(n, p, shape):
     vr = 0.92 - 4.2 / b
     alpha = (2.83 + 5.1 / b) * spq
     lpq = tc.log(p / (1 - p))
-    m = tc.floor((n + 1) * p)
-    h = lgamma(m + 1) + lgamma(n - m + 1)
-    done = tc.zeros(shape, dtype=tc.bool, device=n.device)
-    out = tc.zeros(shape, dtype=tc.float64, device=n.device)
-    for _ in range(_MAX_PASSES):
-        U = tc.rand(shape, dtype=tc.float64, device=n.device) - 0.5
-        V = tc.rand(shape, dtype=tc.float64, device=n.device)
-        us = 0.5 - U.abs()
-        k = tc.floor((2 * a / us + b) * U + c)
-        inside = (k >= 0) & (k <= n)
-        squeeze = inside & (us >= 0.07) & (V <= vr)
-        ks = tc.minimum(k.clamp(min=0), n)
-        lhs = tc.log(V * alpha / (a / (us * us) + b))
-        rhs = h - lgamma(ks + 1) - lgamma(n - ks + 1) + (ks - m) * lpq
-        accept = squeeze | (inside & (lhs <= rhs))
-        done, out = _fill(done, out, ks, accept)
-        if bool(done.all()):
-            break
-    return out
+    U = tc.rand(shape, dtype=tc.float64, device=n.device) - 0.5
+    V = tc.rand(shape, dtype=tc.float64, device=n.device)
+    us = 0.5 - U.abs()
+    k = tc.floor((2 * a / us + b) * U + c)
+    inside = (k >= 0) & (k <= n)
+    squeeze = inside & (us >= 0.07) & (V <= vr)
+    ks = tc.minimum(k.clamp(min=0), n)
+    lhs = tc.log(V * alpha / (a / (us * us) + b))
+    rhs = h - lgamma(ks + 1) - lgamma(n - ks + 1) + (ks - m) * lpq
+    return ks, squeeze | (inside & (lhs <= rhs))
 
 
 def binomial(count, prob):
-    """Binomial(count, prob) draws (count and prob broadcast), as prob's dtype. No gradient."""
+    """Binomial(count, prob) draws (count and prob of one shape), as prob's
+    dtype: inversion where n min(p, 1 - p) < 10, Hormann's BTRS transformed
+    rejection (torch's sampler too) elsewhere. No gradient."""
     with tc.no_grad():
-        n = count.detach().to(tc.float64)
-        p = prob.detach().to(tc.float64)
-        shape = tuple(n.shape)
+        n, p = _flat(count), _flat(prob)
         flip = p > 0.5
         q = tc.where(flip, 1 - p, p)
         big = n * q >= 10
-        qs = tc.where(big, tc.full_like(q, 0.25), q).clamp(min=1e-300)
-        out = _binomial_inversion(tc.where(big, tc.zeros_like(n), n), qs, shape)
-        out = tc.where(q == 0, tc.zeros_like(out), out)
-        if bool(big.any()):
-            nb = tc.where(big, n, tc.full_like(n, 100.0))
-            qb = tc.where(big, q, tc.full_like(q, 0.25))
-            out = tc.where(big, _binomial_btrs(nb, qb, shape), out)
+        out = tc.zeros(n.numel(), dtype=tc.float64, device=n.device)
+        every = tc.arange(n.numel(), device=n.device)
+        small_idx = every[tc.logical_not(big) & (q > 0) & (n > 0)]
+        if small_idx.numel():
+            out = out.index_copy(0, small_idx, _binomial_inversion(n[small_idx], q[small_idx]))
+        big_idx = every[big]
+        if big_idx.numel():
+            nb, qb = n[big_idx], q[big_idx]
+            mode = tc.floor((nb + 1) * qb)
+            h = lgamma(mode + 1) + lgamma(nb - mode + 1)
+            out = out.index_copy(0, big_idx, _rejection([nb, qb, mode, h], _btrs))
         out = tc.where(flip, n - out, out)
-        return out.to(prob.dtype)
+        return out.reshape(tuple(prob.shape)).to(prob.dtype)
