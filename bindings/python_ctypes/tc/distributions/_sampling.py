@@ -66,51 +66,67 @@ def standard_gamma(alpha):
         return out.reshape(tuple(alpha.shape)).to(alpha.dtype)
 
 
+def _gamma_grad_small_x(a, x):
+    """Taylor series of the CDF and of its alpha-derivative (x < 0.8)."""
+    numer = tc.ones_like(a)
+    denom = a.clone()
+    s1 = numer / denom
+    s2 = numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        s1 = s1 + numer / denom
+        s2 = s2 + numer / (denom * denom)
+    pow_xa = tc.pow(x, a)
+    pdf = tc.pow(x, a - 1) * tc.exp(-x)
+    cdf_alpha = (tc.log(x) - digamma(a)) * pow_xa * s1 - pow_xa * s2
+    out = -cdf_alpha / pdf
+    return tc.where(tc.isnan(out), tc.zeros_like(out), out)
+
+
+def _gamma_grad_large_alpha(a, x):
+    """Rice's saddle point expansion (alpha > 8), a polynomial near the mean."""
+    near = (0.9 * a <= x) & (x <= 1.1 * a)
+    n1 = 1 + 24 * a * (1 + 12 * a)
+    n2 = 1440 * a * a + 6 * x * (53 - 120 * x) - 65 * x * x / a + a * (107 + 3600 * x)
+    poly = n1 * n2 / (1244160 * a * a * a * a)
+    xa = tc.where(near, a * 0.5, x)  # keeps the far formula finite where unused
+    den = tc.sqrt(8 * a)
+    t2 = den / (a - xa)
+    t3 = tc.pow(xa - a - a * tc.log(xa / a), -1.5)
+    t23 = tc.where(xa < a, t2 - t3, t2 + t3)
+    t1 = tc.log(xa / a) * t23 - tc.sqrt(2 / a) * (a + xa) / ((a - xa) * (a - xa))
+    stirling = 1 + 1 / (12 * a) * (1 + 1 / (24 * a))
+    return tc.where(near, poly, -stirling * xa * t1 / den)
+
+
+def _gamma_grad_rational(a, x):
+    """A bivariate rational approximation in log(x / alpha) and log(alpha)."""
+    u = tc.log(x / a)
+    v = tc.log(a)
+    cv = [c0 + u * (c1 + u * c2) for c0, c1, c2 in zip(*_GAMMA_GRAD_COEFS)]
+    p = cv[0] + v * (cv[1] + v * (cv[2] + v * cv[3]))
+    q = cv[4] + v * (cv[5] + v * (cv[6] + v * cv[7]))
+    return tc.exp(p / q)
+
+
 def standard_gamma_grad(alpha, x):
-    """d x / d alpha for standard Gamma(alpha) draws x (torch._standard_gamma_grad). No gradient."""
+    """d x / d alpha for standard Gamma(alpha) draws x (torch._standard_gamma_grad),
+    each element by the one of ATen's three approximations its (alpha, x)
+    selects, computed only on those elements. No gradient."""
     with tc.no_grad():
-        dt = alpha.dtype
-        a = alpha.detach().to(tc.float64)
-        x = x.detach().to(tc.float64)
-        # Small x: a Taylor series of the CDF and of its alpha-derivative.
-        xs = x.clamp(min=1e-300)
-        numer = tc.ones_like(a)
-        denom = a.clone()
-        s1 = numer / denom
-        s2 = numer / (denom * denom)
-        for i in range(1, 6):
-            numer = numer * (-xs / i)
-            denom = denom + 1
-            s1 = s1 + numer / denom
-            s2 = s2 + numer / (denom * denom)
-        pow_xa = tc.pow(xs, a)
-        pdf = tc.pow(xs, a - 1) * tc.exp(-xs)
-        cdf_alpha = (tc.log(xs) - digamma(a)) * pow_xa * s1 - pow_xa * s2
-        small = -cdf_alpha / pdf
-        small = tc.where(tc.isnan(small), tc.zeros_like(small), small)
-        # Large alpha: Rice's saddle point expansion (a polynomial near the mean).
-        near = (0.9 * a <= x) & (x <= 1.1 * a)
-        n1 = 1 + 24 * a * (1 + 12 * a)
-        n2 = 1440 * a * a + 6 * x * (53 - 120 * x) - 65 * x * x / a + a * (107 + 3600 * x)
-        poly = n1 * n2 / (1244160 * a * a * a * a)
-        xa = tc.where(near, a * 0.5, x).clamp(min=1e-300)  # keeps the far formula finite where unused
-        den = tc.sqrt(8 * a)
-        t2 = den / (a - xa)
-        t3 = tc.pow(xa - a - a * tc.log(xa / a), -1.5)
-        t23 = tc.where(xa < a, t2 - t3, t2 + t3)
-        t1 = tc.log(xa / a) * t23 - tc.sqrt(2 / a) * (a + xa) / ((a - xa) * (a - xa))
-        stirling = 1 + 1 / (12 * a) * (1 + 1 / (24 * a))
-        far = -stirling * xa * t1 / den
-        large = tc.where(near, poly, far)
-        # Elsewhere: a bivariate rational approximation in log(x / alpha), log(alpha).
-        u = tc.log(xs / a)
-        v = tc.log(a)
-        cv = [c0 + u * (c1 + u * c2) for c0, c1, c2 in zip(*_GAMMA_GRAD_COEFS)]
-        p = cv[0] + v * (cv[1] + v * (cv[2] + v * cv[3]))
-        q = cv[4] + v * (cv[5] + v * (cv[6] + v * cv[7]))
-        mid = tc.exp(p / q)
-        out = tc.where(x < 0.8, small, tc.where(a > 8.0, large, mid))
-        return out.to(dt)
+        a, xf = _flat(alpha), _flat(x)
+        out = tc.zeros(a.numel(), dtype=tc.float64, device=a.device)
+        every = tc.arange(a.numel(), device=a.device)
+        small = xf < 0.8
+        large = tc.logical_not(small) & (a > 8.0)
+        mid = tc.logical_not(small) & tc.logical_not(large)
+        for mask, branch in ((small, _gamma_grad_small_x), (large, _gamma_grad_large_alpha),
+                             (mid, _gamma_grad_rational)):
+            idx = every[mask]
+            if idx.numel():
+                out = out.index_copy(0, idx, branch(a[idx], xf[idx]))
+        return out.reshape(tuple(alpha.shape)).to(alpha.dtype)
 
 
 # ATen's coefficients of the rational fit (coef_uv in Distributions.h).
