@@ -646,3 +646,17 @@ def test_docstrings():
                     if docs._ours(cls):
                         docs._class_members(cls, cls.__qualname__, missing)
     assert not sorted(set(missing)), sorted(set(missing))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_float32_log_prob_and_samples(name):
+    ctor, params, _, value, _ = CASES[name]
+    d = ctor(D, *[tc.tensor(np.asarray(p, dtype=np.float32)) for p in params])
+    t = ctor(TD, *[torch.tensor(np.asarray(p, dtype=np.float32)) for p in params])
+    v = np.asarray(value, dtype=np.float32)
+    lp = d.log_prob(tc.tensor(v))
+    assert lp.dtype == tc.float32
+    close(lp, t.log_prob(torch.tensor(v)), rtol=2e-5, atol=2e-5)
+    tc.manual_seed(2)
+    s = d.sample((3,))
+    assert str(s.dtype).split(".")[-1] == str(t.sample((3,)).dtype).split(".")[-1]
