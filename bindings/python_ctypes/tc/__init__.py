@@ -233,3 +233,6 @@ from . import _rnn  # noqa: E402
 globals().update(_rnn.FUNCTIONS)  # tc.lstm, tc.gru, tc.rnn_tanh, tc.rnn_relu (torch's signatures)
 
 __all__ = [n for n in globals() if not n.startswith("_")]
+
+# ---- tc.distributions (torch.distributions) ----------------------------------
+from . import distributions  # noqa: E402,F401
