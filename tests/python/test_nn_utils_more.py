@@ -525,7 +525,7 @@ def test_new_modules_are_documented():
     # (the package's names spectral_norm and weight_norm are the functions, as in torch)
     misc, sn, wn = (sys.modules["tc.nn.utils." + n] for n in ("misc", "spectral_norm", "weight_norm"))
     missing = []
-    for mod in (parametrize, parametrizations, sn, wn, misc):
+    for mod in (parametrize, parametrizations, sn, wn, misc, utils.fusion, utils.stateless):
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
             if not (obj.__doc__ or "").strip():
@@ -536,3 +536,64 @@ def test_new_modules_are_documented():
                             and not (v.__doc__ or "").strip():
                         missing.append("%s.%s.%s" % (mod.__name__, name, k))
     assert not missing, missing
+
+
+# ------------------------------------------------------------ fusion and functional_call
+
+def _bn_pair(kind, channels):
+    ref = getattr(TN, kind)(channels).double()
+    with torch.no_grad():
+        ref.running_mean.copy_(torch.tensor(R.standard_normal(channels)))
+        ref.running_var.copy_(torch.tensor(R.random(channels) + 0.5))
+        ref.weight.copy_(torch.tensor(R.standard_normal(channels)))
+        ref.bias.copy_(torch.tensor(R.standard_normal(channels)))
+    ours = getattr(nn, kind)(channels).to(tc.float64)
+    ours.load_state_dict({k: tc_of(v).to(ours.state_dict()[k].dtype) for k, v in ref.state_dict().items()})
+    for name in ("running_mean", "running_var"):  # (Module.to converts parameters only)
+        ours.register_buffer(name, tc_of(getattr(ref, name)))
+    return ours.eval(), ref.eval()
+
+
+def test_fuse_conv_bn_eval():
+    conv, tconv = pair_conv(2, 3)
+    bn, tbn = _bn_pair("BatchNorm2d", 3)
+    conv.eval()
+    tconv.eval()
+    fused, tfused = utils.fuse_conv_bn_eval(conv, bn), TU.fuse_conv_bn_eval(tconv, tbn)
+    close(fused.weight, tfused.weight)
+    close(fused.bias, tfused.bias)
+    assert isinstance(fused.weight, nn.Parameter) and fused is not conv
+    x = R.standard_normal((1, 2, 5, 5))
+    close(fused(tc.tensor(x)), bn(conv(tc.tensor(x))), rtol=1e-10, atol=1e-12)
+    with pytest.raises(AssertionError, match="Fusion only for eval"):
+        utils.fuse_conv_bn_eval(conv.train(), bn)
+
+
+def test_fuse_linear_bn_eval():
+    lin, tlin = pair_linear(4, 3)
+    bn, tbn = _bn_pair("BatchNorm1d", 3)
+    lin.eval()
+    tlin.eval()
+    fused, tfused = utils.fusion.fuse_linear_bn_eval(lin, bn), TU.fusion.fuse_linear_bn_eval(tlin, tbn)
+    close(fused.weight, tfused.weight)
+    close(fused.bias, tfused.bias)
+
+
+def test_functional_call():
+    ours, ref = pair_linear(3, 2)
+    w = R.standard_normal((2, 3))
+    x = R.standard_normal((4, 3))
+    wt, wr = tc.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    yt = utils.stateless.functional_call(ours, {"weight": wt}, (tc.tensor(x),))
+    yr = TU.stateless.functional_call(ref, {"weight": wr}, (torch.tensor(x),))
+    close(yt, yr)
+    yt.sum().backward()
+    yr.sum().backward()
+    close(wt.grad, wr.grad)
+    assert ours.weight.grad is None
+    close(ours.weight, ref.weight)  # the module's own weight is back
+    seq = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+    before = to_np(seq(tc.ones(1, 3)))
+    zero = {"0.weight": tc.zeros(3, 3), "0.bias": tc.zeros(3)}
+    assert not to_np(utils.stateless.functional_call(seq, zero, tc.ones(1, 3))).any()
+    np.testing.assert_array_equal(to_np(seq(tc.ones(1, 3))), before)

@@ -82,9 +82,11 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
 
 # ---- weight/spectral normalization, parametrizations and the smaller
 # helpers of torch.nn.utils (weight_norm.py, spectral_norm.py, parametrize.py,
-# parametrizations.py, misc.py). As in torch, the names weight_norm and
-# spectral_norm are the functions (their submodules stay importable).
-from . import parametrizations, parametrize  # noqa: E402,F401
+# parametrizations.py, fusion.py, stateless.py, misc.py). As in torch, the
+# names weight_norm and spectral_norm are the functions (their submodules
+# stay importable).
+from . import fusion, parametrizations, parametrize, stateless  # noqa: E402,F401
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402,F401
 from .misc import clip_grad_norm, skip_init  # noqa: E402,F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
