@@ -111,7 +111,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _apply_reduction(pos + neg, code)
 
 
-def _class_targets(input: Tensor, target: Tensor, what: str):
+def _class_targets(input: Tensor, target: Tensor):
     """(input as [N, C], target as [N], whether input was 1-D) for the
     multi-class margin losses, with ATen's shape checks."""
     if input.dim() > 2 or (input.dim() >= 1 and input.numel() == 0 and input.shape[-1] == 0):
@@ -147,7 +147,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    x, y, vector = _class_targets(input, target, "multi_margin_loss")
+    x, y, vector = _class_targets(input, target)
     n, c = x.shape
     if weight is not None and weight.numel() != c:
         raise RuntimeError("inconsistent weight size, expected %d but got %s" % (c, list(weight.shape)))
@@ -167,10 +167,10 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _apply_reduction(loss, code)
 
 
-def _check_class_range(y: Tensor, c: int) -> None:
-    """RuntimeError when a class index is outside [0, c), as ATen's."""
+def _check_class_range(y: Tensor, c: int, message: str = "target out of range") -> None:
+    """RuntimeError(message) when a class index is outside [0, c), as ATen's."""
     if y.numel() and (y.min().item() < 0 or y.max().item() >= c):
-        raise RuntimeError("target out of range")
+        raise RuntimeError(message)
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -200,9 +200,10 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     from .._sort_reduce import cumprod
     # A target row lists classes up to its first -1: later entries do not count.
     valid = cumprod((t != -1).long(), 1) != 0
-    _check_class_range(where(valid, t, 0), c)
     idx = where(valid, t, 0)
-    is_target = valid.to(x.dtype).new_zeros((n, c)).scatter_add(1, idx, valid.to(x.dtype)) > 0
+    _check_class_range(idx, c, "argument #2 'target' is out of range")
+    hits = valid.to(x.dtype)
+    is_target = hits.new_zeros(n, c).scatter_add(1, idx, hits) > 0  # [N, class]: listed as a target
     xj = x.gather(1, idx)  # [N, C]: the score of each listed target
     hinge = (1 - xj.reshape(n, c, 1) + x.reshape(n, 1, c)).clamp_min(0)  # [N, target pos, class]
     pair = valid.reshape(n, c, 1).logical_and(is_target.logical_not().reshape(n, 1, c))
