@@ -126,6 +126,9 @@ def _negative_log_likelihood(log_probs: Tensor, labels: List[List[int]], in_lens
     skip_t = tensor(skip, dtype="bool", device=dev)
     # emit[t, b, s] = log_probs[t, b, extended[b][s]]
     emit = log_probs.gather(2, ext_t.unsqueeze(0).expand(frames, batch, width).contiguous())
+    # One frame per step: unbind's backward assembles the gradient once,
+    # where T selections would each add a gradient of the whole [T, N, L].
+    emit = emit.unbind(0)
     neg1 = tensor(_NEG, dtype=dt, device=dev).expand(batch, 1)
     neg2 = tensor(_NEG, dtype=dt, device=dev).expand(batch, 2)
     positions = arange(width, device=dev).unsqueeze(0)
