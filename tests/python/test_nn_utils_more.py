@@ -597,3 +597,14 @@ def test_functional_call():
     zero = {"0.weight": tc.zeros(3, 3), "0.bias": tc.zeros(3)}
     assert not to_np(utils.stateless.functional_call(seq, zero, tc.ones(1, 3))).any()
     np.testing.assert_array_equal(to_np(seq(tc.ones(1, 3))), before)
+
+
+def test_parametrized_module_deepcopies():
+    import copy
+    m = nn.Linear(3, 3)
+    parametrize.register_parametrization(m, "weight", Symmetric())
+    c = copy.deepcopy(m)
+    assert type(c).__name__ == "ParametrizedLinear" and list(c.state_dict()) == list(m.state_dict())
+    np.testing.assert_array_equal(to_np(c.weight), to_np(m.weight))
+    c.parametrizations.weight.original.detach().add_(1.0)  # its own copy of the original
+    assert not np.array_equal(to_np(c.weight), to_np(m.weight))

@@ -191,7 +191,8 @@ def _inject_new_class(module: Module) -> None:
             return obj
         replica = self.__new__(self.__class__)
         memo[id(self)] = replica
-        replica.__dict__ = deepcopy(self.__dict__, memo)
+        # (object's setattr: the class's own __setattr__ needs the dicts it is copying)
+        object.__setattr__(replica, "__dict__", deepcopy(self.__dict__, memo))
         for slot in copyreg._slotnames(self.__class__):
             if hasattr(self, slot):
                 setattr(replica, slot, deepcopy(getattr(self, slot), memo))
