@@ -34,3 +34,14 @@ from . import modules_layers as _layers  # noqa: E402
 
 globals().update({_c: getattr(_layers, _c) for _c in _layers.__all__})
 __all__ += [_c for _c in _layers.__all__ if _c not in __all__]
+
+# ---- more losses (modules_loss_more.py: the margin, embedding, ranking,
+# triplet, likelihood and CTC loss modules; modules_adaptive.py:
+# AdaptiveLogSoftmaxWithLoss and the deprecated Container).
+from . import modules_adaptive as _adaptive  # noqa: E402
+from . import modules_loss_more as _losses_more  # noqa: E402
+
+for _m in (_losses_more, _adaptive):
+    globals().update({_c: getattr(_m, _c) for _c in _m.__all__})
+    __all__ += [_c for _c in _m.__all__ if _c not in __all__]
+del _m

@@ -1,8 +1,9 @@
-"""tc.nn.utils: gradient clipping, as torch.nn.utils."""
+"""tc.nn.utils: gradient clipping, parameter vectors, weight and spectral
+normalization and parametrizations, as torch.nn.utils."""
 import math
 
-from .._core import no_grad
-from .._tensor import Tensor, cat as _cat, tensor
+from ..._core import no_grad
+from ..._tensor import Tensor, cat as _cat, tensor
 
 
 def _grads(parameters):
@@ -77,3 +78,15 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
             n = p.numel()
             p.detach().copy_(vec[offset:offset + n].reshape(tuple(p.shape)))
             offset += n
+
+
+# ---- weight/spectral normalization, parametrizations and the smaller
+# helpers of torch.nn.utils (weight_norm.py, spectral_norm.py, parametrize.py,
+# parametrizations.py, fusion.py, stateless.py, misc.py). As in torch, the
+# names weight_norm and spectral_norm are the functions (their submodules
+# stay importable).
+from . import fusion, parametrizations, parametrize, stateless  # noqa: E402,F401
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402,F401
+from .misc import clip_grad_norm, skip_init  # noqa: E402,F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
