@@ -256,3 +256,11 @@ from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)
 # ceil_mode/dilation/indices, resampling): conv2d, max_pool2d, avg_pool2d and
 # embedding there extend the forms above with PyTorch's further arguments.
 from .functional_layers import *  # noqa: E402,F401,F403
+
+# ---- more layer functions of torch.nn.functional 1.13 (3-D and window ops,
+# unfold/fold, unpooling, shrink/threshold activations, dropouts, embedding_bag,
+# bilinear, LRN, channel shuffle, affine_grid/grid_sample): tc/nn/functional_nd.py,
+# functional_more.py and functional_vision.py.
+from .functional_nd import *  # noqa: E402,F401,F403
+from .functional_more import *  # noqa: E402,F401,F403
+from .functional_vision import *  # noqa: E402,F401,F403
