@@ -684,3 +684,35 @@ def test_conv_tbc_and_gumbel():
     np.testing.assert_allclose(to_np(y.sum(-1)), 1.0)
     h = to_np(F.gumbel_softmax(logits, hard=True))
     assert np.all(h.sum(-1) == 1) and set(np.unique(h)) <= {0.0, 1.0}
+
+
+# ---------------------------------------------------------------- interpolate's further modes
+
+@pytest.mark.parametrize("shape,mode,kw", [
+    ((2, 3, 4, 5, 3), "nearest", dict(scale_factor=2)), ((2, 3, 4, 5, 3), "nearest", dict(size=(3, 7, 5))),
+    ((2, 3, 7), "nearest-exact", dict(size=4)), ((2, 3, 5, 6), "nearest-exact", dict(scale_factor=1.7)),
+    ((2, 3, 4, 5, 3), "nearest-exact", dict(size=(6, 2, 5))),
+    ((2, 3, 4, 5, 3), "trilinear", dict(size=(6, 3, 5))),
+    ((2, 3, 4, 5, 3), "trilinear", dict(scale_factor=(1.5, 2, 0.7), align_corners=True)),
+    ((2, 3, 4, 5, 3), "trilinear", dict(scale_factor=2.5, recompute_scale_factor=True)),
+    ((2, 3, 5, 6), "bicubic", dict(size=(7, 4))), ((2, 3, 5, 6), "bicubic", dict(scale_factor=1.5, align_corners=True)),
+    ((2, 3, 8, 9), "area", dict(size=(3, 4))), ((2, 3, 9), "area", dict(scale_factor=0.5)),
+    ((2, 3, 4, 6, 5), "area", dict(size=2)),
+    ((2, 3, 5, 6), "bilinear", dict(scale_factor=1.5)), ((2, 3, 7), "linear", dict(size=3, align_corners=True)),
+])
+def test_interpolate_modes(shape, mode, kw):
+    parity(lambda x: F.interpolate(x, mode=mode, **kw), lambda x: TF.interpolate(x, mode=mode, **kw), [rand(*shape)],
+           dtypes=(np.float64, np.float32))
+    if mode == "trilinear":
+        module_parity(nn.Upsample(mode=mode, **kw), TN.Upsample(mode=mode, **kw), rand(*shape))
+
+
+def test_interpolate_bad_arguments():
+    with pytest.raises(NotImplementedError):
+        F.interpolate(tc.zeros(1, 2, 3, 4), size=5, mode="linear")
+    with pytest.raises(ValueError):
+        F.interpolate(tc.zeros(1, 2, 3, 4), size=5, mode="nearest", align_corners=True)
+    with pytest.raises(ValueError):
+        F.interpolate(tc.zeros(1, 2, 3, 4), size=(5, 5), scale_factor=2.0)
+    with pytest.raises(ValueError):
+        F.interpolate(tc.zeros(1, 2, 3, 4), size=(5, 5), recompute_scale_factor=True)

@@ -259,8 +259,10 @@ from .functional_layers import *  # noqa: E402,F401,F403
 
 # ---- more layer functions of torch.nn.functional 1.13 (3-D and window ops,
 # unfold/fold, unpooling, shrink/threshold activations, dropouts, embedding_bag,
-# bilinear, LRN, channel shuffle, affine_grid/grid_sample): tc/nn/functional_nd.py,
-# functional_more.py and functional_vision.py.
+# bilinear, LRN, channel shuffle, affine_grid/grid_sample, interpolate's other modes):
+# tc/nn/functional_nd.py, functional_more.py, functional_vision.py and functional_interp.py.
 from .functional_nd import *  # noqa: E402,F401,F403
 from .functional_more import *  # noqa: E402,F401,F403
 from .functional_vision import *  # noqa: E402,F401,F403
+# interpolate/upsample with every mode of torch's (the tc_interpolate forms still go to it)
+from .functional_interp import interpolate, upsample  # noqa: E402,F401,F811

@@ -491,13 +491,15 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """interpolate(mode="nearest") (torch.nn.functional.upsample_nearest, deprecated)."""
     warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.")
-    return _FL.interpolate(input, size, scale_factor, mode="nearest")
+    from .functional_interp import interpolate
+    return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """interpolate(mode="bilinear", align_corners=True) (torch.nn.functional.upsample_bilinear, deprecated)."""
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
-    return _FL.interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+    from .functional_interp import interpolate
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
