@@ -527,7 +527,11 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         return y_soft
     with _tc.no_grad():
         index = y_soft.argmax(dim, keepdim=True)
-        y_hard = _tc.zeros_like(logits).scatter(dim, index, _tc.ones_like(index, dtype=logits.dtype))
+        # one-hot by comparison (not scatter: libtc's scatter crashes on an index of size 1 along a dim)
+        shape = [1] * logits.ndim
+        shape[dim] = logits.shape[dim]
+        cats = _tc.arange(logits.shape[dim], dtype=_tc.int64, device=logits.device).reshape(*shape)
+        y_hard = (cats == index).to(logits.dtype)
     return y_hard - y_soft.detach() + y_soft
 
 

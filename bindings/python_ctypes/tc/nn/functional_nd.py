@@ -600,16 +600,21 @@ class _Unpool(Function):
 
     @staticmethod
     def forward(ctx, x, idx, plane):
-        """Scatters x into a zero plane of size ``plane`` at idx."""
-        ctx.save_for_backward(idx)
-        out = _tc.zeros(x.shape[0], x.shape[1], plane, dtype=x.dtype, device=x.device)
-        return out.scatter(2, idx, x)
+        """Scatters x [N, C, L] into zero planes [N, C, plane] at idx [N, C, L]."""
+        N, C, L = x.shape
+        # one flat scatter (a 3-D index of size 1 in its last dim crashes libtc's scatter)
+        base = _tc.arange(N * C, dtype=_tc.int64, device=x.device).reshape(N, C, 1) * plane
+        flat = (idx + base).reshape(-1)
+        ctx.save_for_backward(flat)
+        out = _tc.zeros(N * C * plane, dtype=x.dtype, device=x.device)
+        return out.scatter(0, flat, x.reshape(-1)).reshape(N, C, plane)
 
     @staticmethod
     def backward(ctx, grad):
         """The gradient of x: grad at the scattered positions."""
-        idx, = ctx.saved_tensors
-        return grad.gather(2, idx), None, None
+        flat, = ctx.saved_tensors
+        N, C = grad.shape[0], grad.shape[1]
+        return grad.reshape(-1).gather(0, flat).reshape(N, C, -1), None, None
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
@@ -710,8 +715,8 @@ def _fractional(name, input, n, kernel_size, output_size, output_ratio, return_i
     positions = []
     with _tc.no_grad():
         for i, (L, ki, o) in enumerate(zip(sizes, k, outs)):
-            # the samples are ordered (w, h[, t]): the last spatial dim first
-            u = samples.select(2, n - 1 - i).reshape(N, C, 1).to(x.dtype)
+            # torch's sample order: (w, h) in 2-D, but (t, h, w) in 3-D
+            u = samples.select(2, n - 1 - i if n == 2 else i).reshape(N, C, 1).to(x.dtype)
             if o > 1:
                 alpha = _tc.tensor(float(L - ki), dtype=x.dtype, device=x.device) / float(o - 1)
                 steps = _tc.arange(o, dtype=x.dtype, device=x.device).reshape(1, 1, o)
@@ -776,7 +781,7 @@ def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_r
                           return_indices: bool = False, _random_samples: Optional[Tensor] = None):
     """Fractional max pooling of [N, C, D, H, W] or [C, D, H, W], as
     torch.nn.functional.fractional_max_pool3d; arguments as fractional_max_pool2d's
-    with triples (_random_samples [N, C, 3], (w, h, t) order)."""
+    with triples (_random_samples [N, C, 3], (t, h, w) order)."""
     return _fractional("fractional_max_pool3d", input, 3, kernel_size, output_size, output_ratio, return_indices,
                        _random_samples)
 

@@ -12,6 +12,8 @@ process group, or a group of one) it is exactly BatchNorm; the statistics are
 not synchronized across processes over tc.distributed."""
 from typing import Optional
 
+import tc as _tc
+
 from .._tensor import Tensor, empty
 from .modules import Linear, Module, Parameter
 from .modules_layers import (BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
@@ -49,6 +51,18 @@ class UninitializedBuffer(Tensor):
     __slots__ = ()
 
 
+def _move(module: Module, args, kwargs) -> None:
+    """Module.to(*args, **kwargs), and the floating buffers to its dtype (as torch's
+    lazy modules make their running statistics in the module's dtype)."""
+    Module.to(module, *args, **kwargs)
+    dtypes = [a for a in args if isinstance(a, _tc.dtype)] + ([kwargs["dtype"]] if "dtype" in kwargs else [])
+    if not dtypes:
+        return
+    for name, b in list(module._buffers.items()):
+        if b is not None and b.is_floating_point():
+            module.register_buffer(name, b.to(dtypes[-1]))
+
+
 def is_lazy(param) -> bool:
     """Whether param is an UninitializedParameter placeholder."""
     return isinstance(param, UninitializedParameter)
@@ -74,14 +88,27 @@ class LazyModuleMixin:
         kept = {k: v for k, v in self.__dict__.items() if k.startswith("_forward") or k == "_backward_hooks"
                 or k == "training" or k == "_modules"}
         self.__dict__.update({k: v for k, v in built.__dict__.items() if k not in kept})
-        device = self.__dict__.get("_lazy_device")
-        dtype = self.__dict__.get("_lazy_dtype")
-        self.__dict__.pop("_lazy_device", None)
-        self.__dict__.pop("_lazy_dtype", None)
+        device = self.__dict__.pop("_lazy_device", None)
+        dtype = self.__dict__.pop("_lazy_dtype", None)
+        moves = self.__dict__.pop("_lazy_to", [])
         if self.cls_to_become is not None:
             object.__setattr__(self, "__class__", self.cls_to_become)
         if device is not None or dtype is not None:
-            self.to(*(a for a in (device, dtype) if a is not None))
+            moves.insert(0, (tuple(a for a in (device, dtype) if a is not None), {}))
+        for args, kwargs in moves:
+            _move(self, args, kwargs)
+
+    def to(self, *args, **kwargs):
+        """Before the first call, records the move for the parameters still to
+        be made; after it, :meth:`Module.to`.
+
+        Returns:
+            Module: self.
+        """
+        if self.has_uninitialized_params():
+            self.__dict__.setdefault("_lazy_to", []).append((args, kwargs))
+            return self
+        return Module.to(self, *args, **kwargs)
 
     def __call__(self, *args, **kwargs):
         """Initializes the parameters from the first input, then runs the module."""
@@ -189,7 +216,8 @@ class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
 
 
 class _LazyNormMixin(LazyModuleMixin):
-    """The lazy norms: num_features = the input's dim 1 (as torch's, also for unbatched input)."""
+    """The lazy norms: num_features = the input's dim 1 (as torch's, also for unbatched input).
+    As torch's, the lazy instance norms too default to affine=True and track_running_stats=True."""
     _affine_default = True
     _track_default = True
 
@@ -232,17 +260,17 @@ class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
 
 class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
     """An InstanceNorm1d whose num_features comes from the first input (torch.nn.LazyInstanceNorm1d)."""
-    cls_to_become, _affine_default, _track_default = InstanceNorm1d, False, False
+    cls_to_become = InstanceNorm1d
 
 
 class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
     """An InstanceNorm2d whose num_features comes from the first input (torch.nn.LazyInstanceNorm2d)."""
-    cls_to_become, _affine_default, _track_default = InstanceNorm2d, False, False
+    cls_to_become = InstanceNorm2d
 
 
 class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
     """An InstanceNorm3d whose num_features comes from the first input (torch.nn.LazyInstanceNorm3d)."""
-    cls_to_become, _affine_default, _track_default = InstanceNorm3d, False, False
+    cls_to_become = InstanceNorm3d
 
 
 class SyncBatchNorm(_BatchNorm):

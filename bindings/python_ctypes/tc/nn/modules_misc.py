@@ -14,11 +14,11 @@ from .._tensor import Tensor
 from . import functional_more as FM
 from . import init
 from .modules import Module, Parameter, _param
-from .modules_layers import Upsample
+from .modules_layers import Upsample as _Upsample
 
 __all__ = ["Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin", "Softmax2d", "RReLU", "AlphaDropout",
            "FeatureAlphaDropout", "Dropout1d", "Dropout3d", "Unflatten", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d", "EmbeddingBag", "Bilinear", "LocalResponseNorm", "CrossMapLRN2d",
+           "UpsamplingBilinear2d", "Upsample", "EmbeddingBag", "Bilinear", "LocalResponseNorm", "CrossMapLRN2d",
            "ChannelShuffle", "Container"]
 
 
@@ -216,6 +216,50 @@ class Unflatten(Module):
     def extra_repr(self) -> str:
         """Returns the module's settings as shown inside ``repr(module)``."""
         return "dim={}, unflattened_size={}".format(self.dim, self.unflattened_size)
+
+
+class Upsample(_Upsample):
+    """Resampling by size or scale_factor with every mode of
+    tc.nn.functional.interpolate (torch.nn.Upsample).
+
+    Args:
+        size: the output spatial size, or None.
+        scale_factor: a float or one per spatial dim, when size is None.
+        mode: "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear" or "area".
+        align_corners: for the interpolating modes.
+        recompute_scale_factor: compute the size from scale_factor, then forget the factor.
+    """
+
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners: Optional[bool] = None,
+                 recompute_scale_factor: Optional[bool] = None):
+        super().__init__(size, scale_factor, mode, align_corners)
+        self.name = type(self).__name__
+        if isinstance(scale_factor, (tuple, list)):
+            self.scale_factor = tuple(float(f) for f in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Resamples the input.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: the output.
+        """
+        from .functional_interp import interpolate
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        """Returns the module's settings as shown inside ``repr(module)``."""
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        return info + ", mode=" + repr(self.mode)
 
 
 class UpsamplingNearest2d(Upsample):
@@ -423,6 +467,22 @@ def _over_channels(x: Tensor, m: Tensor) -> Tensor:
     return x.transpose(1, 3).matmul(m.t()).transpose(1, 3)
 
 
+def _legacy_windows(C: int, size: int):
+    """[C][C] 0/1 rows: the squares that torch's legacy loop sums for each
+    channel, replayed (it adds channel c+pre_pad-1 and, past pre_pad, removes
+    channel c-pre_pad, so channel 0 is never removed)."""
+    pre_pad = int((size - 1) / 2 + 1)
+    row = [1 if c < min(pre_pad, C) else 0 for c in range(C)]
+    rows = [list(row)]
+    for c in range(1, C):
+        if c < C - pre_pad + 1:
+            row[c + pre_pad - 1] += 1
+        if c > pre_pad:
+            row[c - pre_pad] -= 1
+        rows.append(list(row))
+    return rows
+
+
 class _CrossMapLRN2dFn(Function):
     """torch's legacy CrossMapLRN2d (torch/nn/modules/_functions.py): its
     forward's running channel sum (which, for odd sizes, counts channel 0 once
@@ -433,11 +493,7 @@ class _CrossMapLRN2dFn(Function):
     def forward(ctx, input, size, alpha, beta, k):
         """input * (k + alpha/size * windowed sum of squares)^-beta."""
         C = input.shape[1]
-        pre_pad = int((size - 1) / 2 + 1)
-        # the recurrence of torch's loop: channel c sums squares lo(c)..c+pre_pad-1,
-        # lo(c) = 0 up to c = pre_pad and c - pre_pad + 1 after
-        m = _window_matrix(C, lambda c: 0 if c <= pre_pad else c - pre_pad + 1, lambda c: c + pre_pad - 1,
-                           input.device, input.dtype)
+        m = _tc.tensor(_legacy_windows(C, size), dtype=input.dtype, device=input.device).reshape(C, C)
         scale = _over_channels(input * input, m) * (alpha / size) + k
         output = scale.pow(-beta) * input
         ctx.params = (size, alpha, beta)
