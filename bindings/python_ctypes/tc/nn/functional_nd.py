@@ -146,9 +146,50 @@ def _tables(k, s, d, outs, device) -> List[Tensor]:
             for ki, si, di, oi in zip(k, s, d, outs)]
 
 
+def _depth_windows(y: Tensor, k, s, p, d, D: int, Do: int, ceil_mode: bool, value: float) -> Tensor:
+    """y [N, C, D, *] -> [N, C, Do, kD, *]: the depth windows of the pooling
+    (padded with value), for the second stage of the 3-D poolings."""
+    spec = [0, 0] * (y.ndim - 3) + [p, max(p, (Do - 1) * s + d * (k - 1) + 1 - D - p)]
+    if any(spec):
+        y = pad(y, spec, value=value)
+    tab = _index([o * s + j * d for o in range(Do) for j in range(k)], y.device)
+    out = y.index_select(2, tab)
+    return out.reshape(tuple(y.shape[:2]) + (Do, k) + tuple(y.shape[3:]))
+
+
+def _max_pool3d_staged(x: Tensor, k, s, p, d, ceil_mode, sizes, outs, return_indices):
+    """3-D max pooling as tc's 2-D max pooling of every depth slice (its
+    kernel, with indices) and then a max over the depth windows: the first
+    maximum in (d, h, w) order, as torch's."""
+    N, C, D, H, W = x.shape
+    v2, i2 = _FL.max_pool2d(x.reshape(N, C * D, H, W), k[1:], s[1:], p[1:], d[1:], ceil_mode, True)
+    Ho, Wo = v2.shape[2], v2.shape[3]
+    vd = _depth_windows(v2.reshape(N, C, D, Ho, Wo), k[0], s[0], p[0], d[0], D, outs[0], ceil_mode,
+                        float("-inf"))
+    with _tc.no_grad():
+        nan = vd.isnan()
+        key = _tc.where(nan, _tc.full((), float("inf"), dtype=vd.dtype, device=vd.device), vd)
+        am = key.argmax(3, keepdim=True)
+    values = vd.gather(3, am).squeeze(3)
+    if not return_indices:
+        return values, None
+    with _tc.no_grad():
+        planes = _depth_windows(i2.reshape(N, C, D, Ho, Wo), k[0], s[0], p[0], d[0], D, outs[0], ceil_mode, 0)
+        depth = _index([o * s[0] + j * d[0] - p[0] for o in range(outs[0]) for j in range(k[0])], x.device)
+        depth = depth.reshape(1, 1, outs[0], k[0], 1, 1).expand(N, C, outs[0], k[0], Ho, Wo)
+        indices = (depth.gather(3, am) * (H * W) + planes.gather(3, am)).squeeze(3)
+    return values, indices
+
+
 def _max_pool(name, input, n, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     x, unbatched, k, s, p, d, sizes, outs = _pool_args(name, input, n, kernel_size, stride, padding,
                                                         dilation, ceil_mode)
+    if n == 3:
+        values, indices = _max_pool3d_staged(x, k, s, p, d, ceil_mode, sizes, outs, return_indices)
+        if unbatched:
+            values = values.squeeze(0)
+            indices = indices.squeeze(0) if indices is not None else None
+        return (values, indices) if return_indices else values
     tables = _tables(k, s, d, outs, x.device)
     win = _windows(_padded_for(x, sizes, k, s, p, d, outs, float("-inf")), tables)
     values, idx = _take_max(win)
@@ -225,8 +266,12 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         raise RuntimeError("divisor must be not zero")
     x, unbatched, k, s, p, d, sizes, outs = _pool_args("avg_pool3d", input, 3, kernel_size, stride, padding, 1,
                                                         ceil_mode)
-    win = _windows(_padded_for(x, sizes, k, s, p, d, outs, 0.0), _tables(k, s, d, outs, x.device))
-    total = win.sum(-1)
+    # window sums: tc's 2-D average pooling with divisor 1 on every depth
+    # slice, then the sum over the depth windows
+    N, C, D, H, W = x.shape
+    s2 = _FL.avg_pool2d(x.reshape(N, C * D, H, W), k[1:], s[1:], p[1:], ceil_mode, True, 1)
+    s2 = s2.reshape(N, C, D, s2.shape[2], s2.shape[3])
+    total = _depth_windows(s2, k[0], s[0], p[0], 1, D, outs[0], ceil_mode, 0.0).sum(3)
     if divisor_override is not None:
         out = total / float(divisor_override)
     else:
@@ -277,22 +322,54 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     outs = _adaptive_sizes(input, output_size, 3)
     if any(o < 0 for o in outs):
         raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0")
-    x = input
-    for i, O in enumerate(outs):
-        axis = input.ndim - 3 + i
-        L = int(input.shape[axis])
-        rows = []
-        for a, b in _adaptive_bounds(L, O):
-            rows.append([1.0 / (b - a) if a <= j < b else 0.0 for j in range(L)])
-        m = _tc.tensor(rows, dtype=x.dtype, device=x.device).reshape(O, L)
-        x = x.transpose(axis, -1).matmul(m.t()).transpose(axis, -1)
-    return x
+    # tc's 2-D kernel on every depth slice, then the depth averaged by a matrix
+    x, unbatched = _batched(input, 3, "adaptive_avg_pool3d")
+    N, C, D, H, W = x.shape
+    y = _FL.adaptive_avg_pool2d(x.reshape(N, C * D, H, W), outs[1:])
+    Ho, Wo = y.shape[2], y.shape[3]
+    rows = []
+    for a, b in _adaptive_bounds(D, outs[0]):
+        rows.append([1.0 / (b - a) if a <= j < b else 0.0 for j in range(D)])
+    m = _tc.tensor(rows, dtype=x.dtype, device=x.device).reshape(outs[0], D)
+    out = m.matmul(y.reshape(N * C, D, Ho * Wo)).reshape(N, C, outs[0], Ho, Wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_max3d_staged(x: Tensor, outs, return_indices: bool):
+    """Adaptive 3-D max pooling as tc's adaptive 2-D max pooling of every depth
+    slice and then a max over each output's depth window (the first maximum in
+    (d, h, w) order, as torch's)."""
+    N, C, D, H, W = x.shape
+    v2, i2 = _FL.adaptive_max_pool2d(x.reshape(N, C * D, H, W), outs[1:], True)
+    Ho, Wo = v2.shape[2], v2.shape[3]
+    bounds = _adaptive_bounds(D, outs[0])
+    kmax = max((b - a for a, b in bounds), default=1)
+    pos = [min(a + j, b - 1) for a, b in bounds for j in range(kmax)]  # repeats: the same maximum
+    tab = _index(pos, x.device)
+    vd = v2.reshape(N, C, D, Ho, Wo).index_select(2, tab).reshape(N, C, outs[0], kmax, Ho, Wo)
+    with _tc.no_grad():
+        key = _tc.where(vd.isnan(), _tc.full((), float("inf"), dtype=vd.dtype, device=vd.device), vd)
+        am = key.argmax(3, keepdim=True)
+    values = vd.gather(3, am).squeeze(3)
+    if not return_indices:
+        return values, None
+    with _tc.no_grad():
+        planes = i2.reshape(N, C, D, Ho, Wo).index_select(2, tab).reshape(N, C, outs[0], kmax, Ho, Wo)
+        depth = tab.reshape(1, 1, outs[0], kmax, 1, 1).expand(N, C, outs[0], kmax, Ho, Wo)
+        indices = (depth.gather(3, am) * (H * W) + planes.gather(3, am)).squeeze(3)
+    return values, indices
 
 
 def _adaptive_max(name, input, output_size, n, return_indices):
     x, unbatched = _batched(input, n, name)
     outs = _adaptive_sizes(x, output_size, n)
     sizes = tuple(x.shape[2:])
+    if n == 3:
+        values, indices = _adaptive_max3d_staged(x, outs, return_indices)
+        if unbatched:
+            values = values.squeeze(0)
+            indices = indices.squeeze(0) if indices is not None else None
+        return (values, indices) if return_indices else values
     tables = []
     for L, O in zip(sizes, outs):
         bounds = _adaptive_bounds(L, O)
