@@ -21,6 +21,11 @@ __all__ = ["interpolate", "upsample"]
 _DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
 
+class _ModeDimsError(NotImplementedError, ValueError):
+    """A mode given an input of the wrong rank: torch's NotImplementedError, and
+    the ValueError tc's interpolate raised before."""
+
+
 def _f32(v: float) -> float:
     """v rounded to float32, the type of ATen's nearest-index arithmetic."""
     return struct.unpack("f", struct.pack("f", v))[0]
@@ -159,8 +164,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                                   .format(input.ndim, mode))
     if mode in _DIMS and input.ndim != _DIMS[mode]:
         if input.ndim in (3, 4, 5):
-            raise NotImplementedError("Got {}D input, but {} mode needs {}D input".format(input.ndim, mode,
-                                                                                          _DIMS[mode]))
+            raise _ModeDimsError("Got {}D input, but {} mode needs {}D input".format(input.ndim, mode, _DIMS[mode]))
     if input.ndim not in (3, 4, 5):
         raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got {}D) for the modes: "
                                   "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {})"
