@@ -1,10 +1,8 @@
 """torch.nn's remaining element-wise and small layers (1.13): the shrink and
 threshold activations, Softmin, Softmax2d, RReLU, the alpha and channel
 dropouts, Unflatten, the fixed-mode upsampling layers, EmbeddingBag,
-Bilinear, LocalResponseNorm, CrossMapLRN2d, ChannelShuffle and the
-deprecated Container."""
+Bilinear, LocalResponseNorm, CrossMapLRN2d and ChannelShuffle."""
 import math
-import warnings
 from typing import Optional
 
 import tc as _tc
@@ -19,7 +17,7 @@ from .modules_layers import Upsample as _Upsample
 __all__ = ["Threshold", "Hardshrink", "Softshrink", "Tanhshrink", "Softmin", "Softmax2d", "RReLU", "AlphaDropout",
            "FeatureAlphaDropout", "Dropout1d", "Dropout3d", "Unflatten", "UpsamplingNearest2d",
            "UpsamplingBilinear2d", "Upsample", "EmbeddingBag", "Bilinear", "LocalResponseNorm", "CrossMapLRN2d",
-           "ChannelShuffle", "Container"]
+           "ChannelShuffle"]
 
 
 # ---------------------------------------------------------------- activations
@@ -554,18 +552,3 @@ class ChannelShuffle(Module):
     def extra_repr(self) -> str:
         """Returns the module's settings as shown inside ``repr(module)``."""
         return "groups={}".format(self.groups)
-
-
-class Container(Module):
-    """The deprecated torch.nn.Container: a Module holding the keyword modules.
-
-    Args:
-        **kwargs: name=module children.
-    """
-
-    def __init__(self, **kwargs):
-        super().__init__()
-        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
-                      "Subclass that instead.")
-        for key, value in kwargs.items():
-            self.add_module(key, value)
