@@ -744,3 +744,12 @@ def test_interpolate_bad_arguments():
         F.interpolate(tc.zeros(1, 2, 3, 4), size=(5, 5), scale_factor=2.0)
     with pytest.raises(ValueError):
         F.interpolate(tc.zeros(1, 2, 3, 4), size=(5, 5), recompute_scale_factor=True)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, float("inf"), 0.0])
+def test_pdist(p):
+    x = rand(5, 4)
+    x[3] = x[1]  # a zero distance
+    parity(lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [x], dtypes=(np.float64, np.float32))
+    with pytest.raises(RuntimeError):
+        F.pdist(tc.zeros(2, 3, 4))

@@ -17,7 +17,7 @@ from . import functional_layers as _FL
 __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "tanhshrink", "softmin", "rrelu", "rrelu_",
            "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d", "embedding_bag", "bilinear",
            "local_response_norm", "channel_shuffle", "native_channel_shuffle", "upsample_nearest",
-           "upsample_bilinear", "gumbel_softmax", "conv_tbc", "relu_", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_"]
+           "upsample_bilinear", "gumbel_softmax", "conv_tbc", "pdist", "relu_", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_"]
 
 
 def _scalar(x: Tensor, v: float) -> Tensor:
@@ -559,3 +559,45 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     y = _FL.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0).contiguous(), bias, 1, pad)
     return y.permute(2, 0, 1)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of input [N, M], for every pair
+    i < j in row-major order (torch.nn.functional.pdist); a zero distance has
+    a zero gradient, as torch's.
+
+    Args:
+        input: [N, M].
+        p: the norm, >= 0 (inf: the largest difference; 0: the count of differences).
+
+    Returns:
+        [N * (N - 1) / 2].
+    """
+    if input.ndim != 2:
+        raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.ndim)
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows = [i for i in range(n) for _ in range(i + 1, n)]
+    cols = [j for i in range(n) for j in range(i + 1, n)]
+    if not rows:
+        return _tc.zeros(0, dtype=input.dtype, device=input.device)
+    ri = _tc.tensor(rows, dtype=_tc.int64, device=input.device)
+    ci = _tc.tensor(cols, dtype=_tc.int64, device=input.device)
+    diff = (input.index_select(0, ri) - input.index_select(0, ci)).abs()
+    zero = _scalar(input, 0.0)
+    if p == 0:
+        # a count: differentiable with a zero gradient, as torch's
+        return (diff != 0).to(input.dtype).sum(1) + diff.sum(1) * 0.0
+    if p == float("inf"):
+        return diff.amax(1)
+    if p == 1:
+        return diff.sum(1)
+    total = diff.pow(p).sum(1)
+    with _tc.no_grad():
+        nonzero = total > 0
+    # the root only where the sum is positive: no 0 * inf in the gradient at 0
+    safe = _tc.where(nonzero, total, _scalar(input, 1.0))
+    return _tc.where(nonzero, safe.pow(1.0 / p), zero)
