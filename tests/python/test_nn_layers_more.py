@@ -753,3 +753,24 @@ def test_pdist(p):
     parity(lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [x], dtypes=(np.float64, np.float32))
     with pytest.raises(RuntimeError):
         F.pdist(tc.zeros(2, 3, 4))
+
+
+def test_sync_batchnorm_across_two_ranks():
+    """dist_sync_batchnorm.py under mpirun: the synchronized statistics and gradients."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tc.distributed as dist
+    mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+    if mpirun is None or not dist.is_mpi_available():
+        pytest.skip("mpirun or libtc's MPI module is missing")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1", TC_NUM_THREADS="1",
+               TC_DIST_TIMEOUT="120", PYTHONPATH=os.path.dirname(os.path.dirname(tc.__file__)))
+    r = subprocess.run([mpirun, "-np", "2", "--oversubscribe", sys.executable,
+                        os.path.join(here, "dist_sync_batchnorm.py")], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "rank 0 ok" in r.stdout and "rank 1 ok" in r.stdout

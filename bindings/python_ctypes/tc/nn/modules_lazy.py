@@ -7,13 +7,16 @@ module's initialization) and turns into it (``cls_to_become``), as torch's
 LazyModuleMixin does. Loading a state dict before the first call is not
 supported here (torch materializes from the checkpoint's shapes).
 
-SyncBatchNorm is BatchNorm over inputs of any rank >= 2. In one process (no
-process group, or a group of one) it is exactly BatchNorm; the statistics are
-not synchronized across processes over tc.distributed."""
+SyncBatchNorm is BatchNorm over inputs of any rank >= 2 whose training-mode
+statistics are those of the whole batch across the processes of a
+tc.distributed group (its mean and variance all-reduced in the forward, the
+gradient's two channel sums in the backward, as torch's); without an
+initialized group of more than one process it is BatchNorm."""
 from typing import Optional
 
 import tc as _tc
 
+from ..autograd import Function
 from .._tensor import Tensor, empty
 from .modules import Linear, Module, Parameter
 from .modules_layers import (BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
@@ -273,15 +276,95 @@ class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
     cls_to_become = InstanceNorm3d
 
 
+def _channel_sums(t: Tensor) -> Tensor:
+    """[N, C, *] -> [C]: the sum over every dim but 1."""
+    return t.transpose(0, 1).reshape(t.shape[1], -1).sum(1)
+
+
+class _SyncBatchNormFn(Function):
+    """Training-mode batch norm over the batch of every rank of a group
+    (torch's SyncBatchNorm function): the count, mean and squared deviations
+    combined with two all-reduces; the backward all-reduces the channel sums
+    of dy and dy * (x - mean). weight and bias get this rank's gradient (DDP
+    averages them)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, group):
+        """Normalizes input with the group's batch statistics, updating the running ones."""
+        with _tc.no_grad():  # the Function is the graph node: nothing inside is recorded
+            return _SyncBatchNormFn._forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum,
+                                             group)
+
+    @staticmethod
+    def _forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, group):
+        import tc.distributed as dist
+        C = input.shape[1]
+        n_local = input.numel() // C if C else 0
+        shape = (1, C) + (1,) * (input.ndim - 2)
+        local_mean = _channel_sums(input) / float(max(n_local, 1))
+        packed = _tc.cat([_tc.full((1,), float(n_local), dtype=input.dtype, device=input.device),
+                          local_mean * float(n_local)])
+        dist.all_reduce(packed, group=group)
+        count = float(packed[0].item())
+        if count <= 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input size {}".format(
+                list(input.shape)))
+        mean = packed.narrow(0, 1, C) / count
+        # squared deviations from the global mean: local ones plus the shift of the local mean
+        m2 = _channel_sums((input - local_mean.reshape(shape)) ** 2) + (local_mean - mean) ** 2 * float(n_local)
+        dist.all_reduce(m2, group=group)
+        var = m2 / count
+        invstd = (var + eps).rsqrt()
+        if running_mean is not None:
+            running_mean.copy_(running_mean * (1.0 - momentum) + mean.to(running_mean.dtype) * momentum)
+            running_var.copy_(running_var * (1.0 - momentum)
+                              + (m2 / (count - 1.0)).to(running_var.dtype) * momentum)
+        xhat = (input - mean.reshape(shape)) * invstd.reshape(shape)
+        out = xhat
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        ctx.group, ctx.count = group, count
+        ctx.has_weight, ctx.has_bias = weight is not None, bias is not None
+        ctx.save_for_backward(xhat, invstd, weight)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        """The input's gradient from the group's channel sums; weight's and bias' local."""
+        with _tc.no_grad():
+            return _SyncBatchNormFn._backward(ctx, grad)
+
+    @staticmethod
+    def _backward(ctx, grad):
+        import tc.distributed as dist
+        xhat, invstd, weight = ctx.saved_tensors
+        C = xhat.shape[1]
+        shape = (1, C) + (1,) * (xhat.ndim - 2)
+        sum_dy = _channel_sums(grad)
+        sum_dy_xhat = _channel_sums(grad * xhat)
+        grad_weight = sum_dy_xhat if ctx.has_weight else None
+        grad_bias = sum_dy if ctx.has_bias else None
+        both = _tc.cat([sum_dy, sum_dy_xhat])
+        dist.all_reduce(both, group=ctx.group)
+        mean_dy = (both.narrow(0, 0, C) / ctx.count).reshape(shape)
+        mean_dy_xhat = (both.narrow(0, C, C) / ctx.count).reshape(shape)
+        scale = invstd if weight is None else invstd * weight
+        grad_input = (grad - mean_dy - xhat * mean_dy_xhat) * scale.reshape(shape)
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+
+
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalization of [N, C, *] meant to share statistics across
-    processes (torch.nn.SyncBatchNorm). Here it normalizes with the local
-    batch's statistics, which is what torch's does in a single process.
+    """Batch normalization of [N, C, *] with statistics shared across the
+    processes of a tc.distributed group in training (torch.nn.SyncBatchNorm);
+    without a group of more than one process, BatchNorm. Unlike torch's, it
+    runs on CPU tensors too.
 
     Args:
         num_features: C.
         eps, momentum, affine, track_running_stats: as BatchNorm's.
-        process_group: the group to synchronize over (kept, not used).
+        process_group: the group to synchronize over (None: the global one).
         device, dtype: where and of what the parameters are.
     """
 
@@ -306,9 +389,15 @@ class SyncBatchNorm(_BatchNorm):
         if input.shape[1] == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
         from . import functional as F
+        import tc.distributed as dist
         factor = self._momentum()
         bn_training = self.training or self.running_mean is None
         use_running = not self.training or self.track_running_stats
+        group = self.process_group
+        if bn_training and self.training and dist.is_initialized() and dist.get_world_size(group) > 1:
+            return _SyncBatchNormFn.apply(input, self.weight, self.bias,
+                                          self.running_mean if use_running else None,
+                                          self.running_var if use_running else None, self.eps, factor, group)
         return F.batch_norm(input, self.running_mean if use_running else None,
                             self.running_var if use_running else None, self.weight, self.bias, bn_training,
                             factor, self.eps)
