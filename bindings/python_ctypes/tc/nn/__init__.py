@@ -34,3 +34,11 @@ from . import modules_layers as _layers  # noqa: E402
 
 globals().update({_c: getattr(_layers, _c) for _c in _layers.__all__})
 __all__ += [_c for _c in _layers.__all__ if _c not in __all__]
+
+# The transformer modules (tc/nn/modules_transformer.py): the encoder and
+# decoder layers and stacks and nn.Transformer; MultiheadAttention stays in
+# modules_attention.
+from .modules_transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                                  TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]

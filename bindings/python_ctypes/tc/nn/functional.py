@@ -256,3 +256,6 @@ from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)
 # ceil_mode/dilation/indices, resampling): conv2d, max_pool2d, avg_pool2d and
 # embedding there extend the forms above with PyTorch's further arguments.
 from .functional_layers import *  # noqa: E402,F401,F403
+
+# Multi-head attention (torch.nn.functional.multi_head_attention_forward).
+from .functional_attention import multi_head_attention_forward  # noqa: E402,F401
