@@ -606,6 +606,34 @@ def test_word_language_model_transformer_trains_like_torch(monkeypatch):
     assert val_tc == pytest.approx(val_th, rel=2e-5)
 
 
+@pytest.mark.parametrize("kind,tied", [("LSTM", False), ("GRU", True), ("RNN_TANH", False), ("RNN_RELU", True)])
+def test_word_language_model_rnns_train_like_torch(kind, tied, monkeypatch):
+    if not hasattr(nn, kind.split("_")[0]):
+        pytest.skip("tc.nn.%s is not there yet" % kind.split("_")[0])
+    ex_tc = _load_example("tc", monkeypatch)
+    ex_th = _load_example("torch", monkeypatch)
+    args = ex_tc.parse_args(["--model", kind, "--emsize", "12", "--nhid", "12", "--nlayers", "2", "--dropout", "0",
+                             "--lr", "5", "--bptt", "5"] + (["--tied"] if tied else []))
+    data = os.path.join(REPO, "examples", "data", "tinyshakespeare.txt.gz")
+    corpus_tc, corpus_th = ex_tc.Corpus(data, 60), ex_th.Corpus(data, 60)
+    ntokens = len(corpus_tc.dictionary)
+    torch.manual_seed(1)
+    model_th = ex_th.build_model(kind, ntokens, args)
+    model_tc = ex_tc.build_model(kind, ntokens, args)
+    sd = {k: tc.tensor(v.numpy()) for k, v in model_th.state_dict().items()}
+    if tied:
+        # Both libraries share the tensor; tc's state_dict lists it once.
+        assert model_tc.decoder.weight is model_tc.encoder.weight
+        sd = {k: v for k, v in sd.items() if k in model_tc.state_dict()}
+    model_tc.load_state_dict(sd, strict=True)
+    losses = []
+    for ex, model, corpus in ((ex_tc, model_tc, corpus_tc), (ex_th, model_th, corpus_th)):
+        opt = ex.torch.optim.SGD(model.parameters(), lr=args.lr)
+        losses.append(ex.train_epoch(model, ex.batchify(corpus.train, 3), ntokens, args.bptt, 3, ex.nn.NLLLoss(),
+                                     opt, args.clip, max_batches=3))
+    np.testing.assert_allclose(losses[0], losses[1], rtol=2e-5)
+
+
 def test_word_language_model_runs_end_to_end():
     import subprocess
     import sys
