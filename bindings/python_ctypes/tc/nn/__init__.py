@@ -56,3 +56,11 @@ for _m in (_pad_mods, _mods_3d, _misc_mods, _lazy_mods, _dp_mods):
     globals().update({_c: getattr(_m, _c) for _c in _m.__all__})
     __all__ += [_c for _c in _m.__all__ if _c not in __all__]
 del _m
+
+# The transformer modules (tc/nn/modules_transformer.py): the encoder and
+# decoder layers and stacks and nn.Transformer; MultiheadAttention stays in
+# modules_attention.
+from .modules_transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                                  TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]

@@ -274,3 +274,6 @@ from .functional_more import *  # noqa: E402,F401,F403
 from .functional_vision import *  # noqa: E402,F401,F403
 # interpolate/upsample with every mode of torch's (the tc_interpolate forms still go to it)
 from .functional_interp import interpolate, upsample  # noqa: E402,F401,F811
+
+# Multi-head attention (torch.nn.functional.multi_head_attention_forward).
+from .functional_attention import multi_head_attention_forward  # noqa: E402,F401
