@@ -200,3 +200,74 @@ def test_getitem_and_setitem_with_lists_and_ranges(key):
     t[key] = -1.0
     p[key] = -1.0
     assert t.tolist() == p.tolist()
+
+
+# ------------------------------------------------------------ namespace helpers, in-place variants, misc methods
+
+_X = np.array([[0.5, -1.5, 0.0, 2.0], [3.0, -0.25, 1.0, -4.0], [0.0, 0.75, -2.5, 1.5]])
+
+
+@pytest.mark.parametrize("expr", [
+    "m.hstack([x, x])", "m.vstack([x[0], x[1]])", "m.dstack([x, x])", "m.column_stack([x[0], x[1]])",
+    "m.atleast_3d(x[0])", "m.fliplr(x)", "m.flipud(x)", "m.rot90(x, 1, [0, 1])", "m.rot90(x, -1, [0, 1])",
+    "m.rot90(x, 2, [1, 0])", "m.ravel(x.t())", "m.swapaxes(x, 0, 1)", "m.tensor_split(x, 3, dim=1)",
+    "m.tensor_split(x, [1, 3], dim=1)", "m.hsplit(x, 2)", "m.vsplit(x, [1])",
+    "m.take_along_dim(x, m.tensor([[0], [3], [1]]), dim=1)", "m.take_along_dim(x, m.tensor([5, 0]))",
+    "m.tril_indices(3, 4, 1)", "m.triu_indices(4, 3, -1)", "m.vander(x[0], 3)",
+    "m.vander(x[0], increasing=True)", "m.block_diag(x[:2, :2], x[0, :3])", "m.cartesian_prod(x[0], x[1, :2])",
+    "m.diagflat(x[0], 1)", "m.deg2rad(x)", "m.rad2deg(x)", "m.xlogy(x, x.abs())", "m.heaviside(x, x[0])",
+    "m.fmax(x, x.flip(0))", "m.nan_to_num(x / 0.0)", "m.isposinf(x / 0.0)", "m.isneginf(x / 0.0)",
+    "m.isclose(x, x + 1e-9)", "m.count_nonzero(x, dim=0)", "m.signbit(x)", "m.float_power(x, 2)",
+    "m.ldexp(x, m.tensor([1.0, 2.0, 0.0, -1.0]))", "m.logit(x.sigmoid())", "m.rsub(x, 2.0)", "m.diff(x, dim=1)",
+    "m.diff(x, n=2, dim=0, append=x[:1])", "m.dist(x[0], x[1], 3)", "m.msort(x)", "m.sinc(x)",
+    "m.broadcast_tensors(x[:1], x[:, :1])", "m.nansum(x / x)", "m.nanmean(x / x, 0)", "m.aminmax(x, dim=1)",
+    "m.argwhere(x)", "m.greater(x, 0.5)", "m.arccos(x / 5)", "m.absolute(x)",
+    "x.unfold(1, 2, 1)", "x.sum_to_size(1, 4)", "x.new([1, 2]).to(m.float64)", "x.mH", "x.H", "x.adjoint()",
+    "x.abs().byte()", "x.clone().exp_()", "x.clone().clamp_min_(0.0)", "x.clone().pow_(2)", "x.clone().eq_(0.0)",
+    "x.clone().masked_fill_(x > 0, 7.0)", "x.clone().index_add_(0, m.tensor([0, 0]), x[:2])",
+    "x.clone().fill_diagonal_(9.0)", "x.clone().t().fill_diagonal_(5.0, wrap=True)",
+    "x.clone().put_(m.tensor([0, -1]), m.tensor([8.0, 9.0], dtype=m.float64))", "x.clone().apply_(lambda v: v * 2 + 1)",
+    "x.clone().map_(x[0], lambda a, b: a - b)", "x.clone().tril_(1)", "x.clone().xlogy_(2.0)",
+])
+def test_helpers_match_torch(expr):
+    got = eval(expr, {"m": tc, "x": tc.tensor(_X)})
+    want = eval(expr, {"m": torch, "x": torch.tensor(_X)})
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(np.asarray(a.tolist(), dtype=float), np.asarray(b.tolist(), dtype=float),
+                                       rtol=1e-12, atol=1e-12)
+    else:
+        assert tuple(got.shape) == tuple(want.shape)
+        assert got.dtype.name == str(want.dtype).replace("torch.", "")
+        np.testing.assert_allclose(np.asarray(got.tolist(), dtype=float), np.asarray(want.tolist(), dtype=float),
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("expr", ["m.result_type(m.ones(2, dtype=m.int32), 2.5)",
+                                  "m.result_type(m.ones(2, dtype=m.int32), m.tensor(1, dtype=m.int64))",
+                                  "m.result_type(m.ones(2, dtype=m.float32), m.tensor(1.0, dtype=m.float64))",
+                                  "m.result_type(m.ones(2, dtype=m.uint8), True)",
+                                  "m.can_cast(m.float32, m.int32)", "m.can_cast(m.int32, m.float16)",
+                                  "m.broadcast_shapes((2, 1), (3,))", "m.is_signed(m.ones(1, dtype=m.uint8))",
+                                  "m.is_floating_point(m.ones(1))", "m.scalar_tensor(3).dtype"])
+def test_type_helpers_match_torch(expr):
+    got, want = eval(expr, {"m": tc}), eval(expr, {"m": torch})
+    assert str(got).replace("tc.", "").replace("Size", "torch.Size") == str(want).replace("torch.", "").replace(
+        "Size", "torch.Size")
+
+
+def test_inplace_variant_refuses_a_higher_category_like_torch():
+    with pytest.raises(RuntimeError):
+        torch.ones(2, dtype=torch.int64).sqrt_()
+    with pytest.raises(RuntimeError):
+        tc.ones(2, dtype=tc.int64).sqrt_()
+
+
+def test_helpers_keep_gradients():
+    a = np.array([0.3, -1.2, 0.0, 2.0])
+    t, p = tc.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    for m, x in ((tc, t), (torch, p)):
+        (m.sinc(x) + m.xlogy(x * x + 1, x.exp()) + m.logit(x.sigmoid()) + m.rot90(m.stack([x, x * 2]), 1, [0, 1]).sum(1)
+         .sum()).sum().backward()
+    np.testing.assert_allclose(np.asarray(t.grad.tolist()), p.grad.numpy(), rtol=1e-10, atol=1e-12)

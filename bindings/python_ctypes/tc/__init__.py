@@ -240,8 +240,9 @@ globals().update(_factory_keywords.LAYOUTS_AND_FORMATS)  # tc.strided, tc.contig
 globals().update(_factory_keywords.build())  # tc.zeros(size=..., out=...), tc.randint(..., size=...)
 from . import _torch_namespace_extras  # noqa: E402
 for _n, _f in list(_matrix_products.FUNCTIONS.items()) + list(_torch_namespace_extras.FUNCTIONS.items()) + list(
-        _torch_namespace_extras.functional_aliases(nn.functional).items()):
-    globals().setdefault(_n, _f)  # tc.mm, tc.kron, tc.hstack, tc.conv2d, ...: only where tc has none
+        _torch_namespace_extras.functional_aliases(nn.functional).items()) + list(
+        _torch_namespace_extras.forwarded(Tensor).items()):
+    globals().setdefault(_n, _f)  # tc.mm, tc.kron, tc.hstack, tc.conv2d, tc.is_signed...: only where tc has none
 del _n, _f
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the PyTorch surface block ------------------------------------------------------------

@@ -17,6 +17,8 @@ from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, t
 from ._matrix_products import MatrixProductMethods
 from ._tensor_flags import TensorFlags
 from ._torch_namespace_extras import NamespaceExtraMethods
+from ._tensor_inplace import InplaceVariants
+from ._tensor_misc_methods import MiscTensorMethods
 
 _new = object.__new__
 _I64 = C.c_int64
@@ -267,7 +269,7 @@ _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int3
 _Operand = Union["Tensor", int, float, bool]
 
 
-class Tensor(MatrixProductMethods, TensorFlags, NamespaceExtraMethods):
+class Tensor(MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVariants, MiscTensorMethods):
     """A libtc tensor. Make one with tc.tensor, tc.zeros, ...; ``Tensor(*sizes)``
     and ``Tensor(data)`` are PyTorch's legacy float32 constructors
     (tc/_legacy_tensors.py)."""

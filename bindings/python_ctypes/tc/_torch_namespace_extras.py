@@ -560,10 +560,12 @@ def xlogy(input, other):
         Tensor: the result.
     """
     from ._tensor import where
-    x = input if isinstance(input, _T()) else _tensor(float(input))
-    y = other if isinstance(other, _T()) else _tensor(float(other))
+    like = input if isinstance(input, _T()) else other
+    dt = like.dtype if like.dtype.is_floating_point else None  # a Python number takes the tensor's dtype
+    x = input if isinstance(input, _T()) else _tensor(float(input), dtype=dt)
+    y = other if isinstance(other, _T()) else _tensor(float(other), dtype=dt)
     x, y = _float_of(x), _float_of(y)
-    return where((x == 0) & ~y.isnan(), x.new_zeros(()), x * y.log())
+    return where((x == 0) & y.isnan().logical_not(), x.new_zeros(()), x * y.log())
 
 
 def heaviside(input, values):
@@ -879,6 +881,34 @@ def dist(input, other, p=2):
     return (d ** p).sum() ** (1.0 / p)
 
 
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at x == 0 (with derivative 0 there).
+
+    Args:
+        input (Tensor): the tensor.
+
+    Returns:
+        Tensor: the result (floating).
+    """
+    from ._tensor import where
+    x = _float_of(input)
+    zero = x == 0
+    safe = where(zero, x.new_ones(()), x) * math.pi
+    return where(zero, x.new_ones(()), safe.sin() / safe)
+
+
+def real(input):
+    """input itself: the real part of a real tensor.
+
+    Args:
+        input (Tensor): the tensor.
+
+    Returns:
+        Tensor: input.
+    """
+    return input
+
+
 def msort(input):
     """input sorted along dim 0 (the values).
 
@@ -953,7 +983,7 @@ FUNCTIONS = {f.__name__: f for f in (
     tril_indices, triu_indices, vander, block_diag, cartesian_prod, diagflat, scalar_tensor, deg2rad,
     rad2deg, xlogy, heaviside, fmax, fmin, nan_to_num, isposinf, isneginf, isreal, isclose, count_nonzero,
     signbit, sgn, float_power, ldexp, logit, rsub, clamp_min, clamp_max, positive, diff, dist, msort,
-    result_type, can_cast)}
+    result_type, can_cast, sinc, real)}
 FUNCTIONS["row_stack"] = vstack
 FUNCTIONS["swapdims"] = swapaxes
 
@@ -974,7 +1004,28 @@ def functional_aliases(functional):
 METHOD_NAMES = ("ravel", "fliplr", "flipud", "rot90", "swapaxes", "swapdims", "tensor_split", "hsplit", "vsplit",
                 "dsplit", "take_along_dim", "diagflat", "deg2rad", "rad2deg", "xlogy", "heaviside", "fmax", "fmin",
                 "nan_to_num", "isposinf", "isneginf", "isreal", "isclose", "count_nonzero", "signbit", "sgn",
-                "float_power", "ldexp", "logit", "clamp_min", "clamp_max", "positive", "diff", "dist", "msort")
+                "float_power", "ldexp", "logit", "clamp_min", "clamp_max", "positive", "diff", "dist", "msort",
+                "sinc")
+
+# torch.X(input, ...) that is input.X(...) for a Tensor method tc has
+FORWARDED = ("is_complex", "is_conj", "is_floating_point", "is_inference", "is_neg", "is_nonzero", "is_same_size",
+             "is_signed", "get_device", "conj", "conj_physical", "resolve_conj", "resolve_neg", "adjoint", "fix",
+             "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "arctan2", "greater",
+             "greater_equal", "less", "less_equal", "not_equal", "nansum", "nanmean", "aminmax", "argwhere")
+
+
+def _forward(name):
+    def f(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "tc.%s(t, ...) is t.%s(...)." % (name, name)
+    return f
+
+
+def forwarded(tensor_class):
+    """{name: function} for the FORWARDED names tensor_class has as methods."""
+    return {n: _forward(n) for n in FORWARDED if callable(getattr(tensor_class, n, None))}
 
 
 def _method(f, name):
