@@ -163,9 +163,18 @@ Tensor sliced_view(const IndexPlan& p, const Tensor& t) {
 // merged into one; null when the block's strides cannot merge.
 Tensor block_view(const IndexPlan& p, const Tensor& r) {
   const int64_t m = int64_t(p.bshape.size()), at = p.place;
-  int64_t stride = m > 0 ? r->strides[at + m - 1] : 0;
-  for (int64_t i = at; i + 1 < at + m; ++i) {
-    if (r->shape[i] != 1 && r->strides[i] != r->strides[i + 1] * r->shape[i + 1]) return nullptr;
+  // The block's dims of size > 1 must nest (each stride the next one's
+  // stride times its size); a size-1 dim's stride is never used, whatever it
+  // is (an expanded view gives it 0, a fresh tensor the next dim's).
+  int64_t stride = 0, next = -1;
+  for (int64_t i = at + m - 1; i >= at; --i) {
+    if (r->shape[i] == 1) continue;
+    if (next < 0) {
+      stride = r->strides[i];
+    } else if (r->strides[i] != next) {
+      return nullptr;
+    }
+    next = r->strides[i] * r->shape[i];
   }
   Dims shape{numel_of(p.bshape)}, strides{stride};
   for (int64_t k = 0; k < r->ndim(); ++k) {
@@ -190,7 +199,9 @@ void index_put_raw(const Tensor& a, const IndexPlan& p, const Tensor& values, In
   // Values sharing a's memory would be read while being written: copy them first.
   Tensor v = raw_expand(values->storage == a->storage ? clone_data(values) : values, p.result);
   Tensor bv = block_view(p, v);
-  if (!bv) bv = block_view(p, contiguous_on_device(v));
+  if (!bv) bv = block_view(p, clone_data(v));  // dense: its block always merges
+  TC_CHECK(bv, TC_ERR_INTERNAL, "index_put: the values' indexed dims do not merge (shape ", v->shape, ", strides ",
+           v->strides, ")");
   backend_for(a).index_offsets_put(sliced_view(p, a), offsets(p, a), bv, mode);
 }
 

@@ -221,3 +221,27 @@ def test_cuda_matches_cpu():
     h = g.clone()
     h[[1, 1], [2, 2]] = tc.tensor([1.0, 2.0], dtype=tc.float64).to("cuda")
     assert h.cpu()[1, 2].item() == 2.0  # the last writer wins, as on the CPU
+
+
+@pytest.mark.parametrize("a_shape,dim,i_shape", [((4, 1, 3), -1, (4, 1, 7)), ((2, 3), 1, (2, 1)),
+                                                 ((1, 5), 0, (1, 3)), ((3, 1), 1, (3, 1))])
+def test_size_one_dims_in_the_index_block(a_shape, dim, i_shape):
+    # A size-1 dim among the indexed ones gets stride 0 when the values are
+    # expanded: the index block must still merge (it used to crash).
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, a_shape[dim], size=i_shape)
+    src = rng.standard_normal(i_shape)
+    for name in ("scatter", "scatter_add"):
+        want = getattr(torch.zeros(a_shape, dtype=torch.float64), name)(dim, torch.tensor(idx), torch.tensor(src))
+        got = getattr(tc.zeros(*a_shape, dtype=tc.float64), name)(dim, tc.tensor(idx), tc.tensor(src))
+        if name == "scatter_add":
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+        else:  # which duplicate wins is unspecified: compare where the index is unique
+            assert got.shape == tuple(want.shape)
+    a = tc.zeros(*a_shape, dtype=tc.float64)
+    coords = tuple(tc.tensor(np.arange(s).reshape([-1 if k == j else 1 for k in range(len(i_shape))]))
+                   for j, s in enumerate(i_shape))
+    got = a.index_put(coords, tc.tensor(src), accumulate=True)
+    want = torch.zeros(a_shape, dtype=torch.float64).index_put(
+        tuple(torch.tensor(c.numpy()) for c in coords), torch.tensor(src), accumulate=True)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

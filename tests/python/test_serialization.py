@@ -230,6 +230,37 @@ def test_pickle_keeps_dtype_shape_grad_and_parameter():
 
 
 def test_save_rejects_what_it_cannot_store(tmp_path):
-    with pytest.raises(TypeError):
-        tc.save({"f": object()}, str(tmp_path / "x.safetensors"))
+    # other objects are pickled (a whole Module, as torch.save); a lambda cannot be
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        tc.save({"f": lambda: 1}, str(tmp_path / "x.safetensors"))
     assert not os.path.exists(str(tmp_path / "x.safetensors"))
+
+
+class _TiedModel(tc.nn.Module):
+    """A module saved whole (torch.save(model, f)): tied weights, a buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = tc.nn.Embedding(5, 4)
+        self.head = tc.nn.Linear(4, 5)
+        self.head.weight = self.emb.weight
+        self.bn = tc.nn.BatchNorm1d(4)
+
+
+def test_a_whole_module_saved_to_a_file_object_comes_back_with_its_ties(tmp_path):
+    import io
+    m = _TiedModel()
+    m.bn(tc.randn(3, 4))  # moves the running statistics
+    f = io.BytesIO()
+    tc.save(m, f)
+    f.seek(0)
+    m2 = tc.load(f)
+    assert type(m2) is _TiedModel and m2.head.weight is m2.emb.weight
+    assert isinstance(m2.emb.weight, tc.nn.Parameter) and m2.emb.weight.requires_grad
+    assert m2.emb.weight.tolist() == m.emb.weight.tolist()
+    assert m2.bn.running_mean.tolist() == m.bn.running_mean.tolist()
+    assert m2.bn.num_batches_tracked.item() == 1
+    path = str(tmp_path / "ckpt.tc")
+    tc.save({"model": m, "epoch": 3}, path)  # inside a checkpoint dict, to a path
+    d = tc.load(path)
+    assert d["epoch"] == 3 and d["model"].head.bias.tolist() == m.head.bias.tolist()

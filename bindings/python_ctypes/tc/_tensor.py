@@ -193,7 +193,11 @@ def _unary(name):
 def _inplace(name, fill=False):
     f = fast("tc_" + name)
 
-    def op(self, other):
+    def op(self, other, *, alpha=1):
+        if alpha != 1:  # add_/sub_'s scale of other (PyTorch's alpha)
+            if name not in ("add_", "sub_"):
+                raise TypeError("%s() got an unexpected keyword argument 'alpha'" % name)
+            other = other * alpha
         if not isinstance(other, Tensor):
             other = _scalar_tensor(other, self)
         rc = f(self._h, other._h)

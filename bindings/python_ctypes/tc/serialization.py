@@ -2,9 +2,12 @@
 section): safetensors.torch-style save_file/load_file/save/load_bytes for
 flat dicts of tensors, tc.save/tc.load for state dicts (nested dicts, lists
 and numbers too, as a PyTorch checkpoint holds), and the generator's state."""
+import base64
 import ctypes as C
+import io
 import json
 import os
+import pickle
 
 from . import _core as K
 from ._core import VP, byref, copy_string, fn
@@ -164,8 +167,49 @@ def _encode(obj, path, tensors):
         return {kind: [_encode(v, "%s.%d" % (path, i) if path else str(i), tensors) for i, v in enumerate(obj)]}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
-    raise TypeError("tc.save cannot store a %s (tensors, dicts, lists, tuples, numbers, strings)"
-                    % type(obj).__name__)
+    return {"__pickle__": _pickle(obj, path, tensors)}
+
+
+def _pickle(obj, path, tensors):
+    """Any other object (a whole Module, as torch.save(model, f) stores it):
+    pickled, its tensors stored in the file under names of their own (a tensor
+    reached twice, a tied weight, is stored once and comes back shared)."""
+    names = {}
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, o):
+            if not isinstance(o, Tensor):
+                return None
+            name = names.get(id(o))
+            if name is None:
+                name = names[id(o)] = "%s.__pickled__.%d" % (path or "obj", len(names))
+                tensors[name] = o.detach()
+            from .nn.module import Parameter
+            return (name, isinstance(o, Parameter), o.requires_grad)
+
+    buf = io.BytesIO()
+    Pickler(buf, protocol=4).dump(obj)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _unpickle(text, tensors):
+    """The object _pickle stored (pickle: load only files you trust, as with torch.load)."""
+    loaded = {}
+
+    class Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid):
+            name, is_param, requires_grad = pid
+            if name not in loaded:
+                t = tensors[name]
+                if is_param:
+                    from .nn.module import Parameter
+                    t = Parameter(t, requires_grad)
+                elif requires_grad:
+                    t = t.detach().requires_grad_(True)
+                loaded[name] = t
+            return loaded[name]
+
+    return Unpickler(io.BytesIO(base64.b64decode(text))).load()
 
 
 def _decode(node, tensors):
@@ -178,6 +222,8 @@ def _decode(node, tensors):
             return [_decode(v, tensors) for v in node["__list__"]]
         if "__tuple__" in node:
             return tuple(_decode(v, tensors) for v in node["__tuple__"])
+        if "__pickle__" in node:
+            return _unpickle(node["__pickle__"], tensors)
         raise ValueError("tc.load: a malformed %s entry" % _STRUCTURE_KEY)
     return node
 
@@ -187,18 +233,30 @@ def save(obj, f):
     (a Module's state_dict) is saved as is, readable by any safetensors
     reader; other objects (an optimizer's state_dict, a checkpoint dict
     holding several) are flattened into dotted tensor names, their structure
-    and plain values kept in the file's metadata under "tc.structure"."""
+    and plain values kept in the file's metadata under "tc.structure"; any
+    other object (a whole Module) is pickled there, its tensors stored as
+    tensors (loading it runs pickle: load only files you trust, as torch.load)."""
     if isinstance(obj, dict) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items()):
-        save_file(obj, f)
+        tensors, metadata = obj, None
+    else:
+        tensors = {}
+        metadata = {_STRUCTURE_KEY: json.dumps(_encode(obj, "", tensors))}
+    if hasattr(f, "write"):  # a file object, as torch.save takes
+        f.write(save_bytes(tensors, metadata))
         return
-    tensors = {}
-    structure = _encode(obj, "", tensors)
-    save_file(tensors, f, metadata={_STRUCTURE_KEY: json.dumps(structure)})
+    save_file(tensors, f, metadata)
 
 
 def load(f, map_location=None, mmap=True):
-    """Loads what tc.save wrote (or any safetensors file: a dict)."""
-    d = _load(f, mmap)
+    """Loads what tc.save wrote (or any safetensors file: a dict) from a path
+    or a file object."""
+    if hasattr(f, "read"):
+        data = bytes(f.read())
+        out = VP()
+        check(fn("tc_load_safetensors_buffer")(data, len(data), byref(out)))
+        d = TensorDict(out)
+    else:
+        d = _load(f, mmap)
     tensors = _to_device(d.to_dict(), map_location)
     meta = d.metadata()
     if _STRUCTURE_KEY not in meta:
