@@ -34,3 +34,9 @@ from . import modules_layers as _layers  # noqa: E402
 
 globals().update({_c: getattr(_layers, _c) for _c in _layers.__all__})
 __all__ += [_c for _c in _layers.__all__ if _c not in __all__]
+
+# ---- recurrent layers (modules_rnn.py; packing helpers in utils_rnn.py, as tc.nn.utils.rnn)
+from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+# ---- end recurrent layers

@@ -77,3 +77,14 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
             n = p.numel()
             p.detach().copy_(vec[offset:offset + n].reshape(tuple(p.shape)))
             offset += n
+
+
+# ---- tc.nn.utils.rnn (utils_rnn.py). tc.nn.utils is a module, not a package, so the
+# submodule is registered in sys.modules too: `import tc.nn.utils.rnn` and
+# `from tc.nn.utils.rnn import pack_padded_sequence` then work as with torch.
+import sys as _sys  # noqa: E402
+
+from . import utils_rnn as rnn  # noqa: E402
+
+_sys.modules[__name__ + ".rnn"] = rnn
+# ---- end tc.nn.utils.rnn
