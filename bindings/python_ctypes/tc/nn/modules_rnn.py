@@ -50,10 +50,10 @@ class RNNBase(Module):
         self.num_layers = num_layers
         self.bias = bias
         self.batch_first = batch_first
+        self.dropout = float(dropout)  # first, as PyTorch: a non-number fails here with float's error
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
-        self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
         if dropout > 0 and num_layers == 1:
