@@ -2,8 +2,6 @@
 and of tc.nn.utils.rnn (packed sequences) with PyTorch 1.13: parameter names, shapes and
 initialization, values and float64 gradients with weights copied by state_dict (both
 ways), packed and unbatched input, dropout between layers, and the errors."""
-import warnings
-
 import pytest
 
 import tc

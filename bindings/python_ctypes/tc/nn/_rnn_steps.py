@@ -120,7 +120,8 @@ def gru_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor] = No
     return (n + z * (h - n),)
 
 
-# mode -> (step, gates per hidden unit, whether b_hh can be added to gi beforehand)
+# Per mode: the step function, the gates per hidden unit, and whether b_hh can be added
+# to gi beforehand (not for the GRU, whose n gate multiplies its hidden bias by r).
 STEPS = {
     "RNN_TANH": rnn_tanh_step,
     "RNN_RELU": rnn_relu_step,
