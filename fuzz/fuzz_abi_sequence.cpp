@@ -480,6 +480,55 @@ class Runner {
 
   // Calls fn(out) and stores a new handle in slot `dst`, checking the
   // out-param promise.
+  // tc_rnn over input a: weights the input's size implies (so the recurrence
+  // runs) or whatever is in the slots, any mode, layers, directions and states.
+  void rnn(tc_tensor a, tc_tensor hx) {
+    tc_rnn_options o{};
+    o.size = in_.ConsumeBool() ? sizeof o : 0;
+    o.mode = in_.ConsumeIntegralInRange<int32_t>(-1, 4);
+    o.num_layers = in_.ConsumeIntegralInRange<int64_t>(0, 2);
+    o.has_biases = in_.ConsumeBool();
+    o.bidirectional = in_.ConsumeBool();
+    o.batch_first = in_.ConsumeBool();
+    o.train = in_.ConsumeBool();
+    o.dropout = in_.ConsumeIntegralInRange<int>(0, 2) * 0.5;
+    std::vector<tc_tensor> ws, made;
+    int64_t ndim = 0, shape[TC_MAX_DIMS] = {};
+    int32_t dtype = TC_FLOAT32;
+    const bool fit = in_.ConsumeBool() && tc_tensor_ndim(a, &ndim) == TC_OK && ndim >= 2 && ndim <= 3 &&
+                     tc_tensor_shape(a, shape, TC_MAX_DIMS) == TC_OK && tc_tensor_dtype(a, &dtype) == TC_OK;
+    if (fit) {  // weights of the sizes the input and mode imply (hidden 2)
+      const int64_t gates = o.mode == TC_RNN_LSTM ? 4 : o.mode == TC_RNN_GRU ? 3 : 1, h = 2;
+      for (int64_t l = 0; l < std::max<int64_t>(o.num_layers, 1); ++l)
+        for (int d = 0; d < (o.bidirectional ? 2 : 1); ++d) {
+          const int64_t in = l == 0 ? shape[ndim - 1] : h * (o.bidirectional ? 2 : 1);
+          const int64_t shapes[4][2] = {{gates * h, in}, {gates * h, h}, {gates * h, 0}, {gates * h, 0}};
+          for (int k = 0; k < (o.has_biases ? 4 : 2); ++k) {
+            tc_tensor w = nullptr;
+            if (tc_randn(shapes[k], k < 2 ? 2 : 1, dtype, TC_CPU, &w) == TC_OK) {
+              ws.push_back(w);
+              made.push_back(w);
+            }
+          }
+        }
+    } else {
+      for (int k = in_.ConsumeIntegralInRange<int>(0, 5); k > 0; --k) ws.push_back(handle());
+    }
+    tc_tensor cx = in_.ConsumeBool() ? nullptr : handle();
+    if (in_.ConsumeBool()) hx = nullptr;
+    tc_tensor out = untouched(), h_n = untouched(), c_n = untouched();
+    const int32_t rc = tc_rnn(a, hx, cx, ws.empty() ? nullptr : ws.data(), int64_t(ws.size()), &o, &out, &h_n, &c_n);
+    check("tc_rnn", rc);
+    if (rc == TC_OK) {
+      pool_.put(slot(), out);
+      pool_.put(slot(), h_n);
+      if (c_n) pool_.put(slot(), c_n);
+    } else if (out != untouched() || h_n != untouched() || c_n != untouched()) {
+      die("tc_rnn", "wrote an out-param on failure");
+    }
+    for (tc_tensor w : made) tc_tensor_free(w);
+  }
+
   template <typename F>
   void make(const char* name, F fn) {
     const int dst = slot();
@@ -864,7 +913,7 @@ class Runner {
       }
       case 9: {  // autograd accessors
         tc_tensor t = handle();
-        switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 8)) {
           case 0:
             check("tc_tensor_set_requires_grad",
                   tc_tensor_set_requires_grad(t, in_.ConsumeIntegralInRange<int32_t>(-1, 2)));
@@ -890,6 +939,9 @@ class Runner {
           }
           case 6:  // any pair: most are refused (shape, dtype, itself, read-only)
             check("tc_tensor_set_grad", tc_tensor_set_grad(t, handle()));
+            break;
+          case 7:  // any pair: t takes the other's data (graphs that saved t then refuse it)
+            check("tc_tensor_set_data", tc_tensor_set_data(t, handle()));
             break;
           default: {
             int32_t v = 0;
@@ -952,7 +1004,7 @@ class Runner {
       case 12: {  // nn ops
         tc_tensor a = handle(), b = handle();
         const int32_t red = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
-        switch (in_.ConsumeIntegralInRange<int>(0, 6)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
           case 0:
             make("tc_cross_entropy", [&](tc_tensor* o) { return tc_cross_entropy(a, b, red, o); });
             break;
@@ -1018,6 +1070,9 @@ class Runner {
             }
             break;
           }
+          case 7:
+            rnn(a, b);
+            break;
           default:
             make("tc_embedding", [&](tc_tensor* o) { return tc_embedding(a, b, o); });
         }

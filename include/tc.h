@@ -1270,6 +1270,35 @@ TC_API int32_t tc_prelu(tc_tensor input, tc_tensor weight, tc_tensor* out);
  * the second half (dim's size even; floating). */
 TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out);
 
+/* Recurrent layers: torch.nn.RNN / LSTM / GRU over a whole sequence. */
+#define TC_RNN_TANH 0
+#define TC_RNN_RELU 1
+#define TC_RNN_LSTM 2
+#define TC_RNN_GRU 3
+/** The settings of tc_rnn (size first: set it to sizeof(tc_rnn_options)). */
+typedef struct tc_rnn_options {
+  uint32_t size;
+  int32_t mode;          /* TC_RNN_* */
+  int64_t num_layers;    /* >= 1 */
+  int32_t has_biases;    /* weights hold b_ih, b_hh after w_ih, w_hh */
+  int32_t bidirectional; /* a second, reversed direction per layer */
+  int32_t batch_first;   /* input and output are (B, T, ...) */
+  int32_t train;         /* dropout applies only while training */
+  double dropout;        /* between layers, in [0, 1] */
+} tc_rnn_options;
+/** A multi-layer Elman RNN (tanh or relu), LSTM or GRU over input (T, B, I),
+ * (B, T, I) with batch_first, or unbatched (T, I), as torch.nn's layers:
+ * weights are PyTorch's _flat_weights, for each layer and direction w_ih
+ * (G*H, I_l), w_hh (G*H, H_out), then b_ih, b_hh (G*H) with has_biases, then
+ * an LSTM's projection w_hr (H_out, H) if it has one (G = 1, 4 or 3 gates in
+ * PyTorch's order: LSTM i, f, g, o; GRU r, z, n). hx (D*L, B, H_out) and an
+ * LSTM's cx (D*L, B, H) may be NULL (zeros). out gets the last layer's states
+ * (T, B, D*H_out); h_n (and, for an LSTM, c_n; else *c_n = NULL) each layer's
+ * final ones. Composed of differentiable ops: the gradient runs through time. */
+TC_API int32_t tc_rnn(tc_tensor input, tc_tensor hx, tc_tensor cx, const tc_tensor* weights,
+                      int64_t num_weights, const tc_rnn_options* options, tc_tensor* out, tc_tensor* h_n,
+                      tc_tensor* c_n);
+
 /* END GENERATED OPS */
 
 /* ======================================================================== */
@@ -1295,6 +1324,27 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t);
  * it is overwriting, and such a grad can keep t alive from its storage's
  * deleter, a cycle that would leak both; assign a copy instead. */
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad);
+/** Makes t a tensor over data's elements (PyTorch's `t.data = data`): t takes
+ * data's storage, offset, shape, strides, dtype and device, and keeps its own
+ * identity: every handle to t, its requires_grad, hooks, and the optimizers
+ * and graphs holding it see the new data. This is how a module moves or
+ * converts its parameters in place (Module.to) without breaking tied weights
+ * or an optimizer made before. data itself is unchanged (t and data then share
+ * memory); data == t does nothing. A tensor that requires grad needs floating
+ * data (TC_ERR_DTYPE, as PyTorch). Unlike PyTorch:
+ *  - t's .grad is dropped when it no longer matches t's new shape, dtype or
+ *    device (PyTorch keeps it and fails at the next backward); set a converted
+ *    grad afterwards if it should be kept (tc_tensor_set_grad);
+ *  - a graph recorded before that saved t for its backward refuses to use it
+ *    (TC_ERR_AUTOGRAD at backward, like a saved tensor modified in place), and
+ *    a gradient of t's old shape or device reaching t is refused the same way;
+ *  - data must not be another tensor's view of t's own memory (through DLPack
+ *    or tc_from_blob: its storage's deleter would keep t alive from inside t,
+ *    a cycle that leaks both): TC_ERR_INVALID_ARGUMENT; a view of t made by
+ *    libtc (same storage) is fine.
+ * Not thread-safe for t: no other thread may use t during the call (it
+ * replaces t's metadata, not only its values; PyTorch's set_data is the same). */
+TC_API int32_t tc_tensor_set_data(tc_tensor t, tc_tensor data);
 /** Keeps .grad for a non-leaf tensor during backward. */
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t);
 /** The name of the node that made t ("AddBackward0"-like: "AddBackward"), or

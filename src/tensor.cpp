@@ -150,6 +150,51 @@ void check_writable(const Tensor& t, const char* op) {
   }
 }
 
+std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
+  if (t->numel() == 0 || !t->data()) return {0, 0};
+  int64_t lo = 0, hi = 0;  // element offsets of the lowest and highest element
+  for (int64_t d = 0; d < t->ndim(); ++d) {
+    const int64_t reach = (t->shape[d] - 1) * t->strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(t->data());
+  const int64_t item = t->itemsize();
+  return {base + uintptr_t(lo * item), base + uintptr_t((hi + 1) * item)};
+}
+
+void set_data(const Tensor& t, const Tensor& src) {
+  if (t == src) return;
+  TC_CHECK(!t->requires_grad || is_floating(src->dtype), TC_ERR_DTYPE,
+           "data set to a tensor that requires gradients must be floating point (t requires grad; data is ",
+           dtype_name(src->dtype), ")");
+  // Another storage over t's own bytes (a DLPack or from_blob wrapper of
+  // t's memory) would keep t alive from the deleter of the storage t is
+  // about to hold: a cycle. A view sharing t's storage object has no deleter
+  // of its own and is fine.
+  if (src->storage != t->storage) {
+    const auto ts = byte_span(t), ss = byte_span(src);
+    TC_CHECK(!(ts.first < ss.second && ss.first < ts.second), TC_ERR_INVALID_ARGUMENT,
+             "data shares t's memory through another storage (t's memory through DLPack or from_blob); "
+             "set a copy: data.clone()");
+  }
+  const bool same_meta = src->shape == t->shape && src->dtype == t->dtype && src->device == t->device;
+  // Nothing below throws.
+  t->storage = src->storage;
+  t->offset = src->offset;
+  t->shape = src->shape;
+  t->strides = src->strides;
+  t->dtype = src->dtype;
+  t->device = src->device;
+  ++t->data_generation;
+  if (!same_meta) {
+    const Tensor g = t->grad();
+    if (g && (g->shape != t->shape || g->dtype != t->dtype || g->device != t->device)) t->set_grad(nullptr);
+    // A new graph gets a new AccumulateGrad node (PyTorch resets it too when
+    // the type or device changes); one in a live graph checks what reaches it.
+    t->with_grad_accumulator([](std::weak_ptr<autograd::Node>& acc) { acc.reset(); });
+  }
+}
+
 Tensor empty(const Dims& shape, DType dtype, Device device) {
   const int64_t n = checked_numel(shape, "empty");
   int64_t nbytes;

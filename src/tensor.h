@@ -137,6 +137,10 @@ struct TensorImpl {
   std::atomic<bool> retains_grad{false};
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;                   // which output of grad_fn
+  // Bumped when t's data is replaced under it (set_data, PyTorch's `t.data =
+  // x`): a SavedTensor remembers it, so a graph recorded before refuses the
+  // tensor whatever versions the old and new storages have.
+  uint32_t data_generation = 0;
   // A leaf's gradient and post-accumulate-grad hooks (autograd/hooks.h),
   // made on first registration under the hooks' lock; null when none.
   std::shared_ptr<autograd::HookList> hooks;
@@ -204,6 +208,13 @@ struct TensorImpl {
 // or when two of t's elements share one memory location (a stride-0 dim of
 // size > 1: an expanded view), which PyTorch refuses for in-place writes too.
 void check_writable(const Tensor& t, const char* op);
+
+// The bytes [first, last) t's elements span (empty, {0, 0}, for no elements).
+std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t);
+
+// t takes src's storage, offset, shape, strides, dtype and device (tc.h:
+// tc_tensor_set_data); checks first, so a refused call changes nothing.
+void set_data(const Tensor& t, const Tensor& src);
 
 // Tensors alive now (the live_tensors flag).
 int64_t live_tensor_count() noexcept;

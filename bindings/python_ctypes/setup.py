@@ -132,7 +132,7 @@ setup(
     long_description=open(os.path.join(HERE, "README.md")).read(),
     long_description_content_type="text/markdown",
     license="MIT OR Apache-2.0",
-    packages=["tc", "tc.nn", "tc.optim", "tc.utils"],
+    packages=["tc", "tc.nn", "tc.nn.utils", "tc.optim", "tc.utils"],
     package_data={"tc": ["py.typed", "lib/libtc.so", "lib/libtc_cuda.so", "lib/libtc_mpi.so"]},
     python_requires=">=3.8",
     extras_require={"numpy": ["numpy"]},

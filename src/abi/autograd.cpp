@@ -49,20 +49,6 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
   return api(__func__, [&] { get_tensor(t, "t")->set_grad(nullptr); });
 }
 
-namespace {
-// The bytes [first, last) a tensor's elements span (empty for no elements).
-std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
-  if (t->numel() == 0 || !t->data()) return {0, 0};
-  int64_t lo = 0, hi = 0;  // element offsets of the lowest and highest element
-  for (int64_t d = 0; d < t->ndim(); ++d) {
-    const int64_t reach = (t->shape[d] - 1) * t->strides[d];
-    (reach < 0 ? lo : hi) += reach;
-  }
-  const uintptr_t base = reinterpret_cast<uintptr_t>(t->data());
-  const int64_t item = t->itemsize();
-  return {base + uintptr_t(lo * item), base + uintptr_t((hi + 1) * item)};
-}
-}  // namespace
 
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
   return api(__func__, [&] {
@@ -93,6 +79,10 @@ TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
              "assign a copy: grad.clone()");
     x->set_grad(g);
   });
+}
+
+TC_API int32_t tc_tensor_set_data(tc_tensor t, tc_tensor data) {
+  return api(__func__, [&] { set_data(get_tensor(t, "t"), get_tensor(data, "data")); });
 }
 
 TC_API int32_t tc_tensor_retain_grad(tc_tensor t) {

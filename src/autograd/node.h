@@ -58,7 +58,7 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t)
-      : tensor_(t), version_(t ? t->version() : 0), defined_(t != nullptr) {}
+      : tensor_(t), version_(t ? t->version() : 0), generation_(t ? t->data_generation : 0), defined_(t != nullptr) {}
   // The saved tensor; throws TC_ERR_AUTOGRAD naming `node` when it was freed
   // (backward ran without retain_graph) or modified in place.
   Tensor unpack(const char* node) const;
@@ -70,6 +70,7 @@ class SavedTensor {
  private:
   Tensor tensor_;
   int64_t version_ = 0;
+  uint32_t generation_ = 0;  // the tensor's data_generation when saved
   bool defined_ = false;
   bool released_ = false;
 };

@@ -21,6 +21,7 @@ struct Optimizer {
     // changes nothing.
     for (const Tensor& p : params)
       if (p->grad()) check_writable(p, "optimizer step");
+    follow_params();
     do_step();
   }
   // Sets every parameter's grad to none.
@@ -51,6 +52,11 @@ struct Optimizer {
   double lr = 0;  // read by do_step under mu
 
  protected:
+  // Brings per-parameter state to its parameter's dtype and device when the
+  // parameter's data was replaced since (Module.to after a first step), as
+  // PyTorch's load_state_dict casts state to its parameter; a changed shape
+  // throws TC_ERR_SHAPE before anything changes.
+  virtual void follow_params() {}
   virtual void do_step() = 0;
   virtual Items do_state_dict() = 0;
   virtual void do_load_state_dict(const Items& items) = 0;

@@ -117,6 +117,23 @@ struct StatefulOptimizer : Optimizer {
       if (s.used) (*s.tensors)[i] = zeros(p->shape, p->dtype, p->device);
   }
 
+  void follow_params() override {
+    const std::vector<Slot> all = slots(o);
+    for (const Slot& s : all)
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Tensor& t = (*s.tensors)[i];
+        TC_CHECK(!t || t->shape == params[i]->shape, TC_ERR_SHAPE, kind.name, ": the state '", s.name,
+                 "' of parameter ", i, " has shape ", t->shape, " but the parameter now has shape ",
+                 params[i]->shape, " (its data was replaced after the optimizer's first step)");
+      }
+    for (const Slot& s : all)
+      for (size_t i = 0; i < params.size(); ++i) {
+        Tensor& t = (*s.tensors)[i];
+        const Tensor& p = params[i];
+        if (t && (t->dtype != p->dtype || t->device != p->device)) t = to_device(cast(t, p->dtype), p->device);
+      }
+  }
+
   Items do_state_dict() override {
     std::vector<std::pair<const char*, double>> values;
     for (const Hyper<Options>& h : kind.hypers) {

@@ -36,6 +36,8 @@
 #pragma weak tc_optimizer_rmsprop
 #pragma weak tc_optimizer_adagrad
 #pragma weak tc_optimizer_step
+#pragma weak tc_tensor_set_data
+#pragma weak tc_rnn
 #pragma weak tc_optimizer_zero_grad
 #pragma weak tc_optimizer_free
 #pragma weak tc_tensor_set_requires_grad
@@ -107,6 +109,8 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_optimizer_rmsprop),
                        reinterpret_cast<void*>(&tc_optimizer_adagrad),
                        reinterpret_cast<void*>(&tc_optimizer_step),
+                       reinterpret_cast<void*>(&tc_tensor_set_data),
+                       reinterpret_cast<void*>(&tc_rnn),
                        reinterpret_cast<void*>(&tc_optimizer_zero_grad),
                        reinterpret_cast<void*>(&tc_optimizer_free),
                        reinterpret_cast<void*>(&tc_tensor_set_requires_grad),
@@ -453,6 +457,47 @@ class Workload {
     STEP(tc_save_safetensors, *model, path.c_str());
     STEP(tc_load_safetensors, path.c_str(), 0, mapped);
     STEP(tc_load_safetensors, path.c_str(), TC_LOAD_COPY, copied);
+
+    // A parameter converted in place (Module.to(float64)): the optimizers'
+    // state follows it (a cast of each slot) at their next step.
+    {
+      tc_tensor *w64 = slot(), *s2 = slot();
+      STEP(tc_to_dtype, *w2, TC_FLOAT64, w64);
+      STEP(tc_tensor_set_data, *w2, *w64);
+      STEP(tc_sum, *w2, nullptr, 0, 0, s2);
+      STEP(tc_backward, *s2, nullptr, 0);
+      STEP(tc_optimizer_step, opt_);
+      STEP(tc_optimizer_step, rmsprop_);
+      STEP(tc_optimizer_zero_grad, opt_);
+    }
+
+    // A bidirectional LSTM over a short sequence (tc_rnn), forward and back through time.
+    {
+      const int64_t xs3[] = {3, 2, 4}, wih[] = {8, 4}, whh[] = {8, 2}, bs[] = {8};
+      tc_tensor* seq = slot();
+      STEP(tc_randn, xs3, 3, TC_FLOAT32, TC_CPU, seq);
+      STEP(tc_tensor_set_requires_grad, *seq, 1);
+      tc_tensor ws[8];
+      for (int d = 0; d < 2; ++d) {
+        tc_tensor *a = slot(), *b = slot(), *c = slot(), *e = slot();
+        STEP(tc_randn, wih, 2, TC_FLOAT32, TC_CPU, a);
+        STEP(tc_randn, whh, 2, TC_FLOAT32, TC_CPU, b);
+        STEP(tc_randn, bs, 1, TC_FLOAT32, TC_CPU, c);
+        STEP(tc_randn, bs, 1, TC_FLOAT32, TC_CPU, e);
+        STEP(tc_tensor_set_requires_grad, *b, 1);
+        ws[4 * d] = *a, ws[4 * d + 1] = *b, ws[4 * d + 2] = *c, ws[4 * d + 3] = *e;
+      }
+      tc_rnn_options ro{};
+      ro.size = sizeof ro;
+      ro.mode = TC_RNN_LSTM;
+      ro.num_layers = 1;
+      ro.has_biases = 1;
+      ro.bidirectional = 1;
+      tc_tensor *ro_out = slot(), *ro_h = slot(), *ro_c = slot(), *ro_sum = slot();
+      STEP(tc_rnn, *seq, nullptr, nullptr, ws, 8, &ro, ro_out, ro_h, ro_c);
+      STEP(tc_sum, *ro_out, nullptr, 0, 0, ro_sum);
+      STEP(tc_backward, *ro_sum, nullptr, 0);
+    }
 
     // The neural-network layers (ops/nn_layers.cpp): a small conv net's
     // forward and backward, running statistics updated in place.

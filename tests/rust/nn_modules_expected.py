@@ -82,3 +82,55 @@ y = F.linear(att.transpose(1, 2).reshape(b, t, d), pw, pb)
 backward(y)
 emit("ATTN_Y", y), emit("ATTN_GQW", qw.grad), emit("ATTN_GQB", qb.grad), emit("ATTN_GPW", pw.grad)
 emit("ATTN_GX", x.grad)
+
+# LSTM(2, 3, bidirectional) and GRU(2, 3, num_layers=2), float64, sequence-first
+# (4, 2, 2): weight k of _flat_weights is pat(numel, 0.3 + 0.1 k, 0.05 k) / 2.
+for kind, name in ((torch.nn.LSTM, "LSTM"), (torch.nn.GRU, "GRU")):
+    m = (kind(2, 3, bidirectional=True) if kind is torch.nn.LSTM else kind(2, 3, num_layers=2)).double()
+    with torch.no_grad():
+        for k, w in enumerate(m._flat_weights):
+            w.copy_(pat(w.numel(), 0.3 + 0.1 * k, 0.05 * k, *w.shape) / 2)
+    x = leaf(pat(16, 0.43, 0.7, 4, 2, 2))
+    out = m(x)
+    y, hn = out[0], (out[1][0] if kind is torch.nn.LSTM else out[1])
+    backward(y)
+    emit(name + "_Y", y), emit(name + "_HN", hn), emit(name + "_GX", x.grad), emit(name + "_GW0", m._flat_weights[0].grad)
+
+# The word-language-model recipe (pytorch/examples word_language_model: Embedding ->
+# RNN -> Linear decoder tied to the embedding, SGD with gradient clipping 0.25,
+# truncated BPTT with the hidden state detached between batches), tiny and with
+# patterned weights: parameter k of named_parameters() is pat(numel, 0.21 + 0.07 k,
+# 0.1 k) / 3; the tokens are (7 i + 3) % 20; float64.
+for mode in ("LSTM", "GRU", "RNN_TANH"):
+    ntoken, nhid, nlayers, bptt, batch = 20, 8, 2, 5, 2
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = torch.nn.Embedding(ntoken, nhid)
+            self.rnn = (getattr(torch.nn, mode)(nhid, nhid, nlayers) if mode != "RNN_TANH"
+                        else torch.nn.RNN(nhid, nhid, nlayers, nonlinearity="tanh"))
+            self.decoder = torch.nn.Linear(nhid, ntoken)
+            self.decoder.weight = self.encoder.weight
+
+    m = Model().double()
+    with torch.no_grad():
+        for k, (_, p) in enumerate(m.named_parameters()):
+            p.copy_(pat(p.numel(), 0.21 + 0.07 * k, 0.1 * k, *p.shape) / 3)
+    data = torch.tensor([(7 * i + 3) % ntoken for i in range(batch * (3 * bptt + 1))])
+    data = data.view(batch, -1).t().contiguous()  # batchify: (steps, batch)
+    hidden, losses = None, []
+    for i in range(0, 3 * bptt, bptt):
+        x, y = data[i:i + bptt], data[i + 1:i + 1 + bptt].reshape(-1)
+        if hidden is not None:
+            hidden = tuple(h.detach() for h in hidden) if mode == "LSTM" else hidden.detach()
+        m.zero_grad()
+        out, hidden = m.rnn(m.encoder(x), hidden)
+        loss = F.cross_entropy(m.decoder(out).view(-1, ntoken), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 0.25)
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(p.grad, alpha=-1.0)
+        losses.append(loss)
+    emit("WORD_LM_" + mode, torch.stack(losses))

@@ -229,4 +229,10 @@ subtract, multiply, divide, true_divide, negative = (globals()[n] for n in ("sub
 from . import _binary_ext  # noqa: E402
 globals().update(_binary_ext.FUNCTIONS)  # tc.div(rounding_mode=), tc.clamp with tensor bounds, tc.lerp, ...
 
+from . import _rnn  # noqa: E402
+globals().update(_rnn.FUNCTIONS)  # tc.lstm, tc.gru, tc.rnn_tanh, tc.rnn_relu (torch's signatures)
+
 __all__ = [n for n in globals() if not n.startswith("_")]
+
+# ---- tc.distributions (torch.distributions) ----------------------------------
+from . import distributions  # noqa: E402,F401

@@ -105,6 +105,10 @@ TC_PAD_CONSTANT = 0
 TC_PAD_REFLECT = 1
 TC_PAD_REPLICATE = 2
 TC_PAD_CIRCULAR = 3
+TC_RNN_TANH = 0
+TC_RNN_RELU = 1
+TC_RNN_LSTM = 2
+TC_RNN_GRU = 3
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
@@ -157,6 +161,18 @@ class tc_tensor_options(C.Structure):
         ('std', C.c_double),
         ('data', C.c_void_p),
         ('nbytes', C.c_int64),
+    ]
+
+class tc_rnn_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('mode', C.c_int32),
+        ('num_layers', C.c_int64),
+        ('has_biases', C.c_int32),
+        ('bidirectional', C.c_int32),
+        ('batch_first', C.c_int32),
+        ('train', C.c_int32),
+        ('dropout', C.c_double),
     ]
 
 class tc_function_def(C.Structure):
@@ -1529,6 +1545,10 @@ FUNCTIONS = {
         [tc_tensor, C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'input'), ('int64_t', 'dim'), ('tc_tensor*', 'out')),
     ),
+    'tc_rnn': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_rnn_options), C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'input'), ('tc_tensor', 'hx'), ('tc_tensor', 'cx'), ('const tc_tensor*', 'weights'), ('int64_t', 'num_weights'), ('const tc_rnn_options*', 'options'), ('tc_tensor*', 'out'), ('tc_tensor*', 'h_n'), ('tc_tensor*', 'c_n')),
+    ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],
         (('tc_tensor', 't'), ('int32_t', 'requires_grad')),
@@ -1552,6 +1572,10 @@ FUNCTIONS = {
     'tc_tensor_set_grad': (
         [tc_tensor, tc_tensor],
         (('tc_tensor', 't'), ('tc_tensor', 'grad')),
+    ),
+    'tc_tensor_set_data': (
+        [tc_tensor, tc_tensor],
+        (('tc_tensor', 't'), ('tc_tensor', 'data')),
     ),
     'tc_tensor_retain_grad': (
         [tc_tensor],

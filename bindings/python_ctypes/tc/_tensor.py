@@ -240,6 +240,8 @@ TopK = collections.namedtuple("TopK", ["values", "indices"])
 _ndim_f = fn("tc_tensor_ndim")
 _shape_f = fn("tc_tensor_shape")
 _dtype_f = fn("tc_tensor_dtype")
+# Bumped by every `.data =`: dtype caches made before it are re-read.
+_set_data_epoch = [0]
 _item_f = fn("tc_tensor_item")
 _to_dtype_f = fn("tc_to_dtype")
 _to_device_f = fn("tc_to_device")
@@ -296,18 +298,23 @@ class Tensor:
     def dtype(self):
         """The tensor's element type."""
         dt = self._dt
-        if dt is None:
+        # The cache is (dtype, set_data epoch): `.data =` may change the dtype
+        # of a tensor that other Python objects also wrap.
+        if dt is None or dt[1] != _set_data_epoch[0]:
             out = _I32()
             check(_dtype_f(self._h, byref(out)))
-            dt = self._dt = K.BY_CODE[out.value]
-        return dt
+            dt = self._dt = (K.BY_CODE[out.value], _set_data_epoch[0])
+        return dt[0]
 
     @property
     def device(self):
         """The device the tensor lives on."""
+        return K.device.from_code(self._device_code())
+
+    def _device_code(self):
         out = _I32()
         check(lib_tc_tensor_device(self._h, byref(out)))
-        return K.device.from_code(out.value)
+        return out.value
 
     @property
     def is_cuda(self):
@@ -454,6 +461,21 @@ class Tensor:
         """
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def data(self) -> "Tensor":
+        """The tensor's data cut from the graph (a detached view); assigning a
+        tensor replaces this tensor's data in place, keeping its identity
+        (PyTorch's ``t.data = x``, how ``Module.to`` converts parameters):
+        optimizers, tied modules and hooks holding it see the new data."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError("Variable data has to be a tensor, but got %s" % type(value).__name__)
+        check(fn("tc_tensor_set_data")(self._h, value._h))
+        _set_data_epoch[0] += 1
 
     @property
     def is_leaf(self):
@@ -612,13 +634,12 @@ class Tensor:
                 dev = a
             else:
                 dt = a  # a numpy dtype
+        # As PyTorch: the tensor itself when nothing changes.
         t = self
-        if dev is not None:
+        if dev is not None and K.device_code(dev) != self._device_code():
             t = _call(_to_device_f, t._h, K.device_code(dev))
-        if dt is not None:
+        if dt is not None and K.to_dtype(dt) != t.dtype:
             t = _call(_to_dtype_f, t._h, K.to_dtype(dt).code)
-        if t is self:
-            t = _call(_retain, self._h)
         return t
 
     def type(self, dtype=None):

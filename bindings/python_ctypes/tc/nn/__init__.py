@@ -35,6 +35,17 @@ from . import modules_layers as _layers  # noqa: E402
 globals().update({_c: getattr(_layers, _c) for _c in _layers.__all__})
 __all__ += [_c for _c in _layers.__all__ if _c not in __all__]
 
+# ---- more losses (modules_loss_more.py: the margin, embedding, ranking,
+# triplet, likelihood and CTC loss modules; modules_adaptive.py:
+# AdaptiveLogSoftmaxWithLoss and the deprecated Container).
+from . import modules_adaptive as _adaptive  # noqa: E402
+from . import modules_loss_more as _losses_more  # noqa: E402
+
+for _m in (_losses_more, _adaptive):
+    globals().update({_c: getattr(_m, _c) for _c in _m.__all__})
+    __all__ += [_c for _c in _m.__all__ if _c not in __all__]
+del _m
+
 # ---- recurrent layers (modules_rnn.py; packing helpers in utils_rnn.py, as tc.nn.utils.rnn)
 from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 

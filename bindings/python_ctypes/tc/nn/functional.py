@@ -256,3 +256,11 @@ from .._shape_ops import pad  # noqa: E402,F401  (torch.nn.functional.pad)
 # ceil_mode/dilation/indices, resampling): conv2d, max_pool2d, avg_pool2d and
 # embedding there extend the forms above with PyTorch's further arguments.
 from .functional_layers import *  # noqa: E402,F401,F403
+
+# ---- more losses (functional_loss_more.py, functional_ctc.py): margin, embedding,
+# ranking, triplet, Gaussian/Poisson likelihood and CTC losses.
+from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,  # noqa: E402,F401
+                                   margin_ranking_loss, multi_margin_loss, multilabel_margin_loss,
+                                   multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                                   triplet_margin_loss, triplet_margin_with_distance_loss)
+from .functional_ctc import ctc_loss  # noqa: E402,F401

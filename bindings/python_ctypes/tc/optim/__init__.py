@@ -1,5 +1,7 @@
-"""tc.optim: SGD, Adam, AdamW, RMSprop and Adagrad over libtc's optimizers (tc_optimizer_*).
-The update runs in C; Python only holds the handle."""
+"""tc.optim: torch.optim's optimizers. SGD, Adam, AdamW, RMSprop and Adagrad
+run their update in libtc (tc_optimizer_*; Python only holds the handle);
+the others, and user subclasses of :class:`Optimizer`, are Python over tc's
+tensor ops (tc/optim/_python_optimizer.py)."""
 import ctypes as C
 from typing import Any, Callable, Optional
 
@@ -7,6 +9,8 @@ from .. import _decls as D
 from .._core import VP, byref, fn
 from .._errors import check
 from .._tensor import Tensor
+from ._required import required
+from ._python_optimizer import Optimizer
 
 
 class _ParamGroup(dict):
@@ -43,9 +47,11 @@ class _ParamGroup(dict):
         dict.__setitem__(self, key, value)
 
 
-class Optimizer:
-    """Parameter groups as in PyTorch: each group is one C optimizer
-    (tc_optimizer_*) made with the defaults updated by the group's options."""
+class _COptimizer(Optimizer):
+    """The base of the optimizers whose step runs in libtc: parameter groups
+    as in PyTorch, each group one C optimizer (tc_optimizer_*) made with the
+    defaults updated by the group's options. It overrides every method of the
+    Python :class:`Optimizer` that touches state (which lives in C here)."""
 
     _free = fn("tc_optimizer_free")
 
@@ -90,6 +96,11 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         options = dict(self.defaults)
         options.update({k: v for k, v in param_group.items() if k != "params"})
+        for name, value in options.items():
+            if value is required:
+                raise ValueError("parameter group didn't specify a value of required optimization parameter "
+                                 + name)
+        self._check_group(options)
         arr = (VP * len(params))(*[p._h for p in params])
         out = VP()
         check(self._create(options, arr, len(params), byref(out)))
@@ -103,7 +114,7 @@ class Optimizer:
             self._handles = []
             for h in handles:
                 try:
-                    Optimizer._free(h)
+                    _COptimizer._free(h)
                 except Exception:
                     pass
 
@@ -116,10 +127,25 @@ class Optimizer:
         Returns:
             the closure's loss, or None.
         """
-        loss = closure() if closure is not None else None
+        from .._core import enable_grad, no_grad
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
         step = fn("tc_optimizer_step")
-        for h in self._handles:
-            check(step(h))
+        for h, group in zip(self._handles, self.param_groups):
+            # maximize: the C step has no such option; it descends -grad,
+            # which is torch's rule (the gradient is negated first, before
+            # weight decay). Negation is exact, so .grad comes back unchanged.
+            flipped = [p.grad for p in group["params"] if p.grad is not None] if group.get("maximize") else []
+            with no_grad():
+                for g in flipped:
+                    g.mul_(-1)
+                try:
+                    check(step(h))
+                finally:
+                    for g in flipped:
+                        g.mul_(-1)
         return loss
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -128,19 +154,17 @@ class Optimizer:
         Args:
             set_to_none (bool): set them to None rather than zero.
         """
+        if not set_to_none:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        p.grad.zero_()
+            return
         zero = fn("tc_optimizer_zero_grad")
         for h in self._handles:
             check(zero(h))
-
-    @property
-    def lr(self):
-        """The first group's learning rate (setting it sets every group's)."""
-        return self.param_groups[0]["lr"]
-
-    @lr.setter
-    def lr(self, value):
-        for g in self.param_groups:
-            g["lr"] = value
 
     # ---- state dicts: PyTorch's layout, over tc_optimizer_state_dict ----
     _hypers = ()  # the C names of the hyperparameters, in order
@@ -159,6 +183,11 @@ class Optimizer:
             for name in self._hypers:
                 group[name] = flat.pop("param_groups.0." + name).item()
             group = self._group_from_c(group)
+            # torch's options the C optimizer does not hold (maximize,
+            # foreach, ...) come from the group, so the dict has torch's keys.
+            for k, v in pg.items():
+                if k not in group and k not in ("params", "initial_lr") and k in self.defaults:
+                    group[k] = v
             group["params"] = list(range(first, first + len(pg["params"])))
             for name, t in flat.items():
                 _, i, field = name.split(".", 2)
@@ -194,6 +223,10 @@ class Optimizer:
                 for field, t in fields.items():
                     if not isinstance(t, Tensor):
                         t = tensor(t, dtype="int64" if field == "step" else None)
+                    elif field == "step" and t.dtype.name != "int64":
+                        # torch keeps Adam's and Adagrad's step as a float32
+                        # tensor; the C optimizers count in int64.
+                        t = tensor(int(t.reshape(-1)[0].item()), dtype="int64")
                     d["state.%d.%s" % (position[i], field)] = t
             check(fn("tc_optimizer_load_state_dict")(h, d._h))
             for k, v in group.items():
@@ -202,6 +235,32 @@ class Optimizer:
             first += n
         if len(self.param_groups) == 1:
             self.defaults.update({k: v for k, v in groups[0].items() if k not in ("params", "lr")})
+
+    def _check_group(self, options):
+        """Refuses a group whose options the C optimizer cannot honour
+        (subclasses say which); the C optimizer checks the values."""
+
+    @property
+    def state(self):
+        """Each stepped parameter's state, as torch's ``optimizer.state``
+        ({parameter: {name: tensor}}): a snapshot (copies) of the C state
+        (a Python subclass, which sets its own, gets that)."""
+        if "state" in self.__dict__:
+            return self.__dict__["state"]
+        flat = {}
+        sd = self.state_dict()["state"]
+        params = [p for g in self.param_groups for p in g["params"]]
+        for i, fields in sd.items():
+            flat[params[i]] = fields
+        return flat
+
+    @state.setter
+    def state(self, value):
+        self.__dict__["state"] = value
+
+    def __getstate__(self):
+        raise TypeError("a %s steps in libtc (a C handle): save and load its state_dict() instead of pickling "
+                        "or copying it" % type(self).__name__)
 
     def _set_hyper(self, index, group):
         """Replaces the hyperparameters of group `index` in its C optimizer
@@ -223,29 +282,52 @@ class Optimizer:
         return {h: g[h] for h in self._hypers}
 
     def __repr__(self):
-        opts = ", ".join("%s=%r" % kv for kv in sorted(self.defaults.items()))
-        return "%s(%s)" % (type(self).__name__, opts)
+        # torch's layout: one block per group, its options sorted by name
+        out = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += "\nParameter Group {0}\n".format(i)
+            for key in sorted(group.keys()):
+                if key != "params":
+                    out += "    {0}: {1}\n".format(key, group[key])
+        return out + ")"
 
 
-class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum, as PyTorch's.
+class SGD(_COptimizer):
+    """Stochastic gradient descent with optional momentum, as torch.optim.SGD.
 
     Args:
         params (iterable): parameters or parameter groups (dicts).
-        lr (float): the learning rate.
+        lr (float): the learning rate (required, as in torch).
         momentum (float): the momentum factor.
         dampening (float): dampening of the momentum.
         weight_decay (float): L2 penalty.
         nesterov (bool): Nesterov momentum.
+        maximize (bool): ascend the objective (the C step descends the negated gradient).
+        foreach (bool, optional): accepted for torch's signature; libtc has one implementation.
+        differentiable (bool): must be False: libtc's autograd records no in-place update of
+            tensors that require grad (NotImplementedError).
     """
     _hypers = ("lr", "momentum", "dampening", "weight_decay", "nesterov")
 
     def _group_from_c(self, g):
         g["nesterov"] = bool(g["nesterov"])
         return g
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov))
+
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        if momentum < 0.0:
+            raise ValueError("Invalid momentum value: {}".format(momentum))
+        if weight_decay < 0.0:
+            raise ValueError("Invalid weight_decay value: {}".format(weight_decay))
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable))
+
+    _check_group = staticmethod(lambda options: _no_differentiable("SGD", options))
 
     def _create(self, g, arr, n, out):
         o = D.tc_sgd_options()
@@ -255,8 +337,47 @@ class SGD(Optimizer):
         return fn("tc_optimizer_sgd")(arr, n, byref(o), out)
 
 
-class Adam(Optimizer):
-    """The Adam optimizer (Kingma & Ba), as PyTorch's.
+_DIFFERENTIABLE_MESSAGE = ("tc.optim.%s: differentiable=True is not supported: a differentiable step updates "
+                           "non-leaf tensors in place, which libtc's autograd does not record")
+
+
+def _no_differentiable(name, options):
+    """differentiable=True is refused rather than silently ignored: the step
+    would update tensors that require grad in place, which libtc's autograd
+    refuses (in-place ops on tensors that require grad)."""
+    if options.get("differentiable"):
+        raise NotImplementedError(_DIFFERENTIABLE_MESSAGE % name)
+
+
+def _check_adam_args(lr, betas, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError("Invalid learning rate: {}".format(lr))
+    if not 0.0 <= eps:
+        raise ValueError("Invalid epsilon value: {}".format(eps))
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError("Invalid beta parameter at index 0: {}".format(betas[0]))
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError("Invalid beta parameter at index 1: {}".format(betas[1]))
+    if not 0.0 <= weight_decay:
+        raise ValueError("Invalid weight_decay value: {}".format(weight_decay))
+
+
+def _wants_python_adam(params, args, kwargs):
+    """Whether Adam's arguments ask for amsgrad (which only the Python Adam
+    does), for the optimizer or for a group given in a list (a generator of
+    groups is not looked into: the C optimizer then refuses such a group
+    when it is added)."""
+    if args[4] if len(args) > 4 else kwargs.get("amsgrad", False):
+        return True
+    if isinstance(params, (list, tuple)):
+        return any(isinstance(g, dict) and g.get("amsgrad") for g in params)
+    return False
+
+
+class Adam(_COptimizer):
+    """The Adam optimizer (Kingma & Ba), as torch.optim.Adam. With
+    ``amsgrad=True`` it is the Python Adam (tc.optim.adam_python.PythonAdam,
+    a subclass); else the update runs in C.
 
     Args:
         params (iterable): parameters or parameter groups (dicts).
@@ -264,9 +385,20 @@ class Adam(Optimizer):
         betas (tuple of float): the moving-average factors of the gradient and its square.
         eps (float): added to the denominator.
         weight_decay (float): L2 penalty.
+        amsgrad (bool): divide by the largest second moment so far (AMSGrad).
+        foreach, capturable, fused: accepted for torch's signature; libtc has one implementation.
+        maximize (bool): ascend the objective (the C step descends the negated gradient).
+        differentiable (bool): must be False: libtc's autograd records no in-place update of
+            tensors that require grad (NotImplementedError).
     """
     _decoupled = 0
     _hypers = ("lr", "beta1", "beta2", "eps", "weight_decay", "decoupled_weight_decay")
+
+    def __new__(cls, params=None, *args, **kwargs):
+        if cls in (Adam, AdamW) and _wants_python_adam(params, args, kwargs):
+            from .adam_python import PythonAdam, PythonAdamW
+            cls = PythonAdam if cls is Adam else PythonAdamW
+        return object.__new__(cls)
 
     def _group_from_c(self, g):
         out = {"lr": g["lr"], "betas": (g["beta1"], g["beta2"]), "eps": g["eps"],
@@ -278,8 +410,18 @@ class Adam(Optimizer):
         return {"lr": g["lr"], "beta1": b1, "beta2": b2, "eps": g["eps"], "weight_decay": g["weight_decay"],
                 "decoupled_weight_decay": g.get("decoupled_weight_decay", self._decoupled)}
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused))
+
+    def _check_group(self, options):
+        if options.get("amsgrad"):
+            raise ValueError("tc.optim.%s: a group with amsgrad=True needs the Python Adam: pass amsgrad=True "
+                             "to the constructor, or the groups as a list" % type(self).__name__)
+        _no_differentiable(type(self).__name__, options)
 
     def _create(self, g, arr, n, out):
         o = D.tc_adam_options()
@@ -291,7 +433,8 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov & Hutter), as PyTorch's.
+    """Adam with decoupled weight decay (Loshchilov & Hutter), as torch.optim.AdamW.
+    With ``amsgrad=True`` it is the Python AdamW (a subclass); else the update runs in C.
 
     Args:
         params (iterable): parameters or parameter groups (dicts).
@@ -299,10 +442,26 @@ class AdamW(Adam):
         betas (tuple of float): the moving-average factors of the gradient and its square.
         eps (float): added to the denominator.
         weight_decay (float): the decoupled decay factor.
+        amsgrad (bool): divide by the largest second moment so far (AMSGrad).
+        maximize (bool): ascend the objective (the C step descends the negated gradient).
+        foreach, capturable: accepted for torch's signature; libtc has one implementation.
     """
     _decoupled = 1
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
-        super().__init__(params, lr, betas, eps, weight_decay)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        _COptimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                                amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+                                                capturable=capturable))
+
+
 from .rmsprop_adagrad import Adagrad, RMSprop  # noqa: E402,F401
 from . import lr_scheduler  # noqa: E402,F401
+
+# ---- torch.optim's other optimizers, in Python over tc's tensor ops ----
+from .adadelta_adamax import Adadelta, Adamax  # noqa: E402,F401
+from .nadam_radam import NAdam, RAdam  # noqa: E402,F401
+from .asgd_rprop import ASGD, Rprop  # noqa: E402,F401
+from .lbfgs import LBFGS  # noqa: E402,F401
+from .sparse_adam import SparseAdam  # noqa: E402,F401

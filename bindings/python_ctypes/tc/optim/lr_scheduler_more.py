@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any, Iterable, List, Optional, Union
 
+from . import Optimizer
 from .lr_scheduler import LRScheduler
 
 
@@ -17,12 +18,13 @@ class StepLR(LRScheduler):
         step_size: steps between decays.
         gamma: the factor.
         last_epoch: the index of the last step (-1: start).
+        verbose: print each update.
     """
 
-    def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
+    def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1, verbose: bool = False):
         self.step_size = step_size
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self) -> List[float]:
         """Returns the learning rate of each parameter group for the current epoch.
@@ -30,6 +32,7 @@ class StepLR(LRScheduler):
         Returns:
             list of float: one rate per parameter group.
         """
+        self._warn_get_lr()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -46,12 +49,14 @@ class MultiStepLR(LRScheduler):
         milestones: step indices (a milestone listed twice decays twice).
         gamma: the factor.
         last_epoch: the index of the last step (-1: start).
+        verbose: print each update.
     """
 
-    def __init__(self, optimizer, milestones: Iterable[int], gamma: float = 0.1, last_epoch: int = -1):
+    def __init__(self, optimizer, milestones: Iterable[int], gamma: float = 0.1, last_epoch: int = -1,
+                 verbose: bool = False):
         self.milestones = Counter(milestones)
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self) -> List[float]:
         """Returns the learning rate of each parameter group for the current epoch.
@@ -59,6 +64,7 @@ class MultiStepLR(LRScheduler):
         Returns:
             list of float: one rate per parameter group.
         """
+        self._warn_get_lr()
         if self.last_epoch not in self.milestones:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in self.optimizer.param_groups]
@@ -75,11 +81,12 @@ class ExponentialLR(LRScheduler):
         optimizer: the optimizer.
         gamma: the factor.
         last_epoch: the index of the last step (-1: start).
+        verbose: print each update.
     """
 
-    def __init__(self, optimizer, gamma: float, last_epoch: int = -1):
+    def __init__(self, optimizer, gamma: float, last_epoch: int = -1, verbose: bool = False):
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self) -> List[float]:
         """Returns the learning rate of each parameter group for the current epoch.
@@ -87,6 +94,7 @@ class ExponentialLR(LRScheduler):
         Returns:
             list of float: one rate per parameter group.
         """
+        self._warn_get_lr()
         if self.last_epoch == 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -121,13 +129,16 @@ class OneCycleLR(LRScheduler):
         final_div_factor: min_lr = initial_lr / final_div_factor.
         three_phase: warm up, come back down to initial_lr, then anneal.
         last_epoch: the index of the last step (-1: start).
+        verbose: print each update.
     """
 
     def __init__(self, optimizer, max_lr, total_steps: Optional[int] = None, epochs: Optional[int] = None,
                  steps_per_epoch: Optional[int] = None, pct_start: float = 0.3, anneal_strategy: str = "cos",
                  cycle_momentum: bool = True, base_momentum: Any = 0.85, max_momentum: Any = 0.95,
                  div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False,
-                 last_epoch: int = -1):
+                 last_epoch: int = -1, verbose: bool = False):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError("{} is not an Optimizer".format(type(optimizer).__name__))
         self.optimizer = optimizer
         if total_steps is None and epochs is None and steps_per_epoch is None:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
@@ -184,7 +195,7 @@ class OneCycleLR(LRScheduler):
                         group["momentum"] = m_momentum
                     group["max_momentum"] = m_momentum
                     group["base_momentum"] = b_momentum
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     @staticmethod
     def _annealing_cos(start: float, end: float, pct: float) -> float:
@@ -201,11 +212,12 @@ class OneCycleLR(LRScheduler):
         Returns:
             list of float: one rate per parameter group.
         """
+        self._warn_get_lr()
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError("Tried to step {} times. The specified number of total steps is {}".format(
-                step_num, self.total_steps))
+                step_num + 1, self.total_steps))
         for group in self.optimizer.param_groups:
             start_step = 0
             for i, phase in enumerate(self._schedule_phases):

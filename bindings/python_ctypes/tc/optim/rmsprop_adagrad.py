@@ -1,14 +1,14 @@
 """RMSprop and Adagrad over libtc's optimizers (tc_optimizer_rmsprop,
 tc_optimizer_adagrad): torch.optim's rules, param groups and state dicts."""
 import ctypes as C
-from typing import Any, Dict, Iterable
+from typing import Any, Dict, Iterable, Optional
 
-from . import Optimizer
+from . import _COptimizer, _no_differentiable
 from .. import _decls as D
 from .._core import byref, fn
 
 
-class RMSprop(Optimizer):
+class RMSprop(_COptimizer):
     """RMSprop, as torch.optim.RMSprop.
 
     Args:
@@ -19,14 +19,27 @@ class RMSprop(Optimizer):
         weight_decay: L2 penalty.
         momentum: momentum factor.
         centered: normalize by an estimate of the gradient's variance.
+        foreach: accepted for torch's signature; libtc has one implementation.
+        maximize: ascend the objective (the C step descends the negated gradient).
+        differentiable: must be False: libtc's autograd records no in-place update of tensors
+            that require grad (NotImplementedError).
     """
 
     _hypers = ("lr", "alpha", "eps", "weight_decay", "momentum", "centered")
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False):
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered))
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 foreach: Optional[bool] = None, maximize: bool = False, differentiable: bool = False):
+        for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
+                            ("weight_decay value", weight_decay), ("alpha value", alpha)):
+            if not 0.0 <= value:
+                raise ValueError("Invalid {}: {}".format(name, value))
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable))
+
+    def _check_group(self, options):
+        _no_differentiable("RMSprop", options)
 
     def _group_from_c(self, g: Dict[str, Any]) -> Dict[str, Any]:
         g["centered"] = bool(g["centered"])
@@ -41,7 +54,7 @@ class RMSprop(Optimizer):
         return fn("tc_optimizer_rmsprop")(arr, n, byref(o), out)
 
 
-class Adagrad(Optimizer):
+class Adagrad(_COptimizer):
     """Adagrad, as torch.optim.Adagrad.
 
     Args:
@@ -51,14 +64,22 @@ class Adagrad(Optimizer):
         weight_decay: L2 penalty.
         initial_accumulator_value: the starting value of the squared-gradient sums.
         eps: added to the denominator.
+        foreach: accepted for torch's signature; libtc has one implementation.
+        maximize: ascend the objective (the C step descends the negated gradient).
     """
 
     _hypers = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10):
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, eps=eps))
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: Optional[bool] = None, *,
+                 maximize: bool = False):
+        for name, value in (("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value), ("epsilon value", eps)):
+            if not 0.0 <= value:
+                raise ValueError("Invalid {}: {}".format(name, value))
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize))
 
     def _create(self, g, arr, n, out):
         o = D.tc_adagrad_options()

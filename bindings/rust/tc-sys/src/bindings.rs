@@ -71,6 +71,10 @@ pub const TC_PAD_CONSTANT: i32 = 0;
 pub const TC_PAD_REFLECT: i32 = 1;
 pub const TC_PAD_REPLICATE: i32 = 2;
 pub const TC_PAD_CIRCULAR: i32 = 3;
+pub const TC_RNN_TANH: i32 = 0;
+pub const TC_RNN_RELU: i32 = 1;
+pub const TC_RNN_LSTM: i32 = 2;
+pub const TC_RNN_GRU: i32 = 3;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -2573,6 +2577,190 @@ extern "C" {
     #[doc = " the second half (dim's size even; floating)."]
     pub fn tc_glu(input: tc_tensor, dim: i64, out: *mut tc_tensor) -> i32;
 }
+#[doc = " The settings of tc_rnn (size first: set it to sizeof(tc_rnn_options))."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_rnn_options {
+    pub size: u32,
+    pub mode: i32,
+    pub num_layers: i64,
+    pub has_biases: i32,
+    pub bidirectional: i32,
+    pub batch_first: i32,
+    pub train: i32,
+    pub dropout: f64,
+}
+#[test]
+fn bindgen_test_layout_tc_rnn_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_rnn_options>(),
+        40usize,
+        concat!("Size of: ", stringify!(tc_rnn_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_rnn_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_rnn_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_mode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).mode) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(mode)
+            )
+        );
+    }
+    test_field_mode();
+    fn test_field_num_layers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_layers) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(num_layers)
+            )
+        );
+    }
+    test_field_num_layers();
+    fn test_field_has_biases() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).has_biases) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(has_biases)
+            )
+        );
+    }
+    test_field_has_biases();
+    fn test_field_bidirectional() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).bidirectional) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(bidirectional)
+            )
+        );
+    }
+    test_field_bidirectional();
+    fn test_field_batch_first() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).batch_first) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(batch_first)
+            )
+        );
+    }
+    test_field_batch_first();
+    fn test_field_train() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).train) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(train)
+            )
+        );
+    }
+    test_field_train();
+    fn test_field_dropout() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_rnn_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dropout) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_rnn_options),
+                "::",
+                stringify!(dropout)
+            )
+        );
+    }
+    test_field_dropout();
+}
+extern "C" {
+    #[doc = " A multi-layer Elman RNN (tanh or relu), LSTM or GRU over input (T, B, I),"]
+    #[doc = " (B, T, I) with batch_first, or unbatched (T, I), as torch.nn's layers:"]
+    #[doc = " weights are PyTorch's _flat_weights, for each layer and direction w_ih"]
+    #[doc = " (G*H, I_l), w_hh (G*H, H_out), then b_ih, b_hh (G*H) with has_biases, then"]
+    #[doc = " an LSTM's projection w_hr (H_out, H) if it has one (G = 1, 4 or 3 gates in"]
+    #[doc = " PyTorch's order: LSTM i, f, g, o; GRU r, z, n). hx (D*L, B, H_out) and an"]
+    #[doc = " LSTM's cx (D*L, B, H) may be NULL (zeros). out gets the last layer's states"]
+    #[doc = " (T, B, D*H_out); h_n (and, for an LSTM, c_n; else *c_n = NULL) each layer's"]
+    #[doc = " final ones. Composed of differentiable ops: the gradient runs through time."]
+    pub fn tc_rnn(
+        input: tc_tensor,
+        hx: tc_tensor,
+        cx: tc_tensor,
+        weights: *const tc_tensor,
+        num_weights: i64,
+        options: *const tc_rnn_options,
+        out: *mut tc_tensor,
+        h_n: *mut tc_tensor,
+        c_n: *mut tc_tensor,
+    ) -> i32;
+}
 extern "C" {
     #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;
@@ -2603,6 +2791,29 @@ extern "C" {
     #[doc = " it is overwriting, and such a grad can keep t alive from its storage's"]
     #[doc = " deleter, a cycle that would leak both; assign a copy instead."]
     pub fn tc_tensor_set_grad(t: tc_tensor, grad: tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Makes t a tensor over data's elements (PyTorch's `t.data = data`): t takes"]
+    #[doc = " data's storage, offset, shape, strides, dtype and device, and keeps its own"]
+    #[doc = " identity: every handle to t, its requires_grad, hooks, and the optimizers"]
+    #[doc = " and graphs holding it see the new data. This is how a module moves or"]
+    #[doc = " converts its parameters in place (Module.to) without breaking tied weights"]
+    #[doc = " or an optimizer made before. data itself is unchanged (t and data then share"]
+    #[doc = " memory); data == t does nothing. A tensor that requires grad needs floating"]
+    #[doc = " data (TC_ERR_DTYPE, as PyTorch). Unlike PyTorch:"]
+    #[doc = "  - t's .grad is dropped when it no longer matches t's new shape, dtype or"]
+    #[doc = "    device (PyTorch keeps it and fails at the next backward); set a converted"]
+    #[doc = "    grad afterwards if it should be kept (tc_tensor_set_grad);"]
+    #[doc = "  - a graph recorded before that saved t for its backward refuses to use it"]
+    #[doc = "    (TC_ERR_AUTOGRAD at backward, like a saved tensor modified in place), and"]
+    #[doc = "    a gradient of t's old shape or device reaching t is refused the same way;"]
+    #[doc = "  - data must not be another tensor's view of t's own memory (through DLPack"]
+    #[doc = "    or tc_from_blob: its storage's deleter would keep t alive from inside t,"]
+    #[doc = "    a cycle that leaks both): TC_ERR_INVALID_ARGUMENT; a view of t made by"]
+    #[doc = "    libtc (same storage) is fine."]
+    #[doc = " Not thread-safe for t: no other thread may use t during the call (it"]
+    #[doc = " replaces t's metadata, not only its values; PyTorch's set_data is the same)."]
+    pub fn tc_tensor_set_data(t: tc_tensor, data: tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " Keeps .grad for a non-leaf tensor during backward."]

@@ -283,26 +283,6 @@ fn lr_at(s: usize, a: &Args) -> f64 {
     min + (a.lr - min) * (1.0 + (std::f64::consts::PI * (s - a.warmup) as f64 / span).cos()) / 2.0
 }
 
-/// `nn.utils.clip_grad_norm_`: scales all gradients by `max_norm / (norm + 1e-6)`
-/// when their global 2-norm exceeds `max_norm`; returns the norm.
-fn clip_grad_norm(params: &[Tensor], max_norm: f64) -> tc::Result<f64> {
-    let _ng = NoGradGuard::new()?;
-    let grads: Vec<Tensor> = params.iter().filter_map(|p| p.grad().transpose()).collect::<tc::Result<_>>()?;
-    let mut sq = 0.0;
-    for g in &grads {
-        sq += g.square()?.sum_all()?.item()?;
-    }
-    let norm = sq.sqrt();
-    let coef = max_norm / (norm + 1e-6);
-    if coef < 1.0 {
-        for mut g in grads {
-            let c = Tensor::full(&[], coef, g.dtype()?, Device::Cpu)?;
-            g.mul_(&c)?;
-        }
-    }
-    Ok(norm)
-}
-
 fn generate(model: &Gpt, start: i64, length: usize) -> tc::Result<Vec<i64>> {
     let _ng = NoGradGuard::new()?;
     let mut idx = vec![start];
@@ -355,7 +335,7 @@ fn run(a: Args) -> Res<bool> {
             opt.zero_grad()?;
         }
         loss.backward()?;
-        clip_grad_norm(&params, a.clip)?;
+        tc::nn::clip_grad_norm(&params, a.clip)?;
         for opt in &mut opts {
             opt.step()?;
         }

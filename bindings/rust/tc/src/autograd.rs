@@ -71,6 +71,16 @@ impl Tensor {
         check(unsafe { sys::tc_tensor_set_grad(self.as_raw(), grad.as_raw()) })
     }
 
+    /// Makes this tensor a tensor over `data`'s elements (PyTorch's
+    /// `t.data = data`), keeping its identity: every handle to it, its
+    /// requires_grad and hooks, and the optimizers holding it see the new
+    /// data. A gradient that no longer matches is dropped; a graph recorded
+    /// before that saved this tensor refuses it at backward. No other thread
+    /// may use this tensor during the call.
+    pub fn set_data(&self, data: &Tensor) -> Result<()> {
+        check(unsafe { sys::tc_tensor_set_data(self.as_raw(), data.as_raw()) })
+    }
+
     /// Keeps `.grad` for this non-leaf tensor during backward.
     pub fn retain_grad(&self) -> Result<()> {
         check(unsafe { sys::tc_tensor_retain_grad(self.as_raw()) })

@@ -2,7 +2,7 @@
 //! fixed float64 weights (tests/rust/nn_modules_expected.py prints the
 //! constants below), BatchNorm2d running statistics, initialization ranges,
 //! dropout, and a tiny transformer trained with AdamW.
-use tc::nn::{BatchNorm2d, CausalSelfAttention, Conv2d, Dropout, Embedding, LayerNorm, Linear, Module};
+use tc::nn::{BatchNorm2d, CausalSelfAttention, Conv2d, Dropout, Embedding, LayerNorm, Linear, Module, Recurrent, RnnConfig};
 use tc::{AdamW, AdamWOptions, DType, Device, Reduction, Tensor};
 
 // Printed by `/usr/bin/python3 tests/rust/nn_modules_expected.py`.
@@ -33,6 +33,17 @@ const ATTN_GQB: [f64; 12] = [-1.8420927412978128, -2.2116349750259228, -0.485532
 const ATTN_GPW: [f64; 16] = [1.950147942935722, 1.0840479973923998, 0.16891088186961994, 0.28073338144549603, -0.6717965524767665, -0.8221343435512672, -0.8476934430071674, -0.6342668642599183, -2.7853388102745646, -2.1061418038106483, -1.2227802702914885, -1.0692665921809765, -2.790992186478886, -1.796263136129252, -0.6724913670286071, -0.6950666806170783];
 const ATTN_GX: [f64; 24] = [1.5774860956853385, 1.4841967210858698, 1.3127388461116136, 1.0721426786681512, 1.4342361363034937, 1.8242062394263616, 2.1181004894736586, 2.300440296263514, -3.857776767998139, -4.78579423860327, -5.461757279078534, -5.850064802026254, -0.48409615169517645, -0.18904281162783476, 0.11596688589647024, 0.41486893108946576, -1.4318225592442204, -1.3168313393872555, -1.1324862868583547, -0.888496341249538, 0.4451392675591033, 0.32024476133701196, 0.17848385702162847, 0.027322705928795335];
 
+const LSTM_Y: [f64; 48] = [-0.06993562607671669, -0.2070599491261143, -0.3709142008033346, -0.0702291203826655, 0.037752824727841285, 0.15457664289129885, -0.06702618934763083, -0.2089673768680011, -0.39265779308840587, -0.04792819691517765, 0.027688687383516413, 0.15091376723364688, -0.16279330471066464, -0.2724638673164949, -0.3545262140496823, -0.14643640478157793, 0.19462960145353517, 0.17842722970921554, -0.17033726971014815, -0.22779665872865412, -0.20674434286275822, -0.19876031574131986, 0.2004602394971548, 0.21762540692276297, -0.21606237780242807, -0.2343796475427938, -0.13016556629623413, -0.19160103635955866, 0.13503302465532996, 0.23070296006577007, -0.14590536612537267, -0.17795880967029196, -0.09719873685817393, -0.14814757065506734, 0.11435894582100291, 0.20987531817899033, -0.19296033539110885, -0.2624347698038727, -0.2120606161452816, -0.12648136075589209, 0.1435380188014549, 0.1492261251700527, -0.14587793463242507, -0.274395975329521, -0.35583660897875175, -0.017917843601341965, 0.04922356412378269, 0.08305527132689268];
+const LSTM_HN: [f64; 12] = [-0.19296033539110885, -0.2624347698038727, -0.2120606161452816, -0.14587793463242507, -0.274395975329521, -0.35583660897875175, -0.0702291203826655, 0.037752824727841285, 0.15457664289129885, -0.04792819691517765, 0.027688687383516413, 0.15091376723364688];
+const LSTM_GX: [f64; 16] = [0.09191178254506215, 0.11004324633550318, 0.1198651602611721, -0.033397155624372794, 0.1135999146889807, -0.09312496239932723, 0.14978585731347283, 0.03299237824057839, 0.04867521270572148, -0.0038047104452535166, -0.07600652886247952, -0.06368538370430604, -0.11175338757439471, -0.03384419792859096, 0.045708817807687735, 0.0919331864938153];
+const LSTM_GW0: [f64; 24] = [0.02286686878228807, 0.007241482556229568, -0.008164443263836635, -0.044114282273073756, -0.04286063239888212, -0.06306198769532173, 0.09632740347120086, 0.08527544193066719, 0.02380692034149627, -0.0058274863312260715, -0.07492403483396368, -0.09845937845606204, -0.3668582010129908, -0.2967749736896515, -0.04941655633964367, 0.026236216279254435, 0.20852646705461136, 0.2676649473047568, 0.1954996136701149, 0.06068028185163133, -0.1731617094360742, -0.39218130714925514, -0.5010847395529193, -0.5489361521531773];
+const GRU_Y: [f64; 24] = [-0.2935432343301998, 0.338601385786932, 0.5087693825385479, -0.29258643616795255, 0.3402543567977137, 0.5080854276121938, -0.5180673087329769, 0.43284631515218724, 0.7127871251003353, -0.44053425232086013, 0.4114171974008244, 0.7013070824785917, -0.5237616090009966, 0.4226751926195918, 0.772981263541126, -0.4492836761529644, 0.41464741102935915, 0.7503000852219734, -0.568768515248765, 0.4383048501825508, 0.8155035032384255, -0.5583547909888771, 0.4519991196348756, 0.8135737761033436];
+const GRU_HN: [f64; 12] = [-0.04125206521620259, -0.1754775449431702, -0.2700045379828656, -0.04680105672083795, -0.21899040326160113, -0.42389538476368077, -0.568768515248765, 0.4383048501825508, 0.8155035032384255, -0.5583547909888771, 0.4519991196348756, 0.8135737761033436];
+const GRU_GX: [f64; 16] = [-0.0044122496305060285, 0.023548766594982465, 0.019184171071380665, -0.01466390647019214, 0.034275108777082244, 0.05223430893064121, -0.1456285337908495, -0.16662486854595543, 0.1228595388614332, 0.13984747824592433, -0.05340950728456693, -0.0784097027783648, 0.00877482574381158, 0.020942514074617467, 0.006803391652468082, 0.005195492335200348];
+const GRU_GW0: [f64; 18] = [-0.001250468433429438, -0.0016912123579459779, -0.00016077567026571478, 0.0036053722253972355, 0.00014456666475600688, 0.0019443831412309007, 0.010059572778563121, 0.003745338727479804, -0.006014256573640543, -0.0272040951767883, -0.014055600997224506, -0.036005822261161204, -0.00712357375244181, -0.01873064485331763, -0.002102198903382227, -0.03273061425560374, -0.0038102125572515556, -0.030549647635574512];
+const WORD_LM_LSTM: [f64; 3] = [3.0762951770960694, 3.222861364147499, 3.0509968281674844];
+const WORD_LM_GRU: [f64; 3] = [3.0888712561451337, 3.217691926109917, 3.0903831522086778];
+const WORD_LM_RNN_TANH: [f64; 3] = [3.1046454921182183, 3.242270492101899, 3.1207920483310785];
 /// `sin(i * a + b)` for i in 0..numel(shape), float64 (the script's `pat`).
 fn pat(a: f64, b: f64, shape: &[i64]) -> Tensor {
     let n: i64 = shape.iter().product();
@@ -274,4 +285,123 @@ fn tiny_transformer_loss_decreases_with_adamw() {
     }
     let (first, last) = (losses[0], *losses.last().unwrap());
     assert!(last < 0.5 * first, "loss {first} -> {last}: {losses:?}");
+}
+
+#[test]
+fn module_to_converts_in_place_and_an_earlier_optimizer_follows() {
+    use tc::{Sgd, SgdOptions};
+    let _tc = tc::init().unwrap();
+    let layer = Linear::new(3, 2, true, DType::Float32).unwrap();
+    let params = layer.parameters();
+    let mut opt = Sgd::new(
+        &params.iter().collect::<Vec<_>>(),
+        SgdOptions { lr: 0.1, momentum: 0.9, dampening: 0.0, weight_decay: 0.0, nesterov: false },
+    )
+    .unwrap();
+    // A first step in float32 makes momentum state of that dtype.
+    layer.forward(&Tensor::ones(&[4, 3], DType::Float32, Device::Cpu).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    opt.step().unwrap();
+    opt.zero_grad().unwrap();
+    layer.to(Some(DType::Float64), None).unwrap();
+    for p in layer.parameters().iter().chain(&params) {
+        assert_eq!(p.dtype().unwrap(), DType::Float64); // the same tensors, converted
+    }
+    let before = layer.weight.to_vec::<f64>().unwrap();
+    layer.forward(&Tensor::ones(&[4, 3], DType::Float64, Device::Cpu).unwrap()).unwrap().sum_all().unwrap().backward().unwrap();
+    opt.step().unwrap(); // its float32 momentum follows the parameter
+    assert_ne!(layer.weight.to_vec::<f64>().unwrap(), before, "the optimizer made before still steps the layer");
+}
+
+/// A recurrent layer whose weight k is `sin(i * (0.3 + 0.1 k) + 0.05 k) / 2`, the script's.
+fn patterned(mut layer: Recurrent) -> Recurrent {
+    for (k, (_, w)) in layer.weights.iter_mut().enumerate() {
+        let shape = w.shape().unwrap();
+        let n: i64 = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|i| (i as f64 * (0.3 + 0.1 * k as f64) + 0.05 * k as f64).sin() / 2.0).collect();
+        *w = leaf(Tensor::from_vec(v, &shape).unwrap());
+    }
+    layer
+}
+
+#[test]
+fn lstm_and_gru_match_torch() {
+    let _tc = tc::init().unwrap();
+    let config = RnnConfig { bidirectional: true, ..RnnConfig::new(2, 3) };
+    let lstm = patterned(Recurrent::lstm(config, DType::Float64).unwrap());
+    let x = leaf(pat(0.43, 0.7, &[4, 2, 2]));
+    let out = lstm.forward(&x, None, None).unwrap();
+    backward(&out.output);
+    assert_close("lstm y", &out.output, &LSTM_Y);
+    assert_close("lstm h_n", &out.h_n, &LSTM_HN);
+    assert!(out.c_n.is_some());
+    assert_close("lstm dx", &grad(&x), &LSTM_GX);
+    assert_close("lstm dw_ih_l0", &grad(&lstm.weights[0].1), &LSTM_GW0);
+
+    let config = RnnConfig { num_layers: 2, ..RnnConfig::new(2, 3) };
+    let gru = patterned(Recurrent::gru(config, DType::Float64).unwrap());
+    assert_eq!(gru.weights.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()[4..],
+               ["weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"]);
+    let x = leaf(pat(0.43, 0.7, &[4, 2, 2]));
+    let out = gru.forward(&x, None, None).unwrap();
+    backward(&out.output);
+    assert_close("gru y", &out.output, &GRU_Y);
+    assert_close("gru h_n", &out.h_n, &GRU_HN);
+    assert!(out.c_n.is_none());
+    assert_close("gru dx", &grad(&x), &GRU_GX);
+    assert_close("gru dw_ih_l0", &grad(&gru.weights[0].1), &GRU_GW0);
+}
+
+/// The word-language-model recipe with tied weights, three truncated-BPTT SGD
+/// steps with gradient clipping, against PyTorch's losses for the same
+/// patterned weights and tokens (the script's WORD_LM_* section).
+fn word_lm_losses(mode: tc::nn::RnnMode) -> Vec<f64> {
+    use tc::{Sgd, SgdOptions};
+    let (ntoken, nhid, bptt, batch) = (20i64, 8i64, 5i64, 2i64);
+    let encoder = Embedding::new(ntoken, nhid, DType::Float64).unwrap();
+    let rnn = Recurrent::new(mode, RnnConfig { num_layers: 2, ..RnnConfig::new(nhid, nhid) }, DType::Float64).unwrap();
+    let decoder_bias = leaf(Tensor::zeros(&[ntoken], DType::Float64, Device::Cpu).unwrap());
+    // PyTorch's named_parameters order: encoder.weight (= decoder.weight), the rnn's, decoder.bias.
+    let mut params = vec![encoder.weight.clone()];
+    params.extend(rnn.parameters());
+    params.push(decoder_bias.clone());
+    for (k, p) in params.iter().enumerate() {
+        let shape = p.shape().unwrap();
+        let n: i64 = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|i| (i as f64 * (0.21 + 0.07 * k as f64) + 0.1 * k as f64).sin() / 3.0).collect();
+        p.set_data(&Tensor::from_vec(v, &shape).unwrap()).unwrap();
+    }
+    let mut opt = Sgd::new(&params.iter().collect::<Vec<_>>(),
+                           SgdOptions { lr: 1.0, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false })
+        .unwrap();
+    let tokens: Vec<i64> = (0..batch * (3 * bptt + 1)).map(|i| (7 * i + 3) % ntoken).collect();
+    let data = Tensor::from_vec(tokens, &[batch, 3 * bptt + 1]).unwrap().transpose(0, 1).unwrap().contiguous().unwrap();
+    let (mut h, mut c): (Option<Tensor>, Option<Tensor>) = (None, None);
+    let mut losses = Vec::new();
+    for i in (0..3 * bptt).step_by(bptt as usize) {
+        let x = data.narrow(0, i, bptt).unwrap();
+        let y = data.narrow(0, i + 1, bptt).unwrap().reshape(&[-1]).unwrap();
+        opt.zero_grad().unwrap();
+        let out = rnn.forward(&encoder.forward(&x).unwrap(), h.as_ref(), c.as_ref()).unwrap();
+        let logits = out.output.linear(&encoder.weight, Some(&decoder_bias)).unwrap();
+        let loss = logits.reshape(&[-1, ntoken]).unwrap().cross_entropy(&y, Reduction::Mean).unwrap();
+        loss.backward().unwrap();
+        tc::nn::clip_grad_norm(&params, 0.25).unwrap();
+        opt.step().unwrap();
+        losses.push(loss.item().unwrap());
+        h = Some(out.h_n.detach().unwrap());
+        c = out.c_n.map(|t| t.detach().unwrap());
+    }
+    losses
+}
+
+#[test]
+fn word_language_model_recipe_matches_torch_step_by_step() {
+    let _tc = tc::init().unwrap();
+    for (mode, want) in [(tc::nn::RnnMode::Lstm, WORD_LM_LSTM), (tc::nn::RnnMode::Gru, WORD_LM_GRU),
+                         (tc::nn::RnnMode::Tanh, WORD_LM_RNN_TANH)] {
+        let got = word_lm_losses(mode);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-9, "{mode:?}: got {got:?}, want {want:?}");
+        }
+    }
 }

@@ -1,8 +1,9 @@
-"""tc.nn.utils: gradient clipping, as torch.nn.utils."""
+"""tc.nn.utils: gradient clipping, parameter vectors, weight and spectral
+normalization and parametrizations, as torch.nn.utils."""
 import math
 
-from .._core import no_grad
-from .._tensor import Tensor, cat as _cat, tensor
+from ..._core import no_grad
+from ..._tensor import Tensor, cat as _cat, tensor
 
 
 def _grads(parameters):
@@ -79,12 +80,17 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
             offset += n
 
 
-# ---- tc.nn.utils.rnn (utils_rnn.py). tc.nn.utils is a module, not a package, so the
-# submodule is registered in sys.modules too: `import tc.nn.utils.rnn` and
-# `from tc.nn.utils.rnn import pack_padded_sequence` then work as with torch.
-import sys as _sys  # noqa: E402
+# ---- weight/spectral normalization, parametrizations and the smaller
+# helpers of torch.nn.utils (weight_norm.py, spectral_norm.py, parametrize.py,
+# parametrizations.py, fusion.py, stateless.py, misc.py). As in torch, the
+# names weight_norm and spectral_norm are the functions (their submodules
+# stay importable).
+from . import fusion, parametrizations, parametrize, stateless  # noqa: E402,F401
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402,F401
+from .misc import clip_grad_norm, skip_init  # noqa: E402,F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
 
-from . import utils_rnn as rnn  # noqa: E402
-
-_sys.modules[__name__ + ".rnn"] = rnn
+# ---- tc.nn.utils.rnn (the packing helpers; their code is in tc/nn/utils_rnn.py)
+from . import rnn  # noqa: E402,F401
 # ---- end tc.nn.utils.rnn
