@@ -236,3 +236,19 @@ __all__ = [n for n in globals() if not n.startswith("_")]
 
 # ---- tc.distributions (torch.distributions) ----------------------------------
 from . import distributions  # noqa: E402,F401
+
+# ---- PyTorch surface: legacy tensor classes, factory keywords, matrix products ------------------
+# (tc/_legacy_tensors.py, tc/_factory_keywords.py, tc/_matrix_products.py, tc/backends/)
+from ._legacy_tensors import LEGACY_CLASSES as _LEGACY_CLASSES  # noqa: E402
+from . import _factory_keywords, _matrix_products, backends  # noqa: E402
+globals().update(_LEGACY_CLASSES)  # tc.FloatTensor, tc.LongTensor, ...
+globals().update(_factory_keywords.LAYOUTS_AND_FORMATS)  # tc.strided, tc.contiguous_format, ...
+globals().update(_factory_keywords.build())  # tc.zeros(size=..., out=...), tc.randint(..., size=...)
+from . import _torch_namespace_extras  # noqa: E402
+for _n, _f in list(_matrix_products.FUNCTIONS.items()) + list(_torch_namespace_extras.FUNCTIONS.items()) + list(
+        _torch_namespace_extras.functional_aliases(nn.functional).items()) + list(
+        _torch_namespace_extras.forwarded(Tensor).items()):
+    globals().setdefault(_n, _f)  # tc.mm, tc.kron, tc.hstack, tc.conv2d, tc.is_signed...: only where tc has none
+del _n, _f
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the PyTorch surface block ------------------------------------------------------------

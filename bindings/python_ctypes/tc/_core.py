@@ -143,6 +143,9 @@ def to_dtype(x):
         return bool_
     if isinstance(x, str):
         return _dtype_by_name(x)
+    legacy = getattr(x, "dtype", None)  # tc.FloatTensor & co. (tc/_legacy_tensors.py)
+    if isinstance(legacy, dtype):
+        return legacy
     name = getattr(x, "name", None)  # numpy dtypes and scalar types
     if name is None and isinstance(x, type):
         name = getattr(x, "__name__", None)

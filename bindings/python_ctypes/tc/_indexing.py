@@ -41,6 +41,8 @@ def _as_index_tensor(k):
     T = _T()
     if isinstance(k, T):
         return k
+    if isinstance(k, range):  # PyTorch indexes with a range as with the list of its values
+        k = list(k)
     idx = tensor(k)
     if idx.numel() == 0 and idx.dtype is not K.bool_:
         idx = idx.to(K.int64)  # tensor([]) is float; an empty list indexes nothing
@@ -58,11 +60,22 @@ def _is_full_slice(k):
     return isinstance(k, slice) and k.start is None and k.stop is None and k.step is None
 
 
+def _sequence_as_tuple(key, T):
+    """PyTorch's (and old NumPy's) rule: a short list (under 32 items) holding
+    a sequence, slice, tensor, Ellipsis or None is read as a tuple of
+    indices, one per dim: x[[[0, 1], [2, 0]]] is x[[0, 1], [2, 0]]."""
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    return any(k is None or k is Ellipsis or isinstance(k, (list, tuple, range, slice, T)) for k in key)
+
+
 def apply_basic(self, key):
     """Applies the basic part of key. Returns (view, indices): the view after
     ints, slices, None and Ellipsis, and for each of its dims None or an
     advanced index (tensor); indices is None when key has no advanced part."""
     T = _T()
+    if _sequence_as_tuple(key, T):
+        key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     if sum(1 for k in key if k is Ellipsis) > 1:
@@ -116,7 +129,7 @@ def apply_basic(self, key):
             t = _call(_slice_f, t._h, dim, start, stop, step)
             indices.append(None)
             dim += 1
-        elif isinstance(k, (list, tuple, T)) or hasattr(k, "__array__"):
+        elif isinstance(k, (list, tuple, range, T)) or hasattr(k, "__array__"):
             idx = _as_index_tensor(k)
             if idx.dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")

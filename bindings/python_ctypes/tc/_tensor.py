@@ -14,6 +14,11 @@ from . import _indexing, _ops_generated
 from ._core import VP, byref, fast, fn
 from ._errors import check, error_for
 from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64
+from ._matrix_products import MatrixProductMethods
+from ._tensor_flags import TensorFlags
+from ._torch_namespace_extras import NamespaceExtraMethods
+from ._tensor_inplace import InplaceVariants
+from ._tensor_misc_methods import MiscTensorMethods
 
 _new = object.__new__
 _I64 = C.c_int64
@@ -266,15 +271,21 @@ _ARRAY_CODES = {"float32": "f", "float64": "d", "int8": "b", "int16": "h", "int3
 _Operand = Union["Tensor", int, float, bool]
 
 
-class Tensor:
-    """A libtc tensor. Make one with tc.tensor, tc.zeros, ... (not Tensor())."""
+class Tensor(MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVariants, MiscTensorMethods):
+    """A libtc tensor. Make one with tc.tensor, tc.zeros, ...; ``Tensor(*sizes)``
+    and ``Tensor(data)`` are PyTorch's legacy float32 constructors
+    (tc/_legacy_tensors.py)."""
 
     __slots__ = ("_h", "_dt", "__weakref__")
     __array_priority__ = 1000  # numpy defers to our reflected operators
     __hash__ = object.__hash__
 
+    def __new__(cls, *args, **kwargs):
+        from ._legacy_tensors import legacy_new
+        return legacy_new(args, dict(kwargs), K.float32)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("make tensors with tc.tensor(), tc.zeros(), tc.from_numpy() ...")
+        pass  # __new__ built it
 
     def __del__(self):
         try:

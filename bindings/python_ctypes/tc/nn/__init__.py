@@ -44,7 +44,26 @@ from . import modules_loss_more as _losses_more  # noqa: E402
 for _m in (_losses_more, _adaptive):
     globals().update({_c: getattr(_m, _c) for _c in _m.__all__})
     __all__ += [_c for _c in _m.__all__ if _c not in __all__]
+
+# ---- more layers of torch.nn 1.13 (padding, 3-D, window, misc, lazy, SyncBatchNorm,
+# DataParallel): tc/nn/modules_pad.py, modules_3d.py, modules_misc.py, modules_lazy.py,
+# modules_data_parallel.py.
+from . import modules_pad as _pad_mods, modules_3d as _mods_3d  # noqa: E402
+from . import modules_misc as _misc_mods, modules_lazy as _lazy_mods  # noqa: E402
+from . import modules_data_parallel as _dp_mods  # noqa: E402
+
+for _m in (_pad_mods, _mods_3d, _misc_mods, _lazy_mods, _dp_mods):
+    globals().update({_c: getattr(_m, _c) for _c in _m.__all__})
+    __all__ += [_c for _c in _m.__all__ if _c not in __all__]
 del _m
+
+# The transformer modules (tc/nn/modules_transformer.py): the encoder and
+# decoder layers and stacks and nn.Transformer; MultiheadAttention stays in
+# modules_attention.
+from .modules_transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                                  TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 
 # ---- recurrent layers (modules_rnn.py; packing helpers in utils_rnn.py, as tc.nn.utils.rnn)
 from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402

@@ -264,3 +264,16 @@ from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss, hin
                                    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                                    triplet_margin_loss, triplet_margin_with_distance_loss)
 from .functional_ctc import ctc_loss  # noqa: E402,F401
+
+# ---- more layer functions of torch.nn.functional 1.13 (3-D and window ops,
+# unfold/fold, unpooling, shrink/threshold activations, dropouts, embedding_bag,
+# bilinear, LRN, channel shuffle, affine_grid/grid_sample, interpolate's other modes):
+# tc/nn/functional_nd.py, functional_more.py, functional_vision.py and functional_interp.py.
+from .functional_nd import *  # noqa: E402,F401,F403
+from .functional_more import *  # noqa: E402,F401,F403
+from .functional_vision import *  # noqa: E402,F401,F403
+# interpolate/upsample with every mode of torch's (the tc_interpolate forms still go to it)
+from .functional_interp import interpolate, upsample  # noqa: E402,F401,F811
+
+# Multi-head attention (torch.nn.functional.multi_head_attention_forward).
+from .functional_attention import multi_head_attention_forward  # noqa: E402,F401

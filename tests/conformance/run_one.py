@@ -1,0 +1,210 @@
+"""Runs one vendored PyTorch program (tests/conformance/programs/) so that a
+run under PyTorch and a run under tc can be compared step by step.
+
+    python3 run_one.py NAME --workdir DIR                # under PyTorch
+    python3 -m tc.run run_one.py NAME --workdir DIR      # under tc
+
+This file is itself an unchanged-PyTorch program: under tc.run its
+``import torch`` is tc. Before running the program it makes the two runs
+see the same numbers:
+
+- initial weights: the first time each top-level module is called (after the
+  program built it, before training), the PyTorch run saves its state_dict
+  (numpy .npz in DIR/weights/) and the tc run loads that file into its own
+  module, so both start from PyTorch's initialization;
+- randomness: torch.randn/rand/randn_like/rand_like/randint/randperm, dropout
+  (F.dropout and nn.Dropout) and the shuffling RandomSampler draw from one
+  numpy generator, reseeded by torch.manual_seed, in both runs;
+- data: the programs' downloads are replaced by tiny synthetic data (the
+  torchvision stand-in in tests/conformance/stubs/, the corpus written
+  below), and their arguments ask for few steps; plotting goes to the
+  matplotlib stand-in there, which draws nothing.
+
+The program's own output goes to stdout; tests/python/test_conformance.py
+compares the losses it prints."""
+import argparse
+import os
+import runpy
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS_DIR = os.path.join(HERE, "programs")
+STUBS_DIR = os.path.join(HERE, "stubs")
+
+
+def _write_corpus(workdir):
+    """A three-file corpus (train/valid/test.txt) of a few short sentences."""
+    rng = np.random.RandomState(7)
+    words = ["the", "cat", "dog", "sat", "on", "a", "mat", "ran", "far", "and", "slept", "here"]
+    path = os.path.join(workdir, "corpus")
+    os.makedirs(path, exist_ok=True)
+    for name, lines in (("train.txt", 12), ("valid.txt", 4), ("test.txt", 4)):
+        with open(os.path.join(path, name), "w") as f:
+            for _ in range(lines):
+                f.write(" ".join(words[i] for i in rng.randint(0, len(words), size=6)) + "\n")
+    return path
+
+
+def _wlm_args(workdir, model):
+    return ["--data", _write_corpus(workdir), "--model", model, "--epochs", "1", "--emsize", "16",
+            "--nhid", "16", "--nlayers", "1", "--bptt", "5", "--batch_size", "4", "--log-interval", "1",
+            "--nhead", "2", "--save", os.path.join(workdir, "model.pt")]
+
+
+# name: (script under programs/, function(workdir) -> argv)
+PROGRAMS = {
+    "regression": ("regression/main.py", lambda w: []),
+    "linear_regression": ("linear_regression/main.py", lambda w: []),
+    "mnist": ("mnist/main.py", lambda w: ["--epochs", "1", "--batch-size", "8", "--test-batch-size", "16",
+                                          "--log-interval", "1", "--lr", "0.5"]),
+    "vae": ("vae/main.py", lambda w: ["--epochs", "1", "--batch-size", "8", "--log-interval", "1"]),
+    "word_language_model_lstm": ("word_language_model/main.py", lambda w: _wlm_args(w, "LSTM")),
+    "word_language_model_transformer": ("word_language_model/main.py", lambda w: _wlm_args(w, "Transformer")),
+}
+
+
+class _Random:
+    """The numpy generator both runs draw from."""
+
+    rng = np.random.RandomState(0)
+
+
+def _tensor(array, dtype=None, requires_grad=False):
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    if dtype is not None:
+        t = t.to(dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shape(size):
+    if len(size) == 1 and not isinstance(size[0], int):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _float_factory(draw):
+    def factory(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+        return _tensor(draw(_shape(size)).astype(np.float32), dtype, requires_grad)
+    return factory
+
+
+def _like(draw):
+    def like(input, dtype=None, **kwargs):
+        return _tensor(draw(tuple(input.shape)).astype(np.float32), dtype or input.dtype)
+    return like
+
+
+def _randint(*args, size=None, dtype=None, generator=None, device=None, requires_grad=False):
+    if size is None:
+        *args, size = args
+    low, high = (0, args[0]) if len(args) == 1 else args
+    return _tensor(_Random.rng.randint(low, high, size=tuple(size)).astype(np.int64), dtype)
+
+
+def _randperm(n, dtype=None, generator=None, device=None, requires_grad=False):
+    return _tensor(_Random.rng.permutation(n).astype(np.int64), dtype)
+
+
+def _dropout(input, p=0.5, training=True, inplace=False):
+    if not training or p == 0:
+        return input
+    keep = (_Random.rng.random_sample(tuple(input.shape)) >= p).astype(np.float32)
+    return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
+
+
+def _install_random():
+    real_seed = torch.manual_seed
+
+    def manual_seed(seed):
+        _Random.rng = np.random.RandomState(int(seed) % (2 ** 32))
+        return real_seed(seed)
+
+    torch.manual_seed = manual_seed
+    torch.randn = _float_factory(lambda s: _Random.rng.standard_normal(s))
+    torch.rand = _float_factory(lambda s: _Random.rng.random_sample(s))
+    torch.randn_like = _like(lambda s: _Random.rng.standard_normal(s))
+    torch.rand_like = _like(lambda s: _Random.rng.random_sample(s))
+    torch.randint = _randint
+    torch.randperm = _randperm
+    F.dropout = _dropout
+    nn.Dropout.forward = lambda self, x: _dropout(x, self.p, self.training)
+
+    def sampler_iter(self):
+        yield from _Random.rng.permutation(len(self.data_source)).tolist()
+
+    torch.utils.data.RandomSampler.__iter__ = sampler_iter
+
+
+def _install_weight_sync(weights_dir, save):
+    """Patches nn.Module.__call__: the first outermost call of each module
+    saves (PyTorch run) or loads (tc run) its state_dict, by call order."""
+    real_call = nn.Module.__call__
+    state = {"depth": 0, "seen": set(), "synced": 0}
+    os.makedirs(weights_dir, exist_ok=True)
+
+    def sync(module):
+        path = os.path.join(weights_dir, "%d.npz" % state["synced"])
+        state["synced"] += 1
+        # its submodules come with it: one called on its own later (vae's
+        # model.decode calls fc3 directly) must not be synced again
+        state["seen"].update(id(m) for m in module.modules())
+        sd = module.state_dict()
+        if not sd:
+            return
+        if save:
+            np.savez(path, **{k: v.detach().cpu().numpy() for k, v in sd.items()})
+            return
+        if not os.path.exists(path):
+            # A probe run (the test runs tc first for a program expected to
+            # stop early): nothing to compare, so PyTorch's weights are not needed.
+            print("[run_one] no PyTorch weights in %s: keeping tc's" % weights_dir, file=sys.stderr)
+            return
+        with np.load(path) as arrays:
+            if sorted(arrays.files) != sorted(sd):
+                raise RuntimeError("state_dict keys differ from PyTorch's: %s vs %s"
+                                   % (sorted(sd), sorted(arrays.files)))
+            module.load_state_dict({k: torch.from_numpy(arrays[k].copy()) for k in arrays.files})
+        print("[run_one] loaded %d tensors from PyTorch's initial weights" % len(sd), file=sys.stderr)
+
+    def call(self, *args, **kwargs):
+        if state["depth"] == 0 and id(self) not in state["seen"]:
+            sync(self)
+        state["depth"] += 1
+        try:
+            return real_call(self, *args, **kwargs)
+        finally:
+            state["depth"] -= 1
+
+    nn.Module.__call__ = call
+
+
+def main():
+    """Parses NAME and --workdir, prepares the run and runs the program as __main__."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", choices=sorted(PROGRAMS))
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    on_tc = type(torch.zeros(1)).__module__.split(".")[0] == "tc"
+    script, make_argv = PROGRAMS[args.name]
+    script = os.path.join(PROGRAMS_DIR, script)
+    workdir = os.path.abspath(args.workdir)
+    os.makedirs(workdir, exist_ok=True)
+    argv = make_argv(workdir)
+    _install_random()
+    _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc)
+    sys.path.insert(0, STUBS_DIR)
+    sys.path.insert(0, os.path.dirname(script))
+    os.chdir(workdir)
+    sys.argv = [script] + argv
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
