@@ -64,3 +64,9 @@ from .modules_transformer import (Transformer, TransformerDecoder, TransformerDe
                                   TransformerEncoder, TransformerEncoderLayer)
 
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
+
+# ---- recurrent layers (modules_rnn.py; packing helpers in utils_rnn.py, as tc.nn.utils.rnn)
+from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+# ---- end recurrent layers

@@ -90,3 +90,7 @@ from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights  # noqa: E402,F401
 from .misc import clip_grad_norm, skip_init  # noqa: E402,F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
+
+# ---- tc.nn.utils.rnn (the packing helpers; their code is in tc/nn/utils_rnn.py)
+from . import rnn  # noqa: E402,F401
+# ---- end tc.nn.utils.rnn
