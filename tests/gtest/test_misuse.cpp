@@ -3103,8 +3103,8 @@ std::vector<Entry> build_table() {
 
   // set_data on a leaf of its own (the fixture's p is saved by graphs other rows use).
   auto with_leaf = [](M& m, const std::function<int32_t(tc_tensor)>& body) {
-    tc_tensor q = make_f32({2, 3});
-    if (!q || tc_tensor_set_requires_grad(q, 1) != TC_OK) return int32_t(-1);
+    tc_tensor q = make_f32({2, 3});  // NULL before tc_init: the call must still say so
+    if (q && tc_tensor_set_requires_grad(q, 1) != TC_OK) return int32_t(-1);
     const int32_t rc = body(q);
     free_t(q);
     (void)m;

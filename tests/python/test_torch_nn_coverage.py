@@ -46,8 +46,6 @@ def test_list_matches_installed_torch_1_13():
     assert [n for n, _ in _entries()] == expected
 
 
-@pytest.mark.xfail(strict=False, reason="RNN/Transformer/padding/3-D and other layers come from parallel branches; "
-                                        "drop this mark once they are merged")
 def test_tc_nn_has_every_torch_nn_class():
     entries = _entries()
     absent = [n for n, reason in entries if reason is not None]
