@@ -163,11 +163,14 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
       if (cell.w_hr) check_weight(op, cell.w_hr, {out_size, hidden}, "weight_hr", layer, d == 1, input);
 
       const Tensor xp = linear(x, cell.w_ih, cell.b_ih);  // every step's input projection at once
+      // One split, not a select per step: each select's backward would make a
+      // gradient of xp's full size, quadratic in the sequence length.
+      const std::vector<Tensor> xps = seq > 0 ? split(xp, 1, 0) : std::vector<Tensor>();
       Step s{select(h0, 0, k), lstm ? select(c0, 0, k) : Tensor()};
       std::vector<Tensor> outs(static_cast<size_t>(seq));
       for (int64_t i = 0; i < seq; ++i) {
         const int64_t t = d == 0 ? i : seq - 1 - i;
-        s = step(o.mode, cell, select(xp, 0, t), s);
+        s = step(o.mode, cell, squeeze(xps[size_t(t)], 0), s);
         outs[size_t(t)] = s.h;
       }
       h_last.push_back(s.h);
