@@ -517,7 +517,8 @@ class Runner {
     tc_tensor cx = in_.ConsumeBool() ? nullptr : handle();
     if (in_.ConsumeBool()) hx = nullptr;
     tc_tensor out = untouched(), h_n = untouched(), c_n = untouched();
-    const int32_t rc = tc_rnn(a, hx, cx, ws.empty() ? nullptr : ws.data(), int64_t(ws.size()), &o, &out, &h_n, &c_n);
+    const int32_t rc =
+        tc_rnn(a, hx, cx, ws.empty() ? nullptr : ws.data(), int64_t(ws.size()), &o, &out, &h_n, &c_n);
     check("tc_rnn", rc);
     if (rc == TC_OK) {
       pool_.put(slot(), out);

@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sysconfig
 
-from setuptools import Distribution, setup
+from setuptools import Distribution, find_packages, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -132,7 +132,7 @@ setup(
     long_description=open(os.path.join(HERE, "README.md")).read(),
     long_description_content_type="text/markdown",
     license="MIT OR Apache-2.0",
-    packages=["tc", "tc.nn", "tc.nn.utils", "tc.optim", "tc.utils"],
+    packages=find_packages(include=["tc", "tc.*"]),  # every subpackage, as they are added
     package_data={"tc": ["py.typed", "lib/libtc.so", "lib/libtc_cuda.so", "lib/libtc_mpi.so"]},
     python_requires=">=3.8",
     extras_require={"numpy": ["numpy"]},

@@ -49,7 +49,6 @@ TC_API int32_t tc_tensor_clear_grad(tc_tensor t) {
   return api(__func__, [&] { get_tensor(t, "t")->set_grad(nullptr); });
 }
 
-
 TC_API int32_t tc_tensor_set_grad(tc_tensor t, tc_tensor grad) {
   return api(__func__, [&] {
     const Tensor x = get_tensor(t, "t");

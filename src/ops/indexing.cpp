@@ -200,8 +200,8 @@ void index_put_raw(const Tensor& a, const IndexPlan& p, const Tensor& values, In
   Tensor v = raw_expand(values->storage == a->storage ? clone_data(values) : values, p.result);
   Tensor bv = block_view(p, v);
   if (!bv) bv = block_view(p, clone_data(v));  // dense: its block always merges
-  TC_CHECK(bv, TC_ERR_INTERNAL, "index_put: the values' indexed dims do not merge (shape ", v->shape, ", strides ",
-           v->strides, ")");
+  TC_CHECK(bv, TC_ERR_INTERNAL, "index_put: the values' indexed dims do not merge (shape ", v->shape,
+           ", strides ", v->strides, ")");
   backend_for(a).index_offsets_put(sliced_view(p, a), offsets(p, a), bv, mode);
 }
 

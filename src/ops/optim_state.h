@@ -130,7 +130,8 @@ struct StatefulOptimizer : Optimizer {
       for (size_t i = 0; i < params.size(); ++i) {
         Tensor& t = (*s.tensors)[i];
         const Tensor& p = params[i];
-        if (t && (t->dtype != p->dtype || t->device != p->device)) t = to_device(cast(t, p->dtype), p->device);
+        if (t && (t->dtype != p->dtype || t->device != p->device))
+          t = to_device(cast(t, p->dtype), p->device);
       }
   }
 

@@ -97,29 +97,33 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
   const bool lstm = o.mode == RnnMode::lstm;
   TC_CHECK(int32_t(o.mode) >= 0 && int32_t(o.mode) <= 3, TC_ERR_INVALID_ARGUMENT, "rnn: unknown mode ",
            int32_t(o.mode));
-  TC_CHECK(o.num_layers >= 1, TC_ERR_INVALID_ARGUMENT, op, ": num_layers must be at least 1, got ", o.num_layers);
+  TC_CHECK(o.num_layers >= 1, TC_ERR_INVALID_ARGUMENT, op, ": num_layers must be at least 1, got ",
+           o.num_layers);
   TC_CHECK(o.dropout >= 0 && o.dropout <= 1, TC_ERR_INVALID_ARGUMENT, op,
            ": dropout should be a number in range [0, 1] representing the probability of an element being "
            "zeroed, got ",
            o.dropout);
-  TC_CHECK(input->ndim() == 2 || input->ndim() == 3, TC_ERR_SHAPE, op, ": Expected input to be 2-D or 3-D but received ",
-           input->ndim(), "-D tensor");
-  TC_CHECK(is_floating(input->dtype), TC_ERR_DTYPE, op, ": expected a floating input but got ", describe(input));
+  TC_CHECK(input->ndim() == 2 || input->ndim() == 3, TC_ERR_SHAPE, op,
+           ": Expected input to be 2-D or 3-D but received ", input->ndim(), "-D tensor");
+  TC_CHECK(is_floating(input->dtype), TC_ERR_DTYPE, op, ": expected a floating input but got ",
+           describe(input));
   const int64_t dirs = o.bidirectional ? 2 : 1;
   const int64_t cells = o.num_layers * dirs;
   const int64_t per_cell = int64_t(weights.size()) / cells;
   TC_CHECK(per_cell * cells == int64_t(weights.size()) && per_cell >= 2, TC_ERR_INVALID_ARGUMENT, op, ": ",
-           weights.size(), " weights do not make ", cells, " layers/directions of w_ih, w_hh[, b_ih, b_hh][, w_hr]");
+           weights.size(), " weights do not make ", cells,
+           " layers/directions of w_ih, w_hh[, b_ih, b_hh][, w_hr]");
   const int64_t proj_weights = per_cell - 2 - (o.has_biases ? 2 : 0);
   TC_CHECK(proj_weights == 0 || (lstm && proj_weights == 1), TC_ERR_INVALID_ARGUMENT, op, ": ", per_cell,
            " weights per layer and direction do not match has_biases = ", o.has_biases,
            lstm ? " (with or without a projection w_hr)" : "");
   const int64_t gates = gate_count(o.mode);
-  TC_CHECK(weights[1]->ndim() == 2 && weights[1]->shape[0] % gates == 0 && weights[1]->shape[0] > 0, TC_ERR_SHAPE,
-           op, ": weight_hh_l0 has shape ", weights[1]->shape, ", not (", gates, " * hidden_size, ...)");
+  TC_CHECK(weights[1]->ndim() == 2 && weights[1]->shape[0] % gates == 0 && weights[1]->shape[0] > 0,
+           TC_ERR_SHAPE, op, ": weight_hh_l0 has shape ", weights[1]->shape, ", not (", gates,
+           " * hidden_size, ...)");
   const int64_t hidden = weights[1]->shape[0] / gates;
-  TC_CHECK(proj_weights == 0 || weights[per_cell - 1]->ndim() == 2, TC_ERR_SHAPE, op, ": weight_hr_l0 has shape ",
-           weights[per_cell - 1]->shape, ", not (proj_size, hidden_size)");
+  TC_CHECK(proj_weights == 0 || weights[per_cell - 1]->ndim() == 2, TC_ERR_SHAPE, op,
+           ": weight_hr_l0 has shape ", weights[per_cell - 1]->shape, ", not (proj_size, hidden_size)");
   const int64_t out_size = proj_weights ? weights[per_cell - 1]->shape[0] : hidden;  // H_out
   TC_CHECK(out_size > 0 && out_size <= hidden, TC_ERR_SHAPE, op, ": proj_size (", out_size,
            ") must be positive and smaller than hidden_size (", hidden, ")");
@@ -129,8 +133,8 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
   const bool batched = input->ndim() == 3;
   Tensor x = batched ? (o.batch_first ? transpose(input, 0, 1) : input) : unsqueeze(input, 1);
   const int64_t seq = x->shape[0], batch = x->shape[1];
-  TC_CHECK(x->shape[2] == input_size, TC_ERR_SHAPE, op, ": input.size(-1) must be equal to input_size. Expected ",
-           input_size, ", got ", x->shape[2]);
+  TC_CHECK(x->shape[2] == input_size, TC_ERR_SHAPE, op,
+           ": input.size(-1) must be equal to input_size. Expected ", input_size, ", got ", x->shape[2]);
 
   // Initial states: zeros, or the given ones checked as PyTorch does.
   auto initial = [&](const Tensor& given, int64_t size, const char* which) {
@@ -175,7 +179,8 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
       }
       h_last.push_back(s.h);
       if (lstm) c_last.push_back(s.c);
-      outs_by_dir.push_back(seq > 0 ? stack(outs, 0) : zeros({0, batch, out_size}, input->dtype, input->device));
+      outs_by_dir.push_back(seq > 0 ? stack(outs, 0)
+                                    : zeros({0, batch, out_size}, input->dtype, input->device));
     }
     x = dirs == 1 ? outs_by_dir[0] : cat(outs_by_dir, 2);
     if (o.dropout > 0 && o.train && layer + 1 < o.num_layers) x = dropout(x, o.dropout, true);

@@ -3028,7 +3028,8 @@ std::vector<Entry> build_table() {
          })}));
   // tc_rnn: an unbatched LSTM (input a: T = 2, I = 3; hidden 4) over weights of its own.
   struct RnnCase {
-    tc_tensor w_ih = make_f32({16, 3}), w_hh = make_f32({16, 4}), h0 = make_f32({1, 4}), c0 = make_f32({1, 4});
+    tc_tensor w_ih = make_f32({16, 3}), w_hh = make_f32({16, 4}), h0 = make_f32({1, 4}),
+              c0 = make_f32({1, 4});
     tc_rnn_options o{};
     RnnCase() {
       o.size = sizeof o;
@@ -3040,7 +3041,7 @@ std::vector<Entry> build_table() {
     }
     int32_t call(M& m, tc_tensor input, tc_tensor hx, tc_tensor cx, int64_t nw = 2) {
       tc_tensor ws[] = {w_ih, w_hh};
-      return tc_rnn(input, hx, cx, ws, nw, &o, m.O(6), m.O(7), m.O(8));
+      return tc_rnn(input, hx, cx, ws, nw, &o, m.O(6, 0), m.O(7, 1), m.O(8, 2));
     }
   };
   auto rnn_x = [](const char* what, int32_t code, std::function<int32_t(M&, RnnCase&)> f) {
@@ -3053,8 +3054,8 @@ std::vector<Entry> build_table() {
         [](M& m) {
           RnnCase r;
           tc_tensor ws[] = {m.H(9, r.w_ih), m.H(10, r.w_hh)};
-          return m.done(
-              tc_rnn(m.H(0, m.f.a), m.H(1, r.h0), m.H(2, r.c0), m.P(3, ws), 2, m.P(5, &r.o), m.O(6), m.O(7), m.O(8)));
+          return m.done(tc_rnn(m.H(0, m.f.a), m.H(1, r.h0), m.H(2, r.c0), m.P(3, ws), 2, m.P(5, &r.o),
+                               m.O(6, 0), m.O(7, 1), m.O(8, 2)));
         },
         {rnn_x("options->size 0", TC_ERR_INVALID_ARGUMENT,
                [](M& m, RnnCase& r) {
@@ -3087,15 +3088,17 @@ std::vector<Entry> build_table() {
                }),
          rnn_x("input size 4, weights for 3", TC_ERR_SHAPE,
                [](M& m, RnnCase& r) { return r.call(m, m.f.t3, nullptr, nullptr); }),
-         rnn_x("integer input", TC_ERR_DTYPE, [](M& m, RnnCase& r) { return r.call(m, m.f.i32, nullptr, nullptr); }),
+         rnn_x("integer input", TC_ERR_DTYPE,
+               [](M& m, RnnCase& r) { return r.call(m, m.f.i32, nullptr, nullptr); }),
          rnn_x("hx of another shape", TC_ERR_SHAPE,
                [](M& m, RnnCase& r) { return r.call(m, m.f.a, m.f.a, nullptr); }),
-         rnn_x("4-D input", TC_ERR_SHAPE, [](M& m, RnnCase& r) { return r.call(m, m.f.img, nullptr, nullptr); }),
+         rnn_x("4-D input", TC_ERR_SHAPE,
+               [](M& m, RnnCase& r) { return r.call(m, m.f.img, nullptr, nullptr); }),
          rnn_x("a cell state for a GRU", TC_ERR_INVALID_ARGUMENT, [](M& m, RnnCase& r) {
            r.o.mode = TC_RNN_GRU;
            tc_tensor w3 = make_f32({12, 3}), h3 = make_f32({12, 4});
            tc_tensor ws[] = {w3, h3};
-           const int32_t rc = tc_rnn(m.f.a, nullptr, r.c0, ws, 2, &r.o, m.O(6), m.O(7), m.O(8));
+           const int32_t rc = tc_rnn(m.f.a, nullptr, r.c0, ws, 2, &r.o, m.O(6, 0), m.O(7, 1), m.O(8, 2));
            free_t(w3);
            free_t(h3);
            return rc;
@@ -3112,17 +3115,21 @@ std::vector<Entry> build_table() {
   };
   add(E(FN(tc_tensor_set_data), "HH",
         [with_leaf](M& m) {
-          return with_leaf(m, [&](tc_tensor q) { return m.done(tc_tensor_set_data(m.H(0, q), m.H(1, m.f.bt))); });
+          return with_leaf(
+              m, [&](tc_tensor q) { return m.done(tc_tensor_set_data(m.H(0, q), m.H(1, m.f.bt))); });
         },
         {X("integer data for a tensor that requires grad", {TC_ERR_DTYPE},
-           [with_leaf](M& m) { return with_leaf(m, [&](tc_tensor q) { return tc_tensor_set_data(q, m.f.i32); }); }),
+           [with_leaf](M& m) {
+             return with_leaf(m, [&](tc_tensor q) { return tc_tensor_set_data(q, m.f.i32); });
+           }),
          X("another storage over t's memory", {TC_ERR_INVALID_ARGUMENT}, [with_leaf](M& m) {
            return with_leaf(m, [&](tc_tensor q) {
              void* ptr = nullptr;
              if (tc_tensor_data_ptr(q, &ptr) != TC_OK) return int32_t(-1);
              int64_t shape[] = {6};
              tc_tensor w = nullptr;
-             if (tc_from_blob(ptr, shape, nullptr, 1, TC_FLOAT32, nullptr, nullptr, &w) != TC_OK) return int32_t(-1);
+             if (tc_from_blob(ptr, shape, nullptr, 1, TC_FLOAT32, nullptr, nullptr, &w) != TC_OK)
+               return int32_t(-1);
              const int32_t rc = tc_tensor_set_data(q, w);
              free_t(w);
              return rc;

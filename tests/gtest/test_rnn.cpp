@@ -49,8 +49,10 @@ void check(RnnMode mode, const RnnOptions& base, const Dims& in_shape, int64_t h
   const int64_t batch = batched ? in_shape[o.batch_first ? 0 : 1] : 1;
   const size_t nw = w.size();
   if (states) {
-    xs.push_back(batched ? uniform({cells, batch, proj ? proj : hidden}, -1, 1) : uniform({cells, proj ? proj : hidden}, -1, 1));
-    if (mode == RnnMode::lstm) xs.push_back(batched ? uniform({cells, batch, hidden}, -1, 1) : uniform({cells, hidden}, -1, 1));
+    xs.push_back(batched ? uniform({cells, batch, proj ? proj : hidden}, -1, 1)
+                         : uniform({cells, proj ? proj : hidden}, -1, 1));
+    if (mode == RnnMode::lstm)
+      xs.push_back(batched ? uniform({cells, batch, hidden}, -1, 1) : uniform({cells, hidden}, -1, 1));
   }
   auto f = [&](const Inputs& x) {
     const Inputs ws(x.begin() + 1, x.begin() + 1 + long(nw));
@@ -92,7 +94,8 @@ TEST_F(Rnn, ShapesOfTheResults) {
   o.num_layers = 2;
   o.bidirectional = true;
   o.batch_first = true;
-  const auto r = tc::ops::rnn(randn({5, 7, 3}), nullptr, nullptr, weights(RnnMode::lstm, 3, 4, 2, true, true, 2), o);
+  const auto r =
+      tc::ops::rnn(randn({5, 7, 3}), nullptr, nullptr, weights(RnnMode::lstm, 3, 4, 2, true, true, 2), o);
   EXPECT_EQ(r.output->shape, (Dims{5, 7, 4}));  // (B, T, D * proj)
   EXPECT_EQ(r.h_n->shape, (Dims{4, 5, 2}));
   EXPECT_EQ(r.c_n->shape, (Dims{4, 5, 4}));
@@ -110,7 +113,8 @@ TEST_F(Rnn, RefusesMismatchedSizesWithPyTorchsWords) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message(randn({2, 5, 2}), nullptr).find("input.size(-1) must be equal to input_size. Expected 3, got 2"),
+  EXPECT_NE(message(randn({2, 5, 2}), nullptr)
+                .find("input.size(-1) must be equal to input_size. Expected 3, got 2"),
             std::string::npos);
   EXPECT_NE(message(randn({2, 5, 3}), randn({2, 5, 4})).find("Expected hidden size (1, 5, 4), got [2, 5, 4]"),
             std::string::npos);

@@ -239,7 +239,8 @@ def test_size_one_dims_in_the_index_block(a_shape, dim, i_shape):
         else:  # which duplicate wins is unspecified: compare where the index is unique
             assert got.shape == tuple(want.shape)
     a = tc.zeros(*a_shape, dtype=tc.float64)
-    coords = tuple(tc.tensor(np.arange(s).reshape([-1 if k == j else 1 for k in range(len(i_shape))]))
+    d = dim % len(a_shape)  # scatter's coordinates: the index at dim, the position elsewhere
+    coords = tuple(tc.tensor(idx if j == d else np.arange(s).reshape([-1 if k == j else 1 for k in range(len(i_shape))]))
                    for j, s in enumerate(i_shape))
     got = a.index_put(coords, tc.tensor(src), accumulate=True)
     want = torch.zeros(a_shape, dtype=torch.float64).index_put(
