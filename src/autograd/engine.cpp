@@ -8,9 +8,10 @@
 
 #include "autograd/function.h"
 #include "autograd/hooks.h"
-#include "backend.h"
-#include "init.h"
-#include "object_pool.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "core/object_pool.h"
+#include "math/op_enums.h"
 #include "ops/ops.h"
 
 namespace tc::autograd {
@@ -20,7 +21,8 @@ Tensor SavedTensor::unpack(const char* node) const {
            "'s saved tensors were freed); pass retain_graph=1 to the first backward");
   if (!defined_) return nullptr;
   TC_CHECK(tensor_->data_generation == generation_, TC_ERR_AUTOGRAD, "a tensor ", node,
-           " saved had its data replaced (set_data, `.data =`, Module.to) after it was saved; run the forward again");
+           " saved had its data replaced (set_data, `.data =`, Module.to) after it was saved; run the "
+           "forward again");
   const int64_t now = tensor_->version();
   TC_CHECK(now == version_, TC_ERR_AUTOGRAD, "a tensor ", node, " saved was modified in place: version ", now,
            ", expected ", version_, " (an in-place op changed it after it was used; clone it first)");

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "autograd/function.h"
-#include "init.h"
+#include "core/init.h"
 
 namespace tc::autograd {
 
@@ -94,8 +94,8 @@ void accumulate_leaf(const Tensor& leaf, Tensor grad) {
   // A graph recorded before the leaf's data was replaced (set_data) carries
   // a gradient of the old shape or device: adding it would mix two layouts.
   TC_CHECK(grad->shape == leaf->shape && grad->device == leaf->device, TC_ERR_AUTOGRAD,
-           "the gradient reaching a leaf of shape ", leaf->shape, " on ", device_name(leaf->device), " has shape ",
-           grad->shape, " on ", device_name(grad->device),
+           "the gradient reaching a leaf of shape ", leaf->shape, " on ", device_name(leaf->device),
+           " has shape ", grad->shape, " on ", device_name(grad->device),
            " (the leaf's data was replaced after the graph was recorded: set_data, `.data =`, Module.to)");
   if (grad->dtype != leaf->dtype) grad = cast(grad, leaf->dtype);
   const std::vector<std::shared_ptr<Hook>> hooks = snapshot(leaf->hooks);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "object_pool.h"
-#include "tensor.h"
+#include "core/object_pool.h"
+#include "core/tensor.h"
 
 namespace tc::autograd {
 
@@ -58,7 +58,10 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t)
-      : tensor_(t), version_(t ? t->version() : 0), generation_(t ? t->data_generation : 0), defined_(t != nullptr) {}
+      : tensor_(t),
+        version_(t ? t->version() : 0),
+        generation_(t ? t->data_generation : 0),
+        defined_(t != nullptr) {}
   // The saved tensor; throws TC_ERR_AUTOGRAD naming `node` when it was freed
   // (backward ran without retain_graph) or modified in place.
   Tensor unpack(const char* node) const;

@@ -8,11 +8,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "backend.h"
-#include "cpu/loops.h"
-#include "device_hooks.h"
-#include "init.h"
-#include "tensor.h"
+#include "backend/backend.h"
+#include "core/device_hooks.h"
+#include "core/init.h"
+#include "core/parallel_for.h"
+#include "core/tensor.h"
 
 namespace tc {
 
@@ -91,8 +91,8 @@ void copy_kernel(D* dst, const S* src, const Layout& l) {
   for (int64_t i = 0; i < nd - 1; ++i) rows *= l.shape[i];
   // Rows are independent: split them across threads once a thread gets
   // kParallelGrain elements (parallel_for stays off OpenMP below that).
-  const int64_t row_grain = std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(inner, 1));
-  cpu::parallel_for(rows, row_grain, [&](int64_t r0, int64_t r1) {
+  const int64_t row_grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1));
+  parallel_for(rows, row_grain, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       int64_t rem = r, off_d = 0, off_s = 0;
       for (int64_t i = nd - 2; i >= 0; --i) {
@@ -117,7 +117,7 @@ void copy_kernel(D* dst, const S* src, const Layout& l) {
 // backward's one-element seed gradient).
 template <typename T>
 void fill_kernel(T* p, int64_t n, T v) {
-  cpu::parallel_for(n, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+  parallel_for(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) p[i] = v;
   });
 }

@@ -1,4 +1,4 @@
-#include "tensor.h"
+#include "core/tensor.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,11 +6,11 @@
 #include <mutex>
 #include <ostream>
 
-#include "alloc.h"
-#include "device_hooks.h"
-#include "init.h"
-#include "object_pool.h"
-#include "per_thread.h"
+#include "core/alloc.h"
+#include "core/device_hooks.h"
+#include "core/init.h"
+#include "core/object_pool.h"
+#include "core/per_thread.h"
 
 namespace tc {
 

@@ -1,9 +1,9 @@
-// The backend registry (src/backend.h); the primitives' default forms are in
+// The backend registry (src/backend/backend.h); the primitives' default forms are in
 // backend_defaults.cpp.
-#include "backend.h"
+#include "backend/backend.h"
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
-#include "init.h"
 
 namespace tc {
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "autograd/node.h"
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace tc {
 

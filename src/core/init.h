@@ -7,17 +7,36 @@
 #include <string>
 #include <vector>
 
-#include "dtype.h"
+#include "core/dtype.h"
 
 namespace tc {
 
 bool is_initialized() noexcept;
+// tc_init_options as the core reads it (the ABI layer checks the struct's
+// size and copies the fields it has).
+struct InitOptions {
+  int32_t num_threads = 0;  // 0: $TC_NUM_THREADS, else the number of cores
+  bool use_seed = false;    // else $TC_SEED, else a seed from the clock
+  uint64_t seed = 0;
+  bool eager_backends = false;  // run the cuda stage now rather than on first use
+};
 // Any thread: one reference per successful call.
-void init(const tc_init_options* options);
+void init(const InitOptions& options);
 // The last one waits for calls in flight on other threads, then frees every
 // handle (running deleters without holding libtc's init lock, so they may
 // call back into libtc), then releases the backends.
 void shutdown();
+
+// What the ABI layer above the core holds and reports. The core calls these
+// but never includes the ABI's headers; abi/core.cpp sets them when libtc is
+// loaded. Unset (an object set without the ABI layer): nothing to free or report.
+struct AbiHooks {
+  void (*release)() = nullptr;                   // frees every handle, then closes the op libraries
+  int64_t (*live_handles)() = nullptr;           // the live_handles flag
+  std::string (*op_library_report)() = nullptr;  // tc_config's list of loaded ops
+};
+void set_abi_hooks(const AbiHooks& hooks) noexcept;
+const AbiHooks& abi_hooks() noexcept;
 
 // Calls in flight, counted by every tc_* function that needs tc_init (the
 // api() guard), so that the last tc_shutdown can wait for them: a call never
@@ -75,7 +94,7 @@ void onednn_init();
 void onednn_shutdown();
 void* onednn_engine();
 
-// ---- runtime settings (src/runtime.cpp) ----
+// ---- runtime settings (src/core/runtime.cpp) ----
 int num_threads() noexcept;
 void set_num_threads(int n);  // >= 1
 // Makes the calling thread's OpenMP use num_threads() (oneDNN reads it).

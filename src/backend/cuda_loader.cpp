@@ -8,7 +8,7 @@
 // (found with dladdr). Every failure (missing file, not a library, no entry
 // point, another ABI version or build, no driver) fails this stage alone, with
 // the path tried and the reason in the init report and tc_config.
-#include "cuda_loader.h"
+#include "backend/cuda_loader.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,11 +19,11 @@
 #include <cstring>
 #include <mutex>
 
-#include "backend.h"
-#include "cuda/blas.h"
-#include "cuda_module_api.h"
-#include "device_hooks.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "backend/cuda_module_api.h"
+#include "core/device_hooks.h"
+#include "core/init.h"
+#include "core/matmul_precision.h"
 #include "ops/ops.h"
 
 namespace tc {

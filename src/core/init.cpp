@@ -2,7 +2,7 @@
 // one mutex; its state, time and message are kept for the report. Required
 // stages (core, cpu, random, autograd) fail tc_init; the optional cuda stage
 // is registered lazy and never fails tc_init.
-#include "init.h"
+#include "core/init.h"
 
 #include <omp.h>
 
@@ -18,11 +18,9 @@
 #include <sstream>
 #include <thread>
 
-#include "abi/handles.h"
-#include "alloc.h"
-#include "cuda_loader.h"
-#include "op_library.h"
-#include "rng.h"
+#include "backend/cuda_loader.h"
+#include "core/alloc.h"
+#include "core/rng.h"
 
 namespace tc {
 
@@ -104,7 +102,7 @@ void stage_core() {
   cpu_free(cpu_alloc(64), 64);  // the allocator works
 }
 
-void stage_cpu(const tc_init_options& o) {
+void stage_cpu(const InitOptions& o) {
   const int cores = int(std::thread::hardware_concurrency());
   const int n = o.num_threads > 0 ? o.num_threads : env_int("TC_NUM_THREADS", cores > 0 ? cores : 1);
   TC_CHECK(n >= 1 && n <= 4096, TC_ERR_INVALID_ARGUMENT, "num_threads must be in [1, 4096], got ", n);
@@ -121,8 +119,8 @@ void stage_cpu(const tc_init_options& o) {
   onednn_init();
 }
 
-void stage_random(const tc_init_options& o) {
-  bool use_seed = o.use_seed != 0;
+void stage_random(const InitOptions& o) {
+  bool use_seed = o.use_seed;
   uint64_t seed = o.seed;
   if (!use_seed) {
     if (const char* v = std::getenv("TC_SEED")) {
@@ -147,9 +145,15 @@ void release_backends() {
   cuda_backend_shutdown();
 }
 
+AbiHooks g_abi_hooks;
+
+// Frees what the ABI layer holds (handles, then op libraries), if it is linked.
+void release_abi_state() {
+  if (g_abi_hooks.release) g_abi_hooks.release();
+}
+
 void undo_all() {
-  handle_clear_all();
-  oplib::clear_all();
+  release_abi_state();
   release_backends();
 }
 
@@ -167,15 +171,10 @@ __thread int32_t t_calls_in_flight = 0;
 // Sequentially consistent, paired with CallScope and shutdown's store.
 bool is_initialized() noexcept { return g_initialized.load(); }
 
-void init(const tc_init_options* options) {
-  tc_init_options o{};
-  if (options) {
-    TC_CHECK(
-        options->size >= offsetof(tc_init_options, num_threads) + sizeof(int32_t) && options->size <= 4096,
-        TC_ERR_INVALID_ARGUMENT, "options->size is ", options->size, "; set it to sizeof(tc_init_options) (",
-        sizeof(tc_init_options), ")");
-    std::memcpy(&o, options, std::min<size_t>(options->size, sizeof(o)));
-  }
+void set_abi_hooks(const AbiHooks& hooks) noexcept { g_abi_hooks = hooks; }
+const AbiHooks& abi_hooks() noexcept { return g_abi_hooks; }
+
+void init(const InitOptions& o) {
   // Bad settings are the caller's error (TC_ERR_INVALID_ARGUMENT), so check
   // them here rather than let the cpu stage fail (which tc_init reports as
   // TC_ERR_INTERNAL).
@@ -215,7 +214,7 @@ void init(const tc_init_options* options) {
     }
   }
   StageInfo& cuda = g_stages[4];
-  if (cuda_stage_configured()) {  // loads the CUDA module (src/cuda_loader.cpp)
+  if (cuda_stage_configured()) {  // loads the CUDA module (src/backend/cuda_loader.cpp)
     cuda.state = TC_STAGE_LAZY;
     cuda.message = "runs on first use of a cuda device, or tc_backend_init(\"cuda\")";
     if (o.eager_backends) run_stage(cuda, cuda_backend_init);
@@ -245,9 +244,9 @@ void shutdown() {
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   // Deleters run here and may call back into libtc (tc_init is refused,
   // tc_shutdown finds no reference, others find libtc uninitialized).
-  handle_clear_all();
-  // Op libraries close once no op or node holds them: the handles just died.
-  oplib::clear_all();
+  // Op libraries close once no op or node holds them: the hook frees the
+  // handles first.
+  release_abi_state();
   {
     std::lock_guard<std::mutex> g(g_mu);
     release_backends();

@@ -1,4 +1,4 @@
-// The cuda stage (src/cuda_loader.cpp): loads the CUDA module and registers
+// The cuda stage (src/backend/cuda_loader.cpp): loads the CUDA module and registers
 // its tables. Declared for init.cpp, flags.cpp and device_hooks.cpp.
 #pragma once
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include <atomic>
 
-#include "init.h"
+#include "core/init.h"
 
 namespace tc {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "abi/status.h"
+#include "core/error.h"
 
 namespace tc {
 

@@ -1,9 +1,11 @@
 // The default (generic or not-implemented) forms of the primitives
-// (src/backend.h). The CUDA module compiles its own copy (its table derives
+// (src/backend/backend.h). The CUDA module compiles its own copy (its table derives
 // from Backend); the functions called here reach the core through the
 // module's forwarders there (src/cuda/host_forward.cpp).
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
+#include "ops/ops.h"
 
 namespace tc {
 

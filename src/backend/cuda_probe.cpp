@@ -1,10 +1,10 @@
-#include "cuda_probe.h"
+#include "backend/cuda_probe.h"
 
 #include <dlfcn.h>
 
 #include <mutex>
 
-#include "abi/status.h"
+#include "core/error.h"
 
 namespace tc {
 

@@ -3,7 +3,7 @@
 // a tensor's device (backend_for). The ops check arguments, promote dtypes,
 // allocate outputs and record autograd nodes; a backend only computes. The
 // CPU's table (src/cpu/backend.cpp) is always there; CUDA's (src/cuda/
-// backend_impl.cpp) is registered by the lazy cuda stage of a CUDA build.
+// cuda_backend.cpp) is registered by the lazy cuda stage of a CUDA build.
 // Nothing here names a CUDA type, and the ops include no cpu/ or cuda/
 // kernel header, so the CUDA table can later come from a dlopen'ed module.
 //
@@ -16,22 +16,21 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/adaptive_pool.h"
 #include "math/conv_geom.h"
-#include "math/elementwise_math.h"
 #include "math/index_put.h"
+#include "math/op_kinds.h"
 #include "math/optim_math.h"
 #include "math/philox.h"
 #include "math/reduce_kind.h"
-#include "ops/ops.h"
-#include "tensor.h"
 
 namespace tc {
 
 // How a strided 2-D block (rows x cols, element strides rs, cs) can be handed
 // to a GEMM without copying: row-major (trans = false) or the transpose of a
 // row-major matrix (trans = true), leading dimension ld; usable is false when
-// neither works (the caller copies). Defined in src/mat_layout.cpp.
+// neither works (the caller copies). Defined in src/backend/mat_layout.cpp.
 struct MatLayout {
   bool usable = false;
   bool trans = false;
@@ -272,7 +271,7 @@ struct Backend {
   // x, y, g, gx: contiguous, viewed as [N, C, S] (S: the product of the dims
   // after C); per-channel tensors [C] (w, b may be null); statistics in x's
   // dtype, accumulated in double. Generic forms: through the ops
-  // (src/backend_norm_defaults.cpp).
+  // (src/backend/backend_norm_defaults.cpp).
   // Training batch norm: mean, invstd [C] = 1 / sqrt(biased var + eps) over N
   // and S, var_unbiased [C] (null: not wanted), and y = (x - mean) invstd w + b.
   virtual void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,

@@ -1,15 +1,13 @@
-#include "flags.h"
+#include "core/flags.h"
 
 #include <cstring>
 #include <sstream>
 
-#include "abi/handles.h"
-#include "alloc.h"
-#include "cuda_loader.h"
-#include "cuda_probe.h"
-#include "init.h"
-#include "op_library.h"
-#include "tensor.h"
+#include "backend/cuda_loader.h"
+#include "backend/cuda_probe.h"
+#include "core/alloc.h"
+#include "core/init.h"
+#include "core/tensor.h"
 
 namespace tc {
 
@@ -90,7 +88,8 @@ const Flag kFlags[] = {
      },
      "dtype of float results from integer inputs"},
     {"live_tensors", [] { return live_tensor_count(); }, nullptr, "tensors alive now"},
-    {"live_handles", [] { return live_handle_count(); }, nullptr, "handles of any kind alive now"},
+    {"live_handles", [] { return abi_hooks().live_handles ? abi_hooks().live_handles() : int64_t(0); },
+     nullptr, "handles of any kind alive now"},
 #ifdef TC_TEST_HOOKS
     // Only in the test build (tc_static, tests/ and fuzz/); libtc.so has no such flag.
     {"fail_alloc_at", [] { return fail_alloc_at(); },
@@ -156,7 +155,7 @@ std::string config_report() {
     os << line;
   }
   // Every op registered by a loaded library (tc_load_library), with the library.
-  os << "  " << oplib::report();
+  if (abi_hooks().op_library_report) os << "  " << abi_hooks().op_library_report();
   return os.str();
 }
 

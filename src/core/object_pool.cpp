@@ -1,8 +1,8 @@
-#include "object_pool.h"
+#include "core/object_pool.h"
 
 #include <cstdint>
 
-#include "per_thread.h"
+#include "core/per_thread.h"
 
 namespace tc {
 

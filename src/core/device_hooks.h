@@ -5,9 +5,14 @@
 #pragma once
 #include <cstdint>
 
-#include "tc.h"
-
 namespace tc {
+
+// A device's caching-allocator statistics, in bytes (tc_cuda_memory_stats's fields).
+struct DeviceMemoryStats {
+  int64_t allocated = 0;       // held by live tensors
+  int64_t reserved = 0;        // held by the cache from the driver
+  int64_t peak_allocated = 0;  // highest `allocated` since start or reset
+};
 
 struct DeviceHooks {
   // Device memory from the backend's caching allocator; throws
@@ -20,7 +25,7 @@ struct DeviceHooks {
   void (*memset_zero)(void* dst, int32_t device_index, int64_t nbytes);
   // Sets n elements of element_size bytes to the bytes at pattern.
   void (*fill)(void* dst, int32_t device_index, int64_t n, int64_t element_size, const void* pattern);
-  void (*memory_stats)(int32_t device_index, tc_cuda_memory_stats* out);
+  DeviceMemoryStats (*memory_stats)(int32_t device_index);
   void (*empty_cache)();
   int32_t (*device_count)();
 };

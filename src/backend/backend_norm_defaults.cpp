@@ -1,10 +1,12 @@
 // The generic forms of the batch and group normalisation primitives
-// (src/backend.h), through the ops, for a backend without its own kernels
+// (src/backend/backend.h), through the ops, for a backend without its own kernels
 // (the CUDA module, today): the same formulas as src/cpu/norm_layers.cpp,
 // several passes each. Compiled into libtc and the CUDA module
 // (TC_SHARED_WITH_MODULE): it calls only ops the module forwards.
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
+#include "ops/ops.h"
 
 namespace tc {
 namespace {

@@ -3,8 +3,8 @@
 // file (CMakeLists.txt: TC_SHARED_WITH_MODULE) instead of calling the core.
 #include <ostream>
 
-#include "abi/status.h"
-#include "tensor.h"
+#include "core/error.h"
+#include "core/tensor.h"
 
 namespace tc {
 

@@ -1,12 +1,12 @@
-#include "rng.h"
+#include "core/rng.h"
 
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <random>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
 
 namespace tc {
 

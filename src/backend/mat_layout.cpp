@@ -1,8 +1,8 @@
-// How a strided matrix can be handed to a GEMM (src/backend.h): used by the
+// How a strided matrix can be handed to a GEMM (src/backend/backend.h): used by the
 // CPU and CUDA backends alike, so the CUDA module compiles its own copy.
 #include <algorithm>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 namespace tc {
 

@@ -1,11 +1,12 @@
-#include "op_library.h"
-
+// The registry of the ops loaded op libraries register, and the libraries
+// themselves (abi/op_library.h); abi/op_library.cpp opens and runs them.
 #include <dlfcn.h>
 
 #include <cctype>
 #include <map>
 #include <mutex>
 
+#include "abi/op_library.h"
 #include "abi/status.h"
 
 namespace tc::oplib {

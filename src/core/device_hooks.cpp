@@ -1,8 +1,8 @@
-#include "device_hooks.h"
+#include "core/device_hooks.h"
 
 #include <atomic>
 
-#include "init.h"
+#include "core/init.h"
 
 namespace tc {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "dtype.h"
+#include "core/dtype.h"
 
 namespace tc {
 
@@ -219,7 +219,7 @@ void set_data(const Tensor& t, const Tensor& src);
 // Tensors alive now (the live_tensors flag).
 int64_t live_tensor_count() noexcept;
 
-// ---- creation (src/tensor.cpp, src/factory.cpp) ----
+// ---- creation (src/core/tensor.cpp, src/core/copy.cpp) ----
 Tensor empty(const Dims& shape, DType dtype, Device device = kCPU);
 Tensor full(const Dims& shape, double value, DType dtype, Device device = kCPU);
 Tensor zeros(const Dims& shape, DType dtype, Device device = kCPU);
@@ -234,7 +234,7 @@ Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int
 Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype, Device device,
                  std::function<void(void*)> deleter);
 
-// ---- copies and conversions (src/copy.cpp) ----
+// ---- copies and conversions (src/core/copy.cpp) ----
 // dst[...] = src[...] elementwise with dtype conversion; shapes must match
 // (src may be broadcast to dst with stride 0). Any strides. Bumps no version.
 void copy_into(const Tensor& dst, const Tensor& src);
@@ -252,7 +252,7 @@ double read_element(const Tensor& t, int64_t index);
 // `byte != 0`, so a broken promise gives a wrong value, never UB.
 void normalize_bools(void* data, int64_t nbytes);
 
-// ---- formatting (src/format.cpp) ----
+// ---- formatting (src/core/format.cpp) ----
 std::string to_string(const Tensor& t);
 
 }  // namespace tc

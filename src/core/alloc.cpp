@@ -1,4 +1,4 @@
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -6,8 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "abi/status.h"
-#include "per_thread.h"
+#include "core/error.h"
+#include "core/per_thread.h"
 
 namespace tc {
 

@@ -1,5 +1,5 @@
 // The internal boundary between libtc.so and the CUDA module (libtc_cuda.so),
-// which the lazy cuda stage opens with dlopen (src/cuda_loader.cpp). Keeping
+// which the lazy cuda stage opens with dlopen (src/backend/cuda_loader.cpp). Keeping
 // every CUDA library (cudart, cuBLAS, cuBLASLt, cuDNN) out of libtc.so means
 // a process that never touches a GPU never maps them.
 //
@@ -27,12 +27,12 @@
 #include <functional>
 #include <string>
 
-#include "backend.h"
-#include "cuda_probe.h"
-#include "device_hooks.h"
+#include "backend/backend.h"
+#include "backend/cuda_probe.h"
+#include "core/device_hooks.h"
+#include "core/tensor.h"
 #include "dist/nccl_api.h"
-#include "tc.h"
-#include "tensor.h"
+#include "tc_constants.h"
 
 // Bumped whenever either table or anything crossing it changes (2: the nccl
 // table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries).
@@ -49,7 +49,7 @@
 // The core's functions the module calls, as X(return type, qualified name,
 // field, parameter list, argument list, exception specification). The module
 // defines each `qualified name` as a forwarder (src/cuda/host_forward.cpp);
-// the core fills each field with the function's address (src/cuda_loader.cpp).
+// the core fills each field with the function's address (src/backend/cuda_loader.cpp).
 #define TC_CUDA_HOST_FUNCTIONS(X)                                                                     \
   X(tc::Tensor, tc::empty, empty, (const tc::Dims& shape, tc::DType dtype, tc::Device device),        \
     (shape, dtype, device), )                                                                         \

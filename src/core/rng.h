@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/philox.h"
-#include "tensor.h"
 
 namespace tc {
 
