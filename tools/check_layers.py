@@ -56,6 +56,8 @@ EXCEPTIONS = {
         "generic forms of primitives composed from ops (sum_to_size, mean, ...)",
     ("backend/backend_norm_defaults.cpp", "ops/ops.h"):
         "generic norm forward/backward composed from ops",
+    ("backend/composite.h", "ops/ops.h"):
+        "the arithmetic the generic forms compose, as the CUDA module can call it",
     # The CUDA module's host table lists the core and op functions its kernels
     # call back (generic forms built from ops: binary, sum, sum_to_size).
     ("backend/cuda_module_api.h", "dist/nccl_api.h"):

@@ -3,6 +3,7 @@
 // from Backend); the functions called here reach the core through the
 // module's forwarders there (src/cuda/host_forward.cpp).
 #include "backend/backend.h"
+#include "backend/composite.h"
 #include "core/init.h"
 #include "math/op_enums.h"
 #include "ops/ops.h"
@@ -168,8 +169,8 @@ void Backend::nll_backward(const Tensor&, const Tensor&, const Tensor&, int32_t)
 // reduction (float32 accumulating in double).
 Tensor Backend::mse_loss(const Tensor& x, const Tensor& t, int32_t reduction) const {
   NoGradGuard ng;
-  Tensor d = ops::sub(x, t);
-  Tensor sq = ops::mul(d, d);
+  Tensor d = composite::sub(x, t);
+  Tensor sq = composite::mul(d, d);
   if (reduction == TC_REDUCTION_NONE) return sq;
   return reduction == TC_REDUCTION_MEAN ? ops::mean(sq, {}, false) : ops::sum(sq, {}, false);
 }
@@ -178,7 +179,7 @@ Tensor Backend::mse_loss_backward(const Tensor& g, const Tensor& x, const Tensor
                                   int32_t reduction) const {
   Tensor gi =
       reduction == TC_REDUCTION_MEAN ? ops::binary_scalar(ops::ScalarOp::div, g, double(x->numel())) : g;
-  return ops::mul(ops::mul_scalar(ops::sub(x, t), 2.0), gi);
+  return composite::mul(composite::mul_scalar(composite::sub(x, t), 2.0), gi);
 }
 
 // Sort, scans and search.

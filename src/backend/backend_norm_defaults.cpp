@@ -4,6 +4,7 @@
 // several passes each. Compiled into libtc and the CUDA module
 // (TC_SHARED_WITH_MODULE): it calls only ops the module forwards.
 #include "backend/backend.h"
+#include "backend/composite.h"
 #include "core/init.h"
 #include "math/op_enums.h"
 #include "ops/ops.h"
@@ -31,8 +32,8 @@ Shape3 shape3(const Tensor& x) {
 
 // y = xhat (w) (+ b), xhat [N, C, S].
 Tensor affine(Tensor y, const Tensor& w, const Tensor& b) {
-  if (w) y = ops::mul(y, channel(w));
-  if (b) y = ops::add(y, channel(b));
+  if (w) y = composite::mul(y, channel(w));
+  if (b) y = composite::add(y, channel(b));
   return y;
 }
 
@@ -49,8 +50,8 @@ void Backend::batch_norm_forward(const Tensor& y, const Tensor& mean, const Tens
   const Shape3 d = shape3(x);
   Tensor xs = as3(x, d.n, d.c, d.s);
   Tensor mu = ops::mean(xs, {0, 2}, true);
-  Tensor xc = ops::sub(xs, mu);
-  Tensor var = ops::mean(ops::mul(xc, xc), {0, 2}, true);
+  Tensor xc = composite::sub(xs, mu);
+  Tensor var = ops::mean(composite::mul(xc, xc), {0, 2}, true);
   Tensor inv = rsqrt_plus(var, eps);
   copy_into(channel(mean), mu);
   copy_into(channel(invstd), inv);
@@ -58,14 +59,14 @@ void Backend::batch_norm_forward(const Tensor& y, const Tensor& mean, const Tens
     const double m = double(d.n * d.s);
     copy_into(channel(var_unbiased), ops::binary_scalar(ScalarOp::mul, var, m / (m - 1)));
   }
-  copy_into(as3(y, d.n, d.c, d.s), affine(ops::mul(xc, inv), w, b));
+  copy_into(as3(y, d.n, d.c, d.s), affine(composite::mul(xc, inv), w, b));
 }
 
 void Backend::batch_norm_apply(const Tensor& y, const Tensor& x, const Tensor& mean, const Tensor& invstd,
                                const Tensor& w, const Tensor& b) const {
   NoGradGuard ng;
   const Shape3 d = shape3(x);
-  Tensor xhat = ops::mul(ops::sub(as3(x, d.n, d.c, d.s), channel(mean)), channel(invstd));
+  Tensor xhat = composite::mul(composite::sub(as3(x, d.n, d.c, d.s), channel(mean)), channel(invstd));
   copy_into(as3(y, d.n, d.c, d.s), affine(xhat, w, b));
 }
 
@@ -75,17 +76,17 @@ void Backend::batch_norm_backward(const Tensor& gx, const Tensor& gw, const Tens
   NoGradGuard ng;
   const Shape3 d = shape3(x);
   Tensor gs = as3(g, d.n, d.c, d.s);
-  Tensor xhat = ops::mul(ops::sub(as3(x, d.n, d.c, d.s), channel(mean)), channel(invstd));
-  Tensor gxhat = ops::mul(gs, xhat);
+  Tensor xhat = composite::mul(composite::sub(as3(x, d.n, d.c, d.s), channel(mean)), channel(invstd));
+  Tensor gxhat = composite::mul(gs, xhat);
   if (gb) copy_into(channel(gb), ops::sum(gs, {0, 2}, true));
   if (gw) copy_into(channel(gw), ops::sum(gxhat, {0, 2}, true));
   if (!gx) return;
   Tensor inner = gs;
   if (training)
-    inner =
-        ops::sub(ops::sub(gs, ops::mean(gs, {0, 2}, true)), ops::mul(xhat, ops::mean(gxhat, {0, 2}, true)));
-  Tensor scale = w ? ops::mul(channel(invstd), channel(w)) : channel(invstd);
-  copy_into(as3(gx, d.n, d.c, d.s), ops::mul(inner, scale));
+    inner = composite::sub(composite::sub(gs, ops::mean(gs, {0, 2}, true)),
+                           composite::mul(xhat, ops::mean(gxhat, {0, 2}, true)));
+  Tensor scale = w ? composite::mul(channel(invstd), channel(w)) : channel(invstd);
+  copy_into(as3(gx, d.n, d.c, d.s), composite::mul(inner, scale));
 }
 
 void Backend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd, const Tensor& x,
@@ -95,11 +96,11 @@ void Backend::group_norm_forward(const Tensor& y, const Tensor& mean, const Tens
   const int64_t len = d.c / groups * d.s;
   Tensor xr = as3(x, d.n, groups, len);
   Tensor mu = ops::mean(xr, {2}, true);
-  Tensor xc = ops::sub(xr, mu);
-  Tensor inv = rsqrt_plus(ops::mean(ops::mul(xc, xc), {2}, true), eps);
+  Tensor xc = composite::sub(xr, mu);
+  Tensor inv = rsqrt_plus(ops::mean(composite::mul(xc, xc), {2}, true), eps);
   copy_into(as3(mean, d.n, groups, 1), mu);
   copy_into(as3(invstd, d.n, groups, 1), inv);
-  Tensor xhat = ops::mul(xc, inv);
+  Tensor xhat = composite::mul(xc, inv);
   copy_into(as3(y, d.n, d.c, d.s), affine(as3(xhat, d.n, d.c, d.s), w, b));
 }
 
@@ -110,17 +111,17 @@ void Backend::group_norm_backward(const Tensor& gx, const Tensor& gw, const Tens
   const Shape3 d = shape3(x);
   const int64_t len = d.c / groups * d.s;
   Tensor m3 = as3(mean, d.n, groups, 1), r3 = as3(invstd, d.n, groups, 1);
-  Tensor xhat = as3(ops::mul(ops::sub(as3(x, d.n, groups, len), m3), r3), d.n, d.c, d.s);
+  Tensor xhat = as3(composite::mul(composite::sub(as3(x, d.n, groups, len), m3), r3), d.n, d.c, d.s);
   Tensor gs = as3(g, d.n, d.c, d.s);
   if (gb) copy_into(channel(gb), ops::sum(gs, {0, 2}, true));
-  if (gw) copy_into(channel(gw), ops::sum(ops::mul(gs, xhat), {0, 2}, true));
+  if (gw) copy_into(channel(gw), ops::sum(composite::mul(gs, xhat), {0, 2}, true));
   if (!gx) return;
   // gx = invstd (wg - mean(wg) - xhat mean(wg xhat)) over each group, wg = w g.
-  Tensor wg = as3(w ? ops::mul(gs, channel(w)) : gs, d.n, groups, len);
+  Tensor wg = as3(w ? composite::mul(gs, channel(w)) : gs, d.n, groups, len);
   Tensor xh = as3(xhat, d.n, groups, len);
-  Tensor inner =
-      ops::sub(ops::sub(wg, ops::mean(wg, {2}, true)), ops::mul(xh, ops::mean(ops::mul(wg, xh), {2}, true)));
-  copy_into(as3(gx, d.n, groups, len), ops::mul(inner, r3));
+  Tensor inner = composite::sub(composite::sub(wg, ops::mean(wg, {2}, true)),
+                                composite::mul(xh, ops::mean(composite::mul(wg, xh), {2}, true)));
+  copy_into(as3(gx, d.n, groups, len), composite::mul(inner, r3));
 }
 
 }  // namespace tc
