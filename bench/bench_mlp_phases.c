@@ -6,7 +6,7 @@
  * (on a shared machine the minimum is the least disturbed figure; at 2
  * threads CPU time counts both threads, spinning ones included):
  *   bench_mlp_phases [THREADS=1] [STEPS=200] [BATCH=1024]
- * Not run by bench/run.sh: a diagnosis tool (docs/PERF_MLP.md, session 7).
+ * Not run by bench/run.sh: a diagnosis tool (docs/PERF_MLP.md, the MLP step work).
  * Lines: "RESULT mlp_phase_b<n>_t<t>_<phase> <mean_wall|mean_cpu|min_wall> <us> us". */
 #include <math.h>
 

@@ -6,7 +6,7 @@
 # Ratios are libtc / torch: for times (ns, us, ms, MB) lower is better, for
 # rates (GB/s, GFLOP/s) higher is better. The dnnl column is dnnl_sgemm
 # called directly, the bound for libtc's matmul. The target column gives the
-# issue-17 targets of the MLP training step (<= 0.70x PyTorch at batch 64 and
+# targets of the MLP training step (<= 0.70x PyTorch at batch 64 and
 # 1024, 1 and 2 threads) and of small matmuls (>= 0.95x dnnl_sgemm), the met
 # column whether this run meets them. PyTorch is measured in its best
 # configuration: a fresh process per thread count (bench/torch_side.py).
@@ -49,7 +49,7 @@ for line in open(sys.argv[1]):
         order.append(metric)
     rows[metric][impl] = float(value)
     units[metric] = unit
-# Targets (issue 17): ("torch" or "dnnl", "<=" or ">=", bound) on the ratio
+# Targets: ("torch" or "dnnl", "<=" or ">=", bound) on the ratio
 # libtc/torch or libtc/dnnl; the "target" column shows them and "met" says
 # whether this run meets them.
 targets = {f"mlp_step_b{n}_t{t}": ("torch", "<=", 0.70) for n in (64, 1024) for t in (1, 2)}
@@ -73,7 +73,7 @@ for m in order:
             met = "yes" if (ratio <= bound if op == "<=" else ratio >= bound) else "no"
     print(f"| {m} | {units[m]} | {fmt(l)} | {fmt(t)} | {fmt(lt)} | {fmt(d)} | {fmt(ld)} | {target} | {met} |")
 
-# The MLP rows against their bounds (issue 17): how far each step is from
+# The MLP rows against their bounds: how far each step is from
 # what its GEMMs alone must take, and what the 0.70x-PyTorch target asks.
 def val(metric, impl):
     return rows.get(metric, {}).get(impl)
@@ -117,9 +117,9 @@ if have and any(m.startswith("mlp_floor_gemm_") for m in order):
             print(f"| {m} | {fmt(own)} ({libtc_layout.get(name, '')}) | {show(sg)} | {show(mm)} | {show(po)} "
                   f"| {fmt(top / peak if peak else None)} |")
 PY
-# The GPT training step of issues 12 and 17 (bench_gpt.py: tc and PyTorch,
+# The GPT training step (bench_gpt.py: tc and PyTorch,
 # 1 and 2 threads, each in a fresh process), so one run.sh prints every row
-# of issue 17's table. GPT=0 skips it (about a minute).
+# of the targets' table. GPT=0 skips it (about a minute).
 if [ "${GPT:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
   echo
   echo "running bench/bench_gpt.py..." >&2

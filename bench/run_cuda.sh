@@ -5,7 +5,7 @@
 #                                      interpreter with torch, default python3)
 # Prints one markdown table: libtc, torch and libtc/torch. For rates
 # (TFLOP/s, GB/s) above 1 is faster; for times (us) below 1 is faster.
-# Targets (issue 6): matmul >= 0.95, add >= 0.95, MLP step at batch 64 <= 0.5.
+# Targets of the CUDA backend: matmul >= 0.95, add >= 0.95, MLP step at batch 64 <= 0.5.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}

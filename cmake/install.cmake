@@ -18,7 +18,7 @@ install(TARGETS tc EXPORT tcTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
         PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 # The modules libtc dlopen()s on first use, from its own directory
-# (src/cuda_loader.cpp, src/dist/process_group.cpp): runtime files, no headers.
+# (src/backend/cuda_loader.cpp, src/dist/process_group.cpp): runtime files, no headers.
 if(TC_HAVE_CUDA)
   # The CUDA module needs cuBLAS (a shared library of the toolkit) at run time:
   # the installed module finds it where it was built against.

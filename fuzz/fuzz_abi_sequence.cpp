@@ -707,7 +707,7 @@ class Runner {
           make(f.name, [&](tc_tensor* o) { return f.fn(a, b, o); });
         } else if (pick == kFamily) {
           make("tc_matmul", [&](tc_tensor* o) { return tc_matmul(a, b, o); });
-        } else if (pick == kFamily + 2) {  // issue 12's composed ops (ops/binary_ext.cpp)
+        } else if (pick == kFamily + 2) {  // the composed binary ops (ops/binary_ext.cpp)
           const double rtol = in_.ConsumeFloatingPoint<double>(), atol = in_.ConsumeFloatingPoint<double>();
           const int32_t equal_nan = in_.ConsumeIntegral<int32_t>();
           make("tc_isclose", [&](tc_tensor* o) { return tc_isclose(a, b, rtol, atol, equal_nan, o); });
@@ -804,7 +804,7 @@ class Runner {
           case 8:
             make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); });
             break;
-          case 9: {  // reductions, scans, sort and search (issue 12)
+          case 9: {  // reductions, scans, sort and search
             const int32_t flag = in_.ConsumeIntegralInRange<int32_t>(0, 1);
             // Two results: both handles on success, neither written on failure.
             auto two = [&](const char* name, auto&& fn) {

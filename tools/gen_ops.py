@@ -300,7 +300,7 @@ def gen_shims(ops):
     out = ["// " + STAMP,
            "// The tc_* functions of the elementwise families (src/abi/op_shims.h has the",
            "// bodies); the rest of tc.h's ops section is hand-written in src/abi/ops.cpp.",
-           '#include "abi/op_shims.h"', "", "using namespace tc;", ""]
+           '#include "abi/op_shims.h"', '#include "math/op_enums.h"', "", "using namespace tc;", ""]
     for op in ops:
         k, n = op["kind"], op["name"]
         if k == "unary" and op.get("params"):

@@ -7,8 +7,8 @@
 
 #include "abi/handles.h"
 #include "abi/status.h"
-#include "init.h"
-#include "tensor.h"
+#include "core/init.h"
+#include "core/tensor.h"
 
 namespace tc {
 

@@ -1,4 +1,4 @@
-// tc_* shims of issue 12's composed binary ops (ops/binary_ext.cpp): check
+// tc_* shims of the composed binary ops (ops/binary_ext.cpp): check
 // handles and arguments, call the core, hand out the result only on success.
 #include "abi/op_shims.h"
 

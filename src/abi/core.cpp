@@ -1,12 +1,29 @@
 // tc_* functions of tc.h's sections: versions, errors, initialization,
 // flags, registries, the generator.
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "abi/api.h"
-#include "flags.h"
-#include "rng.h"
+#include "abi/handles.h"
+#include "abi/op_library.h"
+#include "core/flags.h"
+#include "core/rng.h"
 
 using namespace tc;
+
+namespace {
+
+// What the core's teardown and flags need from this layer (core/init.h).
+void release_abi_state() {
+  handle_clear_all();
+  // Op libraries close once no op or node holds them: the handles just died.
+  oplib::clear_all();
+}
+[[maybe_unused]] const bool kAbiHooksSet =
+    (set_abi_hooks({release_abi_state, live_handle_count, oplib::report}), true);
+
+}  // namespace
 
 TC_API int32_t tc_version(int32_t* number, const char** text) {
   return api_noinit("tc_version", [&] {
@@ -59,7 +76,23 @@ TC_API int32_t tc_set_last_error(int32_t code, const char* message) {
 }
 
 TC_API int32_t tc_init(const tc_init_options* options) {
-  return api_noinit("tc_init", [&] { init(options); });
+  return api_noinit("tc_init", [&] {
+    tc_init_options o{};
+    if (options) {
+      TC_CHECK(
+          options->size >= offsetof(tc_init_options, num_threads) + sizeof(int32_t) && options->size <= 4096,
+          TC_ERR_INVALID_ARGUMENT, "options->size is ", options->size,
+          "; set it to sizeof(tc_init_options) (", sizeof(tc_init_options), ")");
+      // An older caller's smaller struct: the fields it lacks stay zero.
+      std::memcpy(&o, options, std::min<size_t>(options->size, sizeof(o)));
+    }
+    InitOptions core;
+    core.num_threads = o.num_threads;
+    core.use_seed = o.use_seed != 0;
+    core.seed = o.seed;
+    core.eager_backends = o.eager_backends != 0;
+    init(core);
+  });
 }
 
 TC_API int32_t tc_shutdown(void) {

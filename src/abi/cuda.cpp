@@ -1,6 +1,6 @@
 // tc_* functions of tc.h's CUDA section.
 #include "abi/api.h"
-#include "device_hooks.h"
+#include "core/device_hooks.h"
 
 using namespace tc;
 
@@ -11,9 +11,10 @@ TC_API int32_t tc_cuda_memory_stats_get(int32_t device, tc_cuda_memory_stats* ou
              "; set it to sizeof(tc_cuda_memory_stats) (", sizeof(tc_cuda_memory_stats), ")");
     TC_CHECK(device_type(device) == TC_DEVICE_CUDA, TC_ERR_INVALID_ARGUMENT, "device ", device_name(device),
              " is not a cuda device");
-    tc_cuda_memory_stats stats = *out;
-    require_cuda(device_index(device)).memory_stats(device_index(device), &stats);
-    *out = stats;
+    const DeviceMemoryStats stats = require_cuda(device_index(device)).memory_stats(device_index(device));
+    out->allocated = stats.allocated;
+    out->reserved = stats.reserved;
+    out->peak_allocated = stats.peak_allocated;
   });
 }
 

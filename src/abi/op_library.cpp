@@ -1,7 +1,7 @@
 // tc_* functions of tc.h's section on custom op libraries: loading a library
 // (its entry point registers ops through a registrar, all or none), finding
 // and calling its ops.
-#include "op_library.h"
+#include "abi/op_library.h"
 
 #include <dlfcn.h>
 

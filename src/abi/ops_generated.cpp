@@ -2,6 +2,7 @@
 // The tc_* functions of the elementwise families (src/abi/op_shims.h has the
 // bodies); the rest of tc.h's ops section is hand-written in src/abi/ops.cpp.
 #include "abi/op_shims.h"
+#include "math/op_enums.h"
 
 using namespace tc;
 

@@ -1,20 +1,7 @@
 // tc_set_matmul_precision / tc_get_matmul_precision: torch's
-// set_float32_matmul_precision, process-wide (one atomic), read by the CUDA
-// matmul (src/cuda/blas.cpp) on every float32 product.
-#include <atomic>
-
+// set_float32_matmul_precision; the setting is the core's (core/matmul_precision.h).
 #include "abi/api.h"
-#include "cuda/blas.h"
-
-namespace tc {
-namespace {
-std::atomic<int32_t> g_matmul_precision{TC_MATMUL_PRECISION_HIGHEST};
-}
-int32_t matmul_precision() noexcept { return g_matmul_precision.load(std::memory_order_relaxed); }
-void set_matmul_precision(int32_t precision) noexcept {
-  g_matmul_precision.store(precision, std::memory_order_relaxed);
-}
-}  // namespace tc
+#include "core/matmul_precision.h"
 
 using namespace tc;
 

@@ -1,4 +1,4 @@
-// tc_* shims of the reductions, scans, sort and search ops of issue 12
+// tc_* shims of the reductions, scans, sort and search ops beyond sum/mean
 // (ops/reduce_more.cpp, ops/scan.cpp, ops/sort.cpp): check handles and
 // arguments, call the core, hand out every result or none.
 #include "abi/op_shims.h"

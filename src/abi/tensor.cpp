@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "abi/api.h"
-#include "rng.h"
+#include "core/rng.h"
 
 using namespace tc;
 

@@ -8,9 +8,10 @@
 
 #include "autograd/function.h"
 #include "autograd/hooks.h"
-#include "backend.h"
-#include "init.h"
-#include "object_pool.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "core/object_pool.h"
+#include "math/op_enums.h"
 #include "ops/ops.h"
 
 namespace tc::autograd {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "autograd/node.h"
-#include "object_pool.h"
+#include "core/object_pool.h"
 
 namespace tc::autograd {
 

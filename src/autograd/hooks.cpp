@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "autograd/function.h"
-#include "init.h"
+#include "core/init.h"
 
 namespace tc::autograd {
 

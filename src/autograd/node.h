@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "object_pool.h"
-#include "tensor.h"
+#include "core/object_pool.h"
+#include "core/tensor.h"
 
 namespace tc::autograd {
 

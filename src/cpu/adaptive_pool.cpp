@@ -1,4 +1,4 @@
-// Adaptive 2-D pooling on the CPU (src/backend.h): contiguous [planes, h, w],
+// Adaptive 2-D pooling on the CPU (src/backend/backend.h): contiguous [planes, h, w],
 // PyTorch's windows (math/adaptive_pool.h), planes split across threads by
 // cpu::parallel_for; each plane is one thread's, so results do not depend on
 // the thread count. Sums are in the input's type, as PyTorch's kernels sum
@@ -17,9 +17,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu {
 namespace {

@@ -1,14 +1,14 @@
-// The CPU's backend table (src/backend.h): the instance, and the reduction
+// The CPU's backend table (src/backend/backend.h): the instance, and the reduction
 // primitives. Elementwise maps are in elementwise.cpp, the softmax family,
 // losses and indexing in nn.cpp, GEMMs in linalg.cpp, the generator and the
 // optimizer steps in random_optim.cpp.
 #include <cmath>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"
 #include "cpu/reduce.h"
-#include "init.h"
 
 namespace tc::cpu {
 

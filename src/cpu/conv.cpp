@@ -1,4 +1,4 @@
-// The CPU's convolution primitives (src/backend.h), NCHW: conv2d lowers each
+// The CPU's convolution primitives (src/backend/backend.h), NCHW: conv2d lowers each
 // (sample, group) to im2col + one GEMM (cpu::gemm: oneDNN's sgemm for
 // float32, the OpenMP loop for float64, which oneDNN lacks). Pooling:
 // src/cpu/pool.cpp.
@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/matmul.h"
-#include "init.h"
 
 namespace tc::cpu {
 

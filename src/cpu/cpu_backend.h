@@ -1,7 +1,7 @@
-// The CPU's backend table (src/backend.h): OpenMP/vectorized kernels, oneDNN
+// The CPU's backend table (src/backend/backend.h): OpenMP/vectorized kernels, oneDNN
 // for GEMM. Its methods are defined by area in src/cpu/*.cpp.
 #pragma once
-#include "backend.h"
+#include "backend/backend.h"
 
 namespace tc::cpu {
 

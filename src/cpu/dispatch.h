@@ -1,6 +1,6 @@
 // Dispatch over the dtypes CPU kernels compute in, beyond those of dtype.h.
 #pragma once
-#include "dtype.h"
+#include "core/dtype.h"
 
 // Float32, float64, the integer types and bool (for comparisons, max/min, where).
 #define TC_DISPATCH_NUMERIC_OR_BOOL(dtype, what, ...)     \
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "math/wrapping.h"
 
 namespace tc::cpu {

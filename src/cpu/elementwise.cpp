@@ -1,4 +1,4 @@
-// The CPU's elementwise primitives (src/backend.h): forward kernels are
+// The CPU's elementwise primitives (src/backend/backend.h): forward kernels are
 // lambdas over map1/map2/map3 (a switch outside the loop, so each inner
 // loop is a plain vectorizable one); backward formulas are fused the same way,
 // from the formulas of math/elementwise_math.h, which the CUDA kernels share.
@@ -11,6 +11,7 @@
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
+#include "math/elementwise_math.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 

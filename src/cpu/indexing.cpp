@@ -1,4 +1,4 @@
-// The CPU's advanced-indexing kernels (src/backend.h): gather and put through
+// The CPU's advanced-indexing kernels (src/backend/backend.h): gather and put through
 // precomputed storage offsets (src/ops/indexing.cpp builds them), and nonzero.
 // Puts run the sliced positions s in parallel and, for each, the indexed
 // positions b in order: duplicates resolve deterministically (last writer

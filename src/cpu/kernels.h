@@ -13,7 +13,7 @@
 // lane order is fixed): the set changes speed, never results
 // (tests/gtest/test_cpu_kernels.cpp checks).
 #pragma once
-#include "backend.h"
+#include "backend/backend.h"
 #include "cpu/reduce.h"
 
 namespace tc::cpu {

@@ -1,13 +1,13 @@
-// The CPU's GEMM primitives (src/backend.h): matmul's batched products and
+// The CPU's GEMM primitives (src/backend/backend.h): matmul's batched products and
 // linear, on cpu::gemm (oneDNN's sgemm; a blocked loop for float64).
 #include <algorithm>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "cpu/matmul.h"
-#include "init.h"
 
 namespace tc::cpu {
 

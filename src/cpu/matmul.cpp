@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "abi/status.h"
+#include "core/error.h"
+#include "core/init.h"
 #include "cpu/loops.h"
 #include "cpu/small_matmul.h"
-#include "init.h"
 
 namespace tc::cpu {
 

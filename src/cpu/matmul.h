@@ -4,8 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "backend.h"
-#include "tensor.h"
+#include "backend/backend.h"
+#include "core/tensor.h"
 
 namespace tc::cpu {
 
@@ -15,7 +15,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
-// The layout of a strided block as a GEMM operand (src/backend.h).
+// The layout of a strided block as a GEMM operand (src/backend/backend.h).
 using ::tc::mat_layout;
 using ::tc::MatLayout;
 

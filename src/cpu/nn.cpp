@@ -1,4 +1,4 @@
-// The CPU's softmax family, losses and indexing primitives (src/backend.h).
+// The CPU's softmax family, losses and indexing primitives (src/backend/backend.h).
 // Kernels work on contiguous copies; sums accumulate in double so float32
 // results are accurate and deterministic; scatters add in index order.
 // Compiled once per kernel set (src/cpu/kernels.h), into tc::cpu::isa_<set>,
@@ -10,11 +10,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 

@@ -18,9 +18,9 @@
 #include <cmath>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu {
 namespace {

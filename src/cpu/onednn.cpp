@@ -2,7 +2,7 @@
 // primitive (conv, pooling, matmul) until tc_shutdown.
 #include <oneapi/dnnl/dnnl.h>
 
-#include "init.h"
+#include "core/init.h"
 
 namespace tc {
 

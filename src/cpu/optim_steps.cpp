@@ -1,11 +1,11 @@
-// The CPU's fused RMSprop and Adagrad steps (src/backend.h): one pass over
+// The CPU's fused RMSprop and Adagrad steps (src/backend/backend.h): one pass over
 // each parameter's elements with the per-element math of math/optim_math.h,
 // which the CUDA kernels (src/cuda/optim_steps.cu) share; compiled without
 // multiply-add contraction (CMakeLists.txt) so that both round the same way.
 // Elements are independent: large parameters split across OpenMP threads.
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu {
 

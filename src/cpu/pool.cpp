@@ -1,4 +1,4 @@
-// The CPU's 2-D pooling primitives (src/backend.h), NCHW, with PyTorch
+// The CPU's 2-D pooling primitives (src/backend/backend.h), NCHW, with PyTorch
 // 1.13's whole geometry (math/conv_geom.h's PoolGeom: dilation, the
 // ceil_mode output sizes the ops compute, count_include_pad and
 // divisor_override), so max_pool2d_with_indices and avg_pool2d_ex run
@@ -12,9 +12,9 @@
 #include <limits>
 #include <vector>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu {
 namespace {

@@ -1,4 +1,4 @@
-// The CPU's generator and fused optimizer steps (src/backend.h): the
+// The CPU's generator and fused optimizer steps (src/backend/backend.h): the
 // per-element math of math/philox.h and math/optim_math.h, which the CUDA
 // kernels share. Compiled without multiply-add contraction (CMakeLists.txt)
 // so that both round the same way. Compiled once per kernel set
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/init.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
-#include "init.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 

@@ -2,12 +2,12 @@
 // cut into fixed chunks reduced in a fixed order, and the chunks' partial results
 // are combined in order, whichever thread computed them.
 #pragma once
+#include "core/tensor.h"
 #include "math/reduce_kind.h"
-#include "tensor.h"
 
 namespace tc::cpu {
 
-// The reduce kinds every backend shares (src/backend.h).
+// The reduce kinds every backend shares (src/backend/backend.h).
 using Reduce = ::tc::ReduceKind;
 
 // out (contiguous, new) has a's shape with the reduced dims set to 1. sum: out is

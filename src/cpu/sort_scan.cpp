@@ -1,4 +1,4 @@
-// The CPU's sort, scan and search primitives (src/backend.h): every kernel
+// The CPU's sort, scan and search primitives (src/backend/backend.h): every kernel
 // works on the rows of a contiguous [R, n] tensor (the ops move the dim last),
 // rows in parallel (OpenMP through parallel_for), each row on one thread, so
 // results never depend on the thread count. Sorting is std::stable_sort with
@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
 #include "cpu/loops.h"

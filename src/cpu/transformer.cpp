@@ -1,4 +1,4 @@
-// The CPU's transformer and sampling primitives (src/backend.h): fused
+// The CPU's transformer and sampling primitives (src/backend/backend.h): fused
 // layer/RMS norm forward and backward, the causal softmax, triangles,
 // cumsum, topk and multinomial. Rows run in parallel (OpenMP through
 // parallel_for); the inner loops over a row are plain contiguous loops the

@@ -1,9 +1,9 @@
 // The adaptive pooling CUDA kernels (src/cuda/adaptive_pool.cu), with the
-// Backend's contracts (src/backend.h): y (and argmax) from contiguous x; the
+// Backend's contracts (src/backend/backend.h): y (and argmax) from contiguous x; the
 // backwards write all of gx.
 #pragma once
+#include "core/tensor.h"
 #include "math/adaptive_pool.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

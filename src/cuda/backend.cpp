@@ -1,19 +1,19 @@
 // The CUDA module's stage and its DeviceHooks: device discovery, host/device
-// copies, fills. The core's cuda stage (src/cuda_loader.cpp) runs init() only
+// copies, fills. The core's cuda stage (src/backend/cuda_loader.cpp) runs init() only
 // on first use of a cuda device (or tc_backend_init("cuda")), never inside
 // tc_init, and registers the tables once it succeeds; the fork() guard is the
 // core's.
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <cuda_runtime.h>
 
+#include "backend/cuda_probe.h"
+#include "core/device_hooks.h"
 #include "cuda/blas.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cudnn.h"
 #include "cuda/module.h"
-#include "cuda_probe.h"
-#include "device_hooks.h"
 
 namespace tc {
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cuda/cuda_check.h"
 
 namespace tc::cuda {

@@ -1,17 +1,12 @@
-// Matrix products on CUDA through cuBLAS (src/cuda/blas.cpp), and the
-// process-wide matmul-precision setting (tc_set_matmul_precision) it reads.
-// Plain C++ declarations: included by the core in every build, defined in
-// blas.cpp only when libtc is built with CUDA.
+// Matrix products on CUDA through cuBLAS (src/cuda/blas.cpp), in the CUDA
+// module; they read the core's matmul-precision setting (core/matmul_precision.h).
 #pragma once
 #include <cstdint>
 
-#include "dtype.h"
+#include "core/dtype.h"
+#include "core/matmul_precision.h"
 
 namespace tc {
-
-// TC_MATMUL_PRECISION_HIGHEST (default), _HIGH or _MEDIUM (src/abi_precision.cpp).
-int32_t matmul_precision() noexcept;
-void set_matmul_precision(int32_t precision) noexcept;
 
 namespace cuda {
 

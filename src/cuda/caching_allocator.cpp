@@ -107,12 +107,14 @@ void cuda_cache_free(void* p, int32_t index) {
   c.free_blocks.emplace(it->second, p);
 }
 
-void cuda_cache_stats(int32_t index, tc_cuda_memory_stats* out) {
+DeviceMemoryStats cuda_cache_stats(int32_t index) {
   std::lock_guard<std::mutex> g(g_mu);
   DeviceCache& c = cache(index);
-  out->allocated = c.allocated;
-  out->reserved = c.reserved;
-  out->peak_allocated = c.peak;
+  DeviceMemoryStats s;
+  s.allocated = c.allocated;
+  s.reserved = c.reserved;
+  s.peak_allocated = c.peak;
+  return s;
 }
 
 void cuda_cache_empty() {

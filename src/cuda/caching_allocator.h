@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tc.h"
+#include "core/device_hooks.h"
 
 namespace tc {
 
@@ -13,7 +13,7 @@ namespace tc {
 // with the sizes involved.
 void* cuda_cache_alloc(int64_t nbytes, int32_t device_index);
 void cuda_cache_free(void* p, int32_t device_index);
-void cuda_cache_stats(int32_t device_index, tc_cuda_memory_stats* out);
+DeviceMemoryStats cuda_cache_stats(int32_t device_index);
 void cuda_cache_empty();
 
 }  // namespace tc

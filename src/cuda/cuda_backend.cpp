@@ -1,9 +1,10 @@
-// CUDA's backend table (src/backend.h): the primitives forward to the kernels
+// CUDA's backend table (src/backend/backend.h): the primitives forward to the kernels
 // of src/cuda/*.cu and to cuBLAS. Registered for TC_DEVICE_CUDA by the cuda
 // stage (src/cuda/backend.cpp) once it succeeds; the core reaches CUDA only
 // through this table and the DeviceHooks, so the two could be one dlopen'ed
 // module.
-#include "backend.h"
+#include "backend/backend.h"
+#include "core/device_hooks.h"
 #include "cuda/adaptive_pool.h"
 #include "cuda/blas.h"
 #include "cuda/cudnn.h"
@@ -14,7 +15,6 @@
 #include "cuda/random.h"
 #include "cuda/reduce.h"
 #include "cuda/sort_scan.h"
-#include "device_hooks.h"
 
 namespace tc::cuda {
 

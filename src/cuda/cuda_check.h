@@ -1,7 +1,7 @@
 // CUDA error translation: every failing CUDA call becomes TC_ERR_DEVICE (or
 // TC_ERR_OUT_OF_MEMORY) with the call and CUDA's error name and string.
 #pragma once
-#include "abi/status.h"
+#include "core/error.h"
 
 namespace tc {
 [[noreturn]] void cuda_fail(const char* call, int error);

@@ -15,11 +15,11 @@
 #include <mutex>
 #include <vector>
 
-#include "abi/status.h"
+#include "core/error.h"
+#include "core/init.h"
 #include "cuda/blas.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
-#include "init.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 

@@ -1,10 +1,10 @@
 // cuDNN's share of the CUDA backend (src/cuda/cudnn.cpp), compiled when the
 // toolkit has cuDNN (TC_HAVE_CUDNN): conv2d and avg_pool2d, forward and
-// backward, with the Backend's contracts (src/backend.h).
+// backward, with the Backend's contracts (src/backend/backend.h).
 #pragma once
 #include <string>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 namespace tc::cuda {
 

@@ -6,9 +6,9 @@
 #pragma once
 #include <cstdint>
 
-#include "abi/status.h"
-#include "dtype.h"
-#include "math/elementwise_math.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "math/compute_math.h"
 
 namespace tc::cuda {
 

@@ -15,6 +15,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_types.cuh"
 #include "cuda/elementwise.h"
+#include "math/elementwise_math.h"
 #include "math/offset_calc.h"
 
 namespace tc::cuda {

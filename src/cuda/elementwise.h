@@ -5,9 +5,8 @@
 // CUDA device. Kernels run on the default stream; a failed launch throws
 // TC_ERR_DEVICE.
 #pragma once
-#include "math/elementwise_math.h"
-#include "ops/ops.h"
-#include "tensor.h"
+#include "core/tensor.h"
+#include "math/op_kinds.h"
 
 namespace tc::cuda {
 

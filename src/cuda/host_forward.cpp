@@ -1,12 +1,12 @@
 // The core's functions, as the CUDA module sees them: each forwards through
-// the table libtc.so passed to tc_cuda_module_init (src/cuda_module_api.h),
+// the table libtc.so passed to tc_cuda_module_init (src/backend/cuda_module_api.h),
 // since libtc.so exports nothing but its C ABI. The kernels and the Backend
-// base class (src/backend_defaults.cpp) call these as they would the core's.
+// base class (src/backend/backend_defaults.cpp) call these as they would the core's.
 #include "cuda/host_forward.h"
 
-#include "abi/status.h"
+#include "core/error.h"
+#include "core/init.h"
 #include "cuda/blas.h"
-#include "init.h"
 #include "ops/ops.h"
 
 namespace tc::cuda {

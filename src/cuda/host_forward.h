@@ -1,6 +1,6 @@
 // The core's function table inside the CUDA module (src/cuda/host_forward.cpp).
 #pragma once
-#include "cuda_module_api.h"
+#include "backend/cuda_module_api.h"
 
 namespace tc::cuda {
 // Set by tc_cuda_module_init before anything else in the module runs.

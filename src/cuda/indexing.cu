@@ -1,4 +1,4 @@
-// CUDA kernels of advanced indexing (src/backend.h): an element of a is
+// CUDA kernels of advanced indexing (src/backend/backend.h): an element of a is
 // a[offs[b] + s] with offs the storage offsets the ops computed and s a
 // position of the sliced dims. Gathers run one thread per element. Puts run
 // one thread per sliced position s, taking its b in order: a location is
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cub/device/device_scan.cuh>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_types.cuh"
 #include "cuda/indexing.h"

@@ -1,8 +1,8 @@
-// CUDA kernels of advanced indexing (src/backend.h's index_offsets_gather,
+// CUDA kernels of advanced indexing (src/backend/backend.h's index_offsets_gather,
 // index_offsets_put, count_nonzero, nonzero); src/cuda/indexing.cu.
 #pragma once
+#include "core/tensor.h"
 #include "math/index_put.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 void index_offsets_gather(const Tensor& out, const Tensor& a, const Tensor& offs);

@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_types.cuh"
-#include "tensor.h"
 
 namespace tc::cuda {
 

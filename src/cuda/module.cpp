@@ -1,4 +1,4 @@
-// The CUDA module's one export (src/cuda_module_api.h): checks that libtc.so
+// The CUDA module's one export (src/backend/cuda_module_api.h): checks that libtc.so
 // and this module were built together, keeps the core's function table, and
 // hands back the Backend and DeviceHooks tables and the stage. Nothing here
 // touches the GPU: a machine without a driver loads the module fine and the
@@ -13,7 +13,7 @@
 #include <exception>
 #include <new>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cuda/cudnn.h"
 #include "cuda/host_forward.h"
 

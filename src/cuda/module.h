@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
-#include "backend.h"
-#include "device_hooks.h"
+#include "backend/backend.h"
+#include "core/device_hooks.h"
 #include "dist/nccl_api.h"
 
 namespace tc::cuda {

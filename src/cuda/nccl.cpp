@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "dist/nccl_api.h"
-#include "tc.h"
+#include "tc_constants.h"
 
 namespace tc::cuda {
 

@@ -1,6 +1,6 @@
 // SGD and Adam/AdamW as one fused kernel per parameter: each thread updates
 // its elements of the weight and the optimizer state in one pass, with the
-// CPU's per-element math (src/optim_math.h).
+// CPU's per-element math (src/math/optim_math.h).
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"

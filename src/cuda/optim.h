@@ -1,8 +1,8 @@
 // Fused optimizer steps on CUDA parameters (src/cuda/optim.cu): one kernel
-// launch per parameter, the per-element math of src/optim_math.h.
+// launch per parameter, the per-element math of src/math/optim_math.h.
 #pragma once
+#include "core/tensor.h"
 #include "math/optim_math.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

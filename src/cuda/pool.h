@@ -1,10 +1,10 @@
 // The pooling CUDA kernels (src/cuda/pool.cu), with the Backend's contracts
-// (src/backend.h): max_pool2d's y and argmax from contiguous x, gx (zeros)
+// (src/backend/backend.h): max_pool2d's y and argmax from contiguous x, gx (zeros)
 // += gy at the argmax positions; average pooling of any PoolGeom (cuDNN's,
 // src/cuda/cudnn.cpp, takes the plain ones: plain_avg_pool).
 #pragma once
+#include "core/tensor.h"
 #include "math/conv_geom.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

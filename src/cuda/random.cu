@@ -1,5 +1,5 @@
 // The Philox generator as a CUDA kernel: one thread per Philox call (4 float
-// or 2 double samples), the math of src/philox.h, so that a CUDA tensor gets
+// or 2 double samples), the math of src/math/philox.h, so that a CUDA tensor gets
 // the numbers a CPU tensor of the same shape would for the same seed.
 #include <cuda_runtime.h>
 

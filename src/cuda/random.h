@@ -1,10 +1,10 @@
 // The default generator on CUDA tensors (src/cuda/random.cu): the Philox
-// stream of src/philox.h, the same numbers as the CPU path of src/rng.cpp.
+// stream of src/math/philox.h, the same numbers as the CPU path (src/cpu/random_optim.cpp).
 #pragma once
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/philox.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

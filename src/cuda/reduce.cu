@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_types.cuh"
 #include "cuda/reduce.h"

@@ -1,7 +1,7 @@
 // CUDA kernels of the reductions, the softmax family and losses, and the
 // indexing ops (src/cuda/reduce.cu). Plain C++ declarations over tc::Tensor:
 // the ops reach them through CUDA's backend table (src/cuda/cuda_backend.cpp,
-// src/backend.h). Every tensor is on the same CUDA
+// src/backend/backend.h). Every tensor is on the same CUDA
 // device; float16/bfloat16 compute in float, float32 sums accumulate in
 // double as on the CPU. No float atomics: results are bitwise reproducible.
 // An out-of-range index is found on the device and reported as TC_ERR_INDEX
@@ -9,8 +9,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/reduce_kind.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

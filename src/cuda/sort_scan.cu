@@ -1,4 +1,4 @@
-// CUDA kernels of the sort, scan and search row primitives (src/backend.h):
+// CUDA kernels of the sort, scan and search row primitives (src/backend/backend.h):
 // every kernel walks the rows of a contiguous [R, n] tensor, one thread per
 // row (or per searched value), in the CPU kernels' order, so results match
 // src/cpu/sort_scan.cpp bit for bit (float32 scans accumulate in double, as
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "abi/status.h"
+#include "core/error.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_types.cuh"
 #include "cuda/sort_scan.h"

@@ -1,13 +1,13 @@
 // CUDA kernels of the sort, scan and search row primitives
 // (src/cuda/sort_scan.cu): the CUDA forms of Backend::sort_rows, prod_rows,
 // kth_rows, mode_rows, scan_rows, scan_rows_backward, unique_sorted and
-// searchsorted (src/backend.h documents each). Every operand is contiguous
+// searchsorted (src/backend/backend.h documents each). Every operand is contiguous
 // and on one CUDA device.
 #pragma once
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/reduce_kind.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

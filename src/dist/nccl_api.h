@@ -1,7 +1,7 @@
 // The C interface between libtc and the NCCL half of its CUDA module
 // (src/cuda/nccl.cpp, linked into libtc_cuda.so with libnccl): the "nccl"
 // process groups' transport. libtc.so never links CUDA or NCCL; it reaches
-// this table through the CUDA module's (src/cuda_module_api.h, field nccl),
+// this table through the CUDA module's (src/backend/cuda_module_api.h, field nccl),
 // which is NULL when the module was built without nccl.h.
 //
 // Like the MPI module's table (mpi_api.h) this is a thin translation:

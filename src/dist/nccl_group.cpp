@@ -11,9 +11,9 @@
 #include <fstream>
 #include <initializer_list>
 
-#include "abi/status.h"
-#include "cuda_loader.h"
-#include "device_hooks.h"
+#include "backend/cuda_loader.h"
+#include "core/device_hooks.h"
+#include "core/error.h"
 #include "dist/dist_common.h"
 #include "dist/process_group.h"
 

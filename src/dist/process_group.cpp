@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <thread>
 
-#include "abi/status.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/init.h"
 #include "dist/dist_common.h"
-#include "dtype.h"
-#include "init.h"
 
 namespace tc::dist {
 

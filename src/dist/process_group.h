@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "dist/mpi_api.h"
 #include "dist/nccl_api.h"
-#include "tensor.h"
 
 namespace tc::dist {
 

@@ -1,4 +1,4 @@
-// Per-element helpers of the binary rows added for issue 12 (atan2, fmod,
+// Per-element helpers of the binary rows beyond the arithmetic (atan2, fmod,
 // remainder, floor_divide, div_trunc, copysign, hypot, logaddexp(2), the tensor
 // clamp bounds, the bitwise ops and shifts), shared by the CPU loops and the
 // CUDA kernels (TC_HD). Included by math/elementwise_math.h inside tc::ew.

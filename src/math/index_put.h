@@ -1,4 +1,4 @@
-// How index_put/scatter combine a value into an element (src/backend.h's
+// How index_put/scatter combine a value into an element (src/backend/backend.h's
 // index_offsets_put): one definition both backends' kernels run, so the CPU
 // and CUDA agree on NaN (amax/amin propagate it, as PyTorch's scatter_reduce).
 #pragma once

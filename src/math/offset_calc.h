@@ -10,8 +10,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "math/hd.h"
-#include "tensor.h"
 
 namespace tc::cuda {
 

@@ -1,5 +1,5 @@
 // The per-element updates of SGD and Adam/AdamW (torch.optim's rules), in
-// double, shared by the CPU loops (src/optim.cpp) and the fused CUDA kernels
+// double, shared by the CPU loops (src/cpu/random_optim.cpp) and the fused CUDA kernels
 // (src/cuda/optim.cu) so that a step on either device gives the same bits.
 // The rn_* helpers (philox.h) keep nvcc from fusing multiply-adds.
 #pragma once

@@ -1,6 +1,6 @@
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
 // 3", SC 2011) and the mapping from its outputs to uniform, normal and
-// Bernoulli samples, shared by the CPU generator (src/rng.cpp) and the CUDA
+// Bernoulli samples, shared by the CPU generator (src/cpu/random_optim.cpp) and the CUDA
 // kernel (src/cuda/random.cu): both produce exactly the same numbers for the
 // same (seed, counter), which the CPU tests check once for both.
 //
@@ -8,7 +8,7 @@
 // both sides: nvcc would contract a * b + c into an FMA (one rounding fewer),
 // so the double arithmetic goes through rn_* helpers that are the _rn
 // intrinsics on the device (never contracted) and plain operators on the
-// host, where the files using them (src/rng.cpp, src/optim.cpp) are built
+// host, where the files using them (src/cpu/random_optim.cpp, optim_steps.cpp) are built
 // with -ffp-contract=off (CMakeLists.txt).
 #pragma once
 #include <cmath>

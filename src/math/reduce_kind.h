@@ -1,4 +1,4 @@
-// The reductions every backend implements (src/backend.h): one set, shared by
+// The reductions every backend implements (src/backend/backend.h): one set, shared by
 // the CPU's and CUDA's kernels.
 #pragma once
 

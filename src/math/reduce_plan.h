@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "math/hd.h"
-#include "tc.h"
+#include "tc_constants.h"
 
 namespace tc::rplan {
 

@@ -6,10 +6,10 @@
 #include <memory>
 #include <utility>
 
-#include "abi/status.h"
 #include "autograd/node.h"
-#include "backend.h"
-#include "dtype.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/error.h"
 #include "ops/ops.h"
 
 namespace tc::ops {

@@ -1,11 +1,11 @@
-// Issue 12's binary ops beyond the table's kernels: the dtype rules of the
+// The binary ops beyond the table's kernels: the dtype rules of the
 // new binary rows and integer division's ZeroDivisionError (called from
 // ops::binary), comparisons with a scalar, and the ops composed of existing
 // ones (isclose, lerp, addcmul, addcdiv, prelu, glu): autograd records the
 // ops they are made of, so they need no kernel and no backward of their own.
 #include <cmath>
 
-#include "init.h"
+#include "core/init.h"
 #include "math/elementwise_math.h"
 #include "ops/internal.h"
 

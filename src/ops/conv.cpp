@@ -1,14 +1,14 @@
 // conv2d, max_pool2d and avg_pool2d, forward and backward, NCHW: argument
 // checks, geometry (math/conv_geom.h) and autograd; the kernels are the
-// device backend's (src/backend.h; the CPU's lower conv2d to im2col + GEMM).
+// device backend's (src/backend/backend.h; the CPU's lower conv2d to im2col + GEMM).
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "autograd/node.h"
-#include "backend.h"
-#include "dtype.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/init.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"

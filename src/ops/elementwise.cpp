@@ -1,13 +1,14 @@
 // Elementwise ops with broadcasting and PyTorch's type promotion. The kernels
 // (forward maps and the fused backward formulas of math/elementwise_math.h)
-// are the device's backend primitives (src/backend.h); a backend that
+// are the device's backend primitives (src/backend/backend.h); a backend that
 // computes float16/bfloat16 (CUDA, in float) takes them past the dtype checks.
 #include <cmath>
 #include <iterator>
 #include <limits>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/elementwise_math.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -317,5 +318,12 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                             });
   return out;
 }
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
+Tensor mul_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::mul, a, s); }
+Tensor add_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::add, a, s); }
 
 }  // namespace tc::ops

@@ -11,8 +11,9 @@
 
 #include <limits>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 

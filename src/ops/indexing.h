@@ -4,8 +4,8 @@
 #pragma once
 #include <vector>
 
+#include "core/tensor.h"
 #include "math/index_put.h"
-#include "tensor.h"
 
 namespace tc::ops::detail {
 

@@ -3,8 +3,9 @@
 // PyTorch does: an in-place op on a tensor that requires grad (a leaf or not),
 // or one whose other operand requires grad, is an autograd error while grad
 // mode is on. Under no-grad (optimizers, initializers) they are plain writes.
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 
 namespace tc::ops {

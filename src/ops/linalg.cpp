@@ -3,16 +3,16 @@
 // bfloat16 with fp32 accumulation). Operands are passed to the GEMM through
 // their strides, so a transposed or sliced matrix costs no copy; only layouts
 // GEMM cannot express (neither dim unit-stride, broadcast rows) are copied
-// first. The GEMMs are the device backend's (src/backend.h); on CUDA,
+// first. The GEMMs are the device backend's (src/backend/backend.h); on CUDA,
 // backward's sums over broadcast dims are GEMMs with a ones vector too, so
 // the whole op and its gradient stay on cuBLAS.
 #include <algorithm>
 #include <vector>
 
 #include "autograd/node.h"
-#include "backend.h"
-#include "dtype.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/init.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 

@@ -10,8 +10,9 @@
 #include <cmath>
 #include <limits>
 
-#include "backend.h"
-#include "dtype.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "math/op_enums.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 

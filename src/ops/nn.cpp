@@ -2,18 +2,19 @@
 // as log_softmax + nll with the softmax - onehot backward, nll_loss,
 // mse_loss), dropout and embedding. Kernels work on contiguous copies; sums
 // accumulate in double so float32 results are accurate and deterministic. The
-// kernels are the device backend's primitives (src/backend.h).
+// kernels are the device backend's primitives (src/backend/backend.h).
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "autograd/node.h"
-#include "backend.h"
-#include "dtype.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/init.h"
+#include "core/rng.h"
+#include "math/op_enums.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
-#include "rng.h"
 
 namespace tc::ops {
 namespace {

@@ -13,8 +13,9 @@
 #include <limits>
 #include <vector>
 
-#include "abi/status.h"
-#include "init.h"
+#include "core/error.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/nn_util.h"
 #include "ops/norm_layers.h"
 #include "ops/ops.h"
@@ -138,7 +139,7 @@ PoolArgs pool_args(const Tensor& x, const int64_t* kernel, const int64_t* stride
   return a;
 }
 
-// The kernels' geometry (src/backend.h) of checked arguments.
+// The kernels' geometry (src/backend/backend.h) of checked arguments.
 PoolGeom pool_geom(const Tensor& x, const PoolArgs& a) {
   PoolGeom g{x->shape[0] * x->shape[1],
              x->shape[2],

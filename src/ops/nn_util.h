@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
-#include "abi/status.h"
 #include "autograd/node.h"
-#include "tensor.h"
+#include "core/error.h"
+#include "core/tensor.h"
 
 namespace tc::ops::detail {
 

@@ -1,5 +1,5 @@
 // batch_norm and group_norm as fused primitives of the device backend
-// (src/backend.h: batch_norm_forward/apply/backward, group_norm_forward/
+// (src/backend/backend.h: batch_norm_forward/apply/backward, group_norm_forward/
 // backward) with one autograd node each that keeps the statistics, like
 // PyTorch's native_batch_norm / native_group_norm (the arguments are checked
 // by src/ops/nn_layers.cpp). The backward is not itself differentiable
@@ -8,8 +8,9 @@
 #include "ops/norm_layers.h"
 
 #include "autograd/node.h"
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
 #include "ops/ops.h"

@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace tc::ops::detail {
 

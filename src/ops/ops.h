@@ -8,7 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
+#include "math/op_kinds.h"
 
 namespace tc::ops {
 
@@ -38,48 +39,23 @@ Tensor to_dtype(const Tensor& t, DType dtype);  // differentiable between float 
 Tensor to_device(const Tensor& t, Device device);
 
 // ---- elementwise (ops/elementwise.cpp) ----
-// The elementwise families, one enumerator per row of src/math/*_ops.def
-// (generated from ops/ops.toml by tools/gen_ops.py); count_ is the number of
-// ops, for static_asserts and for tests that iterate a whole family.
-enum class BinaryOp {
-#define TC_BINARY_OP(name, ...) name,
-#include "math/binary_ops.def"
-#define TC_COMPARE_OP(name, ...) name,
-#include "math/compare_ops.def"
-  count_
-};
-// The arithmetic ops come first, then the comparisons (bool results).
-constexpr int kArithmeticBinaryOps = 0
-#define TC_BINARY_OP(...) +1
-#include "math/binary_ops.def"
-    ;
-constexpr bool is_comparison(BinaryOp op) { return int(op) >= kArithmeticBinaryOps; }
-static_assert(kArithmeticBinaryOps > 0 && kArithmeticBinaryOps < int(BinaryOp::count_),
-              "binary_ops.def and compare_ops.def both have rows");
+// The families' enum types (math/op_kinds.h); their enumerators, one per
+// row of ops/ops.toml, are in math/op_enums.h.
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
-enum class ScalarOp {
-#define TC_SCALAR_OP(name, ...) name,
-#include "math/scalar_ops.def"
-  count_
-};
 Tensor binary_scalar(ScalarOp op, const Tensor& a, double s);
-enum class UnaryOp {
-#define TC_UNARY_OP(name, ...) name,
-#include "math/unary_ops.def"
-  count_
-};
 // The row's default parameters, or p and q (see unary_ops.def). Integer and
 // bool inputs to the floating ops promote to the default float dtype.
 Tensor unary(UnaryOp op, const Tensor& a);
 Tensor unary(UnaryOp op, const Tensor& a, double p, double q);
 Tensor clamp(const Tensor& a, double lo, double hi);  // NaN = no bound
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-inline Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
-inline Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::sub, a, b); }
-inline Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
-inline Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
-inline Tensor mul_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::mul, a, s); }
-// ---- issue 12's composed binary ops (ops/binary_ext.cpp) ----
+// binary(BinaryOp::add, ...) etc., out of line so that this header needs no row.
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor mul_scalar(const Tensor& a, double s);
+// ---- composed binary ops (ops/binary_ext.cpp) ----
 Tensor compare_scalar(BinaryOp op, const Tensor& a, double s);  // a (op) s as a Python float
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
 Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight);
@@ -88,7 +64,7 @@ Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, double v
 Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, double value);
 Tensor prelu(const Tensor& x, const Tensor& weight);  // weight: one slope, or one per channel (dim 1)
 Tensor glu(const Tensor& x, int64_t dim);
-inline Tensor add_scalar(const Tensor& a, double s) { return binary_scalar(ScalarOp::add, a, s); }
+Tensor add_scalar(const Tensor& a, double s);
 
 // ---- in place (ops/inplace.cpp): bump the version counter ----
 void add_(const Tensor& self, const Tensor& other);

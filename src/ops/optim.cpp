@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "autograd/node.h"
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "core/rng.h"
 #include "math/optim_math.h"
 #include "ops/optim_state.h"
-#include "rng.h"
 
 namespace tc::optim {
 

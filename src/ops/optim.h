@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace tc::optim {
 

@@ -5,8 +5,8 @@
 #pragma once
 #include <utility>
 
+#include "core/tensor.h"
 #include "math/conv_geom.h"
-#include "tensor.h"
 
 namespace tc::ops::detail {
 

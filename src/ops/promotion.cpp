@@ -1,7 +1,7 @@
 // PyTorch's type promotion (c10's result_type): tensors with dims decide first;
 // 0-dim tensors only when they are of a higher category (bool < integer <
 // floating); a Python-like float scalar only lifts bool/integer to the default dtype.
-#include "init.h"
+#include "core/init.h"
 #include "ops/internal.h"
 
 namespace tc::ops {

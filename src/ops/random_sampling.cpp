@@ -7,10 +7,11 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/loops.h"
-#include "init.h"
+#include "core/init.h"
+#include "core/parallel_for.h"
+#include "core/rng.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
-#include "rng.h"
 
 namespace tc::ops {
 
@@ -87,7 +88,7 @@ Tensor randint(int64_t low, int64_t high, const Dims& shape, DType dtype, Device
     const PhiloxState st = rng_reserve(uint64_t((n + 1) / 2));
     int64_t* p = out->data_as<int64_t>();
     // Element i from counter word i alone: the same values at any thread count.
-    cpu::parallel_for(n, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+    parallel_for(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) p[i] = int64_t(uint64_t(low) + random_word(st, i) % range);
     });
   }

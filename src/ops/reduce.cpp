@@ -1,11 +1,12 @@
 // Reductions: sum, mean, var/std, logsumexp, max/min (all, or along a dim with
 // indices), argmax/argmin. The kernels (cpu/reduce.cpp) are deterministic; the
 // backward formulas broadcast the output gradient back over the reduced dims.
-// The kernels are the device backend's reduce/arg_reduce (src/backend.h).
+// The kernels are the device backend's reduce/arg_reduce (src/backend/backend.h).
 #include <cmath>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 
 namespace tc::ops {

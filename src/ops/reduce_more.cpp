@@ -5,8 +5,9 @@
 // written backward with PyTorch's subgradient 0 at 0), var_mean/std_mean.
 #include <cmath>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/rows.h"
 
 namespace tc::ops {

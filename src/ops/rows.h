@@ -1,5 +1,5 @@
 // The row form of the sort, scan and search ops: the backend's row primitives
-// (src/backend.h) work on a contiguous [R, n] tensor whose last dim is the
+// (src/backend/backend.h) work on a contiguous [R, n] tensor whose last dim is the
 // op's dim. to_rows moves dim last and flattens the rest; from_rows undoes it.
 // Neither records autograd (the ops record their own nodes).
 #pragma once

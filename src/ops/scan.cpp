@@ -3,8 +3,8 @@
 // and logcumsumexp's gradients are backend row kernels too (O(n) per row,
 // exact with zeros for cumprod, stable for logcumsumexp); cummax/cummin send
 // the gradient to the index positions. cumsum lives in ops/transformer.cpp.
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
 #include "ops/rows.h"
 
 namespace tc::ops {

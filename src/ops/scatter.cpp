@@ -7,8 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/indexing.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"

@@ -1,8 +1,8 @@
 // Shape ops: cat, stack, split, chunk, gather, index_select, one_hot.
 #include <algorithm>
 
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
 #include "ops/internal.h"
 
 namespace tc::ops {

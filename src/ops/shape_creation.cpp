@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpu/loops.h"
+#include "core/parallel_for.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 
@@ -250,7 +250,7 @@ Tensor linspace_f64(double start, double end, int64_t steps) {
   const double step = (end - start) / double(steps - 1);
   const int64_t half = steps / 2;
   // Each value from its index alone: the split across threads changes nothing.
-  cpu::parallel_for(steps, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+  parallel_for(steps, kParallelGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i)
       v[i] = i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
   });
@@ -282,7 +282,7 @@ Tensor logspace(double start, double end, int64_t steps, double base, DType dtyp
   check_steps(start, end, steps, "logspace");
   Tensor t = linspace_f64(start, end, steps);
   double* v = t->data_as<double>();
-  cpu::parallel_for(steps, cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+  parallel_for(steps, kParallelGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) v[i] = std::pow(base, v[i]);
   });
   return finish_values(t, dtype, device, "logspace");

@@ -3,8 +3,8 @@
 // searchsorted. The backend's row primitives do the work on contiguous rows
 // (ops/rows.h moves the dim last); the gradients of the value-returning ops go
 // to the positions their indices name, like max_dim's and topk's.
-#include "backend.h"
-#include "init.h"
+#include "backend/backend.h"
+#include "core/init.h"
 #include "ops/rows.h"
 
 namespace tc::ops {

@@ -3,19 +3,19 @@
 // 1/std, like PyTorch), tril/triu, masked_fill, cumsum, bmm and
 // scaled_dot_product_attention (composed of matmul, masking and softmax, so
 // autograd records the pieces), and the sampling ops topk and multinomial.
-// Kernels are the device backend's (src/backend.h).
+// Kernels are the device backend's (src/backend/backend.h).
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "autograd/function.h"
-#include "backend.h"
-#include "dtype.h"
+#include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/rng.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
 #include "ops/ops.h"
-#include "rng.h"
 
 namespace tc::ops {
 namespace {

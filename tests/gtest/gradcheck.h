@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "autograd/function.h"
-#include "init.h"
+#include "core/init.h"
+#include "core/rng.h"
+#include "core/tensor.h"
 #include "math/elementwise_math.h"
 #include "ops/ops.h"
-#include "rng.h"
 #include "tc.h"
-#include "tensor.h"
 
 namespace tc_test {
 

@@ -1,6 +1,7 @@
 // The autograd engine: dependency order, gradients that meet, leaves, retain_grad,
 // no-grad, and every autograd error (through the C ABI where the message matters).
 #include "gradcheck.h"
+#include "math/op_enums.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -1,14 +1,15 @@
-// The backend registry (src/backend.h): the CPU's table, one table per device
+// The backend registry (src/backend/backend.h): the CPU's table, one table per device
 // type found by backend_for, registration, and what a backend that leaves a
 // primitive out answers.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "abi/status.h"
-#include "backend.h"
+#include "backend/backend.h"
+#include "core/error.h"
+#include "core/tensor.h"
+#include "math/op_enums.h"
 #include "tc.h"
-#include "tensor.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Issue 12's binary ops: values against PyTorch 1.13 (every expected number
+// The extended binary ops: values against PyTorch 1.13 (every expected number
 // below was printed by torch 1.13 for the inputs shown), integer semantics
 // (wraparound, negative operands, ZeroDivisionError), bool operands, dtype
 // errors, the scalar comparisons and the composed ops (isclose, lerp,

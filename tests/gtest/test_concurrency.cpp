@@ -2,7 +2,7 @@
 //
 // tc.h's contract: a data race on a tensor's *data* is the caller's business,
 // but libtc's own bookkeeping (handles, grads, graphs, optimizer state, live
-// counts, init) is always safe. Issue 10 broke it five ways; this file makes
+// counts, init) is always safe. Races once broke it five ways; this file makes
 // that class of bug hard to bring back:
 //  - ActionPair: a table of every mutating action on one shared tensor,
 //    graph and optimizer, and a test for every pair of them (an action with
@@ -536,7 +536,7 @@ TEST(ConcurrencyBackward, ExactlyOnePassWithoutRetainGraphSucceeds) {
                        << " passes without retain_graph succeeded";
       EXPECT_TRUE(g.grad_is(1)) << "round " << round;
     }
-    // Issue 10: after racing passes, freeing every handle left tensors alive.
+    // A bug once: after racing passes, freeing every handle left tensors alive.
     ASSERT_EQ(flag("live_tensors"), tensors0) << "round " << round;
     ASSERT_EQ(flag("live_handles"), handles0) << "round " << round;
   }

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "abi/handles.h"
+#include "core/tensor.h"
 #include "ops/ops.h"
 #include "tc.h"
-#include "tensor.h"
 
 namespace {
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "core/rng.h"
+#include "core/tensor.h"
 #include "gradcheck.h"
 #include "ops/ops.h"
-#include "rng.h"
 #include "tc.h"
-#include "tensor.h"
 
 using tc::DType;
 using tc::Tensor;

@@ -1,12 +1,12 @@
 // What the core says about the CUDA module without loading it: cuda_available
 // and tc_config account for a missing module file and for a failed stage
-// (src/cuda_loader.cpp). The loading itself is tested by tests/module.
+// (src/backend/cuda_loader.cpp). The loading itself is tested by tests/module.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "cuda_loader.h"
+#include "backend/cuda_loader.h"
 #include "tc.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // The generator and the optimizers on CUDA. On the CPU (always): Philox4x32-10
-// of src/philox.h against the Random123 known-answer vectors, and the CPU
+// of src/math/philox.h against the Random123 known-answer vectors, and the CPU
 // generator against the shared sample mapping the CUDA kernel also uses. With
 // a GPU: rand/randn/bernoulli on CUDA equal the CPU's for the same seed, and
 // SGD/Adam/AdamW steps on CUDA parameters equal the CPU's bit for bit.
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
+#include "core/tensor.h"
 #include "gradcheck.h"
 #include "math/philox.h"
 #include "ops/optim.h"
-#include "rng.h"
 #include "tc.h"
-#include "tensor.h"
 
 using tc::DType;
 using tc::Tensor;

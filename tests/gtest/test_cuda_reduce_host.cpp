@@ -1,4 +1,4 @@
-// The host/device code of the CUDA reductions (src/cuda/reduce_plan.h) run on
+// The host/device code of the CUDA reductions (src/math/reduce_plan.h) run on
 // the CPU: the plan's offsets against naive coordinates for random shapes,
 // dim sets and strides, and the kernels' reduction order (replayed by
 // emulate_output) against the CPU backend's sum, max_dim and argmax.

@@ -1,4 +1,4 @@
-// CUDA reductions, scans, sort and search (issue 12) against the CPU backend:
+// CUDA reductions, scans, sort and search against the CPU backend:
 // values, indices and gradients, contiguous and strided inputs. Every test
 // skips with the reason when no usable GPU is there.
 #include <cmath>

@@ -3,6 +3,7 @@
 // float64 finite-difference gradchecks, in-place autograd, the C ABI with
 // NULL (slice) entries, and errors.
 #include "gradcheck.h"
+#include "math/op_enums.h"
 
 using namespace tc_test;
 using tc::DType;

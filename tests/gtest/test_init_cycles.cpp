@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "alloc.h"
+#include "core/alloc.h"
+#include "core/tensor.h"
 #include "tc.h"
-#include "tensor.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TC_SANITIZER_HEAP 1

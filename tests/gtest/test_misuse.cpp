@@ -1844,7 +1844,7 @@ std::vector<Entry> build_table() {
 
   add(E(FN(tc_clamp), "H--O", [](M& m) { return tc_clamp(m.H(0, m.f.a), 0.0, kNaN, m.O(3)); }));
 
-  // Issue 12's composed binary ops (ops/binary_ext.cpp).
+  // The composed binary ops (ops/binary_ext.cpp).
   add(E(FN(tc_isclose), "HH---O",
         [](M& m) { return tc_isclose(m.H(0, m.f.a), m.H(1, m.f.b), 1e-5, 1e-8, 0, m.O(5)); },
         {X("dtypes differ", {TC_ERR_DTYPE},

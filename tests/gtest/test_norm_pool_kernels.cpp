@@ -3,11 +3,12 @@
 // against central finite differences in float64 (non-contiguous inputs,
 // channels of size 1, eval mode, dilation, ceil_mode, count_include_pad,
 // divisor_override), the kernels against the generic forms of the backend
-// base class (the ops, src/backend_norm_defaults.cpp), float32 against
+// base class (the ops, src/backend/backend_norm_defaults.cpp), float32 against
 // float64, and the errors PyTorch raises. Values against PyTorch 1.13 are
 // tests/python/test_norm_pool_kernels.py's.
-#include "backend.h"
+#include "backend/backend.h"
 #include "gradcheck.h"
+#include "math/op_enums.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "tc.h"
 
 // Weak: the test builds (and skips) while these are being written.
@@ -364,7 +364,7 @@ class Workload {
       STEP(tc_softmax, *d64, 1, sm);
       STEP(tc_sum, *sm, nullptr, 0, 0, total);
       STEP(tc_mul_scalar, *total, 0.5, scaled);
-      // Issue 12's binary ops: a table row, an integer one, composed ones.
+      // The extended binary ops: a table row, an integer one, composed ones.
       tc_tensor *fdiv = slot(), *close = slot(), *gated = slot(), *bits = slot();
       STEP(tc_floor_divide, *logits, *scaled, fdiv);
       STEP(tc_isclose, *logits, *fdiv, 1e-5, 1e-8, 1, close);
@@ -375,7 +375,7 @@ class Workload {
         *fdiv = *close = *gated = nullptr;  // the batch owns them now, freed even if it failed
         STEP(tc_tensor_free_many, batch, 3);
       }
-      // Sort, scan and norm (issue 12): row copies, index tensors, a recorded backward.
+      // Sort, scan and norm: row copies, index tensors, a recorded backward.
       tc_tensor *sorted = slot(), *order = slot(), *cp = slot(), *pnorm = slot();
       STEP(tc_sort, *d64, 1, 1, sorted, order);
       STEP(tc_cumprod, *sm, -1, cp);

@@ -12,13 +12,14 @@
 #include <string>
 
 #include "autograd/node.h"
-#include "backend.h"
+#include "backend/backend.h"
+#include "core/rng.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "gradcheck.h"
+#include "math/op_enums.h"
 #include "math/optim_math.h"
 #include "ops/ops.h"
-#include "rng.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -1,4 +1,4 @@
-// What issue 17's session 7 changed on a small op's path, and what must not
+// What the small-op speedup changed on a small op's path, and what must not
 // change with it: the per-thread block pool (object_pool.h) that TensorImpl,
 // Storage and graph nodes come from, the per-thread live-tensor counts, and
 // record_function taking braced lists
@@ -11,8 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/object_pool.h"
 #include "gradcheck.h"
-#include "object_pool.h"
+#include "math/op_enums.h"
 
 using namespace tc_test;
 using tc::DType;

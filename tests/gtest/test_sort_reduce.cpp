@@ -1,4 +1,4 @@
-// Reductions, scans, sort and search (issue 12): values and gradients computed
+// Reductions, scans, sort and search: values and gradients computed
 // with PyTorch 1.13 (the printed results pasted below), float64
 // finite-difference gradchecks (random inputs, zeros where the op has special
 // cases, several and negative dims, keepdim, non-contiguous and 0-d inputs),

@@ -1,6 +1,7 @@
 // Views: shared storage, shapes/strides, reshape's view-or-copy rule, errors,
 // and gradients through every view (non-contiguous bases included).
 #include "gradcheck.h"
+#include "math/op_enums.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -1,4 +1,4 @@
-// Writes libtc refuses (issue 10, items 6, 7 and 9): read-only memory
+// Writes libtc refuses: read-only memory
 // (tc_tensor_set_readonly, DLPack's read-only flag), in-place writes into
 // overlapping elements (expanded views), fill values a dtype cannot hold; and
 // torch.chunk's piece count on a zero-size dim. Each refused write must leave

@@ -1,5 +1,5 @@
 /* A CUDA module of another (future) module ABI version: it writes only the
- * stable prefix of the table (src/cuda_module_api.h) and refuses. */
+ * stable prefix of the table (src/backend/cuda_module_api.h) and refuses. */
 #include <stdint.h>
 #include <stdio.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dist/mpi_api.h"
-#include "tc.h"
+#include "tc_constants.h"
 
 namespace {
 
