@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace tc::ops {
 
