@@ -126,7 +126,7 @@ struct IntLimits<uint8_t> {
   static constexpr double lo = 0.0, hi = 255.0;
 };
 
-// A value of compute type C converted for storage as D, as src/copy.cpp's
+// A value of compute type C converted for storage as D, as src/core/copy.cpp's
 // convert does: bool is v != 0; 16-bit floats round from float; NaN and
 // out-of-range floats going to integers give 0 (not UB); otherwise static_cast.
 template <typename D, typename C>
