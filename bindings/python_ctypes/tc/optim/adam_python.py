@@ -82,7 +82,7 @@ class PythonAdam(_AdamSteps, Adam):
         Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                                               capturable=capturable, differentiable=differentiable,
-                                       fused=fused))
+                                              fused=fused))
 
 
 
