@@ -204,15 +204,10 @@ def _lambdas_for(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch) (one function, or one per group).
-
-    Args:
-        optimizer (Optimizer): the optimizer.
-        lr_lambda (callable or list): the factor as a function of the epoch.
-        last_epoch (int): the index of the last epoch (-1 to start).
-        verbose (bool): print each update.
-    """
+class _LambdaScheduler(LRScheduler):
+    """Base of LambdaLR and MultiplicativeLR: a scheduler driven by
+    ``lr_lambda``, one function or one per group, whose state dict keeps the
+    lambdas that are callable objects (torch's layout)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         self.optimizer = optimizer
@@ -230,6 +225,17 @@ class LambdaLR(LRScheduler):
             state_dict (dict): the saved state.
         """
         _load_lambdas_state(self, state_dict)
+
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch) (one function, or one per group).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        lr_lambda (callable or list): the factor as a function of the epoch.
+        last_epoch (int): the index of the last epoch (-1 to start).
+        verbose (bool): print each update.
+    """
 
     def get_lr(self):
         """Returns the learning rate of each parameter group for the current epoch.

@@ -7,11 +7,10 @@ import warnings
 import weakref
 
 from . import Optimizer
-from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _enable_get_lr_call, _lambdas_for,
-                           _lambdas_state, _load_lambdas_state)
+from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _LambdaScheduler, _enable_get_lr_call
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiplies each group's lr by lr_lambda(epoch) at every step after the first.
 
     Args:
@@ -20,23 +19,6 @@ class MultiplicativeLR(LRScheduler):
         last_epoch (int): the index of the last epoch (-1 to start).
         verbose (bool): print each update.
     """
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
-
-    def state_dict(self):
-        """Returns the state; the lambdas only when they are callable objects (their __dict__)."""
-        return _lambdas_state(self)
-
-    def load_state_dict(self, state_dict):
-        """Restores the state (and the callable objects' attributes).
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        _load_lambdas_state(self, state_dict)
 
     def get_lr(self):
         """Returns the learning rate of each parameter group for the current epoch.
