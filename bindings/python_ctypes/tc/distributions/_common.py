@@ -71,3 +71,8 @@ def forwarded_property(holder, name, doc):
     """A read-only property returning ``self.<holder>.<name>`` (a wrapper
     distribution's view of the one it wraps)."""
     return property(lambda self: getattr(getattr(self, holder), name), doc=doc)
+
+
+def attribute_property(name, doc):
+    """A read-only property returning ``self.<name>`` (e.g. a mean or mode that is ``loc``)."""
+    return property(lambda self: getattr(self, name), doc=doc)

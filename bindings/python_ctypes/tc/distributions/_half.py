@@ -5,6 +5,7 @@ import math
 
 import tc
 from . import constraints
+from ._common import forwarded_property
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 
@@ -21,10 +22,7 @@ class _HalfDistribution(TransformedDistribution):
         base_dist = self._full(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    @property
-    def scale(self):
-        """The base (full) distribution's scale."""
-        return self.base_dist.scale
+    scale = forwarded_property("base_dist", "scale", "The base (full) distribution's scale.")
 
     @property
     def mode(self):

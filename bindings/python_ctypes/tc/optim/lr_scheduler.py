@@ -329,7 +329,30 @@ class CosineAnnealingLR(LRScheduler):
                 for b in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers:
+    """Mixin of SequentialLR and ChainedScheduler: their state dict holds
+    their own attributes and, under '_schedulers', each child's state dict."""
+
+    def state_dict(self):
+        """Returns the state of this scheduler and of its children."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict):
+        """Restores the scheduler and its children from a :meth:`state_dict`.
+
+        Args:
+            state_dict (dict): the saved state.
+        """
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = schedulers
+        for s, sd in zip(self._schedulers, schedulers):
+            s.load_state_dict(sd)
+
+
+class SequentialLR(_SchedulerOfSchedulers, LRScheduler):
     """schedulers[i] runs from milestones[i - 1] on (each restarted at its
     milestone).
 
@@ -375,24 +398,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self):
-        """Returns the state of this scheduler and of its children."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict):
-        """Restores the scheduler and its children from a :meth:`state_dict`.
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, sd in zip(self._schedulers, schedulers):
-            s.load_state_dict(sd)
 
 
 from .lr_scheduler_more import ExponentialLR, MultiStepLR, OneCycleLR, StepLR  # noqa: E402,F401

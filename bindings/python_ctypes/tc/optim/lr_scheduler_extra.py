@@ -7,7 +7,8 @@ import warnings
 import weakref
 
 from . import Optimizer
-from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _LambdaScheduler, _enable_get_lr_call
+from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _LambdaScheduler, _SchedulerOfSchedulers,
+                           _enable_get_lr_call)
 
 
 class MultiplicativeLR(_LambdaScheduler):
@@ -103,7 +104,7 @@ class PolynomialLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers, LRScheduler):
     """Steps several chainable schedulers of one optimizer together, in order.
 
     Args:
@@ -125,23 +126,6 @@ class ChainedScheduler(LRScheduler):
             scheduler.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
-    def state_dict(self):
-        """Returns the state of this scheduler and of its children."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict):
-        """Restores the scheduler and its children from a :meth:`state_dict`.
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, sd in zip(self._schedulers, schedulers):
-            s.load_state_dict(sd)
 
 
 class ReduceLROnPlateau:
