@@ -132,12 +132,15 @@ class RNNBase(Module):
             input: the (unsqueezed) input, or a packed sequence's data.
             batch_sizes: the packed sequence's batch sizes, or None.
         """
+        return self._state_shape(input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
+
+    def _state_shape(self, input: Tensor, batch_sizes: Optional[List[int]], size: int) -> Tuple[int, int, int]:
+        # (num_layers * directions, batch, size): the batch from the packed sizes or the input's batch dim
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.shape[0] if self.batch_first else input.shape[1]
         directions = 2 if self.bidirectional else 1
-        size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: Tuple[int, int, int],
@@ -333,12 +336,7 @@ class LSTM(RNNBase):
             input: the (unsqueezed) input, or a packed sequence's data.
             batch_sizes: the packed sequence's batch sizes, or None.
         """
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.shape[0] if self.batch_first else input.shape[1]
-        directions = 2 if self.bidirectional else 1
-        return (self.num_layers * directions, mini_batch, self.hidden_size)
+        return self._state_shape(input, batch_sizes, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden, batch_sizes: Optional[List[int]]) -> None:
         """Checks the input, h0 and c0.
