@@ -52,7 +52,8 @@ class Bernoulli(ExponentialFamily):
         """probs (1 - probs)."""
         return self.probs * (1 - self.probs)
 
-    logits, probs = binary_logits_probs("The log-odds (derived from probs when given those).", "The probability of 1 (derived from logits when given those).")
+    logits, probs = binary_logits_probs("The log-odds (derived from probs when given those).",
+                                        "The probability of 1 (derived from logits when given those).")
 
     @property
     def param_shape(self):

@@ -285,6 +285,14 @@ def _check_nonneg(name, value):
         raise ValueError("Invalid {} value: {}".format(name, value))
 
 
+def _check_adam_options(lr, betas, eps, weight_decay):
+    """The checks (and torch's ValueErrors) of the Adam family's common options, in torch's order."""
+    _check_lr(lr)
+    _check_nonneg("epsilon", eps)
+    _check_betas(betas)
+    _check_nonneg("weight_decay", weight_decay)
+
+
 def _grads_of(group, name):
     """The (param, grad) pairs of a group's parameters that have a gradient;
     a sparse gradient is refused as torch (tc has none, but a foreign tensor

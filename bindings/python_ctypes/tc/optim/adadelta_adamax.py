@@ -3,7 +3,7 @@ whose update is a few of tc's in-place tensor ops per parameter."""
 from typing import Optional
 
 from .. import _tensor as T
-from ._python_optimizer import (_PerParameterStep, _PyOptimizer, _add_, _addcdiv_, _addcmul_, _check_betas,
+from ._python_optimizer import (_PerParameterStep, _PyOptimizer, _add_, _addcdiv_, _addcmul_, _check_adam_options,
                                 _check_lr, _check_nonneg, _scalar_state)
 
 
@@ -62,10 +62,7 @@ class Adamax(_PerParameterStep, _PyOptimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach: Optional[bool] = None, *, maximize: bool = False):
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize))
 

@@ -6,8 +6,8 @@ import math
 
 from . import Adam, AdamW
 from .. import _tensor as T
-from ._python_optimizer import (Optimizer, _PerParameterStep, _adam_moments, _addcdiv_, _check_betas, _check_lr,
-                                _check_nonneg, _scalar_state)
+from ._python_optimizer import (Optimizer, _PerParameterStep, _adam_moments, _addcdiv_, _check_adam_options,
+                                _scalar_state)
 
 
 class _AdamSteps(_PerParameterStep):
@@ -48,13 +48,6 @@ def _python_protocol(cls):
     return cls
 
 
-def _check_adam(lr, betas, eps, weight_decay):
-    _check_lr(lr)
-    _check_nonneg("epsilon", eps)
-    _check_betas(betas)
-    _check_nonneg("weight_decay", weight_decay)
-
-
 @_python_protocol
 class PythonAdam(_AdamSteps, Adam):
     """torch.optim.Adam in Python (what tc.optim.Adam builds for amsgrad);
@@ -78,7 +71,7 @@ class PythonAdam(_AdamSteps, Adam):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
-        _check_adam(lr, betas, eps, weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                                               capturable=capturable, differentiable=differentiable,
@@ -107,7 +100,7 @@ class PythonAdamW(_AdamSteps, AdamW):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False):
-        _check_adam(lr, betas, eps, weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               amsgrad=amsgrad, foreach=foreach, maximize=maximize,
                                               capturable=capturable))

@@ -6,7 +6,7 @@ import math
 from typing import Optional
 
 from .. import _tensor as T
-from ._python_optimizer import (_PerParameterStep, _PyOptimizer, _adam_moments, _addcdiv_, _check_betas, _check_lr,
+from ._python_optimizer import (_PerParameterStep, _PyOptimizer, _adam_moments, _addcdiv_, _check_adam_options,
                                 _check_nonneg, _scalar_state)
 
 
@@ -27,10 +27,7 @@ class NAdam(_PerParameterStep, _PyOptimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  foreach: Optional[bool] = None):
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         _check_nonneg("momentum_decay", momentum_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay, foreach=foreach))
@@ -74,10 +71,7 @@ class RAdam(_PerParameterStep, _PyOptimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach: Optional[bool] = None):
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach))
 
     _tensor_state = ("step",)
