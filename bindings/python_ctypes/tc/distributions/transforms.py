@@ -371,6 +371,16 @@ class IndependentTransform(Transform):
         return self.base_transform.inverse_shape(shape)
 
 
+def _replace_event_shape(shape, old, new):
+    """shape with its trailing ``old`` replaced by ``new`` (ValueError as torch where it does not end so)."""
+    if len(shape) < len(old):
+        raise ValueError("Too few dimensions on input")
+    cut = len(shape) - len(old)
+    if tuple(shape[cut:]) != tuple(old):
+        raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], old))
+    return tc.Size(tuple(shape[:cut]) + tuple(new))
+
+
 class ReshapeTransform(Transform):
     """Reshapes the rightmost ``in_shape`` dims to ``out_shape`` (volume preserving)."""
 
@@ -414,21 +424,11 @@ class ReshapeTransform(Transform):
 
     def forward_shape(self, shape):
         """shape with in_shape replaced by out_shape."""
-        if len(shape) < len(self.in_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.in_shape)
-        if tuple(shape[cut:]) != tuple(self.in_shape):
-            raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], self.in_shape))
-        return tc.Size(tuple(shape[:cut]) + tuple(self.out_shape))
+        return _replace_event_shape(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape):
         """shape with out_shape replaced by in_shape."""
-        if len(shape) < len(self.out_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.out_shape)
-        if tuple(shape[cut:]) != tuple(self.out_shape):
-            raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], self.out_shape))
-        return tc.Size(tuple(shape[:cut]) + tuple(self.in_shape))
+        return _replace_event_shape(shape, self.out_shape, self.in_shape)
 
 
 class _ParameterFreeTransform(Transform):

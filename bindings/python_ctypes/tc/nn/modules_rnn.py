@@ -511,6 +511,12 @@ class RNNCellBase(Module):
         gi, b_hh = input_gates(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
         return STEPS[mode](gi, tuple(hs), self.weight_hh, b_hh, None)
 
+    def _one_state_step(self, input: Tensor, hx: Optional[Tensor]) -> Tensor:
+        # RNNCell's and GRUCell's forward: one state in and out, unbatched kept unbatched
+        input, hs, is_batched = self._batched(input, hx, 1)
+        (h,) = self._cell(self._cell_mode(), input, hs)
+        return h if is_batched else h.squeeze(0)
+
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step, ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ReLU), as
@@ -539,11 +545,13 @@ class RNNCell(RNNCellBase):
         Returns:
             Tensor: h', shaped as hx.
         """
-        input, hs, is_batched = self._batched(input, hx, 1)
+        return self._one_state_step(input, hx)
+
+    def _cell_mode(self) -> str:
+        # checked at call time, after the input (PyTorch's order of errors)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError("Unknown nonlinearity: {}".format(self.nonlinearity))
-        (h,) = self._cell("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hs)
-        return h if is_batched else h.squeeze(0)
+        return "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
 
 
 class LSTMCell(RNNCellBase):
@@ -597,6 +605,7 @@ class GRUCell(RNNCellBase):
         Returns:
             Tensor: h', shaped as hx.
         """
-        input, hs, is_batched = self._batched(input, hx, 1)
-        (h,) = self._cell("GRU", input, hs)
-        return h if is_batched else h.squeeze(0)
+        return self._one_state_step(input, hx)
+
+    def _cell_mode(self) -> str:
+        return "GRU"
