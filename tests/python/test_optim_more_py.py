@@ -76,6 +76,18 @@ class Pair:
         opt.step()
         opt_h.step()
 
+    def torch_steps_into(self, opt_h, opt, steps):
+        """Runs torch's optimizer ``steps`` times, then gives tc torch's
+        parameters and (converted) optimizer state."""
+        for _ in range(steps):
+            opt_h.zero_grad()
+            self.loss_th().backward()
+            opt_h.step()
+        with tc.no_grad():
+            for a, b in zip(self.tc, self.th):
+                a.copy_(tc.tensor(b.detach().numpy().copy()))
+        opt.load_state_dict(tc_from_torch(opt_h.state_dict()))
+
     def check(self, rtol=1e-10):
         for a, b in zip(self.tc, self.th):
             close(a, b, rtol=rtol)
@@ -184,14 +196,7 @@ def test_state_dicts_cross_between_tc_and_torch(name, kw):
     pair = Pair(2)
     opt_h = getattr(torch.optim, name)(pair.groups("th", True), **kw)
     opt = getattr(tc.optim, name)(pair.groups("tc", True), **kw)
-    for _ in range(3):
-        opt_h.zero_grad()
-        pair.loss_th().backward()
-        opt_h.step()
-    with tc.no_grad():
-        for a, b in zip(pair.tc, pair.th):
-            a.copy_(tc.tensor(b.detach().numpy().copy()))
-    opt.load_state_dict(tc_from_torch(opt_h.state_dict()))
+    pair.torch_steps_into(opt_h, opt, 3)
     # torch's load converts state (NAdam's float32 mu_product to float64):
     # the torch side reloads its own state so that both sides hold the same.
     opt_h.load_state_dict(opt_h.state_dict())
@@ -234,14 +239,7 @@ def test_c_adam_state_dict_from_torch_loads():
     pair = Pair(4)
     opt_h = torch.optim.Adam(pair.th, lr=0.01, maximize=True)
     opt = tc.optim.Adam(pair.tc, lr=0.01, maximize=True)
-    for _ in range(2):
-        opt_h.zero_grad()
-        pair.loss_th().backward()
-        opt_h.step()
-    with tc.no_grad():
-        for a, b in zip(pair.tc, pair.th):
-            a.copy_(tc.tensor(b.detach().numpy().copy()))
-    opt.load_state_dict(tc_from_torch(opt_h.state_dict()))
+    pair.torch_steps_into(opt_h, opt, 2)
     for _ in range(3):
         pair.step(opt, opt_h)
         pair.check()

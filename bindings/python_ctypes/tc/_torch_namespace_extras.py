@@ -34,6 +34,13 @@ def _seq_args(tensors):
     return list(tensors), len(tensors) != 1
 
 
+def _each_of(tensors, fix):
+    """fix applied to each input of an atleast_* call: one result, or a tuple for several."""
+    ts, many = _seq_args(tensors)
+    out = [fix(t) for t in ts]
+    return tuple(out) if many else out[0]
+
+
 # ---------------------------------------------------------------- shapes
 
 def atleast_1d(*tensors):
@@ -45,9 +52,7 @@ def atleast_1d(*tensors):
     Returns:
         Tensor, or a tuple of them for several inputs.
     """
-    ts, many = _seq_args(tensors)
-    out = [t.reshape(1) if t.ndim == 0 else t for t in ts]
-    return tuple(out) if many else out[0]
+    return _each_of(tensors, lambda t: t.reshape(1) if t.ndim == 0 else t)
 
 
 def atleast_2d(*tensors):
@@ -59,9 +64,7 @@ def atleast_2d(*tensors):
     Returns:
         Tensor, or a tuple of them for several inputs.
     """
-    ts, many = _seq_args(tensors)
-    out = [t.reshape(1, 1) if t.ndim == 0 else (t.unsqueeze(0) if t.ndim == 1 else t) for t in ts]
-    return tuple(out) if many else out[0]
+    return _each_of(tensors, lambda t: t.reshape(1, 1) if t.ndim == 0 else (t.unsqueeze(0) if t.ndim == 1 else t))
 
 
 def atleast_3d(*tensors):
@@ -73,8 +76,6 @@ def atleast_3d(*tensors):
     Returns:
         Tensor, or a tuple of them for several inputs.
     """
-    ts, many = _seq_args(tensors)
-
     def three(t):
         if t.ndim == 0:
             return t.reshape(1, 1, 1)
@@ -84,8 +85,7 @@ def atleast_3d(*tensors):
             return t.unsqueeze(2)
         return t
 
-    out = [three(t) for t in ts]
-    return tuple(out) if many else out[0]
+    return _each_of(tensors, three)
 
 
 def hstack(tensors):
@@ -379,8 +379,12 @@ def _index_pairs(row, col, offset, lower):
     return rows, cols
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
-    """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row.
+def _triangle_indices(row, col, offset, lower, dtype, device):
+    rows, cols = _index_pairs(row, col, offset, lower)
+    return _tensor([rows, cols], dtype=dtype or K.int64, device=device)
+
+
+_TRIANGLE_INDICES_DOC = """The (2, N) coordinates of the {} triangle of a row x col matrix, row by row.
 
     Args:
         row (int): the number of rows.
@@ -392,25 +396,18 @@ def tril_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
     Returns:
         Tensor: (2, N).
     """
-    rows, cols = _index_pairs(row, col, offset, True)
-    return _tensor([rows, cols], dtype=dtype or K.int64, device=device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
+    return _triangle_indices(row, col, offset, True, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
-    """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
+    return _triangle_indices(row, col, offset, False, dtype, device)
 
-    Args:
-        row (int): the number of rows.
-        col (int): the number of columns.
-        offset (int): the diagonal (0 main, > 0 above, < 0 below).
-        dtype (tc.dtype, optional): default int64.
-        device (optional): the device.
 
-    Returns:
-        Tensor: (2, N).
-    """
-    rows, cols = _index_pairs(row, col, offset, False)
-    return _tensor([rows, cols], dtype=dtype or K.int64, device=device)
+tril_indices.__doc__ = _TRIANGLE_INDICES_DOC.format("lower")
+triu_indices.__doc__ = _TRIANGLE_INDICES_DOC.format("upper")
 
 
 def vander(x, N=None, increasing=False):
@@ -639,8 +636,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return where(out == float("-inf"), out.new_full((), lo), out)
 
 
-def isposinf(input):
-    """Whether each element is +inf.
+def _is_value(input, value):
+    # only a floating tensor can hold an infinity
+    return input == value if input.dtype.is_floating_point else input.new_zeros(input.shape).bool()
+
+
+_IS_INF_DOC = """Whether each element is {}.
 
     Args:
         input (Tensor): the tensor.
@@ -648,19 +649,18 @@ def isposinf(input):
     Returns:
         Tensor: bool.
     """
-    return input == float("inf") if input.dtype.is_floating_point else input.new_zeros(input.shape).bool()
+
+
+def isposinf(input):
+    return _is_value(input, float("inf"))
 
 
 def isneginf(input):
-    """Whether each element is -inf.
+    return _is_value(input, float("-inf"))
 
-    Args:
-        input (Tensor): the tensor.
 
-    Returns:
-        Tensor: bool.
-    """
-    return input == float("-inf") if input.dtype.is_floating_point else input.new_zeros(input.shape).bool()
+isposinf.__doc__ = _IS_INF_DOC.format("+inf")
+isneginf.__doc__ = _IS_INF_DOC.format("-inf")
 
 
 def isreal(input):

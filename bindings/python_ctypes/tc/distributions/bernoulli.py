@@ -2,9 +2,9 @@
 
 import tc
 from . import constraints
-from ._common import batch_shape_of, bce_with_logits, expand_params
+from ._common import bce_with_logits, binary_logits_probs, expand_params, probs_or_logits
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -23,16 +23,8 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.probs, = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            self.logits, = broadcast_all(logits)
-            self._param = self.logits
-        given = probs if probs is not None else logits
-        super().__init__(batch_shape_of(self._param, given), validate_args=validate_args)
+        self._param, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """See Distribution.expand."""
@@ -60,15 +52,8 @@ class Bernoulli(ExponentialFamily):
         """probs (1 - probs)."""
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        """The log-odds (derived from probs when given those)."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The probability of 1 (derived from logits when given those)."""
-        return logits_to_probs(self.logits, is_binary=True)
+    logits, probs = binary_logits_probs("The log-odds (derived from probs when given those).",
+                                        "The probability of 1 (derived from logits when given those).")
 
     @property
     def param_shape(self):

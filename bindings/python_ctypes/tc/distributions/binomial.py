@@ -1,11 +1,11 @@
 """Binomial distribution."""
 import tc
 from . import constraints
-from ._common import expand_params
+from ._common import binary_logits_probs, expand_params
 from ._sampling import binomial as _binomial_draws
 from ._special import lgamma
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -73,15 +73,7 @@ class Binomial(Distribution):
         """total_count probs (1 - probs)."""
         return self.total_count * self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        """The success log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The success probability."""
-        return logits_to_probs(self.logits, is_binary=True)
+    logits, probs = binary_logits_probs("The success log-odds.", "The success probability.")
 
     @property
     def param_shape(self):

@@ -3,6 +3,7 @@ import math
 
 import tc
 from . import constraints
+from ._common import attribute_property
 from ._loc_scale import LocScale
 
 __all__ = ["Cauchy"]
@@ -26,10 +27,7 @@ class Cauchy(LocScale):
         return tc.full(tuple(self._extended_shape()), float("nan"), dtype=self.loc.dtype,
                        device=self.loc.device)
 
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mode = attribute_property("loc", "loc.")
 
     @property
     def variance(self):

@@ -145,57 +145,70 @@ def _is_integer(value):
     return value.remainder(1) == 0
 
 
-class _IntegerInterval(Constraint):
-    """Integers in [lower_bound, upper_bound]."""
+class _LowerBounded(Constraint):
+    """Base of the constraints with a ``lower_bound`` (kept as given, shown by repr)."""
 
-    is_discrete = True
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def __repr__(self):
+        return self.__class__.__name__[1:] + "(lower_bound={})".format(self.lower_bound)
+
+
+class _UpperBounded(Constraint):
+    """Base of the constraints with an ``upper_bound`` (kept as given, shown by repr)."""
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self):
+        return self.__class__.__name__[1:] + "(upper_bound={})".format(self.upper_bound)
+
+
+class _TwoBounded(Constraint):
+    """Base of the constraints with a ``lower_bound`` and an ``upper_bound``
+    (kept as given, shown by repr)."""
 
     def __init__(self, lower_bound, upper_bound):
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         super().__init__()
 
-    def check(self, value):
-        """value is an integer within the bounds."""
-        return _is_integer(value) & (value >= self.lower_bound) & (value <= self.upper_bound)
-
     def __repr__(self):
         return self.__class__.__name__[1:] + "(lower_bound={}, upper_bound={})".format(
             self.lower_bound, self.upper_bound)
 
 
-class _IntegerLessThan(Constraint):
-    """Integers at most upper_bound."""
+class _IntegerInterval(_TwoBounded):
+    """Integers in [lower_bound, upper_bound]."""
 
     is_discrete = True
 
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
+    def check(self, value):
+        """value is an integer within the bounds."""
+        return _is_integer(value) & (value >= self.lower_bound) & (value <= self.upper_bound)
+
+
+class _IntegerLessThan(_UpperBounded):
+    """Integers at most upper_bound."""
+
+    is_discrete = True
 
     def check(self, value):
         """value is an integer <= upper_bound."""
         return _is_integer(value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(upper_bound={})".format(self.upper_bound)
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_LowerBounded):
     """Integers at least lower_bound."""
 
     is_discrete = True
 
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
     def check(self, value):
         """value is an integer >= lower_bound."""
         return _is_integer(value) & (value >= self.lower_bound)
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(lower_bound={})".format(self.lower_bound)
 
 
 class _Real(Constraint):
@@ -206,83 +219,44 @@ class _Real(Constraint):
         return value == value
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_LowerBounded):
     """Reals strictly above lower_bound."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         """lower_bound < value."""
         return value > self.lower_bound
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(lower_bound={})".format(self.lower_bound)
 
-
-class _GreaterThanEq(Constraint):
+class _GreaterThanEq(_LowerBounded):
     """Reals at least lower_bound."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         """lower_bound <= value."""
         return value >= self.lower_bound
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(lower_bound={})".format(self.lower_bound)
 
-
-class _LessThan(Constraint):
+class _LessThan(_UpperBounded):
     """Reals strictly below upper_bound."""
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         """value < upper_bound."""
         return value < self.upper_bound
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(upper_bound={})".format(self.upper_bound)
 
-
-class _Interval(Constraint):
+class _Interval(_TwoBounded):
     """Reals in the closed interval [lower_bound, upper_bound]."""
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         """lower_bound <= value <= upper_bound."""
         return (value >= self.lower_bound) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(lower_bound={}, upper_bound={})".format(
-            self.lower_bound, self.upper_bound)
 
-
-class _HalfOpenInterval(Constraint):
+class _HalfOpenInterval(_TwoBounded):
     """Reals in [lower_bound, upper_bound)."""
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         """lower_bound <= value < upper_bound."""
         return (value >= self.lower_bound) & (value < self.upper_bound)
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "(lower_bound={}, upper_bound={})".format(
-            self.lower_bound, self.upper_bound)
 
 
 class _Simplex(Constraint):

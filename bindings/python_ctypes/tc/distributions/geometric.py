@@ -1,9 +1,9 @@
 """Geometric distribution: failures before the first success."""
 import tc
 from . import constraints
-from ._common import batch_shape_of, bce_with_logits, expand_params
+from ._common import bce_with_logits, binary_logits_probs, expand_params, probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, finfo
 
 __all__ = ["Geometric"]
 
@@ -21,16 +21,8 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.probs, = broadcast_all(probs)
-            param = self.probs
-        else:
-            self.logits, = broadcast_all(logits)
-            param = self.logits
-        given = probs if probs is not None else logits
-        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
+        _, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -66,15 +58,7 @@ class Geometric(Distribution):
         """(1 / probs - 1) / probs."""
         return (1. / self.probs - 1.) / self.probs
 
-    @lazy_property
-    def logits(self):
-        """The success log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The success probability."""
-        return logits_to_probs(self.logits, is_binary=True)
+    logits, probs = binary_logits_probs("The success log-odds.", "The success probability.")
 
     def sample(self, sample_shape=tc.Size()):
         """floor(log U / log(1 - probs)), U uniform on [tiny, 1)."""

@@ -4,6 +4,7 @@ import numbers
 
 import tc
 from . import constraints
+from ._common import attribute_property
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
@@ -56,10 +57,7 @@ class Gumbel(TransformedDistribution):
         """loc + scale * Euler's constant."""
         return self.loc + self.scale * euler_constant
 
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mode = attribute_property("loc", "loc.")
 
     @property
     def stddev(self):

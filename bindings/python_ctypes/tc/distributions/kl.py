@@ -313,12 +313,6 @@ def _kl_beta_uniform(p, q):
     return _set(result, (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), math.inf)
 
 
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
@@ -347,12 +341,6 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
@@ -379,14 +367,6 @@ def _kl_gamma_normal(p, q):
     return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p, q):
     param_ratio = p.scale / q.scale
@@ -394,14 +374,6 @@ def _kl_gumbel_normal(p, q):
     t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
     t3 = ((p.loc + p.scale * _euler_gamma - q.loc) / q.scale).pow(2) * 0.5
     return -t1 + t2 + t3 - (_euler_gamma + 1)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Laplace, Normal)
@@ -413,14 +385,6 @@ def _kl_laplace_normal(p, q):
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Gumbel)
@@ -443,12 +407,6 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * tc.exp(-0.5 * loc_diff_scale_ratio.pow(2))
     t3 = loc_diff * tc.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
 
 
 @register_kl(Uniform, Beta)
@@ -511,3 +469,26 @@ def _kl_cauchy_cauchy(p, q):
     t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
     t2 = (4 * p.scale * q.scale).log()
     return t1 - t2
+
+
+def _kl_infinity(param):
+    """KL(p || q) for a q whose support leaves out some of p's: infinite,
+    shaped like p's ``param``."""
+    def kl(p, q):
+        return _infinite_like(getattr(p, param))
+    return kl
+
+
+# (type of p, the parameter giving its batch shape, the q types whose support is too small)
+for _type_p, _param, _types_q in (
+        (Exponential, "rate", (Beta, Uniform)),
+        (Gamma, "concentration", (Beta, Uniform)),
+        (Gumbel, "loc", (Beta, Exponential, Gamma, Uniform)),
+        (Laplace, "loc", (Beta, Exponential, Gamma, Uniform)),
+        (Normal, "loc", (Beta, Exponential, Gamma, Uniform)),
+        (Poisson, "rate", (Bernoulli, Binomial)),
+):
+    _kl_p_infinity = _kl_infinity(_param)
+    for _type_q in _types_q:
+        register_kl(_type_p, _type_q)(_kl_p_infinity)
+del _type_p, _param, _types_q, _type_q, _kl_p_infinity

@@ -1,6 +1,7 @@
 """Laplace distribution."""
 import tc
 from . import constraints
+from ._common import attribute_property
 from ._loc_scale import LocScale
 from .utils import finfo
 
@@ -19,15 +20,8 @@ class Laplace(LocScale):
     support = constraints.real
     has_rsample = True
 
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mean = attribute_property("loc", "loc.")
+    mode = attribute_property("loc", "loc.")
 
     @property
     def variance(self):

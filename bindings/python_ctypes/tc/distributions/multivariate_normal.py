@@ -4,6 +4,7 @@ import math
 
 import tc
 from . import constraints
+from ._common import attribute_property
 from ._linalg import (batch_mahalanobis, batch_mv, cholesky, precision_to_scale_tril, tril_inverse,
                       transpose)
 from .distribution import Distribution
@@ -99,15 +100,8 @@ class MultivariateNormal(Distribution):
         L_inv = tril_inverse(self._unbroadcasted_scale_tril)
         return tc.matmul(transpose(L_inv), L_inv).expand(self._matrix_shape())
 
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mean = attribute_property("loc", "loc.")
+    mode = attribute_property("loc", "loc.")
 
     @property
     def variance(self):

@@ -4,6 +4,7 @@ import numbers
 
 import tc
 from . import constraints
+from ._common import attribute_property
 from .exp_family import ExponentialFamily
 from .utils import _standard_normal, broadcast_all
 
@@ -23,15 +24,8 @@ class Normal(ExponentialFamily):
     has_rsample = True
     _mean_carrier_measure = 0
 
-    @property
-    def mean(self):
-        """loc."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mean = attribute_property("loc", "loc.")
+    mode = attribute_property("loc", "loc.")
 
     @property
     def stddev(self):

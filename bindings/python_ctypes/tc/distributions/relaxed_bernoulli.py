@@ -4,11 +4,11 @@ import numbers
 
 import tc
 from . import constraints
-from ._common import batch_shape_of, expand_params
+from ._common import binary_logits_probs, expand_params, forwarded_property, probs_or_logits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -31,16 +31,8 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.probs, = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            self.logits, = broadcast_all(logits)
-            self._param = self.logits
-        given = probs if probs is not None else logits
-        super().__init__(batch_shape_of(self._param, given), validate_args=validate_args)
+        self._param, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """See Distribution.expand."""
@@ -53,15 +45,7 @@ class LogitRelaxedBernoulli(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @lazy_property
-    def logits(self):
-        """The log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The probability of 1."""
-        return logits_to_probs(self.logits, is_binary=True)
+    logits, probs = binary_logits_probs("The log-odds.", "The probability of 1.")
 
     @property
     def param_shape(self):
@@ -106,17 +90,6 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        """The log-odds."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        """The probability of 1."""
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist", "temperature", "The relaxation temperature.")
+    logits = forwarded_property("base_dist", "logits", "The log-odds.")
+    probs = forwarded_property("base_dist", "probs", "The probability of 1.")

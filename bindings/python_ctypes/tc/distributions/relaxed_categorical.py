@@ -4,6 +4,7 @@ import numbers
 
 import tc
 from . import constraints
+from ._common import forwarded_property
 from ._special import lgamma
 from .categorical import Categorical
 from .distribution import Distribution
@@ -45,20 +46,9 @@ class ExpRelaxedCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @property
-    def param_shape(self):
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        """Normalized log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        """Normalized probabilities."""
-        return self._categorical.probs
+    param_shape = forwarded_property("_categorical", "param_shape", "The shape of the parameter given.")
+    logits = forwarded_property("_categorical", "logits", "Normalized log-probabilities.")
+    probs = forwarded_property("_categorical", "probs", "Normalized probabilities.")
 
     def rsample(self, sample_shape=tc.Size()):
         """log_softmax((logits + Gumbel noise) / temperature)."""
@@ -106,17 +96,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        """Normalized log-probabilities."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        """Normalized probabilities."""
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist", "temperature", "The relaxation temperature.")
+    logits = forwarded_property("base_dist", "logits", "Normalized log-probabilities.")
+    probs = forwarded_property("base_dist", "probs", "Normalized probabilities.")

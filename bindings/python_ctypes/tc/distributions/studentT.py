@@ -3,6 +3,7 @@ import math
 
 import tc
 from . import constraints
+from ._common import attribute_property
 from ._special import digamma, lgamma
 from .chi2 import Chi2
 from .distribution import Distribution
@@ -29,10 +30,7 @@ class StudentT(Distribution):
         """loc where df > 1, NaN elsewhere."""
         return tc.where(self.df <= 1, tc.full_like(self.loc, float("nan")), self.loc)
 
-    @property
-    def mode(self):
-        """loc."""
-        return self.loc
+    mode = attribute_property("loc", "loc.")
 
     @property
     def variance(self):

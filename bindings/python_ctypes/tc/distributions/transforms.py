@@ -87,24 +87,22 @@ class Transform:
 
     def __call__(self, x):
         """y = f(x) (the cached y when x is the last input)."""
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, self._call, 0)
 
     def _inv_call(self, y):
+        return self._through_cache(y, self._inverse, 1)
+
+    def _through_cache(self, arg, compute, side):
+        # side 0: arg is an x and compute gives its y; side 1: the other way round.
+        # The cache holds the last (x, y) pair either direction produced.
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(arg)
+        cached = self._cached_x_y
+        if arg is cached[side]:
+            return cached[1 - side]
+        out = compute(arg)
+        self._cached_x_y = (arg, out) if side == 0 else (out, arg)
+        return out
 
     def _call(self, x):
         raise NotImplementedError
@@ -373,6 +371,16 @@ class IndependentTransform(Transform):
         return self.base_transform.inverse_shape(shape)
 
 
+def _replace_event_shape(shape, old, new):
+    """shape with its trailing ``old`` replaced by ``new`` (ValueError as torch where it does not end so)."""
+    if len(shape) < len(old):
+        raise ValueError("Too few dimensions on input")
+    cut = len(shape) - len(old)
+    if tuple(shape[cut:]) != tuple(old):
+        raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], old))
+    return tc.Size(tuple(shape[:cut]) + tuple(new))
+
+
 class ReshapeTransform(Transform):
     """Reshapes the rightmost ``in_shape`` dims to ``out_shape`` (volume preserving)."""
 
@@ -416,36 +424,41 @@ class ReshapeTransform(Transform):
 
     def forward_shape(self, shape):
         """shape with in_shape replaced by out_shape."""
-        if len(shape) < len(self.in_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.in_shape)
-        if tuple(shape[cut:]) != tuple(self.in_shape):
-            raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], self.in_shape))
-        return tc.Size(tuple(shape[:cut]) + tuple(self.out_shape))
+        return _replace_event_shape(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape):
         """shape with out_shape replaced by in_shape."""
-        if len(shape) < len(self.out_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.out_shape)
-        if tuple(shape[cut:]) != tuple(self.out_shape):
-            raise ValueError("Shape mismatch: expected {} but got {}".format(shape[cut:], self.out_shape))
-        return tc.Size(tuple(shape[:cut]) + tuple(self.in_shape))
+        return _replace_event_shape(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
-    """y = exp(x)."""
+class _ParameterFreeTransform(Transform):
+    """A transform without parameters: all instances of a class are equal
+    (and hash alike), as in torch, so that caches and registries match them."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    def __hash__(self):
+        return hash(type(self))
+
+
+class _MonotoneRealTransform(_ParameterFreeTransform):
+    """An increasing bijection of the real line onto its ``codomain``."""
 
     domain = constraints.real
-    codomain = constraints.positive
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
 
-    def __hash__(self):
-        return hash(ExpTransform)
+def _check_at_least_1d(shape):
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+
+
+class ExpTransform(_MonotoneRealTransform):
+    """y = exp(x)."""
+
+    codomain = constraints.positive
 
     def _call(self, x):
         return x.exp()
@@ -508,19 +521,10 @@ def _clipped_sigmoid(x):
     return tc.sigmoid(x).clamp(min=fi.tiny, max=1. - fi.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_MonotoneRealTransform):
     """y = sigmoid(x), clipped into (0, 1)."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    def __hash__(self):
-        return hash(SigmoidTransform)
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -535,19 +539,10 @@ class SigmoidTransform(Transform):
         return -_softplus(-x) - _softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_MonotoneRealTransform):
     """y = log(1 + exp(x))."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    def __hash__(self):
-        return hash(SoftplusTransform)
 
     def _call(self, x):
         return _softplus(x)
@@ -560,19 +555,10 @@ class SoftplusTransform(Transform):
         return -_softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_MonotoneRealTransform):
     """y = tanh(x)."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    def __hash__(self):
-        return hash(TanhTransform)
 
     def _call(self, x):
         return x.tanh()
@@ -585,17 +571,11 @@ class TanhTransform(Transform):
         return 2. * (math.log(2.) - x - _softplus(-2. * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFreeTransform):
     """y = |x| (not bijective; the inverse picks the positive root)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    def __hash__(self):
-        return hash(AbsTransform)
 
     def _call(self, x):
         return x.abs()
@@ -696,17 +676,11 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFreeTransform):
     """y = softmax(x) over the last dim (not bijective: the inverse is log)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    def __hash__(self):
-        return hash(SoftmaxTransform)
 
     def _call(self, x):
         probs = (x - x.amax(-1, keepdim=True)).exp()
@@ -717,14 +691,12 @@ class SoftmaxTransform(Transform):
 
     def forward_shape(self, shape):
         """shape (at least 1-d)."""
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _check_at_least_1d(shape)
         return shape
 
     def inverse_shape(self, shape):
         """shape (at least 1-d)."""
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _check_at_least_1d(shape)
         return shape
 
 
@@ -733,18 +705,12 @@ def _offset(n, like):
     return tc.arange(n, 0, -1, dtype=like.dtype, device=like.device)
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFreeTransform):
     """Maps R^(K-1) onto the K-simplex by stick breaking (bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    def __hash__(self):
-        return hash(StickBreakingTransform)
 
     def _call(self, x):
         offset = _offset(x.shape[-1], x)
@@ -766,14 +732,12 @@ class StickBreakingTransform(Transform):
 
     def forward_shape(self, shape):
         """The last dim one longer."""
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _check_at_least_1d(shape)
         return tc.Size(tuple(shape[:-1]) + (shape[-1] + 1,))
 
     def inverse_shape(self, shape):
         """The last dim one shorter."""
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _check_at_least_1d(shape)
         return tc.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
@@ -782,18 +746,12 @@ def _diag_embed(v):
     return v.unsqueeze(-1) * tc.eye(n, dtype=v.dtype, device=v.device)
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterFreeTransform):
     """Maps square matrices to lower-triangular ones with a positive diagonal
     (strict lower part kept, diagonal exponentiated)."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    def __hash__(self):
-        return hash(LowerCholeskyTransform)
 
     def _call(self, x):
         return x.tril(-1) + _diag_embed(tc.diagonal(x, dim1=-2, dim2=-1).exp())

@@ -30,9 +30,7 @@ def _hidden_gates(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Optional[Tensor]) -
     return F.linear(h, w_hh, b_hh) + gi
 
 
-def rnn_tanh_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor] = None,
-                  w_hr: Optional[Tensor] = None) -> State:
-    """One Elman RNN step: ``h' = tanh(gi + h @ w_hh.T [+ b_hh])``.
+_ELMAN_STEP_DOC = """One Elman RNN step{}: ``h' = {}(gi + h @ w_hh.T [+ b_hh])``.
 
     Args:
         gi: the input's share ``x @ w_ih.T + b_ih (+ b_hh)``, shape (batch, hidden).
@@ -44,24 +42,20 @@ def rnn_tanh_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor]
     Returns:
         ``(h',)``.
     """
+
+
+def rnn_tanh_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor] = None,
+                  w_hr: Optional[Tensor] = None) -> State:
     return (_hidden_gates(gi, state[0], w_hh, b_hh).tanh(),)
 
 
 def rnn_relu_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor] = None,
                   w_hr: Optional[Tensor] = None) -> State:
-    """One Elman RNN step with ReLU: ``h' = relu(gi + h @ w_hh.T [+ b_hh])``.
-
-    Args:
-        gi: the input's share ``x @ w_ih.T + b_ih (+ b_hh)``, shape (batch, hidden).
-        state: ``(h,)`` with h of shape (batch, hidden).
-        w_hh: (hidden, hidden).
-        b_hh: the hidden bias if not folded into gi, else None.
-        w_hr: unused (projections are LSTM-only).
-
-    Returns:
-        ``(h',)``.
-    """
     return (_hidden_gates(gi, state[0], w_hh, b_hh).relu(),)
+
+
+rnn_tanh_step.__doc__ = _ELMAN_STEP_DOC.format("", "tanh")
+rnn_relu_step.__doc__ = _ELMAN_STEP_DOC.format(" with ReLU", "relu")
 
 
 def lstm_step(gi: Tensor, state: State, w_hh: Tensor, b_hh: Optional[Tensor] = None,

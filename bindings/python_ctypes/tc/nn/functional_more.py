@@ -209,6 +209,14 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _dropout_impl(input, p, training, True, True)
 
 
+def _channel_dropout(input: Tensor, p: float, training: bool, batched_ndim: int) -> Tensor:
+    # an unbatched input (one dim fewer) is treated as a batch of one
+    batched = input.ndim == batched_ndim
+    x = input if batched else input.unsqueeze(0)
+    out = _dropout_impl(x, p, training, True, False)
+    return out if batched else out.squeeze(0)
+
+
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zeroes whole channels of [N, C, L] or [C, L] with probability p, scaling
     the rest by 1/(1-p) (torch.nn.functional.dropout1d).
@@ -221,10 +229,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a {}D input. Note that dropout1d "
                            "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
                            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).".format(input.ndim))
-    batched = input.ndim == 3
-    x = input if batched else input.unsqueeze(0)
-    out = _dropout_impl(x, p, training, True, False)
-    return out if batched else out.squeeze(0)
+    return _channel_dropout(input, p, training, 3)
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -239,10 +244,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         warnings.warn("dropout3d: Received a {}-D input to dropout3d, which is deprecated and will result in an "
                       "error in a future release. To retain the behavior and silence this warning, please use "
                       "dropout instead.".format(input.ndim))
-    batched = input.ndim == 5
-    x = input if batched else input.unsqueeze(0)
-    out = _dropout_impl(x, p, training, True, False)
-    return out if batched else out.squeeze(0)
+    return _channel_dropout(input, p, training, 5)
 
 
 # ---------------------------------------------------------------- embedding_bag

@@ -232,6 +232,14 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
+def _warn_if_empty(tensor):
+    """True, after torch's warning, for a zero-element tensor (the Kaiming initializers leave it alone)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return True
+    return False
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """Fills ``tensor`` in place with He (Kaiming) uniform values:
     U(-b, b), b = gain * sqrt(3 / fan).
@@ -245,8 +253,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     Returns:
         Tensor: tensor.
     """
-    if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op")
+    if _warn_if_empty(tensor):
         return tensor
     if mode == "fan_in" and nonlinearity == "leaky_relu" and not isinstance(a, bool):
         _kaiming_std(tensor, a, mode, nonlinearity)  # torch's errors
@@ -268,8 +275,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     Returns:
         Tensor: tensor.
     """
-    if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op")
+    if _warn_if_empty(tensor):
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 

@@ -137,9 +137,6 @@ class ConstantPad1d(_ConstantPadNd):
     """
     _n = 1
 
-    def __init__(self, padding, value: float):
-        super().__init__(padding, value)
-
 
 class ConstantPad2d(_ConstantPadNd):
     """Pads the last 2 dims with a constant (torch.nn.ConstantPad2d).
@@ -150,9 +147,6 @@ class ConstantPad2d(_ConstantPadNd):
     """
     _n = 2
 
-    def __init__(self, padding, value: float):
-        super().__init__(padding, value)
-
 
 class ConstantPad3d(_ConstantPadNd):
     """Pads the last 3 dims with a constant (torch.nn.ConstantPad3d).
@@ -162,9 +156,6 @@ class ConstantPad3d(_ConstantPadNd):
         value: the fill.
     """
     _n = 3
-
-    def __init__(self, padding, value: float):
-        super().__init__(padding, value)
 
 
 class ZeroPad2d(ConstantPad2d):

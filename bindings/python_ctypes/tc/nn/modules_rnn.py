@@ -132,12 +132,15 @@ class RNNBase(Module):
             input: the (unsqueezed) input, or a packed sequence's data.
             batch_sizes: the packed sequence's batch sizes, or None.
         """
+        return self._state_shape(input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
+
+    def _state_shape(self, input: Tensor, batch_sizes: Optional[List[int]], size: int) -> Tuple[int, int, int]:
+        # (num_layers * directions, batch, size): the batch from the packed sizes or the input's batch dim
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.shape[0] if self.batch_first else input.shape[1]
         directions = 2 if self.bidirectional else 1
-        size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: Tuple[int, int, int],
@@ -333,12 +336,7 @@ class LSTM(RNNBase):
             input: the (unsqueezed) input, or a packed sequence's data.
             batch_sizes: the packed sequence's batch sizes, or None.
         """
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.shape[0] if self.batch_first else input.shape[1]
-        directions = 2 if self.bidirectional else 1
-        return (self.num_layers * directions, mini_batch, self.hidden_size)
+        return self._state_shape(input, batch_sizes, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden, batch_sizes: Optional[List[int]]) -> None:
         """Checks the input, h0 and c0.
@@ -513,6 +511,12 @@ class RNNCellBase(Module):
         gi, b_hh = input_gates(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
         return STEPS[mode](gi, tuple(hs), self.weight_hh, b_hh, None)
 
+    def _one_state_step(self, input: Tensor, hx: Optional[Tensor]) -> Tensor:
+        # RNNCell's and GRUCell's forward: one state in and out, unbatched kept unbatched
+        input, hs, is_batched = self._batched(input, hx, 1)
+        (h,) = self._cell(self._cell_mode(), input, hs)
+        return h if is_batched else h.squeeze(0)
+
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step, ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ReLU), as
@@ -541,11 +545,13 @@ class RNNCell(RNNCellBase):
         Returns:
             Tensor: h', shaped as hx.
         """
-        input, hs, is_batched = self._batched(input, hx, 1)
+        return self._one_state_step(input, hx)
+
+    def _cell_mode(self) -> str:
+        # checked at call time, after the input (PyTorch's order of errors)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError("Unknown nonlinearity: {}".format(self.nonlinearity))
-        (h,) = self._cell("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hs)
-        return h if is_batched else h.squeeze(0)
+        return "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
 
 
 class LSTMCell(RNNCellBase):
@@ -599,6 +605,7 @@ class GRUCell(RNNCellBase):
         Returns:
             Tensor: h', shaped as hx.
         """
-        input, hs, is_batched = self._batched(input, hx, 1)
-        (h,) = self._cell("GRU", input, hs)
-        return h if is_batched else h.squeeze(0)
+        return self._one_state_step(input, hx)
+
+    def _cell_mode(self) -> str:
+        return "GRU"

@@ -281,16 +281,6 @@ class _COptimizer(Optimizer):
     def _group_to_c(self, g):
         return {h: g[h] for h in self._hypers}
 
-    def __repr__(self):
-        # torch's layout: one block per group, its options sorted by name
-        out = type(self).__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            out += "\nParameter Group {0}\n".format(i)
-            for key in sorted(group.keys()):
-                if key != "params":
-                    out += "    {0}: {1}\n".format(key, group[key])
-        return out + ")"
-
 
 class SGD(_COptimizer):
     """Stochastic gradient descent with optional momentum, as torch.optim.SGD.

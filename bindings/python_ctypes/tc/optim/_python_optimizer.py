@@ -285,6 +285,14 @@ def _check_nonneg(name, value):
         raise ValueError("Invalid {} value: {}".format(name, value))
 
 
+def _check_adam_options(lr, betas, eps, weight_decay):
+    """The checks (and torch's ValueErrors) of the Adam family's common options, in torch's order."""
+    _check_lr(lr)
+    _check_nonneg("epsilon", eps)
+    _check_betas(betas)
+    _check_nonneg("weight_decay", weight_decay)
+
+
 def _grads_of(group, name):
     """The (param, grad) pairs of a group's parameters that have a gradient;
     a sparse gradient is refused as torch (tc has none, but a foreign tensor
@@ -314,6 +322,15 @@ def _addcdiv_(x, a, b, value=1.0):
     return x.add_(a / b if value == 1 else a / b * value)
 
 
+def _adam_moments(p, grad, state, betas):
+    """Torch's Adam moment updates in place (exp_avg, exp_avg_sq); returns them."""
+    beta1, beta2 = betas
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    _add_(exp_avg.mul_(beta1), grad, 1 - beta1)
+    _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+    return exp_avg, exp_avg_sq
+
+
 def _step_value(step):
     """The number a 'step' state entry holds: a Python number, or a 0-dim
     tensor (torch keeps it as a float32 tensor for most optimizers)."""
@@ -335,3 +352,64 @@ def _bump_step(state):
         return step.item()
     state["step"] = step + 1
     return state["step"]
+
+
+def _tensor_steps(state_values, *names):
+    """Turns the numbers an older state dict holds for names into 0-dim
+    float32 tensors (torch's __setstate__ does the same)."""
+    for s in state_values:
+        for name in names:
+            if name in s and not isinstance(s[name], Tensor):
+                s[name] = _scalar_state(s[name])
+
+
+class _PerParameterStep:
+    """The step shared by tc's Python optimizers (Adadelta, Adamax, NAdam,
+    RAdam, ASGD, Rprop, the amsgrad Adam/AdamW): for every parameter with a
+    gradient, its state is made on first sight (``_init_state``), 'step' is
+    counted up, the gradient is negated for ``maximize`` and given the L2
+    term ``weight_decay * p`` (where the group has those options and
+    ``_l2_in_grad`` holds), then ``_update`` applies the optimizer's rule.
+
+    A mixin: list it before the optimizer base, so that its step wins."""
+
+    _name_in_errors = None  # the name a sparse gradient's error gives; the class's by default
+    _l2_in_grad = True  # False where weight decay is applied otherwise (AdamW's decoupled decay)
+    _tensor_state = ()  # scalar state entries kept as float32 tensors, converted on loading
+
+    def _init_state(self, p, grad, group):
+        """The new state of parameter ``p`` (a dict; 'step' first)."""
+        raise NotImplementedError
+
+    def _update(self, group, p, grad, state, step):
+        """Updates ``p`` in place from its gradient and state at count ``step``."""
+        raise NotImplementedError
+
+    def _fix_loaded_state(self):
+        _tensor_steps(self.state.values(), *self._tensor_state)
+
+    @_use_grad
+    def step(self, closure=None):
+        """Performs one optimization step.
+
+        Args:
+            closure (callable, optional): re-evaluates the model and returns the loss.
+
+        Returns:
+            the closure's loss, or None.
+        """
+        loss = _closure_loss(closure)
+        name = self._name_in_errors or type(self).__name__
+        for group in self.param_groups:
+            for p, grad in _grads_of(group, name):
+                state = self.state[p]
+                if len(state) == 0:
+                    state.update(self._init_state(p, grad, group))
+                step = _bump_step(state)
+                if group.get("maximize", False):
+                    grad = -grad
+                wd = group.get("weight_decay", 0)
+                if self._l2_in_grad and wd != 0:
+                    grad = grad + p * wd
+                self._update(group, p, grad, state, step)
+        return loss

@@ -3,11 +3,11 @@ whose update is a few of tc's in-place tensor ops per parameter."""
 from typing import Optional
 
 from .. import _tensor as T
-from ._python_optimizer import (_PyOptimizer, _add_, _addcdiv_, _addcmul_, _bump_step, _check_betas, _check_lr,
-                                _check_nonneg, _grads_of, _scalar_state, _use_grad, _closure_loss)
+from ._python_optimizer import (_PerParameterStep, _PyOptimizer, _add_, _addcdiv_, _addcmul_, _check_adam_options,
+                                _check_lr, _check_nonneg, _scalar_state)
 
 
-class Adadelta(_PyOptimizer):
+class Adadelta(_PerParameterStep, _PyOptimizer):
     """Adadelta (Zeiler, 2012), as torch.optim.Adadelta.
 
     Args:
@@ -32,40 +32,20 @@ class Adadelta(_PyOptimizer):
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                                       foreach=foreach))
 
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
+    def _init_state(self, p, grad, group):
+        return {"step": 0, "square_avg": T.zeros_like(p), "acc_delta": T.zeros_like(p)}
 
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-            for p, grad in _grads_of(group, "Adadelta"):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = 0
-                    state["square_avg"] = T.zeros_like(p)
-                    state["acc_delta"] = T.zeros_like(p)
-                state["step"] += 1
-                if group["maximize"]:
-                    grad = -grad
-                if wd != 0:
-                    grad = grad + p * wd
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                _addcmul_(square_avg.mul_(rho), grad, grad, 1 - rho)
-                std = (square_avg + eps).sqrt()
-                delta = (acc_delta + eps).sqrt() / std * grad
-                _addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
-                _add_(p, delta, -lr)
-        return loss
+    def _update(self, group, p, grad, state, step):
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+        _addcmul_(square_avg.mul_(rho), grad, grad, 1 - rho)
+        std = (square_avg + eps).sqrt()
+        delta = (acc_delta + eps).sqrt() / std * grad
+        _addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
+        _add_(p, delta, -lr)
 
 
-class Adamax(_PyOptimizer):
+class Adamax(_PerParameterStep, _PyOptimizer):
     """Adamax (Adam over the infinity norm, Kingma & Ba), as torch.optim.Adamax.
 
     Args:
@@ -82,46 +62,19 @@ class Adamax(_PyOptimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach: Optional[bool] = None, *, maximize: bool = False):
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
-        _check_betas(betas)
-        _check_nonneg("weight_decay", weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize))
 
-    def _fix_loaded_state(self):
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], T.Tensor):
-                s["step"] = _scalar_state(s["step"])
+    _tensor_state = ("step",)
 
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
+    def _init_state(self, p, grad, group):
+        return {"step": _scalar_state(0.0), "exp_avg": T.zeros_like(p), "exp_inf": T.zeros_like(p)}
 
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-            for p, grad in _grads_of(group, "Adamax"):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["exp_avg"] = T.zeros_like(p)
-                    state["exp_inf"] = T.zeros_like(p)
-                step = _bump_step(state)
-                if group["maximize"]:
-                    grad = -grad
-                if wd != 0:
-                    grad = grad + p * wd
-                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                _add_(exp_avg.mul_(beta1), grad, 1 - beta1)
-                exp_inf.copy_(T.maximum(exp_inf.mul_(beta2), grad.abs() + eps))
-                clr = lr / (1 - beta1 ** step)
-                _addcdiv_(p, exp_avg, exp_inf, -clr)
-        return loss
+    def _update(self, group, p, grad, state, step):
+        beta1, beta2 = group["betas"]
+        exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+        _add_(exp_avg.mul_(beta1), grad, 1 - beta1)
+        exp_inf.copy_(T.maximum(exp_inf.mul_(beta2), grad.abs() + group["eps"]))
+        clr = group["lr"] / (1 - beta1 ** step)
+        _addcdiv_(p, exp_avg, exp_inf, -clr)

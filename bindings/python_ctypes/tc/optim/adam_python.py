@@ -6,43 +6,37 @@ import math
 
 from . import Adam, AdamW
 from .. import _tensor as T
-from ._python_optimizer import (Optimizer, _add_, _addcdiv_, _addcmul_, _bump_step, _check_betas, _check_lr,
-                                _check_nonneg, _grads_of, _scalar_state, _use_grad, _closure_loss)
+from ._python_optimizer import (Optimizer, _PerParameterStep, _adam_moments, _addcdiv_, _check_adam_options,
+                                _scalar_state)
 
 
-def _adam_step(self, closure, decoupled):
-    loss = _closure_loss(closure)
-    for group in self.param_groups:
+class _AdamSteps(_PerParameterStep):
+    """torch 1.13's single-tensor Adam rule (with amsgrad), for PythonAdam and PythonAdamW."""
+
+    _name_in_errors = "Adam"
+    _tensor_state = ("step",)
+
+    def _init_state(self, p, grad, group):
+        state = {"step": _scalar_state(0.0), "exp_avg": T.zeros_like(p), "exp_avg_sq": T.zeros_like(p)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = T.zeros_like(p)
+        return state
+
+    def _update(self, group, p, grad, state, step):
         beta1, beta2 = group["betas"]
-        lr, eps, wd, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
-        for p, grad in _grads_of(group, "Adam"):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _scalar_state(0.0)
-                state["exp_avg"] = T.zeros_like(p)
-                state["exp_avg_sq"] = T.zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = T.zeros_like(p)
-            step = _bump_step(state)
-            if group["maximize"]:
-                grad = -grad
-            if decoupled:
-                p.mul_(1 - lr * wd)
-            elif wd != 0:
-                grad = grad + p * wd
-            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            _add_(exp_avg.mul_(beta1), grad, 1 - beta1)
-            _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
-            step_size = lr / (1 - beta1 ** step)
-            bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
-            if amsgrad:
-                # The denominator uses the largest second moment seen so far.
-                state["max_exp_avg_sq"].copy_(T.maximum(state["max_exp_avg_sq"], exp_avg_sq))
-                denom = state["max_exp_avg_sq"].sqrt() / bias_correction2_sqrt + eps
-            else:
-                denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + eps
-            _addcdiv_(p, exp_avg, denom, -step_size)
-    return loss
+        lr, eps, amsgrad = group["lr"], group["eps"], group["amsgrad"]
+        if not self._l2_in_grad:
+            p.mul_(1 - lr * group["weight_decay"])
+        exp_avg, exp_avg_sq = _adam_moments(p, grad, state, group["betas"])
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+        if amsgrad:
+            # The denominator uses the largest second moment seen so far.
+            state["max_exp_avg_sq"].copy_(T.maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            denom = state["max_exp_avg_sq"].sqrt() / bias_correction2_sqrt + eps
+        else:
+            denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + eps
+        _addcdiv_(p, exp_avg, denom, -step_size)
 
 
 def _python_protocol(cls):
@@ -54,15 +48,8 @@ def _python_protocol(cls):
     return cls
 
 
-def _check_adam(lr, betas, eps, weight_decay):
-    _check_lr(lr)
-    _check_nonneg("epsilon", eps)
-    _check_betas(betas)
-    _check_nonneg("weight_decay", weight_decay)
-
-
 @_python_protocol
-class PythonAdam(Adam):
+class PythonAdam(_AdamSteps, Adam):
     """torch.optim.Adam in Python (what tc.optim.Adam builds for amsgrad);
     the arguments are Adam's.
 
@@ -84,33 +71,16 @@ class PythonAdam(Adam):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
-        _check_adam(lr, betas, eps, weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                                 amsgrad=amsgrad, maximize=maximize, foreach=foreach,
-                                                 capturable=capturable, differentiable=differentiable,
-                                                 fused=fused))
-
-    def _fix_loaded_state(self):
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], T.Tensor):
-                s["step"] = _scalar_state(s["step"])
-
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
-
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        return _adam_step(self, closure, decoupled=False)
+                                              amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                              capturable=capturable, differentiable=differentiable,
+                                              fused=fused))
 
 
 
 @_python_protocol
-class PythonAdamW(AdamW):
+class PythonAdamW(_AdamSteps, AdamW):
     """torch.optim.AdamW in Python (what tc.optim.AdamW builds for amsgrad);
     the arguments are AdamW's.
 
@@ -130,22 +100,10 @@ class PythonAdamW(AdamW):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False):
-        _check_adam(lr, betas, eps, weight_decay)
+        _check_adam_options(lr, betas, eps, weight_decay)
         Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                                 amsgrad=amsgrad, foreach=foreach, maximize=maximize,
-                                                 capturable=capturable))
+                                              amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+                                              capturable=capturable))
 
-    _fix_loaded_state = PythonAdam._fix_loaded_state
-
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
-
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        return _adam_step(self, closure, decoupled=True)
+    _l2_in_grad = False  # AdamW decays the parameter itself (decoupled), not through the gradient
 

@@ -5,8 +5,7 @@ import struct
 from typing import Optional
 
 from .. import _tensor as T
-from ._python_optimizer import (_PyOptimizer, _add_, _bump_step, _check_lr, _check_nonneg, _closure_loss,
-                                _grads_of, _scalar_state, _use_grad)
+from ._python_optimizer import _PerParameterStep, _PyOptimizer, _add_, _check_lr, _check_nonneg, _scalar_state
 
 
 def _to_float32(x):
@@ -14,7 +13,7 @@ def _to_float32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-class ASGD(_PyOptimizer):
+class ASGD(_PerParameterStep, _PyOptimizer):
     """Averaged stochastic gradient descent (Polyak & Juditsky), as torch.optim.ASGD.
 
     The averaged parameters are in ``state[p]['ax']``.
@@ -39,55 +38,31 @@ class ASGD(_PyOptimizer):
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize))
 
-    def _fix_loaded_state(self):
-        for s in self.state.values():
-            for name in ("step", "eta", "mu"):
-                if name in s and not isinstance(s[name], T.Tensor):
-                    s[name] = _scalar_state(s[name])
+    _tensor_state = ("step", "eta", "mu")
 
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
+    def _init_state(self, p, grad, group):
+        # eta and mu are float32 tensors as in torch: the rounding
+        # of eta to float32 is part of torch's update.
+        return {"step": _scalar_state(0.0), "eta": _scalar_state(group["lr"]), "mu": _scalar_state(1.0),
+                "ax": T.zeros_like(p)}
 
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr, lambd, alpha, t0, wd = group["lr"], group["lambd"], group["alpha"], group["t0"], group["weight_decay"]
-            for p, grad in _grads_of(group, "ASGD"):
-                state = self.state[p]
-                if len(state) == 0:
-                    # eta and mu are float32 tensors as in torch: the rounding
-                    # of eta to float32 is part of torch's update.
-                    state["step"] = _scalar_state(0.0)
-                    state["eta"] = _scalar_state(lr)
-                    state["mu"] = _scalar_state(1.0)
-                    state["ax"] = T.zeros_like(p)
-                step = _bump_step(state)
-                if group["maximize"]:
-                    grad = -grad
-                if wd != 0:
-                    grad = grad + p * wd
-                eta, mu, ax = state["eta"].item(), state["mu"].item(), state["ax"]
-                p.mul_(1 - lambd * eta)
-                _add_(p, grad, -eta)
-                if mu != 1:
-                    ax.add_((p - ax) * mu)
-                else:
-                    ax.copy_(p)
-                # torch computes these as float32 tensors (torch.tensor(x))
-                # and copies them in: rounded to float32 even when a loaded
-                # state holds eta and mu in float64.
-                state["eta"].fill_(_to_float32(lr / math.pow(1 + lambd * lr * step, alpha)))
-                state["mu"].fill_(_to_float32(1 / max(1, step - t0)))
-        return loss
+    def _update(self, group, p, grad, state, step):
+        lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
+        eta, mu, ax = state["eta"].item(), state["mu"].item(), state["ax"]
+        p.mul_(1 - lambd * eta)
+        _add_(p, grad, -eta)
+        if mu != 1:
+            ax.add_((p - ax) * mu)
+        else:
+            ax.copy_(p)
+        # torch computes these as float32 tensors (torch.tensor(x))
+        # and copies them in: rounded to float32 even when a loaded
+        # state holds eta and mu in float64.
+        state["eta"].fill_(_to_float32(lr / math.pow(1 + lambd * lr * step, alpha)))
+        state["mu"].fill_(_to_float32(1 / max(1, step - t0)))
 
 
-class Rprop(_PyOptimizer):
+class Rprop(_PerParameterStep, _PyOptimizer):
     """Resilient backpropagation (Riedmiller & Braun), as torch.optim.Rprop.
 
     Args:
@@ -108,39 +83,21 @@ class Rprop(_PyOptimizer):
             raise ValueError("Invalid eta values: {}, {}".format(etas[0], etas[1]))
         super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize))
 
-    @_use_grad
-    def step(self, closure=None):
-        """Performs one optimization step.
+    def _init_state(self, p, grad, group):
+        return {"step": 0, "prev": T.zeros_like(p), "step_size": T.full_like(grad, group["lr"])}
 
-        Args:
-            closure (callable, optional): re-evaluates the model and returns the loss.
-
-        Returns:
-            the closure's loss, or None.
-        """
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            for p, grad in _grads_of(group, "Rprop"):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = 0
-                    state["prev"] = T.zeros_like(p)
-                    state["step_size"] = T.full_like(grad, group["lr"])
-                state["step"] += 1
-                if group["maximize"]:
-                    grad = -grad
-                prev, step_size = state["prev"], state["step_size"]
-                # Per element: the same sign as last step grows the step
-                # (etaplus), a sign change shrinks it (etaminus) and skips the
-                # update (its gradient counts as 0, also for the next step).
-                product = grad * prev
-                pos, neg = product > 0, product < 0
-                factor = T.where(pos, T.full_like(grad, etaplus),
-                                 T.where(neg, T.full_like(grad, etaminus), T.ones_like(grad)))
-                step_size.mul_(factor).clamp_(step_size_min, step_size_max)
-                grad = T.where(neg, T.zeros_like(grad), grad)
-                p.sub_(grad.sign() * step_size)
-                prev.copy_(grad)
-        return loss
+    def _update(self, group, p, grad, state, step):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        prev, step_size = state["prev"], state["step_size"]
+        # Per element: the same sign as last step grows the step
+        # (etaplus), a sign change shrinks it (etaminus) and skips the
+        # update (its gradient counts as 0, also for the next step).
+        product = grad * prev
+        pos, neg = product > 0, product < 0
+        factor = T.where(pos, T.full_like(grad, etaplus),
+                         T.where(neg, T.full_like(grad, etaminus), T.ones_like(grad)))
+        step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+        grad = T.where(neg, T.zeros_like(grad), grad)
+        p.sub_(grad.sign() * step_size)
+        prev.copy_(grad)

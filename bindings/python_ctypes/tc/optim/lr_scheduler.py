@@ -204,15 +204,10 @@ def _lambdas_for(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch) (one function, or one per group).
-
-    Args:
-        optimizer (Optimizer): the optimizer.
-        lr_lambda (callable or list): the factor as a function of the epoch.
-        last_epoch (int): the index of the last epoch (-1 to start).
-        verbose (bool): print each update.
-    """
+class _LambdaScheduler(LRScheduler):
+    """Base of LambdaLR and MultiplicativeLR: a scheduler driven by
+    ``lr_lambda``, one function or one per group, whose state dict keeps the
+    lambdas that are callable objects (torch's layout)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         self.optimizer = optimizer
@@ -230,6 +225,17 @@ class LambdaLR(LRScheduler):
             state_dict (dict): the saved state.
         """
         _load_lambdas_state(self, state_dict)
+
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch) (one function, or one per group).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        lr_lambda (callable or list): the factor as a function of the epoch.
+        last_epoch (int): the index of the last epoch (-1 to start).
+        verbose (bool): print each update.
+    """
 
     def get_lr(self):
         """Returns the learning rate of each parameter group for the current epoch.
@@ -323,7 +329,30 @@ class CosineAnnealingLR(LRScheduler):
                 for b in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers:
+    """Mixin of SequentialLR and ChainedScheduler: their state dict holds
+    their own attributes and, under '_schedulers', each child's state dict."""
+
+    def state_dict(self):
+        """Returns the state of this scheduler and of its children."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict):
+        """Restores the scheduler and its children from a :meth:`state_dict`.
+
+        Args:
+            state_dict (dict): the saved state.
+        """
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = schedulers
+        for s, sd in zip(self._schedulers, schedulers):
+            s.load_state_dict(sd)
+
+
+class SequentialLR(_SchedulerOfSchedulers, LRScheduler):
     """schedulers[i] runs from milestones[i - 1] on (each restarted at its
     milestone).
 
@@ -369,24 +398,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self):
-        """Returns the state of this scheduler and of its children."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict):
-        """Restores the scheduler and its children from a :meth:`state_dict`.
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, sd in zip(self._schedulers, schedulers):
-            s.load_state_dict(sd)
 
 
 from .lr_scheduler_more import ExponentialLR, MultiStepLR, OneCycleLR, StepLR  # noqa: E402,F401

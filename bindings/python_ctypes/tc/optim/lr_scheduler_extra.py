@@ -7,11 +7,11 @@ import warnings
 import weakref
 
 from . import Optimizer
-from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _enable_get_lr_call, _lambdas_for,
-                           _lambdas_state, _load_lambdas_state)
+from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _LambdaScheduler, _SchedulerOfSchedulers,
+                           _enable_get_lr_call)
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiplies each group's lr by lr_lambda(epoch) at every step after the first.
 
     Args:
@@ -20,23 +20,6 @@ class MultiplicativeLR(LRScheduler):
         last_epoch (int): the index of the last epoch (-1 to start).
         verbose (bool): print each update.
     """
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
-
-    def state_dict(self):
-        """Returns the state; the lambdas only when they are callable objects (their __dict__)."""
-        return _lambdas_state(self)
-
-    def load_state_dict(self, state_dict):
-        """Restores the state (and the callable objects' attributes).
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        _load_lambdas_state(self, state_dict)
 
     def get_lr(self):
         """Returns the learning rate of each parameter group for the current epoch.
@@ -121,7 +104,7 @@ class PolynomialLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers, LRScheduler):
     """Steps several chainable schedulers of one optimizer together, in order.
 
     Args:
@@ -143,23 +126,6 @@ class ChainedScheduler(LRScheduler):
             scheduler.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
-    def state_dict(self):
-        """Returns the state of this scheduler and of its children."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return d
-
-    def load_state_dict(self, state_dict):
-        """Restores the scheduler and its children from a :meth:`state_dict`.
-
-        Args:
-            state_dict (dict): the saved state.
-        """
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = schedulers
-        for s, sd in zip(self._schedulers, schedulers):
-            s.load_state_dict(sd)
 
 
 class ReduceLROnPlateau:

@@ -21,3 +21,24 @@ def delete_attr(module, name: str) -> None:
 def forward_pre_hooks(module):
     """The module's forward pre-hooks: an ordered dict key -> hook that may be edited."""
     return module._hook_dict("_forward_pre_hooks")
+
+
+def refuse_second_hook(module, kind, name: str, what: str) -> None:
+    """RuntimeError as torch when ``module`` already has a ``kind`` pre-hook
+    (named ``what`` in the message) on parameter ``name``."""
+    for hook in forward_pre_hooks(module).values():
+        if isinstance(hook, kind) and hook.name == name:
+            raise RuntimeError("Cannot register two {} hooks on the same parameter {}".format(what, name))
+
+
+def remove_hook(module, kind, name: str, what: str):
+    """Undoes the ``kind`` reparametrization of ``module.<name>`` (its hook's
+    remove(), then the hook dropped); ValueError as torch where there is none.
+    Returns module."""
+    hooks = forward_pre_hooks(module)
+    for key, hook in list(hooks.items()):
+        if isinstance(hook, kind) and hook.name == name:
+            hook.remove(module)
+            del hooks[key]
+            return module
+    raise ValueError("{} of '{}' not found in {}".format(what, name, module))

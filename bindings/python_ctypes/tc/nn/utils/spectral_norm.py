@@ -10,7 +10,7 @@ from typing import Any, Optional
 from ..._core import no_grad
 from ..functional_loss import normalize
 from ..modules import Module
-from ._module_attrs import delete_attr, forward_pre_hooks
+from ._module_attrs import delete_attr, refuse_second_hook, remove_hook
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -77,9 +77,7 @@ class SpectralNorm:
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int, eps: float) -> "SpectralNorm":
         """Reparametrizes ``module.<name>`` and registers the hook; returns it."""
-        for hook in forward_pre_hooks(module).values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError("Cannot register two spectral_norm hooks on the same parameter {}".format(name))
+        refuse_second_hook(module, SpectralNorm, name, "spectral_norm")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if weight is None:
@@ -139,10 +137,4 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     Returns:
         Module: module.
     """
-    hooks = forward_pre_hooks(module)
-    for key, hook in list(hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del hooks[key]
-            return module
-    raise ValueError("spectral_norm of '{}' not found in {}".format(name, module))
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 from ..._core import no_grad
 from ..modules import Module, Parameter
-from ._module_attrs import delete_attr, forward_pre_hooks
+from ._module_attrs import delete_attr, refuse_second_hook, remove_hook
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -48,9 +48,7 @@ class WeightNorm:
     @staticmethod
     def apply(module: Module, name: str, dim: Optional[int]) -> "WeightNorm":
         """Reparametrizes ``module.<name>`` and registers the hook; returns it."""
-        for hook in forward_pre_hooks(module).values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError("Cannot register two weight_norm hooks on the same parameter {}".format(name))
+        refuse_second_hook(module, WeightNorm, name, "weight_norm")
         if dim is None:
             dim = -1
         fn = WeightNorm(name, dim)
@@ -107,10 +105,4 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     Returns:
         Module: module.
     """
-    hooks = forward_pre_hooks(module)
-    for key, hook in list(hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del hooks[key]
-            return module
-    raise ValueError("weight_norm of '{}' not found in {}".format(name, module))
+    return remove_hook(module, WeightNorm, name, "weight_norm")
