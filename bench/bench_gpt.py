@@ -26,7 +26,7 @@ from bench_timing import median_times
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..")
 B, T, D, H, LAYERS, VOCAB = 16, 64, 128, 4, 4, 65
-TARGET = 0.8  # issue 12's and 17's target: tc's step at most 0.8x PyTorch's
+TARGET = 0.8  # the target: tc's step at most 0.8x PyTorch's
 
 
 def tc_model():

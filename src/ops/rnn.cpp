@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "math/op_enums.h"
 #include "ops/internal.h"
 
 namespace tc::ops {

@@ -1,4 +1,4 @@
-"""Issue 12's binary ops and activations against PyTorch 1.13: values and
+"""The binary ops and activations against PyTorch 1.13: values and
 dtypes (float32, float64, integers, bool, Python scalars on either side),
 operators (% // & | ^ << >> and their reflected and in-place forms),
 gradients (float64, against torch.autograd), broadcasting, non-contiguous,

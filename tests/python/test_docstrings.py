@@ -1,5 +1,5 @@
 """Every public function, class, method and property of the `tc` package has a
-docstring (issue 16): walks the public namespaces, every Tensor method and
+docstring: walks the public namespaces, every Tensor method and
 property, and the methods of every tc.nn / tc.optim / tc.utils.data class
 defined in tc, and fails listing whatever lacks one."""
 import inspect

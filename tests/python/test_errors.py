@@ -45,7 +45,7 @@ def test_status_code_to_exception(code):
     assert e.message == "the message"
     assert e.name in str(e) and "the message" in str(e)
     # Every libtc error is also a RuntimeError, what PyTorch raises for its
-    # shape, dtype, argument and index checks (issue 12).
+    # shape, dtype, argument and index checks.
     assert isinstance(e, RuntimeError)
 
 

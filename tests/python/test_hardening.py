@@ -1,4 +1,4 @@
-"""Python-side hardening (issue 10): integers past int64 raise instead of
+"""Python-side hardening: integers past int64 raise instead of
 wrapping through ctypes; list-of-tensor calls keep their temporaries alive;
 huge kernels fail fast; read-only numpy/DLPack memory gives read-only
 tensors that libtc refuses to write."""

@@ -1,4 +1,4 @@
-"""The Python binding's hot paths (issue 17: per-call overhead) behave like
+"""The Python binding's hot paths (per-call overhead) behave like
 the generic paths they shortcut and like PyTorch 1.13: Tensor.sum() without
 dim (called unprototyped), `grad = None`, backward(retain_graph=...), and
 libtc's fill of small and large tensors (serial below the OpenMP threshold).

@@ -1,4 +1,4 @@
-"""Saving and loading (issue 14): safetensors files checked by an independent
+"""Saving and loading: safetensors files checked by an independent
 reader written here from the format's specification (numpy + json), a
 PyTorch state dict loaded into the same architecture in tc, Module and
 optimizer state dicts, the generator's state, a training run resumed bit for

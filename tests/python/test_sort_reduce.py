@@ -1,5 +1,5 @@
 """Parity with PyTorch 1.13 of the reductions, scans, sort and search ops of
-issue 12: values and dtypes (float32, float64, integers and bool where PyTorch
+values and dtypes (float32, float64, integers and bool where PyTorch
 allows them), dims (negative, several, keepdim), 0-d and empty inputs,
 non-contiguous inputs, and float64 gradients against torch.autograd."""
 import math

@@ -1,4 +1,4 @@
-"""Typing support of the tc package (issue 16): the py.typed marker, the
+"""Typing support of the tc package: the py.typed marker, the
 TYPE_CHECKING declarations of the methods installed at import time, and the
 typed example that ctest python.mypy checks (run here for real)."""
 import ast

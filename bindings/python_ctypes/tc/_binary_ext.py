@@ -1,4 +1,4 @@
-"""Issue 12's hand-written bindings of the binary ops: div with rounding_mode,
+"""Hand-written bindings of the binary ops: div with rounding_mode,
 clamp with tensor bounds, isclose/allclose, lerp, addcmul, addcdiv, prelu,
 glu, and the in-place forms (x //= 2, x %= 3, x &= m, ...). The plain
 elementwise ops (atan2, fmod, remainder, floor_divide, bitwise_*, logical_*,

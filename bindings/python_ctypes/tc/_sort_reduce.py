@@ -1,4 +1,4 @@
-"""Reductions, scans, sorting and searching (issue 12) with PyTorch's
+"""Reductions, scans, sorting and searching with PyTorch's
 signatures: each is a Tensor method (installed on tc.Tensor below) and a
 tc.<name> function. Ops that return values and indices return namedtuples
 with PyTorch's field names."""

@@ -3,7 +3,7 @@ from . import functional, init, utils
 from .modules import (AvgPool2d, Conv2d, Dropout, Embedding, Flatten, GELU, Identity,
                       LayerNorm, Linear, MaxPool2d, Module, ModuleList, MSELoss, Parameter, ReLU,
                       RMSNorm, Sequential, Sigmoid, Softmax, LogSoftmax, Tanh)
-from .modules import GLU, PReLU  # noqa: E402  (issue 12)
+from .modules import GLU, PReLU  # noqa: E402
 
 __all__ = ["functional", "init", "utils", "LayerNorm", "RMSNorm", "Module", "Parameter", "Linear", "Conv2d", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Sequential", "ModuleList", "Dropout", "Flatten", "Identity", "Embedding",

@@ -242,7 +242,7 @@ def _method_doc(name):
 _PARAMS = {c[3:]: params for c, *_, params in _ops_generated.METHODS}
 globals().update({_n: _nn_function(_n, _PARAMS[_n]) for _n in _ops_generated.NN_FUNCTIONAL})
 
-from .._binary_ext import glu, prelu  # noqa: E402,F401  (issue 12: tc/_binary_ext.py)
+from .._binary_ext import glu, prelu  # noqa: E402,F401  (tc/_binary_ext.py)
 
 # The losses and distances: cross_entropy and nll_loss take weights,
 # ignore_index, label smoothing and N-d inputs (tc_cross_entropy_ex, tc_nll_loss_ex).

@@ -1,4 +1,4 @@
-//! Issue 12's composed binary ops (src/ops/binary_ext.cpp): isclose, lerp,
+//! The composed binary ops (src/ops/binary_ext.cpp): isclose, lerp,
 //! addcmul, addcdiv, prelu and glu. The elementwise ones (atan2, fmod,
 //! remainder, floor_divide, bitwise_*, logical_*, the scalar comparisons,
 //! ...) are generated into ops_generated.rs.

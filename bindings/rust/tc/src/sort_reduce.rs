@@ -1,4 +1,4 @@
-//! Reductions, scans, sorting and searching (issue 12): `prod`, `all`, `any`,
+//! Reductions, scans, sorting and searching: `prod`, `all`, `any`,
 //! `amax`, `amin`, `norm`, `count_nonzero`, `var_mean`, `std_mean`,
 //! `median`, `kthvalue`, `mode`, `cumprod`, `cummax`, `cummin`,
 //! `logcumsumexp`, `sort` (always stable), `argsort`, `unique`, `searchsorted`.

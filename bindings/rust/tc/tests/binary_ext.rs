@@ -1,4 +1,4 @@
-//! Issue 12's binary ops through the safe crate (values from PyTorch 1.13).
+//! The binary ops of src/ops/binary_ext.cpp through the safe crate (values from PyTorch 1.13).
 use tc::{DType, Tensor};
 
 fn f64s(v: &[f64], shape: &[i64]) -> Tensor {
