@@ -320,7 +320,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& ts, bool xy) {
 namespace {
 // Where output position o (of out_size, starting `before` positions before the
 // input) reads the input of `size` under a non-constant pad mode.
-int64_t pad_source(int64_t o, int64_t before, int64_t size, int32_t mode) {
+int64_t pad_source(int64_t o, int64_t before, int64_t after, int64_t size, int32_t mode) {
   int64_t i = o - before;
   switch (mode) {
     case TC_PAD_REFLECT:
@@ -329,8 +329,12 @@ int64_t pad_source(int64_t o, int64_t before, int64_t size, int32_t mode) {
       return i;
     case TC_PAD_REPLICATE:
       return std::clamp<int64_t>(i, 0, size - 1);
-    default:  // TC_PAD_CIRCULAR
-      return ((i % size) + size) % size;
+    default: {  // TC_PAD_CIRCULAR: PyTorch crops first, then wraps around what is left
+      const int64_t first = std::max<int64_t>(0, -before);
+      const int64_t kept = size - first - std::max<int64_t>(0, -after);  // > 0: checked by pad
+      const int64_t k = o - std::max<int64_t>(0, before);
+      return first + ((k % kept) + kept) % kept;
+    }
   }
 }
 
@@ -381,10 +385,14 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
       TC_CHECK(lo < size && hi < size && lo > -size && hi > -size, TC_ERR_INVALID_ARGUMENT, op,
                ": padding size should be less than the corresponding input dimension, but got: padding (", lo,
                ", ", hi, ") at dimension ", d, " of input ", a->shape);
-    if (mode == TC_PAD_CIRCULAR)
+    if (mode == TC_PAD_CIRCULAR) {
       TC_CHECK(lo <= size && hi <= size, TC_ERR_INVALID_ARGUMENT, op,
                ": padding value causes wrapping around more than once (padding (", lo, ", ", hi,
                ") at dimension ", d, " of input ", a->shape, ")");
+      TC_CHECK(total == 0 || size - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi) > 0,
+               TC_ERR_INVALID_ARGUMENT, op, ": cannot circular-pad dim ", d, ": cropping (", lo, ", ", hi,
+               ") leaves nothing to wrap (input ", a->shape, ")");
+    }
     if (mode != TC_PAD_CONSTANT)
       TC_CHECK(size > 0 || total == 0, TC_ERR_INVALID_ARGUMENT, op, ": cannot ", pad_mode_name(mode),
                "-pad dim ", d, " of size 0 (input ", a->shape, ")");
@@ -397,7 +405,7 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
       if (p[size_t(2 * j)] == 0 && p[size_t(2 * j + 1)] == 0) continue;
       std::vector<int64_t> idx(static_cast<size_t>(out_shape[d]));
       for (int64_t o = 0; o < out_shape[d]; ++o)
-        idx[size_t(o)] = pad_source(o, p[size_t(2 * j)], a->shape[d], mode);
+        idx[size_t(o)] = pad_source(o, p[size_t(2 * j)], p[size_t(2 * j + 1)], a->shape[d], mode);
       out = index_select(out, d, index_tensor(idx, a->device));
     }
     return fresh(out, a);

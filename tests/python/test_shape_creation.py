@@ -394,3 +394,23 @@ def test_docstrings_and_methods():
     for name in ("flip", "roll", "repeat", "tile", "repeat_interleave", "diag", "diagonal", "movedim", "flatten",
                  "unflatten", "broadcast_to", "unbind", "outer", "dot", "bernoulli"):
         assert getattr(tc.Tensor, name).__doc__, name
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pads", [(-2, 3), (3, -2), (-1, -1), (-4, 2), (2, 0, -1, 1)])
+def test_pad_with_negative_amounts_matches_torch(mode, pads):
+    # circular crops first and wraps around what is left (PyTorch's order);
+    # reflect and replicate index the uncropped input
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    shape = (1, 2, 6) if len(pads) == 2 else (1, 2, 4, 6)  # torch's non-constant modes pad the spatial dims
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    want = torch.nn.functional.pad(torch.tensor(x), pads, mode=mode)
+    t = tc.tensor(x, requires_grad=True)
+    got = tc.nn.functional.pad(t, pads, mode=mode)
+    np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+    tx = torch.tensor(x, requires_grad=True)
+    g = np.random.default_rng(0).standard_normal(tuple(want.shape))
+    torch.nn.functional.pad(tx, pads, mode=mode).backward(torch.tensor(g))
+    got.backward(tc.tensor(g))
+    np.testing.assert_allclose(t.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
