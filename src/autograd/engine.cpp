@@ -263,6 +263,17 @@ void retain_grad(const Tensor& t) {
   g_retained_count.store(g_retained.size());
 }
 
+namespace {
+// The .grad a gradient is added into must have its layout: a .grad whose
+// data was replaced (set_data on the handle tc_tensor_grad gave) may not.
+void check_accumulable(const Tensor& t, const Tensor& acc, const Tensor& g) {
+  TC_CHECK(acc->shape == g->shape && acc->dtype == g->dtype && acc->device == g->device, TC_ERR_AUTOGRAD,
+           "the .grad of a tensor of shape ", t->shape, " is a ", dtype_name(acc->dtype), " tensor of shape ",
+           acc->shape, " on ", device_name(acc->device), ": a gradient (", dtype_name(g->dtype), ", shape ",
+           g->shape, ") cannot be added to it (its data was replaced); clear or reassign .grad");
+}
+}  // namespace
+
 void accumulate_grad(const Tensor& t, const Tensor& g) {
   // Under t's grad lock: another thread may clear, read or accumulate into
   // t's grad at the same time (concurrent backwards, zero_grad).
@@ -271,6 +282,7 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
       acc = clone_data(g);  // own storage: g may be a broadcast view or another node's buffer
       return;
     }
+    check_accumulable(t, acc, g);
     backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);  // in place: acc is its own (a clone)
   });
 }
@@ -294,6 +306,7 @@ void accumulate_grad(const Tensor& t, Tensor&& g) {
       acc = std::move(g);  // nobody else can see it: no copy (PyTorch's AccumulateGrad does the same)
       return;
     }
+    check_accumulable(t, acc, g);
     backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);
   });
 }

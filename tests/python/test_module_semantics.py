@@ -215,3 +215,14 @@ def test_tensor_data_assignment_keeps_identity():
         p.data = [1.0]
     x = tc.zeros(3)
     assert x.to("cpu") is x and x.to(tc.float32) is x
+
+
+def test_replacing_the_data_of_a_grad_is_refused_at_the_next_accumulation():
+    x = tc.zeros(3, requires_grad=True)
+    (x * 2).sum().backward()
+    x.grad.data = tc.zeros(5)  # the .grad tensor itself now has another shape
+    with pytest.raises(RuntimeError, match="cannot be added"):
+        (x * 2).sum().backward()
+    x.grad = None
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
