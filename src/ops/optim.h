@@ -19,8 +19,15 @@ struct Optimizer {
     std::lock_guard<std::mutex> lock(mu);
     // Every parameter it would write, before any is written: a refused step
     // changes nothing.
-    for (const Tensor& p : params)
-      if (p->grad()) check_writable(p, "optimizer step");
+    for (const Tensor& p : params) {
+      if (!p->grad()) continue;
+      check_writable(p, "optimizer step");
+      // A parameter's data may have been replaced since (set_data): the
+      // steps compute in float32 and float64 only.
+      TC_CHECK(p->dtype == DType::f32 || p->dtype == DType::f64, TC_ERR_DTYPE,
+               "optimizer step: a parameter is now ", dtype_name(p->dtype),
+               " (its data was replaced); expected float32 or float64");
+    }
     follow_params();
     do_step();
   }

@@ -226,3 +226,14 @@ def test_replacing_the_data_of_a_grad_is_refused_at_the_next_accumulation():
     x.grad = None
     (x * 2).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_an_optimizer_refuses_a_parameter_converted_to_a_dtype_it_cannot_step():
+    p, q = nn.Parameter(tc.ones(2)), nn.Parameter(tc.ones(2))
+    opt = tc.optim.SGD([q, p], lr=1.0)
+    q.grad = tc.ones(2)
+    p.data = tc.ones(2, dtype=tc.float16)
+    p.grad = tc.ones(2, dtype=tc.float16)
+    with pytest.raises(tc.DTypeError, match="float16"):
+        opt.step()
+    assert q.tolist() == [1.0, 1.0]  # refused before anything was written
