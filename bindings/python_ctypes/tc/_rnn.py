@@ -35,6 +35,16 @@ def _run(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bi
     return _wrap(out), _wrap(h), (_wrap(c) if c.value else None)
 
 
+_MODES = {"RNN_TANH": D.TC_RNN_TANH, "RNN_RELU": D.TC_RNN_RELU, "LSTM": D.TC_RNN_LSTM, "GRU": D.TC_RNN_GRU}
+
+
+def run_mode(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """tc_rnn by torch.nn's mode name ("LSTM", "GRU", "RNN_TANH", "RNN_RELU"):
+    (output, h_n, c_n or None)."""
+    return _run(_MODES[mode], input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional,
+                batch_first)
+
+
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     """The LSTM recurrence (torch.lstm): ``hx`` is ``[h_0, c_0]`` (or empty for
     zeros); ``params`` PyTorch's flat weights (w_ih, w_hh[, b_ih, b_hh][, w_hr]

@@ -10,6 +10,7 @@ import numbers
 import warnings
 from typing import List, Optional, Tuple
 
+from .. import _rnn
 from .._tensor import Tensor, empty, zeros
 from . import init
 from ._rnn_steps import GATES, STEPS, input_gates, run_layers
@@ -197,24 +198,20 @@ class RNNBase(Module):
         """Runs the network on the checked input; returns (output, final states) with output
         shaped as the input (packed data, or (seq, batch, feature) / batch_first)."""
         if batch_sizes is None:
-            x = input.transpose(0, 1) if self.batch_first else input
-            steps, batch = x.shape[0], x.shape[1]
-            rows = x.reshape(steps * batch, x.shape[2])
-            sizes = [batch] * steps
-        else:
-            rows, sizes = input, batch_sizes
+            # Padded input: one tc_rnn call runs every layer and direction in C
+            # (the same recurrence as the C and Rust APIs); the step-by-step
+            # Python path below is for packed sequences.
+            out, h, c = _rnn.run_mode(self.mode, input, states0[0], states0[1] if len(states0) > 1 else None,
+                                      self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                                      self.bidirectional, self.batch_first)
+            return out, ((h, c) if c is not None else (h,))
         weights = []
         for names in self._all_weights:  # [w_ih, w_hh, (b_ih, b_hh), (w_hr)]
             w = [getattr(self, n) for n in names]
             b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
             weights.append((w[0], w[1], b_ih, b_hh, w[-1] if self.proj_size > 0 else None))
-        out, finals = run_layers(self.mode, rows, sizes, states0, weights, self.num_layers, self.bidirectional,
-                                 self.dropout, self.training)
-        if batch_sizes is None:
-            out = out.reshape(steps, batch, out.shape[1])
-            if self.batch_first:
-                out = out.transpose(0, 1)
-        return out, finals
+        return run_layers(self.mode, input, batch_sizes, states0, weights, self.num_layers, self.bidirectional,
+                          self.dropout, self.training)
 
     def extra_repr(self) -> str:
         """Returns the module's settings as shown inside ``repr(module)`` (PyTorch's form)."""
