@@ -89,6 +89,8 @@ struct StatefulOptimizer : Optimizer {
   const Kind<Options>& kind;
   Options o;
   std::vector<int64_t> steps;  // per parameter, where the kind counts steps
+  // Each parameter's data_generation when its state last matched it.
+  std::vector<uint32_t> generations;
 
   // The first state of a new optimizer: o, every slot null (or full of its
   // initial value) and every step count 0.
@@ -101,6 +103,8 @@ struct StatefulOptimizer : Optimizer {
         s.tensors->push_back(s.initial ? full(p->shape, *s.initial, p->dtype, p->device) : Tensor());
     }
     if (kind.min_step) steps.assign(ps.size(), 0);
+    generations.clear();
+    for (const Tensor& p : ps) generations.push_back(p->data_generation);
     params = std::move(ps);
   }
 
@@ -118,6 +122,12 @@ struct StatefulOptimizer : Optimizer {
   }
 
   void follow_params() override {
+    // Nothing to do unless some parameter's data was replaced since: no slot
+    // list is built on an ordinary step.
+    bool replaced = false;
+    for (size_t i = 0; i < params.size(); ++i)
+      replaced = replaced || params[i]->data_generation != generations[i];
+    if (!replaced) return;
     const std::vector<Slot> all = slots(o);
     for (const Slot& s : all)
       for (size_t i = 0; i < params.size(); ++i) {
@@ -133,6 +143,7 @@ struct StatefulOptimizer : Optimizer {
         if (t && (t->dtype != p->dtype || t->device != p->device))
           t = to_device(cast(t, p->dtype), p->device);
       }
+    for (size_t i = 0; i < params.size(); ++i) generations[i] = params[i]->data_generation;
   }
 
   Items do_state_dict() override {
