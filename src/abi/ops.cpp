@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "abi/args.h"
 #include "abi/op_shims.h"
 
 using namespace tc;
@@ -13,16 +14,7 @@ using namespace tc;
 namespace {
 
 using abi::op1;
-
-// Several tensors in (cat, stack).
-std::vector<Tensor> tensor_list(const tc_tensor* ts, int64_t count) {
-  TC_CHECK(count > 0, TC_ERR_INVALID_ARGUMENT, "count must be positive but is ", count);
-  in_ptr(ts, "tensors");
-  std::vector<Tensor> v;
-  v.reserve(size_t(count));
-  for (int64_t i = 0; i < count; ++i) v.push_back(get_tensor(ts[i], "tensors[i]"));
-  return v;
-}
+using abi::tensor_list;  // several tensors in (cat, stack)
 
 // Pieces out (split, chunk): all handles or none, and *count always.
 void pieces_out(const std::vector<Tensor>& pieces, tc_tensor* outs, int64_t cap, int64_t* count) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "abi/api.h"
+#include "abi/args.h"
 #include "io/safetensors.h"
 
 using namespace tc;
@@ -24,13 +25,7 @@ std::shared_ptr<optim::Optimizer> get_optimizer(tc_optimizer h) {
       handle_get(reinterpret_cast<uint64_t>(h), HandleKind::optimizer, "opt"));
 }
 
-template <typename Opts>
-const Opts& options_arg(const Opts* o, const char* arg) {
-  in_ptr(o, arg);
-  TC_CHECK(o->size >= sizeof(Opts), TC_ERR_INVALID_ARGUMENT, arg, "->size is ", o->size,
-           " but must be at least ", sizeof(Opts), " (set it to sizeof the struct)");
-  return *o;
-}
+using abi::options_arg;
 
 tc_optimizer new_optimizer(std::shared_ptr<optim::Optimizer> o) {
   return reinterpret_cast<tc_optimizer>(handle_insert(HandleKind::optimizer, std::move(o)));

@@ -2,6 +2,7 @@
 // arguments, call the core, hand out the results only on success.
 #include "ops/rnn.h"
 
+#include "abi/args.h"
 #include "abi/op_shims.h"
 
 using namespace tc;
@@ -13,25 +14,18 @@ TC_API int32_t tc_rnn(tc_tensor input, tc_tensor hx, tc_tensor cx, const tc_tens
     out_ptr(out, "out");
     out_ptr(h_n, "h_n");
     out_ptr(c_n, "c_n");
-    in_ptr(options, "options");
-    TC_CHECK(options->size >= sizeof(tc_rnn_options), TC_ERR_INVALID_ARGUMENT, "options->size is ",
-             options->size, " but must be at least ", sizeof(tc_rnn_options),
-             " (set it to sizeof the struct)");
-    TC_CHECK(num_weights > 0, TC_ERR_INVALID_ARGUMENT, "num_weights must be positive but is ", num_weights);
-    in_ptr(weights, "weights");
-    std::vector<Tensor> ws;
-    ws.reserve(size_t(num_weights));
-    for (int64_t i = 0; i < num_weights; ++i) ws.push_back(get_tensor(weights[i], "weights[i]"));
-    TC_CHECK(options->mode >= TC_RNN_TANH && options->mode <= TC_RNN_GRU, TC_ERR_INVALID_ARGUMENT,
-             "options->mode must be a TC_RNN_* value but is ", options->mode);
+    const tc_rnn_options& opts = abi::options_arg(options, "options");
+    const std::vector<Tensor> ws = abi::tensor_list(weights, num_weights, "weights", "num_weights");
+    TC_CHECK(opts.mode >= TC_RNN_TANH && opts.mode <= TC_RNN_GRU, TC_ERR_INVALID_ARGUMENT,
+             "options->mode must be a TC_RNN_* value but is ", opts.mode);
     ops::RnnOptions o;
-    o.mode = ops::RnnMode(options->mode);
-    o.num_layers = options->num_layers;
-    o.has_biases = options->has_biases != 0;
-    o.bidirectional = options->bidirectional != 0;
-    o.batch_first = options->batch_first != 0;
-    o.train = options->train != 0;
-    o.dropout = options->dropout;
+    o.mode = ops::RnnMode(opts.mode);
+    o.num_layers = opts.num_layers;
+    o.has_biases = opts.has_biases != 0;
+    o.bidirectional = opts.bidirectional != 0;
+    o.batch_first = opts.batch_first != 0;
+    o.train = opts.train != 0;
+    o.dropout = opts.dropout;
     const ops::RnnResult r = ops::rnn(get_tensor(input, "input"), get_optional_tensor(hx, "hx"),
                                       get_optional_tensor(cx, "cx"), ws, o);
     tc_tensor hs[3] = {nullptr, nullptr, nullptr};
