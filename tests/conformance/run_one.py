@@ -20,6 +20,9 @@ see the same numbers:
   below), and their arguments ask for few steps; plotting goes to the
   matplotlib stand-in there, which draws nothing.
 
+The programs are listed, one module per source repository, in
+tests/conformance/suites/ (its __init__ says what an entry holds).
+
 The program's own output goes to stdout; tests/python/test_conformance.py
 compares the losses it prints."""
 import argparse
@@ -37,40 +40,11 @@ PROGRAMS_DIR = os.path.join(HERE, "programs")
 STUBS_DIR = os.path.join(HERE, "stubs")
 
 
-def _write_corpus(workdir):
-    """A three-file corpus (train/valid/test.txt) of a few short sentences."""
-    rng = np.random.RandomState(7)
-    words = ["the", "cat", "dog", "sat", "on", "a", "mat", "ran", "far", "and", "slept", "here"]
-    path = os.path.join(workdir, "corpus")
-    os.makedirs(path, exist_ok=True)
-    for name, lines in (("train.txt", 12), ("valid.txt", 4), ("test.txt", 4)):
-        with open(os.path.join(path, name), "w") as f:
-            for _ in range(lines):
-                f.write(" ".join(words[i] for i in rng.randint(0, len(words), size=6)) + "\n")
-    return path
+def _programs():
+    sys.path.insert(0, HERE)
+    from suites import all_programs
 
-
-# Programs whose dropout cannot draw the same numbers in both runs: every
-# dropout is set to 0 when the model is first called (in both runs).
-NO_DROPOUT = {"word_language_model_transformer"}
-
-
-def _wlm_args(workdir, model):
-    return ["--data", _write_corpus(workdir), "--model", model, "--epochs", "1", "--emsize", "16",
-            "--nhid", "16", "--nlayers", "1", "--bptt", "5", "--batch_size", "4", "--log-interval", "1",
-            "--nhead", "2", "--save", os.path.join(workdir, "model.pt")]
-
-
-# name: (script under programs/, function(workdir) -> argv)
-PROGRAMS = {
-    "regression": ("regression/main.py", lambda w: []),
-    "linear_regression": ("linear_regression/main.py", lambda w: []),
-    "mnist": ("mnist/main.py", lambda w: ["--epochs", "1", "--batch-size", "8", "--test-batch-size", "16",
-                                          "--log-interval", "1", "--lr", "0.5"]),
-    "vae": ("vae/main.py", lambda w: ["--epochs", "1", "--batch-size", "8", "--log-interval", "1"]),
-    "word_language_model_lstm": ("word_language_model/main.py", lambda w: _wlm_args(w, "LSTM")),
-    "word_language_model_transformer": ("word_language_model/main.py", lambda w: _wlm_args(w, "Transformer")),
-}
+    return all_programs()
 
 
 class _Random:
@@ -201,18 +175,19 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
 def main():
     """Parses NAME and --workdir, prepares the run and runs the program as __main__."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("name", choices=sorted(PROGRAMS))
+    programs = _programs()
+    parser.add_argument("name", choices=sorted(programs))
     parser.add_argument("--workdir", required=True)
     args = parser.parse_args()
     on_tc = type(torch.zeros(1)).__module__.split(".")[0] == "tc"
-    script, make_argv = PROGRAMS[args.name]
-    script = os.path.join(PROGRAMS_DIR, script)
+    spec = programs[args.name]
+    script = os.path.join(PROGRAMS_DIR, spec["script"])
     workdir = os.path.abspath(args.workdir)
     os.makedirs(workdir, exist_ok=True)
-    argv = make_argv(workdir)
+    argv = spec["argv"](workdir)
     _install_random()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
-                         no_dropout=args.name in NO_DROPOUT)
+                         no_dropout=spec.get("no_dropout", False))
     sys.path.insert(0, STUBS_DIR)
     sys.path.insert(0, os.path.dirname(script))
     os.chdir(workdir)

@@ -4,9 +4,12 @@ PyTorch and under `python3 -m tc.run`, from the same initial weights and
 random draws (tests/conformance/run_one.py), and print the same losses step
 by step (float32 tolerances).
 
-A program listed in EXPECTED_MISSING cannot run on tc yet: its tc run must
-stop with tc.run's "X is not implemented in tc" report, and the test is an
-expected failure naming what is missing (it reports XPASS once tc has it)."""
+The programs are listed in tests/conformance/suites/ (one module per source
+repository). A program whose entry names `missing` cannot run on tc yet: its
+tc run must stop with tc.run's "X is not implemented in tc" report, and the
+test is an expected failure naming what is missing (it reports XPASS once tc
+has it). This file runs as its own ctest test, python.conformance, beside
+python.pytest."""
 import os
 import re
 import subprocess
@@ -20,11 +23,10 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 RUN_ONE = os.path.join(REPO, "tests", "conformance", "run_one.py")
 PKG = os.path.join(REPO, "bindings", "python_ctypes")
 
-# program -> the PyTorch names tc lacks that stop it (none now; a program
-# that stops on one is an expected failure naming it).
-EXPECTED_MISSING = {}
+sys.path.insert(0, os.path.join(REPO, "tests", "conformance"))
+from suites import all_programs  # noqa: E402
 
-PROGRAMS = ["regression", "linear_regression", "mnist", "vae", "word_language_model_lstm", "word_language_model_transformer"]
+PROGRAMS = all_programs()
 
 # A loss as the programs print it: "Loss: 0.123", "loss  2.82", "test loss 3.1".
 _LOSS = re.compile(r"loss[:\s]+(-?\d+\.\d+(?:e[-+]?\d+)?)", re.IGNORECASE)
@@ -42,46 +44,32 @@ def _env():
 
 def _run(name, workdir, on_tc):
     cmd = [sys.executable] + (["-m", "tc.run"] if on_tc else []) + [RUN_ONE, name, "--workdir", str(workdir)]
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=120)
-
-
-_UNTIL_CONVERGED = {"regression"}
-_LEARNED = re.compile(r"Learned function:\s*y = (.*)")
-
-
-def _learned(out):
-    m = _LEARNED.search(out)
-    return [float(x) for x in re.findall(r"[-+]\d+\.\d+", m.group(1))] if m else []
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=PROGRAMS[name].get("timeout", 120))
 
 
 def _numbers(out):
     return [float(x) for x in _LOSS.findall(out)] + [float(x) for x in _BATCHES.findall(out)]
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_pytorch(name, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("numpy")
-    if name in EXPECTED_MISSING:
+    spec = PROGRAMS[name]
+    if spec.get("missing"):
         # a probe without PyTorch's weights first: if tc stops on a missing
         # name, the PyTorch run (seconds) is not needed
         probe = _run(name, tmp_path / "probe", on_tc=True)
         missing = _MISSING.search(probe.stderr)
         if probe.returncode != 0:
             assert missing, probe.stderr[-3000:]
-            pytest.xfail("tc lacks %s (known to need: %s)" % (missing.group(1), ", ".join(EXPECTED_MISSING[name])))
+            pytest.xfail("tc lacks %s (known to need: %s)" % (missing.group(1), ", ".join(spec["missing"])))
     ref = _run(name, tmp_path, on_tc=False)
     assert ref.returncode == 0, ref.stderr[-3000:]
     got = _run(name, tmp_path, on_tc=True)
     assert got.returncode == 0, got.stderr[-3000:]
-    if name in _UNTIL_CONVERGED:
-        # it trains until its loss is below 1e-3: float32 rounding decides the
-        # step count, so compare what it learned (and that both converged)
-        want, have = _learned(ref.stdout), _learned(got.stdout)
-        assert want and len(have) == len(want), (ref.stdout, got.stdout)
-        assert have == pytest.approx(want, abs=0.1), (ref.stdout, got.stdout)
-        return
-    want, have = _numbers(ref.stdout), _numbers(got.stdout)
+    compare = spec.get("compare", _numbers)
+    want, have = compare(ref.stdout), compare(got.stdout)
     assert want, ref.stdout
     assert len(have) == len(want), (ref.stdout, got.stdout)
-    assert have == pytest.approx(want, rel=2e-3, abs=2e-3), (ref.stdout, got.stdout)
+    assert have == pytest.approx(want, rel=spec.get("rel", 2e-3), abs=spec.get("abs", 2e-3)), (ref.stdout, got.stdout)
