@@ -15,6 +15,8 @@ Each module here defines ``PROGRAMS``: run_one name -> a dict with
   rel, abs    optional tolerances (default 2e-3 each)
   missing     optional: the PyTorch names tc lacks that stop it (the test is
               then an expected failure that must stop on tc.run's report)
+  differs     optional: why tc's numbers are known to differ from PyTorch's
+              (the test is then an expected failure, XPASS once tc matches)
   patch       optional: function(workdir) run just before the program, in
               both runs (stubs already on sys.path), e.g. to set the
               matplotlib stand-in's echo/stop_after (stubs/matplotlib/pyplot.py)
