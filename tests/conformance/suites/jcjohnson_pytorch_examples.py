@@ -1,7 +1,7 @@
 """Programs from https://github.com/jcjohnson/pytorch-examples (MIT; see
 tests/conformance/SOURCES.md for the commit). Each trains a small two-layer
 network for 500 steps and prints "step loss" on every step: the runs stop
-after the first 40 (max_lines), which keeps each under a few seconds."""
+after the first 25 (max_lines), which keeps each under a few seconds."""
 import re
 
 _STEP_LOSS = re.compile(r"^\d+ (-?\d+(?:\.\d*)?(?:e[-+]?\d+)?)$", re.MULTILINE)
@@ -14,7 +14,7 @@ def _step_losses(out):
 
 def _program(name):
     return {"script": "jcjohnson_%s/%s.py" % (name, name), "argv": lambda w: [], "compare": _step_losses,
-            "max_lines": 40}
+            "max_lines": 25}
 
 
 PROGRAMS = {"jcjohnson_" + name: _program(name) for name in (

@@ -74,7 +74,7 @@ PROGRAMS = {"morvan_" + name: _program(name, **spec) for name, spec in {
     "404_autoencoder": {},
     "406_GAN": {"compare": _plotted, "patch": _plots(3)},
     "501_why_torch_dynamic_graph": {"compare": _numbers, "patch": _plots(20)},
-    "503_dropout": {"compare": _plotted, "patch": _plots(4)},
+    "503_dropout": {"compare": _plotted, "patch": _plots(3)},
     # Only the histograms drawn before training: the hidden layers' biases
     # feed BatchNorm, so their gradients are zero but for float rounding, and
     # Adam's first steps (about lr * sign(grad)) turn that rounding into
