@@ -12,13 +12,21 @@ see the same numbers:
   program built it, before training), the PyTorch run saves its state_dict
   (numpy .npz in DIR/weights/) and the tc run loads that file into its own
   module, so both start from PyTorch's initialization;
-- randomness: torch.randn/rand/randn_like/rand_like/randint/randperm, dropout
-  (F.dropout and nn.Dropout) and the shuffling RandomSampler draw from one
-  numpy generator, reseeded by torch.manual_seed, in both runs;
+- randomness: torch.randn/rand/randn_like/rand_like/randint/randperm/normal,
+  dropout (F.dropout and nn.Dropout) and the shuffling RandomSampler draw
+  from one numpy generator, reseeded by torch.manual_seed, in both runs;
+  Python's random module and numpy's global generator (which some programs
+  draw from without seeding them) are seeded with 0 before the program;
 - data: the programs' downloads are replaced by tiny synthetic data (the
   torchvision stand-in in tests/conformance/stubs/, the corpus written
   below), and their arguments ask for few steps; plotting goes to the
   matplotlib stand-in there, which draws nothing.
+
+A program that prints a line per step of a long fixed loop can be cut short:
+an entry's ``max_lines`` ends the run (SystemExit(0)) once the program has
+printed that many lines on stdout. An entry may also name a ``patch``: a function(workdir) run just before the
+program (stubs on sys.path, in the work folder), in both runs, e.g. to ask
+the matplotlib stand-in to print what the program would have drawn.
 
 The programs are listed, one module per source repository, in
 tests/conformance/suites/ (its __init__ says what an entry holds).
@@ -27,6 +35,7 @@ The program's own output goes to stdout; tests/python/test_conformance.py
 compares the losses it prints."""
 import argparse
 import os
+import random
 import runpy
 import sys
 
@@ -98,6 +107,16 @@ def _dropout(input, p=0.5, training=True, inplace=False):
     return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
 
 
+def _normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
+            requires_grad=False, layout=None, pin_memory=False):
+    """torch.normal in its forms (tensor/number mean and std, or numbers and
+    size): mean + std * z, with z drawn from the shared generator."""
+    shapes = [tuple(a.shape) for a in (mean, std) if hasattr(a, "shape")]
+    shape = tuple(size) if size is not None else tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    z = _tensor(_Random.rng.standard_normal(shape).astype(np.float32), dtype)
+    return z * std + mean
+
+
 def _install_random():
     real_seed = torch.manual_seed
 
@@ -112,6 +131,8 @@ def _install_random():
     torch.rand_like = _like(lambda s: _Random.rng.random_sample(s))
     torch.randint = _randint
     torch.randperm = _randperm
+    if hasattr(torch, "normal"):  # where tc lacks it, the run reports it missing
+        torch.normal = _normal
     F.dropout = _dropout
     nn.Dropout.forward = lambda self, x: _dropout(x, self.p, self.training)
 
@@ -121,9 +142,11 @@ def _install_random():
     torch.utils.data.RandomSampler.__iter__ = sampler_iter
 
 
-def _install_weight_sync(weights_dir, save, no_dropout=False):
+def _install_weight_sync(weights_dir, save, no_dropout=False, sync_first=None):
     """Patches nn.Module.__call__: the first outermost call of each module
-    saves (PyTorch run) or loads (tc run) its state_dict, by call order."""
+    saves (PyTorch run) or loads (tc run) its state_dict, by call order;
+    with sync_first=N only the first N modules are (the later ones keep what
+    the program gave them, e.g. weights it restored from its own file)."""
     real_call = nn.Module.__call__
     state = {"depth": 0, "seen": set(), "synced": 0}
     os.makedirs(weights_dir, exist_ok=True)
@@ -161,7 +184,8 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
         print("[run_one] loaded %d tensors from PyTorch's initial weights" % len(sd), file=sys.stderr)
 
     def call(self, *args, **kwargs):
-        if state["depth"] == 0 and id(self) not in state["seen"]:
+        if state["depth"] == 0 and id(self) not in state["seen"] and (
+                sync_first is None or state["synced"] < sync_first):
             sync(self)
         state["depth"] += 1
         try:
@@ -170,6 +194,26 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
             state["depth"] -= 1
 
     nn.Module.__call__ = call
+
+
+class _LineLimit:
+    """sys.stdout for a program cut short: passes its output through and
+    ends the run (SystemExit(0)) once max_lines lines have been written."""
+
+    def __init__(self, stream, max_lines):
+        self.stream, self.left = stream, max_lines
+
+    def write(self, text):
+        """Writes text; ends the run after the max_lines-th newline."""
+        self.stream.write(text)
+        self.left -= text.count("\n")
+        if self.left <= 0:
+            self.stream.flush()
+            raise SystemExit(0)
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 def main():
@@ -187,11 +231,17 @@ def main():
     argv = spec["argv"](workdir)
     _install_random()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
-                         no_dropout=spec.get("no_dropout", False))
+                         no_dropout=spec.get("no_dropout", False), sync_first=spec.get("sync_first"))
     sys.path.insert(0, STUBS_DIR)
     sys.path.insert(0, os.path.dirname(script))
     os.chdir(workdir)
     sys.argv = [script] + argv
+    random.seed(0)
+    np.random.seed(0)
+    if spec.get("patch"):
+        spec["patch"](workdir)
+    if spec.get("max_lines"):
+        sys.stdout = _LineLimit(sys.stdout, spec["max_lines"])
     runpy.run_path(script, run_name="__main__")
 
 

@@ -8,7 +8,9 @@ The programs are listed in tests/conformance/suites/ (one module per source
 repository). A program whose entry names `missing` cannot run on tc yet: its
 tc run must stop with tc.run's "X is not implemented in tc" report, and the
 test is an expected failure naming what is missing (it reports XPASS once tc
-has it). This file runs as its own ctest test, python.conformance, beside
+has it). A program whose entry names `differs` runs to the end on tc but is
+known to print other numbers (the entry says why): the test is an expected
+failure until tc matches. This file runs as its own ctest test, python.conformance, beside
 python.pytest."""
 import os
 import re
@@ -52,10 +54,12 @@ def _numbers(out):
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program_matches_pytorch(name, tmp_path):
+def test_program_matches_pytorch(name, tmp_path, request):
     pytest.importorskip("torch")
     pytest.importorskip("numpy")
     spec = PROGRAMS[name]
+    if spec.get("differs"):
+        request.applymarker(pytest.mark.xfail(reason="known difference: %s" % spec["differs"]))
     if spec.get("missing"):
         # a probe without PyTorch's weights first: if tc stops on a missing
         # name, the PyTorch run (seconds) is not needed

@@ -252,3 +252,9 @@ for _n, _f in list(_matrix_products.FUNCTIONS.items()) + list(_torch_namespace_e
 del _n, _f
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the PyTorch surface block ------------------------------------------------------------
+
+# ---- tc.normal (torch.normal), in tc/_normal.py ------------------------------------------------
+from ._normal import FUNCTIONS as _NORMAL_FUNCTIONS  # noqa: E402
+globals().update(_NORMAL_FUNCTIONS)
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of tc.normal ----------------------------------------------------------------------------

@@ -15,6 +15,18 @@ Each module here defines ``PROGRAMS``: run_one name -> a dict with
   rel, abs    optional tolerances (default 2e-3 each)
   missing     optional: the PyTorch names tc lacks that stop it (the test is
               then an expected failure that must stop on tc.run's report)
+  differs     optional: why tc's numbers are known to differ from PyTorch's
+              (the test is then an expected failure, XPASS once tc matches)
+  patch       optional: function(workdir) run just before the program, in
+              both runs (stubs already on sys.path), e.g. to set the
+              matplotlib stand-in's echo/stop_after (stubs/matplotlib/pyplot.py)
+              for a program that shows its progress only in plots
+  max_lines   optional: the run ends (exit status 0) once the program has
+              printed that many lines, for one that prints every step of a
+              long fixed loop
+  sync_first  optional: only the first N top-level modules called get
+              PyTorch's initial weights; later ones keep what the program
+              gave them (e.g. a model it restored from its own saved file)
 
 This package imports neither torch nor tc: the test collects it under tc,
 run_one.py under both."""

@@ -22,6 +22,36 @@ class MNIST:
         self.transform = transform
         self.target_transform = target_transform
 
+    # torchvision's older names for the data, still used by programs written
+    # for it (tensors there, as here)
+    @property
+    def train_data(self):
+        """The images as a uint8 tensor (N, 28, 28) (torchvision's old name for data)."""
+        return self._images()
+
+    @property
+    def test_data(self):
+        """The images as a uint8 tensor (N, 28, 28) (torchvision's old name for data)."""
+        return self._images()
+
+    @property
+    def train_labels(self):
+        """The labels as an int64 tensor (N,) (torchvision's old name for targets)."""
+        return self._labels()
+
+    @property
+    def test_labels(self):
+        """The labels as an int64 tensor (N,) (torchvision's old name for targets)."""
+        return self._labels()
+
+    def _images(self):
+        import torch
+        return torch.from_numpy(self.data.copy())
+
+    def _labels(self):
+        import torch
+        return torch.from_numpy(self.targets.copy())
+
     def __len__(self):
         return len(self.data)
 
