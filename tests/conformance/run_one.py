@@ -24,16 +24,31 @@ The programs are listed, one module per source repository, in
 tests/conformance/suites/ (its __init__ says what an entry holds).
 
 The program's own output goes to stdout; tests/python/test_conformance.py
-compares the losses it prints."""
-import argparse
+compares the losses it prints.
+
+Both runs also share Python's other sources of variation: string hashing
+(PYTHONHASHSEED=0, so ``list(set(words))`` orders a vocabulary alike; the
+script restarts itself with it when it is unset), and the global generators
+of ``random`` and ``numpy.random`` (seeded with 0 before the program runs).
+An entry may also hand the program names for its namespace (``globals``)
+and adjust the libraries before it runs (``patch``); see suites/__init__."""
 import os
-import runpy
 import sys
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+if os.environ.get("PYTHONHASHSEED") != "0":
+    # set/dict order of strings must be the same in both runs: restart the
+    # interpreter (with the same command, tc.run included) with fixed hashing
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, sys.orig_argv)
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import runpy  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(HERE, "programs")
@@ -188,11 +203,16 @@ def main():
     _install_random()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
                          no_dropout=spec.get("no_dropout", False))
+    random.seed(0)
+    np.random.seed(0)
+    if spec.get("patch"):
+        spec["patch"](torch)
     sys.path.insert(0, STUBS_DIR)
     sys.path.insert(0, os.path.dirname(script))
     os.chdir(workdir)
     sys.argv = [script] + argv
-    runpy.run_path(script, run_name="__main__")
+    names = spec["globals"]() if spec.get("globals") else None
+    runpy.run_path(script, init_globals=names, run_name="__main__")
 
 
 if __name__ == "__main__":
