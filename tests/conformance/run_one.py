@@ -29,7 +29,9 @@ compares the losses it prints.
 Both runs also share Python's other sources of variation: string hashing
 (PYTHONHASHSEED=0, so ``list(set(words))`` orders a vocabulary alike; the
 script restarts itself with it when it is unset), and the global generators
-of ``random`` and ``numpy.random`` (seeded with 0 before the program runs).
+of ``random`` and ``numpy.random`` (seeded with 0 before the program runs,
+as is torch's own, so that PyTorch's initial weights are the same from one
+test run to the next).
 An entry may also hand the program names for its namespace (``globals``)
 and adjust the libraries before it runs (``patch``); see suites/__init__."""
 import os
@@ -203,6 +205,7 @@ def main():
     _install_random()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
                          no_dropout=spec.get("no_dropout", False))
+    torch.manual_seed(0)  # also reseeds the shared generator (see _install_random)
     random.seed(0)
     np.random.seed(0)
     if spec.get("patch"):
