@@ -8,8 +8,9 @@ The programs are listed in tests/conformance/suites/ (one module per source
 repository). A program whose entry names `missing` cannot run on tc yet: its
 tc run must stop with tc.run's "X is not implemented in tc" report, and the
 test is an expected failure naming what is missing (it reports XPASS once tc
-has it). This file runs as its own ctest test, python.conformance, beside
-python.pytest."""
+has it). A program whose entry says `slow` (a full-size model the program
+fixes itself) runs only with TC_CONFORMANCE_SLOW=1 in the environment. This
+file runs as its own ctest test, python.conformance, beside python.pytest."""
 import os
 import re
 import subprocess
@@ -56,6 +57,8 @@ def test_program_matches_pytorch(name, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("numpy")
     spec = PROGRAMS[name]
+    if spec.get("slow") and os.environ.get("TC_CONFORMANCE_SLOW") != "1":
+        pytest.skip("a full-size model, too heavy for every test run: set TC_CONFORMANCE_SLOW=1 to run it")
     if spec.get("missing"):
         # a probe without PyTorch's weights first: if tc stops on a missing
         # name, the PyTorch run (seconds) is not needed

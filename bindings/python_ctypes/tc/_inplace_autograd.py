@@ -89,12 +89,15 @@ def install(cls):
 
         def op(self, other, *, alpha=1):
             if _records(self, other):
-                kwargs = {"alpha": alpha} if alpha != 1 else {}
+                if alpha != 1:  # add_/sub_'s scale of other (the kernel checks the name)
+                    if name not in ("add_", "sub_"):
+                        raise TypeError("%s() got an unexpected keyword argument 'alpha'" % name)
+                    other = other * alpha
                 # mul and div save their operand for backward: a clone, not
                 # self, which the put is about to overwrite (PyTorch's in-place
                 # forms save the original self the same way)
                 operand = self.clone() if out_of_place in ("mul", "div") else self
-                return _put_whole(self, getattr(operand, out_of_place)(other, **kwargs))
+                return _put_whole(self, getattr(operand, out_of_place)(other))
             return kernel(self, other, alpha=alpha) if alpha != 1 else kernel(self, other)
 
         op.__name__ = op.__qualname__ = name

@@ -15,6 +15,10 @@ Each module here defines ``PROGRAMS``: run_one name -> a dict with
   rel, abs    optional tolerances (default 2e-3 each)
   missing     optional: the PyTorch names tc lacks that stop it (the test is
               then an expected failure that must stop on tc.run's report)
+  slow        optional, default False: the program's own sizes make it too
+              heavy for every test run (minutes on CI's cores): the test
+              skips it unless TC_CONFORMANCE_SLOW=1 is set
+  timeout     optional, default 120: seconds each run may take
   globals     optional: function() -> dict of names put into the program's
               namespace before it runs (runpy's init_globals), in both runs;
               a name there shadows a builtin, e.g. a ``range`` that keeps a
