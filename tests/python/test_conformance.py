@@ -40,6 +40,7 @@ def _env():
     env["PYTHONPATH"] = PKG + os.pathsep + env.get("PYTHONPATH", "")
     env["TC_LIBRARY"] = tc.library_path
     env.setdefault("OMP_NUM_THREADS", "1")
+    env["PYTHONHASHSEED"] = "0"  # run_one.py would restart itself to get it
     return env
 
 
