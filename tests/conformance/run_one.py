@@ -24,25 +24,41 @@ see the same numbers:
 
 A program that prints a line per step of a long fixed loop can be cut short:
 an entry's ``max_lines`` ends the run (SystemExit(0)) once the program has
-printed that many lines on stdout. An entry may also name a ``patch``: a function(workdir) run just before the
-program (stubs on sys.path, in the work folder), in both runs, e.g. to ask
+printed that many lines on stdout. An entry may also name a ``patch``: a function(torch, workdir) run just before
+the program (stubs on sys.path, in the work folder), in both runs, e.g. to ask
 the matplotlib stand-in to print what the program would have drawn.
 
 The programs are listed, one module per source repository, in
 tests/conformance/suites/ (its __init__ says what an entry holds).
 
 The program's own output goes to stdout; tests/python/test_conformance.py
-compares the losses it prints."""
-import argparse
+compares the losses it prints.
+
+Both runs also share Python's other sources of variation: string hashing
+(PYTHONHASHSEED=0, so ``list(set(words))`` orders a vocabulary alike; the
+script restarts itself with it when it is unset), and the global generators
+of ``random`` and ``numpy.random`` (seeded with 0 before the program runs,
+as is torch's own, so that PyTorch's initial weights are the same from one
+test run to the next).
+An entry may also hand the program names for its namespace (``globals``)
+and adjust the libraries before it runs (``patch``); see suites/__init__."""
 import os
-import random
-import runpy
 import sys
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+if os.environ.get("PYTHONHASHSEED") != "0":
+    # set/dict order of strings must be the same in both runs: restart the
+    # interpreter (with the same command, tc.run included) with fixed hashing
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, sys.orig_argv)
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import runpy  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(HERE, "programs")
@@ -232,17 +248,19 @@ def main():
     _install_random()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
                          no_dropout=spec.get("no_dropout", False), sync_first=spec.get("sync_first"))
+    torch.manual_seed(0)  # also reseeds the shared generator (see _install_random)
+    random.seed(0)
+    np.random.seed(0)
     sys.path.insert(0, STUBS_DIR)
     sys.path.insert(0, os.path.dirname(script))
     os.chdir(workdir)
     sys.argv = [script] + argv
-    random.seed(0)
-    np.random.seed(0)
     if spec.get("patch"):
-        spec["patch"](workdir)
+        spec["patch"](torch, workdir)
     if spec.get("max_lines"):
         sys.stdout = _LineLimit(sys.stdout, spec["max_lines"])
-    runpy.run_path(script, run_name="__main__")
+    names = spec["globals"]() if spec.get("globals") else None
+    runpy.run_path(script, init_globals=names, run_name="__main__")
 
 
 if __name__ == "__main__":

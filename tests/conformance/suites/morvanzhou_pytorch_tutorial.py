@@ -43,7 +43,7 @@ def _text(out):
 def _plots(stop_after_pauses=None):
     """A patch: the matplotlib stand-in echoes what would be drawn and, when
     asked, ends the run at the given count of plt.pause calls."""
-    def patch(workdir):
+    def patch(torch, workdir):
         from matplotlib import pyplot
         pyplot.echo = True
         if stop_after_pauses:

@@ -70,3 +70,10 @@ from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RN
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 # ---- end recurrent layers
+
+# ---- nn.Embedding.from_pretrained (embedding_pretrained.py)
+from .embedding_pretrained import from_pretrained as _embedding_from_pretrained  # noqa: E402
+
+Embedding.from_pretrained = classmethod(_embedding_from_pretrained)
+del _embedding_from_pretrained
+# ---- end nn.Embedding.from_pretrained

@@ -455,3 +455,11 @@ from .nadam_radam import NAdam, RAdam  # noqa: E402,F401
 from .asgd_rprop import ASGD, Rprop  # noqa: E402,F401
 from .lbfgs import LBFGS  # noqa: E402,F401
 from .sparse_adam import SparseAdam  # noqa: E402,F401
+
+# ---- frozen parameters (requires_grad=False) accepted by the C optimizers
+# as by torch.optim (frozen_params.py)
+from .frozen_params import allow_frozen as _allow_frozen  # noqa: E402
+
+_allow_frozen(_COptimizer)
+del _allow_frozen
+# ---- end frozen parameters
