@@ -111,7 +111,9 @@ def test_optimizers_match_torch(kind):
         opt_t.step()
     np.testing.assert_allclose(np.array(w.detach().tolist()), wt.detach().numpy(), rtol=1e-10, atol=1e-12)
     assert w.grad is not None
-    opt.zero_grad()
+    opt.zero_grad()  # PyTorch 1.13's default: zeroed in place
+    assert w.grad is not None and not w.grad.abs().sum().item()
+    opt.zero_grad(set_to_none=True)
     assert w.grad is None
 
 

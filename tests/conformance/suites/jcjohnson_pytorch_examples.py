@@ -20,11 +20,3 @@ def _program(name):
 PROGRAMS = {"jcjohnson_" + name: _program(name) for name in (
     "two_layer_net_tensor", "two_layer_net_autograd", "two_layer_net_custom_function", "two_layer_net_nn",
     "two_layer_net_optim", "two_layer_net_module", "dynamic_net")}
-
-# A step that draws depth 0 leaves middle_linear without a gradient; PyTorch
-# 1.13's optimizer.zero_grad() zeroes gradients in place (set_to_none=False),
-# so SGD still moves it by its momentum, while tc's sets them to None and
-# skips it: the losses part from the step after.
-PROGRAMS["jcjohnson_dynamic_net"]["differs"] = (
-    "tc's Optimizer.zero_grad() and Module.zero_grad() default to set_to_none=True, PyTorch 1.13's to False "
-    "(momentum then moves a parameter that got no gradient in PyTorch only)")
