@@ -252,3 +252,10 @@ for _n, _f in list(_matrix_products.FUNCTIONS.items()) + list(_torch_namespace_e
 del _n, _f
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the PyTorch surface block ------------------------------------------------------------
+
+# ---- PyTorch surface composed in Python: settings, top-level nn ops, statistics, calculus, windows, ----------
+# scatter variants, factories, in-place view changes, sparse COO tensors (tc/_surface_extras.py)
+from . import _surface_extras  # noqa: E402
+_surface_extras.install(globals(), Tensor)
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the composed PyTorch surface block ---------------------------------------------------------------

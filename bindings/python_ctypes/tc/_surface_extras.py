@@ -1,0 +1,25 @@
+"""Installs the PyTorch surface composed in Python by _torch_settings,
+_top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
+_factories_more, _inplace_views and _sparse: their functions into the tc
+namespace and their methods onto tc.Tensor, each only where tc has none
+of that name yet (a native implementation wins)."""
+from . import (_calculus, _factories_more, _inplace_views, _scatter_variants, _sparse, _stats_ops,
+               _top_level_nn, _torch_settings, _windows)
+
+_FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
+                     _factories_more)
+_METHOD_MODULES = (_stats_ops, _scatter_variants, _factories_more)
+
+
+def install(namespace, tensor_class):
+    """Adds the functions to ``namespace`` (tc's globals) and the methods to
+    ``tensor_class`` where absent."""
+    for module in _FUNCTION_MODULES:
+        for name, f in module.FUNCTIONS.items():
+            namespace.setdefault(name, f)
+    for module in _METHOD_MODULES:
+        for name, f in module.METHODS.items():
+            if not hasattr(tensor_class, name):
+                setattr(tensor_class, name, f)
+    _inplace_views.install(tensor_class)
+    _sparse.install(namespace, tensor_class)
