@@ -222,8 +222,10 @@ def _strided_layout(size, stride):
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """An uninitialized tensor of ``size`` whose stride() is exactly
     ``stride``, like torch.empty_strided: made by slicing and permuting a
-    contiguous buffer (broadcast for zero strides). Layouts where elements
-    overlap other than by zero strides raise RuntimeError.
+    contiguous buffer (broadcast for zero strides), so each stride must be a
+    multiple of the span of the dims with smaller strides; other layouts
+    (overlapping elements, or strides that do not nest like that) raise
+    RuntimeError.
 
     Returns:
         Tensor: the tensor.
@@ -239,7 +241,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         return t.requires_grad_(True) if requires_grad else t
     plan = _strided_layout(size, stride)
     if plan is None:
-        raise RuntimeError("empty_strided: tc cannot lay out size %s with strides %s (overlapping elements)"
+        raise RuntimeError("empty_strided: tc cannot lay out size %s with strides %s (overlapping or not nested)"
                            % (size, stride))
     extents = [e if kind == "pad" else size[e] for kind, e in plan][::-1]
     t = tc.empty(*extents, dtype=dtype, device=device)

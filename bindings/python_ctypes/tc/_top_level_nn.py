@@ -1,6 +1,7 @@
 """The neural-network ops PyTorch also exposes at the top level (torch.X)
 with ATen's signatures, which differ from torch.nn.functional's: integer
-reductions (0 none, 1 mean, 2 sum), batch_norm's weight/bias before the
+reductions (0 none, 1 mean, 2 sum; the losses default to 0, unreduced, as
+torch 1.13's top-level bindings do, unlike torch.nn.functional), batch_norm's weight/bias before the
 running statistics, a trailing cudnn_enabled flag, pooling that always
 returns (values, indices). Each maps onto tc.nn.functional; FUNCTIONS holds
 them by name."""
@@ -86,9 +87,9 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
-def kl_div(input, target, reduction=1, log_target=False):
-    """The KL divergence loss (torch.kl_div): reduction 1 is the mean over all
-    elements (not "batchmean").
+def kl_div(input, target, reduction=0, log_target=False):
+    """The KL divergence loss (torch.kl_div): reduction 0 (default) keeps
+    every element, 1 is the mean over all elements (not "batchmean"), 2 the sum.
 
     Returns:
         Tensor: the loss.
@@ -99,8 +100,9 @@ def kl_div(input, target, reduction=1, log_target=False):
         return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    """The CTC loss (torch.ctc_loss; reduction 1 divides each loss by its target length, then averages).
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    """The CTC loss (torch.ctc_loss; per sequence by default; reduction 1
+    divides each loss by its target length, then averages).
 
     Returns:
         Tensor: the loss.
@@ -197,7 +199,7 @@ def adaptive_max_pool1d(input, output_size):
     return _F().adaptive_max_pool1d(input, output_size, True)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """BCE on logits (torch.binary_cross_entropy_with_logits: pos_weight before reduction).
 
     Returns:
@@ -207,7 +209,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
                                                  pos_weight=pos_weight)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """The cosine embedding loss (torch.cosine_embedding_loss).
 
     Returns:
@@ -216,7 +218,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """The hinge embedding loss (torch.hinge_embedding_loss).
 
     Returns:
@@ -225,7 +227,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """The margin ranking loss (torch.margin_ranking_loss).
 
     Returns:
@@ -243,7 +245,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
     """The triplet margin loss (torch.triplet_margin_loss).
 
     Returns:
