@@ -161,6 +161,58 @@ class SparseTensor(Tensor):
         """The values, coalesced or not (PyTorch's _values())."""
         return self._vals
 
+    def sparse_resize_(self, size, sparse_dim, dense_dim):
+        """Resizes in place, like torch.Tensor.sparse_resize_: with stored
+        entries, sparse_dim, dense_dim and the dense sizes must stay and no
+        sparse size may shrink below an index; an empty tensor may change all.
+
+        Returns:
+            SparseTensor: self.
+        """
+        tc = _tc()
+        size = [int(n) for n in size]
+        if sparse_dim + dense_dim != len(size):
+            raise RuntimeError("number of dimensions must be sparse_dim (%d) + dense_dim (%d), but got %d"
+                               % (sparse_dim, dense_dim, len(size)))
+        if self._nnz():
+            if sparse_dim != self.sparse_dim() or dense_dim != self.dense_dim():
+                raise RuntimeError("changing the number of sparse or dense dimensions on a non-empty sparse "
+                                   "tensor is not supported")
+            if size[sparse_dim:] != list(self._sizes[sparse_dim:]):
+                raise RuntimeError("changing the dense dimension sizes of a non-empty sparse tensor is not "
+                                   "supported")
+            top = self._ix.max(1).values.tolist()
+            if any(m >= n for m, n in zip(top, size[:sparse_dim])):
+                raise RuntimeError("shrinking the size of dimensions (those which have indices) on a non-empty "
+                                   "sparse tensor is not supported")
+        else:
+            self._ix = tc.zeros(sparse_dim, 0, dtype=K.int64, device=self._ix.device)
+            self._vals = tc.zeros(0, *size[sparse_dim:], dtype=self._vals.dtype, device=self._vals.device)
+        self._sizes = tuple(size)
+        return self
+
+    def sparse_resize_and_clear_(self, size, sparse_dim, dense_dim):
+        """Removes every stored entry, then resizes (any sparse_dim / dense_dim).
+
+        Returns:
+            SparseTensor: self.
+        """
+        tc = _tc()
+        self._ix = tc.zeros(self._ix.shape[0], 0, dtype=K.int64, device=self._ix.device)
+        self._vals = tc.zeros(0, *self._vals.shape[1:], dtype=self._vals.dtype, device=self._vals.device)
+        self._coalesced = True
+        return self.sparse_resize_(size, sparse_dim, dense_dim)
+
+    def resize_as_sparse_(self, src):
+        """:meth:`sparse_resize_` to src's size, sparse_dim and dense_dim.
+
+        Returns:
+            SparseTensor: self.
+        """
+        if tuple(src.shape) == self._sizes and src.sparse_dim() == self.sparse_dim():
+            return self
+        return self.sparse_resize_(tuple(src.shape), src.sparse_dim(), src.dense_dim())
+
     # ------------------------------------------------------------ autograd
     @property
     def requires_grad(self):
@@ -189,7 +241,7 @@ class SparseTensor(Tensor):
         if g is None:
             return None
         if self._coalesced:
-            return _make(self._ix, g, self._sizes, True)
+            return self._like(self._ix, g, self._sizes, True)
         # duplicates each got the full gradient of their position: keep it once
         tc = _tc()
         summed = _make(self._ix, g, self._sizes, False).coalesce()
@@ -210,7 +262,11 @@ class SparseTensor(Tensor):
 
     def detach(self):
         """The same indices with detached values."""
-        return _make(self._ix, self._vals.detach(), self._sizes, self._coalesced)
+        return self._like(self._ix, self._vals.detach(), self._sizes, self._coalesced)
+
+    def _like(self, indices, values, size, coalesced):
+        """A tensor of this kind (layout) with these parts."""
+        return _make(indices, values, size, coalesced)
 
     # ------------------------------------------------------------ conversions
     def to_dense(self, dtype=None):
@@ -267,7 +323,7 @@ class SparseTensor(Tensor):
         """
         values = self._vals.to(*args, **kwargs)
         indices = self._ix.to(values.device)
-        return _make(indices, values, self._sizes, self._coalesced)
+        return self._like(indices, values, self._sizes, self._coalesced)
 
     def double(self):
         """The values as float64."""
@@ -283,7 +339,7 @@ class SparseTensor(Tensor):
 
     def clone(self):
         """A copy of the indices and values (differentiable in the values)."""
-        return _make(self._ix.clone(), self._vals.clone(), self._sizes, self._coalesced)
+        return self._like(self._ix.clone(), self._vals.clone(), self._sizes, self._coalesced)
 
     # ------------------------------------------------------------ math
     def t(self):
@@ -309,7 +365,7 @@ class SparseTensor(Tensor):
         """Multiplies the values by a number (a sparse result)."""
         if isinstance(other, numbers.Number) or (isinstance(other, Tensor) and not other.is_sparse
                                                  and other.ndim == 0):
-            return _make(self._ix, self._vals * other, self._sizes, self._coalesced)
+            return self._like(self._ix, self._vals * other, self._sizes, self._coalesced)
         raise NotImplementedError("tc sparse tensors multiply by numbers and 0-dim tensors only")
 
     __mul__ = __rmul__ = mul
@@ -322,7 +378,7 @@ class SparseTensor(Tensor):
 
     def neg(self):
         """The negated values."""
-        return _make(self._ix, -self._vals, self._sizes, self._coalesced)
+        return self._like(self._ix, -self._vals, self._sizes, self._coalesced)
 
     __neg__ = neg
 
@@ -608,7 +664,7 @@ FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "spmm": spmm, "smm": smm, "
 DENSE_METHODS = {"to_sparse": to_sparse, "to_sparse_coo": to_sparse_coo, "to_dense": to_dense,
                  "sparse_mask": sparse_mask}
 DENSE_ONLY_ERRORS = ("indices", "values", "coalesce", "is_coalesced", "sparse_dim", "dense_dim", "_nnz", "smm",
-                     "sspaddmm")
+                     "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_", "resize_as_sparse_")
 
 
 def install(namespace, tensor_class):

@@ -1,10 +1,10 @@
 """Installs the PyTorch surface composed in Python by _torch_settings,
 _top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
-_factories_more, _inplace_views and _sparse: their functions into the tc
+_factories_more, _inplace_views, _sparse and _sparse_compressed: their functions into the tc
 namespace and their methods onto tc.Tensor, each only where tc has none
 of that name yet (a native implementation wins)."""
-from . import (_calculus, _factories_more, _inplace_views, _scatter_variants, _sparse, _stats_ops,
-               _top_level_nn, _torch_settings, _windows)
+from . import (_calculus, _factories_more, _inplace_views, _scatter_variants, _sparse, _sparse_compressed,
+               _stats_ops, _top_level_nn, _torch_settings, _windows)
 
 _FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
                      _factories_more)
@@ -22,4 +22,5 @@ def install(namespace, tensor_class):
             if not hasattr(tensor_class, name):
                 setattr(tensor_class, name, f)
     _inplace_views.install(tensor_class)
+    _sparse_compressed.install(namespace, tensor_class)  # first: COO's install wraps what remains
     _sparse.install(namespace, tensor_class)
