@@ -505,3 +505,32 @@ def test_settings_functions():
     finally:
         tc.set_default_tensor_type(tc.FloatTensor)
     assert tc.get_default_dtype() == tc.float32
+
+
+def test_poisson_and_binomial_samplers():
+    tc.manual_seed(5)
+    n = 20000
+    for lam in (0.7, 4.0, 10.0, 80.0):  # both algorithms (product of uniforms below 10, PTRS above)
+        s = tc.poisson(tc.full((n,), lam, dtype=tc.float64))
+        assert s.dtype == tc.float64 and float(s.min()) >= 0 and bool((s == s.round()).all())
+        assert abs(float(s.mean()) - lam) < 5 * (lam / n) ** 0.5
+        assert abs(float(s.var()) / lam - 1) < 0.1
+    for count, p in ((6.0, 0.3), (30.0, 0.85), (200.0, 0.4)):  # inversion, flipped p, BTRS
+        s = tc.binomial(tc.full((n,), count, dtype=tc.float64), tc.full((n,), p, dtype=tc.float64))
+        assert float(s.min()) >= 0 and float(s.max()) <= count
+        mean, var = count * p, count * p * (1 - p)
+        assert abs(float(s.mean()) - mean) < 5 * (var / n) ** 0.5
+        assert abs(float(s.var()) / var - 1) < 0.1
+    edge_c, edge_p = [0.0, 10.0, 7.0], [0.3, 1.0, 0.0]
+    close(tc.binomial(tc.tensor(edge_c), tc.tensor(edge_p)), torch.binomial(torch.tensor(edge_c),
+                                                                             torch.tensor(edge_p)))
+    close(tc.poisson(tc.zeros(3)), torch.poisson(torch.zeros(3)))
+    with pytest.raises(RuntimeError):
+        tc.poisson(tc.tensor([-1.0]))
+    with pytest.raises(RuntimeError):
+        tc.poisson(tc.tensor([1, 2]))
+
+
+def test_volatile_is_false_with_a_warning():
+    with pytest.warns(UserWarning):
+        assert tc.ones(1).volatile is False

@@ -3,7 +3,8 @@ way PyTorch's set_data does it (libtc's tc_tensor_set_data: the tensor keeps
 its identity and takes the view's metadata): squeeze_, unsqueeze_, t_,
 transpose_, swapaxes_, swapdims_, resize_, resize_as_, set_; plus the
 deprecated out-of-place resize/resize_as, retains_grad, map2_,
-is_distributed, as_subclass, hardshrink, prelu and the imag property.
+is_distributed, as_subclass, hardshrink, prelu and the imag and volatile
+properties.
 
 libtc records no in-place view change in the autograd graph, so these
 refuse tensors that require grad: a leaf with PyTorch's own error, a graph
@@ -259,6 +260,13 @@ def prelu(self, weight):
     return functional.prelu(self, weight)
 
 
+def _volatile(self):
+    """Always False, with PyTorch's warning: volatile was removed (use tc.no_grad())."""
+    import warnings
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+    return False
+
+
 def _imag(self):
     """The imaginary part: tc tensors are real, so reading it raises, as on a real torch tensor."""
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -270,8 +278,8 @@ METHODS = {f.__name__: f for f in (
 
 
 def install(tensor_class):
-    """Adds METHODS (where the class has none), the retains_grad and imag
-    properties, and the retain_grad that retains_grad reads."""
+    """Adds METHODS (where the class has none), the retains_grad, imag and
+    volatile properties, and the retain_grad that retains_grad reads."""
     for name, f in METHODS.items():
         if not hasattr(tensor_class, name):
             setattr(tensor_class, name, f)
@@ -280,4 +288,6 @@ def install(tensor_class):
         tensor_class.retains_grad = property(_retains_grad)
     if not hasattr(tensor_class, "imag"):
         tensor_class.imag = property(_imag)
+    if not hasattr(tensor_class, "volatile"):
+        tensor_class.volatile = property(_volatile)
 
