@@ -78,8 +78,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     """
     tc = _tc()
     import warnings
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+    warnings.warn("tc.range is deprecated (as torch.range is) because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use tc.arange, which produces values in "
                   "[start, end).", UserWarning, stacklevel=2)
     if end is None:
         start, end = 0, start

@@ -11,12 +11,27 @@ _FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _calculus, _win
 _METHOD_MODULES = (_stats_ops, _scatter_variants, _factories_more)
 
 
+# Names of Python builtins: as globals of tc/__init__.py they would replace
+# the builtins its own functions call (range in init_report), so tc serves
+# them through the module's __getattr__ (tc.range, from tc import range).
+SHADOWING = ("range",)
+
+
+def module_getattr(name):
+    """The module __getattr__ of tc for the SHADOWING names."""
+    if name in SHADOWING:
+        return _factories_more.FUNCTIONS[name]
+    raise AttributeError("module 'tc' has no attribute %r" % name)
+
+
 def install(namespace, tensor_class):
-    """Adds the functions to ``namespace`` (tc's globals) and the methods to
-    ``tensor_class`` where absent."""
+    """Adds the functions to ``namespace`` (tc's globals; SHADOWING ones
+    through its __getattr__) and the methods to ``tensor_class`` where absent."""
     for module in _FUNCTION_MODULES:
         for name, f in module.FUNCTIONS.items():
-            namespace.setdefault(name, f)
+            if name not in SHADOWING:
+                namespace.setdefault(name, f)
+    namespace.setdefault("__getattr__", module_getattr)
     for module in _METHOD_MODULES:
         for name, f in module.METHODS.items():
             if not hasattr(tensor_class, name):
