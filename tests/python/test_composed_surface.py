@@ -534,3 +534,25 @@ def test_poisson_and_binomial_samplers():
 def test_volatile_is_false_with_a_warning():
     with pytest.warns(UserWarning):
         assert tc.ones(1).volatile is False
+
+
+def test_edge_cases_match_torch():
+    close(tc.quantile(tc.tensor([1.0, 2.0, 3.0, 4.0]), tc.tensor(0.3)),
+          torch.quantile(torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor(0.3)))
+    close(tc.tensor([]).nanmedian(), torch.tensor([]).nanmedian())
+    close(tc.nanquantile(tc.tensor([np.nan, np.nan]), 0.5), torch.nanquantile(torch.tensor([np.nan, np.nan]), 0.5))
+    x = RNG.standard_normal((3, 4))
+    close(tc.kl_div(tc.tensor(x), tc.tensor(x * 0.5), 2, log_target=True),
+          torch.kl_div(torch.tensor(x), torch.tensor(x * 0.5), 2, log_target=True))
+    with pytest.raises(TypeError):
+        tc.kl_div(tc.tensor(x), tc.tensor(x), 2, True)  # log_target is keyword-only, as in torch
+    v = np.arange(12.0).reshape(3, 4) ** 2
+    for u, w in zip(tc.gradient(tc.tensor(v), spacing=(tc.tensor([0.0, 1, 3]), tc.tensor([0.0, 2, 3, 7]))),
+                    torch.gradient(torch.tensor(v), spacing=(torch.tensor([0.0, 1, 3]), torch.tensor([0.0, 2, 3, 7])))):
+        close(u, w)
+    r1 = tc.unique_consecutive(tc.tensor([[1, 2], [1, 2], [3, 4]]), return_inverse=True, dim=0)
+    r2 = torch.unique_consecutive(torch.tensor([[1, 2], [1, 2], [3, 4]]), return_inverse=True, dim=0)
+    for u, w in zip(r1, r2):
+        close(u, w)
+    close(tc.cov(tc.tensor(v), correction=2, aweights=tc.tensor([1.0, 2, 1, 3])),
+          torch.cov(torch.tensor(v), correction=2, aweights=torch.tensor([1.0, 2, 1, 3])))

@@ -109,6 +109,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     scalar_q = isinstance(q, numbers.Number)
     qt = tc.tensor([float(q)], dtype=input.dtype, device=input.device) if scalar_q else q
     if not scalar_q:
+        scalar_q = qt.ndim == 0  # a 0-dim q gives a result without the q dim, like a number
         if qt.ndim > 1:
             raise RuntimeError("%s() q must be a scalar or 1D tensor" % name)
         if qt.dtype != input.dtype:
@@ -120,12 +121,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError("%s() q values must be in the range [0, 1]" % name)
     if dim is None:
         x = input.reshape(-1)
-        d = 0
     else:
-        d = dim % max(input.ndim, 1)
-        x = input.movedim(d, -1) if input.ndim else input.reshape(1)
-        d = -1
-    x = x.movedim(d, -1) if x.ndim else x
+        x = input.movedim(dim % input.ndim, -1) if input.ndim else input.reshape(1)
     s = x.sort(-1).values  # NaN sorts last
     n = s.shape[-1]
     nan = s.isnan()
@@ -204,7 +201,9 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         x = input.reshape(-1)
         if x.numel() == 0:
-            raise IndexError("nanmedian(): Expected reduction dim to be specified for input.numel() == 0.")
+            if x.dtype.is_floating_point:
+                return tc.full((), float("nan"), dtype=x.dtype, device=x.device)
+            raise IndexError("nanmedian(): an empty integer tensor has no median")
         if x.dtype.is_floating_point:
             keep = x.isnan().logical_not()
             if not bool(keep.any()):

@@ -87,7 +87,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
-def kl_div(input, target, reduction=0, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     """The KL divergence loss (torch.kl_div): reduction 0 (default) keeps
     every element, 1 is the mean over all elements (not "batchmean"), 2 the sum.
 
