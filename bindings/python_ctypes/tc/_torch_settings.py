@@ -73,8 +73,9 @@ def get_deterministic_debug_mode():
 
 
 def set_warn_always(b):
-    """Makes warnings that PyTorch issues once per process issue every time
-    (tc's Python warnings honour it through :func:`is_warn_always_enabled`).
+    """Records whether warnings PyTorch issues once per process should be
+    issued every time, read back by :func:`is_warn_always_enabled` (tc's own
+    warnings go through Python's warnings module, whose filters decide).
 
     Args:
         b (bool): the new setting.
