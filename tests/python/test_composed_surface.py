@@ -320,7 +320,7 @@ def test_inplace_view_changes():
         if name == "squeeze_":
             a, b = a.reshape(2, 1, 3), b.reshape(2, 1, 3)
         ra, rb = getattr(a, name)(*args), getattr(b, name)(*args)
-        assert ra is a and tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride()
+        assert ra is a and rb is b and tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride()
         close(a, b)
     a = tc.tensor(x)
     view = a.reshape(-1)

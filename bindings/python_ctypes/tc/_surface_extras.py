@@ -1,14 +1,15 @@
 """Installs the PyTorch surface composed in Python by _torch_settings,
-_top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
+_top_level_nn, _stats_ops, _histograms, _calculus, _windows, _scatter_variants,
 _factories_more, _random_samplers, _inplace_views, _sparse and
 _sparse_compressed: their functions into the tc namespace and their methods
 onto tc.Tensor, each only where tc has none of that name yet (a native
 implementation wins)."""
-from . import (_calculus, _factories_more, _inplace_views, _random_samplers, _scatter_variants, _sparse,
-               _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
-_FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _calculus, _windows, _scatter_variants,
-                     _factories_more, _random_samplers)
-_METHOD_MODULES = (_stats_ops, _scatter_variants, _factories_more)
+from . import (_calculus, _factories_more, _histograms, _inplace_views, _random_samplers, _scatter_variants,
+               _sparse, _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
+
+_FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _histograms, _calculus, _windows,
+                     _scatter_variants, _factories_more, _random_samplers)
+_METHOD_MODULES = (_stats_ops, _histograms, _scatter_variants, _factories_more)
 
 
 # Names of Python builtins: as globals of tc/__init__.py they would replace
