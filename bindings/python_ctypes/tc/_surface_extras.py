@@ -1,14 +1,14 @@
 """Installs the PyTorch surface composed in Python by _torch_settings,
 _top_level_nn, _stats_ops, _histograms, _calculus, _windows, _scatter_variants,
-_factories_more, _random_samplers, _inplace_views, _sparse and
+_factories_more, _random_samplers, _printing, _inplace_views, _sparse and
 _sparse_compressed: their functions into the tc namespace and their methods
 onto tc.Tensor, each only where tc has none of that name yet (a native
 implementation wins)."""
-from . import (_calculus, _factories_more, _histograms, _inplace_views, _random_samplers, _scatter_variants,
-               _sparse, _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
+from . import (_calculus, _factories_more, _histograms, _inplace_views, _printing, _random_samplers,
+               _scatter_variants, _sparse, _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
 
 _FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _histograms, _calculus, _windows,
-                     _scatter_variants, _factories_more, _random_samplers)
+                     _scatter_variants, _factories_more, _random_samplers, _printing)
 _METHOD_MODULES = (_stats_ops, _histograms, _scatter_variants, _factories_more)
 
 
@@ -38,5 +38,6 @@ def install(namespace, tensor_class):
             if not hasattr(tensor_class, name):
                 setattr(tensor_class, name, f)
     _inplace_views.install(tensor_class)
+    _printing.install(tensor_class)
     _sparse_compressed.install(namespace, tensor_class)  # first: COO's install wraps what remains
     _sparse.install(namespace, tensor_class)
