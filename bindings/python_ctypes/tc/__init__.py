@@ -258,3 +258,10 @@ from ._normal import FUNCTIONS as _NORMAL_FUNCTIONS  # noqa: E402
 globals().update(_NORMAL_FUNCTIONS)
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of tc.normal ----------------------------------------------------------------------------
+
+# ---- PyTorch surface composed in Python: settings, top-level nn ops, statistics, calculus, windows, ----------
+# scatter variants, factories, in-place view changes, sparse COO tensors (tc/_surface_extras.py)
+from . import _surface_extras  # noqa: E402
+_surface_extras.install(globals(), Tensor)
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the composed PyTorch surface block ---------------------------------------------------------------
