@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "math/fast_math.h"
 #include "math/hd.h"
 #include "math/wrapping.h"
 
@@ -148,13 +149,34 @@ TC_HD inline compute_t<D> convert(C v) {
 
 // ---- math functions: the C library's, by overload (CUDA's in device code) ----
 
-TC_HD inline float m_exp(float x) { return ::expf(x); }
+// float e^x and tanh on the host: math/fast_math.h's vectorizable formulas
+// (libm's are calls, which keep the elementwise loops scalar); device code
+// keeps CUDA's. Always inlined into the loops for the same reason.
+#if defined(__CUDACC__)
+#define TC_EW_FAST_INLINE TC_HD __forceinline__
+#else
+#define TC_EW_FAST_INLINE inline __attribute__((always_inline))
+#endif
+TC_EW_FAST_INLINE float m_exp(float x) {
+#ifdef __CUDA_ARCH__
+  return ::expf(x);
+#else
+  return fast::exp(x);
+#endif
+}
 TC_HD inline double m_exp(double x) { return ::exp(x); }
 TC_HD inline float m_log(float x) { return ::logf(x); }
 TC_HD inline double m_log(double x) { return ::log(x); }
 TC_HD inline float m_sqrt(float x) { return ::sqrtf(x); }
 TC_HD inline double m_sqrt(double x) { return ::sqrt(x); }
-TC_HD inline float m_tanh(float x) { return ::tanhf(x); }
+TC_EW_FAST_INLINE float m_tanh(float x) {
+#ifdef __CUDA_ARCH__
+  return ::tanhf(x);
+#else
+  return fast::tanh(x);
+#endif
+}
+#undef TC_EW_FAST_INLINE
 TC_HD inline double m_tanh(double x) { return ::tanh(x); }
 TC_HD inline float m_log1p(float x) { return ::log1pf(x); }
 TC_HD inline double m_log1p(double x) { return ::log1p(x); }

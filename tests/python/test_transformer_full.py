@@ -606,7 +606,8 @@ def test_word_language_model_transformer_trains_like_torch(monkeypatch):
     assert val_tc == pytest.approx(val_th, rel=2e-5)
 
 
-@pytest.mark.parametrize("kind,tied", [("LSTM", False), ("GRU", True), ("RNN_TANH", False), ("RNN_RELU", True)])
+@pytest.mark.parametrize("kind,tied", [("LSTM", False), ("LSTM", True), ("GRU", True), ("GRU", False),
+                                       ("RNN_TANH", False), ("RNN_TANH", True), ("RNN_RELU", True)])
 def test_word_language_model_rnns_train_like_torch(kind, tied, monkeypatch):
     if not hasattr(nn, kind.split("_")[0]):
         pytest.skip("tc.nn.%s is not there yet" % kind.split("_")[0])
@@ -632,6 +633,11 @@ def test_word_language_model_rnns_train_like_torch(kind, tied, monkeypatch):
         losses.append(ex.train_epoch(model, ex.batchify(corpus.train, 3), ntokens, args.bptt, 3, ex.nn.NLLLoss(),
                                      opt, args.clip, max_batches=3))
     np.testing.assert_allclose(losses[0], losses[1], rtol=2e-5)
+    assert losses[0][0] != losses[0][2]  # the steps change the model
+    # The trained models agree on the validation text too (hidden state carried, eval mode).
+    val = [ex.evaluate(model, ex.batchify(corpus.valid, 2), ntokens, args.bptt, 2, ex.nn.NLLLoss())
+           for ex, model, corpus in ((ex_tc, model_tc, corpus_tc), (ex_th, model_th, corpus_th))]
+    assert val[0] == pytest.approx(val[1], rel=2e-5)
 
 
 def test_word_language_model_runs_end_to_end():

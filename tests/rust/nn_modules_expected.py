@@ -134,3 +134,52 @@ for mode in ("LSTM", "GRU", "RNN_TANH"):
                 p.add_(p.grad, alpha=-1.0)
         losses.append(loss)
     emit("WORD_LM_" + mode, torch.stack(losses))
+
+# The recipe's TransformerModel (Embedding * sqrt(ninp) -> sinusoidal positions ->
+# nn.TransformerEncoder of post-norm ReLU layers with the causal mask and a final
+# LayerNorm, as nn.Transformer builds it -> an untied Linear decoder ->
+# log_softmax, NLL loss), three SGD steps with clipping, dropout 0, float64:
+# parameter k of named_parameters() is pat(numel, 0.21 + 0.07 k, 0.1 k) / 3, the
+# tokens as above. The position table is computed in float64 (the Rust module
+# computes it so; the recipe's float32 table differs by rounding only).
+ntoken, ninp, nhead, nhid, nlayers, bptt, batch = 20, 8, 2, 16, 2, 5, 2
+
+
+class TransformerLm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.input_emb = torch.nn.Embedding(ntoken, ninp)
+        layer = torch.nn.TransformerEncoderLayer(ninp, nhead, nhid, dropout=0.0)
+        self.encoder = torch.nn.TransformerEncoder(layer, nlayers, torch.nn.LayerNorm(ninp),
+                                                   enable_nested_tensor=False)
+        self.decoder = torch.nn.Linear(ninp, ntoken)
+        position = torch.arange(0, 50, dtype=torch.float64).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, ninp, 2, dtype=torch.float64) * (-math.log(10000.0) / ninp))
+        pe = torch.zeros(50, ninp, dtype=torch.float64)
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(1))
+
+    def forward(self, src):
+        mask = torch.log(torch.tril(torch.ones(len(src), len(src), dtype=torch.float64)))
+        x = self.input_emb(src) * math.sqrt(ninp) + self.pe[:len(src)]
+        return F.log_softmax(self.decoder(self.encoder(x, mask=mask)), dim=-1)
+
+
+m = TransformerLm().double()
+with torch.no_grad():
+    for k, (_, p) in enumerate(m.named_parameters()):
+        p.copy_(pat(p.numel(), 0.21 + 0.07 * k, 0.1 * k, *p.shape) / 3)
+data = torch.tensor([(7 * i + 3) % ntoken for i in range(batch * (3 * bptt + 1))]).view(batch, -1).t().contiguous()
+losses = []
+for i in range(0, 3 * bptt, bptt):
+    x, y = data[i:i + bptt], data[i + 1:i + 1 + bptt].reshape(-1)
+    m.zero_grad()
+    loss = F.nll_loss(m(x).view(-1, ntoken), y)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(m.parameters(), 0.25)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(p.grad, alpha=-1.0)
+    losses.append(loss)
+emit("WORD_LM_TRANSFORMER", torch.stack(losses))

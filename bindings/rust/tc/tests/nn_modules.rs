@@ -1,7 +1,8 @@
 //! tc::nn layers against PyTorch 1.13: forward values and gradients for
 //! fixed float64 weights (tests/rust/nn_modules_expected.py prints the
 //! constants below), BatchNorm2d running statistics, initialization ranges,
-//! dropout, and a tiny transformer trained with AdamW.
+//! dropout, a tiny transformer trained with AdamW, and the word-language-model
+//! recipe (recurrent and Transformer) step by step.
 use tc::nn::{BatchNorm2d, CausalSelfAttention, Conv2d, Dropout, Embedding, LayerNorm, Linear, Module, Recurrent, RnnConfig};
 use tc::{AdamW, AdamWOptions, DType, Device, Reduction, Tensor};
 
@@ -44,6 +45,7 @@ const GRU_GW0: [f64; 18] = [-0.001250468433429438, -0.0016912123579459779, -0.00
 const WORD_LM_LSTM: [f64; 3] = [3.0762951770960694, 3.222861364147499, 3.0509968281674844];
 const WORD_LM_GRU: [f64; 3] = [3.0888712561451337, 3.217691926109917, 3.0903831522086778];
 const WORD_LM_RNN_TANH: [f64; 3] = [3.1046454921182183, 3.242270492101899, 3.1207920483310785];
+const WORD_LM_TRANSFORMER: [f64; 3] = [3.0267739773326, 3.048259423008939, 3.025169131653736];
 /// `sin(i * a + b)` for i in 0..numel(shape), float64 (the script's `pat`).
 fn pat(a: f64, b: f64, shape: &[i64]) -> Tensor {
     let n: i64 = shape.iter().product();
@@ -404,4 +406,74 @@ fn word_language_model_recipe_matches_torch_step_by_step() {
             assert!((g - w).abs() < 1e-9, "{mode:?}: got {got:?}, want {want:?}");
         }
     }
+}
+
+/// The word-language-model recipe's Transformer (embedding * sqrt(ninp),
+/// sinusoidal positions, a post-norm encoder with the causal mask and a final
+/// LayerNorm, an untied decoder, log_softmax + NLL), three SGD steps with
+/// clipping, against PyTorch's losses for the same patterned weights and
+/// tokens (the script's WORD_LM_TRANSFORMER section).
+#[test]
+fn word_language_model_transformer_matches_torch_step_by_step() {
+    use tc::nn::{square_subsequent_mask, PositionalEncoding, TransformerEncoder};
+    use tc::{Sgd, SgdOptions};
+    let _tc = tc::init().unwrap();
+    let f = DType::Float64;
+    let (ntoken, ninp, nhead, nhid, bptt, batch) = (20i64, 8i64, 2i64, 16i64, 5i64, 2i64);
+    let input_emb = Embedding::new(ntoken, ninp, f).unwrap();
+    let encoder = TransformerEncoder::new(ninp, nhead, nhid, 0.0, 2, true, f).unwrap();
+    let decoder = Linear::new(ninp, ntoken, true, f).unwrap();
+    let pos = PositionalEncoding::new(ninp, 0.0, 50, f).unwrap();
+    // PyTorch's named_parameters order: input_emb, encoder.layers.*, encoder.norm, decoder.
+    let mut params = input_emb.parameters();
+    params.extend(encoder.parameters());
+    params.extend(decoder.parameters());
+    assert_eq!(params.len(), 1 + 2 * 12 + 2 + 2);
+    for (k, p) in params.iter().enumerate() {
+        let shape = p.shape().unwrap();
+        let n: i64 = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|i| (i as f64 * (0.21 + 0.07 * k as f64) + 0.1 * k as f64).sin() / 3.0).collect();
+        p.set_data(&Tensor::from_vec(v, &shape).unwrap()).unwrap();
+    }
+    let mut opt = Sgd::new(&params.iter().collect::<Vec<_>>(),
+                           SgdOptions { lr: 1.0, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false })
+        .unwrap();
+    let tokens: Vec<i64> = (0..batch * (3 * bptt + 1)).map(|i| (7 * i + 3) % ntoken).collect();
+    let data = Tensor::from_vec(tokens, &[batch, 3 * bptt + 1]).unwrap().transpose(0, 1).unwrap().contiguous().unwrap();
+    let mask = square_subsequent_mask(bptt, f).unwrap();
+    let mut got = Vec::new();
+    for i in (0..3 * bptt).step_by(bptt as usize) {
+        let x = data.narrow(0, i, bptt).unwrap();
+        let y = data.narrow(0, i + 1, bptt).unwrap().reshape(&[-1]).unwrap();
+        opt.zero_grad().unwrap();
+        let h = pos.forward(&input_emb.forward(&x).unwrap().mul_scalar((ninp as f64).sqrt()).unwrap()).unwrap();
+        let logp = decoder.forward(&encoder.forward(&h, Some(&mask)).unwrap()).unwrap().log_softmax(-1).unwrap();
+        let loss = logp.reshape(&[-1, ntoken]).unwrap().nll_loss(&y, Reduction::Mean).unwrap();
+        loss.backward().unwrap();
+        tc::nn::clip_grad_norm(&params, 0.25).unwrap();
+        opt.step().unwrap();
+        got.push(loss.item().unwrap());
+    }
+    for (g, w) in got.iter().zip(&WORD_LM_TRANSFORMER) {
+        assert!((g - w).abs() < 1e-9, "transformer: got {got:?}, want {WORD_LM_TRANSFORMER:?}");
+    }
+    assert_ne!(got[0], got[2], "the steps change the model");
+}
+
+#[test]
+fn multihead_attention_cross_attention_and_bad_heads() {
+    use tc::nn::MultiheadAttention;
+    let _tc = tc::init().unwrap();
+    assert!(MultiheadAttention::new(6, 4, 0.0, DType::Float64).is_err());
+    let mha = MultiheadAttention::new(4, 2, 0.0, DType::Float64).unwrap();
+    // The packed projection of one tensor equals the three separate ones.
+    let x = pat(0.37, 0.2, &[3, 2, 4]);
+    let x2 = pat(0.37, 0.2, &[3, 2, 4]);
+    let same = mha.forward(&x, &x, &x, None).unwrap().to_vec::<f64>().unwrap();
+    let split = mha.forward(&x, &x2, &x2, None).unwrap().to_vec::<f64>().unwrap();
+    for (a, b) in same.iter().zip(&split) {
+        assert!((a - b).abs() < 1e-12);
+    }
+    let kv = pat(0.5, 0.1, &[5, 2, 4]);
+    assert_eq!(mha.forward(&x, &kv, &kv, None).unwrap().shape().unwrap(), vec![3, 2, 4]);
 }

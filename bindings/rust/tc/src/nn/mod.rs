@@ -22,6 +22,7 @@ mod embedding;
 mod layer_norm;
 mod linear;
 mod rnn;
+mod transformer_encoder;
 
 pub use attention::CausalSelfAttention;
 pub use batch_norm::BatchNorm2d;
@@ -31,6 +32,9 @@ pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
 pub use linear::Linear;
 pub use rnn::{Gru, Lstm, Recurrent, Rnn, RnnConfig, RnnMode, RnnOutput};
+pub use transformer_encoder::{
+    square_subsequent_mask, MultiheadAttention, PositionalEncoding, TransformerEncoder, TransformerEncoderLayer,
+};
 
 use crate::{DType, Device, NoGradGuard, Result, Tensor};
 
