@@ -13,8 +13,11 @@ see the same numbers:
   (numpy .npz in DIR/weights/) and the tc run loads that file into its own
   module, so both start from PyTorch's initialization;
 - randomness: torch.randn/rand/randn_like/rand_like/randint/randperm, dropout
-  (F.dropout and nn.Dropout) and the shuffling RandomSampler draw from one
-  numpy generator, reseeded by torch.manual_seed, in both runs;
+  (F.dropout, nn.Dropout and the channel-wise dropout1d/2d/3d) and the
+  shuffling RandomSampler draw from one numpy generator, reseeded by
+  torch.manual_seed, in both runs; Python's random module starts from one seed;
+- losses: with trace_backward, every scalar .backward() is called on is
+  printed (programs that print their loss only every 100 steps);
 - data: the programs' downloads are replaced by tiny synthetic data (the
   torchvision stand-in in tests/conformance/stubs/, the corpus written
   below), and their arguments ask for few steps; plotting goes to the
@@ -27,6 +30,7 @@ The program's own output goes to stdout; tests/python/test_conformance.py
 compares the losses it prints."""
 import argparse
 import os
+import random
 import runpy
 import sys
 
@@ -98,6 +102,16 @@ def _dropout(input, p=0.5, training=True, inplace=False):
     return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
 
 
+def _feature_dropout(input, p=0.5, training=True, inplace=False):
+    # dropout1d/2d/3d: one draw per (sample, channel), as torch's
+    # feature_dropout (a 2-D input gets one per element)
+    if not training or p == 0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = (_Random.rng.random_sample(shape) >= p).astype(np.float32)
+    return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
+
+
 def _install_random():
     real_seed = torch.manual_seed
 
@@ -114,11 +128,32 @@ def _install_random():
     torch.randperm = _randperm
     F.dropout = _dropout
     nn.Dropout.forward = lambda self, x: _dropout(x, self.p, self.training)
+    for name in ("dropout1d", "dropout2d", "dropout3d"):
+        setattr(F, name, _feature_dropout)
+    for module in (nn.Dropout1d, nn.Dropout2d, nn.Dropout3d):
+        module.forward = lambda self, x: _feature_dropout(x, self.p, self.training)
+    # programs that draw from Python's own generator without seeding it
+    # (siamese_network picks its image pairs with random.randint)
+    random.seed(0)
 
     def sampler_iter(self):
         yield from _Random.rng.permutation(len(self.data_source)).tolist()
 
     torch.utils.data.RandomSampler.__iter__ = sampler_iter
+
+
+def _install_backward_trace():
+    """Prints every one-element tensor that .backward() is called on, as
+    "[run_one] backward loss: X": for programs that print their loss every
+    100 steps or so, more than a conformance run can afford."""
+    real_backward = torch.Tensor.backward
+
+    def backward(self, *args, **kwargs):
+        if self.numel() == 1:
+            print("[run_one] backward loss: %.6e" % float(self.detach()))
+        return real_backward(self, *args, **kwargs)
+
+    torch.Tensor.backward = backward
 
 
 def _install_weight_sync(weights_dir, save, no_dropout=False):
@@ -186,6 +221,8 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     argv = spec["argv"](workdir)
     _install_random()
+    if spec.get("trace_backward"):
+        _install_backward_trace()
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
                          no_dropout=spec.get("no_dropout", False))
     sys.path.insert(0, STUBS_DIR)

@@ -12,6 +12,10 @@ Each module here defines ``PROGRAMS``: run_one name -> a dict with
               the losses the program prints ("loss: 0.12", "Loss 3.1"); a
               function(stdout) -> list of floats for a program that prints
               its progress another way
+  trace_backward  optional, default False: every one-element tensor the
+              program calls .backward() on is printed as "[run_one] backward
+              loss: X" (compared with the program's own loss lines), for
+              programs that print their loss only every 100 steps or so
   rel, abs    optional tolerances (default 2e-3 each)
   missing     optional: the PyTorch names tc lacks that stop it (the test is
               then an expected failure that must stop on tc.run's report)

@@ -19,10 +19,10 @@ def _write_corpus(workdir):
     return path
 
 
-def _wlm_args(workdir, model):
+def _wlm_args(workdir, model, *extra):
     return ["--data", _write_corpus(workdir), "--model", model, "--epochs", "1", "--emsize", "16",
             "--nhid", "16", "--nlayers", "1", "--bptt", "5", "--batch_size", "4", "--log-interval", "1",
-            "--nhead", "2", "--save", os.path.join(workdir, "model.pt")]
+            "--nhead", "2", "--save", os.path.join(workdir, "model.pt")] + list(extra)
 
 
 def _learned(out):
@@ -43,4 +43,11 @@ PROGRAMS = {
     "word_language_model_lstm": {"script": "word_language_model/main.py", "argv": lambda w: _wlm_args(w, "LSTM")},
     "word_language_model_transformer": {"script": "word_language_model/main.py",
                                         "argv": lambda w: _wlm_args(w, "Transformer"), "no_dropout": True},
+    "word_language_model_gru": {"script": "word_language_model/main.py", "argv": lambda w: _wlm_args(w, "GRU")},
+    "word_language_model_rnn_tanh": {"script": "word_language_model/main.py",
+                                     "argv": lambda w: _wlm_args(w, "RNN_TANH")},
+    "word_language_model_rnn_relu": {"script": "word_language_model/main.py",
+                                     "argv": lambda w: _wlm_args(w, "RNN_RELU")},
+    "word_language_model_lstm_tied": {"script": "word_language_model/main.py",
+                                      "argv": lambda w: _wlm_args(w, "LSTM", "--tied")},
 }
