@@ -1,7 +1,9 @@
 """Programs from https://github.com/pytorch/examples (BSD-3-Clause; see
 tests/conformance/SOURCES.md for each file's commit)."""
+import json
 import os
 import re
+import tarfile
 
 import numpy as np
 
@@ -33,6 +35,76 @@ def _learned(out):
     return [float(x) for x in re.findall(r"[-+]\d+\.\d+", m.group(1))] if m else []
 
 
+def _stub_sizes(workdir, sizes):
+    """conformance_data.json: the stub datasets' sizes for this program."""
+    with open(os.path.join(workdir, "conformance_data.json"), "w") as f:
+        json.dump(sizes, f)
+
+
+def _sine_waves(workdir):
+    """traindata.pt as time_sequence_prediction/generate_sine_wave.py makes
+    it (shifted sine waves, float64), with 6 waves of 21 points in place of
+    100 of 1000. Saved by the library the run has (torch, or tc under
+    tc.run), which is the one the program loads it with."""
+    import torch
+
+    rng = np.random.RandomState(2)
+    x = np.arange(21)[None, :] + rng.randint(-80, 80, 6)[:, None]
+    torch.save(np.sin(x / 20.0).astype("float64"), os.path.join(workdir, "traindata.pt"))
+    return ["--steps", "1"]
+
+
+def _cora(workdir, nodes=1700, features=12, classes=3):
+    """A synthetic Cora (cora/cora.content: id, 0/1 features, label;
+    cora/cora.cites: pairs of ids) and cora.tgz holding it. gat/gcn split
+    the nodes 1200/400/rest (gcn 1000/500/rest), hence the 1700 nodes."""
+    rng = np.random.RandomState(3)
+    path = os.path.join(workdir, "cora")
+    os.makedirs(path, exist_ok=True)
+    ids = rng.permutation(100000)[:nodes] + 1
+    labels = rng.randint(0, classes, size=nodes)
+    with open(os.path.join(path, "cora.content"), "w") as f:
+        for i in range(nodes):
+            feats = (rng.rand(features) < 0.2).astype(int)
+            feats[labels[i]] = 1
+            f.write("%d\t%s\tclass_%d\n" % (ids[i], "\t".join(map(str, feats)), labels[i]))
+    with open(os.path.join(path, "cora.cites"), "w") as f:
+        for _ in range(3 * nodes):
+            a, b = rng.randint(0, nodes, size=2)
+            f.write("%d\t%d\n" % (ids[a], ids[b]))
+    with tarfile.open(os.path.join(workdir, "cora.tgz"), "w:gz") as tgz:
+        tgz.add(path, arcname="cora")
+
+
+def _graph_losses(out):
+    """gat/gcn print "loss_train: X ... loss_val: Y" per epoch and the test loss."""
+    return [float(x) for x in re.findall(r"loss(?:_train|_val)?[:\s]+(-?\d+\.\d+)", out)]
+
+
+def _gat_args(workdir):
+    _cora(workdir)
+    return ["--epochs", "3", "--hidden-dim", "4", "--num-heads", "2", "--val-every", "1"]
+
+
+def _gcn_args(workdir):
+    _cora(workdir)
+    return ["--epochs", "3", "--hidden-dim", "4", "--val-every", "1"]
+
+
+def _dcgan_args(workdir):
+    _stub_sizes(workdir, {"FakeData": {"train": 8}})
+    return ["--dataset", "fake", "--batchSize", "4", "--imageSize", "64", "--nz", "8", "--ngf", "4",
+            "--ndf", "4", "--niter", "1", "--workers", "0", "--manualSeed", "1", "--outf", workdir]
+
+
+def _siamese_args(workdir):
+    _stub_sizes(workdir, {"MNIST": {"train": 20, "test": 20}})
+    # every class needs two images of each set (the positive pairs): 20 each;
+    # --dry-run: one training step, one test batch
+    return ["--epochs", "1", "--batch-size", "10", "--test-batch-size", "20", "--log-interval", "1",
+            "--dry-run"]
+
+
 PROGRAMS = {
     "regression": {"script": "regression/main.py", "argv": lambda w: [], "compare": _learned, "abs": 0.1,
                    "rel": 0.0},
@@ -50,4 +122,15 @@ PROGRAMS = {
                                      "argv": lambda w: _wlm_args(w, "RNN_RELU")},
     "word_language_model_lstm_tied": {"script": "word_language_model/main.py",
                                       "argv": lambda w: _wlm_args(w, "LSTM", "--tied")},
+    "time_sequence_prediction": {"script": "time_sequence_prediction/train.py", "argv": _sine_waves},
+    "mnist_rnn": {"script": "mnist_rnn/main.py",
+                  "argv": lambda w: ["--epochs", "1", "--batch-size", "8", "--test-batch-size", "16",
+                                     "--log-interval", "1"]},
+    # the losses are printed as Loss_D/Loss_G: every backpropagated loss is compared
+    "dcgan": {"script": "dcgan/main.py", "argv": _dcgan_args, "trace_backward": True},
+    "gat": {"script": "gat/main.py", "argv": _gat_args, "compare": _graph_losses,
+            "missing": ["torch.Tensor.to_sparse", "sparse @ dense (torch.sparse_coo)"]},
+    "gcn": {"script": "gcn/main.py", "argv": _gcn_args, "compare": _graph_losses,
+            "missing": ["torch.Tensor.to_sparse", "torch.sparse_coo_tensor", "torch.spmm"]},
+    "siamese_network": {"script": "siamese_network/main.py", "argv": _siamese_args},
 }
