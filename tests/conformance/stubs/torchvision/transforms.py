@@ -1,8 +1,6 @@
 """transforms for uint8 numpy images, (H, W) or (H, W, C) (the stub datasets
 give numpy arrays where torchvision gives PIL images): ToTensor, Normalize,
-Compose, Lambda, Pad, RandomCrop and RandomHorizontalFlip. The random ones
-draw with torch.rand/torch.randint as torchvision does, which run_one.py
-routes to the generator both runs share."""
+Compose and Lambda."""
 import numpy as np
 import torch
 
@@ -48,50 +46,3 @@ class Lambda:
 
     def __call__(self, x):
         return self.lambd(x)
-
-
-def _pad(img, padding):
-    widths = [(padding, padding), (padding, padding)] + [(0, 0)] * (img.ndim - 2)
-    return np.pad(img, widths)
-
-
-class Pad:
-    """Pads the image's height and width with ``padding`` zeros each side."""
-
-    def __init__(self, padding, fill=0, padding_mode="constant"):
-        assert isinstance(padding, int) and fill == 0 and padding_mode == "constant"
-        self.padding = padding
-
-    def __call__(self, img):
-        return _pad(np.asarray(img), self.padding)
-
-
-class RandomCrop:
-    """Crops a random (size, size) window (torchvision's draw: top, then left)."""
-
-    def __init__(self, size, padding=None):
-        self.size = (size, size) if isinstance(size, int) else tuple(size)
-        self.padding = padding
-
-    def __call__(self, img):
-        img = np.asarray(img)
-        if self.padding:
-            img = _pad(img, self.padding)
-        h, w = img.shape[:2]
-        th, tw = self.size
-        i = torch.randint(0, h - th + 1, size=(1,)).item()
-        j = torch.randint(0, w - tw + 1, size=(1,)).item()
-        return img[i:i + th, j:j + tw]
-
-
-class RandomHorizontalFlip:
-    """Flips left-right with probability p (one torch.rand(1) draw per image)."""
-
-    def __init__(self, p=0.5):
-        self.p = p
-
-    def __call__(self, img):
-        img = np.asarray(img)
-        if torch.rand(1) < self.p:
-            return np.ascontiguousarray(img[:, ::-1])
-        return img
