@@ -105,6 +105,29 @@ def _siamese_args(workdir):
             "--dry-run"]
 
 
+def _bsds300(workdir):
+    """dataset/BSDS300/images/{train,test}/*.png (data.py skips its download
+    when the folder exists): 2 + 1 synthetic 256x256 RGB images."""
+    from PIL import Image
+
+    rng = np.random.RandomState(4)
+    for part, count in (("train", 2), ("test", 1)):
+        path = os.path.join(workdir, "dataset", "BSDS300", "images", part)
+        os.makedirs(path, exist_ok=True)
+        for i in range(count):
+            yy, xx = np.mgrid[0:256, 0:256]
+            base = 128 + 60 * np.sin(xx / rng.uniform(5, 20) + yy / rng.uniform(5, 20))
+            img = np.clip(base[..., None] + rng.randint(-30, 30, size=(256, 256, 3)), 0, 255)
+            Image.fromarray(img.astype(np.uint8), "RGB").save(os.path.join(path, "%d.png" % i))
+    return ["--upscale_factor", "3", "--batchSize", "1", "--testBatchSize", "1", "--nEpochs", "1",
+            "--threads", "0", "--lr", "0.001"]
+
+
+def _losses_and_psnr(out):
+    """super_resolution: its losses and the test set's PSNR."""
+    return [float(x) for x in re.findall(r"(?:Loss|PSNR):\s+(-?\d+\.\d+)", out)]
+
+
 PROGRAMS = {
     "regression": {"script": "regression/main.py", "argv": lambda w: [], "compare": _learned, "abs": 0.1,
                    "rel": 0.0},
@@ -133,4 +156,5 @@ PROGRAMS = {
     "gcn": {"script": "gcn/main.py", "argv": _gcn_args, "compare": _graph_losses,
             "missing": ["torch.Tensor.to_sparse", "torch.sparse_coo_tensor", "torch.spmm"]},
     "siamese_network": {"script": "siamese_network/main.py", "argv": _siamese_args},
+    "super_resolution": {"script": "super_resolution/main.py", "argv": _bsds300, "compare": _losses_and_psnr},
 }

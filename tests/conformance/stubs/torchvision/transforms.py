@@ -1,6 +1,8 @@
-"""transforms for uint8 numpy images, (H, W) or (H, W, C) (the stub datasets
-give numpy arrays where torchvision gives PIL images): ToTensor, Normalize,
-Compose and Lambda."""
+"""transforms for uint8 images, (H, W) or (H, W, C): numpy arrays (the stub
+datasets give those where torchvision gives PIL images) or PIL images:
+ToTensor, Normalize, Compose, Lambda, and CenterCrop/Resize on PIL images
+(as torchvision computes them: a rounded centred box, PIL's bilinear
+resampling)."""
 import numpy as np
 import torch
 
@@ -46,3 +48,40 @@ class Lambda:
 
     def __call__(self, x):
         return self.lambd(x)
+
+
+def _pair(size):
+    return (size, size) if isinstance(size, int) else tuple(size)
+
+
+class CenterCrop:
+    """Crops the centre (h, w) box of a PIL image (torchvision's rounding)."""
+
+    def __init__(self, size):
+        self.size = _pair(size)
+
+    def __call__(self, img):
+        th, tw = self.size
+        w, h = img.size
+        assert th <= h and tw <= w, "CenterCrop stand-in: no padding"
+        top, left = int(round((h - th) / 2.0)), int(round((w - tw) / 2.0))
+        return img.crop((left, top, left + tw, top + th))
+
+
+class Resize:
+    """Resizes a PIL image bilinearly: an int is the shorter side's new length."""
+
+    def __init__(self, size, interpolation=None):
+        self.size = size
+
+    def __call__(self, img):
+        from PIL import Image
+
+        w, h = img.size
+        if isinstance(self.size, int):
+            short, long_ = (w, h) if w <= h else (h, w)
+            new_short, new_long = self.size, int(self.size * long_ / short)
+            size = (new_short, new_long) if w <= h else (new_long, new_short)
+        else:
+            size = (self.size[1], self.size[0])
+        return img.resize(size, Image.BILINEAR)
