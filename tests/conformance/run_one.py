@@ -16,6 +16,8 @@ see the same numbers:
   (F.dropout, nn.Dropout and the channel-wise dropout1d/2d/3d) and the
   shuffling RandomSampler draw from one numpy generator, reseeded by
   torch.manual_seed, in both runs; Python's random module starts from one seed;
+- with sync_optimizers, the parameters each optimizer is built with are
+  synced that way too (programs that never call their modules);
 - losses: with trace_backward, every scalar .backward() is called on is
   printed (programs that print their loss only every 100 steps);
 - data: the programs' downloads are replaced by tiny synthetic data (the
@@ -207,6 +209,47 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
     nn.Module.__call__ = call
 
 
+def _install_optimizer_sync(weights_dir, save):
+    """For programs whose modules are never called as modules (their
+    forward is called directly): the parameters each optimizer is built
+    with, in order of construction, are saved (PyTorch run) or loaded into
+    (tc run) there, so both runs start from PyTorch's values."""
+    state = {"count": 0, "depth": 0}
+
+    def sync(params):
+        tensors = [t for g in params for t in (g["params"] if isinstance(g, dict) else [g])]
+        path = os.path.join(weights_dir, "optimizer%d.npz" % state["count"])
+        state["count"] += 1
+        if save:
+            np.savez(path, *[t.detach().cpu().numpy() for t in tensors])
+        elif os.path.exists(path):
+            with np.load(path) as arrays, torch.no_grad():
+                for i, t in enumerate(tensors):
+                    t.copy_(torch.from_numpy(arrays["arr_%d" % i].copy()))
+            print("[run_one] loaded %d optimized tensors from PyTorch's initial values" % len(tensors),
+                  file=sys.stderr)
+
+    def wrap(cls):
+        real_init = cls.__init__
+
+        def init(self, params, *args, **kwargs):
+            params = list(params)
+            if state["depth"] == 0:  # a subclass's __init__ calls its base's
+                sync(params)
+            state["depth"] += 1
+            try:
+                real_init(self, params, *args, **kwargs)
+            finally:
+                state["depth"] -= 1
+
+        cls.__init__ = init
+
+    for name in dir(torch.optim):
+        obj = getattr(torch.optim, name, None)
+        if isinstance(obj, type) and issubclass(obj, torch.optim.Optimizer) and obj is not torch.optim.Optimizer:
+            wrap(obj)
+
+
 def main():
     """Parses NAME and --workdir, prepares the run and runs the program as __main__."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -223,6 +266,8 @@ def main():
     _install_random()
     if spec.get("trace_backward"):
         _install_backward_trace()
+    if spec.get("sync_optimizers"):
+        _install_optimizer_sync(os.path.join(workdir, "weights"), save=not on_tc)
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
                          no_dropout=spec.get("no_dropout", False))
     sys.path.insert(0, STUBS_DIR)

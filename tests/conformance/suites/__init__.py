@@ -16,6 +16,10 @@ Each module here defines ``PROGRAMS``: run_one name -> a dict with
               program calls .backward() on is printed as "[run_one] backward
               loss: X" (compared with the program's own loss lines), for
               programs that print their loss only every 100 steps or so
+  sync_optimizers  optional, default False: the parameters each optimizer
+              is built with are also given PyTorch's initial values (for
+              programs that call their modules' forward directly, so that
+              the first-call sync never happens)
   rel, abs    optional tolerances (default 2e-3 each)
   missing     optional: the PyTorch names tc lacks that stop it (the test is
               then an expected failure that must stop on tc.run's report)

@@ -157,4 +157,9 @@ PROGRAMS = {
             "missing": ["torch.Tensor.to_sparse", "torch.sparse_coo_tensor", "torch.spmm"]},
     "siamese_network": {"script": "siamese_network/main.py", "argv": _siamese_args},
     "super_resolution": {"script": "super_resolution/main.py", "argv": _bsds300, "compare": _losses_and_psnr},
+    # its layers train themselves (layer.train calls layer.forward): never
+    # called as modules, so their weights are synced when their optimizers are built
+    "mnist_forward_forward": {"script": "mnist_forward_forward/main.py", "sync_optimizers": True,
+                              "argv": lambda w: ["--epochs", "3", "--train_size", "32", "--test_size", "16",
+                                                 "--log-interval", "1"]},
 }

@@ -70,3 +70,9 @@ from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RN
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 # ---- end recurrent layers
+
+# ---- nn.Linear's device/dtype arguments (_linear_factory_kwargs.py) ------------------------------
+from . import _linear_factory_kwargs as _linear_factory_kwargs  # noqa: E402
+
+_linear_factory_kwargs.install()
+# ---- end of nn.Linear's device/dtype block ---------------------------------------------------------
