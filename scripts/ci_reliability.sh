@@ -28,7 +28,11 @@ stage() {  # name command...
 
 stage "asan+ubsan+lsan C/C++ tests" scripts/sanitize.sh asan || fail=1
 stage "tsan stress tests" scripts/sanitize.sh tsan || fail=1
-stage "fuzzing (${FUZZ_SECONDS}s per harness)" scripts/fuzz.sh "$FUZZ_SECONDS"
+# The ASan build above also built the harnesses when clang could (one
+# sanitizer build of the library, not two); else fuzz.sh makes build-fuzz.
+fuzz_dir=build-fuzz
+grep -q '^TC_FUZZ:BOOL=ON' build-asan/CMakeCache.txt 2>/dev/null && fuzz_dir=build-asan
+stage "fuzzing (${FUZZ_SECONDS}s per harness)" env FUZZ_BUILD_DIR=$fuzz_dir scripts/fuzz.sh "$FUZZ_SECONDS"
 rc=$?
 if [ $rc -eq 2 ]; then
   echo "== reliability: fuzzing SKIPPED: clang's libFuzzer runtime (libclang-rt-14-dev) is not installed"

@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_HARNESS="${1:-60}"
 JOBS="${JOBS:-2}"
-BUILD=build-fuzz
+# FUZZ_BUILD_DIR: a build configured with TC_FUZZ=ON (CI passes build-asan,
+# which scripts/sanitize.sh configures so); by default build-fuzz, configured here.
+BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"
 HARNESSES=(fuzz_abi_sequence fuzz_parsers fuzz_safetensors)
 
 if ! command -v clang++ >/dev/null 2>&1; then

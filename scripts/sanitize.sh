@@ -2,7 +2,12 @@
 # The C/C++ tests under sanitizers:
 #  1. build-asan (TC_SANITIZE=address: ASan + UBSan, LeakSanitizer on): every
 #     ctest test except the Python and Rust ones (GoogleTest cases, the plain-C
-#     programs, the exported-symbols check);
+#     programs, the exported-symbols check). Built with clang and the libFuzzer
+#     instrumentation when clang can link -fsanitize=fuzzer, so that the same
+#     build also gives scripts/fuzz.sh its harnesses (FUZZ_BUILD_DIR=build-asan):
+#     one sanitizer build of the library instead of two. Without the AVX2/AVX-512
+#     kernel sets: they are the baseline kernels' source compiled with other
+#     flags, so ASan sees the same code in the baseline set;
 #  2. build-tsan (TC_SANITIZE=thread): the many-thread stress tests, the
 #     concurrency suite (every pair of mutating actions on one tensor, graph
 #     and optimizer; the last tc_shutdown against calls in flight), the
@@ -26,9 +31,21 @@ configure() {  # dir sanitizer [extra cmake args]
   fi
 }
 
+# Whether clang can build the libFuzzer harnesses (libclang-rt-14-dev).
+clang_fuzzer() {
+  command -v clang++ >/dev/null 2>&1 || return 1
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' |
+    clang++ -x c++ -fsanitize=fuzzer - -o /tmp/tc_fuzz_probe.$$ >/dev/null 2>&1 || return 1
+  rm -f /tmp/tc_fuzz_probe.$$
+}
+
 if [ "$WHAT" = all ] || [ "$WHAT" = asan ]; then
   start=$(date +%s)
-  configure build-asan address
+  if [ ! -f build-asan/CMakeCache.txt ] && clang_fuzzer; then
+    CC=clang CXX=clang++ configure build-asan address "-DTC_CPU_KERNEL_SETS=OFF -DTC_FUZZ=ON"
+  else
+    configure build-asan address -DTC_CPU_KERNEL_SETS=OFF
+  fi
   cmake --build build-asan -j"$JOBS" >/dev/null
   export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

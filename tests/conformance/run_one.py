@@ -12,34 +12,53 @@ see the same numbers:
   program built it, before training), the PyTorch run saves its state_dict
   (numpy .npz in DIR/weights/) and the tc run loads that file into its own
   module, so both start from PyTorch's initialization;
-- randomness: torch.randn/rand/randn_like/rand_like/randint/randperm, dropout
-  (F.dropout, nn.Dropout and the channel-wise dropout1d/2d/3d) and the
-  shuffling RandomSampler draw from one numpy generator, reseeded by
-  torch.manual_seed, in both runs; Python's random module starts from one seed;
-- with sync_optimizers, the parameters each optimizer is built with are
-  synced that way too (programs that never call their modules);
-- losses: with trace_backward, every scalar .backward() is called on is
-  printed (programs that print their loss only every 100 steps);
+- randomness: torch.randn/rand/randn_like/rand_like/randint/randperm/normal,
+  dropout (F.dropout and nn.Dropout) and the shuffling RandomSampler draw
+  from one numpy generator, reseeded by torch.manual_seed, in both runs;
+  Python's random module and numpy's global generator (which some programs
+  draw from without seeding them) are seeded with 0 before the program;
 - data: the programs' downloads are replaced by tiny synthetic data (the
   torchvision stand-in in tests/conformance/stubs/, the corpus written
   below), and their arguments ask for few steps; plotting goes to the
   matplotlib stand-in there, which draws nothing.
 
+A program that prints a line per step of a long fixed loop can be cut short:
+an entry's ``max_lines`` ends the run (SystemExit(0)) once the program has
+printed that many lines on stdout. An entry may also name a ``patch``: a function(torch, workdir) run just before
+the program (stubs on sys.path, in the work folder), in both runs, e.g. to ask
+the matplotlib stand-in to print what the program would have drawn.
+
 The programs are listed, one module per source repository, in
 tests/conformance/suites/ (its __init__ says what an entry holds).
 
 The program's own output goes to stdout; tests/python/test_conformance.py
-compares the losses it prints."""
-import argparse
+compares the losses it prints.
+
+Both runs also share Python's other sources of variation: string hashing
+(PYTHONHASHSEED=0, so ``list(set(words))`` orders a vocabulary alike; the
+script restarts itself with it when it is unset), and the global generators
+of ``random`` and ``numpy.random`` (seeded with 0 before the program runs,
+as is torch's own, so that PyTorch's initial weights are the same from one
+test run to the next).
+An entry may also hand the program names for its namespace (``globals``)
+and adjust the libraries before it runs (``patch``); see suites/__init__."""
 import os
-import random
-import runpy
 import sys
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+if os.environ.get("PYTHONHASHSEED") != "0":
+    # set/dict order of strings must be the same in both runs: restart the
+    # interpreter (with the same command, tc.run included) with fixed hashing
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, sys.orig_argv)
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import runpy  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(HERE, "programs")
@@ -104,14 +123,14 @@ def _dropout(input, p=0.5, training=True, inplace=False):
     return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
 
 
-def _feature_dropout(input, p=0.5, training=True, inplace=False):
-    # dropout1d/2d/3d: one draw per (sample, channel), as torch's
-    # feature_dropout (a 2-D input gets one per element)
-    if not training or p == 0:
-        return input
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    keep = (_Random.rng.random_sample(shape) >= p).astype(np.float32)
-    return input * _tensor(keep, input.dtype) * (1.0 / (1.0 - p))
+def _normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
+            requires_grad=False, layout=None, pin_memory=False):
+    """torch.normal in its forms (tensor/number mean and std, or numbers and
+    size): mean + std * z, with z drawn from the shared generator."""
+    shapes = [tuple(a.shape) for a in (mean, std) if hasattr(a, "shape")]
+    shape = tuple(size) if size is not None else tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    z = _tensor(_Random.rng.standard_normal(shape).astype(np.float32), dtype)
+    return z * std + mean
 
 
 def _install_random():
@@ -128,15 +147,10 @@ def _install_random():
     torch.rand_like = _like(lambda s: _Random.rng.random_sample(s))
     torch.randint = _randint
     torch.randperm = _randperm
+    if hasattr(torch, "normal"):  # where tc lacks it, the run reports it missing
+        torch.normal = _normal
     F.dropout = _dropout
     nn.Dropout.forward = lambda self, x: _dropout(x, self.p, self.training)
-    for name in ("dropout1d", "dropout2d", "dropout3d"):
-        setattr(F, name, _feature_dropout)
-    for module in (nn.Dropout1d, nn.Dropout2d, nn.Dropout3d):
-        module.forward = lambda self, x: _feature_dropout(x, self.p, self.training)
-    # programs that draw from Python's own generator without seeding it
-    # (siamese_network picks its image pairs with random.randint)
-    random.seed(0)
 
     def sampler_iter(self):
         yield from _Random.rng.permutation(len(self.data_source)).tolist()
@@ -144,23 +158,11 @@ def _install_random():
     torch.utils.data.RandomSampler.__iter__ = sampler_iter
 
 
-def _install_backward_trace():
-    """Prints every one-element tensor that .backward() is called on, as
-    "[run_one] backward loss: X": for programs that print their loss every
-    100 steps or so, more than a conformance run can afford."""
-    real_backward = torch.Tensor.backward
-
-    def backward(self, *args, **kwargs):
-        if self.numel() == 1:
-            print("[run_one] backward loss: %.6e" % float(self.detach()))
-        return real_backward(self, *args, **kwargs)
-
-    torch.Tensor.backward = backward
-
-
-def _install_weight_sync(weights_dir, save, no_dropout=False):
+def _install_weight_sync(weights_dir, save, no_dropout=False, sync_first=None):
     """Patches nn.Module.__call__: the first outermost call of each module
-    saves (PyTorch run) or loads (tc run) its state_dict, by call order."""
+    saves (PyTorch run) or loads (tc run) its state_dict, by call order;
+    with sync_first=N only the first N modules are (the later ones keep what
+    the program gave them, e.g. weights it restored from its own file)."""
     real_call = nn.Module.__call__
     state = {"depth": 0, "seen": set(), "synced": 0}
     os.makedirs(weights_dir, exist_ok=True)
@@ -198,7 +200,8 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
         print("[run_one] loaded %d tensors from PyTorch's initial weights" % len(sd), file=sys.stderr)
 
     def call(self, *args, **kwargs):
-        if state["depth"] == 0 and id(self) not in state["seen"]:
+        if state["depth"] == 0 and id(self) not in state["seen"] and (
+                sync_first is None or state["synced"] < sync_first):
             sync(self)
         state["depth"] += 1
         try:
@@ -209,45 +212,24 @@ def _install_weight_sync(weights_dir, save, no_dropout=False):
     nn.Module.__call__ = call
 
 
-def _install_optimizer_sync(weights_dir, save):
-    """For programs whose modules are never called as modules (their
-    forward is called directly): the parameters each optimizer is built
-    with, in order of construction, are saved (PyTorch run) or loaded into
-    (tc run) there, so both runs start from PyTorch's values."""
-    state = {"count": 0, "depth": 0}
+class _LineLimit:
+    """sys.stdout for a program cut short: passes its output through and
+    ends the run (SystemExit(0)) once max_lines lines have been written."""
 
-    def sync(params):
-        tensors = [t for g in params for t in (g["params"] if isinstance(g, dict) else [g])]
-        path = os.path.join(weights_dir, "optimizer%d.npz" % state["count"])
-        state["count"] += 1
-        if save:
-            np.savez(path, *[t.detach().cpu().numpy() for t in tensors])
-        elif os.path.exists(path):
-            with np.load(path) as arrays, torch.no_grad():
-                for i, t in enumerate(tensors):
-                    t.copy_(torch.from_numpy(arrays["arr_%d" % i].copy()))
-            print("[run_one] loaded %d optimized tensors from PyTorch's initial values" % len(tensors),
-                  file=sys.stderr)
+    def __init__(self, stream, max_lines):
+        self.stream, self.left = stream, max_lines
 
-    def wrap(cls):
-        real_init = cls.__init__
+    def write(self, text):
+        """Writes text; ends the run after the max_lines-th newline."""
+        self.stream.write(text)
+        self.left -= text.count("\n")
+        if self.left <= 0:
+            self.stream.flush()
+            raise SystemExit(0)
+        return len(text)
 
-        def init(self, params, *args, **kwargs):
-            params = list(params)
-            if state["depth"] == 0:  # a subclass's __init__ calls its base's
-                sync(params)
-            state["depth"] += 1
-            try:
-                real_init(self, params, *args, **kwargs)
-            finally:
-                state["depth"] -= 1
-
-        cls.__init__ = init
-
-    for name in dir(torch.optim):
-        obj = getattr(torch.optim, name, None)
-        if isinstance(obj, type) and issubclass(obj, torch.optim.Optimizer) and obj is not torch.optim.Optimizer:
-            wrap(obj)
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 def main():
@@ -264,17 +246,21 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     argv = spec["argv"](workdir)
     _install_random()
-    if spec.get("trace_backward"):
-        _install_backward_trace()
-    if spec.get("sync_optimizers"):
-        _install_optimizer_sync(os.path.join(workdir, "weights"), save=not on_tc)
     _install_weight_sync(os.path.join(workdir, "weights"), save=not on_tc,
-                         no_dropout=spec.get("no_dropout", False))
+                         no_dropout=spec.get("no_dropout", False), sync_first=spec.get("sync_first"))
+    torch.manual_seed(0)  # also reseeds the shared generator (see _install_random)
+    random.seed(0)
+    np.random.seed(0)
     sys.path.insert(0, STUBS_DIR)
     sys.path.insert(0, os.path.dirname(script))
     os.chdir(workdir)
     sys.argv = [script] + argv
-    runpy.run_path(script, run_name="__main__")
+    if spec.get("patch"):
+        spec["patch"](torch, workdir)
+    if spec.get("max_lines"):
+        sys.stdout = _LineLimit(sys.stdout, spec["max_lines"])
+    names = spec["globals"]() if spec.get("globals") else None
+    runpy.run_path(script, init_globals=names, run_name="__main__")
 
 
 if __name__ == "__main__":

@@ -261,8 +261,10 @@ TEST_F(CudaElementwise, ClampAndWhereMatchTheCpu) {
   const double nan = std::nan("");
   for (DType d : kArith) {
     const Tensor a = rand({23, 19}, d, d == DType::u8 ? 0 : -30, 30);
-    for (auto [lo, hi] :
+    for (const auto& bounds :
          std::vector<std::pair<double, double>>{{-5, 7}, {nan, 3}, {-2, nan}, {-1e30, 1e30}, {0.5, 2.5}}) {
+      // plain copies: a lambda may not capture a structured binding before C++20 (clang 14)
+      const double lo = bounds.first, hi = bounds.second;
       for (Layout l : kLayouts) {
         const Tensor g = ops::clamp(on_gpu(a, l), lo, hi);
         const Tensor want =

@@ -223,7 +223,9 @@ const DType kNumeric[] = {DType::f32, DType::f64, DType::i8, DType::i16, DType::
 TEST_F(CudaMathHost, BinaryValuesMatchTheCpuOps) {
   using ops::BinaryOp;
   for (DType d : kNumeric) {
-    auto [a, b0] = all_pairs(d);
+    // not a structured binding: the lambda below captures it (clang 14: C++20 only)
+    const auto pairs = all_pairs(d);
+    const Tensor a = pairs.first, b0 = pairs.second;
     for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {
       const auto op = BinaryOp(o);
       if (!ew::binary_computes(op, d)) continue;  // promotes to float (div), or refuses d
@@ -251,7 +253,8 @@ TEST_F(CudaMathHost, ComparisonsMatchTheCpuOps) {
   using ops::BinaryOp;
   for (DType d :
        {DType::f32, DType::f64, DType::i8, DType::i16, DType::i32, DType::i64, DType::u8, DType::b8}) {
-    auto [a, b] = all_pairs(d);
+    const auto pairs = all_pairs(d);
+    const Tensor a = pairs.first, b = pairs.second;
     for (int o = ops::kArithmeticBinaryOps; o < int(BinaryOp::count_); ++o) {
       const Tensor cpu = ops::binary(BinaryOp(o), a, b);
       for_numeric(d, [&](auto tag) {

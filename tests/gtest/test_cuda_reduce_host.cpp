@@ -325,7 +325,7 @@ TEST_F(CudaReduceEmulation, GatherIndexSelectAndTheirAdjointsMatchTheCpuBackend)
       }
       out_shape = index_shape;
     }
-    std::vector<double> idx_values(size_t(tc::numel_of(tc::Dims(index_shape))));
+    std::vector<double> idx_values(static_cast<size_t>(tc::numel_of(tc::Dims(index_shape))));
     for (double& v : idx_values)
       v = double(std::uniform_int_distribution<int64_t>(0, c.shape[size_t(dim)] - 1)(rng));
     Tensor index = tensor(idx_values, tc::Dims(index_shape), DType::i64);

@@ -8,7 +8,11 @@ The programs are listed in tests/conformance/suites/ (one module per source
 repository). A program whose entry names `missing` cannot run on tc yet: its
 tc run must stop with tc.run's "X is not implemented in tc" report, and the
 test is an expected failure naming what is missing (it reports XPASS once tc
-has it). This file runs as its own ctest test, python.conformance, beside
+has it). A program whose entry names `differs` runs to the end on tc but is
+known to print other numbers (the entry says why): the test is an expected
+failure until tc matches. A program whose entry says `slow` (a full-size
+model the program fixes itself) runs only with TC_CONFORMANCE_SLOW=1 in the
+environment. This file runs as its own ctest test, python.conformance, beside
 python.pytest."""
 import os
 import re
@@ -43,6 +47,7 @@ def _env():
     # same single thread as the PyTorch run (on a busy machine each parallel
     # op otherwise waits for a scheduler slice)
     env.setdefault("TC_NUM_THREADS", env["OMP_NUM_THREADS"])
+    env["PYTHONHASHSEED"] = "0"  # run_one.py would restart itself to get it
     return env
 
 
@@ -56,10 +61,14 @@ def _numbers(out):
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program_matches_pytorch(name, tmp_path):
+def test_program_matches_pytorch(name, tmp_path, request):
     pytest.importorskip("torch")
     pytest.importorskip("numpy")
     spec = PROGRAMS[name]
+    if spec.get("differs"):
+        request.applymarker(pytest.mark.xfail(reason="known difference: %s" % spec["differs"]))
+    if spec.get("slow") and os.environ.get("TC_CONFORMANCE_SLOW") != "1":
+        pytest.skip("a full-size model, too heavy for every test run: set TC_CONFORMANCE_SLOW=1 to run it")
     if spec.get("missing"):
         # a probe without PyTorch's weights first: if tc stops on a missing
         # name, the PyTorch run (seconds) is not needed

@@ -397,7 +397,7 @@ def test_zero_grad_and_closure():
     assert float(loss) == 2.0 and x.grad is not None
     opt.zero_grad(set_to_none=False)
     assert x.grad is not None and x.grad.tolist() == [0.0, 0.0]
-    opt.zero_grad()
+    opt.zero_grad(set_to_none=True)
     assert x.grad is None
     # the C-backed optimizers too
     y = tc.ones(2, requires_grad=True)

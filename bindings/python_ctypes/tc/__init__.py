@@ -252,3 +252,22 @@ for _n, _f in list(_matrix_products.FUNCTIONS.items()) + list(_torch_namespace_e
 del _n, _f
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the PyTorch surface block ------------------------------------------------------------
+
+# ---- tc.normal (torch.normal), in tc/_normal.py ------------------------------------------------
+from ._normal import FUNCTIONS as _NORMAL_FUNCTIONS  # noqa: E402
+globals().update(_NORMAL_FUNCTIONS)
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of tc.normal ----------------------------------------------------------------------------
+
+# ---- PyTorch surface composed in Python: settings, top-level nn ops, statistics, calculus, windows, ----------
+# scatter variants, factories, in-place view changes, sparse COO tensors (tc/_surface_extras.py)
+from . import _surface_extras  # noqa: E402
+_surface_extras.install(globals(), Tensor)
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the composed PyTorch surface block ---------------------------------------------------------------
+
+# ---- dense + sparse COO (tc/_sparse_radd.py) -------------------------------------------------------
+from . import _sparse_radd  # noqa: E402
+
+_sparse_radd.install()
+# ---- end of the dense + sparse block ---------------------------------------------------------------

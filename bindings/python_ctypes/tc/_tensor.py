@@ -1991,3 +1991,14 @@ def tensor_new(*size, fill="zeros", dtype=None, device=None, requires_grad=False
 from . import _shape_ops as _shape_ops  # noqa: E402
 
 _shape_ops.install(Tensor)
+
+# --- numpy arrays inside nested lists (tc/_nested_arrays.py): tensor()
+# reads torch.tensor([np.array([1, 2]), np.array([3, 4])]) as PyTorch does.
+from ._nested_arrays import flatten_nested as _flatten_nested  # noqa: E402,F811
+
+# --- in-place writes recorded by autograd (tc/_inplace_autograd.py): copy_,
+# add_/sub_/mul_/div_ (+=, ...) and t[key] = value on tensors that require
+# grad go through tc_index_put_, which rebases its target as PyTorch does.
+from . import _inplace_autograd as _inplace_autograd  # noqa: E402
+
+_inplace_autograd.install(Tensor)

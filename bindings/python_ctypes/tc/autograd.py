@@ -339,3 +339,7 @@ class Function:
             raise error_for(rc)
         result = tuple(_wrap(outs[k]) for k in range(count.value))
         return result if getattr(call, "multi", False) else result[0]
+
+# ---- torch.autograd.Variable (tc/_variable.py) ----------------------------------------------
+from ._variable import Variable  # noqa: E402,F401
+# ---- end of Variable ---------------------------------------------------------------------------

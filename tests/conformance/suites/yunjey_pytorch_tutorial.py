@@ -4,11 +4,12 @@ tests/conformance/SOURCES.md for each file's commit).
 These tutorials hard-code their sizes (batch 100, 2 to 15 epochs) and print
 their loss every 100 steps: the runs use few synthetic images (each epoch is
 one step) and compare every loss the program backpropagates
-(trace_backward)."""
+(the entries' patch, pytorch_examples.trace_backward)."""
+from .pytorch_examples import trace_backward
 
 
 def _tutorial(script, argv=lambda w: [], **extra):
-    return dict({"script": script, "argv": argv, "trace_backward": True}, **extra)
+    return dict({"script": script, "argv": argv, "patch": trace_backward}, **extra)
 
 
 PROGRAMS = {

@@ -71,6 +71,13 @@ from .modules_rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RN
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 # ---- end recurrent layers
 
+# ---- nn.Embedding.from_pretrained (embedding_pretrained.py)
+from .embedding_pretrained import from_pretrained as _embedding_from_pretrained  # noqa: E402
+
+Embedding.from_pretrained = classmethod(_embedding_from_pretrained)
+del _embedding_from_pretrained
+# ---- end nn.Embedding.from_pretrained
+
 # ---- nn.Linear's device/dtype arguments (_linear_factory_kwargs.py) ------------------------------
 from . import _linear_factory_kwargs as _linear_factory_kwargs  # noqa: E402
 

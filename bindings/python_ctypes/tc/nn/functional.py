@@ -277,3 +277,7 @@ from .functional_interp import interpolate, upsample  # noqa: E402,F401,F811
 
 # Multi-head attention (torch.nn.functional.multi_head_attention_forward).
 from .functional_attention import multi_head_attention_forward  # noqa: E402,F401
+
+# ---- softmax / log_softmax with torch's signature (dim=None's implicit
+# choice, dtype): tc/nn/functional_softmax.py
+from .functional_softmax import log_softmax, softmax  # noqa: E402,F401,F811

@@ -441,11 +441,12 @@ class Module:
         """Sets evaluation mode (``train(False)``) and returns self."""
         return self.train(False)
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Resets the gradients of all parameters.
 
         Args:
-            set_to_none (bool): set them to None (else zero them in place).
+            set_to_none (bool): set them to None (else, the default as in
+                PyTorch 1.13, zero them in place).
         """
         for p in self.parameters():
             if set_to_none:

@@ -148,11 +148,14 @@ class _COptimizer(Optimizer):
                         g.mul_(-1)
         return loss
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Resets the gradients of all optimized parameters.
 
         Args:
-            set_to_none (bool): set them to None rather than zero.
+            set_to_none (bool): set them to None rather than zero (default
+                False, as in PyTorch 1.13: a parameter that then gets no
+                gradient in a step keeps a zero .grad, which momentum and
+                weight decay still act on).
         """
         if not set_to_none:
             for group in self.param_groups:
@@ -455,3 +458,11 @@ from .nadam_radam import NAdam, RAdam  # noqa: E402,F401
 from .asgd_rprop import ASGD, Rprop  # noqa: E402,F401
 from .lbfgs import LBFGS  # noqa: E402,F401
 from .sparse_adam import SparseAdam  # noqa: E402,F401
+
+# ---- frozen parameters (requires_grad=False) accepted by the C optimizers
+# as by torch.optim (frozen_params.py)
+from .frozen_params import allow_frozen as _allow_frozen  # noqa: E402
+
+_allow_frozen(_COptimizer)
+del _allow_frozen
+# ---- end frozen parameters

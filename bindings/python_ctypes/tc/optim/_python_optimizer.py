@@ -170,12 +170,12 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Resets the gradients of all optimized tensors.
 
         Args:
-            set_to_none (bool): set them to None (the default, as tc's other
-                optimizers and modules) rather than filling them with zeros.
+            set_to_none (bool): set them to None rather than filling them with
+                zeros (default False, as PyTorch 1.13 and tc's other optimizers).
         """
         for group in self.param_groups:
             for p in group["params"]:

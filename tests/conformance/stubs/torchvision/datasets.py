@@ -82,6 +82,34 @@ class MNIST(_Images):
     def _image(self, index):
         return self.data[index].numpy()
 
+    # torchvision's older names for the data, still used by programs written
+    # for it (tensors there, as here)
+    @property
+    def train_data(self):
+        """The images as a uint8 tensor (N, 28, 28) (torchvision's old name for data)."""
+        return self._images()
+
+    @property
+    def test_data(self):
+        """The images as a uint8 tensor (N, 28, 28) (torchvision's old name for data)."""
+        return self._images()
+
+    @property
+    def train_labels(self):
+        """The labels as an int64 tensor (N,) (torchvision's old name for targets)."""
+        return self._labels()
+
+    @property
+    def test_labels(self):
+        """The labels as an int64 tensor (N,) (torchvision's old name for targets)."""
+        return self._labels()
+
+    def _images(self):
+        return self.data.clone()
+
+    def _labels(self):
+        return self.targets.clone()
+
 
 class FashionMNIST(MNIST):
     """FashionMNIST: as MNIST, other synthetic images."""
