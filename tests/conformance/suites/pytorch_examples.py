@@ -155,7 +155,7 @@ def _graph_losses(out):
 
 def _gat_args(workdir):
     _cora(workdir)
-    return ["--epochs", "3", "--hidden-dim", "4", "--num-heads", "2", "--val-every", "1"]
+    return ["--epochs", "2", "--hidden-dim", "4", "--num-heads", "1", "--val-every", "1"]
 
 
 def _dcgan_args(workdir):
