@@ -43,6 +43,10 @@ def _env():
     env["PYTHONPATH"] = PKG + os.pathsep + env.get("PYTHONPATH", "")
     env["TC_LIBRARY"] = tc.library_path
     env.setdefault("OMP_NUM_THREADS", "1")
+    # libtc's own thread pool reads TC_NUM_THREADS, not OMP_NUM_THREADS: the
+    # same single thread as the PyTorch run (on a busy machine each parallel
+    # op otherwise waits for a scheduler slice)
+    env.setdefault("TC_NUM_THREADS", env["OMP_NUM_THREADS"])
     env["PYTHONHASHSEED"] = "0"  # run_one.py would restart itself to get it
     return env
 

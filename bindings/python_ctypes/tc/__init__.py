@@ -265,3 +265,9 @@ from . import _surface_extras  # noqa: E402
 _surface_extras.install(globals(), Tensor)
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the composed PyTorch surface block ---------------------------------------------------------------
+
+# ---- dense + sparse COO (tc/_sparse_radd.py) -------------------------------------------------------
+from . import _sparse_radd  # noqa: E402
+
+_sparse_radd.install()
+# ---- end of the dense + sparse block ---------------------------------------------------------------

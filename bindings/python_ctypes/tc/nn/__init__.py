@@ -77,3 +77,9 @@ from .embedding_pretrained import from_pretrained as _embedding_from_pretrained 
 Embedding.from_pretrained = classmethod(_embedding_from_pretrained)
 del _embedding_from_pretrained
 # ---- end nn.Embedding.from_pretrained
+
+# ---- nn.Linear's device/dtype arguments (_linear_factory_kwargs.py) ------------------------------
+from . import _linear_factory_kwargs as _linear_factory_kwargs  # noqa: E402
+
+_linear_factory_kwargs.install()
+# ---- end of nn.Linear's device/dtype block ---------------------------------------------------------

@@ -1,6 +1,6 @@
 """A stand-in for the few torchvision pieces the vendored programs use
-(datasets.MNIST, transforms.ToTensor/Normalize/Compose, utils.save_image),
-so that they run offline on tiny synthetic data. It is put on sys.path by
-tests/conformance/run_one.py only; it is not part of tc and tc.compat does
-not fake torchvision."""
-from . import datasets, transforms, utils  # noqa: F401
+(datasets.MNIST/FashionMNIST/CIFAR10/FakeData, models.resnet18, a few
+transforms, utils.save_image), so that they run offline on tiny synthetic
+data. It is put on sys.path by tests/conformance/run_one.py only; it is not part of tc
+and tc.compat does not fake torchvision."""
+from . import datasets, models, transforms, utils  # noqa: F401
