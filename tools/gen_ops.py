@@ -14,7 +14,9 @@ Python 3.11+ standard library only (tomllib). Writes:
   bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
   bindings/rust/tc/src/ops_generated.rs         safe Tensor methods
   tests/gtest/misuse_ops_generated.inc          misuse-table rows (and weak references)
-  fuzz/fuzz_ops_generated.inc                   the fuzz harness's op lists
+  fuzz/fuzz_ops_generated.h                     the fuzz harness's op lists
+  src/math/op_domains.h              the test domains (where gtests sample inputs)
+  tests/python/op_rows_generated.py  the test domains and elementwise rows (Python tests)
   README.md, docs/RELIABILITY.md     the number of tc.h functions they quote
 C and C++ output is passed through clang-format (the repo's .clang-format)
 when it is installed, so that it passes tests/check_format.sh. After a change
@@ -53,10 +55,89 @@ class TableError(Exception):
 # ------------------------------------------------------------------ the table
 
 def load(path=TABLE):
+    """The table's rows; the test domains are attached as ops.domains."""
     with open(path, "rb") as f:
-        ops = tomllib.load(f).get("op", [])
+        table = tomllib.load(f)
+    ops = Table(table.get("op", []))
+    ops.domains = load_domains(table.get("domains", {}))
     validate(ops)
+    resolve_domains(ops)
     return ops
+
+
+class Table(list):
+    """The rows, in table order, with .domains: {name: domain} (named ones
+    first, in table order, then the rows' own)."""
+    domains = {}
+
+
+# ------------------------------------------------------------------ test domains
+
+def check_domain(where, d):
+    """Validates one domain (a [domains] entry or a row's inline one) and
+    returns it normalised: intervals [(lo, hi)], exclude (x, ...), sample
+    (lo, hi) or None."""
+    if not isinstance(d, dict) or set(d) - {"intervals", "exclude", "sample"} or "intervals" not in d:
+        raise TableError("%s: a domain is a table of intervals, and optionally exclude and sample" % where)
+    num = (int, float)
+    iv = d["intervals"]
+    if not isinstance(iv, list) or not iv or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, num) for v in p) and p[0] < p[1] for p in iv):
+        raise TableError("%s: intervals is a list of [lo, hi] pairs, lo < hi" % where)
+    if len(iv) > 4:
+        raise TableError("%s: at most 4 intervals" % where)
+    ex = d.get("exclude", [])
+    if not isinstance(ex, list) or len(ex) > 4 or not all(isinstance(v, num) for v in ex):
+        raise TableError("%s: exclude is a list of up to 4 numbers" % where)
+    sample = d.get("sample")
+    if sample is not None:
+        if not (isinstance(sample, list) and len(sample) == 2 and all(isinstance(v, num) and abs(v) != float("inf")
+                                                                     for v in sample) and sample[0] < sample[1]):
+            raise TableError("%s: sample is a finite [lo, hi], lo < hi" % where)
+        if not any(lo <= sample[0] and sample[1] <= hi for lo, hi in iv):
+            raise TableError("%s: sample %r is not inside one interval" % (where, sample))
+    elif any(abs(v) != float("inf") for p in iv for v in p):
+        raise TableError("%s: a bounded domain needs a sample range" % where)
+    return {"intervals": [(float(lo), float(hi)) for lo, hi in iv], "exclude": tuple(float(v) for v in ex),
+            "sample": tuple(float(v) for v in sample) if sample is not None else None}
+
+
+def load_domains(table):
+    out = {}
+    for name, d in table.items():
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise TableError("ops.toml: domain %r: bad name" % name)
+        out[name] = check_domain("ops.toml: domain %r" % name, d)
+    if "all" not in out:
+        raise TableError("ops.toml: the [domains] table needs \"all\" (the default)")
+    return out
+
+
+def resolve_domains(ops):
+    """Gives each unary row ._domain and each binary/compare row ._domains
+    (names in ops.domains); a row's inline domain is added under the row's
+    name."""
+    def one(op, value, suffix):
+        where = "ops.toml: op %r" % op["name"]
+        if isinstance(value, str):
+            if value not in ops.domains:
+                raise TableError("%s: no domain %r in [domains] (%s)" % (where, value, ", ".join(ops.domains)))
+            return value
+        name = op["name"] + suffix
+        if name in ops.domains:
+            raise TableError("%s: its own domain would be named %r, which [domains] has" % (where, name))
+        ops.domains[name] = check_domain(where, value)
+        return name
+    for op in ops:
+        if op["kind"] == "unary":
+            op["_domain"] = one(op, op.get("domain", "all"), "")
+        elif op["kind"] in ("binary", "compare"):
+            pair = op.get("domains", ["all", "all"])
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise TableError("ops.toml: op %r: domains is [a's, b's]" % op["name"])
+            op["_domains"] = [one(op, pair[0], "_a"), one(op, pair[1], "_b")]
+        elif "domain" in op or "domains" in op:
+            raise TableError("ops.toml: op %r: only elementwise rows have test domains" % op["name"])
 
 
 def validate(ops):
@@ -86,8 +167,6 @@ def validate(ops):
         if kind == "unary":
             if op["save"] not in ("input", "output", "none"):
                 raise TableError("%s: save must be input, output or none" % where)
-            if op.get("domain", "all") not in ("all", "positive", "unit", "above_one"):
-                raise TableError("%s: domain must be all, positive, unit or above_one" % where)
             if op["dtypes"] not in UNARY_DTYPES:
                 raise TableError("%s: a unary op's dtypes are %s" % (where, ", ".join(UNARY_DTYPES)))
             if op.get("result", "same") not in ("same", "bool"):
@@ -230,7 +309,7 @@ def gen_defs(ops):
         rows.append("TC_UNARY_OP(%s, %s, %d, %d, %d, %s, %s, %r, %r,\n            (%s),\n            (%s))" % (
             o["name"], o.get("grad_name", "NoBackward"), UNARY_DTYPES[o["dtypes"]],
             1 if o.get("result", "same") == "bool" else 0, 1 if o["differentiable"] else 0, o["save"],
-            o.get("domain", "all"), params[0], params[1], o["forward"], o.get("backward", "C(0)")))
+            o["_domain"], params[0], params[1], o["forward"], o.get("backward", "C(0)")))
     files["src/math/unary_ops.def"] = head + textwrap.dedent("""\
         // The unary elementwise ops, one row each, in tc.h order:
         //   TC_UNARY_OP(name, GradName, dtypes, bool_result, differentiable, save, domain,
@@ -239,7 +318,7 @@ def gen_defs(ops):
         // default float dtype first, as PyTorch does), 1 numeric (integers too, no
         // bool), 2 integral (integers and bool only), 3 any. bool_result: the op
         // gives a bool tensor. save: what the backward reads (input: x, output: y,
-        // none); domain: all or positive (where tests sample). p0, q0: the defaults
+        // none); domain: where tests sample (math/op_domains.h). p0, q0: the defaults
         // of the row's parameters p and q (tc_<name>'s double arguments, when it
         // has any). forward is an expression in x, p, q, backward in g, p, q and x
         // or y, all of the compute type C (float for float32/float16/bfloat16,
@@ -499,6 +578,158 @@ def gen_fuzz(ops):
     return clang_format("\n".join(out) + "\n", "fuzz_ops_generated.h")
 
 
+# ------------------------------------------------------------------ test domains
+
+def c_double(v):
+    if v == float("inf"):
+        return "kInf"
+    if v == -float("inf"):
+        return "-kInf"
+    return repr(float(v))
+
+
+def gen_domains_header(ops):
+    names = list(ops.domains)
+    rows = []
+    for n in names:
+        d = ops.domains[n]
+        lo = ", ".join(c_double(a) for a, _ in d["intervals"])
+        hi = ", ".join(c_double(b) for _, b in d["intervals"])
+        ex = ", ".join(c_double(v) for v in d["exclude"])
+        smp = d["sample"] or (0.0, 0.0)
+        rows.append('    {"%s", %d, {%s}, {%s}, %d, {%s}, %s, %s, %s},' % (
+            n, len(d["intervals"]), lo, hi, len(d["exclude"]), ex, "true" if d["sample"] else "false",
+            c_double(smp[0]), c_double(smp[1])))
+    unary = ["    %d,  // %s" % (names.index(o["_domain"]), o["name"]) for o in family(ops, "unary")]
+    binary = ["    {%d, %d},  // %s" % (names.index(o["_domains"][0]), names.index(o["_domains"][1]), o["name"])
+              for o in ops if o["kind"] in ("binary", "compare")]
+    out = ["// " + STAMP,
+           "// The test domains (ops.toml's [domains] and the rows' own): where tests",
+           "// sample an elementwise op's inputs. Tests read them (gradcheck.h's",
+           "// unary_sample, the CUDA parity and formula tests); the library does not.",
+           "#pragma once",
+           "#include <cmath>",
+           "#include <cstddef>",
+           "#include <limits>", "",
+           '#include "math/op_enums.h"', "",
+           "namespace tc::ew {", "",
+           "inline constexpr double kInf = std::numeric_limits<double>::infinity();", "",
+           "struct TestDomain {",
+           "  const char* name;",
+           "  int n_intervals;  // open intervals (lo[i], hi[i])",
+           "  double lo[4], hi[4];",
+           "  int n_exclude;  // points inside them where the op is not defined",
+           "  double exclude[4];",
+           "  bool has_sample;  // draw uniformly in [sample_lo, sample_hi]; else a standard normal",
+           "  double sample_lo, sample_hi;", "",
+           "  // Whether x is inside: in one interval and not an excluded point.",
+           "  constexpr bool contains(double x) const {",
+           "    for (int i = 0; i < n_exclude; ++i) {",
+           "      if (x == exclude[i]) return false;",
+           "    }",
+           "    for (int i = 0; i < n_intervals; ++i) {",
+           "      if (x > lo[i] && x < hi[i]) return true;",
+           "    }",
+           "    return false;",
+           "  }",
+           "  // x moved at least `margin` away from the excluded points (a sample",
+           "  // too close to a pole makes finite differences meaningless).",
+           "  double away_from_excluded(double x, double margin = 0.1) const {",
+           "    for (int i = 0; i < n_exclude; ++i) {",
+           "      if (std::abs(x - exclude[i]) < margin) x = exclude[i] + (x < exclude[i] ? -margin : margin);",
+           "    }",
+           "    return x;",
+           "  }",
+           "  // The range wide tests draw from: the first interval cut to [-5, 5],",
+           "  // its finite ends moved 0.01 inward.",
+           "  constexpr double wide_lo() const { return lo[0] < -5 ? -5 : lo[0] + 0.01; }",
+           "  constexpr double wide_hi() const { return hi[0] > 5 ? 5 : hi[0] - 0.01; }",
+           "};", "",
+           "inline constexpr TestDomain kTestDomains[] = {"] + rows + ["};", "",
+           "// Each UnaryOp's domain: an index into kTestDomains, in UnaryOp order.",
+           "inline constexpr int kUnaryDomain[] = {"] + unary + ["};",
+           "static_assert(sizeof(kUnaryDomain) / sizeof(int) == std::size_t(ops::UnaryOp::count_));", "",
+           "// Each BinaryOp's operands' domains (a, b), in BinaryOp order.",
+           "inline constexpr int kBinaryDomain[][2] = {"] + binary + ["};",
+           "static_assert(sizeof(kBinaryDomain) / sizeof(kBinaryDomain[0]) == std::size_t(ops::BinaryOp::count_));", "",
+           "inline constexpr const TestDomain& unary_test_domain(ops::UnaryOp op) {",
+           "  return kTestDomains[kUnaryDomain[int(op)]];",
+           "}",
+           "inline constexpr const TestDomain& binary_test_domain(ops::BinaryOp op, int operand) {",
+           "  return kTestDomains[kBinaryDomain[int(op)][operand]];",
+           "}", "",
+           "}  // namespace tc::ew"]
+    return clang_format("\n".join(out) + "\n", "op_domains.h")
+
+
+def py_float(v):
+    return {float("inf"): "inf", -float("inf"): "-inf"}.get(v, repr(float(v)))
+
+
+def torch_path(op):
+    t = op.get("torch", op["name"])
+    return None if t is False else t
+
+
+TEST_ROWS_FUNCTIONS = '''
+
+
+def contains(domain, x):
+    """Whether x is inside the domain (one open interval, no excluded point)."""
+    intervals, exclude, _ = DOMAINS[domain]
+    return x not in exclude and any(lo < x < hi for lo, hi in intervals)
+
+
+def sample(domain, shape, rng, margin=0.1):
+    """float64 values of the shape drawn from the domain with the numpy
+    Generator rng: uniform in its sample range, else standard normal; moved
+    `margin` away from its excluded points."""
+    _, exclude, rng_range = DOMAINS[domain]
+    if rng_range is None:
+        v = rng.standard_normal(shape)
+    else:
+        v = rng.uniform(rng_range[0], rng_range[1], shape)
+    for e in exclude:
+        near = abs(v - e) < margin
+        v[near] = e + margin * ((v[near] >= e) * 2 - 1)
+    return v
+'''
+
+
+def gen_test_rows(ops):
+    lines = ['"""%s' % STAMP, "",
+             "The test domains and the elementwise rows of ops/ops.toml, for the Python",
+             "tests: sample() is every Python sampler of an op's inputs; test_parity.py",
+             'loops over UNARY and BINARY, comparing each row with its PyTorch function."""',
+             "from math import inf", "",
+             "# name: (open intervals, excluded points, uniform sample range or None: normal)",
+             "DOMAINS = {"]
+    for n, d in ops.domains.items():
+        lines.append("    %r: ([%s], (%s), %s)," % (
+            n, ", ".join("(%s, %s)" % (py_float(a), py_float(b)) for a, b in d["intervals"]),
+            "".join(py_float(v) + ", " for v in d["exclude"]),
+            "(%s, %s)" % tuple(py_float(v) for v in d["sample"]) if d["sample"] else "None"))
+    lines.append("}")
+    lines += ["", "# (name, dtypes, domain, differentiable, bool result, ((parameter, default), ...),",
+              "#  torch function path under the torch module or None)", "UNARY = ["]
+    for o in family(ops, "unary"):
+        if o.get("python", True) is False:
+            continue
+        lines.append("    (%r, %r, %r, %r, %r, (%s), %r)," % (
+            o["name"], o["dtypes"], o["_domain"], o["differentiable"], o.get("result", "same") == "bool",
+            "".join("(%r, %r), " % (q[0], float(q[1])) for q in o.get("params", ())), torch_path(o)))
+    lines += ["]", "", "# (name, kind, dtypes, (a's domain, b's domain), differentiable, torch path or None)",
+              "BINARY = ["]
+    for o in ops:
+        if o["kind"] not in ("binary", "compare") or o.get("python", True) is False:
+            continue
+        lines.append("    (%r, %r, %r, (%r, %r), %r, %r)," % (
+            o["name"], o["kind"], o["dtypes"], o["_domains"][0], o["_domains"][1], o["differentiable"],
+            torch_path(o)))
+    lines.append("]")
+    return "\n".join(lines) + TEST_ROWS_FUNCTIONS
+
+
 # ------------------------------------------------------------------ docs
 
 # The places in the docs that quote how many functions tc.h has.
@@ -537,6 +768,8 @@ def generate(ops, read):
     files["bindings/rust/tc/src/ops_generated.rs"] = gen_rust(ops)
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
+    files["src/math/op_domains.h"] = gen_domains_header(ops)
+    files["tests/python/op_rows_generated.py"] = gen_test_rows(ops)
     files.update(gen_docs(count_functions(header), read))
     return files
 
