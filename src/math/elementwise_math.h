@@ -257,7 +257,7 @@ constexpr UnaryInfo unary_info(UnaryOp op) {
   case UnaryOp::name: {                                                               \
     using D = UnaryDef<UnaryOp::name>;                                                \
     return UnaryInfo{D::dtypes,         D::ints, D::floats, D::bools, D::bool_result, \
-                     D::differentiable, D::save, D::p0,    D::q0};         \
+                     D::differentiable, D::save, D::p0,     D::q0};                   \
   }
 #include "math/unary_ops.def"
     case UnaryOp::count_:

@@ -181,7 +181,9 @@ inline tc::Tensor unary_sample(tc::ops::UnaryOp op, const tc::Dims& shape, tc::D
   return dtype == tc::DType::f64 ? t : tc::cast(t, dtype);
 }
 // Whether x is inside op's test domain.
-inline bool in_unary_domain(tc::ops::UnaryOp op, double x) { return tc::ew::unary_test_domain(op).contains(x); }
+inline bool in_unary_domain(tc::ops::UnaryOp op, double x) {
+  return tc::ew::unary_test_domain(op).contains(x);
+}
 
 // Runs a C ABI call and checks its status, printing the last error on failure.
 inline ::testing::AssertionResult ok(int32_t status) {

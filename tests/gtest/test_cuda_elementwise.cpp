@@ -225,7 +225,8 @@ TEST_F(CudaElementwise, UnaryOpsMatchTheCpu) {
       if (tc::is_floating(d) ? !tc::ew::unary_info(op).floats : !int_ok) continue;
       const tc::ew::TestDomain& dom = tc::ew::unary_test_domain(op);
       const bool unbounded_below = dom.lo[0] < -5;
-      const Tensor a = rand({65, 31}, d, unbounded_below && d == DType::u8 ? 0 : dom.wide_lo(), dom.wide_hi());
+      const Tensor a =
+          rand({65, 31}, d, unbounded_below && d == DType::u8 ? 0 : dom.wide_lo(), dom.wide_hi());
       for (Layout l : kLayouts) {
         const Tensor g = ops::unary(op, on_gpu(a, l));
         const Tensor want =
