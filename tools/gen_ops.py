@@ -158,7 +158,10 @@ def validate(ops):
         if op["dtypes"] not in DTYPES:
             raise TableError("%s: dtypes must be one of %s" % (where, ", ".join(DTYPES)))
         kind = op["kind"]
-        req = {"custom": ["params"], "unary": ["forward", "save"],
+        check_grad(op, where)
+        if kind == "custom" and "args" in op:
+            check_args(op, where)
+        req = {"custom": [] if "args" in op else ["params"], "unary": ["forward", "save"],
                "binary": ["forward"], "compare": ["forward"],
                "scalar": ["forward", "grad_name"], "compare_scalar": ["compare"]}[kind]
         for k in req:
@@ -218,13 +221,211 @@ def family(ops, kind):
 def c_params(op):
     kind = op["kind"]
     if kind == "custom":
-        return op["params"]
+        return args_params(op) if "args" in op else op["params"]
     if kind == "unary" and op.get("params"):
         return "tc_tensor a, %s, tc_tensor* out" % ", ".join("double " + q[0] for q in op["params"])
     return {"unary": "tc_tensor a, tc_tensor* out", "binary": "tc_tensor a, tc_tensor b, tc_tensor* out",
             "compare": "tc_tensor a, tc_tensor b, tc_tensor* out",
             "scalar": "tc_tensor a, double s, tc_tensor* out",
             "compare_scalar": "tc_tensor a, double s, tc_tensor* out"}[kind]
+
+
+# ------------------------------------------------------------------ custom rows: argument roles
+
+# A custom row's `args` declare its C parameters by role, in order; from them
+# the generator writes the tc.h parameter list, the ABI shim, the misuse row,
+# the fuzz list entry and the Rust method. Each role: (C parameters, misuse
+# letters, Rust parameter type).
+ROLES = {
+    "tensor": ("tc_tensor {n}", "H", "&Tensor"),
+    "optional_tensor": ("tc_tensor {n}", "h", "Option<&Tensor>"),
+    "dims": ("const int64_t* {n}, int64_t n{n}", "P-", "&[i64]"),
+    "dim": ("int64_t {n}", "-", "i64"),
+    "int": ("int64_t {n}", "-", "i64"),
+    "double": ("double {n}", "-", "f64"),
+    "bool": ("int32_t {n}", "-", "bool"),
+    "out": ("tc_tensor* {n}", "O", None),
+}
+ARG_KEYS = {"name", "role", "valid", "fixture"}
+# The signature classes the fuzz harness picks from (fuzz_ops_generated.h):
+# role sequence -> (list name, C function type).
+FUZZ_CLASSES = {
+    ("tensor", "dims", "bool", "out"): ("kDimsReduce", "int32_t (*fn)(tc_tensor, const int64_t*, int64_t, int32_t, tc_tensor*)"),
+    ("tensor", "dim", "out"): ("kDimOp", "int32_t (*fn)(tc_tensor, int64_t, tc_tensor*)"),
+}
+
+
+def check_args(op, where):
+    args = op["args"]
+    if not isinstance(args, list) or not args:
+        raise TableError("%s: args is a list of {name, role} tables" % where)
+    names = set()
+    for a in args:
+        if not isinstance(a, dict) or not {"name", "role"} <= set(a) or set(a) - ARG_KEYS:
+            raise TableError("%s: each of args is {name, role[, valid][, fixture]}" % where)
+        if a["role"] not in ROLES:
+            raise TableError("%s: arg %r: role must be one of %s" % (where, a["name"], ", ".join(ROLES)))
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", a["name"]) or a["name"] in names:
+            raise TableError("%s: arg %r: bad or repeated name" % (where, a["name"]))
+        names.add(a["name"])
+    roles = [a["role"] for a in args]
+    outs = roles.count("out")
+    if outs not in (1, 2) or roles[-outs:] != ["out"] * outs:
+        raise TableError("%s: args end with one or two out args (and have no other)" % where)
+    if "params" in op and op["params"] != args_params(op):
+        raise TableError("%s: params %r differ from what args give, %r (drop params)" % (where, op["params"], args_params(op)))
+
+
+def args_params(op):
+    return ", ".join(ROLES[a["role"]][0].format(n=a["name"]) for a in op["args"])
+
+
+def check_grad(op, where):
+    """grad is "formula", "none", "composed", or a file of the repo,
+    optionally followed by the names it defines in parentheses
+    ("src/ops/reduce.cpp (SumBackward)"): each must occur in that file."""
+    g = op["grad"]
+    if g in ("formula", "none", "composed"):
+        return
+    m = re.fullmatch(r"(\S+)(?: \(([^)]*)\))?", g)
+    if not m or not os.path.isfile(os.path.join(REPO, m.group(1))):
+        raise TableError("%s: grad %r is not formula, none, composed or an existing file" % (where, g))
+    if m.group(2):
+        text = read_repo(m.group(1))
+        for name in (s.strip() for s in m.group(2).split(",")):
+            if not re.search(r"\b%s\b" % re.escape(name), text):
+                raise TableError("%s: grad names %r, which %s does not mention" % (where, name, m.group(1)))
+
+
+def arg_value(a):
+    """The C++ expression the shim passes to the core for a non-out arg."""
+    n, r = a["name"], a["role"]
+    if r == "tensor":
+        return "t_" + n
+    if r == "optional_tensor":
+        return "t_" + n
+    if r == "dims":
+        return "dims_arg(%s, n%s, \"%s\")" % (n, n, n)
+    if r == "bool":
+        return "%s != 0" % n
+    return n
+
+
+def gen_custom_shims(ops):
+    out = []
+    for op in ops:
+        if op["kind"] != "custom" or "args" not in op:
+            continue
+        args = op["args"]
+        outs = [a for a in args if a["role"] == "out"]
+        body = ["out_ptr(%s, \"%s\");" % (a["name"], a["name"]) for a in outs]
+        for a in args:
+            if a["role"] == "tensor":
+                body.append("const Tensor t_%s = get_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+            elif a["role"] == "optional_tensor":
+                body.append("const Tensor t_%s = get_optional_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+        call = "ops::%s(%s)" % (op.get("core", op["name"]), ", ".join(arg_value(a) for a in args if a["role"] != "out"))
+        if len(outs) == 1:
+            body.append("*%s = new_handle(%s);" % (outs[0]["name"], call))
+        else:
+            body += ["auto [r0, r1] = %s;" % call, "tc_tensor hs[2];", "new_handles({r0, r1}, hs);",
+                     "*%s = hs[0];" % outs[0]["name"], "*%s = hs[1];" % outs[1]["name"]]
+        out.append("TC_API int32_t tc_%s(%s) {\n  return api(__func__, [&] {\n    %s\n  });\n}"
+                   % (op["name"], c_params(op), "\n    ".join(body)))
+    return out
+
+
+def misuse_custom_row(op):
+    args = op["args"]
+    sig, valid, pos = "", [], 0
+    nout = 0
+    extras = []
+    tensors = [a for a in args if a["role"] in ("tensor", "optional_tensor")]
+    pre = ""
+    n = "tc_" + op["name"]
+
+    def spoil_call(target, value):
+        """The call with every arg valid (fixtures unspoiled) but `target`."""
+        parts, k = [], 0
+        for a in args:
+            r = a["role"]
+            if r == "out":
+                parts.append("m.O(9, %d)" % k if len(outs) == 2 else "m.O(9)")
+                k += 1
+            elif a is target:
+                parts.append(value)
+            elif r in ("tensor", "optional_tensor"):
+                parts.append("m.f.%s" % a.get("fixture", "a"))
+            elif r == "dims":
+                parts += ["nullptr", "0"]
+            else:
+                parts.append(c_valid(a))
+        return "%s(%s)" % (n, ", ".join(parts))
+
+    outs = [a for a in args if a["role"] == "out"]
+    for a in args:
+        r = a["role"]
+        sig += ROLES[r][1]
+        if r in ("tensor", "optional_tensor"):
+            valid.append("m.H(%d, m.f.%s)" % (pos, a.get("fixture", "a")))
+        elif r == "dims":
+            vals = a.get("valid", [1])
+            pre = "int64_t d[] = {%s}; " % ", ".join(str(v) for v in vals)
+            valid += ["m.P(%d, d)" % pos, str(len(vals))]
+            extras.append("reduce_extras([](M& m, const int64_t* d, int64_t n) { return %s; })"
+                          % spoil_call(a, "d, n").replace("d, n, ", "d, n, ", 1))
+        elif r == "out":
+            valid.append("m.O(%d, %d)" % (pos, nout) if len(outs) == 2 else "m.O(%d)" % pos)
+            nout += 1
+        else:
+            valid.append(c_valid(a))
+            if r == "dim":
+                extras.append("dim_extras([](M& m, int64_t d) { return %s; })" % spoil_call(a, "d"))
+        pos += len(ROLES[r][1])
+    if "misuse_extras" in op:
+        extras.append("%s()" % op["misuse_extras"])
+    call = "%sreturn %s(%s);" % (pre, n, ", ".join(valid))
+    if not extras:
+        x = ""
+    elif len(extras) == 1:
+        x = ",\n      " + extras[0]
+    else:
+        x = ",\n      concat({%s})" % ", ".join(extras)
+    return "add(E(FN(%s), \"%s\", [](M& m) { %s }%s));" % (n, sig, call, x)
+
+
+def c_valid(a):
+    r = a["role"]
+    default = {"dim": 1, "int": 0, "double": 1.0, "bool": 0}[r]
+    v = a.get("valid", default)
+    return repr(float(v)) if r == "double" else str(int(v))
+
+
+def rust_custom(op):
+    args = op["args"]
+    if args[0]["role"] != "tensor":
+        return None
+    outs = [a for a in args if a["role"] == "out"]
+    params, call = [], []
+    for i, a in enumerate(args):
+        r, n = a["role"], a["name"]
+        if r == "out":
+            continue
+        if i == 0:
+            call.append("self.as_raw()")
+            continue
+        params.append("%s: %s" % (n, ROLES[r][2]))
+        call += {"tensor": ["%s.as_raw()" % n],
+                 "optional_tensor": ["%s.map_or(std::ptr::null_mut(), |t| t.as_raw())" % n],
+                 "dims": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "bool": ["i32::from(%s)" % n]}.get(r, [n])
+    doc = "    /// %s" % one_line_doc(op).replace("[", "\\[").replace("]", "\\]")
+    sig = "    pub fn %s(&self%s)" % (op["name"], "".join(", " + p for p in params))
+    if len(outs) == 1:
+        return "%s\n%s -> Result<Tensor> {\n        new_tensor(|out| unsafe { sys::tc_%s(%s, out) })\n    }" % (
+            doc, sig, op["name"], ", ".join(call))
+    return ("%s\n%s -> Result<(Tensor, Tensor)> {\n        two_out(|a, b| unsafe { sys::tc_%s(%s, a, b) })\n    }"
+            % (doc, sig, op["name"], ", ".join(call)))
 
 
 # ------------------------------------------------------------------ helpers
@@ -261,6 +462,19 @@ def clang_format(text, name):
                          input=text, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit("gen_ops: clang-format failed on %s: %s" % (name, res.stderr))
+    return res.stdout
+
+
+def rust_format(text):
+    """rustfmt with bindings/rust/rustfmt.toml, when installed (as clang_format)."""
+    exe = shutil.which("rustfmt") or (os.path.expanduser("~/.cargo/bin/rustfmt")
+                                      if os.path.exists(os.path.expanduser("~/.cargo/bin/rustfmt")) else None)
+    if exe is None:
+        return text
+    res = subprocess.run([exe, "--edition", "2021", "--config-path", os.path.join(REPO, "bindings", "rust")],
+                         input=text, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit("gen_ops: rustfmt failed: %s" % res.stderr)
     return res.stdout
 
 
@@ -378,7 +592,8 @@ def gen_defs(ops):
 def gen_shims(ops):
     out = ["// " + STAMP,
            "// The tc_* functions of the elementwise families (src/abi/op_shims.h has the",
-           "// bodies); the rest of tc.h's ops section is hand-written in src/abi/ops.cpp.",
+           "// bodies) and of the custom rows that declare their args; the rest of tc.h's",
+           "// ops section is hand-written in src/abi/*.cpp.",
            '#include "abi/op_shims.h"', '#include "math/op_enums.h"', "", "using namespace tc;", ""]
     for op in ops:
         k, n = op["kind"], op["name"]
@@ -396,6 +611,11 @@ def gen_shims(ops):
         else:
             continue
         out.append("TC_API int32_t tc_%s(%s) {\n  %s\n}" % (n, c_params(op), body))
+    custom = gen_custom_shims(ops)
+    if custom:
+        out += ["", "// The custom rows with declared args: check the out-params, then the",
+                "// tensors, in order; call the core function; hand out the results only on",
+                "// success (api() reports a failure under the function's name)."] + custom
     return clang_format("\n".join(out) + "\n", "ops_generated.cpp")
 
 
@@ -486,7 +706,8 @@ def gen_python(ops):
 
 def gen_rust(ops):
     out = ["// %s" % STAMP,
-           "// Included by ops.rs: the safe methods of the elementwise families.",
+           "// Included by ops.rs: the safe methods of the elementwise families and of",
+           "// the custom rows that declare their args.",
            "", "impl Tensor {"]
     for op in ops:
         k, n = op["kind"], op["name"]
@@ -506,14 +727,31 @@ def gen_rust(ops):
         else:
             out.append("    pub fn %s(&self, s: f64) -> Result<Tensor> {\n"
                        "        self.scalar_op(s, sys::tc_%s)\n    }" % (n, n))
+    for op in ops:
+        if op["kind"] == "custom" and "args" in op and op.get("rust", True) is not False:
+            m = rust_custom(op)
+            if m is None:
+                raise TableError("ops.toml: op %r: a Rust method needs a tensor first (or rust = false)" % op["name"])
+            out.append(m)
     out.append("}")
+    if any(len([a for a in o["args"] if a["role"] == "out"]) == 2 for o in ops if "args" in o):
+        out.append(textwrap.dedent("""
+            /// Owns the two out-params of a call that succeeded (neither on failure).
+            fn two_out(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
+                let mut a: sys::tc_tensor = std::ptr::null_mut();
+                let mut b: sys::tc_tensor = std::ptr::null_mut();
+                check(f(&mut a, &mut b))?;
+                let a = Tensor::from_owned_raw(a);
+                let b = Tensor::from_owned_raw(b);
+                Ok((a?, b?))
+            }""").rstrip("\n"))
     return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------ misuse rows
 
 def gen_misuse(ops):
-    gen = [o for o in ops if o["kind"] in FAMILY]
+    gen = [o for o in ops if o["kind"] in FAMILY or "args" in o]
     out = ["// " + STAMP,
            "// Included twice by test_misuse.cpp: with TC_MISUSE_WEAK defined, the weak",
            "// references; with TC_MISUSE_ROWS, the table rows of the elementwise",
@@ -539,6 +777,8 @@ def gen_misuse(ops):
             args = ", ".join(repr(float(q[1])) for q in o["params"])
             out.append("add(E(FN(%s), \"H%sO\", [](M& m) { return %s(m.H(0, m.f.a), %s, m.O(%d)); }));"
                        % (n, dashes, n, args, 1 + len(o["params"])))
+        elif k == "custom":
+            out.append(misuse_custom_row(o))
         elif o["dtypes"] == "integral":
             out.append("add(E(FN(%s), \"HO\", [](M& m) { return %s(m.H(0, m.f.i32), m.O(1)); },\n"
                        "      {X(\"floating input\", {TC_ERR_DTYPE}, [](M& m) { return %s(m.f.a, m.O(9)); })}));"
@@ -574,6 +814,12 @@ def gen_fuzz(ops):
             and o["kind"] == "unary"]
     out.append("// The unary ops with two double parameters (tc_hardtanh, ...).")
     out.append("inline constexpr Scalar2Op kScalar2[] = {\n%s\n};" % "\n".join(rows))
+    for roles, (var, typ) in FUZZ_CLASSES.items():
+        rows = ['    {"tc_%s", tc_%s},' % (o["name"], o["name"]) for o in ops
+                if "args" in o and tuple(a["role"] for a in o["args"]) == roles]
+        out.append("// The custom rows with args (%s)." % ", ".join(roles))
+        out.append("struct %sFn {\n  const char* name;\n  %s;\n};" % (var[1:], typ))
+        out.append("inline constexpr %sFn %s[] = {\n%s\n};" % (var[1:], var, "\n".join(rows)))
     out.append("}  // namespace fuzz_ops")
     return clang_format("\n".join(out) + "\n", "fuzz_ops_generated.h")
 
@@ -765,7 +1011,7 @@ def generate(ops, read):
     files.update(gen_defs(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
-    files["bindings/rust/tc/src/ops_generated.rs"] = gen_rust(ops)
+    files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
     files["src/math/op_domains.h"] = gen_domains_header(ops)
