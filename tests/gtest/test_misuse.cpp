@@ -984,8 +984,9 @@ std::vector<Extra> amax_extras() {
   })};
 }
 std::vector<Extra> norm_extras() {
-  return {X("p NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_norm(m.f.a, kNaN, nullptr, 0, 0, m.O(9)); }),
-          X("int32 a", {TC_ERR_DTYPE}, [](M& m) { return tc_norm(m.f.i32, 2.0, nullptr, 0, 0, m.O(9)); })};
+  return {
+      X("p NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_norm(m.f.a, kNaN, nullptr, 0, 0, m.O(9)); }),
+      X("int32 a", {TC_ERR_DTYPE}, [](M& m) { return tc_norm(m.f.i32, 2.0, nullptr, 0, 0, m.O(9)); })};
 }
 std::vector<Extra> var_extras() {
   return {X("correction -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
