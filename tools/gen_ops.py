@@ -12,6 +12,7 @@ Python 3.11+ standard library only (tomllib). Writes:
   src/math/scalar_ops.def
   src/abi/ops_generated.cpp          the tc_* shims of the families
   bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
+  bindings/python_ctypes/tc/_tensor.py          its TYPE_CHECKING declarations (between markers)
   bindings/rust/tc/src/ops_generated.rs         safe Tensor methods
   tests/gtest/misuse_ops_generated.inc          misuse-table rows (and weak references)
   fuzz/fuzz_ops_generated.h                     the fuzz harness's op lists
@@ -702,6 +703,48 @@ def gen_python(ops):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+# ------------------------------------------------------------------ Python typing declarations
+
+TYPING_BEGIN = "        # BEGIN GENERATED TYPE DECLARATIONS (tools/gen_ops.py from ops/ops.toml)\n"
+TYPING_END = "        # END GENERATED TYPE DECLARATIONS\n"
+
+
+def gen_tensor_typing(ops, current):
+    """tc/_tensor.py with its `if TYPE_CHECKING:` block (between the markers)
+    declaring every method _ops_generated.install() sets on Tensor that the
+    class body does not define itself."""
+    import ast
+    if current.count(TYPING_BEGIN) != 1 or current.count(TYPING_END) != 1:
+        raise SystemExit("gen_ops: tc/_tensor.py must hold the markers %r and %r once each"
+                         % (TYPING_BEGIN.strip(), TYPING_END.strip()))
+    head, rest = current.split(TYPING_BEGIN)
+    _, tail = rest.split(TYPING_END)
+    tree = ast.parse(head + "        pass\n" + tail)
+    body = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Tensor":
+            for n in node.body:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    body.add(n.name)
+                elif isinstance(n, ast.Assign):
+                    body.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    lines = []
+    for op in ops:
+        if op["kind"] not in ("unary", "binary", "compare") or op.get("python", True) is False:
+            continue
+        if op["kind"] == "unary":
+            sig = "(self, *args: Any, **kwargs: Any)" if op.get("params") else "(self)"
+        else:
+            sig = "(self, other: _Operand)"
+        for name in [op["name"]] + list(op.get("py_aliases", ())):
+            if name not in body:
+                lines.append('        def %s%s -> "Tensor": ...' % (name, sig))
+        for name in op.get("py_raliases", ()):
+            if name not in body:
+                lines.append('        def %s(self, other: _Operand) -> "Tensor": ...' % name)
+    return head + TYPING_BEGIN + "\n".join(lines) + "\n" + TYPING_END + tail
+
+
 # ------------------------------------------------------------------ Rust
 
 def gen_rust(ops):
@@ -1011,6 +1054,7 @@ def generate(ops, read):
     files.update(gen_defs(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
+    files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
     files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
