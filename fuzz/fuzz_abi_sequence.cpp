@@ -762,30 +762,33 @@ class Runner {
         if (in_.ConsumeIntegralInRange<int>(0, 31) == 0) nd = in_.ConsumeIntegralInRange<int64_t>(-3, 20);
         if (nd > 3) dims.resize(size_t(nd), 0);
         const int32_t keep = in_.ConsumeIntegralInRange<int32_t>(0, 1);
-        switch (in_.ConsumeIntegralInRange<int>(0, 10)) {
-          case 0:
-            make("tc_sum", [&](tc_tensor* o) { return tc_sum(a, dims.data(), nd, keep, o); });
+        switch (in_.ConsumeIntegralInRange<int>(0, 7)) {
+          case 0: {  // the table's reductions over dims (tc_sum, tc_mean, tc_prod, ...)
+            const auto& f = fuzz_ops::kDimsReduce[in_.ConsumeIntegralInRange<size_t>(
+                0, std::size(fuzz_ops::kDimsReduce) - 1)];
+            make(f.name, [&](tc_tensor* o) { return f.fn(a, dims.data(), nd, keep, o); });
             break;
-          case 1:
-            make("tc_mean", [&](tc_tensor* o) { return tc_mean(a, dims.data(), nd, keep, o); });
+          }
+          case 1: {  // the table's ops along one dim (tc_softmax, tc_cumsum, ...)
+            const auto& f =
+                fuzz_ops::kDimOp[in_.ConsumeIntegralInRange<size_t>(0, std::size(fuzz_ops::kDimOp) - 1)];
+            make(f.name, [&](tc_tensor* o) { return f.fn(a, dims[0], o); });
             break;
+          }
           case 2:
             make("tc_var", [&](tc_tensor* o) {
               return tc_var(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, o);
             });
             break;
           case 3:
-            make("tc_logsumexp", [&](tc_tensor* o) { return tc_logsumexp(a, dims.data(), nd, keep, o); });
-            break;
-          case 4:
             make("tc_max", [&](tc_tensor* o) { return tc_max(a, o); });
             break;
-          case 5:
+          case 4:
             make("tc_argmax", [&](tc_tensor* o) {
               return tc_argmax(a, in_.ConsumeBool() ? TC_DIM_ALL : dims[0], keep, o);
             });
             break;
-          case 6: {
+          case 5: {
             const int dst2 = slot();
             tc_tensor v = untouched(), ix = untouched();
             const int32_t rc = tc_max_dim(a, dims[0], keep, &v, &ix);
@@ -798,13 +801,7 @@ class Runner {
             }
             break;
           }
-          case 7:
-            make("tc_softmax", [&](tc_tensor* o) { return tc_softmax(a, dims[0], o); });
-            break;
-          case 8:
-            make("tc_log_softmax", [&](tc_tensor* o) { return tc_log_softmax(a, dims[0], o); });
-            break;
-          case 9: {  // reductions, scans, sort and search
+          case 6: {  // reductions, scans, sort and search
             const int32_t flag = in_.ConsumeIntegralInRange<int32_t>(0, 1);
             // Two results: both handles on success, neither written on failure.
             auto two = [&](const char* name, auto&& fn) {
@@ -820,66 +817,45 @@ class Runner {
               }
             };
             static constexpr double kPs[] = {2.0, 1.0, 0.0, 0.5, 3.0, -1.5, INFINITY, -INFINITY, NAN};
-            switch (in_.ConsumeIntegralInRange<int>(0, 17)) {
-              case 0:
-                make("tc_prod", [&](tc_tensor* o) { return tc_prod(a, dims.data(), nd, keep, o); });
-                break;
-              case 1:
-                make("tc_all", [&](tc_tensor* o) { return tc_all(a, dims.data(), nd, keep, o); });
-                break;
-              case 2:
-                make("tc_any", [&](tc_tensor* o) { return tc_any(a, dims.data(), nd, keep, o); });
-                break;
-              case 3:
-                make("tc_amax", [&](tc_tensor* o) { return tc_amax(a, dims.data(), nd, keep, o); });
-                break;
-              case 4:
-                make("tc_amin", [&](tc_tensor* o) { return tc_amin(a, dims.data(), nd, keep, o); });
-                break;
-              case 5: {
+            switch (in_.ConsumeIntegralInRange<int>(0, 10)) {
+              case 0: {
                 const double p = kPs[in_.ConsumeIntegralInRange<size_t>(0, std::size(kPs) - 1)];
                 make("tc_norm", [&](tc_tensor* o) { return tc_norm(a, p, dims.data(), nd, keep, o); });
                 break;
               }
-              case 6:
+              case 1:
                 make("tc_count_nonzero",
                      [&](tc_tensor* o) { return tc_count_nonzero(a, dims.data(), nd, o); });
                 break;
-              case 7:
+              case 2:
                 two("tc_std_mean", [&](tc_tensor* v, tc_tensor* m) {
                   return tc_std_mean(a, dims.data(), nd, in_.ConsumeIntegralInRange<int64_t>(-1, 3), keep, v,
                                      m);
                 });
                 break;
-              case 8:
+              case 3:
                 make("tc_median", [&](tc_tensor* o) { return tc_median(a, o); });
                 break;
-              case 9:
+              case 4:
                 two("tc_median_dim",
                     [&](tc_tensor* v, tc_tensor* i) { return tc_median_dim(a, dims[0], keep, v, i); });
                 break;
-              case 10: {
+              case 5: {
                 const int64_t k = in_.ConsumeIntegralInRange<int64_t>(-1, 5);
                 two("tc_kthvalue",
                     [&](tc_tensor* v, tc_tensor* i) { return tc_kthvalue(a, k, dims[0], keep, v, i); });
                 break;
               }
-              case 11:
+              case 6:
                 two("tc_mode", [&](tc_tensor* v, tc_tensor* i) { return tc_mode(a, dims[0], keep, v, i); });
                 break;
-              case 12:
-                make("tc_cumprod", [&](tc_tensor* o) { return tc_cumprod(a, dims[0], o); });
-                break;
-              case 13:
+              case 7:
                 two("tc_cummin", [&](tc_tensor* v, tc_tensor* i) { return tc_cummin(a, dims[0], v, i); });
                 break;
-              case 14:
-                make("tc_logcumsumexp", [&](tc_tensor* o) { return tc_logcumsumexp(a, dims[0], o); });
-                break;
-              case 15:
+              case 8:
                 two("tc_sort", [&](tc_tensor* v, tc_tensor* i) { return tc_sort(a, dims[0], flag, v, i); });
                 break;
-              case 16: {
+              case 9: {
                 const int dst2 = slot(), dst3 = slot();
                 tc_tensor v = untouched(), inv = untouched(), c = untouched();
                 const int32_t rc = tc_unique(a, &v, &inv, &c);

@@ -131,4 +131,23 @@ inline constexpr ScalarOp kScalar[] = {
 inline constexpr Scalar2Op kScalar2[] = {
     {"tc_hardtanh", tc_hardtanh},
 };
+// The custom rows with args (tensor, dims, bool, out).
+struct DimsReduceFn {
+  const char* name;
+  int32_t (*fn)(tc_tensor, const int64_t*, int64_t, int32_t, tc_tensor*);
+};
+inline constexpr DimsReduceFn kDimsReduce[] = {
+    {"tc_sum", tc_sum}, {"tc_mean", tc_mean}, {"tc_logsumexp", tc_logsumexp}, {"tc_prod", tc_prod},
+    {"tc_all", tc_all}, {"tc_any", tc_any},   {"tc_amax", tc_amax},           {"tc_amin", tc_amin},
+};
+// The custom rows with args (tensor, dim, out).
+struct DimOpFn {
+  const char* name;
+  int32_t (*fn)(tc_tensor, int64_t, tc_tensor*);
+};
+inline constexpr DimOpFn kDimOp[] = {
+    {"tc_cumprod", tc_cumprod}, {"tc_logcumsumexp", tc_logcumsumexp},
+    {"tc_softmax", tc_softmax}, {"tc_log_softmax", tc_log_softmax},
+    {"tc_cumsum", tc_cumsum},
+};
 }  // namespace fuzz_ops

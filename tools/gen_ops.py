@@ -12,9 +12,12 @@ Python 3.11+ standard library only (tomllib). Writes:
   src/math/scalar_ops.def
   src/abi/ops_generated.cpp          the tc_* shims of the families
   bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
+  bindings/python_ctypes/tc/_tensor.py          its TYPE_CHECKING declarations (between markers)
   bindings/rust/tc/src/ops_generated.rs         safe Tensor methods
   tests/gtest/misuse_ops_generated.inc          misuse-table rows (and weak references)
-  fuzz/fuzz_ops_generated.inc                   the fuzz harness's op lists
+  fuzz/fuzz_ops_generated.h                     the fuzz harness's op lists
+  src/math/op_domains.h              the test domains (where gtests sample inputs)
+  tests/python/op_rows_generated.py  the test domains and elementwise rows (Python tests)
   README.md, docs/RELIABILITY.md     the number of tc.h functions they quote
 C and C++ output is passed through clang-format (the repo's .clang-format)
 when it is installed, so that it passes tests/check_format.sh. After a change
@@ -53,10 +56,89 @@ class TableError(Exception):
 # ------------------------------------------------------------------ the table
 
 def load(path=TABLE):
+    """The table's rows; the test domains are attached as ops.domains."""
     with open(path, "rb") as f:
-        ops = tomllib.load(f).get("op", [])
+        table = tomllib.load(f)
+    ops = Table(table.get("op", []))
+    ops.domains = load_domains(table.get("domains", {}))
     validate(ops)
+    resolve_domains(ops)
     return ops
+
+
+class Table(list):
+    """The rows, in table order, with .domains: {name: domain} (named ones
+    first, in table order, then the rows' own)."""
+    domains = {}
+
+
+# ------------------------------------------------------------------ test domains
+
+def check_domain(where, d):
+    """Validates one domain (a [domains] entry or a row's inline one) and
+    returns it normalised: intervals [(lo, hi)], exclude (x, ...), sample
+    (lo, hi) or None."""
+    if not isinstance(d, dict) or set(d) - {"intervals", "exclude", "sample"} or "intervals" not in d:
+        raise TableError("%s: a domain is a table of intervals, and optionally exclude and sample" % where)
+    num = (int, float)
+    iv = d["intervals"]
+    if not isinstance(iv, list) or not iv or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, num) for v in p) and p[0] < p[1] for p in iv):
+        raise TableError("%s: intervals is a list of [lo, hi] pairs, lo < hi" % where)
+    if len(iv) > 4:
+        raise TableError("%s: at most 4 intervals" % where)
+    ex = d.get("exclude", [])
+    if not isinstance(ex, list) or len(ex) > 4 or not all(isinstance(v, num) for v in ex):
+        raise TableError("%s: exclude is a list of up to 4 numbers" % where)
+    sample = d.get("sample")
+    if sample is not None:
+        if not (isinstance(sample, list) and len(sample) == 2 and all(isinstance(v, num) and abs(v) != float("inf")
+                                                                     for v in sample) and sample[0] < sample[1]):
+            raise TableError("%s: sample is a finite [lo, hi], lo < hi" % where)
+        if not any(lo <= sample[0] and sample[1] <= hi for lo, hi in iv):
+            raise TableError("%s: sample %r is not inside one interval" % (where, sample))
+    elif any(abs(v) != float("inf") for p in iv for v in p):
+        raise TableError("%s: a bounded domain needs a sample range" % where)
+    return {"intervals": [(float(lo), float(hi)) for lo, hi in iv], "exclude": tuple(float(v) for v in ex),
+            "sample": tuple(float(v) for v in sample) if sample is not None else None}
+
+
+def load_domains(table):
+    out = {}
+    for name, d in table.items():
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise TableError("ops.toml: domain %r: bad name" % name)
+        out[name] = check_domain("ops.toml: domain %r" % name, d)
+    if "all" not in out:
+        raise TableError("ops.toml: the [domains] table needs \"all\" (the default)")
+    return out
+
+
+def resolve_domains(ops):
+    """Gives each unary row ._domain and each binary/compare row ._domains
+    (names in ops.domains); a row's inline domain is added under the row's
+    name."""
+    def one(op, value, suffix):
+        where = "ops.toml: op %r" % op["name"]
+        if isinstance(value, str):
+            if value not in ops.domains:
+                raise TableError("%s: no domain %r in [domains] (%s)" % (where, value, ", ".join(ops.domains)))
+            return value
+        name = op["name"] + suffix
+        if name in ops.domains:
+            raise TableError("%s: its own domain would be named %r, which [domains] has" % (where, name))
+        ops.domains[name] = check_domain(where, value)
+        return name
+    for op in ops:
+        if op["kind"] == "unary":
+            op["_domain"] = one(op, op.get("domain", "all"), "")
+        elif op["kind"] in ("binary", "compare"):
+            pair = op.get("domains", ["all", "all"])
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise TableError("ops.toml: op %r: domains is [a's, b's]" % op["name"])
+            op["_domains"] = [one(op, pair[0], "_a"), one(op, pair[1], "_b")]
+        elif "domain" in op or "domains" in op:
+            raise TableError("ops.toml: op %r: only elementwise rows have test domains" % op["name"])
 
 
 def validate(ops):
@@ -77,7 +159,10 @@ def validate(ops):
         if op["dtypes"] not in DTYPES:
             raise TableError("%s: dtypes must be one of %s" % (where, ", ".join(DTYPES)))
         kind = op["kind"]
-        req = {"custom": ["params"], "unary": ["forward", "save"],
+        check_grad(op, where)
+        if kind == "custom" and "args" in op:
+            check_args(op, where)
+        req = {"custom": [] if "args" in op else ["params"], "unary": ["forward", "save"],
                "binary": ["forward"], "compare": ["forward"],
                "scalar": ["forward", "grad_name"], "compare_scalar": ["compare"]}[kind]
         for k in req:
@@ -86,8 +171,6 @@ def validate(ops):
         if kind == "unary":
             if op["save"] not in ("input", "output", "none"):
                 raise TableError("%s: save must be input, output or none" % where)
-            if op.get("domain", "all") not in ("all", "positive", "unit", "above_one"):
-                raise TableError("%s: domain must be all, positive, unit or above_one" % where)
             if op["dtypes"] not in UNARY_DTYPES:
                 raise TableError("%s: a unary op's dtypes are %s" % (where, ", ".join(UNARY_DTYPES)))
             if op.get("result", "same") not in ("same", "bool"):
@@ -139,13 +222,211 @@ def family(ops, kind):
 def c_params(op):
     kind = op["kind"]
     if kind == "custom":
-        return op["params"]
+        return args_params(op) if "args" in op else op["params"]
     if kind == "unary" and op.get("params"):
         return "tc_tensor a, %s, tc_tensor* out" % ", ".join("double " + q[0] for q in op["params"])
     return {"unary": "tc_tensor a, tc_tensor* out", "binary": "tc_tensor a, tc_tensor b, tc_tensor* out",
             "compare": "tc_tensor a, tc_tensor b, tc_tensor* out",
             "scalar": "tc_tensor a, double s, tc_tensor* out",
             "compare_scalar": "tc_tensor a, double s, tc_tensor* out"}[kind]
+
+
+# ------------------------------------------------------------------ custom rows: argument roles
+
+# A custom row's `args` declare its C parameters by role, in order; from them
+# the generator writes the tc.h parameter list, the ABI shim, the misuse row,
+# the fuzz list entry and the Rust method. Each role: (C parameters, misuse
+# letters, Rust parameter type).
+ROLES = {
+    "tensor": ("tc_tensor {n}", "H", "&Tensor"),
+    "optional_tensor": ("tc_tensor {n}", "h", "Option<&Tensor>"),
+    "dims": ("const int64_t* {n}, int64_t n{n}", "P-", "&[i64]"),
+    "dim": ("int64_t {n}", "-", "i64"),
+    "int": ("int64_t {n}", "-", "i64"),
+    "double": ("double {n}", "-", "f64"),
+    "bool": ("int32_t {n}", "-", "bool"),
+    "out": ("tc_tensor* {n}", "O", None),
+}
+ARG_KEYS = {"name", "role", "valid", "fixture"}
+# The signature classes the fuzz harness picks from (fuzz_ops_generated.h):
+# role sequence -> (list name, C function type).
+FUZZ_CLASSES = {
+    ("tensor", "dims", "bool", "out"): ("kDimsReduce", "int32_t (*fn)(tc_tensor, const int64_t*, int64_t, int32_t, tc_tensor*)"),
+    ("tensor", "dim", "out"): ("kDimOp", "int32_t (*fn)(tc_tensor, int64_t, tc_tensor*)"),
+}
+
+
+def check_args(op, where):
+    args = op["args"]
+    if not isinstance(args, list) or not args:
+        raise TableError("%s: args is a list of {name, role} tables" % where)
+    names = set()
+    for a in args:
+        if not isinstance(a, dict) or not {"name", "role"} <= set(a) or set(a) - ARG_KEYS:
+            raise TableError("%s: each of args is {name, role[, valid][, fixture]}" % where)
+        if a["role"] not in ROLES:
+            raise TableError("%s: arg %r: role must be one of %s" % (where, a["name"], ", ".join(ROLES)))
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", a["name"]) or a["name"] in names:
+            raise TableError("%s: arg %r: bad or repeated name" % (where, a["name"]))
+        names.add(a["name"])
+    roles = [a["role"] for a in args]
+    outs = roles.count("out")
+    if outs not in (1, 2) or roles[-outs:] != ["out"] * outs:
+        raise TableError("%s: args end with one or two out args (and have no other)" % where)
+    if "params" in op and op["params"] != args_params(op):
+        raise TableError("%s: params %r differ from what args give, %r (drop params)" % (where, op["params"], args_params(op)))
+
+
+def args_params(op):
+    return ", ".join(ROLES[a["role"]][0].format(n=a["name"]) for a in op["args"])
+
+
+def check_grad(op, where):
+    """grad is "formula", "none", "composed", or a file of the repo,
+    optionally followed by the names it defines in parentheses
+    ("src/ops/reduce.cpp (SumBackward)"): each must occur in that file."""
+    g = op["grad"]
+    if g in ("formula", "none", "composed"):
+        return
+    m = re.fullmatch(r"(\S+)(?: \(([^)]*)\))?", g)
+    if not m or not os.path.isfile(os.path.join(REPO, m.group(1))):
+        raise TableError("%s: grad %r is not formula, none, composed or an existing file" % (where, g))
+    if m.group(2):
+        text = read_repo(m.group(1))
+        for name in (s.strip() for s in m.group(2).split(",")):
+            if not re.search(r"\b%s\b" % re.escape(name), text):
+                raise TableError("%s: grad names %r, which %s does not mention" % (where, name, m.group(1)))
+
+
+def arg_value(a):
+    """The C++ expression the shim passes to the core for a non-out arg."""
+    n, r = a["name"], a["role"]
+    if r == "tensor":
+        return "t_" + n
+    if r == "optional_tensor":
+        return "t_" + n
+    if r == "dims":
+        return "dims_arg(%s, n%s, \"%s\")" % (n, n, n)
+    if r == "bool":
+        return "%s != 0" % n
+    return n
+
+
+def gen_custom_shims(ops):
+    out = []
+    for op in ops:
+        if op["kind"] != "custom" or "args" not in op:
+            continue
+        args = op["args"]
+        outs = [a for a in args if a["role"] == "out"]
+        body = ["out_ptr(%s, \"%s\");" % (a["name"], a["name"]) for a in outs]
+        for a in args:
+            if a["role"] == "tensor":
+                body.append("const Tensor t_%s = get_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+            elif a["role"] == "optional_tensor":
+                body.append("const Tensor t_%s = get_optional_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+        call = "ops::%s(%s)" % (op.get("core", op["name"]), ", ".join(arg_value(a) for a in args if a["role"] != "out"))
+        if len(outs) == 1:
+            body.append("*%s = new_handle(%s);" % (outs[0]["name"], call))
+        else:
+            body += ["auto [r0, r1] = %s;" % call, "tc_tensor hs[2];", "new_handles({r0, r1}, hs);",
+                     "*%s = hs[0];" % outs[0]["name"], "*%s = hs[1];" % outs[1]["name"]]
+        out.append("TC_API int32_t tc_%s(%s) {\n  return api(__func__, [&] {\n    %s\n  });\n}"
+                   % (op["name"], c_params(op), "\n    ".join(body)))
+    return out
+
+
+def misuse_custom_row(op):
+    args = op["args"]
+    sig, valid, pos = "", [], 0
+    nout = 0
+    extras = []
+    tensors = [a for a in args if a["role"] in ("tensor", "optional_tensor")]
+    pre = ""
+    n = "tc_" + op["name"]
+
+    def spoil_call(target, value):
+        """The call with every arg valid (fixtures unspoiled) but `target`."""
+        parts, k = [], 0
+        for a in args:
+            r = a["role"]
+            if r == "out":
+                parts.append("m.O(9, %d)" % k if len(outs) == 2 else "m.O(9)")
+                k += 1
+            elif a is target:
+                parts.append(value)
+            elif r in ("tensor", "optional_tensor"):
+                parts.append("m.f.%s" % a.get("fixture", "a"))
+            elif r == "dims":
+                parts += ["nullptr", "0"]
+            else:
+                parts.append(c_valid(a))
+        return "%s(%s)" % (n, ", ".join(parts))
+
+    outs = [a for a in args if a["role"] == "out"]
+    for a in args:
+        r = a["role"]
+        sig += ROLES[r][1]
+        if r in ("tensor", "optional_tensor"):
+            valid.append("m.H(%d, m.f.%s)" % (pos, a.get("fixture", "a")))
+        elif r == "dims":
+            vals = a.get("valid", [1])
+            pre = "int64_t d[] = {%s}; " % ", ".join(str(v) for v in vals)
+            valid += ["m.P(%d, d)" % pos, str(len(vals))]
+            extras.append("reduce_extras([](M& m, const int64_t* d, int64_t n) { return %s; })"
+                          % spoil_call(a, "d, n").replace("d, n, ", "d, n, ", 1))
+        elif r == "out":
+            valid.append("m.O(%d, %d)" % (pos, nout) if len(outs) == 2 else "m.O(%d)" % pos)
+            nout += 1
+        else:
+            valid.append(c_valid(a))
+            if r == "dim":
+                extras.append("dim_extras([](M& m, int64_t d) { return %s; })" % spoil_call(a, "d"))
+        pos += len(ROLES[r][1])
+    if "misuse_extras" in op:
+        extras.append("%s()" % op["misuse_extras"])
+    call = "%sreturn %s(%s);" % (pre, n, ", ".join(valid))
+    if not extras:
+        x = ""
+    elif len(extras) == 1:
+        x = ",\n      " + extras[0]
+    else:
+        x = ",\n      concat({%s})" % ", ".join(extras)
+    return "add(E(FN(%s), \"%s\", [](M& m) { %s }%s));" % (n, sig, call, x)
+
+
+def c_valid(a):
+    r = a["role"]
+    default = {"dim": 1, "int": 0, "double": 1.0, "bool": 0}[r]
+    v = a.get("valid", default)
+    return repr(float(v)) if r == "double" else str(int(v))
+
+
+def rust_custom(op):
+    args = op["args"]
+    if args[0]["role"] != "tensor":
+        return None
+    outs = [a for a in args if a["role"] == "out"]
+    params, call = [], []
+    for i, a in enumerate(args):
+        r, n = a["role"], a["name"]
+        if r == "out":
+            continue
+        if i == 0:
+            call.append("self.as_raw()")
+            continue
+        params.append("%s: %s" % (n, ROLES[r][2]))
+        call += {"tensor": ["%s.as_raw()" % n],
+                 "optional_tensor": ["%s.map_or(std::ptr::null_mut(), |t| t.as_raw())" % n],
+                 "dims": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "bool": ["i32::from(%s)" % n]}.get(r, [n])
+    doc = "    /// %s" % one_line_doc(op).replace("[", "\\[").replace("]", "\\]")
+    sig = "    pub fn %s(&self%s)" % (op["name"], "".join(", " + p for p in params))
+    if len(outs) == 1:
+        return "%s\n%s -> Result<Tensor> {\n        new_tensor(|out| unsafe { sys::tc_%s(%s, out) })\n    }" % (
+            doc, sig, op["name"], ", ".join(call))
+    return ("%s\n%s -> Result<(Tensor, Tensor)> {\n        two_out(|a, b| unsafe { sys::tc_%s(%s, a, b) })\n    }"
+            % (doc, sig, op["name"], ", ".join(call)))
 
 
 # ------------------------------------------------------------------ helpers
@@ -182,6 +463,19 @@ def clang_format(text, name):
                          input=text, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit("gen_ops: clang-format failed on %s: %s" % (name, res.stderr))
+    return res.stdout
+
+
+def rust_format(text):
+    """rustfmt with bindings/rust/rustfmt.toml, when installed (as clang_format)."""
+    exe = shutil.which("rustfmt") or (os.path.expanduser("~/.cargo/bin/rustfmt")
+                                      if os.path.exists(os.path.expanduser("~/.cargo/bin/rustfmt")) else None)
+    if exe is None:
+        return text
+    res = subprocess.run([exe, "--edition", "2021", "--config-path", os.path.join(REPO, "bindings", "rust")],
+                         input=text, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit("gen_ops: rustfmt failed: %s" % res.stderr)
     return res.stdout
 
 
@@ -230,7 +524,7 @@ def gen_defs(ops):
         rows.append("TC_UNARY_OP(%s, %s, %d, %d, %d, %s, %s, %r, %r,\n            (%s),\n            (%s))" % (
             o["name"], o.get("grad_name", "NoBackward"), UNARY_DTYPES[o["dtypes"]],
             1 if o.get("result", "same") == "bool" else 0, 1 if o["differentiable"] else 0, o["save"],
-            o.get("domain", "all"), params[0], params[1], o["forward"], o.get("backward", "C(0)")))
+            o["_domain"], params[0], params[1], o["forward"], o.get("backward", "C(0)")))
     files["src/math/unary_ops.def"] = head + textwrap.dedent("""\
         // The unary elementwise ops, one row each, in tc.h order:
         //   TC_UNARY_OP(name, GradName, dtypes, bool_result, differentiable, save, domain,
@@ -239,7 +533,7 @@ def gen_defs(ops):
         // default float dtype first, as PyTorch does), 1 numeric (integers too, no
         // bool), 2 integral (integers and bool only), 3 any. bool_result: the op
         // gives a bool tensor. save: what the backward reads (input: x, output: y,
-        // none); domain: all or positive (where tests sample). p0, q0: the defaults
+        // none); domain: where tests sample (math/op_domains.h). p0, q0: the defaults
         // of the row's parameters p and q (tc_<name>'s double arguments, when it
         // has any). forward is an expression in x, p, q, backward in g, p, q and x
         // or y, all of the compute type C (float for float32/float16/bfloat16,
@@ -299,7 +593,8 @@ def gen_defs(ops):
 def gen_shims(ops):
     out = ["// " + STAMP,
            "// The tc_* functions of the elementwise families (src/abi/op_shims.h has the",
-           "// bodies); the rest of tc.h's ops section is hand-written in src/abi/ops.cpp.",
+           "// bodies) and of the custom rows that declare their args; the rest of tc.h's",
+           "// ops section is hand-written in src/abi/*.cpp.",
            '#include "abi/op_shims.h"', '#include "math/op_enums.h"', "", "using namespace tc;", ""]
     for op in ops:
         k, n = op["kind"], op["name"]
@@ -317,6 +612,11 @@ def gen_shims(ops):
         else:
             continue
         out.append("TC_API int32_t tc_%s(%s) {\n  %s\n}" % (n, c_params(op), body))
+    custom = gen_custom_shims(ops)
+    if custom:
+        out += ["", "// The custom rows with declared args: check the out-params, then the",
+                "// tensors, in order; call the core function; hand out the results only on",
+                "// success (api() reports a failure under the function's name)."] + custom
     return clang_format("\n".join(out) + "\n", "ops_generated.cpp")
 
 
@@ -403,11 +703,54 @@ def gen_python(ops):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+# ------------------------------------------------------------------ Python typing declarations
+
+TYPING_BEGIN = "        # BEGIN GENERATED TYPE DECLARATIONS (tools/gen_ops.py from ops/ops.toml)\n"
+TYPING_END = "        # END GENERATED TYPE DECLARATIONS\n"
+
+
+def gen_tensor_typing(ops, current):
+    """tc/_tensor.py with its `if TYPE_CHECKING:` block (between the markers)
+    declaring every method _ops_generated.install() sets on Tensor that the
+    class body does not define itself."""
+    import ast
+    if current.count(TYPING_BEGIN) != 1 or current.count(TYPING_END) != 1:
+        raise SystemExit("gen_ops: tc/_tensor.py must hold the markers %r and %r once each"
+                         % (TYPING_BEGIN.strip(), TYPING_END.strip()))
+    head, rest = current.split(TYPING_BEGIN)
+    _, tail = rest.split(TYPING_END)
+    tree = ast.parse(head + "        pass\n" + tail)
+    body = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Tensor":
+            for n in node.body:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    body.add(n.name)
+                elif isinstance(n, ast.Assign):
+                    body.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    lines = []
+    for op in ops:
+        if op["kind"] not in ("unary", "binary", "compare") or op.get("python", True) is False:
+            continue
+        if op["kind"] == "unary":
+            sig = "(self, *args: Any, **kwargs: Any)" if op.get("params") else "(self)"
+        else:
+            sig = "(self, other: _Operand)"
+        for name in [op["name"]] + list(op.get("py_aliases", ())):
+            if name not in body:
+                lines.append('        def %s%s -> "Tensor": ...' % (name, sig))
+        for name in op.get("py_raliases", ()):
+            if name not in body:
+                lines.append('        def %s(self, other: _Operand) -> "Tensor": ...' % name)
+    return head + TYPING_BEGIN + "\n".join(lines) + "\n" + TYPING_END + tail
+
+
 # ------------------------------------------------------------------ Rust
 
 def gen_rust(ops):
     out = ["// %s" % STAMP,
-           "// Included by ops.rs: the safe methods of the elementwise families.",
+           "// Included by ops.rs: the safe methods of the elementwise families and of",
+           "// the custom rows that declare their args.",
            "", "impl Tensor {"]
     for op in ops:
         k, n = op["kind"], op["name"]
@@ -427,14 +770,31 @@ def gen_rust(ops):
         else:
             out.append("    pub fn %s(&self, s: f64) -> Result<Tensor> {\n"
                        "        self.scalar_op(s, sys::tc_%s)\n    }" % (n, n))
+    for op in ops:
+        if op["kind"] == "custom" and "args" in op and op.get("rust", True) is not False:
+            m = rust_custom(op)
+            if m is None:
+                raise TableError("ops.toml: op %r: a Rust method needs a tensor first (or rust = false)" % op["name"])
+            out.append(m)
     out.append("}")
+    if any(len([a for a in o["args"] if a["role"] == "out"]) == 2 for o in ops if "args" in o):
+        out.append(textwrap.dedent("""
+            /// Owns the two out-params of a call that succeeded (neither on failure).
+            fn two_out(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
+                let mut a: sys::tc_tensor = std::ptr::null_mut();
+                let mut b: sys::tc_tensor = std::ptr::null_mut();
+                check(f(&mut a, &mut b))?;
+                let a = Tensor::from_owned_raw(a);
+                let b = Tensor::from_owned_raw(b);
+                Ok((a?, b?))
+            }""").rstrip("\n"))
     return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------ misuse rows
 
 def gen_misuse(ops):
-    gen = [o for o in ops if o["kind"] in FAMILY]
+    gen = [o for o in ops if o["kind"] in FAMILY or "args" in o]
     out = ["// " + STAMP,
            "// Included twice by test_misuse.cpp: with TC_MISUSE_WEAK defined, the weak",
            "// references; with TC_MISUSE_ROWS, the table rows of the elementwise",
@@ -460,6 +820,8 @@ def gen_misuse(ops):
             args = ", ".join(repr(float(q[1])) for q in o["params"])
             out.append("add(E(FN(%s), \"H%sO\", [](M& m) { return %s(m.H(0, m.f.a), %s, m.O(%d)); }));"
                        % (n, dashes, n, args, 1 + len(o["params"])))
+        elif k == "custom":
+            out.append(misuse_custom_row(o))
         elif o["dtypes"] == "integral":
             out.append("add(E(FN(%s), \"HO\", [](M& m) { return %s(m.H(0, m.f.i32), m.O(1)); },\n"
                        "      {X(\"floating input\", {TC_ERR_DTYPE}, [](M& m) { return %s(m.f.a, m.O(9)); })}));"
@@ -495,8 +857,166 @@ def gen_fuzz(ops):
             and o["kind"] == "unary"]
     out.append("// The unary ops with two double parameters (tc_hardtanh, ...).")
     out.append("inline constexpr Scalar2Op kScalar2[] = {\n%s\n};" % "\n".join(rows))
+    for roles, (var, typ) in FUZZ_CLASSES.items():
+        rows = ['    {"tc_%s", tc_%s},' % (o["name"], o["name"]) for o in ops
+                if "args" in o and tuple(a["role"] for a in o["args"]) == roles]
+        out.append("// The custom rows with args (%s)." % ", ".join(roles))
+        out.append("struct %sFn {\n  const char* name;\n  %s;\n};" % (var[1:], typ))
+        out.append("inline constexpr %sFn %s[] = {\n%s\n};" % (var[1:], var, "\n".join(rows)))
     out.append("}  // namespace fuzz_ops")
     return clang_format("\n".join(out) + "\n", "fuzz_ops_generated.h")
+
+
+# ------------------------------------------------------------------ test domains
+
+def c_double(v):
+    if v == float("inf"):
+        return "kInf"
+    if v == -float("inf"):
+        return "-kInf"
+    return repr(float(v))
+
+
+def gen_domains_header(ops):
+    names = list(ops.domains)
+    rows = []
+    for n in names:
+        d = ops.domains[n]
+        lo = ", ".join(c_double(a) for a, _ in d["intervals"])
+        hi = ", ".join(c_double(b) for _, b in d["intervals"])
+        ex = ", ".join(c_double(v) for v in d["exclude"])
+        smp = d["sample"] or (0.0, 0.0)
+        rows.append('    {"%s", %d, {%s}, {%s}, %d, {%s}, %s, %s, %s},' % (
+            n, len(d["intervals"]), lo, hi, len(d["exclude"]), ex, "true" if d["sample"] else "false",
+            c_double(smp[0]), c_double(smp[1])))
+    unary = ["    %d,  // %s" % (names.index(o["_domain"]), o["name"]) for o in family(ops, "unary")]
+    binary = ["    {%d, %d},  // %s" % (names.index(o["_domains"][0]), names.index(o["_domains"][1]), o["name"])
+              for o in ops if o["kind"] in ("binary", "compare")]
+    out = ["// " + STAMP,
+           "// The test domains (ops.toml's [domains] and the rows' own): where tests",
+           "// sample an elementwise op's inputs. Tests read them (gradcheck.h's",
+           "// unary_sample, the CUDA parity and formula tests); the library does not.",
+           "#pragma once",
+           "#include <cmath>",
+           "#include <cstddef>",
+           "#include <limits>", "",
+           '#include "math/op_enums.h"', "",
+           "namespace tc::ew {", "",
+           "inline constexpr double kInf = std::numeric_limits<double>::infinity();", "",
+           "struct TestDomain {",
+           "  const char* name;",
+           "  int n_intervals;  // open intervals (lo[i], hi[i])",
+           "  double lo[4], hi[4];",
+           "  int n_exclude;  // points inside them where the op is not defined",
+           "  double exclude[4];",
+           "  bool has_sample;  // draw uniformly in [sample_lo, sample_hi]; else a standard normal",
+           "  double sample_lo, sample_hi;", "",
+           "  // Whether x is inside: in one interval and not an excluded point.",
+           "  constexpr bool contains(double x) const {",
+           "    for (int i = 0; i < n_exclude; ++i) {",
+           "      if (x == exclude[i]) return false;",
+           "    }",
+           "    for (int i = 0; i < n_intervals; ++i) {",
+           "      if (x > lo[i] && x < hi[i]) return true;",
+           "    }",
+           "    return false;",
+           "  }",
+           "  // x moved at least `margin` away from the excluded points (a sample",
+           "  // too close to a pole makes finite differences meaningless).",
+           "  double away_from_excluded(double x, double margin = 0.1) const {",
+           "    for (int i = 0; i < n_exclude; ++i) {",
+           "      if (std::abs(x - exclude[i]) < margin) x = exclude[i] + (x < exclude[i] ? -margin : margin);",
+           "    }",
+           "    return x;",
+           "  }",
+           "  // The range wide tests draw from: the first interval cut to [-5, 5],",
+           "  // its finite ends moved 0.01 inward.",
+           "  constexpr double wide_lo() const { return lo[0] < -5 ? -5 : lo[0] + 0.01; }",
+           "  constexpr double wide_hi() const { return hi[0] > 5 ? 5 : hi[0] - 0.01; }",
+           "};", "",
+           "inline constexpr TestDomain kTestDomains[] = {"] + rows + ["};", "",
+           "// Each UnaryOp's domain: an index into kTestDomains, in UnaryOp order.",
+           "inline constexpr int kUnaryDomain[] = {"] + unary + ["};",
+           "static_assert(sizeof(kUnaryDomain) / sizeof(int) == std::size_t(ops::UnaryOp::count_));", "",
+           "// Each BinaryOp's operands' domains (a, b), in BinaryOp order.",
+           "inline constexpr int kBinaryDomain[][2] = {"] + binary + ["};",
+           "static_assert(sizeof(kBinaryDomain) / sizeof(kBinaryDomain[0]) == std::size_t(ops::BinaryOp::count_));", "",
+           "inline constexpr const TestDomain& unary_test_domain(ops::UnaryOp op) {",
+           "  return kTestDomains[kUnaryDomain[int(op)]];",
+           "}",
+           "inline constexpr const TestDomain& binary_test_domain(ops::BinaryOp op, int operand) {",
+           "  return kTestDomains[kBinaryDomain[int(op)][operand]];",
+           "}", "",
+           "}  // namespace tc::ew"]
+    return clang_format("\n".join(out) + "\n", "op_domains.h")
+
+
+def py_float(v):
+    return {float("inf"): "inf", -float("inf"): "-inf"}.get(v, repr(float(v)))
+
+
+def torch_path(op):
+    t = op.get("torch", op["name"])
+    return None if t is False else t
+
+
+TEST_ROWS_FUNCTIONS = '''
+
+
+def contains(domain, x):
+    """Whether x is inside the domain (one open interval, no excluded point)."""
+    intervals, exclude, _ = DOMAINS[domain]
+    return x not in exclude and any(lo < x < hi for lo, hi in intervals)
+
+
+def sample(domain, shape, rng, margin=0.1):
+    """float64 values of the shape drawn from the domain with the numpy
+    Generator rng: uniform in its sample range, else standard normal; moved
+    `margin` away from its excluded points."""
+    _, exclude, rng_range = DOMAINS[domain]
+    if rng_range is None:
+        v = rng.standard_normal(shape)
+    else:
+        v = rng.uniform(rng_range[0], rng_range[1], shape)
+    for e in exclude:
+        near = abs(v - e) < margin
+        v[near] = e + margin * ((v[near] >= e) * 2 - 1)
+    return v
+'''
+
+
+def gen_test_rows(ops):
+    lines = ['"""%s' % STAMP, "",
+             "The test domains and the elementwise rows of ops/ops.toml, for the Python",
+             "tests: sample() is every Python sampler of an op's inputs; test_parity.py",
+             'loops over UNARY and BINARY, comparing each row with its PyTorch function."""',
+             "from math import inf", "",
+             "# name: (open intervals, excluded points, uniform sample range or None: normal)",
+             "DOMAINS = {"]
+    for n, d in ops.domains.items():
+        lines.append("    %r: ([%s], (%s), %s)," % (
+            n, ", ".join("(%s, %s)" % (py_float(a), py_float(b)) for a, b in d["intervals"]),
+            "".join(py_float(v) + ", " for v in d["exclude"]),
+            "(%s, %s)" % tuple(py_float(v) for v in d["sample"]) if d["sample"] else "None"))
+    lines.append("}")
+    lines += ["", "# (name, dtypes, domain, differentiable, bool result, ((parameter, default), ...),",
+              "#  torch function path under the torch module or None)", "UNARY = ["]
+    for o in family(ops, "unary"):
+        if o.get("python", True) is False:
+            continue
+        lines.append("    (%r, %r, %r, %r, %r, (%s), %r)," % (
+            o["name"], o["dtypes"], o["_domain"], o["differentiable"], o.get("result", "same") == "bool",
+            "".join("(%r, %r), " % (q[0], float(q[1])) for q in o.get("params", ())), torch_path(o)))
+    lines += ["]", "", "# (name, kind, dtypes, (a's domain, b's domain), differentiable, torch path or None)",
+              "BINARY = ["]
+    for o in ops:
+        if o["kind"] not in ("binary", "compare") or o.get("python", True) is False:
+            continue
+        lines.append("    (%r, %r, %r, (%r, %r), %r, %r)," % (
+            o["name"], o["kind"], o["dtypes"], o["_domains"][0], o["_domains"][1], o["differentiable"],
+            torch_path(o)))
+    lines.append("]")
+    return "\n".join(lines) + TEST_ROWS_FUNCTIONS
 
 
 # ------------------------------------------------------------------ docs
@@ -534,9 +1054,12 @@ def generate(ops, read):
     files.update(gen_defs(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
-    files["bindings/rust/tc/src/ops_generated.rs"] = gen_rust(ops)
+    files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
+    files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
+    files["src/math/op_domains.h"] = gen_domains_header(ops)
+    files["tests/python/op_rows_generated.py"] = gen_test_rows(ops)
     files.update(gen_docs(count_functions(header), read))
     return files
 

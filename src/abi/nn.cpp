@@ -38,20 +38,6 @@ int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out)
   });
 }
 
-int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::softmax(get_tensor(a, "a"), dim));
-  });
-}
-
-int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::log_softmax(get_tensor(a, "a"), dim));
-  });
-}
-
 int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");

@@ -1,7 +1,8 @@
 // tc_* functions of tc.h's ops section (elementwise, reductions, shape ops,
 // in-place ops): check handles and arguments, call ops/*.cpp, hand out results
 // only on success. The elementwise families' shims are generated from
-// ops/ops.toml into ops_generated.cpp; these are the table's `custom` ops.
+// ops/ops.toml into ops_generated.cpp, with the custom rows that declare
+// their args (sum, mean, var, ...); these are the other `custom` ops.
 #include "ops/ops.h"
 
 #include <cmath>
@@ -42,36 +43,6 @@ TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out
 
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::clamp(x, lo, hi); });
-}
-
-TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::sum(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
-}
-
-TC_API int32_t tc_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::mean(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
-}
-
-TC_API int32_t tc_var(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
-                      tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) {
-    return ops::var(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
-  });
-}
-
-TC_API int32_t tc_std(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction, int32_t keepdim,
-                      tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) {
-    return ops::std(x, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
-  });
-}
-
-TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                            tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::logsumexp(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
 }
 
 TC_API int32_t tc_max(tc_tensor a, tc_tensor* out) {

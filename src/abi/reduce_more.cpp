@@ -1,6 +1,8 @@
-// tc_* shims of the reductions, scans, sort and search ops beyond sum/mean
-// (ops/reduce_more.cpp, ops/scan.cpp, ops/sort.cpp): check handles and
-// arguments, call the core, hand out every result or none.
+// tc_* shims of the reductions, scans, sort and search ops whose rows in
+// ops/ops.toml do not declare their args (ops/reduce_more.cpp, ops/scan.cpp,
+// ops/sort.cpp): check handles and arguments, call the core, hand out every
+// result or none. The rows with args (prod, all, amax, norm, cumprod, ...)
+// have generated shims in ops_generated.cpp.
 #include "abi/op_shims.h"
 #include "ops/ops.h"
 
@@ -9,13 +11,6 @@ using namespace tc;
 namespace {
 
 using abi::op1;
-
-// Reductions over dims with keepdim.
-template <typename F>
-int32_t dims_op(const char* fn, tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                tc_tensor* out, F&& f) {
-  return op1(fn, a, out, [&](const Tensor& x) { return f(x, dims_arg(dims, ndims, "dims"), keepdim != 0); });
-}
 
 // Ops with two results: both handles or neither.
 template <typename F>
@@ -34,30 +29,6 @@ int32_t op2(const char* fn, tc_tensor a, tc_tensor* out0, const char* name0, tc_
 
 }  // namespace
 
-TC_API int32_t tc_prod(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return dims_op(__func__, a, dims, ndims, keepdim, out, ops::prod);
-}
-TC_API int32_t tc_all(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return dims_op(__func__, a, dims, ndims, keepdim, out, ops::all);
-}
-TC_API int32_t tc_any(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return dims_op(__func__, a, dims, ndims, keepdim, out, ops::any);
-}
-TC_API int32_t tc_amax(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return dims_op(__func__, a, dims, ndims, keepdim, out, ops::amax);
-}
-TC_API int32_t tc_amin(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
-  return dims_op(__func__, a, dims, ndims, keepdim, out, ops::amin);
-}
-TC_API int32_t tc_norm(tc_tensor a, double p, const int64_t* dims, int64_t ndims, int32_t keepdim,
-                       tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::norm(x, p, dims_arg(dims, ndims, "dims"), keepdim != 0); });
-}
-TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::count_nonzero(x, dims_arg(dims, ndims, "dims")); });
-}
 TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
                            int32_t keepdim, tc_tensor* var, tc_tensor* mean) {
   return op2(__func__, a, var, "var", mean, "mean", [&](const Tensor& x) {
@@ -85,9 +56,6 @@ TC_API int32_t tc_mode(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* val
   return op2(__func__, a, values, "values", indices, "indices",
              [&](const Tensor& x) { return ops::mode(x, dim, keepdim != 0); });
 }
-TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::cumprod(x, dim); });
-}
 TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
   return op2(__func__, a, values, "values", indices, "indices",
              [&](const Tensor& x) { return ops::cummax(x, dim); });
@@ -95,9 +63,6 @@ TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor*
 TC_API int32_t tc_cummin(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
   return op2(__func__, a, values, "values", indices, "indices",
              [&](const Tensor& x) { return ops::cummin(x, dim); });
-}
-TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::logcumsumexp(x, dim); });
 }
 TC_API int32_t tc_sort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* values, tc_tensor* indices) {
   return op2(__func__, a, values, "values", indices, "indices",

@@ -66,31 +66,10 @@ int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double b
   });
 }
 
-int32_t tc_tril(tc_tensor a, int64_t diagonal, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::tril(get_tensor(a, "a"), diagonal));
-  });
-}
-
-int32_t tc_triu(tc_tensor a, int64_t diagonal, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::triu(get_tensor(a, "a"), diagonal));
-  });
-}
-
 int32_t tc_masked_fill(tc_tensor a, tc_tensor mask, double value, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::masked_fill(get_tensor(a, "a"), get_tensor(mask, "mask"), value));
-  });
-}
-
-int32_t tc_cumsum(tc_tensor a, int64_t dim, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::cumsum(get_tensor(a, "a"), dim));
   });
 }
 

@@ -156,23 +156,17 @@ enum class UnaryDtypes : int32_t {
   integral = 2,  // integer dtypes and bool
   any = 3,       // every dtype
 };
-// Where tests sample an op's input (unary_ops.def's domain column).
-enum class Domain : int32_t { all, positive, unit, above_one };
-
 // The UnaryOps (unary_ops.def: one row each). UnaryDef<OP>: the row's
 // forward (value) and backward (grad: g and the saved input x or output y)
 // expressions, with the parameters p and q (the row's defaults p0, q0 unless
 // tc_<name> passes them), the dtypes it takes, whether it gives a bool tensor
-// and has a gradient, what the backward saves and the domain tests sample.
+// and has a gradient and what the backward saves. (The domain column is where
+// tests sample: math/op_domains.h, generated from the same table.)
 template <UnaryOp OP>
 struct UnaryDef;
 #define TC_UNARY_BIND_none(s) (void)s;
 #define TC_UNARY_BIND_input(s) const C x = s;
 #define TC_UNARY_BIND_output(s) const C y = s;
-#define TC_UNARY_DOMAIN_all Domain::all
-#define TC_UNARY_DOMAIN_positive Domain::positive
-#define TC_UNARY_DOMAIN_unit Domain::unit
-#define TC_UNARY_DOMAIN_above_one Domain::above_one
 #define TC_UNARY_OP(name, GradName, dtypes_, bool_result_, diff_, save_, domain_, p0_, q0_, forward, \
                     backward)                                                                        \
   template <>                                                                                        \
@@ -184,7 +178,6 @@ struct UnaryDef;
     static constexpr bool bool_result = bool_result_;                                                \
     static constexpr bool differentiable = diff_;                                                    \
     static constexpr Save save = Save::save_;                                                        \
-    static constexpr Domain domain = TC_UNARY_DOMAIN_##domain_;                                      \
     static constexpr double p0 = p0_, q0 = q0_;                                                      \
     template <typename C>                                                                            \
     static constexpr bool computes = std::is_same_v<C, bool> ? bools                                 \
@@ -217,10 +210,6 @@ struct UnaryDef;
 #undef TC_UNARY_BIND_none
 #undef TC_UNARY_BIND_input
 #undef TC_UNARY_BIND_output
-#undef TC_UNARY_DOMAIN_all
-#undef TC_UNARY_DOMAIN_positive
-#undef TC_UNARY_DOMAIN_unit
-#undef TC_UNARY_DOMAIN_above_one
 
 // The row's value with its default parameters, or with p and q.
 template <UnaryOp OP, typename C>
@@ -260,7 +249,6 @@ struct UnaryInfo {
   UnaryDtypes dtypes;
   bool ints, floats, bools, bool_result, differentiable;
   Save save;
-  Domain domain;
   double p0, q0;
 };
 constexpr UnaryInfo unary_info(UnaryOp op) {
@@ -269,18 +257,16 @@ constexpr UnaryInfo unary_info(UnaryOp op) {
   case UnaryOp::name: {                                                               \
     using D = UnaryDef<UnaryOp::name>;                                                \
     return UnaryInfo{D::dtypes,         D::ints, D::floats, D::bools, D::bool_result, \
-                     D::differentiable, D::save, D::domain, D::p0,    D::q0};         \
+                     D::differentiable, D::save, D::p0,     D::q0};                   \
   }
 #include "math/unary_ops.def"
     case UnaryOp::count_:
       break;
   }
-  return UnaryInfo{UnaryDtypes::any, false, false, false, false, false, Save::none, Domain::all, 0, 0};
+  return UnaryInfo{UnaryDtypes::any, false, false, false, false, false, Save::none, 0, 0};
 }
 constexpr bool unary_ints(UnaryOp op) { return unary_info(op).ints; }
 constexpr Save unary_save(UnaryOp op) { return unary_info(op).save; }
-constexpr bool unary_positive_domain(UnaryOp op) { return unary_info(op).domain == Domain::positive; }
-constexpr Domain unary_domain(UnaryOp op) { return unary_info(op).domain; }
 constexpr bool unary_differentiable(UnaryOp op) { return unary_info(op).differentiable; }
 
 // A clamp bound as compute type C. Bounds beyond an integer type's range

@@ -223,13 +223,10 @@ TEST_F(CudaElementwise, UnaryOpsMatchTheCpu) {
       const auto op = ops::UnaryOp(o);
       const bool int_ok = tc::ew::unary_ints(op);
       if (tc::is_floating(d) ? !tc::ew::unary_info(op).floats : !int_ok) continue;
-      const tc::ew::Domain dom = tc::ew::unary_domain(op);
-      const double lo = dom == tc::ew::Domain::positive    ? 0.01
-                        : dom == tc::ew::Domain::unit      ? -0.99
-                        : dom == tc::ew::Domain::above_one ? 1.01
-                        : d == DType::u8                   ? 0
-                                                           : -5;
-      const Tensor a = rand({65, 31}, d, lo, dom == tc::ew::Domain::unit ? 0.99 : 5);
+      const tc::ew::TestDomain& dom = tc::ew::unary_test_domain(op);
+      const bool unbounded_below = dom.lo[0] < -5;
+      const Tensor a =
+          rand({65, 31}, d, unbounded_below && d == DType::u8 ? 0 : dom.wide_lo(), dom.wide_hi());
       for (Layout l : kLayouts) {
         const Tensor g = ops::unary(op, on_gpu(a, l));
         const Tensor want =

@@ -132,11 +132,6 @@
 #pragma weak tc_addcdiv
 #pragma weak tc_prelu
 #pragma weak tc_glu
-#pragma weak tc_sum
-#pragma weak tc_mean
-#pragma weak tc_var
-#pragma weak tc_std
-#pragma weak tc_logsumexp
 #pragma weak tc_max
 #pragma weak tc_min
 #pragma weak tc_max_dim
@@ -147,8 +142,6 @@
 #pragma weak tc_linear
 #pragma weak tc_set_matmul_precision
 #pragma weak tc_get_matmul_precision
-#pragma weak tc_softmax
-#pragma weak tc_log_softmax
 #pragma weak tc_cross_entropy
 #pragma weak tc_nll_loss
 #pragma weak tc_mse_loss
@@ -192,10 +185,7 @@
 #pragma weak tc_bmm
 #pragma weak tc_addmm
 #pragma weak tc_baddbmm
-#pragma weak tc_tril
-#pragma weak tc_triu
 #pragma weak tc_masked_fill
-#pragma weak tc_cumsum
 #pragma weak tc_topk
 #pragma weak tc_multinomial
 #pragma weak tc_cat
@@ -966,6 +956,52 @@ std::vector<Extra> dim_extras(std::function<int32_t(M&, int64_t)> fn) {
       X("dim INT64_MAX", {TC_ERR_INDEX}, [fn](M& m) { return fn(m, kI64Max); }),
       X("dim INT64_MIN+1", {TC_ERR_INDEX}, [fn](M& m) { return fn(m, kI64Min + 1); }),
   };
+}
+// Several lists of extra cases as one (a generated row's role extras and its
+// hand-written ones).
+std::vector<Extra> concat(std::initializer_list<std::vector<Extra>> lists) {
+  std::vector<Extra> x;
+  for (const auto& l : lists) x.insert(x.end(), l.begin(), l.end());
+  return x;
+}
+// Calls fn on an empty [0, 3] float32 tensor (the size-0 errors).
+int32_t on_empty_f32(M& m, const std::function<int32_t(tc_tensor)>& fn) {
+  int64_t s[] = {0, 3};
+  tc_tensor e = nullptr;
+  if (tc_zeros(s, 2, TC_FLOAT32, TC_CPU, &e) != TC_OK) return -1;
+  const int32_t rc = m.done(fn(e));
+  tc_tensor_free(e);
+  return rc;
+}
+// The extra cases of generated rows (ops.toml's misuse_extras) that their
+// argument roles do not give.
+std::vector<Extra> amax_extras() {
+  return {X("reduced dim of size 0", {TC_ERR_SHAPE}, [](M& m) {
+    return on_empty_f32(m, [&m](tc_tensor e) {
+      int64_t d[] = {0};
+      return tc_amax(e, d, 1, 0, m.O(9));
+    });
+  })};
+}
+std::vector<Extra> norm_extras() {
+  return {
+      X("p NaN", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_norm(m.f.a, kNaN, nullptr, 0, 0, m.O(9)); }),
+      X("int32 a", {TC_ERR_DTYPE}, [](M& m) { return tc_norm(m.f.i32, 2.0, nullptr, 0, 0, m.O(9)); })};
+}
+std::vector<Extra> var_extras() {
+  return {X("correction -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+    int64_t d[] = {1};
+    return tc_var(m.f.a, d, 1, -1, 0, m.O(9));
+  })};
+}
+std::vector<Extra> logcumsumexp_extras() {
+  return {X("int32 a", {TC_ERR_DTYPE}, [](M& m) { return tc_logcumsumexp(m.f.i32, 0, m.O(9)); })};
+}
+std::vector<Extra> tril_extras() {
+  return {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })};
+}
+std::vector<Extra> triu_extras() {
+  return {X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_triu(m.f.s, 0, m.O(9)); })};
 }
 std::vector<Extra> reduction_extras(std::function<int32_t(M&, int32_t)> fn) {
   return {
@@ -1892,49 +1928,6 @@ std::vector<Entry> build_table() {
          X("integer input", {TC_ERR_DTYPE}, [](M& m) { return tc_glu(m.f.ia, 0, m.O(9)); })}));
 
   // Reductions.
-  add(E(
-      FN(tc_sum), "HP--O",
-      [](M& m) {
-        int64_t d[] = {1};
-        return tc_sum(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4));
-      },
-      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_sum(m.f.a, d, n, 0, m.O(9)); })));
-  add(E(
-      FN(tc_mean), "HP--O",
-      [](M& m) {
-        int64_t d[] = {1};
-        return tc_mean(m.H(0, m.f.a), m.P(1, d), 1, 1, m.O(4));
-      },
-      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_mean(m.f.a, d, n, 0, m.O(9)); })));
-  add(E(
-      FN(tc_var), "HP---O",
-      [](M& m) {
-        int64_t d[] = {1};
-        return tc_var(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5));
-      },
-      [] {
-        auto x = reduce_extras(
-            [](M& m, const int64_t* d, int64_t n) { return tc_var(m.f.a, d, n, 1, 0, m.O(9)); });
-        x.push_back(X("correction -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
-          int64_t d[] = {1};
-          return tc_var(m.f.a, d, 1, -1, 0, m.O(9));
-        }));
-        return x;
-      }()));
-  add(E(
-      FN(tc_std), "HP---O",
-      [](M& m) {
-        int64_t d[] = {1};
-        return tc_std(m.H(0, m.f.a), m.P(1, d), 1, 1, 0, m.O(5));
-      },
-      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_std(m.f.a, d, n, 1, 0, m.O(9)); })));
-  add(E(
-      FN(tc_logsumexp), "HP--O",
-      [](M& m) {
-        int64_t d[] = {1};
-        return tc_logsumexp(m.H(0, m.f.a), m.P(1, d), 1, 0, m.O(4));
-      },
-      reduce_extras([](M& m, const int64_t* d, int64_t n) { return tc_logsumexp(m.f.a, d, n, 0, m.O(9)); })));
   auto empty_input = [](int32_t (*fn)(tc_tensor, tc_tensor*)) {
     return std::vector<Extra>{
         X("empty tensor", {TC_ERR_SHAPE, TC_ERR_INDEX, TC_ERR_INVALID_ARGUMENT}, [fn](M& m) {
@@ -1985,12 +1978,6 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_linear(m.f.a, m.f.bt, nullptr, m.O(9)); }),
          X("bias of the wrong size", {TC_ERR_SHAPE},
            [](M& m) { return tc_linear(m.f.a, m.f.b, m.f.b, m.O(9)); })}));
-  add(E(
-      FN(tc_softmax), "H-O", [](M& m) { return tc_softmax(m.H(0, m.f.a), -1, m.O(2)); },
-      dim_extras([](M& m, int64_t d) { return tc_softmax(m.f.a, d, m.O(9)); })));
-  add(E(
-      FN(tc_log_softmax), "H-O", [](M& m) { return tc_log_softmax(m.H(0, m.f.a), 1, m.O(2)); },
-      dim_extras([](M& m, int64_t d) { return tc_log_softmax(m.f.a, d, m.O(9)); })));
   add(E(
       FN(tc_cross_entropy), "HH-O",
       [](M& m) { return tc_cross_entropy(m.H(0, m.f.a), m.H(1, m.f.cls), TC_REDUCTION_MEAN, m.O(3)); },
@@ -2546,10 +2533,6 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_baddbmm(m.f.s, m.f.a, m.f.t3, 1.0, 1.0, m.O(9)); }),
          X("input does not broadcast", {TC_ERR_SHAPE},
            [](M& m) { return tc_baddbmm(m.f.a, m.f.t3, m.f.t3, 1.0, 1.0, m.O(9)); })}));
-  add(E(FN(tc_tril), "H-O", [](M& m) { return tc_tril(m.H(0, m.f.a), 0, m.O(2)); },
-        {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })}));
-  add(E(FN(tc_triu), "H-O", [](M& m) { return tc_triu(m.H(0, m.f.cond), 1, m.O(2)); },
-        {X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_triu(m.f.s, 0, m.O(9)); })}));
   add(E(FN(tc_masked_fill), "HH-O",
         [](M& m) { return tc_masked_fill(m.H(0, m.f.a), m.H(1, m.f.cond), -1.0, m.O(3)); },
         {X("float mask", {TC_ERR_DTYPE}, [](M& m) { return tc_masked_fill(m.f.a, m.f.b, 0.0, m.O(9)); }),
@@ -2557,9 +2540,6 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_masked_fill(m.f.bt, m.f.cond, 0.0, m.O(9)); }),
          X("value 2 into bool", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) { return tc_masked_fill(m.f.cond, m.f.cond, 2.0, m.O(9)); })}));
-  add(E(
-      FN(tc_cumsum), "H-O", [](M& m) { return tc_cumsum(m.H(0, m.f.a), 1, m.O(2)); },
-      dim_extras([](M& m, int64_t d) { return tc_cumsum(m.f.a, d, m.O(9)); })));
   add(E(
       FN(tc_topk), "H----OO", [](M& m) { return tc_topk(m.H(0, m.f.a), 2, 1, 1, 1, m.O(5, 0), m.O(6, 1)); },
       [] {

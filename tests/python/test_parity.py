@@ -9,6 +9,9 @@ import pytest
 import tc
 import tc.nn.functional as F
 from conftest import need
+from op_rows_generated import BINARY as BINARY_ROWS
+from op_rows_generated import UNARY as UNARY_ROWS
+from op_rows_generated import sample
 
 np = pytest.importorskip("numpy")
 torch = pytest.importorskip("torch")
@@ -83,23 +86,74 @@ def randn(*s):
 
 
 def pos(*s):
-    return R.uniform(0.5, 2.0, s)
+    return sample("positive", s, R)
+
+
+def torch_fn(path):
+    """torch.<path> ("special.expit" -> torch.special.expit)."""
+    f = torch
+    for part in path.split("."):
+        f = getattr(f, part)
+    return f
+
+
+def torch_differentiable(f, arrays):
+    """Whether torch records a usable backward for f on float64 inputs
+    (floor_divide's is NotImplemented)."""
+    xs = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    y = f(*xs)
+    return y.grad_fn is not None and type(y.grad_fn).__name__ != "NotImplemented"
+
+
+def int_sample(domain, *s):
+    """Integer values from a domain: its sample range rounded, else 3 x a
+    standard normal rounded."""
+    v = sample(domain, s, R)
+    if sample_is_normal(domain):
+        v = v * 3
+    return np.round(v).astype(np.int64)
+
+
+def sample_is_normal(domain):
+    from op_rows_generated import DOMAINS
+    return DOMAINS[domain][2] is None
 
 
 # ---------------------------------------------------------------- elementwise
 
-BINARY = [("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
-          ("div", lambda a, b: a / b), ("maximum", lambda a, b: a.maximum(b) if isinstance(a, tc.Tensor)
-                                        else torch.maximum(a, b)),
-          ("minimum", lambda a, b: a.minimum(b) if isinstance(a, tc.Tensor) else torch.minimum(a, b))]
 SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((5,), ())]
+# Every binary and compare row of ops/ops.toml that PyTorch has (the row's
+# `torch` field names the function; its `domains` where the operands are drawn).
+BINARY_LOOP = [r for r in BINARY_ROWS if r[5] is not None]
 
 
-@pytest.mark.parametrize("name,f", BINARY, ids=[b[0] for b in BINARY])
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
-def test_binary(name, f, shapes):
+@pytest.mark.parametrize("row", BINARY_LOOP, ids=[r[0] for r in BINARY_LOOP])
+def test_binary_row(row, shapes):
+    name, kind, dtypes, (dom_a, dom_b), diff, path = row
     need("tc_" + name)
-    parity(f, f, [randn(*shapes[0]), pos(*shapes[1])])
+    th = torch_fn(path)
+    f_tc = lambda a, b: getattr(tc, name)(a, b)  # noqa: E731
+    f_th = lambda a, b: th(a, b)  # noqa: E731
+    if kind == "compare":
+        # small integers: equal operands occur
+        arrays = [R.integers(0, 3, shapes[0]).astype(np.float64), R.integers(0, 3, shapes[1]).astype(np.float64)]
+        parity(f_tc, f_th, arrays, grad=False)
+        parity(f_tc, f_th, [a.astype(np.int64) for a in arrays], grad=False, dtypes=(np.float64,))
+        return
+    ints = [int_sample(dom_a, *shapes[0]), int_sample(dom_b, *shapes[1])]
+    if dtypes in ("integral", "integer"):
+        parity(f_tc, f_th, ints, grad=False, dtypes=(np.float64,))
+        parity(f_tc, f_th, [ints[0].astype(np.int32), ints[1]], grad=False, dtypes=(np.float64,))
+        return
+    arrays = [sample(dom_a, shapes[0], R), sample(dom_b, shapes[1], R)]
+    parity(f_tc, f_th, arrays, grad=diff and torch_differentiable(th, arrays))
+    # Integer operands: the row's dtype rules against torch's (where torch takes them).
+    try:
+        th(*(torch.tensor(a) for a in ints))
+    except RuntimeError:
+        return
+    parity(f_tc, f_th, ints, grad=False, dtypes=(np.float32,))  # float32 tolerances: promoted results
 
 
 def test_pow():
@@ -150,21 +204,6 @@ def test_int_scalars_are_int64_tensors():
         parity(f, f, [R.integers(0, 9, (3,))], grad=False, dtypes=(np.float64,))
 
 
-UNARY = [("neg", lambda a: -a, randn), ("abs", lambda a: a.abs(), randn), ("exp", lambda a: a.exp(), randn),
-         ("log", lambda a: a.log(), pos), ("sqrt", lambda a: a.sqrt(), pos), ("tanh", lambda a: a.tanh(), randn),
-         ("sigmoid", lambda a: a.sigmoid(), randn), ("relu", lambda a: a.relu(), randn),
-         ("gelu", lambda a: F.gelu(a) if isinstance(a, tc.Tensor) else TF.gelu(a), randn),
-         # both sides of the threshold (x > 20 gives x)
-         ("softplus", lambda a: F.softplus(a) if isinstance(a, tc.Tensor) else TF.softplus(a),
-          lambda *s: np.linspace(-30.3, 30.3, int(np.prod(s))).reshape(s))]
-
-
-@pytest.mark.parametrize("name,f,gen", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, f, gen):
-    need("tc_" + name)
-    parity(f, f, [gen(4, 5)])
-
-
 def test_softplus_method_and_module():
     need("tc_softplus")
     x = [-30.0, -1.0, 0.0, 1.0, 19.5, 20.5, 30.0]
@@ -184,14 +223,6 @@ def test_unary_integer_rules():
         parity(f, f, [a > 0], grad=False, dtypes=(np.float32,))
 
 
-def unit(*s):
-    return R.uniform(-0.9, 0.9, s)
-
-
-def above_one(*s):
-    return R.uniform(1.5, 3.0, s)
-
-
 def special(*s):
     """Random values with NaN, infinities, zeros and halves among them."""
     v = R.standard_normal(s) * 3
@@ -201,20 +232,6 @@ def special(*s):
     return v
 
 
-# (name, generator, differentiable, integer inputs: "promote" (floating op), "same" or None)
-UNARY_MATH = [
-    ("sin", randn, True, "promote"), ("cos", randn, True, "promote"), ("tan", unit, True, "promote"),
-    ("asin", unit, True, "promote"), ("acos", unit, True, "promote"), ("atan", randn, True, "promote"),
-    ("sinh", randn, True, "promote"), ("cosh", randn, True, "promote"), ("asinh", randn, True, "promote"),
-    ("acosh", above_one, True, "promote"), ("atanh", unit, True, "promote"), ("log1p", pos, True, "promote"),
-    ("expm1", randn, True, "promote"), ("log2", pos, True, "promote"), ("log10", pos, True, "promote"),
-    ("exp2", randn, True, "promote"), ("reciprocal", pos, True, "promote"), ("rsqrt", pos, True, "promote"),
-    ("square", randn, True, "same"), ("sign", special, True, "same"), ("floor", special, True, "same"),
-    ("ceil", special, True, "same"), ("round", special, True, "same"), ("trunc", special, True, "same"),
-    ("frac", randn, True, None), ("erf", randn, True, "promote"), ("erfc", randn, True, "promote"),
-    ("erfinv", unit, True, "promote"), ("isnan", special, False, "same"), ("isinf", special, False, "same"),
-    ("isfinite", special, False, "same"), ("logical_not", special, False, "same"),
-]
 # Layouts: plain, non-contiguous (a transposed view), 0-d, empty.
 LAYOUTS = {
     "plain": (lambda gen: [gen(4, 5)], lambda f: f),
@@ -224,26 +241,50 @@ LAYOUTS = {
 }
 
 
+# Every unary row of ops/ops.toml that PyTorch has (the row's `torch` field
+# names the function, its `domain` where inputs are drawn).
+UNARY_LOOP = [r for r in UNARY_ROWS if r[6] is not None]
+
+
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-@pytest.mark.parametrize("name,gen,diff,ints", UNARY_MATH, ids=[u[0] for u in UNARY_MATH])
-def test_unary_math(name, gen, diff, ints, layout):
+@pytest.mark.parametrize("row", UNARY_LOOP, ids=[r[0] for r in UNARY_LOOP])
+def test_unary_row(row, layout):
+    name, dtypes, domain, diff, _, _, path = row
     need("tc_" + name)
     make, wrap = LAYOUTS[layout]
-    f = wrap(lambda a: getattr(a, name)())
-    arrays = make(gen)
-    if gen is special and layout != "plain":
-        arrays = make(randn)
-    # The finite-values only for gradients (inf/NaN gradients are compared as values).
-    parity(f, f, arrays, grad=diff and gen is not special)
-    if gen is special and diff:
-        parity(f, f, make(randn), grad=True)
-    if ints is not None:
-        ai = np.round(arrays[0] * 3).astype(np.int64) if gen is not special else R.integers(-5, 5, (4, 5))
-        # (float32 tolerances: promoted results are the default dtype, float32)
-        parity(f, f, [ai], grad=False, dtypes=(np.float32,))
-        parity(f, f, [ai.astype(np.int32)], grad=False, dtypes=(np.float32,))
-    # and the tc.<name> function
-    parity(lambda a: getattr(tc, name)(a), lambda a: getattr(torch, name)(a), [gen(3, 2)], grad=False)
+    th = torch_fn(path)
+    f_tc = wrap(lambda a: getattr(tc, name)(a))
+    f_th = wrap(lambda a: th(a))
+    if dtypes == "integral":
+        parity(f_tc, f_th, [R.integers(0, 100, (4, 5))], grad=False, dtypes=(np.float64,))
+        return
+    parity(f_tc, f_th, make(lambda *s: sample(domain, s, R)), grad=diff)
+    if layout != "plain":
+        return
+    # the Tensor method
+    parity(lambda a: getattr(a, name)(), th, [sample(domain, (3, 2), R)], grad=False)
+    # Integer inputs: a numeric row keeps the dtype, a floating one promotes to
+    # the default float dtype (float32 tolerances), where torch takes them.
+    ai = int_sample(domain, 4, 5)
+    try:
+        y = th(torch.tensor(ai))
+    except RuntimeError:
+        return
+    if dtypes == "float" and not y.is_floating_point():
+        return  # torch keeps integers here (hardtanh, relu6); libtc's floating rows promote
+    parity(f_tc, f_th, [ai], grad=False, dtypes=(np.float32,))
+    parity(f_tc, f_th, [ai.astype(np.int32)], grad=False, dtypes=(np.float32,))
+
+
+SPECIAL_VALUES = ["sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "logical_not"]
+
+
+@pytest.mark.parametrize("name", SPECIAL_VALUES)
+def test_unary_special_values(name):
+    """NaN, infinities, signed zeros and halves (rounding ties)."""
+    need("tc_" + name)
+    f = lambda a: getattr(a, name)()  # noqa: E731
+    parity(f, f, [special(4, 5)], grad=False)
 
 
 def test_bool_inputs_and_bitwise_not():

@@ -10,7 +10,6 @@ use tc_sys as sys;
 type BinaryFn = unsafe extern "C" fn(sys::tc_tensor, sys::tc_tensor, *mut sys::tc_tensor) -> i32;
 type ScalarFn = unsafe extern "C" fn(sys::tc_tensor, f64, *mut sys::tc_tensor) -> i32;
 type UnaryFn = unsafe extern "C" fn(sys::tc_tensor, *mut sys::tc_tensor) -> i32;
-type ReduceFn = unsafe extern "C" fn(sys::tc_tensor, *const i64, i64, i32, *mut sys::tc_tensor) -> i32;
 type InplaceFn = unsafe extern "C" fn(sys::tc_tensor, sys::tc_tensor) -> i32;
 
 include!("ops_generated.rs");
@@ -24,17 +23,6 @@ impl Tensor {
     }
     fn unary(&self, f: UnaryFn) -> Result<Tensor> {
         new_tensor(|out| unsafe { f(self.as_raw(), out) })
-    }
-    fn reduce(&self, dims: &[i64], keepdim: bool, f: ReduceFn) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            f(
-                self.as_raw(),
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                i32::from(keepdim),
-                out,
-            )
-        })
     }
     fn inplace(&mut self, other: &Tensor, f: InplaceFn) -> Result<()> {
         check(unsafe { f(self.as_raw(), other.as_raw()) })
@@ -93,51 +81,13 @@ impl Tensor {
 /// # Ok(()) }
 /// ```
 impl Tensor {
-    /// Sum over `dims` (integer and bool tensors sum to int64).
-    pub fn sum(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.reduce(dims, keepdim, sys::tc_sum)
-    }
     /// Sum of every element (a 0-dim tensor).
     pub fn sum_all(&self) -> Result<Tensor> {
         self.sum(&[], false)
     }
-    /// Mean over `dims`.
-    pub fn mean(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.reduce(dims, keepdim, sys::tc_mean)
-    }
     /// Mean of every element (a 0-dim tensor).
     pub fn mean_all(&self) -> Result<Tensor> {
         self.mean(&[], false)
-    }
-    /// Variance over `dims` with `correction` (1 = unbiased, Bessel).
-    pub fn var(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_var(
-                self.as_raw(),
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                correction,
-                i32::from(keepdim),
-                out,
-            )
-        })
-    }
-    /// Standard deviation over `dims` with `correction` (1 = unbiased).
-    pub fn std(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_std(
-                self.as_raw(),
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                correction,
-                i32::from(keepdim),
-                out,
-            )
-        })
-    }
-    /// `log(sum(exp(x)))` over `dims`, computed stably.
-    pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.reduce(dims, keepdim, sys::tc_logsumexp)
     }
     /// The largest element (a 0-dim tensor).
     pub fn max(&self) -> Result<Tensor> {
@@ -246,14 +196,6 @@ impl Reduction {
 /// # Ok(()) }
 /// ```
 impl Tensor {
-    /// Softmax along `dim`.
-    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_softmax(self.as_raw(), dim, out) })
-    }
-    /// Log-softmax along `dim`.
-    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_log_softmax(self.as_raw(), dim, out) })
-    }
     /// Softmax cross-entropy of logits `[N, C]` (or `[C]`) against int64
     /// class indices `[N]` (or `[]`).
     pub fn cross_entropy(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {

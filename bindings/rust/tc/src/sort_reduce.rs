@@ -7,8 +7,6 @@ use crate::ffi::{len_i64, new_tensor};
 use crate::Tensor;
 use tc_sys as sys;
 
-type DimsFn = unsafe extern "C" fn(sys::tc_tensor, *const i64, i64, i32, *mut sys::tc_tensor) -> i32;
-
 /// Owns two out-params of a call that succeeded (or neither on failure).
 fn two(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
     let mut a: sys::tc_tensor = std::ptr::null_mut();
@@ -21,56 +19,6 @@ fn two(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Resul
 }
 
 impl Tensor {
-    fn dims_reduce(&self, dims: &[i64], keepdim: bool, f: DimsFn) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            f(
-                self.as_raw(),
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                i32::from(keepdim),
-                out,
-            )
-        })
-    }
-    /// Product over `dims` (empty: every dim); integers and bools give int64.
-    pub fn prod(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.dims_reduce(dims, keepdim, sys::tc_prod)
-    }
-    /// Whether every element over `dims` is non-zero (bool; uint8 for uint8).
-    pub fn all(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.dims_reduce(dims, keepdim, sys::tc_all)
-    }
-    /// Whether some element over `dims` is non-zero (bool; uint8 for uint8).
-    pub fn any(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.dims_reduce(dims, keepdim, sys::tc_any)
-    }
-    /// Maximum over `dims`; tied maxima share the gradient.
-    pub fn amax(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.dims_reduce(dims, keepdim, sys::tc_amax)
-    }
-    /// Minimum over `dims`; tied minima share the gradient.
-    pub fn amin(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        self.dims_reduce(dims, keepdim, sys::tc_amin)
-    }
-    /// Vector `p`-norm over `dims` (`f64::INFINITY`: max |x|; 0: non-zero count).
-    pub fn norm(&self, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_norm(
-                self.as_raw(),
-                p,
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                i32::from(keepdim),
-                out,
-            )
-        })
-    }
-    /// int64 count of the non-zero elements over `dims`.
-    pub fn count_nonzero(&self, dims: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_count_nonzero(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out)
-        })
-    }
     /// `(variance, mean)` over `dims` with `correction` (1 = unbiased).
     pub fn var_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe {
@@ -115,10 +63,6 @@ impl Tensor {
     pub fn mode(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe { sys::tc_mode(self.as_raw(), dim, i32::from(keepdim), a, b) })
     }
-    /// Cumulative product along `dim`.
-    pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_cumprod(self.as_raw(), dim, out) })
-    }
     /// Running maximum along `dim`: `(values, indices)`.
     pub fn cummax(&self, dim: i64) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe { sys::tc_cummax(self.as_raw(), dim, a, b) })
@@ -126,10 +70,6 @@ impl Tensor {
     /// Running minimum along `dim`: `(values, indices)`.
     pub fn cummin(&self, dim: i64) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe { sys::tc_cummin(self.as_raw(), dim, a, b) })
-    }
-    /// log(cumsum(exp(self))) along `dim`, computed stably.
-    pub fn logcumsumexp(&self, dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_logcumsumexp(self.as_raw(), dim, out) })
     }
     /// Stable sort along `dim`: `(values, int64 indices)`; NaN sorts last.
     pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {

@@ -98,21 +98,9 @@ impl Tensor {
             sys::tc_baddbmm(self.as_raw(), batch1.as_raw(), batch2.as_raw(), beta, alpha, out)
         })
     }
-    /// The lower triangle (`j - i <= diagonal`) of the last two dims.
-    pub fn tril(&self, diagonal: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_tril(self.as_raw(), diagonal, out) })
-    }
-    /// The upper triangle (`j - i >= diagonal`) of the last two dims.
-    pub fn triu(&self, diagonal: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_triu(self.as_raw(), diagonal, out) })
-    }
     /// `value` where the bool `mask` (broadcasting) is true.
     pub fn masked_fill(&self, mask: &Tensor, value: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_masked_fill(self.as_raw(), mask.as_raw(), value, out) })
-    }
-    /// Cumulative sum along `dim` (integers give int64).
-    pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_cumsum(self.as_raw(), dim, out) })
     }
     /// The `k` largest (smallest) elements along `dim`: `(values, int64 indices)`.
     pub fn topk(&self, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
