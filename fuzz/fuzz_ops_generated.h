@@ -74,6 +74,7 @@ inline constexpr UnaryOp kUnary[] = {
     {"tc_hardswish", tc_hardswish},
     {"tc_logsigmoid", tc_logsigmoid},
     {"tc_gelu_tanh", tc_gelu_tanh},
+    {"tc_logit", tc_logit},
 };
 inline constexpr BinaryOp kBinary[] = {
     {"tc_add", tc_add},

@@ -692,6 +692,8 @@ TC_API int32_t tc_hardswish(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out);
 /** GELU, the tanh approximation (torch's approximate = "tanh") (floating). */
 TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out);
+/** log(a / (1 - a)), the inverse of sigmoid (floating). */
+TC_API int32_t tc_logit(tc_tensor a, tc_tensor* out);
 /** Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 
@@ -754,6 +756,9 @@ TC_API int32_t tc_norm(tc_tensor a, double p, const int64_t* dims, int64_t ndims
                        tc_tensor* out);
 /** int64 count of the non-zero elements over dims. */
 TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out);
+/** The minimum and maximum of a over dim (dim = TC_DIM_ALL: every element), both
+ * of a's dtype; keepdim keeps the reduced dim as size 1. */
+TC_API int32_t tc_aminmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* min, tc_tensor* max);
 /** Variance (with correction) and mean over dims. */
 TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
                            int32_t keepdim, tc_tensor* var, tc_tensor* mean);

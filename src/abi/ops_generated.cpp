@@ -294,6 +294,9 @@ TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out) {
 TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out) {
   return abi::unary(__func__, ops::UnaryOp::gelu_tanh, a, out);
 }
+TC_API int32_t tc_logit(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::logit, a, out);
+}
 
 // The custom rows with declared args: check the out-params, then the
 // tensors, in order; call the core function; hand out the results only on
@@ -384,6 +387,18 @@ TC_API int32_t tc_count_nonzero(tc_tensor a, const int64_t* dims, int64_t ndims,
     out_ptr(out, "out");
     const Tensor t_a = get_tensor(a, "a");
     *out = new_handle(ops::count_nonzero(t_a, dims_arg(dims, ndims, "dims")));
+  });
+}
+TC_API int32_t tc_aminmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* min, tc_tensor* max) {
+  return api(__func__, [&] {
+    out_ptr(min, "min");
+    out_ptr(max, "max");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::aminmax(t_a, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *min = hs[0];
+    *max = hs[1];
   });
 }
 TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out) {

@@ -51,6 +51,7 @@ inline constexpr TestDomain kTestDomains[] = {
     {"positive", 1, {0.0}, {kInf}, 0, {}, true, 0.5, 3.0},
     {"unit", 1, {-1.0}, {1.0}, 0, {}, true, -0.9, 0.9},
     {"above_one", 1, {1.0}, {kInf}, 0, {}, true, 1.5, 3.0},
+    {"open_unit", 1, {0.0}, {1.0}, 0, {}, true, 0.05, 0.95},
     {"bitwise_left_shift_b", 1, {0.0}, {64.0}, 0, {}, true, 0.0, 7.0},
     {"bitwise_right_shift_b", 1, {0.0}, {64.0}, 0, {}, true, 0.0, 7.0},
 };
@@ -113,6 +114,7 @@ inline constexpr int kUnaryDomain[] = {
     0,  // hardswish
     0,  // logsigmoid
     0,  // gelu_tanh
+    4,  // logit
 };
 static_assert(sizeof(kUnaryDomain) / sizeof(int) == std::size_t(ops::UnaryOp::count_));
 
@@ -139,8 +141,8 @@ inline constexpr int kBinaryDomain[][2] = {
     {0, 0},  // bitwise_and
     {0, 0},  // bitwise_or
     {0, 0},  // bitwise_xor
-    {0, 4},  // bitwise_left_shift
-    {0, 5},  // bitwise_right_shift
+    {0, 5},  // bitwise_left_shift
+    {0, 6},  // bitwise_right_shift
     {0, 0},  // eq
     {0, 0},  // ne
     {0, 0},  // lt

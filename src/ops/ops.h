@@ -144,6 +144,8 @@ Tensor all(const Tensor& a, const Dims& dims, bool keepdim);
 Tensor any(const Tensor& a, const Dims& dims, bool keepdim);
 Tensor amax(const Tensor& a, const Dims& dims, bool keepdim);
 Tensor amin(const Tensor& a, const Dims& dims, bool keepdim);
+// (amin, amax) over dim (TC_DIM_ALL: every element), composed of the two.
+std::pair<Tensor, Tensor> aminmax(const Tensor& a, int64_t dim, bool keepdim);
 Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim);
 Tensor count_nonzero(const Tensor& a, const Dims& dims);
 std::pair<Tensor, Tensor> var_mean(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim);

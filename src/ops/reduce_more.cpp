@@ -160,6 +160,11 @@ Tensor extreme(const Tensor& a, const Dims& dims, bool keepdim, bool is_max) {
 Tensor amax(const Tensor& a, const Dims& dims, bool keepdim) { return extreme(a, dims, keepdim, true); }
 Tensor amin(const Tensor& a, const Dims& dims, bool keepdim) { return extreme(a, dims, keepdim, false); }
 
+std::pair<Tensor, Tensor> aminmax(const Tensor& a, int64_t dim, bool keepdim) {
+  const Dims dims = dim == TC_DIM_ALL ? Dims{} : Dims{dim};
+  return {amin(a, dims, keepdim), amax(a, dims, keepdim)};
+}
+
 Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim) {
   const char* op = "norm";
   check_same_device(op, a, a, true);

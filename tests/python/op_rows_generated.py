@@ -11,6 +11,7 @@ DOMAINS = {
     'positive': ([(0.0, inf)], (), (0.5, 3.0)),
     'unit': ([(-1.0, 1.0)], (), (-0.9, 0.9)),
     'above_one': ([(1.0, inf)], (), (1.5, 3.0)),
+    'open_unit': ([(0.0, 1.0)], (), (0.05, 0.95)),
     'bitwise_left_shift_b': ([(0.0, 64.0)], (), (0.0, 7.0)),
     'bitwise_right_shift_b': ([(0.0, 64.0)], (), (0.0, 7.0)),
 }
@@ -74,6 +75,7 @@ UNARY = [
     ('hardswish', 'float', 'all', True, False, (), 'nn.functional.hardswish'),
     ('logsigmoid', 'float', 'all', True, False, (), 'nn.functional.logsigmoid'),
     ('gelu_tanh', 'float', 'all', True, False, (), None),
+    ('logit', 'float', 'open_unit', True, False, (), 'logit'),
 ]
 
 # (name, kind, dtypes, (a's domain, b's domain), differentiable, torch path or None)

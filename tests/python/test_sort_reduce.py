@@ -94,6 +94,30 @@ def test_amax_amin(name, dim, keepdim):
     parity(lambda t: ftc(t, dim, keepdim), lambda t: fth(t, dim, keepdim), [ints(2, 3, 4)])
 
 
+@pytest.mark.parametrize("dim", [None, 0, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_aminmax(dim, keepdim):
+    need("tc_aminmax")
+    kw = {} if dim is None else {"dim": dim}
+    f_tc = lambda x: tuple(tc.aminmax(x, keepdim=keepdim, **kw))  # noqa: E731
+    f_th = lambda x: tuple(torch.aminmax(x, keepdim=keepdim, **kw))  # noqa: E731
+    parity(f_tc, f_th, [randn(3, 4, 5)])
+    # both results' gradients (min's and max's)
+    parity(lambda x: (lambda r: r.min * 2 + r.max)(x.aminmax(keepdim=keepdim, **kw)),
+           lambda x: (lambda r: r.min * 2 + r.max)(torch.aminmax(x, keepdim=keepdim, **kw)), [randn(3, 4, 5)])
+    parity(f_tc, f_th, [ints(3, 4)], grad=False, dtypes=(np.float64,))
+
+
+def test_aminmax_result_and_errors():
+    need("tc_aminmax")
+    r = tc.aminmax(tc.tensor([1.0, -3.0, 5.0]))
+    assert type(r).__name__ == "aminmax" and r.min.item() == -3.0 and r.max.item() == 5.0
+    with pytest.raises(RuntimeError):
+        tc.aminmax(tc.zeros(0, 3), dim=0)
+    with pytest.raises(IndexError):
+        tc.aminmax(tc.zeros(2, 3), dim=2)
+
+
 def test_amax_edges():
     need("tc_amax")
     with pytest.raises(tc.ShapeError):

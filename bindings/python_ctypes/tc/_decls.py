@@ -965,6 +965,10 @@ FUNCTIONS = {
         [tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
     ),
+    'tc_logit': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
     'tc_clamp': (
         [tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('double', 'lo'), ('double', 'hi'), ('tc_tensor*', 'out')),
@@ -1040,6 +1044,10 @@ FUNCTIONS = {
     'tc_count_nonzero': (
         [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('const int64_t*', 'dims'), ('int64_t', 'ndims'), ('tc_tensor*', 'out')),
+    ),
+    'tc_aminmax': (
+        [tc_tensor, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int32_t', 'keepdim'), ('tc_tensor*', 'min'), ('tc_tensor*', 'max')),
     ),
     'tc_var_mean': (
         [tc_tensor, C.POINTER(C.c_int64), C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],

@@ -93,6 +93,7 @@ METHODS = [
     ("tc_hardswish", "unary", None, "a * hardsigmoid(a) (floating).", (), (), ()),
     ("tc_logsigmoid", "unary", None, "log(sigmoid(a)), computed stably (floating).", (), (), ()),
     ("tc_gelu_tanh", "unary", None, "GELU, the tanh approximation (torch's approximate = \"tanh\") (floating).", (), (), ()),
+    ("tc_logit", "unary", None, "log(a / (1 - a)), the inverse of sigmoid (floating).", (), (), ()),
 ]
 NN_FUNCTIONAL = ['softplus', 'leaky_relu', 'elu', 'selu', 'celu', 'silu', 'mish', 'softsign', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'logsigmoid']
 # (tc.nn class, op, ((parameter, default), ...))

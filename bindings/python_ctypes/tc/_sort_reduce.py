@@ -7,6 +7,7 @@ import math
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _core as K
+from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import check
 from ._tensor import Tensor, _call, _dims, _wrap
@@ -19,6 +20,7 @@ Median = collections.namedtuple("Median", ["values", "indices"])
 Mode = collections.namedtuple("Mode", ["values", "indices"])
 CumMax = collections.namedtuple("CumMax", ["values", "indices"])
 CumMin = collections.namedtuple("CumMin", ["values", "indices"])
+AMinMax = collections.namedtuple("aminmax", ["min", "max"])
 
 
 def _two(f, *args):
@@ -92,6 +94,17 @@ def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
         The minima, input's dtype.
     """
     return _reduce("tc_amin", input, None if dim == () else dim, keepdim)
+
+
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> AMinMax:
+    """The minimum and maximum over dim (None: every element).
+
+    Returns:
+        A namedtuple (min, max), both of input's dtype; tied extremes share
+        the gradient evenly, as in amin/amax.
+    """
+    return AMinMax(*_two(fn("tc_aminmax"), input._h, D.TC_DIM_ALL if dim is None else int(dim),
+                         1 if keepdim else 0))
 
 
 def norm(input: Tensor, p: Union[float, str, None] = "fro", dim: Dims = None, keepdim: bool = False,
@@ -290,7 +303,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     return _call(fn("tc_searchsorted"), sorted_sequence._h, input._h, 1 if right else 0, 1 if out_int32 else 0)
 
 
-METHODS = ("prod", "all", "any", "amax", "amin", "norm", "count_nonzero", "median", "kthvalue", "mode",
+METHODS = ("prod", "all", "any", "amax", "amin", "aminmax", "norm", "count_nonzero", "median", "kthvalue", "mode",
            "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "unique")
 FUNCTIONS = METHODS + ("var_mean", "std_mean", "searchsorted")
 

@@ -1501,6 +1501,10 @@ extern "C" {
     pub fn tc_gelu_tanh(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " log(a / (1 - a)), the inverse of sigmoid (floating)."]
+    pub fn tc_logit(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Clamps to [lo, hi]; a NaN bound means \"no bound on that side\"."]
     pub fn tc_clamp(a: tc_tensor, lo: f64, hi: f64, out: *mut tc_tensor) -> i32;
 }
@@ -1614,6 +1618,11 @@ extern "C" {
 extern "C" {
     #[doc = " int64 count of the non-zero elements over dims."]
     pub fn tc_count_nonzero(a: tc_tensor, dims: *const i64, ndims: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The minimum and maximum of a over dim (dim = TC_DIM_ALL: every element), both"]
+    #[doc = " of a's dtype; keepdim keeps the reduced dim as size 1."]
+    pub fn tc_aminmax(a: tc_tensor, dim: i64, keepdim: i32, min: *mut tc_tensor, max: *mut tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " Variance (with correction) and mean over dims."]

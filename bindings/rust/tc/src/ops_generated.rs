@@ -387,6 +387,10 @@ impl Tensor {
     pub fn gelu_tanh(&self) -> Result<Tensor> {
         self.unary(sys::tc_gelu_tanh)
     }
+    /// log(a / (1 - a)), the inverse of sigmoid (floating).
+    pub fn logit(&self) -> Result<Tensor> {
+        self.unary(sys::tc_logit)
+    }
     /// Sum over dims.
     pub fn sum(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
@@ -528,6 +532,10 @@ impl Tensor {
             sys::tc_count_nonzero(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out)
         })
     }
+    /// The minimum and maximum of a over dim (dim = TC_DIM_ALL: every element), both of a's dtype; keepdim keeps the reduced dim as size 1.
+    pub fn aminmax(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_aminmax(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
     /// Cumulative product along dim.
     pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_cumprod(self.as_raw(), dim, out) })
@@ -556,4 +564,14 @@ impl Tensor {
     pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_cumsum(self.as_raw(), dim, out) })
     }
+}
+
+/// Owns the two out-params of a call that succeeded (neither on failure).
+fn two_out(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
+    let mut a: sys::tc_tensor = std::ptr::null_mut();
+    let mut b: sys::tc_tensor = std::ptr::null_mut();
+    check(f(&mut a, &mut b))?;
+    let a = Tensor::from_owned_raw(a);
+    let b = Tensor::from_owned_raw(b);
+    Ok((a?, b?))
 }
