@@ -23,7 +23,8 @@ using tc::ops::detail::transposed_last2;
 
 void check_input(const Tensor& a, const char* op, const char* arg = "A") {
   TC_CHECK(a->dtype == DType::f32 || a->dtype == DType::f64, TC_ERR_DTYPE, op,
-           ": Expected a floating point tensor as input (float32 or float64). Got ", dtype_name(a->dtype));
+           ": Expected a floating point or complex tensor as input. Got ", dtype_name(a->dtype),
+           " (libtc computes float32 and float64)");
   TC_CHECK(a->ndim() >= 2, TC_ERR_SHAPE, op, ": The input tensor ", arg,
            " must have at least 2 dimensions. Got shape ", a->shape);
   linalg_backend_for(a->device);  // a device without a table refuses at the first kernel
@@ -72,6 +73,13 @@ void check_singular(const Tensor& a, const Tensor& info, const char* op, const c
 }
 
 Tensor mT(const Tensor& t) { return ops::transpose(t, -2, -1); }
+
+// A shape as PyTorch prints it in these messages: 3x3, 2x4x1.
+std::string shape_x(const Dims& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
+  return s;
+}
 
 // The raw LU factorization of a copy of square or rectangular a.
 struct Lu {

@@ -168,6 +168,35 @@ class TestFactorizations:
         u, s, vh = tc.linalg.svd(tc.tensor(a))
         assert tuple(u.shape) == tuple(torch.linalg.svd(torch.tensor(a)).U.shape)
 
+    def test_svd_full_matrices_gradient(self):
+        # Gauge-invariant: squares of the first k singular vectors.
+        a = randn(5, 3)
+        r_tc, r_t = tc.linalg.svd(tc.tensor(a)), torch.linalg.svd(torch.tensor(a))
+        assert tuple(r_tc.U.shape) == tuple(r_t.U.shape) and tuple(r_tc.Vh.shape) == tuple(r_t.Vh.shape)
+        w = randn(5, 3)
+        compare(lambda x: (tc.linalg.svd(x).U[:, :3] ** 2) * tc.tensor(w),
+                lambda x: (torch.linalg.svd(x).U[:, :3] ** 2) * torch.tensor(w), a)
+
+    def test_out_and_methods(self):
+        a = well_conditioned(3, 3)
+        out = tc.empty(3, 3, dtype=tc.float64)
+        r = tc.linalg.inv(tc.tensor(a), out=out)
+        assert r is out
+        np.testing.assert_allclose(np.array(out.tolist()), np.linalg.inv(a), atol=1e-12)
+        sign, logabs = tc.empty((), dtype=tc.float64), tc.empty((), dtype=tc.float64)
+        tc.linalg.slogdet(tc.tensor(a), out=(sign, logabs))
+        np.testing.assert_allclose(logabs.item(), np.linalg.slogdet(a)[1])
+        b = randn(3, 2)
+        L = np.linalg.cholesky(spd(3, 3))
+        x = tc.tensor(b)
+        for name, args in [("cholesky_solve", (tc.tensor(L),)), ("matrix_power", (3,)), ("pinverse", ()),
+                           ("matrix_exp", ())]:
+            src = x if name == "cholesky_solve" else tc.tensor(a)
+            tsrc = torch.tensor(b) if name == "cholesky_solve" else torch.tensor(a)
+            targs = tuple(torch.tensor(np.array(t.tolist())) if isinstance(t, tc.Tensor) else t for t in args)
+            np.testing.assert_allclose(np.array(getattr(src, name)(*args).tolist()),
+                                       getattr(tsrc, name)(*targs).numpy(), atol=1e-10)
+
     def test_eigh(self):
         a = randn(2, 4, 4)
         for uplo in ("L", "U"):

@@ -274,12 +274,18 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return Lstsq(X.squeeze(-1) if vector else X, residuals, rank, sv)
 
 
+def _check_square(A, op):
+    if A.ndim < 2:
+        raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % op)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("%s: A must be batches of square matrices, but they are %d by %d matrices"
+                           % (op, A.shape[-2], A.shape[-1]))
+
+
 def matrix_power(A, n, *, out=None):
     """A to the integer power n (n < 0: of the inverse), by repeated squaring."""
     tc = _tc()
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are %s"
-                           % (list(A.shape),))
+    _check_square(A, "linalg.matrix_power")
     n = int(n)
     if n == 0:
         return _into(out, tc.eye(A.shape[-1], dtype=A.dtype).expand(*A.shape).clone())
@@ -305,9 +311,7 @@ def matrix_exp(A):
     """exp(A) by scaling and squaring with the [13/13] Padé approximant,
     composed of matmuls and one solve (differentiable)."""
     tc = _tc()
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they are %s"
-                           % (list(A.shape),))
+    _check_square(A, "linalg.matrix_exp")
     n = A.shape[-1]
     if A.numel() == 0:
         return A.clone()
