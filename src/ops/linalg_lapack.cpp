@@ -77,7 +77,7 @@ Tensor mT(const Tensor& t) { return ops::transpose(t, -2, -1); }
 // A shape as PyTorch prints it in these messages: 3x3, 2x4x1.
 std::string shape_x(const Dims& d) {
   std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
+  for (int64_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
   return s;
 }
 
