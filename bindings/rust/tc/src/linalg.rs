@@ -30,8 +30,10 @@ impl Tensor {
         let mut inverse: sys::tc_tensor = std::ptr::null_mut();
         let mut info: sys::tc_tensor = std::ptr::null_mut();
         check(unsafe { sys::tc_linalg_inv_ex(self.as_raw(), 1, &mut inverse, &mut info) })?;
-        drop(Tensor::from_owned_raw(info));
-        Ok(Tensor::from_owned_raw(inverse))
+        let info = Tensor::from_owned_raw(info);
+        let inverse = Tensor::from_owned_raw(inverse);
+        drop(info?);
+        inverse
     }
     /// The determinant of square matrices.
     pub fn det(&self) -> Result<Tensor> {
@@ -42,23 +44,34 @@ impl Tensor {
         let mut result: sys::tc_tensor = std::ptr::null_mut();
         let mut info: sys::tc_tensor = std::ptr::null_mut();
         check(unsafe { sys::tc_linalg_solve_ex(self.as_raw(), b.as_raw(), 1, 1, &mut result, &mut info) })?;
-        drop(Tensor::from_owned_raw(info));
-        Ok(Tensor::from_owned_raw(result))
+        let info = Tensor::from_owned_raw(info);
+        let result = Tensor::from_owned_raw(result);
+        drop(info?);
+        result
     }
     /// The lower Cholesky factor of symmetric positive-definite matrices.
     pub fn cholesky(&self) -> Result<Tensor> {
         let mut l: sys::tc_tensor = std::ptr::null_mut();
         let mut info: sys::tc_tensor = std::ptr::null_mut();
         check(unsafe { sys::tc_linalg_cholesky_ex(self.as_raw(), 0, 1, &mut l, &mut info) })?;
-        drop(Tensor::from_owned_raw(info));
-        Ok(Tensor::from_owned_raw(l))
+        let info = Tensor::from_owned_raw(info);
+        let l = Tensor::from_owned_raw(l);
+        drop(info?);
+        l
     }
     /// `(U, S, Vh)` with `self = U diag(S) Vh`, S descending.
     pub fn svd(&self, full_matrices: bool) -> Result<(Tensor, Tensor, Tensor)> {
         let mut u: sys::tc_tensor = std::ptr::null_mut();
         let mut s: sys::tc_tensor = std::ptr::null_mut();
         let mut vh: sys::tc_tensor = std::ptr::null_mut();
-        check(unsafe { sys::tc_linalg_svd(self.as_raw(), i32::from(full_matrices), &mut u, &mut s, &mut vh) })?;
-        Ok((Tensor::from_owned_raw(u), Tensor::from_owned_raw(s), Tensor::from_owned_raw(vh)))
+        check(unsafe {
+            sys::tc_linalg_svd(self.as_raw(), i32::from(full_matrices), &mut u, &mut s, &mut vh)
+        })?;
+        let (u, s, vh) = (
+            Tensor::from_owned_raw(u),
+            Tensor::from_owned_raw(s),
+            Tensor::from_owned_raw(vh),
+        );
+        Ok((u?, s?, vh?))
     }
 }
