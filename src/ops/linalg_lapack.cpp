@@ -113,8 +113,8 @@ Tensor permutation_sign(const Tensor& pivots, DType dtype) {
 std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool check_errors, const char* op) {
   const int64_t n = a->shape[a->ndim() - 1], k = b->shape[b->ndim() - 1];
   TC_CHECK(b->shape[b->ndim() - 2] == n, TC_ERR_SHAPE, op,
-           ": Incompatible shapes of A and B for the equation ", "AX = B (", a->shape, " and ", b->shape,
-           ")");
+           ": Incompatible shapes of A and B for the equation ", "AX = B (", shape_x(a->shape), " and ",
+           shape_x(b->shape), ")");
   const Dims batch = broadcast_shapes(batch_of(a), batch_of(b), op);
   Lu f = factor(tc::contiguous(ops::expand(ops::detach(a), with_matrix(batch, n, n))));
   if (check_errors) {
@@ -217,8 +217,8 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
   }
   if (!left) return mT(linalg::lu_solve(lu, pivots, mT(b), true, !adjoint));
   TC_CHECK(b->shape[b->ndim() - 2] == n, TC_ERR_SHAPE, op,
-           ": Incompatible shapes of A and B for the equation ", "AX = B (", lu->shape, " and ", b->shape,
-           ")");
+           ": Incompatible shapes of A and B for the equation ", "AX = B (", shape_x(lu->shape), " and ",
+           shape_x(b->shape), ")");
   const int64_t k = b->shape[b->ndim() - 1];
   const Dims batch = broadcast_shapes(batch_of(lu), batch_of(b), op);
   Tensor lu_c = tc::contiguous(ops::expand(ops::detach(lu), with_matrix(batch, n, n)));
@@ -321,8 +321,8 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
   }
   const int64_t n = a->shape[a->ndim() - 1], k = b->shape[b->ndim() - 1];
   TC_CHECK(b->shape[b->ndim() - 2] == n, TC_ERR_SHAPE, op,
-           ": Incompatible shapes of A and B for the equation ", "AX = B (", a->shape, " and ", b->shape,
-           ")");
+           ": Incompatible shapes of A and B for the equation ", "AX = B (", shape_x(a->shape), " and ",
+           shape_x(b->shape), ")");
   const Dims batch = broadcast_shapes(batch_of(a), batch_of(b), op);
   Tensor ac = tc::contiguous(ops::expand(ops::detach(a), with_matrix(batch, n, n)));
   Tensor x = clone_data(ops::expand(ops::detach(b), with_matrix(batch, n, k)));
