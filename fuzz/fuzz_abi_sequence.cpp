@@ -530,6 +530,77 @@ class Runner {
     for (tc_tensor w : made) tc_tensor_free(w);
   }
 
+  // A function with n (<= 3) handle out-params: all written on success, none on failure.
+  template <typename F>
+  void make_n(const char* name, int n, F fn) {
+    tc_tensor outs[3] = {untouched(), untouched(), untouched()};
+    const int32_t rc = fn(outs);
+    check(name, rc);
+    for (int i = 0; i < n; ++i) {
+      if (rc == TC_OK && outs[i] == untouched()) die(name, "succeeded without writing an out-param");
+      if (rc != TC_OK && outs[i] != untouched()) die(name, "wrote an out-param on failure");
+    }
+    if (rc == TC_OK)
+      for (int i = 0; i < n; ++i) pool_.put(slot(), outs[i]);
+  }
+
+  // The tc_linalg_* functions on whatever is in the slots (any shape, dtype,
+  // values: singular, NaN, empty), with fuzzed flags and modes.
+  void linalg_ops() {
+    tc_tensor a = handle(), b = handle(), c = handle();
+    const int32_t f1 = in_.ConsumeIntegralInRange<int32_t>(-1, 2),
+                  f2 = in_.ConsumeIntegralInRange<int32_t>(-1, 2);
+    const int32_t f3 = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
+    switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
+      case 0:
+        make_n("tc_linalg_lu_factor_ex", 3,
+               [&](tc_tensor* o) { return tc_linalg_lu_factor_ex(a, f1, f2, &o[0], &o[1], &o[2]); });
+        break;
+      case 1:
+        make_n("tc_linalg_lu", 3, [&](tc_tensor* o) { return tc_linalg_lu(a, f1, &o[0], &o[1], &o[2]); });
+        break;
+      case 2:
+        make("tc_linalg_lu_solve", [&](tc_tensor* o) { return tc_linalg_lu_solve(a, b, c, f1, f2, o); });
+        break;
+      case 3:
+        make_n("tc_linalg_inv_ex", 2, [&](tc_tensor* o) { return tc_linalg_inv_ex(a, f1, &o[0], &o[1]); });
+        break;
+      case 4:
+        make("tc_linalg_det", [&](tc_tensor* o) { return tc_linalg_det(a, o); });
+        break;
+      case 5:
+        make_n("tc_linalg_slogdet", 2, [&](tc_tensor* o) { return tc_linalg_slogdet(a, &o[0], &o[1]); });
+        break;
+      case 6:
+        make_n("tc_linalg_solve_ex", 2,
+               [&](tc_tensor* o) { return tc_linalg_solve_ex(a, b, f1, f2, &o[0], &o[1]); });
+        break;
+      case 7:
+        make("tc_linalg_solve_triangular",
+             [&](tc_tensor* o) { return tc_linalg_solve_triangular(a, b, f1, f2, f3, o); });
+        break;
+      case 8:
+        make_n("tc_linalg_cholesky_ex", 2,
+               [&](tc_tensor* o) { return tc_linalg_cholesky_ex(a, f1, f2, &o[0], &o[1]); });
+        break;
+      case 9:
+        make_n("tc_linalg_qr", 2, [&](tc_tensor* o) { return tc_linalg_qr(a, f3, &o[0], &o[1]); });
+        break;
+      case 10:
+        make_n("tc_linalg_svd", 3, [&](tc_tensor* o) { return tc_linalg_svd(a, f1, &o[0], &o[1], &o[2]); });
+        break;
+      case 11:
+        make("tc_linalg_svdvals", [&](tc_tensor* o) { return tc_linalg_svdvals(a, o); });
+        break;
+      case 12:
+        make_n("tc_linalg_eigh", 2, [&](tc_tensor* o) { return tc_linalg_eigh(a, f1, &o[0], &o[1]); });
+        break;
+      default:
+        make("tc_linalg_eigvalsh", [&](tc_tensor* o) { return tc_linalg_eigvalsh(a, f1, o); });
+        break;
+    }
+  }
+
   template <typename F>
   void make(const char* name, F fn) {
     const int dst = slot();
@@ -1055,7 +1126,11 @@ class Runner {
         }
         break;
       }
-      case 13: {  // cat / stack / split / chunk, and the shape, creation and matrix ops
+      case 13: {  // cat / stack / split / chunk, and the shape, creation, matrix and linalg ops
+        if (in_.ConsumeIntegralInRange<int>(0, 7) == 0) {
+          linalg_ops();
+          break;
+        }
         if (in_.ConsumeIntegralInRange<int>(0, 2) == 0) {
           shape_creation_ops();
           break;

@@ -1304,6 +1304,57 @@ TC_API int32_t tc_rnn(tc_tensor input, tc_tensor hx, tc_tensor cx, const tc_tens
                       int64_t num_weights, const tc_rnn_options* options, tc_tensor* out, tc_tensor* h_n,
                       tc_tensor* c_n);
 
+/* Linear algebra (torch.linalg), on LAPACK (LAPACKE) for float32/float64 CPU
+ * tensors: matrices are the last two dims, leading dims are batches (broadcast
+ * between the operands of a solve). On CUDA tensors they are
+ * TC_ERR_NOT_IMPLEMENTED; in a build without LAPACK (tc_get_flag
+ * "has_lapack" = 0) TC_ERR_NOT_IMPLEMENTED too. infos are int32 tensors of the
+ * batch shape holding LAPACK's code per matrix; with check_errors a non-zero
+ * one is TC_ERR_INVALID_ARGUMENT with PyTorch's message naming the batch
+ * element and the pivot or minor. Singular and non-positive-definite inputs
+ * never fail otherwise; NaN inputs give NaN results (svd/eigh: an error). */
+/** LU factorization with partial pivoting: packed LU, int32 1-based pivots,
+ * info (pivot must be 1). */
+TC_API int32_t tc_linalg_lu_factor_ex(tc_tensor a, int32_t pivot, int32_t check_errors, tc_tensor* LU,
+                                      tc_tensor* pivots, tc_tensor* info);
+/** A = P L U (pivot must be 1). */
+TC_API int32_t tc_linalg_lu(tc_tensor a, int32_t pivot, tc_tensor* P, tc_tensor* L, tc_tensor* U);
+/** Solves A X = B (X A = B when left = 0; A^T with adjoint) from
+ * tc_linalg_lu_factor_ex's factors. */
+TC_API int32_t tc_linalg_lu_solve(tc_tensor LU, tc_tensor pivots, tc_tensor B, int32_t left, int32_t adjoint,
+                                  tc_tensor* out);
+/** The inverse of square matrices, and info (> 0: singular). */
+TC_API int32_t tc_linalg_inv_ex(tc_tensor a, int32_t check_errors, tc_tensor* inverse, tc_tensor* info);
+/** The determinant of square matrices (its gradient handles singular
+ * matrices). */
+TC_API int32_t tc_linalg_det(tc_tensor a, tc_tensor* out);
+/** The sign and the log of the absolute value of the determinant. */
+TC_API int32_t tc_linalg_slogdet(tc_tensor a, tc_tensor* sign, tc_tensor* logabsdet);
+/** Solves A X = B (X A = B when left = 0); B may be a (batch of) vector(s) as
+ * in PyTorch. */
+TC_API int32_t tc_linalg_solve_ex(tc_tensor A, tc_tensor B, int32_t left, int32_t check_errors,
+                                  tc_tensor* result, tc_tensor* info);
+/** Solves A X = B (X A = B when left = 0) for triangular A (only that
+ * triangle is read). */
+TC_API int32_t tc_linalg_solve_triangular(tc_tensor A, tc_tensor B, int32_t upper, int32_t left,
+                                          int32_t unitriangular, tc_tensor* out);
+/** The Cholesky factor (lower, or upper) of symmetric positive-definite
+ * matrices, and info. */
+TC_API int32_t tc_linalg_cholesky_ex(tc_tensor a, int32_t upper, int32_t check_errors, tc_tensor* L,
+                                     tc_tensor* info);
+/** QR decomposition; mode 0: reduced, 1: complete, 2: R only (Q is then an
+ * empty tensor). */
+TC_API int32_t tc_linalg_qr(tc_tensor a, int32_t mode, tc_tensor* Q, tc_tensor* R);
+/** Singular value decomposition A = U diag(S) Vh (S descending). */
+TC_API int32_t tc_linalg_svd(tc_tensor a, int32_t full_matrices, tc_tensor* U, tc_tensor* S, tc_tensor* Vh);
+/** The singular values, descending. */
+TC_API int32_t tc_linalg_svdvals(tc_tensor a, tc_tensor* out);
+/** Eigenvalues (ascending) and eigenvectors of symmetric matrices (upper:
+ * read the upper triangle). */
+TC_API int32_t tc_linalg_eigh(tc_tensor a, int32_t upper, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
+/** Eigenvalues (ascending) of symmetric matrices. */
+TC_API int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out);
+
 /* END GENERATED OPS */
 
 /* ======================================================================== */

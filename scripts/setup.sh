@@ -10,7 +10,7 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev libomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools python3-wheel python3-mypy
-  libopenblas0-openmp
+  libopenblas0-openmp libopenblas-dev liblapacke-dev
   bindgen clang libclang-rt-14-dev doxygen
   nlohmann-json3-dev
   libopenmpi-dev openmpi-bin

@@ -23,6 +23,14 @@ constexpr const char* kKernelSets =
     "built: baseline only";
 #endif
 
+// TC_HAVE_LAPACK: set by CMakeLists.txt on this file when LAPACKE was found.
+constexpr bool kHasLapack =
+#ifdef TC_HAVE_LAPACK
+    true;
+#else
+    false;
+#endif
+
 constexpr bool kHasCuda =
 #ifdef TC_HAVE_CUDA
     true;
@@ -53,7 +61,7 @@ const Flag kFlags[] = {
     {"has_onednn", [] { return int64_t(1); }, nullptr, "built with oneDNN (matmul, conv, pooling)"},
     {"has_openmp", [] { return int64_t(1); }, nullptr, "built with OpenMP"},
     {"has_mkl", [] { return int64_t(0); }, nullptr, "built with Intel MKL"},
-    {"has_lapack", [] { return int64_t(0); }, nullptr, "built with LAPACK"},
+    {"has_lapack", [] { return int64_t(kHasLapack); }, nullptr, "built with LAPACK (LAPACKE: torch.linalg)"},
     {"cxx11_abi", [] { return int64_t(_GLIBCXX_USE_CXX11_ABI); }, nullptr, "libstdc++'s C++11 ABI"},
     {"cuda_available", [] { return int64_t(cuda_usable()); }, nullptr,
      "a GPU, driver and CUDA module usable now (probed without a CUDA context or loading the module)"},
@@ -136,7 +144,7 @@ std::string config_report() {
      << ")\n"
      << "  OpenMP:       yes, " << num_threads() << " threads\n"
      << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
-     << "  MKL, LAPACK:  no\n";
+     << "  MKL, LAPACK:  " << (kHasLapack ? "no MKL; LAPACK (LAPACKE)" : "no") << "\n";
   const CudaProbe& p = cuda_probe();
   os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
   const std::string module_reason = p.available ? cuda_module_unusable_reason() : "";

@@ -187,6 +187,20 @@
 #pragma weak tc_baddbmm
 #pragma weak tc_masked_fill
 #pragma weak tc_topk
+#pragma weak tc_linalg_lu_factor_ex
+#pragma weak tc_linalg_lu
+#pragma weak tc_linalg_lu_solve
+#pragma weak tc_linalg_inv_ex
+#pragma weak tc_linalg_det
+#pragma weak tc_linalg_slogdet
+#pragma weak tc_linalg_solve_ex
+#pragma weak tc_linalg_solve_triangular
+#pragma weak tc_linalg_cholesky_ex
+#pragma weak tc_linalg_qr
+#pragma weak tc_linalg_svd
+#pragma weak tc_linalg_svdvals
+#pragma weak tc_linalg_eigh
+#pragma weak tc_linalg_eigvalsh
 #pragma weak tc_multinomial
 #pragma weak tc_cat
 #pragma weak tc_stack
@@ -357,6 +371,7 @@ struct Fixtures {
   tc_tensor lb = nullptr;      // float32 [4] (linear bias)
   tc_tensor t3 = nullptr;      // float32 [2,4,4] (a 3-D input)
   tc_tensor i32 = nullptr;     // int32 [2,3]
+  tc_tensor piv = nullptr;     // int32 [2,4] of ones (LU pivots for t3: no swaps)
   tc_optimizer opt = nullptr;  // SGD over p
   // Spoiled handles.
   tc_tensor freed = nullptr, stale = nullptr, garbage = nullptr, wrong = nullptr;
@@ -2552,6 +2567,112 @@ std::vector<Entry> build_table() {
                       [](M& m) { return tc_topk(m.f.cond, 1, 1, 1, 1, m.O(9, 0), m.O(9, 1)); }));
         return x;
       }()));
+  // ---- linear algebra (t3: float32 [2,4,4]; check_errors = 0 so that any values succeed) ----
+  {
+    // The checks every one-matrix function shares: 1-D, integer and (for the
+    // square ones) non-square inputs.
+    using One = std::function<int32_t(M&, tc_tensor)>;
+    auto matrix_extras = [](One call, bool square) {
+      std::vector<Extra> x;
+      x.push_back(X("1-D a", {TC_ERR_SHAPE}, [call](M& m) { return call(m, m.f.v); }));
+      x.push_back(X("int32 a", {TC_ERR_DTYPE}, [call](M& m) { return call(m, m.f.i32); }));
+      if (square) x.push_back(X("2x3 a", {TC_ERR_SHAPE}, [call](M& m) { return call(m, m.f.a); }));
+      return x;
+    };
+    add(E(
+        FN(tc_linalg_lu_factor_ex), "H--OOO",
+        [](M& m) { return tc_linalg_lu_factor_ex(m.H(0, m.f.t3), 1, 0, m.O(3, 0), m.O(4, 1), m.O(5, 2)); },
+        [&] {
+          auto x = matrix_extras(
+              [](M& m, tc_tensor a) {
+                return tc_linalg_lu_factor_ex(a, 1, 0, m.O(9, 0), m.O(9, 1), m.O(9, 2));
+              },
+              false);
+          x.push_back(X("pivot 0", {TC_ERR_NOT_IMPLEMENTED}, [](M& m) {
+            return tc_linalg_lu_factor_ex(m.f.t3, 0, 0, m.O(9, 0), m.O(9, 1), m.O(9, 2));
+          }));
+          return x;
+        }()));
+    add(E(
+        FN(tc_linalg_lu), "H-OOO",
+        [](M& m) { return tc_linalg_lu(m.H(0, m.f.t3), 1, m.O(2, 0), m.O(3, 1), m.O(4, 2)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_lu(a, 1, m.O(9, 0), m.O(9, 1), m.O(9, 2)); },
+                      false)));
+    add(E(FN(tc_linalg_lu_solve), "HHH--O",
+          [](M& m) {
+            return tc_linalg_lu_solve(m.H(0, m.f.t3), m.H(1, m.f.piv), m.H(2, m.f.t3), 1, 0, m.O(5));
+          },
+          {X("pivots of another shape", {TC_ERR_SHAPE},
+             [](M& m) { return tc_linalg_lu_solve(m.f.t3, m.f.i32, m.f.t3, 1, 0, m.O(9)); }),
+           X("float pivots", {TC_ERR_DTYPE},
+             [](M& m) { return tc_linalg_lu_solve(m.f.t3, m.f.t3, m.f.t3, 1, 0, m.O(9)); }),
+           X("B of 3 rows", {TC_ERR_SHAPE},
+             [](M& m) { return tc_linalg_lu_solve(m.f.t3, m.f.piv, m.f.bt, 1, 0, m.O(9)); })}));
+    add(E(
+        FN(tc_linalg_inv_ex), "H-OO",
+        [](M& m) { return tc_linalg_inv_ex(m.H(0, m.f.t3), 0, m.O(2, 0), m.O(3, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_inv_ex(a, 0, m.O(9, 0), m.O(9, 1)); }, true)));
+    add(E(
+        FN(tc_linalg_det), "HO", [](M& m) { return tc_linalg_det(m.H(0, m.f.t3), m.O(1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_det(a, m.O(9)); }, true)));
+    add(E(
+        FN(tc_linalg_slogdet), "HOO",
+        [](M& m) { return tc_linalg_slogdet(m.H(0, m.f.t3), m.O(1, 0), m.O(2, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_slogdet(a, m.O(9, 0), m.O(9, 1)); }, true)));
+    add(E(
+        FN(tc_linalg_solve_ex), "HH--OO",
+        [](M& m) { return tc_linalg_solve_ex(m.H(0, m.f.t3), m.H(1, m.f.t3), 1, 0, m.O(4, 0), m.O(5, 1)); },
+        [&] {
+          auto x = matrix_extras(
+              [](M& m, tc_tensor a) { return tc_linalg_solve_ex(a, m.f.t3, 1, 0, m.O(9, 0), m.O(9, 1)); },
+              true);
+          x.push_back(X("B of 2 rows", {TC_ERR_SHAPE},
+                        [](M& m) { return tc_linalg_solve_ex(m.f.t3, m.f.a, 1, 0, m.O(9, 0), m.O(9, 1)); }));
+          x.push_back(X("int32 B", {TC_ERR_DTYPE}, [](M& m) {
+            return tc_linalg_solve_ex(m.f.t3, m.f.i32, 1, 0, m.O(9, 0), m.O(9, 1));
+          }));
+          return x;
+        }()));
+    add(E(
+        FN(tc_linalg_solve_triangular), "HH---O",
+        [](M& m) { return tc_linalg_solve_triangular(m.H(0, m.f.t3), m.H(1, m.f.t3), 1, 1, 0, m.O(5)); },
+        [&] {
+          auto x = matrix_extras(
+              [](M& m, tc_tensor a) { return tc_linalg_solve_triangular(a, m.f.t3, 1, 1, 0, m.O(9)); }, true);
+          x.push_back(X("B of 3 rows", {TC_ERR_SHAPE},
+                        [](M& m) { return tc_linalg_solve_triangular(m.f.t3, m.f.bt, 1, 1, 0, m.O(9)); }));
+          return x;
+        }()));
+    add(E(
+        FN(tc_linalg_cholesky_ex), "H--OO",
+        [](M& m) { return tc_linalg_cholesky_ex(m.H(0, m.f.t3), 0, 0, m.O(3, 0), m.O(4, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_cholesky_ex(a, 0, 0, m.O(9, 0), m.O(9, 1)); },
+                      true)));
+    add(E(
+        FN(tc_linalg_qr), "H-OO", [](M& m) { return tc_linalg_qr(m.H(0, m.f.a), 0, m.O(2, 0), m.O(3, 1)); },
+        [&] {
+          auto x = matrix_extras([](M& m, tc_tensor a) { return tc_linalg_qr(a, 0, m.O(9, 0), m.O(9, 1)); },
+                                 false);
+          x.push_back(X("mode 7", {TC_ERR_INVALID_ARGUMENT},
+                        [](M& m) { return tc_linalg_qr(m.f.a, 7, m.O(9, 0), m.O(9, 1)); }));
+          return x;
+        }()));
+    add(E(
+        FN(tc_linalg_svd), "H-OOO",
+        [](M& m) { return tc_linalg_svd(m.H(0, m.f.a), 1, m.O(2, 0), m.O(3, 1), m.O(4, 2)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_svd(a, 0, m.O(9, 0), m.O(9, 1), m.O(9, 2)); },
+                      false)));
+    add(E(
+        FN(tc_linalg_svdvals), "HO", [](M& m) { return tc_linalg_svdvals(m.H(0, m.f.a), m.O(1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_svdvals(a, m.O(9)); }, false)));
+    add(E(
+        FN(tc_linalg_eigh), "H-OO",
+        [](M& m) { return tc_linalg_eigh(m.H(0, m.f.t3), 0, m.O(2, 0), m.O(3, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eigh(a, 0, m.O(9, 0), m.O(9, 1)); }, true)));
+    add(E(
+        FN(tc_linalg_eigvalsh), "H-O", [](M& m) { return tc_linalg_eigvalsh(m.H(0, m.f.t3), 1, m.O(2)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eigvalsh(a, 1, m.O(9)); }, true)));
+  }
   add(E(FN(tc_multinomial), "H--O", [](M& m) { return tc_multinomial(m.H(0, m.f.v), 2, 1, m.O(3)); },
         {X("num_samples 0", {TC_ERR_INVALID_ARGUMENT},
            [](M& m) { return tc_multinomial(m.f.v, 0, 1, m.O(9)); }),
@@ -4539,9 +4660,9 @@ void run_case(const Entry& e, const std::string& what, M& m, const Call& call,
 // Fixture values for runs where libtc is not initialized: plausible-looking
 // handles that were never made.
 void fake_fixtures(Fixtures& f) {
-  tc_tensor* ts[] = {&f.a,   &f.b,   &f.bt,    &f.v,     &f.s,       &f.cond, &f.ia, &f.cls,
-                     &f.img, &f.w,   &f.bias,  &f.emb,   &f.p,       &f.leaf, &f.lw, &f.lb,
-                     &f.t3,  &f.i32, &f.freed, &f.stale, &f.garbage, &f.wrong};
+  tc_tensor* ts[] = {&f.a,   &f.b,   &f.bt,   &f.v,     &f.s,     &f.cond,    &f.ia,   &f.cls,
+                     &f.img, &f.w,   &f.bias, &f.emb,   &f.p,     &f.leaf,    &f.lw,   &f.lb,
+                     &f.t3,  &f.i32, &f.piv,  &f.freed, &f.stale, &f.garbage, &f.wrong};
   uint64_t v = (uint64_t(7) << 32) | (uint64_t(1) << 24) | 1;
   for (tc_tensor* t : ts) *t = reinterpret_cast<tc_tensor>(v++);
   f.opt = f.opt_freed = f.opt_stale = f.opt_garbage = f.opt_wrong =
@@ -4627,10 +4748,11 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     f.t3 = make_f32({2, 4, 4});
     f.cond = make(TC_BOOL, {2, 3});
     f.i32 = make(TC_INT32, {2, 3});
+    f.piv = make(TC_INT32, {2, 4});
     f.ia = make_i64({2, 3}, {0, 1, 0, 1, 1, 0});
     f.cls = make_i64({2}, {0, 2});
     ASSERT_TRUE(f.a && f.b && f.bt && f.v && f.s && f.img && f.w && f.bias && f.emb && f.p && f.leaf &&
-                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.ia && f.cls);
+                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.piv && f.ia && f.cls);
     if (HAVE(tc_tensor_set_requires_grad)) {
       ASSERT_EQ(tc_tensor_set_requires_grad(f.p, 1), TC_OK);
     }

@@ -2,7 +2,7 @@
 // (create tensors, linear layers with matmul/add/relu, cross_entropy,
 // backward, an Adam step, a custom function and an op library's op, views and reductions, the shape,
 // creation and matrix ops (einsum, flip, pad, roll, repeat forward and backward; eye, diag, linspace,
-// randint, randperm, bernoulli, meshgrid), then free
+// randint, randperm, bernoulli, meshgrid), linalg's inverse and slogdet forward and backward, then free
 // everything) is run once to count its CPU allocations (tc::alloc_count), then once per allocation N with the
 // Nth one failing (flag "fail_alloc_at", test builds). Every run must end with a call that returns
 // TC_ERR_OUT_OF_MEMORY with a message naming the function, no crash, and live_tensors / live_handles back
@@ -24,6 +24,8 @@
 
 // Weak: the test builds (and skips) while these are being written.
 #pragma weak tc_matmul
+#pragma weak tc_linalg_inv_ex
+#pragma weak tc_linalg_slogdet
 #pragma weak tc_add
 #pragma weak tc_relu
 #pragma weak tc_cross_entropy
@@ -97,6 +99,8 @@ int64_t flag(const char* name) {
 
 bool workload_available() {
   const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),
+                       reinterpret_cast<void*>(&tc_linalg_inv_ex),
+                       reinterpret_cast<void*>(&tc_linalg_slogdet),
                        reinterpret_cast<void*>(&tc_add),
                        reinterpret_cast<void*>(&tc_relu),
                        reinterpret_cast<void*>(&tc_cross_entropy),
@@ -429,6 +433,24 @@ class Workload {
       tc_tensor axes[] = {*lin, *dg};
       int64_t n_grid = 0;
       STEP(tc_meshgrid, axes, 2, TC_MESHGRID_IJ, grid, 2, &n_grid);
+    }
+
+    // Linear algebra (LAPACK): the inverse and log-determinant of
+    // w1 w1^T + I, forward and backward.
+    {
+      tc_tensor *w1t = slot(), *gram = slot(), *eye = slot(), *spd = slot(), *inv = slot(), *info = slot(),
+                *sign = slot(), *logabs = slot(), *s1 = slot(), *s2 = slot(), *total = slot();
+      STEP(tc_transpose, *w1, 0, 1, w1t);
+      STEP(tc_matmul, *w1, *w1t, gram);
+      STEP(tc_eye, 32, -1, TC_FLOAT32, TC_CPU, eye);
+      STEP(tc_add, *gram, *eye, spd);
+      STEP(tc_linalg_inv_ex, *spd, 0, inv, info);
+      STEP(tc_linalg_slogdet, *spd, sign, logabs);
+      STEP(tc_sum, *inv, nullptr, 0, 0, s1);
+      STEP(tc_sum, *logabs, nullptr, 0, 0, s2);
+      STEP(tc_add, *s1, *s2, total);
+      STEP(tc_backward, *total, nullptr, 0);
+      STEP(tc_optimizer_zero_grad, opt_);
     }
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a

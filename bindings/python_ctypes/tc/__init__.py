@@ -271,3 +271,13 @@ from . import _sparse_radd  # noqa: E402
 
 _sparse_radd.install()
 # ---- end of the dense + sparse block ---------------------------------------------------------------
+
+# ---- torch.linalg and the legacy linear-algebra functions (tc/linalg.py, tc/_linalg_legacy.py) ----
+from . import linalg  # noqa: E402
+from . import _linalg_legacy  # noqa: E402
+for _n, _f in _linalg_legacy.FUNCTIONS.items():
+    globals().setdefault(_n, _f)  # tc.inverse, tc.det, tc.svd, ...: only where tc has none
+del _n, _f
+_linalg_legacy.install(Tensor)  # Tensor.det, .inverse, .svd, ...
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the linear-algebra block ---------------------------------------------------------------

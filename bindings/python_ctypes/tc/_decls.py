@@ -1557,6 +1557,62 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, tc_tensor, C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_rnn_options), C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
         (('tc_tensor', 'input'), ('tc_tensor', 'hx'), ('tc_tensor', 'cx'), ('const tc_tensor*', 'weights'), ('int64_t', 'num_weights'), ('const tc_rnn_options*', 'options'), ('tc_tensor*', 'out'), ('tc_tensor*', 'h_n'), ('tc_tensor*', 'c_n')),
     ),
+    'tc_linalg_lu_factor_ex': (
+        [tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'pivot'), ('int32_t', 'check_errors'), ('tc_tensor*', 'LU'), ('tc_tensor*', 'pivots'), ('tc_tensor*', 'info')),
+    ),
+    'tc_linalg_lu': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'pivot'), ('tc_tensor*', 'P'), ('tc_tensor*', 'L'), ('tc_tensor*', 'U')),
+    ),
+    'tc_linalg_lu_solve': (
+        [tc_tensor, tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'LU'), ('tc_tensor', 'pivots'), ('tc_tensor', 'B'), ('int32_t', 'left'), ('int32_t', 'adjoint'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_inv_ex': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'check_errors'), ('tc_tensor*', 'inverse'), ('tc_tensor*', 'info')),
+    ),
+    'tc_linalg_det': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_slogdet': (
+        [tc_tensor, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'sign'), ('tc_tensor*', 'logabsdet')),
+    ),
+    'tc_linalg_solve_ex': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'B'), ('int32_t', 'left'), ('int32_t', 'check_errors'), ('tc_tensor*', 'result'), ('tc_tensor*', 'info')),
+    ),
+    'tc_linalg_solve_triangular': (
+        [tc_tensor, tc_tensor, C.c_int32, C.c_int32, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'B'), ('int32_t', 'upper'), ('int32_t', 'left'), ('int32_t', 'unitriangular'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_cholesky_ex': (
+        [tc_tensor, C.c_int32, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'upper'), ('int32_t', 'check_errors'), ('tc_tensor*', 'L'), ('tc_tensor*', 'info')),
+    ),
+    'tc_linalg_qr': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'mode'), ('tc_tensor*', 'Q'), ('tc_tensor*', 'R')),
+    ),
+    'tc_linalg_svd': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'full_matrices'), ('tc_tensor*', 'U'), ('tc_tensor*', 'S'), ('tc_tensor*', 'Vh')),
+    ),
+    'tc_linalg_svdvals': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_eigh': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'upper'), ('tc_tensor*', 'eigenvalues'), ('tc_tensor*', 'eigenvectors')),
+    ),
+    'tc_linalg_eigvalsh': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'upper'), ('tc_tensor*', 'out')),
+    ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],
         (('tc_tensor', 't'), ('int32_t', 'requires_grad')),

@@ -2771,6 +2771,126 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " LU factorization with partial pivoting: packed LU, int32 1-based pivots,"]
+    #[doc = " info (pivot must be 1)."]
+    pub fn tc_linalg_lu_factor_ex(
+        a: tc_tensor,
+        pivot: i32,
+        check_errors: i32,
+        LU: *mut tc_tensor,
+        pivots: *mut tc_tensor,
+        info: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A = P L U (pivot must be 1)."]
+    pub fn tc_linalg_lu(
+        a: tc_tensor,
+        pivot: i32,
+        P: *mut tc_tensor,
+        L: *mut tc_tensor,
+        U: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Solves A X = B (X A = B when left = 0; A^T with adjoint) from"]
+    #[doc = " tc_linalg_lu_factor_ex's factors."]
+    pub fn tc_linalg_lu_solve(
+        LU: tc_tensor,
+        pivots: tc_tensor,
+        B: tc_tensor,
+        left: i32,
+        adjoint: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The inverse of square matrices, and info (> 0: singular)."]
+    pub fn tc_linalg_inv_ex(
+        a: tc_tensor,
+        check_errors: i32,
+        inverse: *mut tc_tensor,
+        info: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The determinant of square matrices (its gradient handles singular"]
+    #[doc = " matrices)."]
+    pub fn tc_linalg_det(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The sign and the log of the absolute value of the determinant."]
+    pub fn tc_linalg_slogdet(a: tc_tensor, sign: *mut tc_tensor, logabsdet: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Solves A X = B (X A = B when left = 0); B may be a (batch of) vector(s) as"]
+    #[doc = " in PyTorch."]
+    pub fn tc_linalg_solve_ex(
+        A: tc_tensor,
+        B: tc_tensor,
+        left: i32,
+        check_errors: i32,
+        result: *mut tc_tensor,
+        info: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Solves A X = B (X A = B when left = 0) for triangular A (only that"]
+    #[doc = " triangle is read)."]
+    pub fn tc_linalg_solve_triangular(
+        A: tc_tensor,
+        B: tc_tensor,
+        upper: i32,
+        left: i32,
+        unitriangular: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The Cholesky factor (lower, or upper) of symmetric positive-definite"]
+    #[doc = " matrices, and info."]
+    pub fn tc_linalg_cholesky_ex(
+        a: tc_tensor,
+        upper: i32,
+        check_errors: i32,
+        L: *mut tc_tensor,
+        info: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " QR decomposition; mode 0: reduced, 1: complete, 2: R only (Q is then an"]
+    #[doc = " empty tensor)."]
+    pub fn tc_linalg_qr(a: tc_tensor, mode: i32, Q: *mut tc_tensor, R: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Singular value decomposition A = U diag(S) Vh (S descending)."]
+    pub fn tc_linalg_svd(
+        a: tc_tensor,
+        full_matrices: i32,
+        U: *mut tc_tensor,
+        S: *mut tc_tensor,
+        Vh: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The singular values, descending."]
+    pub fn tc_linalg_svdvals(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Eigenvalues (ascending) and eigenvectors of symmetric matrices (upper:"]
+    #[doc = " read the upper triangle)."]
+    pub fn tc_linalg_eigh(
+        a: tc_tensor,
+        upper: i32,
+        eigenvalues: *mut tc_tensor,
+        eigenvectors: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Eigenvalues (ascending) of symmetric matrices."]
+    pub fn tc_linalg_eigvalsh(a: tc_tensor, upper: i32, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;
 }

@@ -57,6 +57,7 @@ mod sort_reduce;
 mod shape_creation;
 mod tensor;
 mod transformer;
+mod linalg;
 mod views;
 
 pub use autograd::{is_grad_enabled, no_grad, set_grad_enabled, NoGradGuard};
