@@ -214,6 +214,7 @@ UNARY_MATH = [
     ("frac", randn, True, None), ("erf", randn, True, "promote"), ("erfc", randn, True, "promote"),
     ("erfinv", unit, True, "promote"), ("isnan", special, False, "same"), ("isinf", special, False, "same"),
     ("isfinite", special, False, "same"), ("logical_not", special, False, "same"),
+    ("lgamma", pos, True, "promote"), ("digamma", pos, True, "promote"), ("i0", randn, True, "promote"),
 ]
 # Layouts: plain, non-contiguous (a transposed view), 0-d, empty.
 LAYOUTS = {
