@@ -749,6 +749,11 @@ TC_API int32_t tc_ndtr(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_log_ndtr(tc_tensor a, tc_tensor* out);
 /** -a log(a) for a > 0, 0 at 0, -inf for a < 0 (torch.special.entr). */
 TC_API int32_t tc_entr(tc_tensor a, tc_tensor* out);
+/** Splits floating a into mantissa * 2^exponent with |mantissa| in [0.5, 1)
+ * (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and
+ * exponent 0. Differentiable in the mantissa (its gradient is g /
+ * 2^exponent), as PyTorch's torch.frexp. */
+TC_API int32_t tc_frexp(tc_tensor a, tc_tensor* mantissa, tc_tensor* exponent);
 /** Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 

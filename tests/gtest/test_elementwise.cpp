@@ -5,6 +5,7 @@
 
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
+#include "ops/frexp.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -487,4 +488,49 @@ TEST_F(Elementwise, SpecialFunctionGradients) {
             }),
             TC_ERR_NOT_IMPLEMENTED);
   EXPECT_STREQ(ops::binary(B::igamma, uniform({2}, 1, 2), y)->grad_fn->name(), "IgammaBackward");
+}
+
+TEST_F(Elementwise, Frexp) {
+  const double inf = INFINITY, tiny = std::numeric_limits<double>::denorm_min();
+  const std::vector<double> xs = {8.0,
+                                  -0.3,
+                                  1.0,
+                                  0.0,
+                                  -0.0,
+                                  inf,
+                                  -inf,
+                                  NAN,
+                                  1e-310,
+                                  tiny,
+                                  1.7976931348623157e308,
+                                  std::nextafter(1.0, 0.0)};
+  const auto [m, e] = ops::frexp(tensor(xs, {int64_t(xs.size())}));
+  EXPECT_EQ(m->dtype, DType::f64);
+  EXPECT_EQ(e->dtype, DType::i32);
+  const std::vector<double> mv = values(m), ev = values(e);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    int want_e = 0;
+    const double want_m = std::frexp(xs[i], &want_e);  // libm's frexp: the definition
+    EXPECT_TRUE((std::isnan(want_m) && std::isnan(mv[i])) ||
+                (mv[i] == want_m && std::signbit(mv[i]) == std::signbit(want_m)))
+        << xs[i] << ": " << mv[i];
+    EXPECT_EQ(ev[i], std::isfinite(xs[i]) ? want_e : 0) << xs[i];
+  }
+  // float32, subnormals included.
+  const std::vector<double> fs = {3.0, double(std::numeric_limits<float>::denorm_min()),
+                                  3.4028234663852886e38, -1e-40};
+  const auto [mf, ef] = ops::frexp(tensor(fs, {4}, DType::f32));
+  EXPECT_EQ(mf->dtype, DType::f32);
+  for (size_t i = 0; i < fs.size(); ++i) {
+    int want_e = 0;
+    const float want_m = std::frexp(float(fs[i]), &want_e);
+    EXPECT_EQ(values(mf)[i], double(want_m)) << fs[i];
+    EXPECT_EQ(values(ef)[i], want_e) << fs[i];
+  }
+  EXPECT_EQ(code_of([] { ops::frexp(tensor({1}, {1}, DType::i64)); }), TC_ERR_DTYPE);
+  // The mantissa's gradient is g / 2^exponent (PyTorch's); the exponent has none.
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::frexp(x[0]).first; }, {uniform({2, 3}, -20, 20)}));
+  Tensor x = uniform({3}, 1, 2);
+  x->requires_grad = true;
+  EXPECT_FALSE(ops::frexp(x).second->requires_grad);
 }

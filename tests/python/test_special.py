@@ -284,3 +284,26 @@ def test_special_namespace_forwards():
     compare(tc.special.log_softmax(tc.tensor(m), 0), SPECIAL.log_softmax(torch.tensor(m), 0), 1e-12)
     for name in tc.special.__all__:
         assert hasattr(SPECIAL, name), name
+
+
+def test_frexp():
+    need("tc_frexp")
+    x = np.array([8.0, -0.3, 1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 5e-324, 1.7976931348623157e308, 0.75])
+    for dt in (np.float64, np.float32):
+        arr = x.astype(dt)
+        ours, ref = tc.frexp(tc.tensor(arr)), torch.frexp(torch.tensor(arr))
+        assert ours.mantissa.dtype.name == str(ref.mantissa.dtype).replace("torch.", "")
+        assert ours.exponent.dtype == tc.int32 and ref.exponent.dtype == torch.int32
+        np.testing.assert_array_equal(np.asarray(ours.mantissa.tolist()), ref.mantissa.numpy())
+        np.testing.assert_array_equal(np.signbit(np.asarray(ours.mantissa.tolist())), np.signbit(ref.mantissa.numpy()))
+        assert ours.exponent.tolist() == ref.exponent.tolist()
+        m, e = tc.tensor(arr).frexp()
+        assert e.tolist() == ref.exponent.tolist()
+    # gradient of the mantissa: g / 2^exponent
+    (gc, gt), = grads(lambda t: tc.frexp(t).mantissa, lambda t: torch.frexp(t).mantissa,
+                      np.random.default_rng(5).uniform(-50, 50, (2, 3)))
+    compare(gc, gt, 0)
+    with pytest.raises(RuntimeError):
+        torch.frexp(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError):
+        tc.frexp(tc.tensor([1, 2]))

@@ -1033,6 +1033,10 @@ FUNCTIONS = {
         [tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
     ),
+    'tc_frexp': (
+        [tc_tensor, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'mantissa'), ('tc_tensor*', 'exponent')),
+    ),
     'tc_clamp': (
         [tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('double', 'lo'), ('double', 'hi'), ('tc_tensor*', 'out')),

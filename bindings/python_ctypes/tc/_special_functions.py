@@ -1,15 +1,18 @@
 """PyTorch's special functions whose Python surface is not generated from the
 op table: torch.polygamma(n, input) (n first, an int), torch.mvlgamma(input, p)
-(p required), their Tensor methods, and the in-place variants (lgamma_,
+(p required), torch.frexp (two outputs), their Tensor methods, and the in-place variants (lgamma_,
 digamma_, polygamma_, mvlgamma_, i0_, igamma_, igammac_, nextafter_, gcd_,
 lcm_). The kernels are libtc's op-table rows (tc_polygamma, tc_mvlgamma,
 ...); tc/special.py is the torch.special namespace over them.
 
 install(cls) sets the methods on tc.Tensor; FUNCTIONS holds the tc.*
 functions."""
+import collections
 import numbers
 
-from ._tensor import _unary
+from ._core import VP, byref, fn
+from ._errors import check
+from ._tensor import _unary, _wrap
 from ._tensor_inplace import _inplace
 
 _polygamma = _unary("polygamma")  # tc_polygamma(a, double n, out)
@@ -70,16 +73,40 @@ def _mvlgamma_method(self, p):
     return _mvlgamma(self, _check_int("mvlgamma", "p", 1, p))
 
 
+# torch.return_types.frexp
+Frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input):
+    """Splits input into mantissa and exponent (torch.frexp): input = mantissa * 2 ** exponent.
+
+    Args:
+        input (Tensor): a floating tensor.
+
+    Returns:
+        (mantissa, exponent): the mantissa (input's dtype, |mantissa| in [0.5, 1),
+        0, inf and NaN kept) and the int32 exponent (0 for those); the mantissa
+        is differentiable.
+
+    Raises:
+        RuntimeError: input is not floating.
+    """
+    m, e = VP(), VP()
+    check(fn("tc_frexp")(input._h, byref(m), byref(e)))
+    return Frexp(_wrap(m), _wrap(e))
+
+
 # The Tensor methods (generated from the op table, or above) whose in-place
 # forms PyTorch has.
 INPLACE = ("lgamma", "digamma", "polygamma", "mvlgamma", "i0", "igamma", "igammac", "nextafter", "gcd", "lcm")
 
-FUNCTIONS = {"polygamma": polygamma, "mvlgamma": mvlgamma}
+FUNCTIONS = {"polygamma": polygamma, "mvlgamma": mvlgamma, "frexp": frexp}
 
 
 def install(cls):
     """Sets polygamma, mvlgamma and the in-place variants on Tensor (cls)."""
     cls.polygamma = _polygamma_method
     cls.mvlgamma = _mvlgamma_method
+    cls.frexp = frexp
     for name in INPLACE:
         setattr(cls, name + "_", _inplace(name))

@@ -1580,6 +1580,13 @@ extern "C" {
     pub fn tc_entr(a: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " Splits floating a into mantissa * 2^exponent with |mantissa| in [0.5, 1)"]
+    #[doc = " (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and"]
+    #[doc = " exponent 0. Differentiable in the mantissa (its gradient is g /"]
+    #[doc = " 2^exponent), as PyTorch's torch.frexp."]
+    pub fn tc_frexp(a: tc_tensor, mantissa: *mut tc_tensor, exponent: *mut tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Clamps to [lo, hi]; a NaN bound means \"no bound on that side\"."]
     pub fn tc_clamp(a: tc_tensor, lo: f64, hi: f64, out: *mut tc_tensor) -> i32;
 }
