@@ -379,6 +379,7 @@ TC_HD inline C gcd_value(C x, C y) {
     }
     return b;
   } else {
+    (void)x;
     (void)y;
     return C(0);
   }
@@ -391,6 +392,7 @@ TC_HD inline C lcm_value(C x, C y) {
     const C l = wrapping_mul(C(x / g), y);
     return is_negative(l) ? wrapping_neg(l) : l;
   } else {
+    (void)x;
     (void)y;
     return C(0);
   }
