@@ -389,8 +389,11 @@ TC_HD inline C lcm_value(C x, C y) {
   if constexpr (is_int_compute<C>) {
     const C g = gcd_value(x, y);
     if (g == 0) return C(0);
-    const C l = wrapping_mul(C(x / g), y);
-    return is_negative(l) ? wrapping_neg(l) : l;
+    // PyTorch's abs(a / g * b) is computed in int for the narrow types (C++'s
+    // promotions) and truncated after the abs: lcm(-2, 127) is -2 in int8.
+    using W = std::conditional_t<(sizeof(C) < sizeof(int)), int, C>;
+    const W l = wrapping_mul(W(x / g), W(y));
+    return C(is_negative(l) ? wrapping_neg(l) : l);
   } else {
     (void)x;
     (void)y;

@@ -5,6 +5,7 @@
 #include "ops/frexp.h"
 
 #include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
