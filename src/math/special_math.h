@@ -391,8 +391,11 @@ TC_HD inline C lcm_value(C x, C y) {
     if (g == 0) return C(0);
     // PyTorch's abs(a / g * b) is computed in int for the narrow types (C++'s
     // promotions) and truncated after the abs: lcm(-2, 127) is -2 in int8.
+    // gcd can be -1 (gcd(INT_MIN, -INT_MAX) wraps there); INT_MIN / -1 would
+    // trap (PyTorch dies of SIGFPE), so that quotient wraps instead.
     using W = std::conditional_t<(sizeof(C) < sizeof(int)), int, C>;
-    const W l = wrapping_mul(W(x / g), W(y));
+    const W q = sizeof(C) >= sizeof(int) && g == C(-1) ? wrapping_neg(W(x)) : W(W(x) / W(g));
+    const W l = wrapping_mul(q, W(y));
     return C(is_negative(l) ? wrapping_neg(l) : l);
   } else {
     (void)x;

@@ -439,6 +439,10 @@ TEST_F(Elementwise, SpecialBinaryValues) {
   // Narrow types: PyTorch's abs(a / g * b) is taken in int, then truncated.
   EXPECT_EQ(values(run(B::lcm, {-2, 4}, {127, 6}, DType::i8)), (std::vector<double>{-2, 12}));
   EXPECT_EQ(values(run(B::lcm, {200}, {3}, DType::u8)), (std::vector<double>{88}));
+  // gcd(INT32_MIN, -INT32_MAX) wraps to -1; lcm's INT32_MIN / -1 must not trap
+  // (PyTorch dies of SIGFPE there): the quotient wraps.
+  EXPECT_EQ(values(run(B::lcm, {-2147483648.0}, {-2147483647.0}, DType::i32)),
+            (std::vector<double>{-2147483648.0}));
   EXPECT_EQ(values(run(B::gcd, {5, 200}, {10, 150}, DType::u8)), (std::vector<double>{5, 50}));
   const Tensor big = tensor({-9223372036854775807.0 - 1}, {1}, DType::i64);
   EXPECT_EQ(tc::read_element(ops::binary(B::gcd, big, tensor({0}, {1}, DType::i64)), 0),
