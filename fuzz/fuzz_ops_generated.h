@@ -75,6 +75,16 @@ inline constexpr UnaryOp kUnary[] = {
     {"tc_logsigmoid", tc_logsigmoid},
     {"tc_gelu_tanh", tc_gelu_tanh},
     {"tc_logit", tc_logit},
+    {"tc_lgamma", tc_lgamma},
+    {"tc_digamma", tc_digamma},
+    {"tc_i0", tc_i0},
+    {"tc_i0e", tc_i0e},
+    {"tc_i1", tc_i1},
+    {"tc_i1e", tc_i1e},
+    {"tc_erfcx", tc_erfcx},
+    {"tc_ndtr", tc_ndtr},
+    {"tc_log_ndtr", tc_log_ndtr},
+    {"tc_entr", tc_entr},
 };
 inline constexpr BinaryOp kBinary[] = {
     {"tc_add", tc_add},
@@ -100,6 +110,11 @@ inline constexpr BinaryOp kBinary[] = {
     {"tc_bitwise_xor", tc_bitwise_xor},
     {"tc_bitwise_left_shift", tc_bitwise_left_shift},
     {"tc_bitwise_right_shift", tc_bitwise_right_shift},
+    {"tc_igamma", tc_igamma},
+    {"tc_igammac", tc_igammac},
+    {"tc_nextafter", tc_nextafter},
+    {"tc_gcd", tc_gcd},
+    {"tc_lcm", tc_lcm},
     {"tc_eq", tc_eq},
     {"tc_ne", tc_ne},
     {"tc_lt", tc_lt},
@@ -127,6 +142,8 @@ inline constexpr ScalarOp kScalar[] = {
     {"tc_leaky_relu", tc_leaky_relu},
     {"tc_elu", tc_elu},
     {"tc_celu", tc_celu},
+    {"tc_polygamma", tc_polygamma},
+    {"tc_mvlgamma", tc_mvlgamma},
 };
 // The unary ops with two double parameters (tc_hardtanh, ...).
 inline constexpr Scalar2Op kScalar2[] = {

@@ -523,6 +523,26 @@ TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
  * bit width or more gives 0 or -1). */
 TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
 
+/* Special functions of two tensors (torch.special.gammainc/gammaincc, nextafter,
+ * gcd, lcm). igamma, igammac and nextafter take floating tensors only (as
+ * PyTorch, integer operands are refused: TC_ERR_DTYPE); gcd and lcm integer
+ * tensors only. The gradients PyTorch does not implement (igamma's and
+ * igammac's with respect to a, nextafter's) make backward fail with
+ * TC_ERR_NOT_IMPLEMENTED, as PyTorch raises NotImplementedError. */
+/** P(a, b), the regularized lower incomplete gamma function (a the shape, b
+ * the limit; NaN for negative arguments). */
+TC_API int32_t tc_igamma(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** Q(a, b) = 1 - P(a, b), the regularized upper incomplete gamma function. */
+TC_API int32_t tc_igammac(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** The next floating value after a in the direction of b, elementwise. */
+TC_API int32_t tc_nextafter(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** The greatest common divisor of |a| and |b| (integer tensors; gcd(0, 0) =
+ * 0). */
+TC_API int32_t tc_gcd(tc_tensor a, tc_tensor b, tc_tensor* out);
+/** The least common multiple of |a| and |b| (integer tensors; 0 when either
+ * is 0; wraps on overflow). */
+TC_API int32_t tc_lcm(tc_tensor a, tc_tensor b, tc_tensor* out);
+
 /* Comparisons give bool tensors (not differentiable). */
 /** a == b as a bool tensor. */
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
@@ -694,6 +714,48 @@ TC_API int32_t tc_logsigmoid(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out);
 /** log(a / (1 - a)), the inverse of sigmoid (floating). */
 TC_API int32_t tc_logit(tc_tensor a, tc_tensor* out);
+
+/* Special functions (torch.special): gamma-family, Bessel and normal-distribution
+ * functions. Each is "floating": integer and bool inputs promote to the default
+ * float dtype. Float32 results are computed in double and rounded, except
+ * lgamma (libm's lgammaf, as PyTorch). */
+/** log|Gamma(a)|, elementwise (inf at the poles 0, -1, -2, ...). */
+TC_API int32_t tc_lgamma(tc_tensor a, tc_tensor* out);
+/** psi(a) = d/da log Gamma(a) (-inf at +0, NaN at the negative integers). */
+TC_API int32_t tc_digamma(tc_tensor a, tc_tensor* out);
+/** psi^(n)(a), the n-th derivative of digamma; n must be a non-negative
+ * integer (else TC_ERR_INVALID_ARGUMENT). PyTorch's torch.polygamma(n,
+ * input) takes n first. */
+TC_API int32_t tc_polygamma(tc_tensor a, double n, tc_tensor* out);
+/** The multivariate log-gamma function of dimension p (an integer >= 1):
+ * sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;
+ * computed as that sum elsewhere too, as PyTorch); p < 1 is
+ * TC_ERR_INVALID_ARGUMENT. */
+TC_API int32_t tc_mvlgamma(tc_tensor a, double p, tc_tensor* out);
+/** I0(a), the modified Bessel function of the first kind of order 0. */
+TC_API int32_t tc_i0(tc_tensor a, tc_tensor* out);
+/** exp(-|a|) I0(a), the exponentially scaled I0 (torch.special.i0e). */
+TC_API int32_t tc_i0e(tc_tensor a, tc_tensor* out);
+/** I1(a), the modified Bessel function of the first kind of order 1
+ * (torch.special.i1). */
+TC_API int32_t tc_i1(tc_tensor a, tc_tensor* out);
+/** exp(-|a|) I1(a), the exponentially scaled I1 (torch.special.i1e). */
+TC_API int32_t tc_i1e(tc_tensor a, tc_tensor* out);
+/** exp(a^2) erfc(a), the scaled complementary error function
+ * (torch.special.erfcx). */
+TC_API int32_t tc_erfcx(tc_tensor a, tc_tensor* out);
+/** Phi(a), the standard normal cumulative distribution function
+ * (torch.special.ndtr). */
+TC_API int32_t tc_ndtr(tc_tensor a, tc_tensor* out);
+/** log Phi(a), accurate in the far left tail (torch.special.log_ndtr). */
+TC_API int32_t tc_log_ndtr(tc_tensor a, tc_tensor* out);
+/** -a log(a) for a > 0, 0 at 0, -inf for a < 0 (torch.special.entr). */
+TC_API int32_t tc_entr(tc_tensor a, tc_tensor* out);
+/** Splits floating a into mantissa * 2^exponent with |mantissa| in [0.5, 1)
+ * (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and
+ * exponent 0. Differentiable in the mantissa (its gradient is g /
+ * 2^exponent), as PyTorch's torch.frexp. */
+TC_API int32_t tc_frexp(tc_tensor a, tc_tensor* mantissa, tc_tensor* exponent);
 /** Clamps to [lo, hi]; a NaN bound means "no bound on that side". */
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out);
 

@@ -47,6 +47,8 @@ UNARY_DTYPES = {"float": 0, "numeric": 1, "integral": 2, "any": 3}
 # "float" rows with promote_integers = false refuse integer inputs (code 5).
 BINARY_DTYPES = {"float": 0, "numeric": 1, "numeric_bool": 2, "integral": 3, "integer": 4}
 FAMILY = ("unary", "binary", "compare", "scalar", "compare_scalar")
+# A binary row's grad_a/grad_b that PyTorch does not implement either.
+NOT_IMPLEMENTED = "not_implemented"
 
 
 class TableError(Exception):
@@ -545,13 +547,17 @@ def gen_defs(ops):
     rows = []
     for o in family(ops, "binary"):
         grad_a, grad_b = o.get("grad_a", "0.0"), o.get("grad_b", "0.0")
+        # The column of each gradient: 0 a formula, 1 g itself, 2 not implemented
+        # (backward raises; the formula slot holds 0.0).
+        kinds = [2 if gr.strip() == NOT_IMPLEMENTED else 1 if gr.strip() == "g" else 0 for gr in (grad_a, grad_b)]
+        grad_a, grad_b = ("0.0" if k == 2 else gr for k, gr in zip(kinds, (grad_a, grad_b)))
         uses = set(re.findall(r"\b[xy]\b", grad_a + " " + grad_b))
         dtypes = BINARY_DTYPES[o["dtypes"]]
         if o["dtypes"] == "float" and o.get("promote_integers", True) is False:
             dtypes = 5
         rows.append("TC_BINARY_OP(%s, %s, %d, %d, %d, %d, %d,\n             (%s),\n             (%s),\n             (%s))" % (
-            o["name"], o.get("grad_name", "NoBackward"), 1 if uses else 0, 1 if grad_a.strip() == "g" else 0,
-            1 if grad_b.strip() == "g" else 0, dtypes, 1 if o["differentiable"] else 0, o["forward"], grad_a, grad_b))
+            o["name"], o.get("grad_name", "NoBackward"), 1 if uses else 0, kinds[0], kinds[1], dtypes,
+            1 if o["differentiable"] else 0, o["forward"], grad_a, grad_b))
     files["src/math/binary_ops.def"] = head + textwrap.dedent("""\
         // The arithmetic binary elementwise ops, one row each, in tc.h order:
         //   TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, differentiable,
@@ -559,8 +565,10 @@ def gen_defs(ops):
         // forward is an expression in x, y of the compute type C; grad_a and
         // grad_b are the inputs' gradients, double expressions in g, x, y
         // (computed in double whatever the dtype). saves: the gradients read x
-        // or y (else the inputs are not kept for backward); a_is_g, b_is_g: that
-        // gradient is g itself (passed on without a kernel). dtypes
+        // or y (else the inputs are not kept for backward); a_is_g, b_is_g: 1
+        // when that gradient is g itself (passed on without a kernel), 2 when
+        // it is not implemented (ops.toml's "not_implemented": backward raises
+        // TC_ERR_NOT_IMPLEMENTED, as PyTorch; the formula is 0.0). dtypes
         // (ew::BinaryDtypes): 0 floating (integer and bool operands promote to
         // the default float dtype, as div), 1 numeric (no bool), 2 numeric and
         // bool, 3 integral (integers and bool), 4 integer (no bool), 5 floating

@@ -9,6 +9,7 @@
 
 #include "abi/args.h"
 #include "abi/op_shims.h"
+#include "ops/frexp.h"
 
 using namespace tc;
 
@@ -43,6 +44,18 @@ TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out
 
 TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out) {
   return op1(__func__, a, out, [&](const Tensor& x) { return ops::clamp(x, lo, hi); });
+}
+
+TC_API int32_t tc_frexp(tc_tensor a, tc_tensor* mantissa, tc_tensor* exponent) {
+  return api(__func__, [&] {
+    out_ptr(mantissa, "mantissa");
+    out_ptr(exponent, "exponent");
+    auto [m, e] = ops::frexp(get_tensor(a, "a"));
+    tc_tensor hs[2];
+    new_handles({m, e}, hs);
+    *mantissa = hs[0];
+    *exponent = hs[1];
+  });
 }
 
 TC_API int32_t tc_max(tc_tensor a, tc_tensor* out) {

@@ -76,6 +76,21 @@ TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out) {
 TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return abi::binary(__func__, ops::BinaryOp::bitwise_right_shift, a, b, out);
 }
+TC_API int32_t tc_igamma(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::igamma, a, b, out);
+}
+TC_API int32_t tc_igammac(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::igammac, a, b, out);
+}
+TC_API int32_t tc_nextafter(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::nextafter, a, b, out);
+}
+TC_API int32_t tc_gcd(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::gcd, a, b, out);
+}
+TC_API int32_t tc_lcm(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return abi::binary(__func__, ops::BinaryOp::lcm, a, b, out);
+}
 TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out) {
   return abi::binary(__func__, ops::BinaryOp::eq, a, b, out);
 }
@@ -296,6 +311,34 @@ TC_API int32_t tc_gelu_tanh(tc_tensor a, tc_tensor* out) {
 }
 TC_API int32_t tc_logit(tc_tensor a, tc_tensor* out) {
   return abi::unary(__func__, ops::UnaryOp::logit, a, out);
+}
+TC_API int32_t tc_lgamma(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::lgamma, a, out);
+}
+TC_API int32_t tc_digamma(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::digamma, a, out);
+}
+TC_API int32_t tc_polygamma(tc_tensor a, double n, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::polygamma, a, n, 0.0, out);
+}
+TC_API int32_t tc_mvlgamma(tc_tensor a, double p, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::mvlgamma, a, p, 0.0, out);
+}
+TC_API int32_t tc_i0(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::i0, a, out); }
+TC_API int32_t tc_i0e(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::i0e, a, out); }
+TC_API int32_t tc_i1(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::i1, a, out); }
+TC_API int32_t tc_i1e(tc_tensor a, tc_tensor* out) { return abi::unary(__func__, ops::UnaryOp::i1e, a, out); }
+TC_API int32_t tc_erfcx(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::erfcx, a, out);
+}
+TC_API int32_t tc_ndtr(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::ndtr, a, out);
+}
+TC_API int32_t tc_log_ndtr(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::log_ndtr, a, out);
+}
+TC_API int32_t tc_entr(tc_tensor a, tc_tensor* out) {
+  return abi::unary(__func__, ops::UnaryOp::entr, a, out);
 }
 
 // The custom rows with declared args: check the out-params, then the

@@ -217,6 +217,15 @@ constexpr bool kBinaryDifferentiable[] = {
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, ...) diff != 0,
 #include "math/binary_ops.def"
 };
+// The input gradients a row leaves unimplemented (column 2 of a_is_g/b_is_g:
+// ops.toml's "not_implemented"): backward raises when it needs one.
+constexpr bool kBinaryGradMissing[][2] = {
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, ...) {a_is_g == 2, b_is_g == 2},
+#include "math/binary_ops.def"
+};
+constexpr bool binary_grad_implemented(ops::BinaryOp op, bool second) {
+  return int(op) < ops::kArithmeticBinaryOps && !kBinaryGradMissing[int(op)][second ? 1 : 0];
+}
 constexpr BinaryDtypes binary_dtypes(ops::BinaryOp op) {
   return int(op) < ops::kArithmeticBinaryOps ? kBinaryDtypes[int(op)] : BinaryDtypes::any;
 }

@@ -13,6 +13,7 @@
 // These two use the compute types above and include nothing themselves.
 #include "math/binary_ext_math.h"  // helpers of the binary rows (lerp, hypot, logaddexp, ...)
 #include "math/gelu_math.h"        // the gelu row's vectorizable float erf
+#include "math/special_math.h"     // lgamma, digamma, Bessel, igamma, gcd, ... (torch.special)
 
 namespace tc::ew {
 

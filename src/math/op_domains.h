@@ -115,6 +115,18 @@ inline constexpr int kUnaryDomain[] = {
     0,  // logsigmoid
     0,  // gelu_tanh
     4,  // logit
+    1,  // lgamma
+    1,  // digamma
+    1,  // polygamma
+    1,  // mvlgamma
+    0,  // i0
+    0,  // i0e
+    0,  // i1
+    0,  // i1e
+    0,  // erfcx
+    0,  // ndtr
+    0,  // log_ndtr
+    1,  // entr
 };
 static_assert(sizeof(kUnaryDomain) / sizeof(int) == std::size_t(ops::UnaryOp::count_));
 
@@ -143,6 +155,11 @@ inline constexpr int kBinaryDomain[][2] = {
     {0, 0},  // bitwise_xor
     {0, 5},  // bitwise_left_shift
     {0, 6},  // bitwise_right_shift
+    {1, 1},  // igamma
+    {1, 1},  // igammac
+    {0, 0},  // nextafter
+    {0, 0},  // gcd
+    {0, 0},  // lcm
     {0, 0},  // eq
     {0, 0},  // ne
     {0, 0},  // lt

@@ -31,12 +31,15 @@ const char* const kBinaryGradNames[] = {
 #include "math/binary_ops.def"
 };
 static_assert(std::size(kBinaryGradNames) == size_t(kArithmeticBinaryOps));
-// Whether an op's gradients read its inputs, and which gradients are g itself.
+// Whether an op's gradients read its inputs, which gradients are g itself
+// (column 1) and which PyTorch does not implement either (column 2: backward
+// raises when that input needs one).
 struct BinaryGradInfo {
-  bool saves, a_is_g, b_is_g;
+  bool saves, a_is_g, b_is_g, a_missing, b_missing;
 };
 constexpr BinaryGradInfo kBinaryGradInfo[] = {
-#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, ...) {saves != 0, a_is_g != 0, b_is_g != 0},
+#define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, ...) \
+  {saves != 0, a_is_g == 1, b_is_g == 1, a_is_g == 2, b_is_g == 2},
 #include "math/binary_ops.def"
 };
 
@@ -115,6 +118,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const BinaryGradInfo info = kBinaryGradInfo[int(op)];
   auto backward = [=](const Grads& gs, const std::vector<Tensor>& saved) -> Grads {
     const Tensor& g = gs[0];
+    TC_CHECK(!(need_a && info.a_missing) && !(need_b && info.b_missing), TC_ERR_NOT_IMPLEMENTED,
+             "the derivative for '", name, ": ", need_a && info.a_missing ? "input" : "other",
+             "' is not implemented (PyTorch has none either; a is its input, b its other)");
     // Formulas that read neither input get g in their place (unused).
     const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
     Tensor ga, gb;
@@ -222,6 +228,20 @@ Tensor gelu_keeping_cdf(const Tensor& out, const Tensor& x) {
 }
 }  // namespace
 
+namespace {
+// The rows whose parameters PyTorch checks: polygamma's order n, mvlgamma's
+// dimension p. (PyTorch 1.13 no longer checks mvlgamma's domain a > (p-1)/2.)
+void check_unary_arguments(UnaryOp op, double p) {
+  if (op == UnaryOp::polygamma) {
+    TC_CHECK(p >= 0 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
+             "polygamma(n, x) does not support negative n (n must be a non-negative integer, got ", p, ")");
+  } else if (op == UnaryOp::mvlgamma) {
+    TC_CHECK(p >= 1 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
+             "mvlgamma: p has to be an integer greater than or equal to 1 (got ", p, ")");
+  }
+}
+}  // namespace
+
 Tensor unary(UnaryOp op, const Tensor& a) {
   TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
   const ew::UnaryInfo info = ew::unary_info(op);
@@ -241,6 +261,7 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   check_dtype(name, "a", x, info.bools);
   TC_CHECK(info.floats || !is_floating(x->dtype), TC_ERR_DTYPE, name,
            ": expected an integer or bool tensor but got ", describe(a));
+  check_unary_arguments(op, p);
   Tensor out = empty(x->shape, info.bool_result ? DType::b8 : x->dtype, x->device);
   if (op == UnaryOp::gelu && x->dtype == DType::f32 && x->numel() > 0 && x->is_contiguous() &&
       autograd::needs_grad({&a})) {

@@ -1,9 +1,11 @@
 // Elementwise ops: values, broadcasting, type promotion, dtype/shape errors,
 // gradients (broadcast and non-contiguous inputs included).
 #include <cmath>
+#include <limits>
 
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
+#include "ops/frexp.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -233,6 +235,9 @@ TEST_F(Elementwise, GradBinary) {
     const auto op = ops::BinaryOp(o);
     if (op == ops::BinaryOp::pow) continue;            // a positive base only: below
     if (!tc::ew::binary_differentiable(op)) continue;  // the bitwise ops and shifts
+    // A gradient PyTorch does not implement (igamma's a, nextafter): backward
+    // raises; SpecialFunctionGradients checks those rows.
+    if (!tc::ew::binary_grad_implemented(op, false) || !tc::ew::binary_grad_implemented(op, true)) continue;
     // Jumps where a / b crosses an integer (any b near 0 has them within eps):
     // test_binary_ext.cpp gradchecks these away from them.
     if (op == ops::BinaryOp::fmod || op == ops::BinaryOp::remainder || op == ops::BinaryOp::floor_divide ||
@@ -325,4 +330,218 @@ TEST_F(Elementwise, ThroughTheAbi) {
   EXPECT_EQ(v, 7.0);
   tc_tensor_free(one);
   for (tc_tensor t : {a, b, c, d, s}) tc_tensor_free(t);
+}
+
+// The special functions (torch.special's rows). Expected values from PyTorch
+// 1.13 (float64), poles and infinities included.
+TEST_F(Elementwise, SpecialFunctionValues) {
+  using U = ops::UnaryOp;
+  auto run = [](U op, std::vector<double> xs, double p = NAN) {
+    const Tensor x = tensor(xs, {int64_t(xs.size())});
+    return values(std::isnan(p) ? ops::unary(op, x) : ops::unary(op, x, p, 0));
+  };
+  auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want, double rtol) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i]) || std::isinf(want[i])) {
+        EXPECT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i]) << i << ": " << got[i];
+      } else {
+        EXPECT_NEAR(got[i], want[i], rtol * std::abs(want[i]) + 1e-300) << i;
+      }
+    }
+  };
+  const double inf = INFINITY;
+  expect_near(
+      run(U::lgamma, {0.5, -2.5, 100.0, 1e-8, 0, -1, -inf, NAN}),
+      {0.5723649429247001, -0.05624371649767405, 359.1342053695754, 18.42068073818021, inf, inf, inf, NAN},
+      1e-15);
+  expect_near(run(U::digamma, {1.0, -2.5, 0.25, 30.0, 0.0, -0.0, -1, inf, -inf}),
+              {-0.5772156649015328, 1.1031566406452433, -4.2274535333762655, 3.384438132685525, -inf, inf,
+               NAN, inf, NAN},
+              1e-14);
+  expect_near(run(U::polygamma, {0.5, -1.5, 7.0, 0.0}, 1),
+              {4.934802202073678, 9.37924664484954, 0.1535451779624394, inf}, 1e-14);
+  expect_near(run(U::polygamma, {0.5, -1.5, 7.0, 0.0, -1.0}, 3),
+              {97.40909103400242, 194.59427621918758, 0.007198198563125444, inf, inf}, 1e-14);
+  expect_near(run(U::polygamma, {1.0}, 0), {-0.5772156649015328}, 1e-15);  // n = 0: digamma
+  expect_near(run(U::mvlgamma, {2.5, 4.0}, 3), {1.8809954616117743, 5.402975080909175}, 1e-14);
+  expect_near(run(U::i0, {0.5, -3.0, 40.0, inf}),
+              {1.0634833707413236, 4.880792585865024, 1.48947747934199e+16, NAN}, 1e-14);
+  expect_near(run(U::i0e, {0.5, -3.0, 40.0, -inf}),
+              {0.6450352704491501, 0.24300035416182536, 0.06327827987523532, 0}, 1e-14);
+  expect_near(run(U::i1, {0.5, -3.0, 40.0, 0.0}),
+              {0.25789430539089636, -3.9533702174026093, 1.4707396163259354e+16, 0}, 1e-14);
+  expect_near(run(U::i1e, {0.5, -3.0, 40.0}),
+              {0.15642080318487173, -0.19682671329730084, 0.06248222907444206}, 1e-14);
+  expect_near(
+      run(U::erfcx, {-2.0, 0.5, 15.0, 1e5, -30, inf, -inf}),
+      {108.94090438997797, 0.6156903441929258, 0.03752960638850577, 5.6418958351954685e-06, inf, 0, inf},
+      1e-14);
+  expect_near(run(U::ndtr, {-1.0, 0.3, 3.0}), {0.15865525393145702, 0.6179114221889527, 0.9986501019683699},
+              1e-15);
+  expect_near(run(U::log_ndtr, {-40.0, -1.5, 0.5, 6.0, -inf}),
+              {-804.6084420137539, -2.7059444008238898, -0.36894641528865635, -9.865876455243713e-10, -inf},
+              1e-14);
+  expect_near(run(U::entr, {0.5, 2.0, -1, 0, NAN, inf}),
+              {0.34657359027997264, -1.3862943611198906, -inf, 0, NAN, -inf}, 1e-15);
+  // Float32 (computed in double, rounded; lgamma is lgammaf).
+  const Tensor xf = tensor({0.5, 3.0}, {2}, DType::f32);
+  EXPECT_EQ(ops::unary(U::digamma, xf)->dtype, DType::f32);
+  EXPECT_NEAR(values(ops::unary(U::digamma, xf))[0], -1.9635100260214235, 1e-6);
+  EXPECT_NEAR(values(ops::unary(U::lgamma, xf))[1], std::log(2.0), 1e-6);
+  // Integer inputs promote to the default float dtype.
+  const Tensor ints = tensor({1, 2}, {2}, DType::i64);
+  EXPECT_EQ(ops::unary(U::lgamma, ints)->dtype, DType::f32);
+  EXPECT_EQ(ops::unary(U::polygamma, ints, 1, 0)->dtype, DType::f32);
+  // polygamma's n and mvlgamma's p are checked, as in PyTorch.
+  EXPECT_EQ(code_of([&] { ops::unary(U::polygamma, xf, -1, 0); }), TC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of([&] { ops::unary(U::polygamma, xf, 1.5, 0); }), TC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of([&] { ops::unary(U::mvlgamma, xf, 0, 0); }), TC_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(Elementwise, SpecialBinaryValues) {
+  using B = ops::BinaryOp;
+  const double inf = INFINITY;
+  auto run = [](B op, std::vector<double> a, std::vector<double> b, DType d = DType::f64) {
+    return ops::binary(op, tensor(a, {int64_t(a.size())}, d), tensor(b, {int64_t(b.size())}, d));
+  };
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  const std::vector<double> p = values(run(B::igamma, {0.5, 3.0, 10.0}, {0.2, 2.0, 12.0}));
+  const std::vector<double> q = values(run(B::igammac, {0.5, 3.0, 10.0}, {0.2, 2.0, 12.0}));
+  const std::vector<double> p_want = {0.47291074313446185, 0.3233235838169364, 0.7576078383294875};
+  const std::vector<double> q_want = {0.5270892568655381, 0.6766764161830636, 0.24239216167051245};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(p[i], p_want[i], 1e-14 * p_want[i]) << i;
+    EXPECT_NEAR(q[i], q_want[i], 1e-14 * q_want[i]) << i;
+  }
+  // Special values (PyTorch's): a or x negative, a = 0, x = 0, infinities.
+  const std::vector<double> a = {0, 0, -1, 1, inf, 1, inf}, x = {0, 1, 1, -1, 1, inf, inf};
+  const std::vector<double> p_edge = {NAN, 1, NAN, NAN, 0, 1, NAN}, q_edge = {NAN, 0, NAN, NAN, 1, 0, NAN};
+  const std::vector<double> pe = values(run(B::igamma, a, x)), qe = values(run(B::igammac, a, x));
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(same(pe[i], p_edge[i])) << i << ": " << pe[i];
+    EXPECT_TRUE(same(qe[i], q_edge[i])) << i << ": " << qe[i];
+  }
+  // float32 stays float32; integer operands are refused, as PyTorch.
+  EXPECT_EQ(run(B::igamma, {1}, {1}, DType::f32)->dtype, DType::f32);
+  EXPECT_EQ(code_of([&] { run(B::igamma, {1}, {1}, DType::i64); }), TC_ERR_DTYPE);
+  EXPECT_EQ(code_of([&] { run(B::nextafter, {1}, {1}, DType::i32); }), TC_ERR_DTYPE);
+  EXPECT_EQ(values(run(B::nextafter, {1.0, 0.0, 1.0}, {2.0, -1.0, 1.0})),
+            (std::vector<double>{std::nextafter(1.0, 2.0), -std::numeric_limits<double>::denorm_min(), 1.0}));
+  EXPECT_EQ(values(run(B::nextafter, {1.0}, {2.0}, DType::f32))[0], double(std::nextafterf(1.0f, 2.0f)));
+  // gcd, lcm: integers only (PyTorch's values, INT64_MIN wrapping included).
+  const Tensor g = run(B::gcd, {-4, 0, 6, 0}, {6, 0, -9, 5}, DType::i64);
+  EXPECT_EQ(g->dtype, DType::i64);
+  EXPECT_EQ(values(g), (std::vector<double>{2, 0, 3, 5}));
+  EXPECT_EQ(values(run(B::lcm, {-4, 0, 6, 0}, {6, 0, -9, 5}, DType::i64)),
+            (std::vector<double>{12, 0, 18, 0}));
+  EXPECT_EQ(values(run(B::gcd, {-128, 12}, {0, 18}, DType::i8)), (std::vector<double>{-128, 6}));
+  // Narrow types: PyTorch's abs(a / g * b) is taken in int, then truncated.
+  EXPECT_EQ(values(run(B::lcm, {-2, 4}, {127, 6}, DType::i8)), (std::vector<double>{-2, 12}));
+  EXPECT_EQ(values(run(B::lcm, {200}, {3}, DType::u8)), (std::vector<double>{88}));
+  // gcd(INT32_MIN, -INT32_MAX) wraps to -1; lcm's INT32_MIN / -1 must not trap
+  // (PyTorch dies of SIGFPE there): the quotient wraps.
+  EXPECT_EQ(values(run(B::lcm, {-2147483648.0}, {-2147483647.0}, DType::i32)),
+            (std::vector<double>{-2147483648.0}));
+  EXPECT_EQ(values(run(B::gcd, {5, 200}, {10, 150}, DType::u8)), (std::vector<double>{5, 50}));
+  const Tensor big = tensor({-9223372036854775807.0 - 1}, {1}, DType::i64);
+  EXPECT_EQ(tc::read_element(ops::binary(B::gcd, big, tensor({0}, {1}, DType::i64)), 0),
+            -9223372036854775807.0 - 1);
+  EXPECT_EQ(code_of([&] { run(B::gcd, {1}, {1}, DType::f32); }), TC_ERR_DTYPE);
+  EXPECT_EQ(code_of([&] { run(B::lcm, {1}, {1}, DType::b8); }), TC_ERR_DTYPE);
+}
+
+TEST_F(Elementwise, SpecialFunctionGradients) {
+  using U = ops::UnaryOp;
+  using B = ops::BinaryOp;
+  auto unary_p = [](U op, double p) {
+    return [op, p](const Inputs& x) { return ops::unary(op, x[0], p, 0); };
+  };
+  // Negative non-integers (the reflection formulas) and large x.
+  for (U op : {U::lgamma, U::digamma}) {
+    EXPECT_TRUE(gradcheck(unary_p(op, 0), {uniform({6}, -2.9, -2.1)})) << int(op);
+    EXPECT_TRUE(gradcheck(unary_p(op, 0), {uniform({6}, 15, 40)})) << int(op);
+  }
+  for (double n : {1.0, 2.0, 3.0}) {
+    EXPECT_TRUE(gradcheck(unary_p(U::polygamma, n), {uniform({3, 2}, 0.5, 4)})) << n;
+    EXPECT_TRUE(gradcheck(unary_p(U::polygamma, n), {uniform({4}, -1.9, -1.1)})) << n;
+  }
+  EXPECT_TRUE(gradcheck(unary_p(U::mvlgamma, 3), {uniform({5}, 1.2, 6)}));
+  // (gradcheck differentiates a weighted sum of the outputs, so they stay
+  // moderate: I0, I1 and erfcx grow like exp(|x|) and exp(x^2).)
+  for (U op : {U::i0, U::i1}) EXPECT_TRUE(gradcheck(unary_p(op, 0), {uniform({6}, -12, 12)})) << int(op);
+  for (U op : {U::i0e, U::i1e, U::log_ndtr})
+    EXPECT_TRUE(gradcheck(unary_p(op, 0), {uniform({6}, -35, 35)})) << int(op);  // both sides of 30
+  EXPECT_TRUE(gradcheck(unary_p(U::erfcx, 0), {uniform({6}, -2, 35)}));          // both sides of 12
+  EXPECT_TRUE(gradcheck(unary_p(U::log_ndtr, 0), {uniform({4}, -60, -20)}));
+  // igamma, igammac: differentiable in x only; backward for a raises, as PyTorch's.
+  const Tensor a = uniform({2, 3}, 0.5, 5);
+  for (B op : {B::igamma, B::igammac}) {
+    EXPECT_TRUE(
+        gradcheck([a, op](const Inputs& x) { return ops::binary(op, a, x[0]); }, {uniform({2, 3}, 0.2, 6)}))
+        << int(op);
+    EXPECT_TRUE(gradcheck([op](const Inputs& x) { return ops::binary(op, tensor({2.5}, {}), x[0]); },
+                          {uniform({3}, 0.5, 4)}))
+        << int(op);  // broadcast a
+  }
+  for (B op : {B::igamma, B::igammac, B::nextafter}) {
+    Tensor x = uniform({3}, 0.5, 2), y = uniform({3}, 0.5, 2);
+    x->requires_grad = true;
+    const Tensor out = ops::sum(ops::binary(op, x, y), {}, false);
+    EXPECT_EQ(code_of([&] { tc::autograd::backward(out, nullptr, false); }), TC_ERR_NOT_IMPLEMENTED)
+        << int(op);
+  }
+  Tensor y = uniform({3}, 0.5, 2);
+  y->requires_grad = true;
+  EXPECT_EQ(code_of([&] {
+              tc::autograd::backward(ops::sum(ops::binary(B::nextafter, uniform({3}, 0, 1), y), {}, false),
+                                     nullptr, false);
+            }),
+            TC_ERR_NOT_IMPLEMENTED);
+  EXPECT_STREQ(ops::binary(B::igamma, uniform({3}, 1, 2), y)->grad_fn->name(), "IgammaBackward");
+}
+
+TEST_F(Elementwise, Frexp) {
+  const double inf = INFINITY, tiny = std::numeric_limits<double>::denorm_min();
+  const std::vector<double> xs = {8.0,
+                                  -0.3,
+                                  1.0,
+                                  0.0,
+                                  -0.0,
+                                  inf,
+                                  -inf,
+                                  NAN,
+                                  1e-310,
+                                  tiny,
+                                  1.7976931348623157e308,
+                                  std::nextafter(1.0, 0.0)};
+  const auto [m, e] = ops::frexp(tensor(xs, {int64_t(xs.size())}));
+  EXPECT_EQ(m->dtype, DType::f64);
+  EXPECT_EQ(e->dtype, DType::i32);
+  const std::vector<double> mv = values(m), ev = values(e);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    int want_e = 0;
+    const double want_m = std::frexp(xs[i], &want_e);  // libm's frexp: the definition
+    EXPECT_TRUE((std::isnan(want_m) && std::isnan(mv[i])) ||
+                (mv[i] == want_m && std::signbit(mv[i]) == std::signbit(want_m)))
+        << xs[i] << ": " << mv[i];
+    EXPECT_EQ(ev[i], std::isfinite(xs[i]) ? want_e : 0) << xs[i];
+  }
+  // float32, subnormals included.
+  const std::vector<double> fs = {3.0, double(std::numeric_limits<float>::denorm_min()),
+                                  3.4028234663852886e38, -1e-40};
+  const auto [mf, ef] = ops::frexp(tensor(fs, {4}, DType::f32));
+  EXPECT_EQ(mf->dtype, DType::f32);
+  for (size_t i = 0; i < fs.size(); ++i) {
+    int want_e = 0;
+    const float want_m = std::frexp(float(fs[i]), &want_e);
+    EXPECT_EQ(values(mf)[i], double(want_m)) << fs[i];
+    EXPECT_EQ(values(ef)[i], want_e) << fs[i];
+  }
+  EXPECT_EQ(code_of([] { ops::frexp(tensor({1}, {1}, DType::i64)); }), TC_ERR_DTYPE);
+  // The mantissa's gradient is g / 2^exponent (PyTorch's); the exponent has none.
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::frexp(x[0]).first; }, {uniform({2, 3}, -20, 20)}));
+  Tensor x = uniform({3}, 1, 2);
+  x->requires_grad = true;
+  EXPECT_FALSE(ops::frexp(x).second->requires_grad);
 }

@@ -125,6 +125,7 @@
 #pragma weak tc_clone
 #pragma weak tc_where
 #pragma weak tc_clamp
+#pragma weak tc_frexp
 #pragma weak tc_isclose
 #pragma weak tc_lerp
 #pragma weak tc_lerp_scalar
@@ -1894,6 +1895,8 @@ std::vector<Entry> build_table() {
            [](M& m) { return tc_where(m.f.cond, m.f.bt, m.f.b, m.O(9)); })}));
 
   add(E(FN(tc_clamp), "H--O", [](M& m) { return tc_clamp(m.H(0, m.f.a), 0.0, kNaN, m.O(3)); }));
+  add(E(FN(tc_frexp), "HOO", [](M& m) { return tc_frexp(m.H(0, m.f.a), m.O(1, 0), m.O(2, 1)); },
+        {X("int32 a", {TC_ERR_DTYPE}, [](M& m) { return tc_frexp(m.f.i32, m.O(9, 0), m.O(9, 1)); })}));
 
   // The composed binary ops (ops/binary_ext.cpp).
   add(E(FN(tc_isclose), "HH---O",

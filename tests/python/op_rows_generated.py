@@ -76,6 +76,16 @@ UNARY = [
     ('logsigmoid', 'float', 'all', True, False, (), 'nn.functional.logsigmoid'),
     ('gelu_tanh', 'float', 'all', True, False, (), None),
     ('logit', 'float', 'open_unit', True, False, (), 'logit'),
+    ('lgamma', 'float', 'positive', True, False, (), 'lgamma'),
+    ('digamma', 'float', 'positive', True, False, (), 'digamma'),
+    ('i0', 'float', 'all', True, False, (), 'i0'),
+    ('i0e', 'float', 'all', True, False, (), 'special.i0e'),
+    ('i1', 'float', 'all', True, False, (), 'special.i1'),
+    ('i1e', 'float', 'all', True, False, (), 'special.i1e'),
+    ('erfcx', 'float', 'all', True, False, (), 'special.erfcx'),
+    ('ndtr', 'float', 'all', True, False, (), 'special.ndtr'),
+    ('log_ndtr', 'float', 'all', True, False, (), 'special.log_ndtr'),
+    ('entr', 'float', 'positive', True, False, (), 'special.entr'),
 ]
 
 # (name, kind, dtypes, (a's domain, b's domain), differentiable, torch path or None)
@@ -100,6 +110,11 @@ BINARY = [
     ('bitwise_xor', 'binary', 'integral', ('all', 'all'), False, 'bitwise_xor'),
     ('bitwise_left_shift', 'binary', 'integer', ('all', 'bitwise_left_shift_b'), False, 'bitwise_left_shift'),
     ('bitwise_right_shift', 'binary', 'integer', ('all', 'bitwise_right_shift_b'), False, 'bitwise_right_shift'),
+    ('igamma', 'binary', 'float', ('positive', 'positive'), True, 'igamma'),
+    ('igammac', 'binary', 'float', ('positive', 'positive'), True, 'igammac'),
+    ('nextafter', 'binary', 'float', ('all', 'all'), True, 'nextafter'),
+    ('gcd', 'binary', 'integer', ('all', 'all'), False, 'gcd'),
+    ('lcm', 'binary', 'integer', ('all', 'all'), False, 'lcm'),
     ('eq', 'compare', 'any', ('all', 'all'), False, 'eq'),
     ('ne', 'compare', 'any', ('all', 'all'), False, 'ne'),
     ('lt', 'compare', 'any', ('all', 'all'), False, 'lt'),

@@ -281,3 +281,12 @@ del _n, _f
 _linalg_legacy.install(Tensor)  # Tensor.det, .inverse, .svd, ...
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the linear-algebra block ---------------------------------------------------------------
+
+# ---- special functions: tc.polygamma, tc.mvlgamma, in-place variants, tc.special -----------------
+# (tc/_special_functions.py, tc/special.py; the kernels are op-table rows)
+from . import _special_functions  # noqa: E402
+_special_functions.install(Tensor)
+globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvlgamma(input, p)
+from . import special  # noqa: E402,F401
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the special functions block ----------------------------------------------------------

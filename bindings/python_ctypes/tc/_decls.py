@@ -649,6 +649,26 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
     ),
+    'tc_igamma': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_igammac': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_nextafter': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_gcd': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
+    'tc_lcm': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
+    ),
     'tc_eq': (
         [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor', 'b'), ('tc_tensor*', 'out')),
@@ -968,6 +988,58 @@ FUNCTIONS = {
     'tc_logit': (
         [tc_tensor, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_lgamma': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_digamma': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_polygamma': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 'n'), ('tc_tensor*', 'out')),
+    ),
+    'tc_mvlgamma': (
+        [tc_tensor, C.c_double, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('double', 'p'), ('tc_tensor*', 'out')),
+    ),
+    'tc_i0': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_i0e': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_i1': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_i1e': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_erfcx': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_ndtr': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_log_ndtr': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_entr': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_frexp': (
+        [tc_tensor, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'mantissa'), ('tc_tensor*', 'exponent')),
     ),
     'tc_clamp': (
         [tc_tensor, C.c_double, C.c_double, C.POINTER(tc_tensor)],

@@ -28,6 +28,11 @@ METHODS = [
     ("tc_bitwise_xor", "binary", None, "a ^ b (integer and bool tensors).", ("__xor__", "__rxor__", ), (), ()),
     ("tc_bitwise_left_shift", "binary", None, "a << b (integer tensors; wraps; a shift by a negative count or by the bit width or more gives 0).", ("__lshift__", ), ("__rlshift__", ), ()),
     ("tc_bitwise_right_shift", "binary", None, "a >> b, arithmetic (integer tensors; a shift by a negative count or by the bit width or more gives 0 or -1).", ("__rshift__", ), ("__rrshift__", ), ()),
+    ("tc_igamma", "binary", None, "P(a, b), the regularized lower incomplete gamma function (a the shape, b the limit; NaN for negative arguments).", (), (), ()),
+    ("tc_igammac", "binary", None, "Q(a, b) = 1 - P(a, b), the regularized upper incomplete gamma function.", (), (), ()),
+    ("tc_nextafter", "binary", None, "The next floating value after a in the direction of b, elementwise.", (), (), ()),
+    ("tc_gcd", "binary", None, "The greatest common divisor of |a| and |b| (integer tensors; gcd(0, 0) = 0).", (), (), ()),
+    ("tc_lcm", "binary", None, "The least common multiple of |a| and |b| (integer tensors; 0 when either is 0; wraps on overflow).", (), (), ()),
     ("tc_eq", "compare", "tc_eq_scalar", "a == b as a bool tensor.", ("__eq__", ), (), ()),
     ("tc_ne", "compare", "tc_ne_scalar", "a != b as a bool tensor.", ("__ne__", ), (), ()),
     ("tc_lt", "compare", "tc_lt_scalar", "a < b as a bool tensor.", ("__lt__", ), (), ()),
@@ -94,6 +99,16 @@ METHODS = [
     ("tc_logsigmoid", "unary", None, "log(sigmoid(a)), computed stably (floating).", (), (), ()),
     ("tc_gelu_tanh", "unary", None, "GELU, the tanh approximation (torch's approximate = \"tanh\") (floating).", (), (), ()),
     ("tc_logit", "unary", None, "log(a / (1 - a)), the inverse of sigmoid (floating).", (), (), ()),
+    ("tc_lgamma", "unary", None, "log|Gamma(a)|, elementwise (inf at the poles 0, -1, -2, ...).", (), (), ()),
+    ("tc_digamma", "unary", None, "psi(a) = d/da log Gamma(a) (-inf at +0, NaN at the negative integers).", (), (), ()),
+    ("tc_i0", "unary", None, "I0(a), the modified Bessel function of the first kind of order 0.", (), (), ()),
+    ("tc_i0e", "unary", None, "exp(-|a|) I0(a), the exponentially scaled I0 (torch.special.i0e).", (), (), ()),
+    ("tc_i1", "unary", None, "I1(a), the modified Bessel function of the first kind of order 1 (torch.special.i1).", (), (), ()),
+    ("tc_i1e", "unary", None, "exp(-|a|) I1(a), the exponentially scaled I1 (torch.special.i1e).", (), (), ()),
+    ("tc_erfcx", "unary", None, "exp(a^2) erfc(a), the scaled complementary error function (torch.special.erfcx).", (), (), ()),
+    ("tc_ndtr", "unary", None, "Phi(a), the standard normal cumulative distribution function (torch.special.ndtr).", (), (), ()),
+    ("tc_log_ndtr", "unary", None, "log Phi(a), accurate in the far left tail (torch.special.log_ndtr).", (), (), ()),
+    ("tc_entr", "unary", None, "-a log(a) for a > 0, 0 at 0, -inf for a < 0 (torch.special.entr).", (), (), ()),
 ]
 NN_FUNCTIONAL = ['softplus', 'leaky_relu', 'elu', 'selu', 'celu', 'silu', 'mish', 'softsign', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'logsigmoid']
 # (tc.nn class, op, ((parameter, default), ...))

@@ -1183,6 +1183,29 @@ extern "C" {
     pub fn tc_bitwise_right_shift(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " P(a, b), the regularized lower incomplete gamma function (a the shape, b"]
+    #[doc = " the limit; NaN for negative arguments)."]
+    pub fn tc_igamma(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Q(a, b) = 1 - P(a, b), the regularized upper incomplete gamma function."]
+    pub fn tc_igammac(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The next floating value after a in the direction of b, elementwise."]
+    pub fn tc_nextafter(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The greatest common divisor of |a| and |b| (integer tensors; gcd(0, 0) ="]
+    #[doc = " 0)."]
+    pub fn tc_gcd(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The least common multiple of |a| and |b| (integer tensors; 0 when either"]
+    #[doc = " is 0; wraps on overflow)."]
+    pub fn tc_lcm(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " a == b as a bool tensor."]
     pub fn tc_eq(a: tc_tensor, b: tc_tensor, out: *mut tc_tensor) -> i32;
 }
@@ -1503,6 +1526,69 @@ extern "C" {
 extern "C" {
     #[doc = " log(a / (1 - a)), the inverse of sigmoid (floating)."]
     pub fn tc_logit(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " log|Gamma(a)|, elementwise (inf at the poles 0, -1, -2, ...)."]
+    pub fn tc_lgamma(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " psi(a) = d/da log Gamma(a) (-inf at +0, NaN at the negative integers)."]
+    pub fn tc_digamma(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " psi^(n)(a), the n-th derivative of digamma; n must be a non-negative"]
+    #[doc = " integer (else TC_ERR_INVALID_ARGUMENT). PyTorch's torch.polygamma(n,"]
+    #[doc = " input) takes n first."]
+    pub fn tc_polygamma(a: tc_tensor, n: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The multivariate log-gamma function of dimension p (an integer >= 1):"]
+    #[doc = " sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;"]
+    #[doc = " computed as that sum elsewhere too, as PyTorch); p < 1 is"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT."]
+    pub fn tc_mvlgamma(a: tc_tensor, p: f64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " I0(a), the modified Bessel function of the first kind of order 0."]
+    pub fn tc_i0(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " exp(-|a|) I0(a), the exponentially scaled I0 (torch.special.i0e)."]
+    pub fn tc_i0e(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " I1(a), the modified Bessel function of the first kind of order 1"]
+    #[doc = " (torch.special.i1)."]
+    pub fn tc_i1(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " exp(-|a|) I1(a), the exponentially scaled I1 (torch.special.i1e)."]
+    pub fn tc_i1e(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " exp(a^2) erfc(a), the scaled complementary error function"]
+    #[doc = " (torch.special.erfcx)."]
+    pub fn tc_erfcx(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Phi(a), the standard normal cumulative distribution function"]
+    #[doc = " (torch.special.ndtr)."]
+    pub fn tc_ndtr(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " log Phi(a), accurate in the far left tail (torch.special.log_ndtr)."]
+    pub fn tc_log_ndtr(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " -a log(a) for a > 0, 0 at 0, -inf for a < 0 (torch.special.entr)."]
+    pub fn tc_entr(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Splits floating a into mantissa * 2^exponent with |mantissa| in [0.5, 1)"]
+    #[doc = " (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and"]
+    #[doc = " exponent 0. Differentiable in the mantissa (its gradient is g /"]
+    #[doc = " 2^exponent), as PyTorch's torch.frexp."]
+    pub fn tc_frexp(a: tc_tensor, mantissa: *mut tc_tensor, exponent: *mut tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " Clamps to [lo, hi]; a NaN bound means \"no bound on that side\"."]

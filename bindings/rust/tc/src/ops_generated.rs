@@ -79,6 +79,26 @@ impl Tensor {
     pub fn bitwise_right_shift(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, sys::tc_bitwise_right_shift)
     }
+    /// P(a, b), the regularized lower incomplete gamma function (a the shape, b the limit; NaN for negative arguments).
+    pub fn igamma(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_igamma)
+    }
+    /// Q(a, b) = 1 - P(a, b), the regularized upper incomplete gamma function.
+    pub fn igammac(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_igammac)
+    }
+    /// The next floating value after a in the direction of b, elementwise.
+    pub fn nextafter(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_nextafter)
+    }
+    /// The greatest common divisor of |a| and |b| (integer tensors; gcd(0, 0) = 0).
+    pub fn gcd(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_gcd)
+    }
+    /// The least common multiple of |a| and |b| (integer tensors; 0 when either is 0; wraps on overflow).
+    pub fn lcm(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, sys::tc_lcm)
+    }
     /// a == b as a bool tensor.
     pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, sys::tc_eq)
@@ -390,6 +410,54 @@ impl Tensor {
     /// log(a / (1 - a)), the inverse of sigmoid (floating).
     pub fn logit(&self) -> Result<Tensor> {
         self.unary(sys::tc_logit)
+    }
+    /// log|Gamma(a)|, elementwise (inf at the poles 0, -1, -2, ...).
+    pub fn lgamma(&self) -> Result<Tensor> {
+        self.unary(sys::tc_lgamma)
+    }
+    /// psi(a) = d/da log Gamma(a) (-inf at +0, NaN at the negative integers).
+    pub fn digamma(&self) -> Result<Tensor> {
+        self.unary(sys::tc_digamma)
+    }
+    /// psi^(n)(a), the n-th derivative of digamma; n must be a non-negative integer (else TC_ERR_INVALID_ARGUMENT). PyTorch's torch.polygamma(n, input) takes n first.
+    pub fn polygamma(&self, n: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_polygamma(self.as_raw(), n, out) })
+    }
+    /// The multivariate log-gamma function of dimension p (an integer >= 1): sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2; computed as that sum elsewhere too, as PyTorch); p < 1 is TC_ERR_INVALID_ARGUMENT.
+    pub fn mvlgamma(&self, p: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_mvlgamma(self.as_raw(), p, out) })
+    }
+    /// I0(a), the modified Bessel function of the first kind of order 0.
+    pub fn i0(&self) -> Result<Tensor> {
+        self.unary(sys::tc_i0)
+    }
+    /// exp(-|a|) I0(a), the exponentially scaled I0 (torch.special.i0e).
+    pub fn i0e(&self) -> Result<Tensor> {
+        self.unary(sys::tc_i0e)
+    }
+    /// I1(a), the modified Bessel function of the first kind of order 1 (torch.special.i1).
+    pub fn i1(&self) -> Result<Tensor> {
+        self.unary(sys::tc_i1)
+    }
+    /// exp(-|a|) I1(a), the exponentially scaled I1 (torch.special.i1e).
+    pub fn i1e(&self) -> Result<Tensor> {
+        self.unary(sys::tc_i1e)
+    }
+    /// exp(a^2) erfc(a), the scaled complementary error function (torch.special.erfcx).
+    pub fn erfcx(&self) -> Result<Tensor> {
+        self.unary(sys::tc_erfcx)
+    }
+    /// Phi(a), the standard normal cumulative distribution function (torch.special.ndtr).
+    pub fn ndtr(&self) -> Result<Tensor> {
+        self.unary(sys::tc_ndtr)
+    }
+    /// log Phi(a), accurate in the far left tail (torch.special.log_ndtr).
+    pub fn log_ndtr(&self) -> Result<Tensor> {
+        self.unary(sys::tc_log_ndtr)
+    }
+    /// -a log(a) for a > 0, 0 at 0, -inf for a < 0 (torch.special.entr).
+    pub fn entr(&self) -> Result<Tensor> {
+        self.unary(sys::tc_entr)
     }
     /// Sum over dims.
     pub fn sum(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {

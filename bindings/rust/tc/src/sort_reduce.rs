@@ -75,6 +75,11 @@ impl Tensor {
     pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
         two(|a, b| unsafe { sys::tc_sort(self.as_raw(), dim, i32::from(descending), a, b) })
     }
+    /// `(mantissa, int32 exponent)` with `self = mantissa * 2^exponent` and
+    /// `|mantissa|` in [0.5, 1) (floating tensors; PyTorch's `frexp`).
+    pub fn frexp(&self) -> Result<(Tensor, Tensor)> {
+        two(|m, e| unsafe { sys::tc_frexp(self.as_raw(), m, e) })
+    }
     /// int64 indices that sort `self` along `dim` (stable).
     pub fn argsort(&self, dim: i64, descending: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_argsort(self.as_raw(), dim, i32::from(descending), out) })
