@@ -382,6 +382,9 @@ TEST_F(BinaryExt, FiniteDifferenceGradchecks) {
   for (int o = 0; o < ops::kArithmeticBinaryOps; ++o) {
     const auto op = BinaryOp(o);
     if (!tc::ew::binary_differentiable(op) || op == BinaryOp::pow) continue;
+    // A gradient PyTorch does not implement (igamma's a, nextafter): backward
+    // raises; test_elementwise.cpp's SpecialFunctionGradients checks those rows.
+    if (!tc::ew::binary_grad_implemented(op, false) || !tc::ew::binary_grad_implemented(op, true)) continue;
     auto f = [op](const Inputs& x) { return ops::binary(op, x[0], x[1]); };
     EXPECT_TRUE(gradcheck(f, {uniform({2, 3}, 0.1, 0.9), uniform({3}, 1.2, 2)})) << int(op);
     EXPECT_TRUE(gradcheck(f, {noncontiguous(uniform({3, 2}, -0.9, -0.1)), uniform({3, 1}, 1.2, 2)}))

@@ -75,7 +75,6 @@ UNARY = [
     ('hardswish', 'float', 'all', True, False, (), 'nn.functional.hardswish'),
     ('logsigmoid', 'float', 'all', True, False, (), 'nn.functional.logsigmoid'),
     ('gelu_tanh', 'float', 'all', True, False, (), None),
-    ('logit', 'float', 'open_unit', True, False, (), 'logit'),
     ('lgamma', 'float', 'positive', True, False, (), 'lgamma'),
     ('digamma', 'float', 'positive', True, False, (), 'digamma'),
     ('i0', 'float', 'all', True, False, (), 'i0'),

@@ -98,7 +98,6 @@ METHODS = [
     ("tc_hardswish", "unary", None, "a * hardsigmoid(a) (floating).", (), (), ()),
     ("tc_logsigmoid", "unary", None, "log(sigmoid(a)), computed stably (floating).", (), (), ()),
     ("tc_gelu_tanh", "unary", None, "GELU, the tanh approximation (torch's approximate = \"tanh\") (floating).", (), (), ()),
-    ("tc_logit", "unary", None, "log(a / (1 - a)), the inverse of sigmoid (floating).", (), (), ()),
     ("tc_lgamma", "unary", None, "log|Gamma(a)|, elementwise (inf at the poles 0, -1, -2, ...).", (), (), ()),
     ("tc_digamma", "unary", None, "psi(a) = d/da log Gamma(a) (-inf at +0, NaN at the negative integers).", (), (), ()),
     ("tc_i0", "unary", None, "I0(a), the modified Bessel function of the first kind of order 0.", (), (), ()),
