@@ -776,8 +776,11 @@ def logit(input, eps=None):
     Returns:
         Tensor: the log-odds.
     """
+    from ._tensor import _unary
     p = input if eps is None else input.clamp(eps, 1.0 - eps)
-    return (p / (1.0 - p)).log()
+    # tc_logit: one fused kernel forward and one backward (the op table's row;
+    # integer input promotes to the default float dtype there)
+    return _unary("logit")(p)
 
 
 def rsub(input, other, alpha=1):
