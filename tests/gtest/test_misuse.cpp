@@ -4846,8 +4846,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (f.pg) tc_process_group_free(f.pg);
     if (f.op) tc_op_free(f.op);
     if (f.lib) tc_library_unload(f.lib);
-    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.ia, f.cls, f.img, f.w, f.bias, f.emb, f.p,
-                        f.leaf, f.lw, f.lb, f.t3})
+    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.piv, f.ia, f.cls, f.img, f.w, f.bias,
+                        f.emb, f.p, f.leaf, f.lw, f.lb, f.t3})
       if (t) tc_tensor_free(t);
     int64_t handles = -1;
     tc_get_flag("live_handles", &handles);
