@@ -6,6 +6,13 @@ Re-exported at the end of tc/nn/functional.py."""
 from .functional_more import _softmax_dim
 
 
+def _prepare(name, input, dim, dtype):
+    """(input cast to dtype, the dim: PyTorch's implicit choice when None)."""
+    if dim is None:
+        dim = _softmax_dim(name, input.ndim)
+    return (input if dtype is None else input.to(dtype)), dim
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Softmax along dim (torch.nn.functional.softmax).
 
@@ -19,10 +26,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     Returns:
         Tensor: shaped like input.
     """
-    if dim is None:
-        dim = _softmax_dim("softmax", input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
+    input, dim = _prepare("softmax", input, dim, dtype)
     return input.softmax(dim)
 
 
@@ -39,8 +43,5 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     Returns:
         Tensor: shaped like input.
     """
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
+    input, dim = _prepare("log_softmax", input, dim, dtype)
     return input.log_softmax(dim)
