@@ -10,6 +10,9 @@ Python 3.11+ standard library only (tomllib). Writes:
   src/math/binary_ops.def            their forward and backward formulas (TC_HD code
   src/math/compare_ops.def           shared by the CPU loops and the CUDA kernels)
   src/math/scalar_ops.def
+  src/cpu/rows/<family>_<name>.cpp   the CPU kernels of each elementwise row (one file per
+                                     row, compiled per kernel set; stale ones are deleted)
+  src/cpu/rows/table.cpp             the CPU's dispatch from the row enums to those kernels
   src/abi/ops_generated.cpp          the tc_* shims of the families
   bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
   bindings/python_ctypes/tc/_tensor.py          its TYPE_CHECKING declarations (between markers)
@@ -516,17 +519,43 @@ def count_functions(header_text):
 
 # ------------------------------------------------------------------ X-macro lists
 
+def unary_row(macro, o):
+    """A unary row's X-macro arguments (unary_ops.def's columns) under macro."""
+    params = [float(q[1]) for q in o.get("params", [])] + [0.0, 0.0]
+    pad = " " * (len(macro) + 1)
+    return "%s(%s, %s, %d, %d, %d, %s, %s, %r, %r,\n%s(%s),\n%s(%s))" % (
+        macro, o["name"], o.get("grad_name", "NoBackward"), UNARY_DTYPES[o["dtypes"]],
+        1 if o.get("result", "same") == "bool" else 0, 1 if o["differentiable"] else 0, o["save"],
+        o["_domain"], params[0], params[1], pad, o["forward"], pad, o.get("backward", "C(0)"))
+
+
+def binary_row(macro, o):
+    """An arithmetic binary row's X-macro arguments (binary_ops.def's columns) under macro."""
+    grad_a, grad_b = o.get("grad_a", "0.0"), o.get("grad_b", "0.0")
+    # The column of each gradient: 0 a formula, 1 g itself, 2 not implemented
+    # (backward raises; the formula slot holds 0.0).
+    kinds = [2 if gr.strip() == NOT_IMPLEMENTED else 1 if gr.strip() == "g" else 0 for gr in (grad_a, grad_b)]
+    grad_a, grad_b = ("0.0" if k == 2 else gr for k, gr in zip(kinds, (grad_a, grad_b)))
+    uses = set(re.findall(r"\b[xy]\b", grad_a + " " + grad_b))
+    dtypes = BINARY_DTYPES[o["dtypes"]]
+    if o["dtypes"] == "float" and o.get("promote_integers", True) is False:
+        dtypes = 5
+    pad = " " * (len(macro) + 1)
+    return "%s(%s, %s, %d, %d, %d, %d, %d,\n%s(%s),\n%s(%s),\n%s(%s))" % (
+        macro, o["name"], o.get("grad_name", "NoBackward"), 1 if uses else 0, kinds[0], kinds[1], dtypes,
+        1 if o["differentiable"] else 0, pad, o["forward"], pad, grad_a, pad, grad_b)
+
+
+def compare_row(macro, o):
+    """A comparison row's X-macro arguments (compare_ops.def's columns) under macro."""
+    return "%s(%s, (%s))" % (macro, o["name"], o["forward"])
+
+
 def gen_defs(ops):
     files = {}
     head = "// %s\n" % STAMP
 
-    rows = []
-    for o in family(ops, "unary"):
-        params = [float(q[1]) for q in o.get("params", [])] + [0.0, 0.0]
-        rows.append("TC_UNARY_OP(%s, %s, %d, %d, %d, %s, %s, %r, %r,\n            (%s),\n            (%s))" % (
-            o["name"], o.get("grad_name", "NoBackward"), UNARY_DTYPES[o["dtypes"]],
-            1 if o.get("result", "same") == "bool" else 0, 1 if o["differentiable"] else 0, o["save"],
-            o["_domain"], params[0], params[1], o["forward"], o.get("backward", "C(0)")))
+    rows = [unary_row("TC_UNARY_OP", o) for o in family(ops, "unary")]
     files["src/math/unary_ops.def"] = head + textwrap.dedent("""\
         // The unary elementwise ops, one row each, in tc.h order:
         //   TC_UNARY_OP(name, GradName, dtypes, bool_result, differentiable, save, domain,
@@ -544,20 +573,7 @@ def gen_defs(ops):
         // TC_UNARY_OP; it is #undef'd at the end.
         """) + "\n".join(rows) + "\n#undef TC_UNARY_OP\n"
 
-    rows = []
-    for o in family(ops, "binary"):
-        grad_a, grad_b = o.get("grad_a", "0.0"), o.get("grad_b", "0.0")
-        # The column of each gradient: 0 a formula, 1 g itself, 2 not implemented
-        # (backward raises; the formula slot holds 0.0).
-        kinds = [2 if gr.strip() == NOT_IMPLEMENTED else 1 if gr.strip() == "g" else 0 for gr in (grad_a, grad_b)]
-        grad_a, grad_b = ("0.0" if k == 2 else gr for k, gr in zip(kinds, (grad_a, grad_b)))
-        uses = set(re.findall(r"\b[xy]\b", grad_a + " " + grad_b))
-        dtypes = BINARY_DTYPES[o["dtypes"]]
-        if o["dtypes"] == "float" and o.get("promote_integers", True) is False:
-            dtypes = 5
-        rows.append("TC_BINARY_OP(%s, %s, %d, %d, %d, %d, %d,\n             (%s),\n             (%s),\n             (%s))" % (
-            o["name"], o.get("grad_name", "NoBackward"), 1 if uses else 0, kinds[0], kinds[1], dtypes,
-            1 if o["differentiable"] else 0, o["forward"], grad_a, grad_b))
+    rows = [binary_row("TC_BINARY_OP", o) for o in family(ops, "binary")]
     files["src/math/binary_ops.def"] = head + textwrap.dedent("""\
         // The arithmetic binary elementwise ops, one row each, in tc.h order:
         //   TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, differentiable,
@@ -577,7 +593,7 @@ def gen_defs(ops):
         // Include after defining TC_BINARY_OP.
         """) + "\n".join(rows) + "\n#undef TC_BINARY_OP\n"
 
-    rows = ["TC_COMPARE_OP(%s, (%s))" % (o["name"], o["forward"]) for o in family(ops, "compare")]
+    rows = [compare_row("TC_COMPARE_OP", o) for o in family(ops, "compare")]
     files["src/math/compare_ops.def"] = head + textwrap.dedent("""\
         // The comparisons, one row each: TC_COMPARE_OP(name, (forward)), forward a
         // bool expression in x, y of the compute type C. They follow the
@@ -594,6 +610,142 @@ def gen_defs(ops):
         // src/ops/elementwise.cpp's binary_scalar. Include after defining TC_SCALAR_OP.
         """) + "\n".join(rows) + "\n#undef TC_SCALAR_OP\n"
     return files
+
+
+# ------------------------------------------------------------------ CPU per-row kernels
+
+CPU_ROWS_DIR = "src/cpu/rows"
+# A generated per-row kernel file: <family>_<name>.cpp (the generator deletes
+# those no row asks for; table.cpp is the dispatch table).
+CPU_ROW_FILE = re.compile(r"^(unary|binary|compare)_\w+\.cpp$")
+
+
+def gen_cpu_rows(ops):
+    """One CPU kernel file per elementwise row (compiled once per kernel set:
+    a new row compiles its own file, not every row's) and the table that
+    dispatches the row enums to them (cpu/ew_row.h, cpu/kernels.h)."""
+    files = {}
+    head = "// %s\n" % STAMP
+
+    def one(kind, o, macro, row):
+        text = head + ("// The CPU kernels of the %s row %s, for one kernel set (cpu/ew_row.h).\n"
+                       '#include "cpu/ew_row.h"\n\n' % (kind, o["name"])) + row(macro, o) + "\n"
+        files["%s/%s_%s.cpp" % (CPU_ROWS_DIR, kind, o["name"])] = clang_format(text, "row.cpp")
+
+    unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
+    for o in unary:
+        one("unary", o, "TC_CPU_UNARY_ROW", unary_row)
+    for o in binary:
+        one("binary", o, "TC_CPU_BINARY_ROW", binary_row)
+    for o in compare:
+        one("compare", o, "TC_CPU_COMPARE_ROW", compare_row)
+
+    sig_u = "const Tensor& out, const Tensor& a, double p, double q"
+    sig_b = "const Tensor& out, const Tensor& a, const Tensor& b"
+    sig_g2 = "const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p"
+    sig_g3 = "const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y"
+    decl = []
+    for o in unary:
+        decl.append("void unary_%s(%s);" % (o["name"], sig_u))
+        decl.append("void grad2_%s(%s);" % (o["name"], sig_g2))
+    for o in binary:
+        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
+        decl.append("void grad3_%s_a(%s);" % (o["name"], sig_g3))
+        decl.append("void grad3_%s_b(%s);" % (o["name"], sig_g3))
+    for o in compare:
+        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
+    for n in ("pow_scalar", "rdiv_scalar", "clamp"):
+        decl.append("void grad2_%s(%s);  // cpu/elementwise.cpp" % (n, sig_g2))
+    k_unary = ["&rows::unary_%s," % o["name"] for o in unary]
+    k_binary = ["&rows::binary_%s," % o["name"] for o in binary + compare]
+    k_grad3 = []
+    for o in binary:
+        k_grad3 += ["&rows::grad3_%s_a," % o["name"], "&rows::grad3_%s_b," % o["name"]]
+    # ew::Grad's order (math/elementwise_math.h): two per binary row, then
+    # pow_scalar, rdiv_scalar, clamp, then one per unary row.
+    k_grad2 = ["nullptr, nullptr,  // %s (grad3)" % o["name"] for o in binary]
+    k_grad2 += ["&rows::grad2_pow_scalar,", "&rows::grad2_rdiv_scalar,", "&rows::grad2_clamp,"]
+    k_grad2 += ["&rows::grad2_%s," % o["name"] for o in unary]
+    text = head + textwrap.dedent("""\
+        // One kernel set's elementwise dispatch (cpu/kernels.h's unary, binary,
+        // grad2, grad3): the row enums index tables of the per-row kernels
+        // (src/cpu/rows/<family>_<name>.cpp, cpu/ew_row.h). Compiled once per set;
+        // adding a row recompiles this file and the row's own, not the other rows.
+        #include "cpu/isa.h"
+        #include "core/error.h"
+        #include "core/tensor.h"
+        #include "math/op_enums.h"
+
+        namespace tc::cpu::TC_CPU_ISA_NS {
+
+        namespace rows {
+        """) + "\n".join(decl) + textwrap.dedent("""
+        }  // namespace rows
+
+        namespace {
+
+        using UnaryFn = void (*)(%s);
+        using BinaryFn = void (*)(%s);
+        using Grad2Fn = void (*)(%s);
+        using Grad3Fn = void (*)(%s);
+        """ % (sig_u, sig_b, sig_g2, sig_g3)) + "\nconstexpr UnaryFn kUnary[] = {\n" + "\n".join(k_unary) + \
+        "\n};\nconstexpr BinaryFn kBinary[] = {\n" + "\n".join(k_binary) + \
+        "\n};\n// ew::Grad's three-operand formulas: two per binary row.\nconstexpr Grad3Fn kGrad3[] = {\n" + \
+        "\n".join(k_grad3) + \
+        "\n};\n// Every ew::Grad: the binary rows' (three operands: none here), pow_scalar,\n" \
+        "// rdiv_scalar, clamp, then one per unary row.\nconstexpr Grad2Fn kGrad2[] = {\n" + \
+        "\n".join(k_grad2) + textwrap.dedent("""
+        };
+        static_assert(sizeof(kUnary) / sizeof(kUnary[0]) == size_t(ops::UnaryOp::count_), "one kernel per unary row");
+        static_assert(sizeof(kBinary) / sizeof(kBinary[0]) == size_t(ops::BinaryOp::count_),
+                      "one kernel per binary and compare row");
+        static_assert(sizeof(kGrad3) / sizeof(kGrad3[0]) == size_t(2 * ops::kArithmeticBinaryOps),
+                      "two formulas per binary row");
+        static_assert(sizeof(kGrad2) / sizeof(kGrad2[0]) ==
+                          size_t(2 * ops::kArithmeticBinaryOps + 3 + int(ops::UnaryOp::count_)),
+                      "one slot per ew::Grad");
+
+        }  // namespace
+
+        void unary(ops::UnaryOp op, %s) {
+          const auto i = size_t(op);
+          if (i >= sizeof(kUnary) / sizeof(kUnary[0])) fail(TC_ERR_INTERNAL, "unary: unhandled op");
+          kUnary[i](out, a, p, q);
+        }
+
+        void binary(ops::BinaryOp op, %s) {
+          const auto i = size_t(op);
+          if (i >= sizeof(kBinary) / sizeof(kBinary[0])) fail(TC_ERR_INTERNAL, "binary: unhandled op");
+          kBinary[i](out, a, b);
+        }
+
+        void grad2(ew::Grad f, %s) {
+          const auto i = size_t(f);
+          if (i >= sizeof(kGrad2) / sizeof(kGrad2[0]) || !kGrad2[i]) {
+            fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
+          }
+          kGrad2[i](out, g, x, p);
+        }
+
+        void grad3(ew::Grad f, %s) {
+          const auto i = size_t(f);
+          if (i >= sizeof(kGrad3) / sizeof(kGrad3[0])) fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
+          kGrad3[i](out, g, x, y);
+        }
+
+        }  // namespace tc::cpu::TC_CPU_ISA_NS
+        """ % (sig_u, sig_b, sig_g2, sig_g3))
+    files[CPU_ROWS_DIR + "/table.cpp"] = clang_format(text, "table.cpp")
+    return files
+
+
+def stale_cpu_rows(files):
+    """The per-row kernel files of src/cpu/rows/ that no row generates any more."""
+    d = os.path.join(REPO, CPU_ROWS_DIR)
+    if not os.path.isdir(d):
+        return []
+    return sorted(CPU_ROWS_DIR + "/" + f for f in os.listdir(d)
+                  if CPU_ROW_FILE.match(f) and CPU_ROWS_DIR + "/" + f not in files)
 
 
 # ------------------------------------------------------------------ ABI shims
@@ -1060,6 +1212,7 @@ def generate(ops, read):
     header = gen_header(ops, read("include/tc.h"))
     files["include/tc.h"] = header
     files.update(gen_defs(ops))
+    files.update(gen_cpu_rows(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
     files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
@@ -1090,13 +1243,20 @@ def main(argv):
         path = os.path.join(REPO, rel)
         old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if old == text:
-            continue
+            continue  # untouched: make rebuilds only what changed
         if check:
             stale.append(rel)
         else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             print("gen_ops: wrote %s" % rel)
+    for rel in stale_cpu_rows(files):
+        if check:
+            stale.append(rel + " (no row: delete it)")
+        else:
+            os.remove(os.path.join(REPO, rel))
+            print("gen_ops: deleted %s" % rel)
     if stale:
         print("gen_ops: stale (run /usr/bin/python3 tools/gen_ops.py): %s" % ", ".join(stale), file=sys.stderr)
         return 1

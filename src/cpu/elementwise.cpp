@@ -1,65 +1,27 @@
-// The CPU's elementwise primitives (src/backend/backend.h): forward kernels are
-// lambdas over map1/map2/map3 (a switch outside the loop, so each inner
-// loop is a plain vectorizable one); backward formulas are fused the same way,
-// from the formulas of math/elementwise_math.h, which the CUDA kernels share.
-// Compiled once per kernel set (src/cpu/kernels.h): everything here lives in
-// tc::cpu::isa_<set>, and the file ends with that set's table.
+// The CPU's elementwise primitives that are not rows of the op table
+// (src/backend/backend.h): the tensor-scalar ops, clamp, where, and the
+// backward formulas of pow/rdiv by a scalar and of clamp. The rows' own
+// kernels are generated, one file per row (src/cpu/rows/, cpu/ew_row.h), and
+// src/cpu/rows/table.cpp dispatches unary, binary, grad2 and grad3 to them.
+// Forward kernels are lambdas over map1/map3 (a switch outside the loop, so
+// each inner loop is a plain vectorizable one). Compiled once per kernel set
+// (src/cpu/kernels.h): everything here lives in tc::cpu::isa_<set>. Names no
+// unary or binary row: adding one does not recompile this file.
 #include <cmath>
 #include <type_traits>
 
-#include "cpu/cpu_backend.h"
 #include "cpu/dispatch.h"
-#include "cpu/kernels.h"
+#include "cpu/isa.h"
 #include "cpu/loops.h"
-#include "math/elementwise_math.h"
+#include "math/ew_row_math.h"
+#include "math/scalar_op_enum.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 
-using ops::BinaryOp;
 using ops::ScalarOp;
-using ops::UnaryOp;
 
 namespace {
 
-template <typename T>
-void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  switch (op) {
-#define TC_BINARY_OP(name, ...) \
-  case BinaryOp::name:          \
-    return map2<T, T, T>(out, a, b, [](T x, T y) { return ew::binary_value<BinaryOp::name>(x, y); });
-#include "math/binary_ops.def"
-#define TC_COMPARE_OP(name, ...) \
-  case BinaryOp::name:           \
-    return map2<bool, T, T>(out, a, b, [](T x, T y) { return ew::compare_value(BinaryOp::name, x, y); });
-#include "math/compare_ops.def"
-    case BinaryOp::count_:
-      break;
-  }
-  fail(TC_ERR_INTERNAL, "binary: unhandled op");
-}
-
-using ew::Grad;
-
-// A new tensor of g's shape and dtype: out = formula(g, x, y) with x, y
-// broadcast, computed in double.
-template <Grad F>
-void fused3_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
-  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
-    using T = scalar_t;
-    map3<T, T, T, T>(out, g, x, y,
-                     [](T a, T b, T c) { return T(ew::grad3_value<F>(double(a), double(b), double(c))); });
-  });
-}
-// out = formula(g, x) in g's dtype (x: the saved input or output).
-template <Grad F>
-void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
-  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
-    using T = scalar_t;
-    // Inlined into map2's loop, so that it vectorizes (a formula may be long: gelu).
-    map2<T, T, T>(
-        out, g, x, [p](T a, T b) __attribute__((always_inline)) { return ew::grad2_value<F>(a, b, p); });
-  });
-}
 template <typename T>
 void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
   const T s = T(sd);
@@ -86,45 +48,39 @@ void scalar_kernel(ScalarOp op, const Tensor& out, const Tensor& a, double sd) {
   }
   fail(TC_ERR_INTERNAL, "binary_scalar: unhandled op");
 }
-// The forward: the row's formula (ew::unary_value), instantiated only for the
-// dtypes the op allows.
-// The parameters are the compute type's (integer rows have none).
-template <typename T>
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& a, double pd, double qd) {
-  const T p = std::is_floating_point_v<T> ? T(pd) : T(0), q = std::is_floating_point_v<T> ? T(qd) : T(0);
-  switch (op) {
-#define TC_UNARY_OP(name, ...)                                                                       \
-  case UnaryOp::name:                                                                                \
-    if constexpr (ew::UnaryDef<UnaryOp::name>::template computes<T>) {                               \
-      if constexpr (ew::UnaryDef<UnaryOp::name>::bool_result) {                                      \
-        return map1<bool, T>(out, a, [](T x) { return ew::unary_value<UnaryOp::name>(x) != T(0); }); \
-      } else {                                                                                       \
-        return map1<T, T>(                                                                           \
-            out, a, [ p, q ](T x) __attribute__((always_inline)) {                                   \
-              return ew::unary_value<UnaryOp::name>(x, p, q);                                        \
-            });                                                                                      \
-      }                                                                                              \
-    }                                                                                                \
-    break;
-#include "math/unary_ops.def"
-    case UnaryOp::count_:
-      break;
-  }
-  fail(TC_ERR_INTERNAL, "unary: unhandled op");
+
+// out = formula(g, x) in g's dtype (x: the saved input); F one of
+// math/ew_row_math.h's *_grad2_value.
+template <typename F>
+void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p, F) {
+  TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
+    using T = scalar_t;
+    map2<T, T, T>(out, g, x, [p](T a, T b) __attribute__((always_inline)) { return F::template value<T>(a, b, p); });
+  });
 }
+struct PowScalarGrad {
+  template <typename T>
+  static __attribute__((always_inline)) T value(T g, T x, const ew::GradParams& p) {
+    return ew::pow_scalar_grad2_value(g, x, p);
+  }
+};
+struct RdivScalarGrad {
+  template <typename T>
+  static __attribute__((always_inline)) T value(T g, T x, const ew::GradParams& p) {
+    return ew::rdiv_scalar_grad2_value(g, x, p);
+  }
+};
+struct ClampGrad {
+  template <typename T>
+  static __attribute__((always_inline)) T value(T g, T x, const ew::GradParams& p) {
+    return ew::clamp_grad2_value(g, x, p);
+  }
+};
 
 }  // namespace
 
-void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "binary", [&] { binary_kernel<scalar_t>(op, out, a, b); });
-}
-
 void binary_scalar(ScalarOp op, const Tensor& out, const Tensor& a, double s) {
   TC_DISPATCH_FLOATING(a->dtype, "binary_scalar", [&] { scalar_kernel<scalar_t>(op, out, a, s); });
-}
-
-void unary(UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) {
-  TC_DISPATCH_NUMERIC_OR_BOOL(a->dtype, "unary", [&] { unary_kernel<scalar_t>(op, out, a, p, q); });
 }
 
 void clamp(const Tensor& out, const Tensor& a, double lo, double hi) {
@@ -145,136 +101,17 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
   });
 }
 
-void grad3(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
-  switch (f) {
-#define TC_BINARY_OP(name, ...)               \
-  case Grad::name##_a:                        \
-    fused3_cpu<Grad::name##_a>(out, g, x, y); \
-    return;                                   \
-  case Grad::name##_b:                        \
-    fused3_cpu<Grad::name##_b>(out, g, x, y); \
-    return;
-#include "math/binary_ops.def"
-    case Grad::pow_scalar:
-    case Grad::rdiv_scalar:
-    case Grad::clamp:
-#define TC_UNARY_OP(name, ...) case Grad::name:
-#include "math/unary_ops.def"
-    case Grad::count_:
-      break;
-  }
-  fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
+// The two-operand formulas that are not rows, in rows/table.cpp's grad2 table.
+namespace rows {
+void grad2_pow_scalar(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
+  fused2_cpu(out, g, x, p, PowScalarGrad{});
 }
-
-void grad2(Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
-  switch (f) {
-    case Grad::pow_scalar:
-      fused2_cpu<Grad::pow_scalar>(out, g, x, p);
-      return;
-    case Grad::rdiv_scalar:
-      fused2_cpu<Grad::rdiv_scalar>(out, g, x, p);
-      return;
-    case Grad::clamp:
-      fused2_cpu<Grad::clamp>(out, g, x, p);
-      return;
-#define TC_UNARY_OP(name, ...)            \
-  case Grad::name:                        \
-    fused2_cpu<Grad::name>(out, g, x, p); \
-    return;
-#include "math/unary_ops.def"
-#define TC_BINARY_OP(name, ...) \
-  case Grad::name##_a:          \
-  case Grad::name##_b:
-#include "math/binary_ops.def"
-    case Grad::count_:
-      break;
-  }
-  fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
+void grad2_rdiv_scalar(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
+  fused2_cpu(out, g, x, p, RdivScalarGrad{});
 }
-
-// This set's reductions (reduce.cpp, compiled for the same set).
-void reduce(Reduce op, const Tensor& out, const Tensor& a);
-void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& a, int64_t dim);
-// ... and its generator and optimizer steps (random_optim.cpp).
-void fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed, uint64_t offset);
-void sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf, const optim::SgdStep& s);
-void adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v, const optim::AdamStep& s);
-
-// ... and its softmax family, losses, indexing (nn.cpp) and transformer
-// primitives (transformer.cpp).
-void softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log);
-void softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim, bool log);
-void cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x, const Tensor& target);
-void nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target);
-void reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction);
-void cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target, const Tensor& g,
-                            int32_t reduction);
-void nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g, int32_t reduction);
-Tensor mse_loss(const Tensor& input, const Tensor& target, int32_t reduction);
-Tensor mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target, int32_t reduction);
-int64_t first_out_of_range(const Tensor& index, int64_t bound);
-int64_t read_index(const Tensor& index, int64_t pos);
-void index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index, bool index_select);
-void index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx, bool index_select);
-void one_hot(const Tensor& out, const Tensor& index, int64_t classes);
-void norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
-                  const Tensor& b, double eps);
-void norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g, const Tensor& x,
-                   const Tensor& mean, const Tensor& rstd, const Tensor& w);
-void causal_softmax(const Tensor& y, const Tensor& x, double scale);
-void causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, double scale);
-void triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower);
-void cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse);
-void topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k, bool largest);
-int64_t multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement);
-// ... and linear's bias-gradient column sums (reduce.cpp).
-void column_sums(const Tensor& out, const Tensor& g2);
-void gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x);
-void gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x, const Tensor& cdf);
-
-const KernelSet kKernels = {
-#ifdef TC_CPU_NATIVE
-    "native",
-#else
-    TC_CPU_ISA_STR_X(TC_CPU_ISA),
-#endif
-    &binary,
-    &binary_scalar,
-    &unary,
-    &clamp,
-    &where,
-    &grad2,
-    &grad3,
-    &reduce,
-    &arg_reduce,
-    &fill_random,
-    &sgd_step,
-    &adam_step,
-    &softmax,
-    &softmax_backward,
-    &cross_entropy_forward,
-    &nll_forward,
-    &reduce_losses,
-    &cross_entropy_backward,
-    &nll_backward,
-    &mse_loss,
-    &mse_loss_backward,
-    &first_out_of_range,
-    &read_index,
-    &index_gather,
-    &index_scatter_add,
-    &one_hot,
-    &norm_forward,
-    &norm_backward,
-    &causal_softmax,
-    &causal_softmax_backward,
-    &triangle,
-    &cumsum,
-    &topk,
-    &multinomial,
-    &column_sums,
-    &gelu_keeping_cdf,
-    &gelu_backward_from_cdf,
-};
+void grad2_clamp(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {
+  fused2_cpu(out, g, x, p, ClampGrad{});
+}
+}  // namespace rows
 
 }  // namespace tc::cpu::TC_CPU_ISA_NS

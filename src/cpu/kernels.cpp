@@ -94,129 +94,19 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   kernels().arg_reduce(is_max, values, indices, a, dim);
 }
 
-void CpuBackend::binary(ops::BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) const {
-  kernels().binary(op, out, a, b);
-}
-void CpuBackend::binary_scalar(ops::ScalarOp op, const Tensor& out, const Tensor& a, double s) const {
-  kernels().binary_scalar(op, out, a, s);
-}
-void CpuBackend::unary(ops::UnaryOp op, const Tensor& out, const Tensor& a, double p, double q) const {
-  kernels().unary(op, out, a, p, q);
-}
-void CpuBackend::clamp(const Tensor& out, const Tensor& a, double lo, double hi) const {
-  kernels().clamp(out, a, lo, hi);
-}
-void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) const {
-  kernels().where(out, cond, a, b);
-}
-void CpuBackend::grad2(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x,
-                       const ew::GradParams& p) const {
-  kernels().grad2(f, out, g, x, p);
-}
-void CpuBackend::grad3(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x,
-                       const Tensor& y) const {
-  kernels().grad3(f, out, g, x, y);
-}
-void CpuBackend::copy(const Tensor& dst, const Tensor& src) const { copy_into(dst, src); }
-void CpuBackend::fill_random(const Tensor& t, RandDist dist, double a, double b, uint64_t seed,
-                             uint64_t offset) const {
-  kernels().fill_random(t, dist, a, b, seed, offset);
-}
-void CpuBackend::sgd_step(const Tensor& w, const Tensor& g, const Tensor& buf,
-                          const optim::SgdStep& s) const {
-  kernels().sgd_step(w, g, buf, s);
-}
-void CpuBackend::adam_step(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& v,
-                           const optim::AdamStep& s) const {
-  kernels().adam_step(w, g, m, v, s);
-}
+// The CpuBackend methods that only call the set in use (cpu/kernel_list.h's
+// FORWARD entries).
+#define TC_CPU_KERNEL_FORWARD(ret, name, params, args) \
+  ret CpuBackend::name params const { return kernels().name args; }
+TC_CPU_KERNELS(TC_CPU_KERNEL_FORWARD, TC_CPU_KERNEL_NONE)
+#undef TC_CPU_KERNEL_FORWARD
 
-void CpuBackend::softmax(const Tensor& y, const Tensor& x, int64_t dim, bool log) const {
-  return kernels().softmax(y, x, dim, log);
-}
-void CpuBackend::softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y, int64_t dim,
-                                  bool log) const {
-  return kernels().softmax_backward(gx, g, y, dim, log);
-}
-void CpuBackend::cross_entropy_forward(const Tensor& probs, const Tensor& losses, const Tensor& x,
-                                       const Tensor& target) const {
-  return kernels().cross_entropy_forward(probs, losses, x, target);
-}
-void CpuBackend::nll_forward(const Tensor& losses, const Tensor& x, const Tensor& target) const {
-  return kernels().nll_forward(losses, x, target);
-}
-void CpuBackend::reduce_losses(const Tensor& out, const Tensor& losses, int32_t reduction) const {
-  return kernels().reduce_losses(out, losses, reduction);
-}
-void CpuBackend::cross_entropy_backward(const Tensor& gx, const Tensor& probs, const Tensor& target,
-                                        const Tensor& g, int32_t reduction) const {
-  return kernels().cross_entropy_backward(gx, probs, target, g, reduction);
-}
-void CpuBackend::nll_backward(const Tensor& gx, const Tensor& target, const Tensor& g,
-                              int32_t reduction) const {
-  return kernels().nll_backward(gx, target, g, reduction);
-}
-Tensor CpuBackend::mse_loss(const Tensor& input, const Tensor& target, int32_t reduction) const {
-  return kernels().mse_loss(input, target, reduction);
-}
-Tensor CpuBackend::mse_loss_backward(const Tensor& g, const Tensor& input, const Tensor& target,
-                                     int32_t reduction) const {
-  return kernels().mse_loss_backward(g, input, target, reduction);
-}
-int64_t CpuBackend::first_out_of_range(const Tensor& index, int64_t bound) const {
-  return kernels().first_out_of_range(index, bound);
-}
-int64_t CpuBackend::read_index(const Tensor& index, int64_t pos) const {
-  return kernels().read_index(index, pos);
-}
-void CpuBackend::index_gather(const Tensor& out, const Tensor& a, int64_t dim, const Tensor& index,
-                              bool index_select) const {
-  return kernels().index_gather(out, a, dim, index, index_select);
-}
-void CpuBackend::index_scatter_add(const Tensor& gi, const Tensor& g, int64_t dim, const Tensor& idx,
-                                   bool index_select) const {
-  return kernels().index_scatter_add(gi, g, dim, idx, index_select);
-}
-void CpuBackend::one_hot(const Tensor& out, const Tensor& index, int64_t classes) const {
-  return kernels().one_hot(out, index, classes);
-}
-void CpuBackend::norm_forward(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                              const Tensor& w, const Tensor& b, double eps) const {
-  return kernels().norm_forward(y, mean, rstd, x, w, b, eps);
-}
-void CpuBackend::norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
-                               const Tensor& x, const Tensor& mean, const Tensor& rstd,
-                               const Tensor& w) const {
-  return kernels().norm_backward(gx, gw, gb, g, x, mean, rstd, w);
-}
-void CpuBackend::causal_softmax(const Tensor& y, const Tensor& x, double scale) const {
-  return kernels().causal_softmax(y, x, scale);
-}
-void CpuBackend::causal_softmax_backward(const Tensor& gx, const Tensor& g, const Tensor& y,
-                                         double scale) const {
-  return kernels().causal_softmax_backward(gx, g, y, scale);
-}
+void CpuBackend::copy(const Tensor& dst, const Tensor& src) const { copy_into(dst, src); }
+
 bool CpuBackend::gelu_keeping_cdf(const Tensor& y, const Tensor& cdf, const Tensor& x) const {
   if (x->dtype != DType::f32) return false;  // float64 keeps libm's erf (the row's formula)
   kernels().gelu_keeping_cdf(y, cdf, x);
   return true;
-}
-void CpuBackend::gelu_backward_from_cdf(const Tensor& gx, const Tensor& g, const Tensor& x,
-                                        const Tensor& cdf) const {
-  return kernels().gelu_backward_from_cdf(gx, g, x, cdf);
-}
-void CpuBackend::triangle(const Tensor& out, const Tensor& a, int64_t diagonal, bool lower) const {
-  return kernels().triangle(out, a, diagonal, lower);
-}
-void CpuBackend::cumsum(const Tensor& out, const Tensor& a, int64_t dim, bool reverse) const {
-  return kernels().cumsum(out, a, dim, reverse);
-}
-void CpuBackend::topk(const Tensor& values, const Tensor& indices, const Tensor& a, int64_t k,
-                      bool largest) const {
-  return kernels().topk(values, indices, a, k, largest);
-}
-int64_t CpuBackend::multinomial(const Tensor& out, const Tensor& p, const Tensor& u, bool replacement) const {
-  return kernels().multinomial(out, p, u, replacement);
 }
 
 }  // namespace tc::cpu

@@ -8,51 +8,17 @@
 // The compute types and scalar helpers the formulas use are in
 // math/compute_math.h; this header has what depends on the rows.
 #pragma once
-#include "math/compute_math.h"
+#include "math/ew_row_math.h"  // the formulas' helpers and the row-struct macros
 #include "math/op_enums.h"
-// These two use the compute types above and include nothing themselves.
-#include "math/binary_ext_math.h"  // helpers of the binary rows (lerp, hypot, logaddexp, ...)
-#include "math/gelu_math.h"        // the gelu row's vectorizable float erf
-#include "math/special_math.h"     // lgamma, digamma, Bessel, igamma, gcd, ... (torch.special)
+#include "math/binary_rows.h"   // the binary rows' dtypes and gradient columns
 
 namespace tc::ew {
-
-// The CPU's elementwise loops vectorize only when the row's whole formula is
-// inlined into them; an out-of-line copy of these header templates would
-// also be one function for every CPU kernel set (the linker keeps the
-// baseline's, CMakeLists.txt). So on the host they are always inlined.
-#if defined(__CUDACC__)
-#define TC_EW_HOST_INLINE
-#else
-#define TC_EW_HOST_INLINE __attribute__((always_inline))
-#endif
 
 // ---- forward values ----
 
 using ops::BinaryOp;
 using ops::ScalarOp;
 using ops::UnaryOp;
-
-// Helpers of the forward formulas in binary_ops.def. Division is only ever
-// computed in a floating type (integer operands promote first).
-template <typename C>
-TC_HD inline C div_value(C x, C y) {
-  if constexpr (is_float_compute<C>) {
-    return C(x / y);
-  } else {
-    (void)x;
-    (void)y;
-    return C(0);  // unreachable: see above
-  }
-}
-template <typename C>
-TC_HD inline C pow_value(C x, C y) {
-  if constexpr (is_float_compute<C>) {
-    return m_pow(x, y);
-  } else {
-    return int_pow(x, y);
-  }
-}
 
 // The arithmetic BinaryOps (binary_ops.def: one row each), chosen at compile
 // time: BinaryDef<OP>::forward is the row's forward expression.
@@ -61,10 +27,7 @@ struct BinaryDef;
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
   template <>                                                                                      \
   struct BinaryDef<BinaryOp::name> {                                                               \
-    template <typename C>                                                                          \
-    static TC_HD C value(C x, C y) {                                                               \
-      return forward;                                                                              \
-    }                                                                                              \
+    TC_EW_BINARY_DEF_BODY(forward)                                                                 \
   };
 #include "math/binary_ops.def"
 
@@ -106,26 +69,6 @@ TC_HD inline bool compare_value(BinaryOp op, C x, C y) {
   return false;
 }
 
-// pow by a scalar: the CPU's special cases, chosen once on the host.
-enum class PowMode : int32_t { general, square, identity, sqrt };
-inline PowMode pow_mode(double s) {
-  return s == 2 ? PowMode::square : s == 1 ? PowMode::identity : s == 0.5 ? PowMode::sqrt : PowMode::general;
-}
-template <typename C>
-TC_HD inline C pow_scalar_value(C x, C s, PowMode mode) {
-  switch (mode) {
-    case PowMode::square:
-      return wrapping_mul(x, x);
-    case PowMode::identity:
-      return x;
-    case PowMode::sqrt:
-      return m_sqrt(x);
-    case PowMode::general:
-      break;
-  }
-  return m_pow(x, s);
-}
-
 // x (op) s, s already converted to the compute type (as the CPU's T(s));
 // scalar_ops.def has the rows.
 template <ScalarOp OP>
@@ -145,18 +88,6 @@ TC_HD inline C scalar_value(C x, C s, PowMode mode) {
   return ScalarDef<OP>::template value<C>(x, s, mode);
 }
 
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-
-// What each UnaryOp's backward reads.
-enum class Save : int32_t { none, input, output };
-// The dtypes a UnaryOp takes (unary_ops.def's dtypes column).
-enum class UnaryDtypes : int32_t {
-  floating = 0,  // float dtypes; integer and bool inputs promote to the default float dtype
-  numeric = 1,   // float and integer dtypes
-  integral = 2,  // integer dtypes and bool
-  any = 3,       // every dtype
-};
 // The UnaryOps (unary_ops.def: one row each). UnaryDef<OP>: the row's
 // forward (value) and backward (grad: g and the saved input x or output y)
 // expressions, with the parameters p and q (the row's defaults p0, q0 unless
@@ -165,52 +96,13 @@ enum class UnaryDtypes : int32_t {
 // tests sample: math/op_domains.h, generated from the same table.)
 template <UnaryOp OP>
 struct UnaryDef;
-#define TC_UNARY_BIND_none(s) (void)s;
-#define TC_UNARY_BIND_input(s) const C x = s;
-#define TC_UNARY_BIND_output(s) const C y = s;
 #define TC_UNARY_OP(name, GradName, dtypes_, bool_result_, diff_, save_, domain_, p0_, q0_, forward, \
                     backward)                                                                        \
   template <>                                                                                        \
   struct UnaryDef<UnaryOp::name> {                                                                   \
-    static constexpr UnaryDtypes dtypes = UnaryDtypes(dtypes_);                                      \
-    static constexpr bool ints = dtypes_ != 0;   /* computes integer dtypes */                       \
-    static constexpr bool floats = dtypes_ != 2; /* computes floating dtypes */                      \
-    static constexpr bool bools = dtypes_ >= 2;  /* takes bool tensors */                            \
-    static constexpr bool bool_result = bool_result_;                                                \
-    static constexpr bool differentiable = diff_;                                                    \
-    static constexpr Save save = Save::save_;                                                        \
-    static constexpr double p0 = p0_, q0 = q0_;                                                      \
-    template <typename C>                                                                            \
-    static constexpr bool computes = std::is_same_v<C, bool> ? bools                                 \
-                                     : is_float_compute<C>   ? floats                                \
-                                                             : ints;                                   \
-    template <typename C>                                                                            \
-    static TC_HD TC_EW_HOST_INLINE C value(C x, C p, C q) {                                          \
-      (void)p;                                                                                       \
-      (void)q;                                                                                       \
-      if constexpr (computes<C>) {                                                                   \
-        return C(forward);                                                                           \
-      } else {                                                                                       \
-        return x; /* unreachable: the op rejects (or promotes) these dtypes */                       \
-      }                                                                                              \
-    }                                                                                                \
-    template <typename C>                                                                            \
-    static TC_HD TC_EW_HOST_INLINE C grad(C g, C saved, C p, C q) {                                  \
-      (void)p;                                                                                       \
-      (void)q;                                                                                       \
-      (void)g;                                                                                       \
-      if constexpr (is_float_compute<C>) {                                                           \
-        TC_UNARY_BIND_##save_(saved) return C(backward);                                             \
-      } else {                                                                                       \
-        (void)saved;                                                                                 \
-        return C(0); /* gradients are floating */                                                    \
-      }                                                                                              \
-    }                                                                                                \
+    TC_EW_UNARY_DEF_BODY(dtypes_, bool_result_, diff_, save_, p0_, q0_, forward, backward)           \
   };
 #include "math/unary_ops.def"
-#undef TC_UNARY_BIND_none
-#undef TC_UNARY_BIND_input
-#undef TC_UNARY_BIND_output
 
 // The row's value with its default parameters, or with p and q.
 template <UnaryOp OP, typename C>
@@ -270,23 +162,6 @@ constexpr bool unary_ints(UnaryOp op) { return unary_info(op).ints; }
 constexpr Save unary_save(UnaryOp op) { return unary_info(op).save; }
 constexpr bool unary_differentiable(UnaryOp op) { return unary_info(op).differentiable; }
 
-// A clamp bound as compute type C. Bounds beyond an integer type's range
-// clamp nothing on that side (converting them would be UB), as on the CPU.
-template <typename C>
-inline C clamp_bound(double v) {
-  if constexpr (std::is_integral_v<C>) {
-    if (v <= IntLimits<C>::lo) return C(IntLimits<C>::lo);
-    if (v >= IntLimits<C>::hi) return std::is_same_v<C, int64_t> ? C(INT64_MAX) : C(IntLimits<C>::hi);
-  }
-  return C(v);
-}
-template <typename C>
-TC_HD inline C clamp_value(C x, bool has_lo, C lo, bool has_hi, C hi) {
-  if (has_lo && x < lo) x = lo;
-  if (has_hi && x > hi) x = hi;
-  return x;
-}
-
 // ---- backward formulas ----
 // Named once, here; src/ops/elementwise.cpp's autograd runs them through the
 // CPU loops, src/cuda/elementwise.cu through its kernels.
@@ -320,21 +195,11 @@ struct Grad3Def;
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
   template <>                                                                                      \
   struct Grad3Def<Grad::name##_a> {                                                                \
-    static TC_HD double value(double g, double x, double y) {                                      \
-      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
-      (void)x;                                                                                     \
-      (void)y;                                                                                     \
-      return grad_a;                                                                               \
-    }                                                                                              \
+    TC_EW_GRAD3_BODY(grad_a)                                                                       \
   };                                                                                               \
   template <>                                                                                      \
   struct Grad3Def<Grad::name##_b> {                                                                \
-    static TC_HD double value(double g, double x, double y) {                                      \
-      (void)g; /* rows with a zero gradient (floor_divide) */                                      \
-      (void)x;                                                                                     \
-      (void)y;                                                                                     \
-      return grad_b;                                                                               \
-    }                                                                                              \
+    TC_EW_GRAD3_BODY(grad_b)                                                                       \
   };
 #include "math/binary_ops.def"
 
@@ -361,23 +226,19 @@ TC_HD inline double grad3_value(Grad f, double g, double x, double y) {
   return 0.0;  // not a three-operand formula
 }
 
-// C: float (float32, float16, bfloat16) or double. The mixed float/double
-// arithmetic is the CPU's as it always was (its lambdas took the scalar as a
-// double).
+// C: float (float32, float16, bfloat16) or double (math/ew_row_math.h).
 template <Grad F, typename C>
 TC_HD inline TC_EW_HOST_INLINE C grad2_value(C g, C x, const GradParams& p) {
   if constexpr (F == Grad::pow_scalar) {
-    return p.s == 0 ? C(0) : C(double(g) * p.s * ::pow(double(x), p.s - 1));
+    return pow_scalar_grad2_value(g, x, p);
   } else if constexpr (F == Grad::rdiv_scalar) {
-    return C(double(-g) * p.s / double(x * x));
+    return rdiv_scalar_grad2_value(g, x, p);
   } else if constexpr (F == Grad::clamp) {
-    const bool inside = (!p.has_lo || double(x) >= p.lo) && (!p.has_hi || double(x) <= p.hi);
-    return inside ? g : C(0);
+    return clamp_grad2_value(g, x, p);
   } else {
     static_assert(F > Grad::clamp && F < Grad::count_, "grad2_value: not a two-operand formula");
     constexpr UnaryOp op = static_cast<UnaryOp>(static_cast<int>(F) - static_cast<int>(Grad::clamp) - 1);
-    using D = UnaryDef<op>;
-    return D::template grad<C>(g, x, C(p.unary_params ? p.up : D::p0), C(p.unary_params ? p.uq : D::q0));
+    return unary_grad2_value<UnaryDef<op>>(g, x, p);
   }
 }
 template <typename C>

@@ -5,6 +5,7 @@
 // row rebuilds them); interfaces use math/op_kinds.h.
 #pragma once
 #include "math/op_kinds.h"
+#include "math/scalar_op_enum.h"  // ScalarOp
 
 namespace tc::ops {
 
@@ -23,11 +24,6 @@ constexpr int kArithmeticBinaryOps = 0
 constexpr bool is_comparison(BinaryOp op) { return int(op) >= kArithmeticBinaryOps; }
 static_assert(kArithmeticBinaryOps > 0 && kArithmeticBinaryOps < int(BinaryOp::count_),
               "binary_ops.def and compare_ops.def both have rows");
-enum class ScalarOp : int32_t {
-#define TC_SCALAR_OP(name, ...) name,
-#include "math/scalar_ops.def"
-  count_
-};
 enum class UnaryOp : int32_t {
 #define TC_UNARY_OP(name, ...) name,
 #include "math/unary_ops.def"
