@@ -74,7 +74,6 @@ class CpuBackend final : public Backend {
   void adagrad_step(const Tensor& w, const Tensor& g, const Tensor& sum,
                     const optim::AdagradStep& s) const override;
 
-
   // Batch and group normalisation (cpu/norm_layers.cpp).
   void batch_norm_forward(const Tensor& y, const Tensor& mean, const Tensor& invstd,
                           const Tensor& var_unbiased, const Tensor& x, const Tensor& w, const Tensor& b,

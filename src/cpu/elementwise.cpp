@@ -55,7 +55,8 @@ template <typename F>
 void fused2_cpu(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p, F) {
   TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
     using T = scalar_t;
-    map2<T, T, T>(out, g, x, [p](T a, T b) __attribute__((always_inline)) { return F::template value<T>(a, b, p); });
+    map2<T, T, T>(
+        out, g, x, [p](T a, T b) __attribute__((always_inline)) { return F::template value<T>(a, b, p); });
   });
 }
 struct PowScalarGrad {

@@ -37,11 +37,10 @@ void unary_row(const Tensor& out, const Tensor& a, double pd, double qd) {
       if constexpr (D::bool_result) {
         (void)p;
         (void)q;
-        return map1<bool, T>(
-            out, a, [](T x) { return D::template value<T>(x, T(D::p0), T(D::q0)) != T(0); });
+        return map1<bool, T>(out, a, [](T x) { return D::template value<T>(x, T(D::p0), T(D::q0)) != T(0); });
       } else {
         return map1<T, T>(
-            out, a, [p, q](T x) __attribute__((always_inline)) { return D::template value<T>(x, p, q); });
+            out, a, [ p, q ](T x) __attribute__((always_inline)) { return D::template value<T>(x, p, q); });
       }
     }
     fail(TC_ERR_INTERNAL, "unary: unhandled op");
@@ -55,7 +54,8 @@ void unary_grad_row(const Tensor& out, const Tensor& g, const Tensor& x, const e
     using T = scalar_t;
     // Inlined into map2's loop, so that it vectorizes (a formula may be long: gelu).
     map2<T, T, T>(
-        out, g, x, [p](T a, T b) __attribute__((always_inline)) { return ew::unary_grad2_value<D>(a, b, p); });
+        out, g,
+        x, [p](T a, T b) __attribute__((always_inline)) { return ew::unary_grad2_value<D>(a, b, p); });
   });
 }
 
@@ -74,7 +74,8 @@ template <typename G>
 void grad3_row(const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) {
   TC_DISPATCH_FLOATING(g->dtype, "backward", [&] {
     using T = scalar_t;
-    map3<T, T, T, T>(out, g, x, y, [](T a, T b, T c) { return T(G::value(double(a), double(b), double(c))); });
+    map3<T, T, T, T>(out, g, x, y,
+                     [](T a, T b, T c) { return T(G::value(double(a), double(b), double(c))); });
   });
 }
 
@@ -92,22 +93,22 @@ void compare_row(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 // The row structs live in tc::ew (the formulas name its helpers unqualified),
 // in an unnamed namespace: each kernel set's copy is its own.
-#define TC_CPU_UNARY_ROW(name, GradName, dtypes_, bool_result_, diff_, save_, domain_, p0_, q0_, forward,  \
-                         backward)                                                                          \
-  namespace tc::ew {                                                                                        \
-  namespace {                                                                                               \
-  struct UnaryRow_##name {                                                                                  \
-    TC_EW_UNARY_DEF_BODY(dtypes_, bool_result_, diff_, save_, p0_, q0_, forward, backward)                  \
-  };                                                                                                        \
-  }                                                                                                         \
-  }                                                                                                         \
-  namespace tc::cpu::TC_CPU_ISA_NS::rows {                                                                  \
-  void unary_##name(const Tensor& out, const Tensor& a, double p, double q) {                               \
-    unary_row<ew::UnaryRow_##name>(out, a, p, q);                                                           \
-  }                                                                                                         \
-  void grad2_##name(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {         \
-    unary_grad_row<ew::UnaryRow_##name>(out, g, x, p);                                                      \
-  }                                                                                                         \
+#define TC_CPU_UNARY_ROW(name, GradName, dtypes_, bool_result_, diff_, save_, domain_, p0_, q0_, forward, \
+                         backward)                                                                        \
+  namespace tc::ew {                                                                                      \
+  namespace {                                                                                             \
+  struct UnaryRow_##name {                                                                                \
+    TC_EW_UNARY_DEF_BODY(dtypes_, bool_result_, diff_, save_, p0_, q0_, forward, backward)                \
+  };                                                                                                      \
+  }                                                                                                       \
+  }                                                                                                       \
+  namespace tc::cpu::TC_CPU_ISA_NS::rows {                                                                \
+  void unary_##name(const Tensor& out, const Tensor& a, double p, double q) {                             \
+    unary_row<ew::UnaryRow_##name>(out, a, p, q);                                                         \
+  }                                                                                                       \
+  void grad2_##name(const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p) {       \
+    unary_grad_row<ew::UnaryRow_##name>(out, g, x, p);                                                    \
+  }                                                                                                       \
   }
 
 #define TC_CPU_BINARY_ROW(name, GradName, saves, a_is_g, b_is_g, dtypes, diff, forward, grad_a, grad_b) \
@@ -136,19 +137,19 @@ void compare_row(const Tensor& out, const Tensor& a, const Tensor& b) {
   }                                                                                                     \
   }
 
-#define TC_CPU_COMPARE_ROW(name, forward)                                               \
-  namespace tc::ew {                                                                    \
-  namespace {                                                                           \
-  struct CompareRow_##name {                                                            \
-    template <typename C>                                                               \
-    static bool value(C x, C y) {                                                       \
-      return forward;                                                                   \
-    }                                                                                   \
-  };                                                                                    \
-  }                                                                                     \
-  }                                                                                     \
-  namespace tc::cpu::TC_CPU_ISA_NS::rows {                                              \
-  void binary_##name(const Tensor& out, const Tensor& a, const Tensor& b) {             \
-    compare_row<ew::CompareRow_##name>(out, a, b);                                      \
-  }                                                                                     \
+#define TC_CPU_COMPARE_ROW(name, forward)                                   \
+  namespace tc::ew {                                                        \
+  namespace {                                                               \
+  struct CompareRow_##name {                                                \
+    template <typename C>                                                   \
+    static bool value(C x, C y) {                                           \
+      return forward;                                                       \
+    }                                                                       \
+  };                                                                        \
+  }                                                                         \
+  }                                                                         \
+  namespace tc::cpu::TC_CPU_ISA_NS::rows {                                  \
+  void binary_##name(const Tensor& out, const Tensor& a, const Tensor& b) { \
+    compare_row<ew::CompareRow_##name>(out, a, b);                          \
+  }                                                                         \
   }

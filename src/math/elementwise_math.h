@@ -8,9 +8,9 @@
 // The compute types and scalar helpers the formulas use are in
 // math/compute_math.h; this header has what depends on the rows.
 #pragma once
+#include "math/binary_rows.h"  // the binary rows' dtypes and gradient columns
 #include "math/ew_row_math.h"  // the formulas' helpers and the row-struct macros
 #include "math/op_enums.h"
-#include "math/binary_rows.h"   // the binary rows' dtypes and gradient columns
 
 namespace tc::ew {
 

@@ -94,40 +94,40 @@ enum class UnaryDtypes : int32_t {
 #define TC_EW_UNARY_BIND_none(s) (void)s;
 #define TC_EW_UNARY_BIND_input(s) const C x = s;
 #define TC_EW_UNARY_BIND_output(s) const C y = s;
-#define TC_EW_UNARY_DEF_BODY(dtypes_, bool_result_, diff_, save_, p0_, q0_, forward, backward)          \
-  static constexpr ::tc::ew::UnaryDtypes dtypes = ::tc::ew::UnaryDtypes(dtypes_);                    \
-  static constexpr bool ints = dtypes_ != 0;   /* computes integer dtypes */                          \
-  static constexpr bool floats = dtypes_ != 2; /* computes floating dtypes */                         \
-  static constexpr bool bools = dtypes_ >= 2;  /* takes bool tensors */                               \
-  static constexpr bool bool_result = bool_result_;                                                   \
-  static constexpr bool differentiable = diff_;                                                       \
-  static constexpr ::tc::ew::Save save = ::tc::ew::Save::save_;                                       \
-  static constexpr double p0 = p0_, q0 = q0_;                                                         \
-  template <typename C>                                                                               \
-  static constexpr bool computes = std::is_same_v<C, bool> ? bools                                    \
-                                   : ::tc::ew::is_float_compute<C> ? floats                           \
-                                                                   : ints;                              \
-  template <typename C>                                                                               \
-  static TC_HD TC_EW_HOST_INLINE C value(C x, C p, C q) {                                             \
-    (void)p;                                                                                          \
-    (void)q;                                                                                          \
-    if constexpr (computes<C>) {                                                                      \
-      return C(forward);                                                                              \
-    } else {                                                                                          \
-      return x; /* unreachable: the op rejects (or promotes) these dtypes */                          \
-    }                                                                                                 \
-  }                                                                                                   \
-  template <typename C>                                                                               \
-  static TC_HD TC_EW_HOST_INLINE C grad(C g, C saved, C p, C q) {                                     \
-    (void)p;                                                                                          \
-    (void)q;                                                                                          \
-    (void)g;                                                                                          \
-    if constexpr (::tc::ew::is_float_compute<C>) {                                                    \
-      TC_EW_UNARY_BIND_##save_(saved) return C(backward);                                             \
-    } else {                                                                                          \
-      (void)saved;                                                                                    \
-      return C(0); /* gradients are floating */                                                       \
-    }                                                                                                 \
+#define TC_EW_UNARY_DEF_BODY(dtypes_, bool_result_, diff_, save_, p0_, q0_, forward, backward) \
+  static constexpr ::tc::ew::UnaryDtypes dtypes = ::tc::ew::UnaryDtypes(dtypes_);              \
+  static constexpr bool ints = dtypes_ != 0;   /* computes integer dtypes */                   \
+  static constexpr bool floats = dtypes_ != 2; /* computes floating dtypes */                  \
+  static constexpr bool bools = dtypes_ >= 2;  /* takes bool tensors */                        \
+  static constexpr bool bool_result = bool_result_;                                            \
+  static constexpr bool differentiable = diff_;                                                \
+  static constexpr ::tc::ew::Save save = ::tc::ew::Save::save_;                                \
+  static constexpr double p0 = p0_, q0 = q0_;                                                  \
+  template <typename C>                                                                        \
+  static constexpr bool computes = std::is_same_v<C, bool>         ? bools                     \
+                                   : ::tc::ew::is_float_compute<C> ? floats                    \
+                                                                   : ints;                     \
+  template <typename C>                                                                        \
+  static TC_HD TC_EW_HOST_INLINE C value(C x, C p, C q) {                                      \
+    (void)p;                                                                                   \
+    (void)q;                                                                                   \
+    if constexpr (computes<C>) {                                                               \
+      return C(forward);                                                                       \
+    } else {                                                                                   \
+      return x; /* unreachable: the op rejects (or promotes) these dtypes */                   \
+    }                                                                                          \
+  }                                                                                            \
+  template <typename C>                                                                        \
+  static TC_HD TC_EW_HOST_INLINE C grad(C g, C saved, C p, C q) {                              \
+    (void)p;                                                                                   \
+    (void)q;                                                                                   \
+    (void)g;                                                                                   \
+    if constexpr (::tc::ew::is_float_compute<C>) {                                             \
+      TC_EW_UNARY_BIND_##save_(saved) return C(backward);                                      \
+    } else {                                                                                   \
+      (void)saved;                                                                             \
+      return C(0); /* gradients are floating */                                                \
+    }                                                                                          \
   }
 
 // A unary row's backward with its default parameters, or those the forward
@@ -146,12 +146,12 @@ TC_HD inline TC_EW_HOST_INLINE C unary_grad2_value(C g, C x, const GradParams& p
   }
 
 // The member of Grad3Def<F>: one input's gradient, a double expression in g, x, y.
-#define TC_EW_GRAD3_BODY(grad)                                \
-  static TC_HD double value(double g, double x, double y) {   \
-    (void)g; /* rows with a zero gradient (floor_divide) */   \
-    (void)x;                                                  \
-    (void)y;                                                  \
-    return grad;                                              \
+#define TC_EW_GRAD3_BODY(grad)                              \
+  static TC_HD double value(double g, double x, double y) { \
+    (void)g; /* rows with a zero gradient (floor_divide) */ \
+    (void)x;                                                \
+    (void)y;                                                \
+    return grad;                                            \
   }
 
 // The two-operand formulas that are not rows: d(x ^ s)/dx, d(s / x)/dx, and
