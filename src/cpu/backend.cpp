@@ -1,7 +1,7 @@
 // The CPU's backend table (src/backend/backend.h): the instance, and the reduction
-// primitives. Elementwise maps are in elementwise.cpp, the softmax family,
-// losses and indexing in nn.cpp, GEMMs in linalg.cpp, the generator and the
-// optimizer steps in random_optim.cpp.
+// primitives. Elementwise maps are in the generated per-row files (rows/) and
+// elementwise.cpp, the softmax family, losses and indexing in nn.cpp, GEMMs in
+// linalg.cpp, the generator and the optimizer steps in random_optim.cpp.
 #include <cmath>
 
 #include "core/init.h"
