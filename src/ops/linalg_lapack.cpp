@@ -60,7 +60,8 @@ std::string batch_prefix(const Tensor& a, int64_t i) {
   return a->ndim() > 2 ? str("(Batch element ", i, "): ") : std::string();
 }
 // The first non-zero info (index, code), or (-1, 0).
-std::pair<int64_t, int32_t> first_failure(const Tensor& info) {
+std::pair<int64_t, int32_t> first_failure(const Tensor& info_any) {
+  const Tensor info = tc::to_device(info_any, kCPU);  // cuSOLVER writes them on the GPU
   const int32_t* p = info->data_as<int32_t>();
   for (int64_t i = 0; i < info->numel(); ++i)
     if (p[i] != 0) return {i, p[i]};
@@ -99,7 +100,8 @@ Tensor permutation_sign(const Tensor& pivots, DType dtype) {
   const Dims batch = batch_of(ops::unsqueeze(pivots, -1));
   Tensor s = empty(batch, DType::f64, kCPU);
   const int64_t k = pivots->shape[pivots->ndim() - 1];
-  const int32_t* p = pivots->data_as<int32_t>();
+  const Tensor host = tc::to_device(tc::contiguous(pivots), kCPU);
+  const int32_t* p = host->data_as<int32_t>();
   double* ps = s->data_as<double>();
   for (int64_t b = 0; b < s->numel(); ++b) {
     int swaps = 0;
@@ -140,7 +142,7 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& a, bool pivot, bool check_errors) {
-  const char* op = "linalg.lu_factor";
+  const char* op = "torch.linalg.lu_factor";
   check_input(a, op);
   TC_CHECK(pivot, TC_ERR_NOT_IMPLEMENTED, op, ": LU without pivoting is not implemented on the CPU");
   Lu f = factor(a);
@@ -399,6 +401,8 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const Tensor& a, bool vectors, bool f
   if (a->numel() > 0) {
     kernels(a).svd(tc::contiguous(a), u, s, vh, info);
     auto [i, code] = first_failure(info);
+    TC_CHECK(i < 0 || code > 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
+             "The algorithm failed to converge because the input matrix contained non-finite values.");
     TC_CHECK(i < 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
              "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
              "repeated singular values (error code: ",
