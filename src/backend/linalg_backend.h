@@ -41,6 +41,13 @@ struct LinalgBackend {
   virtual void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool trans) const;
   // lu [B, n, n] (factored, nonsingular) is replaced by A^-1.
   virtual void lu_inverse(const Tensor& lu, const Tensor& pivots) const;
+  // b [B, n, k] is replaced by A^-1 b; a [B, n, n] is destroyed. info [B]:
+  // LAPACK's code of some LU of A (> 0: singular; which pivot may differ
+  // from lu_factor's). The default: lu_factor, then lu_solve.
+  virtual void solve(const Tensor& a, const Tensor& b, const Tensor& info) const;
+  // a [B, n, n] is replaced by A^-1 (garbage where singular); info [B] as
+  // solve's. The default: lu_factor, then lu_inverse.
+  virtual void inverse(const Tensor& a, const Tensor& info) const;
   // a [B, n, n] is replaced by its Cholesky factor (lower, or upper when
   // upper), the other triangle zeroed; info [B].
   virtual void cholesky(const Tensor& a, bool upper, const Tensor& info) const;

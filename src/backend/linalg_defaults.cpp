@@ -3,6 +3,7 @@
 // compiled into libtc and into the CUDA module (TC_SHARED_WITH_MODULE), whose
 // cuSOLVER table derives from it and keeps the defaults it does not compute.
 #include "backend/linalg_backend.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 namespace tc {
@@ -18,6 +19,23 @@ void LinalgBackend::lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) 
   not_supported("lu_solve");
 }
 void LinalgBackend::lu_inverse(const Tensor&, const Tensor&) const { not_supported("inv"); }
+namespace {
+Tensor pivots_for(const Tensor& a) {
+  Dims d = a->shape;
+  d.resize(d.size() - 1);
+  return empty(d, DType::i32, a->device);
+}
+}  // namespace
+void LinalgBackend::solve(const Tensor& a, const Tensor& b, const Tensor& info) const {
+  const Tensor piv = pivots_for(a);
+  lu_factor(a, piv, info);
+  lu_solve(a, piv, b, false);
+}
+void LinalgBackend::inverse(const Tensor& a, const Tensor& info) const {
+  const Tensor piv = pivots_for(a);
+  lu_factor(a, piv, info);
+  lu_inverse(a, piv);
+}
 void LinalgBackend::cholesky(const Tensor&, bool, const Tensor&) const { not_supported("cholesky"); }
 void LinalgBackend::triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) const {
   not_supported("solve_triangular");

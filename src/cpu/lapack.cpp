@@ -159,6 +159,25 @@ lapack_int getrs(char t, lapack_int n, lapack_int k, const float* a, const lapac
 lapack_int getrs(char t, lapack_int n, lapack_int k, const double* a, const lapack_int* p, double* b) {
   return LAPACKE_dgetrs(LAPACK_ROW_MAJOR, t, n, k, a, n, p, b, k);
 }
+// Column-major forms: on a row-major buffer they see its transpose.
+lapack_int getrf_cm(lapack_int n, float* a, lapack_int* p) {
+  return LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, n, p);
+}
+lapack_int getrf_cm(lapack_int n, double* a, lapack_int* p) {
+  return LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, n, p);
+}
+lapack_int getrs_cm(char t, lapack_int n, lapack_int k, const float* a, const lapack_int* p, float* b) {
+  return LAPACKE_sgetrs(LAPACK_COL_MAJOR, t, n, k, a, n, p, b, n);
+}
+lapack_int getrs_cm(char t, lapack_int n, lapack_int k, const double* a, const lapack_int* p, double* b) {
+  return LAPACKE_dgetrs(LAPACK_COL_MAJOR, t, n, k, a, n, p, b, n);
+}
+lapack_int getri_cm(lapack_int n, float* a, const lapack_int* p) {
+  return LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, n, p);
+}
+lapack_int getri_cm(lapack_int n, double* a, const lapack_int* p) {
+  return LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, n, p);
+}
 lapack_int getri(lapack_int n, float* a, const lapack_int* p) {
   return LAPACKE_sgetri(LAPACK_ROW_MAJOR, n, a, n, p);
 }
@@ -292,6 +311,53 @@ struct LapackBackend final : LinalgBackend {
         std::vector<lapack_int> ip(size_t(n) + 1);
         for (int64_t j = 0; j < n; ++j) ip[size_t(j)] = lapack_int(piv[i * n + j]);
         if (getri(lapack_int(n), pl + i * n * n, ip.data()) != 0) fill_nan(pl + i * n * n, n * n);
+      });
+    });
+  }
+
+  // solve and inverse skip LAPACKE's row-major transposing copies of A: its
+  // row-major buffer read column-major is A^T, whose LU (P A^T = L U) solves
+  // A X = B with getrs 'T', and whose inverse read row-major is A^-1.
+  void solve(const Tensor& a, const Tensor& b, const Tensor& info) const override {
+    const int64_t n = rows(a), k = cols(b), count = batch_of(a);
+    int32_t* inf = info->data_as<int32_t>();
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.solve", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, cube(n, n) + n * n * k, [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
+        T* mat = a->data_as<T>() + i * n * n;
+        T* pb = b->data_as<T>() + i * n * k;
+        lapack_int r = getrf_cm(lapack_int(n), mat, ip.data());
+        inf[i] = int32_t(r > 0 ? r : 0);
+        if (r < 0) {  // NaN input, refused
+          fill_nan(pb, n * k);
+          return;
+        }
+        // B column-major (n x k): a transposed copy unless it is one column.
+        std::vector<T> bc(k == 1 ? 0 : size_t(n * k));
+        T* col = k == 1 ? pb : bc.data();
+        if (k != 1)
+          for (int64_t row = 0; row < n; ++row)
+            for (int64_t c = 0; c < k; ++c) bc[size_t(c * n + row)] = pb[row * k + c];
+        if (getrs_cm('T', lapack_int(n), lapack_int(k), mat, ip.data(), col) < 0) fill_nan(col, n * k);
+        if (k != 1)
+          for (int64_t row = 0; row < n; ++row)
+            for (int64_t c = 0; c < k; ++c) pb[row * k + c] = bc[size_t(c * n + row)];
+      });
+    });
+  }
+
+  void inverse(const Tensor& a, const Tensor& info) const override {
+    const int64_t n = rows(a), count = batch_of(a);
+    int32_t* inf = info->data_as<int32_t>();
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.inv", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, 2 * cube(n, n), [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
+        T* mat = a->data_as<T>() + i * n * n;
+        const lapack_int r = getrf_cm(lapack_int(n), mat, ip.data());
+        inf[i] = int32_t(r > 0 ? r : 0);
+        if (r != 0 || getri_cm(lapack_int(n), mat, ip.data()) != 0) fill_nan(mat, n * n);
       });
     });
   }
