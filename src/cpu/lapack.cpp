@@ -376,10 +376,14 @@ struct LapackBackend final : LinalgBackend {
           r = 0;
         }
         inf[b] = int32_t(r);
-        // potrf leaves the other triangle as it was.
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            if (upper ? j < i : j > i) mat[i * n + j] = T(0);
+        // potrf leaves the other triangle as it was: zeroed row by row.
+        for (int64_t i = 0; i < n; ++i) {
+          T* row = mat + i * n;
+          if (upper)
+            std::fill(row, row + i, T(0));
+          else
+            std::fill(row + i + 1, row + n, T(0));
+        }
       });
     });
   }
