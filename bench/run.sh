@@ -126,3 +126,11 @@ if [ "${GPT:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "impo
   TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_gpt.py" --steps 20 --warmup 3 ||
     echo "run.sh: bench_gpt.py failed" >&2
 fi
+# torch.linalg (bench_linalg.py: tc and PyTorch on the same OpenBLAS LAPACK,
+# 1 and 2 threads, each in a fresh process). LINALG=0 skips it.
+if [ "${LINALG:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_linalg.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_linalg.py" --reps 10 ||
+    echo "run.sh: bench_linalg.py failed" >&2
+fi

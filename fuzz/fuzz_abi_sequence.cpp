@@ -551,7 +551,26 @@ class Runner {
     const int32_t f1 = in_.ConsumeIntegralInRange<int32_t>(-1, 2),
                   f2 = in_.ConsumeIntegralInRange<int32_t>(-1, 2);
     const int32_t f3 = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
-    switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
+    switch (in_.ConsumeIntegralInRange<int>(0, 16)) {
+      case 13:
+        make("tc_linalg_householder_product",
+             [&](tc_tensor* o) { return tc_linalg_householder_product(a, b, o); });
+        break;
+      case 14:
+        make_n("tc_linalg_eig", 2, [&](tc_tensor* o) { return tc_linalg_eig(a, f1, &o[0], &o[1]); });
+        break;
+      case 15: {
+        tc_tensor o4[4] = {nullptr, nullptr, nullptr, nullptr};
+        const double rcond = in_.ConsumeIntegralInRange<int>(-1, 2) * 0.25;
+        const int32_t rc = tc_linalg_lstsq(a, b, rcond, f3, &o4[0], &o4[1], &o4[2], &o4[3]);
+        check("tc_linalg_lstsq", rc);
+        for (tc_tensor t : o4) {
+          if ((rc == TC_OK) != (t != nullptr))
+            die("tc_linalg_lstsq", "out-params written on failure or missing");
+          if (t) pool_.put(slot(), t);
+        }
+        break;
+      }
       case 0:
         make_n("tc_linalg_lu_factor_ex", 3,
                [&](tc_tensor* o) { return tc_linalg_lu_factor_ex(a, f1, f2, &o[0], &o[1], &o[2]); });

@@ -1416,6 +1416,18 @@ TC_API int32_t tc_linalg_svdvals(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_linalg_eigh(tc_tensor a, int32_t upper, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
 /** Eigenvalues (ascending) of symmetric matrices. */
 TC_API int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out);
+/** The first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^T, v_i below
+ * A's diagonal; orgqr), A [..., m, n], m >= n >= k. */
+TC_API int32_t tc_linalg_householder_product(tc_tensor A, tc_tensor tau, tc_tensor* out);
+/** Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;
+ * empty without compute_v) of general matrices as (real, imaginary) pairs
+ * (geev); not differentiable. */
+TC_API int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
+/** Least squares min ||A X - B|| by driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss
+ * (rcond < 0: eps * max(m, n)); the results as torch.linalg.lstsq fills them
+ * for the driver. */
+TC_API int32_t tc_linalg_lstsq(tc_tensor A, tc_tensor B, double rcond, int32_t driver, tc_tensor* solution,
+                               tc_tensor* residuals, tc_tensor* rank, tc_tensor* singular_values);
 
 /* END GENERATED OPS */
 

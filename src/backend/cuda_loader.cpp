@@ -21,6 +21,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_module_api.h"
+#include "backend/linalg_backend.h"
 #include "core/device_hooks.h"
 #include "core/init.h"
 #include "core/matmul_precision.h"
@@ -203,12 +204,14 @@ void cuda_stage_body() {
   g_initialized.store(true);
   set_cuda_hooks(g_api.hooks);
   register_backend(TC_DEVICE_CUDA, g_api.backend);  // the ops' kernels on CUDA tensors
+  register_linalg_backend(g_api.linalg);            // cuSOLVER's factorizations
 }
 
 void cuda_backend_shutdown() {
   if (!g_initialized.load() || g_forked_child.load()) return;
   set_cuda_hooks(nullptr);
   register_backend(TC_DEVICE_CUDA, nullptr);
+  register_linalg_backend(nullptr);
   g_api.shutdown();
 }
 

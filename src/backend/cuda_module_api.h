@@ -29,14 +29,16 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_probe.h"
+#include "backend/linalg_backend.h"
 #include "core/device_hooks.h"
 #include "core/tensor.h"
 #include "dist/nccl_api.h"
 #include "tc_constants.h"
 
 // Bumped whenever either table or anything crossing it changes (2: the nccl
-// table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries).
-#define TC_CUDA_MODULE_ABI_VERSION 3u
+// table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries;
+// 4: the cuSOLVER linalg table).
+#define TC_CUDA_MODULE_ABI_VERSION 4u
 #define TC_CUDA_MODULE_ENTRY "tc_cuda_module_init"
 
 #define TC_CUDA_MODULE_STR2(x) #x
@@ -122,6 +124,9 @@ struct tc_cuda_module_api {
   // The "nccl" process groups' transport (src/dist/nccl_api.h); NULL when
   // the module was built without NCCL.
   const tc_nccl_api* nccl;
+  // torch.linalg's factorizations on cuSOLVER (src/cuda/cusolver_linalg.cpp),
+  // registered for CUDA tensors with the backend.
+  const tc::LinalgBackend* linalg;
 };
 
 // The module's one export. Returns TC_OK, or a status code with the reason in

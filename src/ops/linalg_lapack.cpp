@@ -60,7 +60,8 @@ std::string batch_prefix(const Tensor& a, int64_t i) {
   return a->ndim() > 2 ? str("(Batch element ", i, "): ") : std::string();
 }
 // The first non-zero info (index, code), or (-1, 0).
-std::pair<int64_t, int32_t> first_failure(const Tensor& info) {
+std::pair<int64_t, int32_t> first_failure(const Tensor& info_any) {
+  const Tensor info = tc::to_device(info_any, kCPU);  // cuSOLVER writes them on the GPU
   const int32_t* p = info->data_as<int32_t>();
   for (int64_t i = 0; i < info->numel(); ++i)
     if (p[i] != 0) return {i, p[i]};
@@ -99,7 +100,8 @@ Tensor permutation_sign(const Tensor& pivots, DType dtype) {
   const Dims batch = batch_of(ops::unsqueeze(pivots, -1));
   Tensor s = empty(batch, DType::f64, kCPU);
   const int64_t k = pivots->shape[pivots->ndim() - 1];
-  const int32_t* p = pivots->data_as<int32_t>();
+  const Tensor host = tc::to_device(tc::contiguous(pivots), kCPU);
+  const int32_t* p = host->data_as<int32_t>();
   double* ps = s->data_as<double>();
   for (int64_t b = 0; b < s->numel(); ++b) {
     int swaps = 0;
@@ -116,14 +118,20 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
            ": Incompatible shapes of A and B for the equation ", "AX = B (", shape_x(a->shape), " and ",
            shape_x(b->shape), ")");
   const Dims batch = broadcast_shapes(batch_of(a), batch_of(b), op);
-  Lu f = factor(tc::contiguous(ops::expand(ops::detach(a), with_matrix(batch, n, n))));
+  Tensor work = clone_data(ops::expand(ops::detach(a), with_matrix(batch, n, n)));
+  Tensor info = zeros(batch, DType::i32, a->device);
+  Tensor x = clone_data(ops::expand(ops::detach(b), with_matrix(batch, n, k)));
+  if (work->numel() > 0 && x->numel() > 0) {
+    kernels(a).solve(work, x, info);
+  } else if (work->numel() > 0) {  // no right-hand side: the factorization still reports singularity
+    Lu f = factor(work);
+    info = f.info;
+  }
   if (check_errors) {
-    const int64_t i = first_failure(f.info).first;
+    const int64_t i = first_failure(info).first;
     TC_CHECK(i < 0, TC_ERR_INVALID_ARGUMENT, "torch.linalg.solve: ", batch_prefix(a, i),
              "The solver failed because the input matrix is singular.");
   }
-  Tensor x = clone_data(ops::expand(ops::detach(b), with_matrix(batch, n, k)));
-  if (x->numel() > 0) kernels(a).lu_solve(f.lu, f.pivots, x, false);
   const Dims ashape = a->shape, bshape = b->shape;
   autograd::record_function(
       "LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
@@ -134,13 +142,13 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
         Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(saved[1])), -1.0);
         return autograd::Grads{ops::sum_to_size(ga, ashape), ops::sum_to_size(gb, bshape)};
       });
-  return {x, f.info};
+  return {x, info};
 }
 
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& a, bool pivot, bool check_errors) {
-  const char* op = "linalg.lu_factor";
+  const char* op = "torch.linalg.lu_factor";
   check_input(a, op);
   TC_CHECK(pivot, TC_ERR_NOT_IMPLEMENTED, op, ": LU without pivoting is not implemented on the CPU");
   Lu f = factor(a);
@@ -248,14 +256,22 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
 std::pair<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
   const char* op = "linalg.inv";
   check_square(a, op);
-  Lu f = factor(a);
-  if (check_errors) check_singular(a, f.info, op, "inversion");
-  if (f.lu->numel() > 0) kernels(a).lu_inverse(f.lu, f.pivots);
-  autograd::record_function("LinalgInvExBackward0", {a}, {f.lu}, {autograd::alias(f.lu)},
+  Tensor x = clone_data(a);
+  Tensor info = zeros(batch_of(a), DType::i32, a->device);
+  if (x->numel() > 0) kernels(a).inverse(x, info);
+  if (first_failure(info).first >= 0) {
+    // Singular: the info and message name the pivot of A's own LU, as PyTorch's.
+    Lu f = factor(a);
+    if (check_errors) check_singular(a, f.info, op, "inversion");
+    kernels(a).lu_inverse(f.lu, f.pivots);
+    x = f.lu;
+    info = f.info;
+  }
+  autograd::record_function("LinalgInvExBackward0", {a}, {x}, {autograd::alias(x)},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
                               return autograd::Grads{detail::inv_backward(g[0], saved[0])};
                             });
-  return {f.lu, f.info};
+  return {x, info};
 }
 
 Tensor det(const Tensor& a) {
@@ -399,6 +415,8 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const Tensor& a, bool vectors, bool f
   if (a->numel() > 0) {
     kernels(a).svd(tc::contiguous(a), u, s, vh, info);
     auto [i, code] = first_failure(info);
+    TC_CHECK(i < 0 || code > 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
+             "The algorithm failed to converge because the input matrix contained non-finite values.");
     TC_CHECK(i < 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
              "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
              "repeated singular values (error code: ",

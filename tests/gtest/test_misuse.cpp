@@ -202,6 +202,9 @@
 #pragma weak tc_linalg_svdvals
 #pragma weak tc_linalg_eigh
 #pragma weak tc_linalg_eigvalsh
+#pragma weak tc_linalg_householder_product
+#pragma weak tc_linalg_eig
+#pragma weak tc_linalg_lstsq
 #pragma weak tc_multinomial
 #pragma weak tc_cat
 #pragma weak tc_stack
@@ -2675,6 +2678,42 @@ std::vector<Entry> build_table() {
     add(E(
         FN(tc_linalg_eigvalsh), "H-O", [](M& m) { return tc_linalg_eigvalsh(m.H(0, m.f.t3), 1, m.O(2)); },
         matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eigvalsh(a, 1, m.O(9)); }, true)));
+    add(E(
+        FN(tc_linalg_householder_product), "HHO",
+        [](M& m) { return tc_linalg_householder_product(m.H(0, m.f.t3), m.H(1, m.f.a), m.O(2)); },
+        {X("1-D A", {TC_ERR_SHAPE}, [](M& m) { return tc_linalg_householder_product(m.f.v, m.f.v, m.O(9)); }),
+         X("int32 tau", {TC_ERR_DTYPE},
+           [](M& m) { return tc_linalg_householder_product(m.f.t3, m.f.i32, m.O(9)); }),
+         X("2x3 A (m < n)", {TC_ERR_SHAPE},
+           [](M& m) { return tc_linalg_householder_product(m.f.a, m.f.v, m.O(9)); })}));
+    add(E(
+        FN(tc_linalg_eig), "H-OO",
+        [](M& m) { return tc_linalg_eig(m.H(0, m.f.t3), 1, m.O(2, 0), m.O(3, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eig(a, 1, m.O(9, 0), m.O(9, 1)); }, true)));
+    add(E(
+        FN(tc_linalg_lstsq), "HH--OOOO",
+        [](M& m) {
+          return tc_linalg_lstsq(m.H(0, m.f.t3), m.H(1, m.f.t3), -1.0, 1, m.O(4, 0), m.O(5, 1), m.O(6, 2),
+                                 m.O(7, 3));
+        },
+        [&] {
+          auto x = matrix_extras(
+              [](M& m, tc_tensor a) {
+                return tc_linalg_lstsq(a, m.f.t3, -1.0, 1, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+              },
+              false);
+          x.push_back(X("driver 7", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.t3, -1.0, 7, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+          }));
+          x.push_back(X("B of 2 rows", {TC_ERR_SHAPE}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.bt, -1.0, 1, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+          }));
+          x.push_back(X("NaN rcond", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.t3, std::nan(""), 1, m.O(9, 0), m.O(9, 1), m.O(9, 2),
+                                   m.O(9, 3));
+          }));
+          return x;
+        }()));
   }
   add(E(FN(tc_multinomial), "H--O", [](M& m) { return tc_multinomial(m.H(0, m.f.v), 2, 1, m.O(3)); },
         {X("num_samples 0", {TC_ERR_INVALID_ARGUMENT},

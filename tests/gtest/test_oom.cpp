@@ -452,6 +452,17 @@ class Workload {
       STEP(tc_backward, *total, nullptr, 0);
       STEP(tc_optimizer_zero_grad, opt_);
     }
+    // The eigendecomposition of a general matrix, least squares (gelsd:
+    // its singular values) and a Householder product on them, forward only.
+    {
+      tc_tensor *gram = slot(), *w1t = slot(), *ev = slot(), *evec = slot(), *x = slot(), *res = slot(),
+                *rank = slot(), *sv = slot(), *q = slot();
+      STEP(tc_transpose, *w1, 0, 1, w1t);
+      STEP(tc_matmul, *w1, *w1t, gram);
+      STEP(tc_linalg_eig, *gram, 1, ev, evec);
+      STEP(tc_linalg_lstsq, *gram, *w1, -1.0, 2, x, res, rank, sv);
+      STEP(tc_linalg_householder_product, *gram, *sv, q);
+    }
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a
     // file, and back (mapped and copied), the optimizer's state restored.

@@ -290,3 +290,9 @@ globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvl
 from . import special  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the special functions block ----------------------------------------------------------
+
+# ---- torch.linalg's LAPACK extras: torch.orgqr, ormqr, symeig, chain_matmul, ... (tc/_linalg_more.py) ----
+from . import _linalg_more  # noqa: E402
+_linalg_more.install(globals(), Tensor)  # only names tc does not have yet
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the linalg extras block ------------------------------------------------------------------

@@ -1685,6 +1685,18 @@ FUNCTIONS = {
         [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('int32_t', 'upper'), ('tc_tensor*', 'out')),
     ),
+    'tc_linalg_householder_product': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'tau'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_eig': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'compute_v'), ('tc_tensor*', 'eigenvalues'), ('tc_tensor*', 'eigenvectors')),
+    ),
+    'tc_linalg_lstsq': (
+        [tc_tensor, tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'B'), ('double', 'rcond'), ('int32_t', 'driver'), ('tc_tensor*', 'solution'), ('tc_tensor*', 'residuals'), ('tc_tensor*', 'rank'), ('tc_tensor*', 'singular_values')),
+    ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],
         (('tc_tensor', 't'), ('int32_t', 'requires_grad')),

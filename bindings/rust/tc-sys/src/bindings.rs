@@ -2977,6 +2977,37 @@ extern "C" {
     pub fn tc_linalg_eigvalsh(a: tc_tensor, upper: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^T, v_i below"]
+    #[doc = " A's diagonal; orgqr), A [..., m, n], m >= n >= k."]
+    pub fn tc_linalg_householder_product(A: tc_tensor, tau: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;"]
+    #[doc = " empty without compute_v) of general matrices as (real, imaginary) pairs"]
+    #[doc = " (geev); not differentiable."]
+    pub fn tc_linalg_eig(
+        a: tc_tensor,
+        compute_v: i32,
+        eigenvalues: *mut tc_tensor,
+        eigenvectors: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Least squares min ||A X - B|| by driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss"]
+    #[doc = " (rcond < 0: eps * max(m, n)); the results as torch.linalg.lstsq fills them"]
+    #[doc = " for the driver."]
+    pub fn tc_linalg_lstsq(
+        A: tc_tensor,
+        B: tc_tensor,
+        rcond: f64,
+        driver: i32,
+        solution: *mut tc_tensor,
+        residuals: *mut tc_tensor,
+        rank: *mut tc_tensor,
+        singular_values: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
     #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;
 }
