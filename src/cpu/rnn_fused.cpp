@@ -35,6 +35,10 @@ T* mut(const Tensor& t) {
   return t ? t->data_as<T>() : nullptr;
 }
 
+// The gate loops carry `omp simd`: their output rows never overlap their
+// inputs, which GCC cannot prove for this many pointers (it left them scalar,
+// and the forward's gates cost as much as its GEMMs).
+//
 // One step's gates at time t: reads the input projection x (B x GH), the
 // hidden projection hp (B x GH, no bias yet) and the state before (h_prev,
 // c_prev); writes h (and c and the activations).
@@ -50,6 +54,7 @@ void forward_step(Cell cell, int64_t B, int64_t H, const T* x, const T* hp, cons
     switch (cell) {
       case Cell::lstm: {
         T* ar = acts + bi * A;
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const T i = sigmoid(xr[j] + (hr[j] + bias[j]));
           const T f = sigmoid(xr[H + j] + (hr[H + j] + bias[H + j]));
@@ -69,6 +74,7 @@ void forward_step(Cell cell, int64_t B, int64_t H, const T* x, const T* hp, cons
       }
       case Cell::gru: {
         T* ar = acts + bi * A;
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const T r = sigmoid(xr[j] + (hr[j] + bias[j]));
           const T z = sigmoid(xr[H + j] + (hr[H + j] + bias[H + j]));
@@ -83,9 +89,11 @@ void forward_step(Cell cell, int64_t B, int64_t H, const T* x, const T* hp, cons
         break;
       }
       case Cell::tanh:
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) h[k0 + j] = tanh_of(xr[j] + (hr[j] + bias[j]));
         break;
       case Cell::relu:
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const T pre = xr[j] + (hr[j] + bias[j]);
           h[k0 + j] = pre < T(0) ? T(0) : pre;  // NaN stays NaN, as relu
@@ -126,7 +134,7 @@ void forward_typed(const ForwardArgs& a) {
 }
 
 // One step's backward at time t: from dh (the gradient reaching h_t from
-// later steps and h_n) plus d_out_t, writes the pre-activation gradients of
+// later steps and h_n) plus d_out_t (never null), writes the pre-activation gradients of
 // the input part (dg) and of the hidden part (dgh: differs from dg only in
 // the GRU's n gate, which r scales), and updates dc (LSTM) in place; for the
 // GRU, dh becomes the direct part z * dh of dh_{t-1}.
@@ -141,9 +149,10 @@ void backward_step(Cell cell, int64_t B, int64_t H, const T* acts, const T* h, c
     switch (cell) {
       case Cell::lstm: {
         const T* ar = acts + bi * A;
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const int64_t k = k0 + j;
-          const T dht = dh[k] + (d_out ? d_out[k] : T(0));
+          const T dht = dh[k] + d_out[k];
           const T i = ar[j], f = ar[H + j], g = ar[2 * H + j], o = ar[3 * H + j], tc = ar[4 * H + j];
           const T dct = dc[k] + dht * o * (T(1) - tc * tc);
           gr[j] = dct * g * (i * (T(1) - i));
@@ -157,9 +166,10 @@ void backward_step(Cell cell, int64_t B, int64_t H, const T* acts, const T* h, c
       case Cell::gru: {
         const T* ar = acts + bi * A;
         T* hr = dgh + bi * GH;
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const int64_t k = k0 + j;
-          const T dht = dh[k] + (d_out ? d_out[k] : T(0));
+          const T dht = dh[k] + d_out[k];
           const T r = ar[j], z = ar[H + j], n = ar[2 * H + j], hn = ar[3 * H + j];
           const T dnp = dht * (T(1) - z) * (T(1) - n * n);
           const T drp = dnp * hn * (r * (T(1) - r));
@@ -174,9 +184,10 @@ void backward_step(Cell cell, int64_t B, int64_t H, const T* acts, const T* h, c
       }
       case Cell::tanh:
       case Cell::relu:
+#pragma omp simd
         for (int64_t j = 0; j < H; ++j) {
           const int64_t k = k0 + j;
-          const T dht = dh[k] + (d_out ? d_out[k] : T(0));
+          const T dht = dh[k] + d_out[k];
           const T y = h[k];
           gr[j] = cell == Cell::tanh ? dht * (T(1) - y * y) : (y > T(0) ? dht : T(0));
         }
@@ -211,13 +222,16 @@ void backward_typed(const BackwardArgs& a) {
   // buffer, the input part's (dxp) otherwise.
   std::vector<T> dhp_gru(gru ? size_t(steps * B * GH) : 0);
   T* dhp = gru ? dhp_gru.data() : dxp;
+  // Zeros in place of an absent output gradient: the gate loops read one
+  // unconditionally (a select per element kept them from vectorizing).
+  std::vector<T> no_d_out(a.d_out ? 0 : size_t(BH), T(0));
   for (int64_t s = steps - 1; s >= 0; --s) {
     const int64_t t = a.reverse ? steps - 1 - s : s;
     const int64_t t_prev = a.reverse ? t + 1 : t - 1;  // the step run before t
     const T* h_prev = s == 0 ? h0 : out + t_prev * BH;
     const T* c_prev = lstm ? (s == 0 ? ptr<T>(a.c0) : ptr<T>(a.cs) + t_prev * BH) : nullptr;
     const T* acts = A ? ptr<T>(a.acts) + t * B * A : nullptr;
-    const T* d_out = a.d_out ? ptr<T>(a.d_out) + t * BH : nullptr;
+    const T* d_out = a.d_out ? ptr<T>(a.d_out) + t * BH : no_d_out.data();
     backward_step<T>(a.cell, B, H, acts, out + t * BH, h_prev, c_prev, d_out, dh, dc, dxp + t * B * GH,
                      dhp + t * B * GH);
     // dh_{t-1} = dG_t W_hh (+ the GRU's direct z * dh_t, already in dh).
