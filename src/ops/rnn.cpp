@@ -8,6 +8,7 @@
 
 #include "math/op_enums.h"
 #include "ops/internal.h"
+#include "ops/rnn_fused_layer.h"
 
 namespace tc::ops {
 
@@ -168,6 +169,15 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
       if (cell.w_hr) check_weight(op, cell.w_hr, {out_size, hidden}, "weight_hr", layer, d == 1, input);
 
       const Tensor xp = linear(x, cell.w_ih, cell.b_ih);  // every step's input projection at once
+      if (!cell.w_hr && fused_layer_applies(xp)) {
+        // The whole recurrence as one op (CPU float32/float64 kernels).
+        const FusedLayerResult f = fused_layer(o.mode, d == 1, xp, select(h0, 0, k),
+                                               lstm ? select(c0, 0, k) : Tensor(), cell.w_hh, cell.b_hh);
+        h_last.push_back(f.h_n);
+        if (lstm) c_last.push_back(f.c_n);
+        outs_by_dir.push_back(f.out);
+        continue;
+      }
       // One split, not a select per step: each select's backward would make a
       // gradient of xp's full size, quadratic in the sequence length.
       const std::vector<Tensor> xps = seq > 0 ? split(xp, 1, 0) : std::vector<Tensor>();

@@ -1,0 +1,98 @@
+// ops::rnn's layers through the fused kernels (backend/rnn_fused.h): the
+// forward of a whole layer and direction is one op, and its backward one
+// node, in place of a dozen recorded ops per time step. The composed path of
+// rnn.cpp stays for what the kernels do not cover (LSTM projections, other
+// devices and dtypes).
+#include "ops/rnn_fused_layer.h"
+
+#include "autograd/function.h"
+#include "backend/rnn_fused.h"
+#include "ops/ops.h"
+
+namespace tc::ops::detail {
+
+namespace {
+
+const char* backward_name(RnnMode m) {
+  switch (m) {
+    case RnnMode::tanh:
+      return "RnnTanhBackward";
+    case RnnMode::relu:
+      return "RnnReluBackward";
+    case RnnMode::lstm:
+      return "LstmBackward";
+    case RnnMode::gru:
+      return "GruBackward";
+  }
+  return "RnnBackward";
+}
+
+}  // namespace
+
+bool fused_layer_applies(const Tensor& xp) {
+  return xp->device == kCPU && (xp->dtype == DType::f32 || xp->dtype == DType::f64) && xp->ndim() == 3 &&
+         xp->shape[0] > 0 && xp->shape[1] > 0;
+}
+
+FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const Tensor& h0, const Tensor& c0,
+                             const Tensor& w_hh, const Tensor& b_hh) {
+  const bool lstm = mode == RnnMode::lstm;
+  const rnn_fused::Cell cell = rnn_fused::Cell(int32_t(mode));
+  const int64_t steps = xp->shape[0], batch = xp->shape[1], hidden = w_hh->shape[1];
+  const DType dt = xp->dtype;
+  const int64_t acts = rnn_fused::saved_acts(cell);
+
+  rnn_fused::ForwardArgs a;
+  a.cell = cell;
+  a.reverse = reverse;
+  // Plain data for the kernels; xp's own contiguous form is recorded so that
+  // its gradient reaches the input projection.
+  const Tensor xpc = ops::contiguous(xp);
+  a.xp = xpc;
+  a.w_hh = tc::contiguous(w_hh);
+  a.b_hh = b_hh ? tc::contiguous(b_hh) : Tensor();
+  a.h0 = tc::contiguous(h0);
+  a.c0 = lstm ? tc::contiguous(c0) : Tensor();
+  a.out = empty({steps, batch, hidden}, dt);
+  a.h_n = empty({batch, hidden}, dt);
+  a.c_n = lstm ? empty({batch, hidden}, dt) : Tensor();
+  a.cs = lstm ? empty({steps, batch, hidden}, dt) : Tensor();
+  a.acts = acts ? empty({steps, batch, acts * hidden}, dt) : Tensor();
+  rnn_fused::forward(a);
+
+  FusedLayerResult r{a.out, a.h_n, a.c_n};
+  const std::vector<Tensor> outputs =
+      lstm ? std::vector<Tensor>{r.out, r.h_n, r.c_n} : std::vector<Tensor>{r.out, r.h_n};
+  // saved: w_hh, h0, c0, out (an alias: the node must not own its output),
+  // cs, acts.
+  autograd::record_function(
+      backward_name(mode), {xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh}, outputs,
+      {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts},
+      [cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
+        rnn_fused::BackwardArgs b;
+        b.cell = cell;
+        b.reverse = reverse;
+        b.w_hh = s[0];
+        b.h0 = s[1];
+        b.c0 = s[2];
+        b.out = s[3];
+        b.cs = s[4];
+        b.acts = s[5];
+        const Tensor& out = b.out;
+        const DType dt = out->dtype;
+        const int64_t steps = out->shape[0], batch = out->shape[1], hidden = out->shape[2];
+        b.d_out = g[0] ? tc::contiguous(g[0]) : Tensor();
+        b.d_hn = g.size() > 1 && g[1] ? tc::contiguous(g[1]) : Tensor();
+        b.d_cn = lstm && g.size() > 2 && g[2] ? tc::contiguous(g[2]) : Tensor();
+        b.d_xp = empty({steps, batch, b.w_hh->shape[0]}, dt);
+        b.d_h0 = empty({batch, hidden}, dt);
+        b.d_c0 = lstm ? empty({batch, hidden}, dt) : Tensor();
+        b.d_w_hh = empty(b.w_hh->shape, dt);
+        b.d_b_hh = has_bias ? empty({b.w_hh->shape[0]}, dt) : Tensor();
+        rnn_fused::backward(b);
+        return autograd::Grads{b.d_xp, b.d_h0, b.d_c0, b.d_w_hh, b.d_b_hh};
+      });
+  return r;
+}
+
+}  // namespace tc::ops::detail
