@@ -15,7 +15,6 @@ import sys
 from multiprocessing import *  # noqa: F401,F403
 
 from .. import _shared_memory
-from . import _manager_client
 from .reductions import init_reductions
 from .spawn import (ProcessContext, ProcessExitedException, ProcessRaisedException, SpawnContext,  # noqa: F401
                     spawn, start_processes)
@@ -53,6 +52,7 @@ def get_all_sharing_strategies():
 
 
 def _register_file_system_segment(name):
+    from . import _manager_client  # imported on first use: sockets, subprocess
     _manager_client.register(name)
 
 
