@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from multiprocessing.reduction import ForkingPickler
 
 import pytest
 
@@ -16,6 +17,12 @@ import tc.multiprocessing as tmp
 from tc import _shared_memory as S
 
 torch = pytest.importorskip("torch")
+
+
+def _child_env():
+    """The environment for a child interpreter that imports this checkout's tc."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
+    return dict(os.environ, PYTHONPATH=pkg + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
 def _segments():
@@ -102,7 +109,7 @@ def test_non_leaf_requiring_grad_is_refused_like_torch():
     x = tc.ones(2, requires_grad=True) * 2
     tx = torch.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="Cowardly refusing") as e1:
-        tmp.reduction.ForkingPickler.dumps(x)
+        ForkingPickler.dumps(x)
     with pytest.raises(RuntimeError) as e2:
         torch.multiprocessing.reductions.reduce_tensor(tx)
     assert type(e1.value) is type(e2.value)
@@ -178,7 +185,7 @@ def test_exhausted_shm_names_the_size_and_the_other_strategy():
             print(isinstance(e, MemoryError), "|", e)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ)).stdout
+                         env=_child_env()).stdout
     assert out.startswith("True |"), out
     assert "4194304 bytes" in out and "file_system" in out, out
     assert "Traceback" not in out
@@ -223,7 +230,8 @@ def test_openmp_after_fork_child_computes():
         _, status = os.waitpid(pid, 0)
         print("child", os.WEXITSTATUS(status))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=_child_env()).stdout
     assert out.strip() == "child 0"
 
 

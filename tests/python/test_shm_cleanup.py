@@ -69,7 +69,9 @@ def _tc_segments():
 @pytest.mark.parametrize("strategy", ["file_system", "file_descriptor"])
 def test_no_segment_or_descriptor_left_after_runs(strategy):
     before = _tc_segments()
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    import tc
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=pkg + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", _SCRIPT, strategy, str(RUNS)], capture_output=True, text=True,
                          timeout=900, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
