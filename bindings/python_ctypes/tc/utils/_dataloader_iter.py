@@ -136,16 +136,40 @@ class MultiProcessingDataLoaderIter:
         watched = {w.sentinel: w for i, w in enumerate(self._workers) if self._workers_status[i]}
         ready = multiprocessing.connection.wait([reader] + list(watched), timeout)
         if reader in ready or reader.poll(0):
-            return True, self._data_queue.get()
+            return True, self._receive()
         dead = [watched[s] for s in ready if s in watched]
         if dead:
             # Data it sent before dying may still be in the pipe: take that first.
             if reader.poll(0.05):
-                return True, self._data_queue.get()
-            pids = ", ".join(str(w.pid) for w in dead)
-            self._shutdown_workers()
-            raise RuntimeError("DataLoader worker (pid(s) {}) exited unexpectedly".format(pids))
+                return True, self._receive()
+            self._worker_died(dead)
         return False, None
+
+    def _receive(self):
+        """One item off the data queue. A batch whose worker died before the
+        main process fetched its shared memory descriptor cannot be
+        unpickled: that is reported as the worker's death."""
+        try:
+            return self._data_queue.get()
+        except Exception as e:
+            # The sender may be dying right now (its descriptor server reset
+            # the connection): give it a moment to be reaped before deciding.
+            active = [w for i, w in enumerate(self._workers) if self._workers_status[i]]
+            patience = 5.0 if isinstance(e, (EOFError, ConnectionError)) else 0.0
+            multiprocessing.connection.wait([w.sentinel for w in active], patience)
+            dead = [w for w in active if not w.is_alive()]
+            if not dead and patience:
+                # The descriptor's sender is gone though not yet seen as dead:
+                # name every worker still counted on.
+                dead = active
+            if not dead:
+                raise
+            self._worker_died(dead, e)
+
+    def _worker_died(self, dead, cause=None):
+        pids = ", ".join(str(w.pid) for w in dead)
+        self._shutdown_workers()
+        raise RuntimeError("DataLoader worker (pid(s) {}) exited unexpectedly".format(pids)) from cause
 
     def _get_data(self):
         if self._timeout > 0:
