@@ -20,6 +20,7 @@ _from_shared_f = fn("tc_tensor_from_shared")
 _retain_f = fn("tc_shared_memory_retain")
 _release_f = fn("tc_shared_memory_release")
 _set_strategy_f = fn("tc_set_sharing_strategy")
+_get_strategy_f = fn("tc_get_sharing_strategy")
 
 # Called with a segment's name each time this process makes a file_system
 # segment (tc.multiprocessing registers it with its cleanup process).
@@ -29,6 +30,17 @@ on_file_system_segment = None
 def set_library_strategy(name):
     """Tells libtc which strategy new segments of this process use."""
     check(_set_strategy_f(_NAMES[name]))
+
+
+def library_strategy(default):
+    """The strategy libtc uses for this process's new segments, by name
+    (default with a libtc that predates shared memory)."""
+    out = C.c_int32()
+    try:
+        check(_get_strategy_f(byref(out)))
+    except MissingFunctionError:
+        return default
+    return {v: k for k, v in _NAMES.items()}[out.value]
 
 
 def share_memory_(self):

@@ -43,7 +43,7 @@ def set_sharing_strategy(new_strategy):
 
 def get_sharing_strategy():
     """Returns the current strategy for sharing CPU tensors."""
-    return _sharing_strategy
+    return _shared_memory.library_strategy(_sharing_strategy)
 
 
 def get_all_sharing_strategies():
