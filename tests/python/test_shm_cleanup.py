@@ -72,6 +72,9 @@ def test_no_segment_or_descriptor_left_after_runs(strategy):
     import tc
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=pkg + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # Its own cleanup process: this test process's (started by other tests)
+    # sweeps only when this process exits.
+    env.pop("TC_SHM_MANAGER", None)
     out = subprocess.run([sys.executable, "-c", _SCRIPT, strategy, str(RUNS)], capture_output=True, text=True,
                          timeout=900, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
