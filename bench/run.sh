@@ -134,3 +134,12 @@ if [ "${LINALG:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "i
   TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_linalg.py" --reps 10 ||
     echo "run.sh: bench_linalg.py failed" >&2
 fi
+# DataLoader worker processes and passing tensors by shared memory
+# (bench_dataloader.py: 2 workers against in-process loading, and a 64 MB
+# tensor by shared memory against pickling). DATALOADER=0 skips it.
+if [ "${DATALOADER:-1}" != 0 ] && [ -f "$build/libtc.so" ]; then
+  echo
+  echo "running bench/bench_dataloader.py..." >&2
+  TC_LIBRARY="$build/libtc.so" OMP_NUM_THREADS=1 /usr/bin/python3 "$here/bench_dataloader.py" ||
+    echo "run.sh: bench_dataloader.py failed" >&2
+fi

@@ -676,7 +676,7 @@ class Runner {
   }
 
   void step() {
-    const int op = in_.ConsumeIntegralInRange<int>(0, 28);
+    const int op = in_.ConsumeIntegralInRange<int>(0, 29);
     switch (op) {
       case 0: {  // factories
         const std::vector<int64_t> s = shape();
@@ -1712,6 +1712,33 @@ class Runner {
           check("tc_work_free", tc_work_free(w));
           if (tc_work_free(w) != TC_ERR_INVALID_HANDLE) die("tc_work_free", "a work freed twice");
         }
+        break;
+      }
+      case 29: {  // shared memory: move a slot's storage, export it, import a fuzzed view of it
+        tc_tensor a = handle();
+        const bool fs = in_.ConsumeBool();
+        check("tc_set_sharing_strategy",
+              tc_set_sharing_strategy(fs ? TC_SHARE_FILE_SYSTEM : TC_SHARE_FILE_DESCRIPTOR));
+        check("tc_tensor_share_memory_", tc_tensor_share_memory_(a));
+        check("tc_set_sharing_strategy", tc_set_sharing_strategy(TC_SHARE_FILE_DESCRIPTOR));
+        int32_t shared = 0, kind = -1, fd = -1;
+        check("tc_tensor_is_shared", tc_tensor_is_shared(a, &shared));
+        int64_t nbytes = 0, needed = 0;
+        char name[128] = {};
+        const int32_t rc = tc_tensor_shared_handle(a, &kind, &fd, &nbytes, name, 128, &needed);
+        check("tc_tensor_shared_handle", rc);
+        if (rc != TC_OK) break;
+        // Either the tensor's own view or a fuzzed one (which may reach past the storage).
+        const std::vector<int64_t> s = shape();
+        const int64_t offset = in_.ConsumeIntegralInRange<int64_t>(0, 8);
+        const int64_t extra = in_.ConsumeIntegralInRange<int64_t>(-16, 16);
+        tc_tensor out = untouched();
+        const int32_t rc2 = tc_tensor_from_shared(kind, fd, name, nbytes + extra, s.data(), nullptr,
+                                                  int64_t(s.size()), offset, dtype(), &out);
+        check("tc_tensor_from_shared", rc2);
+        if (rc2 == TC_OK) pool_.put(slot(), out);
+        if (kind == TC_SHARE_FILE_SYSTEM && tc_shared_memory_retain(name) == TC_OK)
+          check("tc_shared_memory_release", tc_shared_memory_release(name));
         break;
       }
       default: {  // in-place on the optimizer's parameters through a view, then step

@@ -207,7 +207,9 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
  *                      context made, the module not loaded)
  *   cuda_initialized   the cuda stage has run successfully
  *   cuda_device_count  GPUs usable now
- *   num_threads        intra-op threads (settable, >= 1)
+ *   num_threads        intra-op threads (settable, >= 1; 1, and kept at 1,
+ *                      in a child forked from a process with libtc loaded:
+ *                      GNU OpenMP's thread pool does not survive fork)
  *   grad_enabled       autograd records graphs (settable, per thread)
  *   deterministic      only deterministic algorithms (settable, 0/1)
  *   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)
@@ -408,6 +410,75 @@ TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out);
  * writing through tc_tensor_data_ptr is the caller's error. */
 TC_API int32_t tc_tensor_set_readonly(tc_tensor t);
 TC_API int32_t tc_tensor_is_readonly(tc_tensor t, int32_t* out);
+
+/* ======================================================================== */
+/* Tensors in shared memory (between processes)                             */
+/* ======================================================================== */
+
+/** Storages backed by POSIX shared memory, to pass tensors between processes
+ * without copying them (torch.multiprocessing's storage sharing). Two
+ * strategies, as PyTorch's, chosen per process for the segments it makes:
+ *  - TC_SHARE_FILE_DESCRIPTOR (the default): the segment is unlinked as soon
+ *    as it is made; only file descriptors reach it. Send the descriptor to
+ *    another process (SCM_RIGHTS over a Unix socket, Python's
+ *    multiprocessing.reduction.DupFd) and import it there. The kernel frees
+ *    the memory once the last mapping and descriptor in any process is gone,
+ *    also when processes are killed. Each shared storage keeps one
+ *    descriptor open, so many of them may need a higher RLIMIT_NOFILE.
+ *  - TC_SHARE_FILE_SYSTEM: the segment keeps its name in /dev/shm
+ *    ("/tc_<pid>_<n>_<random>"). A count in the segment, over every process,
+ *    of the storages that map it unlinks the name when it falls to 0. A
+ *    process killed while holding references leaves the name behind, for a
+ *    cleanup process to unlink (the Python package's tc.multiprocessing runs
+ *    one, as PyTorch's torch_shm_manager).
+ * Segments are made with mode 0600. Sharing applies to CPU storages. */
+#define TC_SHARE_FILE_DESCRIPTOR 0
+#define TC_SHARE_FILE_SYSTEM 1
+/** The strategy tc_tensor_share_memory_ uses from now on in this process
+ * (TC_SHARE_*; TC_ERR_INVALID_ARGUMENT for another value). */
+TC_API int32_t tc_set_sharing_strategy(int32_t strategy);
+TC_API int32_t tc_get_sharing_strategy(int32_t* out);
+/** Moves t's storage into a new shared memory segment in place: t and every
+ * view of its storage then read and write the segment (the data is copied
+ * over once). Nothing happens when the storage is shared already, or when t
+ * is not on the CPU (PyTorch's share_memory_ is a no-op for CUDA tensors).
+ * When /dev/shm is full, TC_ERR_OUT_OF_MEMORY with a message naming the size
+ * and the other strategy; t is unchanged then. Do not run it while another
+ * thread computes with the storage. */
+TC_API int32_t tc_tensor_share_memory_(tc_tensor t);
+/** 1 when t's storage is in shared memory (made or imported), else 0. */
+TC_API int32_t tc_tensor_is_shared(tc_tensor t, int32_t* out);
+/** What another process needs to import t's storage: *kind (TC_SHARE_*),
+ * *fd (file_descriptor: this process's descriptor, still owned by the
+ * storage, so dup or send it before t dies; -1 for file_system), *nbytes (the
+ * storage's bytes) and the segment's name (file_system; "" for
+ * file_descriptor) copied into name (cap bytes, NUL-terminated; *needed, if
+ * not NULL, gets the full length + 1). Describe the tensor itself with
+ * tc_tensor_shape/strides/storage_offset/dtype. TC_ERR_INVALID_ARGUMENT when
+ * the storage is not shared. Nothing is written on failure. */
+TC_API int32_t tc_tensor_shared_handle(tc_tensor t, int32_t* kind, int32_t* fd, int64_t* nbytes, char* name,
+                                       int64_t cap, int64_t* needed);
+/** A reference to a file_system segment by name, without mapping it as a
+ * tensor: what a message in flight holds, so that the sender may drop its
+ * tensor before the receiver imports it (PyTorch's _shared_incref): the
+ * sender retains, the receiver imports and then releases. Retain fails with
+ * TC_ERR_IO when the segment does not exist or was released; release drops
+ * one reference and unlinks the name when it was the last. */
+TC_API int32_t tc_shared_memory_retain(const char* name);
+TC_API int32_t tc_shared_memory_release(const char* name);
+/** Maps a shared storage another process exported (tc_tensor_shared_handle)
+ * as a tensor of shape/strides (elements; strides NULL = contiguous) at
+ * element offset offset, of dtype: kind TC_SHARE_FILE_DESCRIPTOR reads fd
+ * (the caller's: it is duplicated, the caller still closes it) and ignores
+ * name; TC_SHARE_FILE_SYSTEM opens the segment name (fd ignored). nbytes is
+ * the exported storage size. The storage is shared (tc_tensor_is_shared) and
+ * can be exported again. Errors: TC_ERR_IO when the segment does not exist,
+ * was already released by its last user, is smaller than nbytes, or fd is no
+ * segment; TC_ERR_INVALID_ARGUMENT when the view reaches past nbytes or an
+ * argument is bad. */
+TC_API int32_t tc_tensor_from_shared(int32_t kind, int32_t fd, const char* name, int64_t nbytes,
+                                     const int64_t* shape, const int64_t* strides, int64_t ndim,
+                                     int64_t offset, int32_t dtype, tc_tensor* out);
 
 /* ======================================================================== */
 /* Tensors: conversions and views                                            */

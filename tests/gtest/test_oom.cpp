@@ -50,6 +50,10 @@
 #pragma weak tc_tensor_grad
 #pragma weak tc_softmax
 #pragma weak tc_mul_scalar
+#pragma weak tc_set_sharing_strategy
+#pragma weak tc_tensor_share_memory_
+#pragma weak tc_tensor_shared_handle
+#pragma weak tc_tensor_from_shared
 #pragma weak tc_tensor_dict_create
 #pragma weak tc_sort
 #pragma weak tc_cumprod
@@ -125,6 +129,10 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_tensor_grad),
                        reinterpret_cast<void*>(&tc_softmax),
                        reinterpret_cast<void*>(&tc_mul_scalar),
+                       reinterpret_cast<void*>(&tc_set_sharing_strategy),
+                       reinterpret_cast<void*>(&tc_tensor_share_memory_),
+                       reinterpret_cast<void*>(&tc_tensor_shared_handle),
+                       reinterpret_cast<void*>(&tc_tensor_from_shared),
                        reinterpret_cast<void*>(&tc_tensor_dict_create),
                        reinterpret_cast<void*>(&tc_sort),
                        reinterpret_cast<void*>(&tc_cumprod),
@@ -397,6 +405,24 @@ class Workload {
       tc_tensor *bce = slot(), *cos = slot();
       STEP(tc_binary_cross_entropy_with_logits, *d64, *sm, nullptr, nullptr, TC_REDUCTION_SUM, bce);
       STEP(tc_cosine_similarity, *d64, *sm, 1, 1e-8, cos);
+      // Shared memory: results moved into segments (each an allocation the
+      // walk fails: an exhausted /dev/shm), exported and mapped again, with
+      // both strategies.
+      for (const int32_t strategy : {TC_SHARE_FILE_DESCRIPTOR, TC_SHARE_FILE_SYSTEM}) {
+        tc_tensor* src = strategy == TC_SHARE_FILE_SYSTEM ? bce : cos;
+        tc_tensor* back = slot();
+        STEP(tc_set_sharing_strategy, strategy);
+        const bool shared = check("tc_tensor_share_memory_", tc_tensor_share_memory_(*src));
+        tc_set_sharing_strategy(TC_SHARE_FILE_DESCRIPTOR);  // the next run starts with the default
+        if (!shared) return;
+        int32_t kind = 0, fd = -1;
+        int64_t nb = 0, ndim = 0, shape[TC_MAX_DIMS] = {};
+        char name[128] = {};
+        STEP(tc_tensor_shared_handle, *src, &kind, &fd, &nb, name, 128, nullptr);
+        STEP(tc_tensor_ndim, *src, &ndim);
+        STEP(tc_tensor_shape, *src, shape, TC_MAX_DIMS);
+        STEP(tc_tensor_from_shared, kind, fd, name, nb, shape, nullptr, ndim, 0, TC_FLOAT64, back);
+      }
       STEP(tc_optimizer_zero_grad, opt_);
     }
 

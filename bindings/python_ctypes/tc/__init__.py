@@ -296,3 +296,11 @@ from . import _linalg_more  # noqa: E402
 _linalg_more.install(globals(), Tensor)  # only names tc does not have yet
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the linalg extras block ------------------------------------------------------------------
+# ---- tensors in shared memory, tc.multiprocessing (tc/_shared_memory.py, tc/multiprocessing/) ---
+from . import _shared_memory  # noqa: E402
+from .nn import Module as _SharedModule  # noqa: E402
+_shared_memory.install(Tensor, _SharedModule)
+del _SharedModule
+from . import multiprocessing  # noqa: E402,F401  (registers the ForkingPickler reducers, as torch does)
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of the shared memory block --------------------------------------------------------------

@@ -85,6 +85,8 @@ TC_FILL_DATA = 4
 TC_FILL_UNIFORM = 5
 TC_FILL_NORMAL = 6
 TC_RNG_STATE_BYTES = 16
+TC_SHARE_FILE_DESCRIPTOR = 0
+TC_SHARE_FILE_SYSTEM = 1
 TC_DIM_ALL = -9223372036854775808
 TC_MATMUL_PRECISION_HIGHEST = 0
 TC_MATMUL_PRECISION_HIGH = 1
@@ -500,6 +502,38 @@ FUNCTIONS = {
     'tc_tensor_is_readonly': (
         [tc_tensor, C.POINTER(C.c_int32)],
         (('tc_tensor', 't'), ('int32_t*', 'out')),
+    ),
+    'tc_set_sharing_strategy': (
+        [C.c_int32],
+        (('int32_t', 'strategy'),),
+    ),
+    'tc_get_sharing_strategy': (
+        [C.POINTER(C.c_int32)],
+        (('int32_t*', 'out'),),
+    ),
+    'tc_tensor_share_memory_': (
+        [tc_tensor],
+        (('tc_tensor', 't'),),
+    ),
+    'tc_tensor_is_shared': (
+        [tc_tensor, C.POINTER(C.c_int32)],
+        (('tc_tensor', 't'), ('int32_t*', 'out')),
+    ),
+    'tc_tensor_shared_handle': (
+        [tc_tensor, C.POINTER(C.c_int32), C.POINTER(C.c_int32), C.POINTER(C.c_int64), C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor', 't'), ('int32_t*', 'kind'), ('int32_t*', 'fd'), ('int64_t*', 'nbytes'), ('char*', 'name'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_shared_memory_retain': (
+        [C.c_char_p],
+        (('const char*', 'name'),),
+    ),
+    'tc_shared_memory_release': (
+        [C.c_char_p],
+        (('const char*', 'name'),),
+    ),
+    'tc_tensor_from_shared': (
+        [C.c_int32, C.c_int32, C.c_char_p, C.c_int64, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('int32_t', 'kind'), ('int32_t', 'fd'), ('const char*', 'name'), ('int64_t', 'nbytes'), ('const int64_t*', 'shape'), ('const int64_t*', 'strides'), ('int64_t', 'ndim'), ('int64_t', 'offset'), ('int32_t', 'dtype'), ('tc_tensor*', 'out')),
     ),
     'tc_to_dtype': (
         [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],

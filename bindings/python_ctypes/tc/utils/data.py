@@ -71,3 +71,9 @@ class DistributedSampler:
             epoch (int): the epoch.
         """
         self.epoch = epoch
+
+# ---- worker processes: get_worker_info (tc/utils/_worker.py) ----
+from ._worker import WorkerInfo, get_worker_info  # noqa: E402,F401
+
+__all__ += ["get_worker_info"]
+# ---- end of the worker processes block ----

@@ -52,6 +52,8 @@ pub const TC_FILL_DATA: i32 = 4;
 pub const TC_FILL_UNIFORM: i32 = 5;
 pub const TC_FILL_NORMAL: i32 = 6;
 pub const TC_RNG_STATE_BYTES: i32 = 16;
+pub const TC_SHARE_FILE_DESCRIPTOR: i32 = 0;
+pub const TC_SHARE_FILE_SYSTEM: i32 = 1;
 pub const TC_MATMUL_PRECISION_HIGHEST: i32 = 0;
 pub const TC_MATMUL_PRECISION_HIGH: i32 = 1;
 pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
@@ -485,7 +487,9 @@ extern "C" {
     #[doc = "                      context made, the module not loaded)"]
     #[doc = "   cuda_initialized   the cuda stage has run successfully"]
     #[doc = "   cuda_device_count  GPUs usable now"]
-    #[doc = "   num_threads        intra-op threads (settable, >= 1)"]
+    #[doc = "   num_threads        intra-op threads (settable, >= 1; 1, and kept at 1,"]
+    #[doc = "                      in a child forked from a process with libtc loaded:"]
+    #[doc = "                      GNU OpenMP's thread pool does not survive fork)"]
     #[doc = "   grad_enabled       autograd records graphs (settable, per thread)"]
     #[doc = "   deterministic      only deterministic algorithms (settable, 0/1)"]
     #[doc = "   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)"]
@@ -1025,6 +1029,83 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_tensor_is_readonly(t: tc_tensor, out: *mut i32) -> i32;
+}
+extern "C" {
+    #[doc = " The strategy tc_tensor_share_memory_ uses from now on in this process"]
+    #[doc = " (TC_SHARE_*; TC_ERR_INVALID_ARGUMENT for another value)."]
+    pub fn tc_set_sharing_strategy(strategy: i32) -> i32;
+}
+extern "C" {
+    pub fn tc_get_sharing_strategy(out: *mut i32) -> i32;
+}
+extern "C" {
+    #[doc = " Moves t's storage into a new shared memory segment in place: t and every"]
+    #[doc = " view of its storage then read and write the segment (the data is copied"]
+    #[doc = " over once). Nothing happens when the storage is shared already, or when t"]
+    #[doc = " is not on the CPU (PyTorch's share_memory_ is a no-op for CUDA tensors)."]
+    #[doc = " When /dev/shm is full, TC_ERR_OUT_OF_MEMORY with a message naming the size"]
+    #[doc = " and the other strategy; t is unchanged then. Do not run it while another"]
+    #[doc = " thread computes with the storage."]
+    pub fn tc_tensor_share_memory_(t: tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " 1 when t's storage is in shared memory (made or imported), else 0."]
+    pub fn tc_tensor_is_shared(t: tc_tensor, out: *mut i32) -> i32;
+}
+extern "C" {
+    #[doc = " What another process needs to import t's storage: *kind (TC_SHARE_*),"]
+    #[doc = " *fd (file_descriptor: this process's descriptor, still owned by the"]
+    #[doc = " storage, so dup or send it before t dies; -1 for file_system), *nbytes (the"]
+    #[doc = " storage's bytes) and the segment's name (file_system; \"\" for"]
+    #[doc = " file_descriptor) copied into name (cap bytes, NUL-terminated; *needed, if"]
+    #[doc = " not NULL, gets the full length + 1). Describe the tensor itself with"]
+    #[doc = " tc_tensor_shape/strides/storage_offset/dtype. TC_ERR_INVALID_ARGUMENT when"]
+    #[doc = " the storage is not shared. Nothing is written on failure."]
+    pub fn tc_tensor_shared_handle(
+        t: tc_tensor,
+        kind: *mut i32,
+        fd: *mut i32,
+        nbytes: *mut i64,
+        name: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A reference to a file_system segment by name, without mapping it as a"]
+    #[doc = " tensor: what a message in flight holds, so that the sender may drop its"]
+    #[doc = " tensor before the receiver imports it (PyTorch's _shared_incref): the"]
+    #[doc = " sender retains, the receiver imports and then releases. Retain fails with"]
+    #[doc = " TC_ERR_IO when the segment does not exist or was released; release drops"]
+    #[doc = " one reference and unlinks the name when it was the last."]
+    pub fn tc_shared_memory_retain(name: *const ::std::os::raw::c_char) -> i32;
+}
+extern "C" {
+    pub fn tc_shared_memory_release(name: *const ::std::os::raw::c_char) -> i32;
+}
+extern "C" {
+    #[doc = " Maps a shared storage another process exported (tc_tensor_shared_handle)"]
+    #[doc = " as a tensor of shape/strides (elements; strides NULL = contiguous) at"]
+    #[doc = " element offset offset, of dtype: kind TC_SHARE_FILE_DESCRIPTOR reads fd"]
+    #[doc = " (the caller's: it is duplicated, the caller still closes it) and ignores"]
+    #[doc = " name; TC_SHARE_FILE_SYSTEM opens the segment name (fd ignored). nbytes is"]
+    #[doc = " the exported storage size. The storage is shared (tc_tensor_is_shared) and"]
+    #[doc = " can be exported again. Errors: TC_ERR_IO when the segment does not exist,"]
+    #[doc = " was already released by its last user, is smaller than nbytes, or fd is no"]
+    #[doc = " segment; TC_ERR_INVALID_ARGUMENT when the view reaches past nbytes or an"]
+    #[doc = " argument is bad."]
+    pub fn tc_tensor_from_shared(
+        kind: i32,
+        fd: i32,
+        name: *const ::std::os::raw::c_char,
+        nbytes: i64,
+        shape: *const i64,
+        strides: *const i64,
+        ndim: i64,
+        offset: i64,
+        dtype: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
 }
 extern "C" {
     #[doc = " A copy converted to dtype (float16 and bfloat16 round to nearest even),"]
