@@ -616,6 +616,9 @@ void connect_roots(GraphRoot& root, const std::vector<Tensor>& roots, const std:
     } else {
       TC_CHECK(g->shape == r->shape, TC_ERR_SHAPE, "Mismatch in shape: grad_output[", i, "] has a shape of ",
                g->shape, " and output[", i, "] has a shape of ", r->shape);
+      // A floating gradient of another dtype is converted, as PyTorch's engine does.
+      if (g->dtype != r->dtype && is_floating(g->dtype) && is_floating(r->dtype))
+        g = ops::to_dtype(g, r->dtype);
       TC_CHECK(g->dtype == r->dtype, TC_ERR_DTYPE, "backward: the gradient ", i, " is ", dtype_name(g->dtype),
                " but output ", i, " is ", dtype_name(r->dtype));
       TC_CHECK(g->device == r->device, TC_ERR_DEVICE, "backward: the gradient ", i, " is on ",
