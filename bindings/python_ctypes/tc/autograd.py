@@ -343,3 +343,6 @@ class Function:
 # ---- torch.autograd.Variable (tc/_variable.py) ----------------------------------------------
 from ._variable import Variable  # noqa: E402,F401
 # ---- end of Variable ---------------------------------------------------------------------------
+# ---- torch.autograd.grad / backward (tc/_autograd_grad.py) -------------------------------------
+from ._autograd_grad import backward, grad  # noqa: E402,F401
+# ---- end of grad / backward --------------------------------------------------------------------
