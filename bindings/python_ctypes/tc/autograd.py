@@ -343,3 +343,14 @@ class Function:
 # ---- torch.autograd.Variable (tc/_variable.py) ----------------------------------------------
 from ._variable import Variable  # noqa: E402,F401
 # ---- end of Variable ---------------------------------------------------------------------------
+
+# ---- higher-order autograd, Python side (tc/_autograd/): tc.autograd.functional, gradcheck,
+# anomaly mode. tc.autograd is a module file; giving it a __path__ makes it a package too, so
+# `import tc.autograd.functional` finds tc/_autograd/functional.py.
+import os as _os  # noqa: E402
+
+__path__ = [_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_autograd")]
+if "grad" not in globals():  # a libtc engine without tc_autograd_grad: the first-order bridge
+    from ._autograd._grad_fallback import grad  # noqa: E402,F401
+from ._autograd import functional  # noqa: E402,F401
+# ---- end of higher-order autograd ----
