@@ -346,11 +346,15 @@ from ._variable import Variable  # noqa: E402,F401
 
 # ---- higher-order autograd, Python side (tc/_autograd/): tc.autograd.functional, gradcheck,
 # anomaly mode. tc.autograd is a module file; giving it a __path__ makes it a package too, so
-# `import tc.autograd.functional` finds tc/_autograd/functional.py.
+# `import tc.autograd.functional` finds tc/_autograd/functional.py (imported below by that full
+# name, so that there is one copy of each module).
+import importlib as _importlib  # noqa: E402
 import os as _os  # noqa: E402
 
 __path__ = [_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_autograd")]
 if "grad" not in globals():  # a libtc engine without tc_autograd_grad: the first-order bridge
-    from ._autograd._grad_fallback import grad  # noqa: E402,F401
-from ._autograd import functional  # noqa: E402,F401
+    grad = _importlib.import_module(__name__ + "._grad_fallback").grad
+functional = _importlib.import_module(__name__ + ".functional")
+_gradcheck = _importlib.import_module(__name__ + ".gradcheck")
+gradcheck, gradgradcheck, GradcheckError = _gradcheck.gradcheck, _gradcheck.gradgradcheck, _gradcheck.GradcheckError
 # ---- end of higher-order autograd ----
