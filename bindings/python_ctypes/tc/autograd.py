@@ -357,4 +357,6 @@ if "grad" not in globals():  # a libtc engine without tc_autograd_grad: the firs
 functional = _importlib.import_module(__name__ + ".functional")
 _gradcheck = _importlib.import_module(__name__ + ".gradcheck")
 gradcheck, gradgradcheck, GradcheckError = _gradcheck.gradcheck, _gradcheck.gradgradcheck, _gradcheck.GradcheckError
+grad_mode = _importlib.import_module(__name__ + ".grad_mode")
+inference_mode = grad_mode.inference_mode
 # ---- end of higher-order autograd ----
