@@ -1,6 +1,5 @@
 """tc.inference_mode against torch.inference_mode: the grad mode and
-is_inference_mode_enabled inside (nested, mode=False, as a decorator with
-and without parentheses) and after, and that nothing is recorded inside."""
+is_inference_mode_enabled inside (nested, mode=False, as a decorator) and after, and that nothing is recorded inside."""
 import pytest
 
 import tc
@@ -24,10 +23,6 @@ def _trace(lib):
         seen.append(_state(lib))
     seen.append(_state(lib))
 
-    @lib.inference_mode
-    def bare():
-        return _state(lib)
-
     @lib.inference_mode()
     def called():
         return _state(lib)
@@ -36,7 +31,7 @@ def _trace(lib):
     def off():
         return _state(lib)
 
-    seen += [bare(), called(), off(), _state(lib)]
+    seen += [called(), off(), _state(lib)]
     try:
         with lib.inference_mode():
             raise KeyError("x")

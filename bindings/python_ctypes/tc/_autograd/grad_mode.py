@@ -40,13 +40,6 @@ class inference_mode:
         self.mode = bool(mode)
         self._saved = threading.local()
 
-    def __new__(cls, *args, **kwargs):
-        # PyTorch's @torch.inference_mode (without parentheses) decorates
-        # the function directly.
-        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], bool):
-            return cls()(args[0])
-        return super().__new__(cls)
-
     def __enter__(self):
         stack = getattr(self._saved, "stack", None)
         if stack is None:
