@@ -54,8 +54,9 @@ def check_backward_validity(inputs):
 
 def _backward_many(tensors, grads):
     """Backpropagates from several roots at once (torch.autograd.backward)."""
+    from .. import _lib
     many = getattr(_autograd, "backward", None)
-    if many is not None:
+    if many is not None and hasattr(_lib.lib, "tc_backward_ex"):
         many(tensors, grads)
         return
     if len(tensors) == 1:
