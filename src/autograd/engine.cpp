@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "autograd/anomaly.h"
 #include "autograd/function.h"
 #include "autograd/hooks.h"
 #include "backend/backend.h"
@@ -355,6 +356,7 @@ void record(const std::shared_ptr<Node>& node, TensorList inputs, TensorList out
     out->grad_fn = node;
     out->output_nr = i;
   }
+  if (anomaly_enabled()) anomaly_note_recorded(node);  // anomaly mode: keep the forward trace
 }
 
 void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
@@ -417,6 +419,7 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
     std::vector<Tensor> out;
     if (any) {
       out = n->apply_owned(in.grads);  // in.grads is cleared below: the node may take them
+      if (anomaly_enabled()) anomaly_check_gradients(*n, out);  // anomaly mode: NaN gradients fail
       TC_CHECK(out.size() == n->next.size() || n->next.empty(), TC_ERR_INTERNAL, "backward: ", n->name(),
                " returned ", out.size(), " gradients for ", n->next.size(), " inputs");
     }

@@ -290,8 +290,11 @@ globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvl
 from . import special  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the special functions block ----------------------------------------------------------
-# ---- inference mode (tc/_autograd/grad_mode.py; replaces the always-False is_inference_mode_enabled) ----
+# ---- inference and anomaly modes (tc/_autograd/: grad_mode.py replaces the always-False
+# is_inference_mode_enabled; anomaly_mode.py) ----
 from .autograd import inference_mode  # noqa: E402,F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
+                                    set_anomaly_enabled)
 __all__ = [n for n in globals() if not n.startswith("_")]
-# ---- end of inference mode ----
+# ---- end of inference and anomaly modes ----

@@ -362,4 +362,6 @@ _gradcheck = _importlib.import_module(__name__ + ".gradcheck")
 gradcheck, gradgradcheck, GradcheckError = _gradcheck.gradcheck, _gradcheck.gradgradcheck, _gradcheck.GradcheckError
 grad_mode = _importlib.import_module(__name__ + ".grad_mode")
 inference_mode = grad_mode.inference_mode
+anomaly_mode = _importlib.import_module(__name__ + ".anomaly_mode")
+detect_anomaly, set_detect_anomaly = anomaly_mode.detect_anomaly, anomaly_mode.set_detect_anomaly
 # ---- end of higher-order autograd ----
