@@ -953,10 +953,30 @@ class Runner {
         }
         break;
       }
-      case 8: {  // backward
+      case 8: {  // backward; gradients handed back (maybe with a graph); backward into some inputs
         tc_tensor root = handle();
         tc_tensor grad = in_.ConsumeBool() ? nullptr : handle();
-        check("tc_backward", tc_backward(root, grad, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+          case 0:
+            check("tc_backward", tc_backward(root, grad, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+            break;
+          case 1: {
+            tc_tensor input = handle();
+            tc_grad_options o{sizeof(tc_grad_options), in_.ConsumeIntegralInRange<int32_t>(-1, 1),
+                              in_.ConsumeIntegralInRange<int32_t>(0, 1), 0, 0};
+            make("tc_autograd_grad", [&](tc_tensor* out) {
+              return tc_autograd_grad(&root, 1, grad ? &grad : nullptr, &input, 1, &o, out);
+            });
+            break;
+          }
+          default: {
+            tc_tensor input = handle();
+            tc_backward_options o{sizeof(tc_backward_options), in_.ConsumeIntegralInRange<int32_t>(-1, 1),
+                                  in_.ConsumeIntegralInRange<int32_t>(0, 1),
+                                  in_.ConsumeBool() ? &input : nullptr, 1};
+            check("tc_backward_ex", tc_backward_ex(&root, 1, grad ? &grad : nullptr, &o));
+          }
+        }
         break;
       }
       case 9: {  // autograd accessors

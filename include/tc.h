@@ -1474,6 +1474,63 @@ TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out);
  * must match root's shape and dtype. retain_graph = 0 frees the graph's saved
  * tensors, so a second backward through it is an autograd error. */
 TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph);
+/** Options of tc_autograd_grad. Set .size = sizeof(tc_grad_options); options
+ * may be NULL (retain_graph -1, the others 0).
+ *   retain_graph       1: keep the graph's saved tensors for another pass;
+ *                      0: free them; < 0: the same as create_graph
+ *   create_graph       1: the pass records a graph of the gradients it
+ *                      computes (grad mode on while the backward formulas
+ *                      run), so they can be differentiated again. A node
+ *                      whose formula is not differentiable gives results
+ *                      whose differentiation fails with TC_ERR_NOT_IMPLEMENTED
+ *                      ("the derivative of 'X_backward' is not implemented")
+ *   allow_unused       1: an input the outputs do not depend on gets NULL;
+ *                      0: it is an error (TC_ERR_AUTOGRAD)
+ *   materialize_grads  1: an unused input gets zeros instead of NULL
+ *                      (implies allow_unused) */
+typedef struct tc_grad_options {
+  uint32_t size;
+  int32_t retain_graph;
+  int32_t create_graph;
+  int32_t allow_unused;
+  int32_t materialize_grads;
+} tc_grad_options;
+/** torch.autograd.grad: the gradients of sum(outputs[i] * grad_outputs[i])
+ * with respect to inputs, written to out_grads (n_inputs new handles, NULL
+ * for an unused input when allowed), never accumulated into any .grad (also
+ * not the leaves met on the way; retained non-leaf grads and leaves' .grad
+ * stay as they were). grad_outputs may be NULL or hold NULL entries: ones,
+ * for a one-element output only; else each must match its output's shape
+ * (TC_ERR_SHAPE), dtype and device. Every output must require grad, every
+ * input too ("One of the differentiated Tensors does not require grad",
+ * TC_ERR_AUTOGRAD); n_outputs, n_inputs >= 1. A graph whose saved tensors an
+ * earlier pass freed is TC_ERR_AUTOGRAD. Out-params are untouched on failure.
+ * Only the nodes that lead to an input run. */
+TC_API int32_t tc_autograd_grad(const tc_tensor* outputs, int64_t n_outputs, const tc_tensor* grad_outputs,
+                                const tc_tensor* inputs, int64_t n_inputs, const tc_grad_options* options,
+                                tc_tensor* out_grads);
+/** Options of tc_backward_ex. Set .size = sizeof(tc_backward_options);
+ * options may be NULL (retain_graph -1, create_graph 0, inputs NULL).
+ *   retain_graph  as tc_grad_options' (< 0: the same as create_graph)
+ *   create_graph  as tc_grad_options' (the .grad accumulated then keeps its
+ *                 graph, out of place, as PyTorch's)
+ *   inputs        may be NULL: accumulate only into these tensors' .grad
+ *                 (n_inputs >= 1 of them, leaves or not, each requiring
+ *                 grad), as torch's backward(inputs=...); only the nodes
+ *                 that lead to them run */
+typedef struct tc_backward_options {
+  uint32_t size;
+  int32_t retain_graph;
+  int32_t create_graph;
+  const tc_tensor* inputs;
+  int64_t n_inputs;
+} tc_backward_options;
+/** torch.autograd.backward: backpropagates from n_roots >= 1 roots at once
+ * (grads may be NULL or hold NULL entries: ones, for one-element roots only)
+ * into the leaves' .grad, or only into options->inputs. Checks as
+ * tc_autograd_grad's; tc_backward is this with one root and default options. */
+TC_API int32_t tc_backward_ex(const tc_tensor* roots, int64_t n_roots, const tc_tensor* grads,
+                              const tc_backward_options* options);
 /** Sets this thread's grad mode (0/1) and gives the previous one, so a
  * no-grad scope is: tc_set_grad_enabled(0, &prev); ...;
  * tc_set_grad_enabled(prev, NULL). previous may be NULL. */

@@ -246,18 +246,34 @@ std::vector<Tensor> with_mask_1d(std::vector<Tensor> indices, int64_t i) {
   return indices;
 }
 
+IndexPlan without_tensors(IndexPlan p) {
+  p.idx.clear();
+  return p;
+}
+
+Tensor index_planned(const Tensor& a, const IndexPlan& p);
+
 Grads index_backward(const IndexPlan& shape_only, const Dims& in_shape, const Grads& g,
                      const std::vector<Tensor>& saved) {
   IndexPlan p = shape_only;
   p.idx = saved;
   Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
   index_put_raw(gi, p, g[0], IndexPutMode::add);  // duplicates add up
-  return {gi};
+  // Linear in g: under create_graph its own backward indexes the gradient.
+  return {linear_of_grad("IndexBackwardBackward", g[0], gi,
+                         [p](const Tensor& gg) { return index_planned(gg, p); })};
 }
 
-IndexPlan without_tensors(IndexPlan p) {
-  p.idx.clear();
-  return p;
+// a indexed by a plan made for a tensor of a's shape, recorded as IndexBackward.
+Tensor index_planned(const Tensor& a, const IndexPlan& p) {
+  Tensor out = index_raw(a, p);
+  const Dims in = a->shape;
+  const IndexPlan shape_only = without_tensors(p);
+  autograd::record_function("IndexBackward", {a}, {out}, p.idx,
+                            [in, shape_only](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return index_backward(shape_only, in, g, s);
+                            });
+  return out;
 }
 
 }  // namespace

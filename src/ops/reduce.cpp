@@ -4,6 +4,7 @@
 // The kernels are the device backend's reduce/arg_reduce (src/backend/backend.h).
 #include <cmath>
 
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/op_enums.h"
@@ -19,7 +20,7 @@ namespace {
 // The gradient of a reduction's output (shape `out`, keepdim or not) broadcast to
 // the input's shape: reduced dims put back as size 1, then expanded.
 Tensor expand_back(const Tensor& g, const Dims& keep_shape, const Dims& in_shape) {
-  return raw_expand(raw_reshape(g, keep_shape), in_shape);
+  return bw_expand(bw_reshape(g, keep_shape), in_shape);
 }
 
 struct Reduced {
@@ -188,8 +189,9 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
   autograd::record_function("LogsumexpBackward", {a}, {out}, {a, autograd::alias(out)},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // softmax(a) * g
-                              Tensor p = unary(UnaryOp::exp, sub(s[0], raw_reshape(s[1], keep)));
-                              return {mul(p, raw_reshape(g[0], keep))};
+                              const Tensor o = autograd::output_with_graph(s[1]);
+                              Tensor p = unary(UnaryOp::exp, sub(s[0], bw_reshape(o, keep)));
+                              return {mul(p, bw_reshape(g[0], keep))};
                             });
   return out;
 }
@@ -233,10 +235,15 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
   Tensor v = keepdim ? values : make_view(values, out_shape, contiguous_strides(out_shape), 0);
   Tensor i = keepdim ? indices : make_view(indices, out_shape, contiguous_strides(out_shape), 0);
   const Dims in = a->shape;
-  autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {v}, {indices},
-                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {scatter_grad(raw_reshape(g[0], keep), s[0], in, d)};
-                            });
+  autograd::record_function(
+      is_max ? "MaxBackward" : "MinBackward", {a}, {v}, {indices},
+      [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        const Tensor gk = bw_reshape(g[0], keep), idx = s[0];
+        if (in.empty()) return {bw_reshape(g[0], in)};
+        // Linear in g: under create_graph its own backward gathers at the indices.
+        return {linear_of_grad("MaxBackwardBackward", gk, scatter_grad(gk, idx, in, d),
+                               [idx, d](const Tensor& gg) { return gather(gg, d, idx); })};
+      });
   return {v, i};
 }
 

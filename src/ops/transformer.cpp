@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/rng.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
@@ -78,14 +79,32 @@ struct NormBackward : detail::NormBackwardNode {
     const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
+    if (detail::creating_graph()) {
+      std::vector<Tensor> r = recorded(x, w, normalized, want, grads[0],
+                                       [&](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
+                                         // (x - mean) / sqrt(var + eps) (rms: x / sqrt(mean(x^2) + eps)) over
+                                         // the rows, then w, b
+                                         const Tensor xr = reshape(xi, {s.rows, s.cols});
+                                         const Tensor xc = rms ? xr : sub(xr, ops::mean(xr, {1}, true));
+                                         const Tensor ms = ops::mean(mul(xc, xc), {1}, true);
+                                         Tensor y = mul(xc, unary(UnaryOp::rsqrt, add_scalar(ms, eps)));
+                                         if (wi) y = mul(y, reshape(wi, {s.cols}));
+                                         if (bi) y = add(y, reshape(bi, {s.cols}));
+                                         return reshape(y, xi->shape);
+                                       });
+      if (!r.empty()) return r;
+    }
     Tensor gx = want.x ? empty({s.rows, s.cols}, x->dtype, x->device) : Tensor();
     Tensor gw = want.w ? empty({s.cols}, x->dtype, x->device) : Tensor();
     Tensor gb = want.b ? empty({s.cols}, x->dtype, x->device) : Tensor();
     backend_for(x).norm_backward(gx, gw, gb, reshaped(grads[0], {s.rows, s.cols}),
                                  reshaped(x, {s.rows, s.cols}), mean, inv_std,
                                  w ? reshaped(w, {s.cols}) : Tensor());
-    return in_order(gx ? reshaped(gx, x->shape) : Tensor(), gw ? reshaped(gw, normalized) : Tensor(),
-                    gb ? reshaped(gb, normalized) : Tensor());
+    std::vector<Tensor> out =
+        in_order(gx ? reshaped(gx, x->shape) : Tensor(), gw ? reshaped(gw, normalized) : Tensor(),
+                 gb ? reshaped(gb, normalized) : Tensor());
+    autograd::not_differentiable(out);  // only under create_graph (the recorded form was not possible)
+    return out;
   }
 };
 
@@ -112,6 +131,7 @@ Tensor norm_impl(const Tensor& x, const Dims& normalized, const Tensor& w, const
     node->has_w = bool(w);
     node->has_b = bool(b);
     node->normalized = normalized;
+    node->eps = eps;
     autograd::record(node, inputs, {y});
   }
   return y;

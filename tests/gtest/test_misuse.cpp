@@ -242,6 +242,8 @@
 #pragma weak tc_tensor_grad_fn_name
 #pragma weak tc_detach
 #pragma weak tc_backward
+#pragma weak tc_autograd_grad
+#pragma weak tc_backward_ex
 #pragma weak tc_set_grad_enabled
 #pragma weak tc_uniform_
 #pragma weak tc_normal_
@@ -3297,6 +3299,109 @@ std::vector<Entry> build_table() {
            const int32_t rc = m.done(tc_backward(r, nullptr, 0));
            free_t(r);
            return rc;
+         })}));
+  // autograd.grad: outputs, n, grad_outputs, inputs, n, options, out_grads;
+  // then the elements outputs[0], grad_outputs[0], inputs[0].
+  add(E(FN(tc_autograd_grad), "P-pP-pOHhH",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          tc_tensor outs[] = {m.H(7, r)}, gos[] = {m.H(8, nullptr)}, ins[] = {m.H(9, m.f.p)};
+          const tc_grad_options o{sizeof(tc_grad_options), 0, 0, 0, 0};
+          const int32_t rc = m.done(tc_autograd_grad(m.P(0, outs), 1, gos, m.P(3, ins), 1, &o, m.HS(6)));
+          free_t(r);
+          return rc;
+        },
+        {X("input that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &m.f.a, 1, nullptr, m.HS(9)));
+             free_t(r);
+             return rc;
+           }),
+         X("unused input without allow_unused", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m), q = nullptr;
+             if (tc_detach(m.f.p, &q) != TC_OK || tc_tensor_set_requires_grad(q, 1) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &q, 1, nullptr, m.HS(9)));
+             free_t(q);
+             free_t(r);
+             return rc;
+           }),
+         X("output without grad_fn", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_autograd_grad(&m.f.s, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)); }),
+         X("graph freed by an earlier backward", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(r);
+             return rc;
+           }),
+         X("non-scalar output without grad_outputs", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&sq, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(sq);
+             return rc;
+           }),
+         X("grad_outputs of the wrong shape", {TC_ERR_SHAPE},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&sq, 1, &m.f.bt, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(sq);
+             return rc;
+           }),
+         X("n_outputs 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_autograd_grad(&m.f.p, 0, nullptr, &m.f.p, 1, nullptr, m.HS(9)); }),
+         X("n_inputs -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_autograd_grad(&m.f.p, 1, nullptr, &m.f.p, -1, nullptr, m.HS(9)); }),
+         X("options->size 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           const tc_grad_options o{0, 0, 0, 0, 0};
+           return tc_autograd_grad(&m.f.p, 1, nullptr, &m.f.p, 1, &o, m.HS(9));
+         })}));
+  // backward with options: roots, n, grads, options; then roots[0], grads[0].
+  add(E(FN(tc_backward_ex), "P-ppHh",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          tc_tensor roots[] = {m.H(4, r)}, gs[] = {m.H(5, nullptr)};
+          const tc_backward_options o{sizeof(tc_backward_options), 0, 0, &m.f.p, 1};
+          const int32_t rc = m.done(tc_backward_ex(m.P(0, roots), 1, gs, &o));
+          free_t(r);
+          return rc;
+        },
+        {X("root that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_backward_ex(&m.f.s, 1, nullptr, nullptr); }),
+         X("input that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const tc_backward_options o{sizeof(tc_backward_options), 0, 0, &m.f.a, 1};
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, &o));
+             free_t(r);
+             return rc;
+           }),
+         X("options->inputs NULL with n_inputs 1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const tc_backward_options o{sizeof(tc_backward_options), 0, 0, nullptr, 1};
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, &o));
+             free_t(r);
+             return rc;
+           }),
+         X("second backward through a freed graph", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, nullptr));
+             free_t(r);
+             return rc;
+           }),
+         X("n_roots 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_backward_ex(&m.f.p, 0, nullptr, nullptr); }),
+         X("options->size 3", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           const tc_backward_options o{3, 0, 0, nullptr, 0};
+           return tc_backward_ex(&m.f.p, 1, nullptr, &o);
          })}));
   add(E(FN(tc_set_grad_enabled), "-p", [](M& m) { return tc_set_grad_enabled(1, m.o.i32); },
         {X("enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(2, m.o.i32); }),

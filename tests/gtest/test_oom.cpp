@@ -34,6 +34,8 @@
 #pragma weak tc_cosine_similarity
 #pragma weak tc_normalize
 #pragma weak tc_backward
+#pragma weak tc_autograd_grad
+#pragma weak tc_backward_ex
 #pragma weak tc_optimizer_adam
 #pragma weak tc_optimizer_rmsprop
 #pragma weak tc_optimizer_adagrad
@@ -113,6 +115,8 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_cosine_similarity),
                        reinterpret_cast<void*>(&tc_normalize),
                        reinterpret_cast<void*>(&tc_backward),
+                       reinterpret_cast<void*>(&tc_autograd_grad),
+                       reinterpret_cast<void*>(&tc_backward_ex),
                        reinterpret_cast<void*>(&tc_set_anomaly_mode),
                        reinterpret_cast<void*>(&tc_optimizer_adam),
                        reinterpret_cast<void*>(&tc_optimizer_rmsprop),
@@ -358,6 +362,16 @@ class Workload {
       STEP(tc_cross_entropy_ex, *logits, *target, nullptr, 1, 0.1, TC_REDUCTION_MEAN, ce);
       STEP(tc_normalize, *logits, 2.0, 1, 1e-12, nrm);
       STEP(tc_backward, *ce, nullptr, 1);
+      // Gradients handed back with a graph of their own, differentiated
+      // again, and a backward restricted to one input (all keep the graph).
+      tc_tensor *gl = slot(), *gsq = slot(), *gtot = slot(), *ggl = slot();
+      const tc_grad_options go{sizeof(tc_grad_options), 1, 1, 0, 0};
+      STEP(tc_autograd_grad, ce, 1, nullptr, logits, 1, &go, gl);
+      STEP(tc_mul, *gl, *gl, gsq);
+      STEP(tc_sum, *gsq, nullptr, 0, 0, gtot);
+      STEP(tc_autograd_grad, gtot, 1, nullptr, w2, 1, &go, ggl);
+      const tc_backward_options bwo{sizeof(tc_backward_options), 1, 0, w2, 1};
+      STEP(tc_backward_ex, ce, 1, nullptr, &bwo);
       STEP(tc_backward, *loss, nullptr, 0);
       STEP(tc_optimizer_step, opt_);
       STEP(tc_optimizer_step, rmsprop_);

@@ -177,6 +177,24 @@ class tc_rnn_options(C.Structure):
         ('dropout', C.c_double),
     ]
 
+class tc_grad_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('retain_graph', C.c_int32),
+        ('create_graph', C.c_int32),
+        ('allow_unused', C.c_int32),
+        ('materialize_grads', C.c_int32),
+    ]
+
+class tc_backward_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('retain_graph', C.c_int32),
+        ('create_graph', C.c_int32),
+        ('inputs', C.POINTER(tc_tensor)),
+        ('n_inputs', C.c_int64),
+    ]
+
 class tc_function_def(C.Structure):
     _fields_ = [
         ('size', C.c_uint32),
@@ -1730,6 +1748,14 @@ FUNCTIONS = {
     'tc_backward': (
         [tc_tensor, tc_tensor, C.c_int32],
         (('tc_tensor', 'root'), ('tc_tensor', 'grad'), ('int32_t', 'retain_graph')),
+    ),
+    'tc_autograd_grad': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_grad_options), C.POINTER(tc_tensor)],
+        (('const tc_tensor*', 'outputs'), ('int64_t', 'n_outputs'), ('const tc_tensor*', 'grad_outputs'), ('const tc_tensor*', 'inputs'), ('int64_t', 'n_inputs'), ('const tc_grad_options*', 'options'), ('tc_tensor*', 'out_grads')),
+    ),
+    'tc_backward_ex': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_backward_options)],
+        (('const tc_tensor*', 'roots'), ('int64_t', 'n_roots'), ('const tc_tensor*', 'grads'), ('const tc_backward_options*', 'options')),
     ),
     'tc_set_grad_enabled': (
         [C.c_int32, C.POINTER(C.c_int32)],

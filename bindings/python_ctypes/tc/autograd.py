@@ -343,6 +343,9 @@ class Function:
 # ---- torch.autograd.Variable (tc/_variable.py) ----------------------------------------------
 from ._variable import Variable  # noqa: E402,F401
 # ---- end of Variable ---------------------------------------------------------------------------
+# ---- torch.autograd.grad / backward (tc/_autograd_grad.py) -------------------------------------
+from ._autograd_grad import backward, grad  # noqa: E402,F401
+# ---- end of grad / backward --------------------------------------------------------------------
 
 # ---- higher-order autograd, Python side (tc/_autograd/): tc.autograd.functional, gradcheck,
 # anomaly mode. tc.autograd is a module file; giving it a __path__ makes it a package too, so

@@ -3054,6 +3054,277 @@ extern "C" {
     #[doc = " tensors, so a second backward through it is an autograd error."]
     pub fn tc_backward(root: tc_tensor, grad: tc_tensor, retain_graph: i32) -> i32;
 }
+#[doc = " Options of tc_autograd_grad. Set .size = sizeof(tc_grad_options); options"]
+#[doc = " may be NULL (retain_graph -1, the others 0)."]
+#[doc = "   retain_graph       1: keep the graph's saved tensors for another pass;"]
+#[doc = "                      0: free them; < 0: the same as create_graph"]
+#[doc = "   create_graph       1: the pass records a graph of the gradients it"]
+#[doc = "                      computes (grad mode on while the backward formulas"]
+#[doc = "                      run), so they can be differentiated again. A node"]
+#[doc = "                      whose formula is not differentiable gives results"]
+#[doc = "                      whose differentiation fails with TC_ERR_NOT_IMPLEMENTED"]
+#[doc = "                      (\"the derivative of 'X_backward' is not implemented\")"]
+#[doc = "   allow_unused       1: an input the outputs do not depend on gets NULL;"]
+#[doc = "                      0: it is an error (TC_ERR_AUTOGRAD)"]
+#[doc = "   materialize_grads  1: an unused input gets zeros instead of NULL"]
+#[doc = "                      (implies allow_unused)"]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_grad_options {
+    pub size: u32,
+    pub retain_graph: i32,
+    pub create_graph: i32,
+    pub allow_unused: i32,
+    pub materialize_grads: i32,
+}
+#[test]
+fn bindgen_test_layout_tc_grad_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_grad_options>(),
+        20usize,
+        concat!("Size of: ", stringify!(tc_grad_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_grad_options>(),
+        4usize,
+        concat!("Alignment of ", stringify!(tc_grad_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_retain_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).retain_graph) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(retain_graph)
+            )
+        );
+    }
+    test_field_retain_graph();
+    fn test_field_create_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).create_graph) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(create_graph)
+            )
+        );
+    }
+    test_field_create_graph();
+    fn test_field_allow_unused() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).allow_unused) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(allow_unused)
+            )
+        );
+    }
+    test_field_allow_unused();
+    fn test_field_materialize_grads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).materialize_grads) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(materialize_grads)
+            )
+        );
+    }
+    test_field_materialize_grads();
+}
+extern "C" {
+    #[doc = " torch.autograd.grad: the gradients of sum(outputs[i] * grad_outputs[i])"]
+    #[doc = " with respect to inputs, written to out_grads (n_inputs new handles, NULL"]
+    #[doc = " for an unused input when allowed), never accumulated into any .grad (also"]
+    #[doc = " not the leaves met on the way; retained non-leaf grads and leaves' .grad"]
+    #[doc = " stay as they were). grad_outputs may be NULL or hold NULL entries: ones,"]
+    #[doc = " for a one-element output only; else each must match its output's shape"]
+    #[doc = " (TC_ERR_SHAPE), dtype and device. Every output must require grad, every"]
+    #[doc = " input too (\"One of the differentiated Tensors does not require grad\","]
+    #[doc = " TC_ERR_AUTOGRAD); n_outputs, n_inputs >= 1. A graph whose saved tensors an"]
+    #[doc = " earlier pass freed is TC_ERR_AUTOGRAD. Out-params are untouched on failure."]
+    #[doc = " Only the nodes that lead to an input run."]
+    pub fn tc_autograd_grad(
+        outputs: *const tc_tensor,
+        n_outputs: i64,
+        grad_outputs: *const tc_tensor,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        options: *const tc_grad_options,
+        out_grads: *mut tc_tensor,
+    ) -> i32;
+}
+#[doc = " Options of tc_backward_ex. Set .size = sizeof(tc_backward_options);"]
+#[doc = " options may be NULL (retain_graph -1, create_graph 0, inputs NULL)."]
+#[doc = "   retain_graph  as tc_grad_options' (< 0: the same as create_graph)"]
+#[doc = "   create_graph  as tc_grad_options' (the .grad accumulated then keeps its"]
+#[doc = "                 graph, out of place, as PyTorch's)"]
+#[doc = "   inputs        may be NULL: accumulate only into these tensors' .grad"]
+#[doc = "                 (n_inputs >= 1 of them, leaves or not, each requiring"]
+#[doc = "                 grad), as torch's backward(inputs=...); only the nodes"]
+#[doc = "                 that lead to them run"]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_backward_options {
+    pub size: u32,
+    pub retain_graph: i32,
+    pub create_graph: i32,
+    pub inputs: *const tc_tensor,
+    pub n_inputs: i64,
+}
+#[test]
+fn bindgen_test_layout_tc_backward_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_backward_options>(),
+        32usize,
+        concat!("Size of: ", stringify!(tc_backward_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_backward_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_backward_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_retain_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).retain_graph) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(retain_graph)
+            )
+        );
+    }
+    test_field_retain_graph();
+    fn test_field_create_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).create_graph) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(create_graph)
+            )
+        );
+    }
+    test_field_create_graph();
+    fn test_field_inputs() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inputs) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(inputs)
+            )
+        );
+    }
+    test_field_inputs();
+    fn test_field_n_inputs() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_inputs) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(n_inputs)
+            )
+        );
+    }
+    test_field_n_inputs();
+}
+extern "C" {
+    #[doc = " torch.autograd.backward: backpropagates from n_roots >= 1 roots at once"]
+    #[doc = " (grads may be NULL or hold NULL entries: ones, for one-element roots only)"]
+    #[doc = " into the leaves' .grad, or only into options->inputs. Checks as"]
+    #[doc = " tc_autograd_grad's; tc_backward is this with one root and default options."]
+    pub fn tc_backward_ex(
+        roots: *const tc_tensor,
+        n_roots: i64,
+        grads: *const tc_tensor,
+        options: *const tc_backward_options,
+    ) -> i32;
+}
 extern "C" {
     #[doc = " Sets this thread's grad mode (0/1) and gives the previous one, so a"]
     #[doc = " no-grad scope is: tc_set_grad_enabled(0, &prev); ...;"]

@@ -35,7 +35,7 @@
 //! ```
 #![warn(missing_docs)]
 
-mod autograd;
+pub mod autograd;
 mod binary_ext;
 mod cuda;
 mod dist;

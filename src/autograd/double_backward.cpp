@@ -1,0 +1,93 @@
+// Which nodes can be differentiated twice: the nodes whose backward formulas,
+// run with grad mode on (a backward pass with create_graph), compute their
+// results with recorded ops, reading saved outputs through
+// output_with_graph. The engine marks the results of every other node under
+// create_graph (engine.cpp, NotImplementedBackward), so that a second
+// differentiation through it fails with TC_ERR_NOT_IMPLEMENTED naming the
+// node instead of giving a silent zero. A name joins this list only with a
+// test that differentiates it twice against finite differences and PyTorch
+// (tests/python/test_double_backward*.py).
+#include <cstring>
+
+#include "autograd/engine.h"
+#include "ops/ew_grad_composed.h"
+
+namespace tc::autograd {
+namespace {
+
+constexpr const char* kDifferentiable[] = {
+    // views and copies (ops/views.cpp), and the nodes their formulas record
+    "ViewBackward",
+    "ReshapeBackward",
+    "PermuteBackward",
+    "TransposeBackward",
+    "SqueezeBackward",
+    "UnsqueezeBackward",
+    "ExpandBackward",
+    "CloneBackward",
+    "ToCopyBackward",
+    "NarrowBackward",
+    "NarrowBackwardBackward",
+    "SliceBackward",
+    "SliceBackwardBackward",
+    "SelectBackward",
+    "SelectBackwardBackward",
+    // reductions (ops/reduce.cpp)
+    "SumBackward",
+    "MeanBackward",
+    "LogsumexpBackward",
+    "MaxBackward",
+    "MinBackward",
+    "MaxBackwardBackward",
+    // concatenation and indexing (ops/shape.cpp, ops/indexing.cpp)
+    "CatBackward",
+    "GatherBackward",
+    "GatherBackwardBackward",
+    "IndexSelectBackward",
+    "IndexSelectBackwardBackward",
+    "IndexBackward",
+    "IndexBackwardBackward",
+    // elementwise nodes written by hand (ops/elementwise.cpp); the table's
+    // rows come from has_composed_grad
+    "RsubBackward",
+    "ClampBackward",
+    "WhereBackward",
+    // products (ops/linalg.cpp)
+    "MmBackward",
+    "DotBackward",
+    "MvBackward",
+    "MatmulBackward",
+    "LinearBackward",
+    // softmax, losses, dropout, embedding (ops/nn.cpp)
+    "SoftmaxBackward",
+    "LogSoftmaxBackward",
+    "CrossEntropyBackward",
+    "NllLossBackward",
+    "NllLossBackwardBackward",
+    "MseLossBackward",
+    "DropoutBackward",
+    "EmbeddingBackward",
+    "EmbeddingBackwardBackward",
+    // normalisations (ops/transformer.cpp, ops/norm_layers.cpp: their forward
+    // in recorded ops, differentiated)
+    "LayerNormBackward",
+    "RmsNormBackward",
+    "NativeBatchNormBackward",
+    "NativeGroupNormBackward",
+    // convolution and pooling (ops/conv.cpp)
+    "ConvolutionBackward",
+    "MaxPool2DBackward",
+    "MaxPool2DBackwardBackward",
+    "AvgPool2DBackward",
+    "AvgPool2DBackwardBackward",
+};
+
+}  // namespace
+
+bool has_double_backward(const char* name) {
+  for (const char* n : kDifferentiable)
+    if (std::strcmp(n, name) == 0) return true;
+  return ops::composed::has_composed_grad(name);
+}
+
+}  // namespace tc::autograd
