@@ -112,8 +112,11 @@ def test_hvp_vhp_hessian_jvp():
     _close(AF.vhp(_scalar, (x, y), (vx, vy)), TF.vhp(_scalar, (tx, ty), (tvx, tvy)))
     _close(AF.hessian(_scalar, (x, y)), TF.hessian(_scalar, (tx, ty)))
     _close(AF.hessian(lambda a: a.pow(3).sum(), x), TF.hessian(lambda a: a.pow(3).sum(), tx))
-    f = _f_two(tc)
+
+    def f(a, b):
+        return (a.exp() * b.sum()).tanh(), (a * a * b).sum()
     _close(AF.jvp(f, (x, y), (vx, vy)), TF.jvp(f, (tx, ty), (tvx, tvy)))
+    _close(AF.jvp(lambda a: a.sin() * a, x, vx), TF.jvp(lambda a: a.sin() * a, tx, tvx))
 
 
 def test_create_graph_results_are_differentiable():
