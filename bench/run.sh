@@ -143,3 +143,13 @@ if [ "${DATALOADER:-1}" != 0 ] && [ -f "$build/libtc.so" ]; then
   TC_LIBRARY="$build/libtc.so" OMP_NUM_THREADS=1 /usr/bin/python3 "$here/bench_dataloader.py" ||
     echo "run.sh: bench_dataloader.py failed" >&2
 fi
+# Higher-order autograd and checkpointing (bench_higher_order.py: a
+# Hessian-vector product, tc vs PyTorch; a GPT step with every block
+# checkpointed vs plain, tc's peak memory and time), each case in a fresh
+# process. HIGHER_ORDER=0 skips it (about a minute).
+if [ "${HIGHER_ORDER:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_higher_order.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_higher_order.py" ||
+    echo "run.sh: bench_higher_order.py failed" >&2
+fi

@@ -1037,8 +1037,8 @@ class Runner {
         }
         break;
       }
-      case 10: {  // grad mode and flags
-        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+      case 10: {  // grad mode, anomaly mode and flags
+        switch (in_.ConsumeIntegralInRange<int>(0, 4)) {
           case 0: {
             int32_t prev = 0;
             check("tc_set_grad_enabled",
@@ -1051,6 +1051,14 @@ class Runner {
           case 2:
             check("tc_set_flag", tc_set_flag("default_dtype", in_.ConsumeIntegralInRange<int64_t>(-1, 3)));
             break;
+          case 3: {  // anomaly mode: later backwards check every gradient for NaN
+            int32_t enabled = 0, check_nan = 0;
+            check("tc_set_anomaly_mode",
+                  tc_set_anomaly_mode(in_.ConsumeIntegralInRange<int32_t>(-1, 2),
+                                      in_.ConsumeIntegralInRange<int32_t>(-1, 2), nullptr, nullptr));
+            check("tc_anomaly_mode", tc_anomaly_mode(&enabled, &check_nan));
+            break;
+          }
           default: {
             int64_t count = 0, v = 0;
             tc_flag_count(&count);
@@ -1801,6 +1809,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Runner(data, size).run();
   // Restore this thread's settings for the next input.
   tc_set_grad_enabled(1, nullptr);
+  tc_set_anomaly_mode(0, 1, nullptr, nullptr);  // process-wide
   tc_set_flag("deterministic", 0);
   tc_set_flag("default_dtype", TC_FLOAT32);
   tc_manual_seed(1);

@@ -1723,6 +1723,28 @@ TC_API int32_t tc_node_next(tc_node node, int64_t index, tc_node* next, int64_t*
 TC_API int32_t tc_node_same(tc_node a, tc_node b, int32_t* out);
 TC_API int32_t tc_node_free(tc_node node);
 
+/* ---- Anomaly mode (torch.autograd.detect_anomaly / set_detect_anomaly) ---- */
+/** Anomaly mode's forward-trace hook: while anomaly mode is on it is called
+ * (on the recording thread) as each backward node is recorded, and returns a
+ * NUL-terminated text, e.g. the traceback of the forward call, that libtc
+ * copies at once (NULL: none). It must not call libtc. */
+typedef const char* (*tc_anomaly_trace_hook)(void* context);
+/** Sets anomaly mode, for the whole process (PyTorch's is global too):
+ * enabled and check_nan are 0 or 1. While enabled and check_nan, backward
+ * (every pass: tc_backward and the others) fails with TC_ERR_AUTOGRAD when
+ * a node returns a gradient holding a NaN, with PyTorch's message
+ * "Function 'MulBackward0' returned nan values in its 0th output." followed,
+ * when trace_hook gave one as that node was recorded, by the forward trace.
+ * trace_hook (may be NULL: no traces) and context replace the previous ones;
+ * libtc never frees context, which must stay valid while the hook is set.
+ * Turning the mode off drops the traces kept. Checking costs a reduction and
+ * a read per gradient: a debugging mode. */
+TC_API int32_t tc_set_anomaly_mode(int32_t enabled, int32_t check_nan, tc_anomaly_trace_hook trace_hook,
+                                   void* context);
+/** The current anomaly mode: *enabled and *check_nan (0 or 1; both required). */
+TC_API int32_t tc_anomaly_mode(int32_t* enabled, int32_t* check_nan);
+/* ---- end of anomaly mode ---- */
+
 /* ======================================================================== */
 /* Custom op libraries (torch.ops.load_library)                              */
 /* ======================================================================== */

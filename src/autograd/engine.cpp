@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "autograd/anomaly.h"
 #include "autograd/function.h"
 #include "autograd/hooks.h"
 #include "backend/backend.h"
@@ -386,6 +387,7 @@ void record(const std::shared_ptr<Node>& node, TensorList inputs, TensorList out
     out->grad_fn = node;
     out->output_nr = i;
   }
+  if (anomaly_enabled()) anomaly_note_recorded(node);  // anomaly mode: keep the forward trace
 }
 
 namespace {
@@ -572,6 +574,7 @@ std::vector<Tensor> run_pass(GraphRoot& root, const PassPlan& plan) {
         } else {
           out = n->apply_owned(in.grads);  // in.grads is cleared below: the node may take them
         }
+        if (anomaly_enabled()) anomaly_check_gradients(*n, out);  // anomaly mode: NaN gradients fail
         TC_CHECK(out.size() == n->next.size() || n->next.empty(), TC_ERR_INTERNAL, "backward: ", n->name(),
                  " returned ", out.size(), " gradients for ", n->next.size(), " inputs");
       }

@@ -294,6 +294,8 @@
 #pragma weak tc_node_next
 #pragma weak tc_node_same
 #pragma weak tc_node_free
+#pragma weak tc_set_anomaly_mode
+#pragma weak tc_anomaly_mode
 #pragma weak tc_process_group_create
 #pragma weak tc_process_group_free
 #pragma weak tc_process_group_rank
@@ -3598,6 +3600,14 @@ std::vector<Entry> build_table() {
           tc_node_free(n);
           return tc_node_free(n);
         })}));
+
+  // Anomaly mode (the valid call leaves it off, as every other test expects).
+  add(E(FN(tc_set_anomaly_mode), "--pp", [](M&) { return tc_set_anomaly_mode(0, 1, nullptr, nullptr); },
+        {X("enabled 2", {TC_ERR_INVALID_ARGUMENT},
+           [](M&) { return tc_set_anomaly_mode(2, 1, nullptr, nullptr); }),
+         X("check_nan -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M&) { return tc_set_anomaly_mode(0, -1, nullptr, nullptr); })}));
+  add(E(FN(tc_anomaly_mode), "PP", [](M& m) { return tc_anomaly_mode(m.I32(0), m.I32(1)); }, {}));
 
   // Custom op libraries.
   add(with_cleanup(

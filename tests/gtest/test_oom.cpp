@@ -56,6 +56,7 @@
 #pragma weak tc_tensor_share_memory_
 #pragma weak tc_tensor_shared_handle
 #pragma weak tc_tensor_from_shared
+#pragma weak tc_set_anomaly_mode
 #pragma weak tc_tensor_dict_create
 #pragma weak tc_sort
 #pragma weak tc_cumprod
@@ -103,6 +104,9 @@ int64_t flag(const char* name) {
   return v;
 }
 
+// Anomaly mode's forward-trace hook in the workload.
+const char* anomaly_trace(void*) { return "the workload's forward call"; }
+
 bool workload_available() {
   const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),
                        reinterpret_cast<void*>(&tc_linalg_inv_ex),
@@ -117,6 +121,7 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_backward),
                        reinterpret_cast<void*>(&tc_autograd_grad),
                        reinterpret_cast<void*>(&tc_backward_ex),
+                       reinterpret_cast<void*>(&tc_set_anomaly_mode),
                        reinterpret_cast<void*>(&tc_optimizer_adam),
                        reinterpret_cast<void*>(&tc_optimizer_rmsprop),
                        reinterpret_cast<void*>(&tc_optimizer_adagrad),
@@ -608,6 +613,22 @@ class Workload {
     STEP(tc_pixel_unshuffle, *r4, 2, ps);
     STEP(tc_sum, *ps, nullptr, 0, 0, nsum);
     STEP(tc_backward, *nsum, nullptr, 0);
+
+    // Anomaly mode (autograd/anomaly.cpp): each node's trace kept as it is
+    // recorded, each gradient checked for NaN in backward. The guard turns it
+    // off however the step ends (a failed STEP returns).
+    {
+      struct AnomalyOff {
+        ~AnomalyOff() { tc_set_anomaly_mode(0, 1, nullptr, nullptr); }
+      } off;
+      STEP(tc_set_anomaly_mode, 1, 1, &anomaly_trace, nullptr);
+      tc_tensor *an = slot(), *an_sq = slot(), *an_sum = slot();
+      STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, an);
+      STEP(tc_tensor_set_requires_grad, *an, 1);
+      STEP(tc_mul, *an, *an, an_sq);
+      STEP(tc_sum, *an_sq, nullptr, 0, 0, an_sum);
+      STEP(tc_backward, *an_sum, nullptr, 0);
+    }
   }
 #undef STEP
 };

@@ -304,3 +304,11 @@ del _SharedModule
 from . import multiprocessing  # noqa: E402,F401  (registers the ForkingPickler reducers, as torch does)
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
 # ---- end of the shared memory block --------------------------------------------------------------
+# ---- inference and anomaly modes (tc/_autograd/: grad_mode.py replaces the always-False
+# is_inference_mode_enabled; anomaly_mode.py) ----
+from .autograd import inference_mode  # noqa: E402,F401
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
+                                    set_anomaly_enabled)
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of inference and anomaly modes ----

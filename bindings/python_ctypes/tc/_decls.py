@@ -24,6 +24,8 @@ tc_function_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), 
                                    C.POINTER(tc_tensor), C.c_int64)
 tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))
 tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)
+# Anomaly mode's trace hook returns a const char* (an address the Python side keeps alive).
+tc_anomaly_trace_hook = C.CFUNCTYPE(C.c_void_p, C.c_void_p)
 # Op libraries' callbacks (written in C; declared so that the structs can be).
 tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),
                             C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),
@@ -1844,6 +1846,14 @@ FUNCTIONS = {
     'tc_node_free': (
         [tc_node],
         (('tc_node', 'node'),),
+    ),
+    'tc_set_anomaly_mode': (
+        [C.c_int32, C.c_int32, tc_anomaly_trace_hook, C.c_void_p],
+        (('int32_t', 'enabled'), ('int32_t', 'check_nan'), ('tc_anomaly_trace_hook', 'trace_hook'), ('void*', 'context')),
+    ),
+    'tc_anomaly_mode': (
+        [C.POINTER(C.c_int32), C.POINTER(C.c_int32)],
+        (('int32_t*', 'enabled'), ('int32_t*', 'check_nan')),
     ),
     'tc_load_library': (
         [C.c_char_p, C.POINTER(tc_library)],

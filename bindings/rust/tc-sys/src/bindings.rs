@@ -3742,6 +3742,35 @@ extern "C" {
 extern "C" {
     pub fn tc_node_free(node: tc_node) -> i32;
 }
+#[doc = " Anomaly mode's forward-trace hook: while anomaly mode is on it is called"]
+#[doc = " (on the recording thread) as each backward node is recorded, and returns a"]
+#[doc = " NUL-terminated text, e.g. the traceback of the forward call, that libtc"]
+#[doc = " copies at once (NULL: none). It must not call libtc."]
+pub type tc_anomaly_trace_hook = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut ::std::os::raw::c_void) -> *const ::std::os::raw::c_char,
+>;
+extern "C" {
+    #[doc = " Sets anomaly mode, for the whole process (PyTorch's is global too):"]
+    #[doc = " enabled and check_nan are 0 or 1. While enabled and check_nan, backward"]
+    #[doc = " (every pass: tc_backward and the others) fails with TC_ERR_AUTOGRAD when"]
+    #[doc = " a node returns a gradient holding a NaN, with PyTorch's message"]
+    #[doc = " \"Function 'MulBackward0' returned nan values in its 0th output.\" followed,"]
+    #[doc = " when trace_hook gave one as that node was recorded, by the forward trace."]
+    #[doc = " trace_hook (may be NULL: no traces) and context replace the previous ones;"]
+    #[doc = " libtc never frees context, which must stay valid while the hook is set."]
+    #[doc = " Turning the mode off drops the traces kept. Checking costs a reduction and"]
+    #[doc = " a read per gradient: a debugging mode."]
+    pub fn tc_set_anomaly_mode(
+        enabled: i32,
+        check_nan: i32,
+        trace_hook: tc_anomaly_trace_hook,
+        context: *mut ::std::os::raw::c_void,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The current anomaly mode: *enabled and *check_nan (0 or 1; both required)."]
+    pub fn tc_anomaly_mode(enabled: *mut i32, check_nan: *mut i32) -> i32;
+}
 #[doc = " An op's forward, run by tc_op_call with grad mode off: as"]
 #[doc = " tc_function_forward (outputs: exactly the schema's number of tensors;"]
 #[doc = " saved: what backward needs), plus the op's scalar arguments."]

@@ -308,3 +308,7 @@ pub fn backward(
         )
     })
 }
+
+// ---- tc::autograd::functional (vjp, hvp): autograd/functional.rs ----
+pub mod functional;
+// ---- end of functional ----
