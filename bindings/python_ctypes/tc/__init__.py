@@ -290,3 +290,12 @@ globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvl
 from . import special  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the special functions block ----------------------------------------------------------
+
+# ---- complex dtypes, tc.fft, tc.stft/istft (tc/_complex.py, tc/_complex_methods.py, tc/fft.py, --------
+# tc/_spectral.py)
+from . import _complex_methods, _spectral  # noqa: E402
+_complex_methods.install(globals(), Tensor)
+_spectral.install(globals(), Tensor)
+from . import fft  # noqa: E402,F401
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the complex and FFT block -------------------------------------------------------------------
