@@ -49,7 +49,7 @@ def test_dtype_names_and_promotion():
 
 def test_creation_and_factories():
     re, im = np.arange(6.0).reshape(2, 3), -np.arange(6.0).reshape(2, 3) / 2
-    z = tc.complex(tc.tensor(re), tc.tensor(im))
+    z = tc.complex(tc.tensor(re, dtype=tc.float32), tc.tensor(im, dtype=tc.float32))
     assert z.dtype is tc.complex64 and z.is_complex() and tc.is_complex(z)
     close(z, torch.complex(torch.tensor(re, dtype=torch.float32), torch.tensor(im, dtype=torch.float32)))
     zb = tc.complex(tc.tensor(re, dtype=tc.float64), tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64))

@@ -235,21 +235,29 @@ def result_type(tensor1, tensor2):
             return 0, default_complex_dtype()
         return 0, K.get_default_dtype()
 
-    (p1, d1), (p2, d2) = describe(tensor1), describe(tensor2)
-    c1, c2 = _category(d1), _category(d2)
-    if c1 == c2:
-        if p1 == p2:
-            return K.promote_types(d1, d2)
-        return d1 if p1 > p2 else d2
-    (hi_d, hi_p), (lo_d, lo_p) = ((d1, p1), (d2, p2)) if c1 > c2 else ((d2, p2), (d1, p1))
-    if hi_p == 0 or hi_p < lo_p:
-        # The higher category comes from a weaker operand: its category with the stronger one's width.
-        if _category(hi_d) == 3:
-            return complex_dtype_for(lo_d) if lo_d.is_floating_point else (
-                default_complex_dtype() if hi_p == 0 else hi_d)
-        if hi_p == 0:
-            return K.get_default_dtype() if _category(hi_d) == 2 else K.int64
-    return hi_d
+    # c10's ResultTypeState: promote within each priority, then combine the categories.
+    states = [None, None, None]  # wrapped numbers, 0-dim tensors, tensors with dims
+    for x in (tensor1, tensor2):
+        p, d = describe(x)
+        states[p] = d if states[p] is None else K.promote_types(states[p], d)
+    return _combine(states[2], _combine(states[1], states[0]))
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: the stronger operand's dtype unless the weaker one's category is higher."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if is_complex_dtype(higher):
+        return higher
+    if is_complex_dtype(lower):
+        return complex_dtype_for(higher) if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is K.bool_ or lower.is_floating_point:
+        return K.promote_types(higher, lower)
+    return higher
 
 
 # ------------------------------------------------------------------- Python values

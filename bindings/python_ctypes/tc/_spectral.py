@@ -76,8 +76,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if center:
         extra = 3 - x.ndim
         p = n_fft // 2
-        x = pad(x.reshape(*([1] * extra + list(x.shape))), [p, p], pad_mode)
-        x = x.reshape(*list(x.shape[extra:]))
+        def padded(v):
+            v = pad(v.reshape(*([1] * extra + list(v.shape))), [p, p], pad_mode)
+            return v.reshape(*list(v.shape[extra:]))
+
+        # The parts of a complex signal apart: padding takes real tensors.
+        x = _complex.complex(padded(x.real), padded(x.imag)) if x.is_complex() else padded(x)
     length = x.shape[-1]
     if n_fft <= 0 or n_fft > length:
         raise RuntimeError("stft: expected 0 < n_fft < %d, but got n_fft=%d" % (length, n_fft))
