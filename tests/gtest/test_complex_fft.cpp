@@ -181,7 +181,11 @@ double fft_loss(int which, const std::vector<double>& x, const std::vector<doubl
     } else {
       EXPECT_EQ(tc_fft_r2c(in, 0, 9, TC_FFT_NORM_N, 1, &y), TC_OK);
     }
-    EXPECT_EQ(tc_view_as_real(y, &r), TC_OK);
+    tc_tensor pairs = nullptr;
+    const int64_t flat = -1;
+    EXPECT_EQ(tc_view_as_real(y, &pairs), TC_OK);
+    EXPECT_EQ(tc_reshape(pairs, &flat, 1, &r), TC_OK);  // [m, 2] -> [2m], as w
+    tc_tensor_free(pairs);
     EXPECT_EQ(tc_mul(r, wt, &prod), TC_OK);
   }
   EXPECT_EQ(tc_sum(prod, nullptr, 0, 0, &s), TC_OK);
