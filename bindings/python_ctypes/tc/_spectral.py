@@ -22,11 +22,24 @@ def _window(window, win_length, n_fft, dtype, device, name):
                 zeros(n_fft - win_length - left, dtype=window.dtype, device=window.device)])
 
 
+_INDEX_CACHE = {}  # (n_frames, n_fft, hop) -> the CPU index tensor (read only by index_select/index_add)
+
+
 def _frame_index(n_frames, n_fft, hop, device):
+    """The sample positions of every frame, flattened: f * hop + k (cached: audio front ends repeat shapes)."""
+    key = (n_frames, n_fft, hop)
+    idx = _INDEX_CACHE.get(key)
+    if idx is None:
+        if len(_INDEX_CACHE) > 64:
+            _INDEX_CACHE.clear()
+        idx = _INDEX_CACHE[key] = _make_frame_index(n_frames, n_fft, hop)
+    return idx if device is None or K.device(device).type == "cpu" else idx.to(device)
+
+
+def _make_frame_index(n_frames, n_fft, hop):
     from ._tensor import arange
     starts = arange(0, n_frames, dtype=K.int64) * hop
-    idx = (starts.reshape(-1, 1) + arange(0, n_fft, dtype=K.int64).reshape(1, -1)).reshape(-1)
-    return idx if device is None or K.device(device).type == "cpu" else idx.to(device)
+    return (starts.reshape(-1, 1) + arange(0, n_fft, dtype=K.int64).reshape(1, -1)).reshape(-1)
 
 
 def _gather_frames(x, idx, n_frames, n_fft):
