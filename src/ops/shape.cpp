@@ -64,8 +64,9 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       "CatBackward", ts, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
         Grads r;
         for (size_t i = 0; i < starts.size(); ++i) {
-          r.push_back(is_differentiable(dtypes[i]) ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i])
-                                             : nullptr);
+          r.push_back(is_differentiable(dtypes[i])
+                          ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i])
+                          : nullptr);
         }
         return r;
       });
