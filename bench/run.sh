@@ -30,6 +30,13 @@ for b in core add matmul mlp peak_flops mlp_bound tiny_graph init; do
     echo "run.sh: missing $exe" >&2
   fi
 done
+# The FFT cases (bench_fft.py: tc and torch in fresh processes) print RESULT
+# rows into the same table.
+if [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "running bench/bench_fft.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_fft.py" --reps 10 | grep '^RESULT' >>"$out" ||
+    echo "run.sh: bench_fft.py failed" >&2
+fi
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   echo "running bench/torch_side.py..." >&2
   /usr/bin/python3 "$here/torch_side.py" >>"$out" || echo "run.sh: torch_side.py failed" >&2
@@ -54,6 +61,7 @@ for line in open(sys.argv[1]):
 # whether this run meets them.
 targets = {f"mlp_step_b{n}_t{t}": ("torch", "<=", 0.70) for n in (64, 1024) for t in (1, 2)}
 targets.update({f"matmul_{n}_t1": ("dnnl", ">=", 0.95) for n in (64, 128)})
+targets.update({f"fft_{c}_t{t}": ("torch", "<=", 1.0) for c in ("rfft_1m", "stft_10s") for t in (1, 2)})
 fmt = lambda v: "" if v is None else f"{v:.4g}"
 print("| metric | unit | libtc | torch | libtc/torch | dnnl_sgemm | libtc/dnnl | target | met |")
 print("|---|---|---:|---:|---:|---:|---:|---|---|")

@@ -236,7 +236,16 @@ TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable)
 #define TC_INT64 7
 #define TC_UINT8 8
 #define TC_BOOL 9
-#define TC_DTYPE_COUNT 10
+/* Complex numbers: pairs (real, imaginary) of float32 / float64, stored
+ * interleaved (8 and 16 bytes an element), as C99's float _Complex. Only the
+ * functions documented as taking complex tensors accept them (creation,
+ * copies and conversions, views and shape ops, tc_add/sub/mul/div/neg and
+ * their scalar forms, tc_eq/ne, tc_abs, tc_sum/mean, the tc_fft_* functions
+ * and the complex section below); every other function refuses a complex
+ * tensor or dtype with TC_ERR_DTYPE naming itself. */
+#define TC_COMPLEX64 10
+#define TC_COMPLEX128 11
+#define TC_DTYPE_COUNT 12
 
 /** A dtype's name ("float32") and element size in bytes. */
 TC_API int32_t tc_dtype_name(int32_t dtype, const char** out);
@@ -1499,6 +1508,51 @@ TC_API int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenval
  * for the driver. */
 TC_API int32_t tc_linalg_lstsq(tc_tensor A, tc_tensor B, double rcond, int32_t driver, tc_tensor* solution,
                                tc_tensor* residuals, tc_tensor* rank, tc_tensor* singular_values);
+
+/* Complex numbers: complex64/complex128 tensors (TC_COMPLEX64), interleaved
+ * (real, imaginary) pairs (src/ops/complex.cpp). Gradients follow PyTorch's
+ * convention: for a real loss L and z = x + iy, z's gradient is dL/dx + i dL/dy. */
+/** A complex tensor's real view: shape [..., 2] (real, imaginary) of its part
+ * dtype, sharing its storage. */
+TC_API int32_t tc_view_as_real(tc_tensor a, tc_tensor* out);
+/** A float32/float64 tensor [..., 2] (last stride 1, other strides even) seen
+ * as complex, sharing its storage. */
+TC_API int32_t tc_view_as_complex(tc_tensor a, tc_tensor* out);
+/** The complex tensor real + i imag (float32 parts: complex64; float64:
+ * complex128; broadcast). */
+TC_API int32_t tc_complex(tc_tensor real, tc_tensor imag, tc_tensor* out);
+/** The complex tensor abs (cos(angle) + i sin(angle)). */
+TC_API int32_t tc_polar(tc_tensor abs, tc_tensor angle, tc_tensor* out);
+/** The real part: a view of a complex tensor; a real tensor itself. */
+TC_API int32_t tc_real(tc_tensor a, tc_tensor* out);
+/** The imaginary part of a complex tensor, a view (a real tensor:
+ * TC_ERR_DTYPE). */
+TC_API int32_t tc_imag(tc_tensor a, tc_tensor* out);
+/** The complex conjugate, a new tensor (a real tensor: itself). */
+TC_API int32_t tc_conj(tc_tensor a, tc_tensor* out);
+/** The argument atan2(imag, real) of complex numbers; of real ones pi for
+ * negative values, else 0. */
+TC_API int32_t tc_angle(tc_tensor a, tc_tensor* out);
+
+/* Discrete Fourier transforms along one dim, torch.fft's building blocks
+ * (src/ops/fft.cpp). n: the signal length (-1: a's size in dim; a is cut or
+ * zero-padded to it). normalization: TC_FFT_NORM_NONE, TC_FFT_NORM_SQRT_N
+ * (times 1/sqrt(n)) or TC_FFT_NORM_N (times 1/n). Real and integer inputs are
+ * promoted (to complex; integers through the default float dtype). */
+#define TC_FFT_NORM_NONE 0
+#define TC_FFT_NORM_SQRT_N 1
+#define TC_FFT_NORM_N 2
+/** The complex DFT along dim: exponent -1 when forward, else +1 (unnormalized
+ * unless normalization says). */
+TC_API int32_t tc_fft_c2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t forward,
+                          tc_tensor* out);
+/** The DFT (exponent -1) of real a along dim; onesided: only its first n/2 +
+ * 1 entries. */
+TC_API int32_t tc_fft_r2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t onesided,
+                          tc_tensor* out);
+/** The real inverse DFT (exponent +1) of length n (-1: 2 (size - 1)) of a
+ * Hermitian signal given by its first n/2 + 1 entries along dim. */
+TC_API int32_t tc_fft_c2r(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, tc_tensor* out);
 
 /* END GENERATED OPS */
 

@@ -20,7 +20,7 @@ TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad) {
                x->grad_fn->name(), "; use tc_detach to get a leaf)");
       return;  // a non-leaf already requires grad
     }
-    TC_CHECK(!want || is_floating(x->dtype), TC_ERR_DTYPE,
+    TC_CHECK(!want || is_differentiable(x->dtype), TC_ERR_DTYPE,
              "only floating-point tensors can require grad, but t is ", dtype_name(x->dtype));
     x->requires_grad = want;
   });

@@ -96,7 +96,7 @@ std::vector<Tensor> tc::apply_custom(const CustomCall& call, const std::vector<T
                                                                custom_backward(call.backward, call.what));
     autograd::record(node, in, outs);
     for (const Tensor& o : outs) {
-      if (is_floating(o->dtype)) continue;  // not differentiable
+      if (is_differentiable(o->dtype)) continue;  // the others are not differentiable
       o->grad_fn.reset();
       o->requires_grad = false;
     }

@@ -296,6 +296,16 @@ void check_accumulable(const Tensor& t, const Tensor& acc, const Tensor& g) {
 }
 }  // namespace
 
+// acc += g (acc: a .grad of its own); a complex one as its real pairs view.
+static void add_in_place(const Tensor& acc, const Tensor& g) {
+  if (is_complex(acc->dtype)) {
+    const Tensor pairs = complex_pairs_view(acc);
+    backend_for(acc).binary(ops::BinaryOp::add, pairs, pairs, complex_pairs_view(g));
+  } else {
+    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);
+  }
+}
+
 void accumulate_grad(const Tensor& t, const Tensor& g) {
   if (grad_enabled() && g->requires_grad) {
     // backward(create_graph=True): .grad keeps the gradient's graph, so it
@@ -315,7 +325,7 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
       return;
     }
     check_accumulable(t, acc, g);
-    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);  // in place: acc is its own (a clone)
+    add_in_place(acc, g);  // in place: acc is its own (a clone)
   });
 }
 
@@ -339,7 +349,7 @@ void accumulate_grad(const Tensor& t, Tensor&& g) {
       return;
     }
     check_accumulable(t, acc, g);
-    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);
+    add_in_place(acc, g);
   });
 }
 

@@ -18,6 +18,8 @@ class CpuBackend final : public Backend {
              const ew::GradParams& p) const override;
   void grad3(ew::Grad f, const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y) const override;
   void copy(const Tensor& dst, const Tensor& src) const override;
+  void fft(FftKind kind, const Tensor& out, const Tensor& in, bool inverse,
+           double scale) const override;  // fft.cpp
 
   void reduce(ReduceKind op, const Tensor& out, const Tensor& a, double scale,
               bool inf_to_zero) const override;

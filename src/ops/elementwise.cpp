@@ -98,6 +98,7 @@ void check_binary_dtypes(const Backend& be, const char* name, const Tensor& a, c
 }  // namespace
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (is_complex(a->dtype) || is_complex(b->dtype)) return complex_binary(op, a, b);
   const char* name = kBinaryNames[int(op)];
   check_same_device(name, a, b, true);
   const Backend& be = backend_for(a);
@@ -158,6 +159,7 @@ static_assert(std::size(kScalarGradNames) == size_t(ScalarOp::count_));
 }  // namespace
 
 Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
+  if (is_complex(a->dtype)) return complex_binary_scalar(op, a, s);
   const char* name = kScalarNames[int(op)];
   check_same_device(name, a, a, true);
   check_dtype(name, "a", a, true);
@@ -266,6 +268,7 @@ Tensor unary(UnaryOp op, const Tensor& a) {
 
 Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
+  if (is_complex(a->dtype)) return complex_unary(op, a);
   const char* name = kUnaryNames[int(op)];
   const ew::UnaryInfo info = ew::unary_info(op);
   check_same_device(name, a, a, true);

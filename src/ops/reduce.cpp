@@ -85,6 +85,7 @@ void check_reduce_input(const char* op, const Tensor& a, bool floating_only) {
 }  // namespace
 
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
+  if (is_complex(a->dtype)) return complex_sum(a, dims, keepdim, false);
   check_reduce_input("sum", a, false);
   const Reduced r = plan(a, dims, keepdim, "sum");
   Tensor out = sum_nograd(a, r);
@@ -96,6 +97,7 @@ Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
 }
 
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
+  if (is_complex(a->dtype)) return complex_sum(a, dims, keepdim, true);
   check_reduce_input("mean", a, true);
   const Reduced r = plan(a, dims, keepdim, "mean");
   // The scale fused into the sum: one rounding for 16-bit floats.

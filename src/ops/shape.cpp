@@ -20,7 +20,8 @@ void check_operands(const char* op, const char* arg, const Tensor& a, const Tens
     return;
   }
   check_same_device(op, a, b);
-  check_compute_dtype(op, arg, a->dtype, true);
+  // Complex tensors are only moved here (cat, stack): their copies are the core's.
+  if (!is_complex(a->dtype)) check_compute_dtype(op, arg, a->dtype, true);
 }
 }  // namespace
 
@@ -63,7 +64,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
                             [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
                               Grads r;
                               for (size_t i = 0; i < starts.size(); ++i) {
-                                if (!is_floating(dtypes[i])) {
+                                if (!is_differentiable(dtypes[i])) {
                                   r.push_back(nullptr);
                                 } else if (creating_graph()) {  // recorded, so it can be differentiated again
                                   r.push_back(to_dtype(narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i]));

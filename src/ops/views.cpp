@@ -19,6 +19,8 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b, bool cu
 }
 
 void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bool) {
+  TC_CHECK(!is_complex(d), TC_ERR_DTYPE, op, ": ", arg, " is ", dtype_name(d), ", and ", op,
+           " does not support complex tensors");
   TC_CHECK(d != DType::f16 && d != DType::bf16, TC_ERR_DTYPE, op, ": ", arg, " is ", dtype_name(d),
            ", which the CPU only converts (cast it to float32 first)");
   TC_CHECK(allow_bool || d != DType::b8, TC_ERR_DTYPE, op, ": ", arg,
@@ -360,7 +362,19 @@ Tensor detach(const Tensor& t) { return autograd::alias(t); }
 Tensor to_dtype(const Tensor& t, DType dtype) {
   if (t->dtype == dtype) return t;
   Tensor out = cast(t, dtype);
-  if (is_floating(dtype) && is_floating(t->dtype)) {
+  if (is_complex(t->dtype) && !is_complex(dtype) && is_floating(dtype)) {
+    // The imaginary part is dropped: its gradient is 0 (PyTorch's ToCopyBackward).
+    const DType in = t->dtype;
+    autograd::record_function(
+        "ToCopyBackward", {t}, {out}, {},
+        [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {cast(g[0], in)}; });
+  } else if (is_complex(dtype) && is_floating(t->dtype)) {
+    // Real to complex: the input's gradient is the real part of g.
+    const DType in = t->dtype;
+    autograd::record_function(
+        "ToCopyBackward", {t}, {out}, {},
+        [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {cast(real(g[0]), in)}; });
+  } else if (is_differentiable(dtype) && is_differentiable(t->dtype)) {
     const DType in = t->dtype;
     autograd::record_function(
         "ToCopyBackward", {t}, {out}, {},

@@ -381,6 +381,8 @@ struct Fixtures {
   tc_tensor t3 = nullptr;      // float32 [2,4,4] (a 3-D input)
   tc_tensor i32 = nullptr;     // int32 [2,3]
   tc_tensor piv = nullptr;     // int32 [2,4] of ones (LU pivots for t3: no swaps)
+  tc_tensor z = nullptr;       // complex64 [2,3] (ones)
+  tc_tensor pairs = nullptr;   // float32 [3,2] (view_as_complex's input)
   tc_optimizer opt = nullptr;  // SGD over p
   // Spoiled handles.
   tc_tensor freed = nullptr, stale = nullptr, garbage = nullptr, wrong = nullptr;
@@ -1023,6 +1025,12 @@ std::vector<Extra> logcumsumexp_extras() {
 }
 std::vector<Extra> tril_extras() {
   return {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })};
+}
+std::vector<Extra> fft_extras() {
+  return {X("n 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_fft_c2c(m.f.z, 1, 0, 0, 1, m.O(9)); }),
+          X("normalization 3", {TC_ERR_INVALID_ARGUMENT},
+            [](M& m) { return tc_fft_c2c(m.f.z, 1, -1, 3, 1, m.O(9)); }),
+          X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_fft_c2c(m.f.s, 0, -1, 0, 1, m.O(9)); })};
 }
 std::vector<Extra> triu_extras() {
   return {X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_triu(m.f.s, 0, m.O(9)); })};
@@ -4908,10 +4916,12 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     f.cond = make(TC_BOOL, {2, 3});
     f.i32 = make(TC_INT32, {2, 3});
     f.piv = make(TC_INT32, {2, 4});
+    f.z = make(TC_COMPLEX64, {2, 3});
+    f.pairs = make_f32({3, 2});
     f.ia = make_i64({2, 3}, {0, 1, 0, 1, 1, 0});
     f.cls = make_i64({2}, {0, 2});
     ASSERT_TRUE(f.a && f.b && f.bt && f.v && f.s && f.img && f.w && f.bias && f.emb && f.p && f.leaf &&
-                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.piv && f.ia && f.cls);
+                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.piv && f.ia && f.cls && f.z && f.pairs);
     if (HAVE(tc_tensor_set_requires_grad)) {
       ASSERT_EQ(tc_tensor_set_requires_grad(f.p, 1), TC_OK);
     }
@@ -5002,8 +5012,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (f.pg) tc_process_group_free(f.pg);
     if (f.op) tc_op_free(f.op);
     if (f.lib) tc_library_unload(f.lib);
-    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.piv, f.ia, f.cls, f.img, f.w, f.bias,
-                        f.emb, f.p, f.leaf, f.lw, f.lb, f.t3})
+    for (tc_tensor t : {f.a, f.b,    f.bt,  f.v, f.s,    f.cond, f.i32, f.piv, f.ia, f.cls,  f.img,
+                        f.w, f.bias, f.emb, f.p, f.leaf, f.lw,   f.lb,  f.t3,  f.z,  f.pairs})
       if (t) tc_tensor_free(t);
     int64_t handles = -1;
     tc_get_flag("live_handles", &handles);

@@ -312,3 +312,11 @@ from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_ena
                                     set_anomaly_enabled)
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
 # ---- end of inference and anomaly modes ----
+# ---- complex dtypes, tc.fft, tc.stft/istft (tc/_complex.py, tc/_complex_methods.py, tc/fft.py, --------
+# tc/_spectral.py)
+from . import _complex_methods, _spectral  # noqa: E402
+_complex_methods.install(globals(), Tensor)
+_spectral.install(globals(), Tensor)
+from . import fft  # noqa: E402,F401
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of the complex and FFT block -------------------------------------------------------------------

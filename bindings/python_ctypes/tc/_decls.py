@@ -74,7 +74,9 @@ TC_INT32 = 6
 TC_INT64 = 7
 TC_UINT8 = 8
 TC_BOOL = 9
-TC_DTYPE_COUNT = 10
+TC_COMPLEX64 = 10
+TC_COMPLEX128 = 11
+TC_DTYPE_COUNT = 12
 TC_DEVICE_CPU = 0
 TC_DEVICE_CUDA = 1
 TC_LAYOUT_STRIDED = 0
@@ -113,6 +115,9 @@ TC_RNN_TANH = 0
 TC_RNN_RELU = 1
 TC_RNN_LSTM = 2
 TC_RNN_GRU = 3
+TC_FFT_NORM_NONE = 0
+TC_FFT_NORM_SQRT_N = 1
+TC_FFT_NORM_N = 2
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
@@ -1750,6 +1755,50 @@ FUNCTIONS = {
     'tc_linalg_lstsq': (
         [tc_tensor, tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
         (('tc_tensor', 'A'), ('tc_tensor', 'B'), ('double', 'rcond'), ('int32_t', 'driver'), ('tc_tensor*', 'solution'), ('tc_tensor*', 'residuals'), ('tc_tensor*', 'rank'), ('tc_tensor*', 'singular_values')),
+    ),
+    'tc_view_as_real': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_view_as_complex': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_complex': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'real'), ('tc_tensor', 'imag'), ('tc_tensor*', 'out')),
+    ),
+    'tc_polar': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'abs'), ('tc_tensor', 'angle'), ('tc_tensor*', 'out')),
+    ),
+    'tc_real': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_imag': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conj': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_angle': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_c2c': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('int32_t', 'forward'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_r2c': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('int32_t', 'onesided'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_c2r': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('tc_tensor*', 'out')),
     ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],

@@ -8,7 +8,7 @@ proxy modules over tc's; ``uninstall()`` takes it off again. Importing tc
 
 What tc lacks fails with a NotImplementedError naming the PyTorch name
 (MissingAttribute for an attribute, MissingModule for an import), e.g.
-"torch.fft.rfft is not implemented in tc"."""
+"torch.fft.hfft2 is not implemented in tc"."""
 import sys
 
 from ._finder import MissingAttribute, MissingModule, TorchFinder, TorchProxy

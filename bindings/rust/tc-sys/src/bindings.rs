@@ -39,7 +39,9 @@ pub const TC_INT32: i32 = 6;
 pub const TC_INT64: i32 = 7;
 pub const TC_UINT8: i32 = 8;
 pub const TC_BOOL: i32 = 9;
-pub const TC_DTYPE_COUNT: i32 = 10;
+pub const TC_COMPLEX64: i32 = 10;
+pub const TC_COMPLEX128: i32 = 11;
+pub const TC_DTYPE_COUNT: i32 = 12;
 pub const TC_DEVICE_CPU: i32 = 0;
 pub const TC_DEVICE_CUDA: i32 = 1;
 pub const TC_LAYOUT_STRIDED: i32 = 0;
@@ -77,6 +79,9 @@ pub const TC_RNN_TANH: i32 = 0;
 pub const TC_RNN_RELU: i32 = 1;
 pub const TC_RNN_LSTM: i32 = 2;
 pub const TC_RNN_GRU: i32 = 3;
+pub const TC_FFT_NORM_NONE: i32 = 0;
+pub const TC_FFT_NORM_SQRT_N: i32 = 1;
+pub const TC_FFT_NORM_N: i32 = 2;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -3087,6 +3092,72 @@ extern "C" {
         rank: *mut tc_tensor,
         singular_values: *mut tc_tensor,
     ) -> i32;
+}
+extern "C" {
+    #[doc = " A complex tensor's real view: shape [..., 2] (real, imaginary) of its part"]
+    #[doc = " dtype, sharing its storage."]
+    pub fn tc_view_as_real(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " A float32/float64 tensor [..., 2] (last stride 1, other strides even) seen"]
+    #[doc = " as complex, sharing its storage."]
+    pub fn tc_view_as_complex(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex tensor real + i imag (float32 parts: complex64; float64:"]
+    #[doc = " complex128; broadcast)."]
+    pub fn tc_complex(real: tc_tensor, imag: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex tensor abs (cos(angle) + i sin(angle))."]
+    pub fn tc_polar(abs: tc_tensor, angle: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The real part: a view of a complex tensor; a real tensor itself."]
+    pub fn tc_real(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The imaginary part of a complex tensor, a view (a real tensor:"]
+    #[doc = " TC_ERR_DTYPE)."]
+    pub fn tc_imag(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex conjugate, a new tensor (a real tensor: itself)."]
+    pub fn tc_conj(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The argument atan2(imag, real) of complex numbers; of real ones pi for"]
+    #[doc = " negative values, else 0."]
+    pub fn tc_angle(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex DFT along dim: exponent -1 when forward, else +1 (unnormalized"]
+    #[doc = " unless normalization says)."]
+    pub fn tc_fft_c2c(
+        a: tc_tensor,
+        dim: i64,
+        n: i64,
+        normalization: i64,
+        forward: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The DFT (exponent -1) of real a along dim; onesided: only its first n/2 +"]
+    #[doc = " 1 entries."]
+    pub fn tc_fft_r2c(
+        a: tc_tensor,
+        dim: i64,
+        n: i64,
+        normalization: i64,
+        onesided: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The real inverse DFT (exponent +1) of length n (-1: 2 (size - 1)) of a"]
+    #[doc = " Hermitian signal given by its first n/2 + 1 entries along dim."]
+    pub fn tc_fft_c2r(a: tc_tensor, dim: i64, n: i64, normalization: i64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
     #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
