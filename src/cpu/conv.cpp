@@ -137,7 +137,7 @@ void conv_backward(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, con
 void CpuBackend::conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvGeom& g) const {
   const ConvNd nd = conv_nd_of(g);
-  if (onednn_conv_wanted(nd, x->dtype) && onednn_conv_forward(y, x, w, bias, nd)) return;
+  if (onednn_conv_wanted(nd, x->dtype, false) && onednn_conv_forward(y, x, w, bias, nd)) return;
   TC_DISPATCH_FLOATING(x->dtype, "conv2d", [&] {
     using T = scalar_t;
     conv_forward<T>(x->data_as<T>(), w->data_as<T>(), bias ? bias->data_as<T>() : nullptr, y->data_as<T>(),
@@ -148,7 +148,7 @@ void CpuBackend::conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const
 void CpuBackend::conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x,
                                  const Tensor& w, const Tensor& gy, const ConvGeom& g) const {
   const ConvNd nd = conv_nd_of(g);
-  if (onednn_conv_wanted(nd, x->dtype) && onednn_conv_backward(gx, gw, gb, x, w, gy, nd)) return;
+  if (onednn_conv_wanted(nd, x->dtype, true) && onednn_conv_backward(gx, gw, gb, x, w, gy, nd)) return;
   TC_DISPATCH_FLOATING(x->dtype, "ConvolutionBackward", [&] {
     using T = scalar_t;
     conv_backward<T>(x->data_as<T>(), w->data_as<T>(), gy->data_as<T>(), gx ? gx->data_as<T>() : nullptr,

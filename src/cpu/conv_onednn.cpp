@@ -287,12 +287,26 @@ ConvNd conv_nd_of(const ConvGeom& g) {
   return c;
 }
 
-bool onednn_conv_wanted(const ConvNd& g, DType dtype) {
+bool onednn_conv_wanted(const ConvNd& g, DType dtype, bool backward) {
   if (dtype != DType::f32 || deterministic()) return false;
   // Empty sizes stay on the reference path (oneDNN refuses zero dims).
   if (g.n < 1 || g.c < 1 || g.o < 1) return false;
-  for (int i = 0; i < g.nd; ++i)
+  double macs = double(g.n) * double(g.o) * double(g.c / g.groups);
+  double out_vol = 1;
+  bool pointwise = true;
+  for (int i = 0; i < g.nd; ++i) {
     if (g.in[i] < 1 || g.out[i] < 1) return false;
+    macs *= double(g.k[i]) * double(g.out[i]);
+    out_vol *= double(g.out[i]);
+    pointwise = pointwise && g.k[i] == 1;
+  }
+  // Measured (one thread, AVX2, against im2col + GEMM): below about a million
+  // multiply-adds the primitive's fixed costs (reorders, a parallel region
+  // even for tiny work) outweigh its kernel; in the backward pass a 1x1
+  // kernel is one plain GEMM per sample, and few output pixels in all
+  // (batch 1 at 7x7) leave oneDNN's weight gradient slower than one GEMM.
+  if (macs < double(1 << 20)) return false;
+  if (backward && (pointwise || double(g.n) * out_vol <= 256)) return false;
   return true;
 }
 

@@ -22,9 +22,10 @@ struct ConvNd {
 
 ConvNd conv_nd_of(const ConvGeom& g);
 
-// Whether the oneDNN path runs this convolution (float32, not in
-// deterministic mode, a shape where it measured faster than im2col + GEMM).
-bool onednn_conv_wanted(const ConvNd& g, DType dtype);
+// Whether the oneDNN path runs this convolution's forward or backward pass
+// (float32, not in deterministic mode, a shape where it measured faster than
+// im2col + GEMM).
+bool onednn_conv_wanted(const ConvNd& g, DType dtype, bool backward);
 
 // y = conv(x, w) + bias; every tensor dense and plain; bias may be null.
 // False (nothing written) when oneDNN has no primitive for the geometry.
