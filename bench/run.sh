@@ -161,3 +161,12 @@ if [ "${HIGHER_ORDER:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3
   TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_higher_order.py" ||
     echo "run.sh: bench_higher_order.py failed" >&2
 fi
+# The CNN rows (bench_cnn.py: a CIFAR ResNet-20's train step and eval
+# forward, a ResNet-18's eval; tc and PyTorch interleaved in one process,
+# 1 and 2 threads). CNN=0 skips it (a few minutes).
+if [ "${CNN:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_cnn.py..." >&2
+  TC_LIBRARY="$build/libtc.so" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" /usr/bin/python3 "$here/bench_cnn.py" ||
+    echo "run.sh: bench_cnn.py failed" >&2
+fi

@@ -1408,7 +1408,7 @@ class Runner {
         int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
                         in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
         int64_t d[2] = {in_.ConsumeIntegralInRange<int64_t>(0, 2), in_.ConsumeIntegralInRange<int64_t>(0, 2)};
-        switch (in_.ConsumeIntegralInRange<int>(0, 16)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 18)) {
           case 0:
             make("tc_max_pool2d",
                  [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); });
@@ -1527,6 +1527,24 @@ class Runner {
               return tc_dropout2d(x, in_.ConsumeFloatingPoint<double>(), in_.ConsumeBool(), o);
             });
             break;
+          // 3-D convolutions: the depth axis takes the first entry again.
+          case 16: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t s3[3] = {s[0], s[0], s[1]}, p3[3] = {p[0], p[0], p[1]}, d3[3] = {d[0], d[0], d[1]};
+            make("tc_conv3d", [&](tc_tensor* o) { return tc_conv3d(x, w, b, s3, p3, d3, groups, o); });
+            break;
+          }
+          case 17: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t s3[3] = {s[0], s[0], s[1]}, p3[3] = {p[0], p[0], p[1]}, d3[3] = {d[0], d[0], d[1]};
+            int64_t op[3] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2), 0,
+                             in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+            make("tc_conv_transpose3d",
+                 [&](tc_tensor* o) { return tc_conv_transpose3d(x, w, b, s3, p3, op, d3, groups, o); });
+            break;
+          }
           default: {
             tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
             const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);

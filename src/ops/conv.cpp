@@ -1,4 +1,5 @@
-// conv2d, max_pool2d and avg_pool2d, forward and backward, NCHW: argument
+// conv2d (and conv3d's kernels and node: ops/conv_nd.cpp), max_pool2d and
+// avg_pool2d, forward and backward, NCHW: argument
 // checks, geometry (math/conv_geom.h) and autograd; the kernels are the
 // device backend's (src/backend/backend.h; the CPU's lower conv2d to im2col + GEMM).
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/init.h"
+#include "ops/conv_nd.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
@@ -236,10 +238,18 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   TC_CHECK(eh >= 0 && ew >= 0, TC_ERR_SHAPE, op, ": the (dilated) kernel of weight ", w->shape,
            " is larger than the padded input of shape ", x->shape);
   g.ho = eh / g.sh + 1, g.wo = ew / g.sw + 1;
+  return detail::conv_geom_forward(x, w, bias, g);
+}
+
+namespace detail {
+
+Tensor conv_geom_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeom& g) {
   Tensor xc = tc::contiguous(x), wc = tc::contiguous(w), bc = bias ? tc::contiguous(bias) : Tensor();
-  Tensor y = empty({g.n, g.o, g.ho, g.wo}, x->dtype, x->device);
+  Dims shape = {g.n, g.o, g.ho, g.wo};
+  if (x->ndim() == 5) shape.insert(2, g.od);
+  Tensor y = empty(shape, x->dtype, x->device);
   if (y->numel() > 0) backend_for(x).conv2d(y, xc, wc, bc, g);
-  std::vector<Tensor> inputs = detail::defined({x, w, bias});
+  std::vector<Tensor> inputs = defined({x, w, bias});
   if (autograd::needs_grad(inputs)) {
     auto node = std::make_shared<Conv2dBackward>();
     node->x_saved = autograd::SavedTensor(x);
@@ -249,8 +259,6 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   }
   return y;
 }
-
-namespace detail {
 
 std::pair<Tensor, Tensor> max_pool2d_geom(const Tensor& x, const PoolGeom& g) {
   Tensor xc = tc::contiguous(x);

@@ -169,6 +169,8 @@
 #pragma weak tc_instance_norm
 #pragma weak tc_conv2d_padded
 #pragma weak tc_conv_transpose2d
+#pragma weak tc_conv3d
+#pragma weak tc_conv_transpose3d
 #pragma weak tc_max_pool2d_with_indices
 #pragma weak tc_avg_pool2d_ex
 #pragma weak tc_adaptive_avg_pool2d
@@ -2303,6 +2305,102 @@ std::vector<Entry> build_table() {
               [](M& m) {
                 int64_t st[] = {1, 1}, pad[] = {0, 0}, op[] = {0, 0}, dil[] = {1, 1};
                 return tc_conv_transpose2d(m.f.img, m.f.w, nullptr, st, pad, op, dil, 1, m.O(9));
+              }),
+        };
+      }()));
+  add(E(
+      FN(tc_conv3d), "HHhPPP-O",
+      [](M& m) {
+        // x [1, 2, 3, 4, 4], weight [3, 2, 2, 3, 3]: made here (the fixtures are 2-D).
+        int64_t st[] = {1, 1, 2}, pad[] = {1, 1, 0}, dil[] = {1, 1, 1};
+        tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3});
+        const int32_t rc = m.done(tc_conv3d(m.H(0, x), m.H(1, w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad),
+                                            m.P(5, dil), 1, m.O(7)));
+        free_t(x);
+        free_t(w);
+        return rc;
+      },
+      [] {
+        auto conv = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t d0,
+                       int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1, 1}, pad[] = {p0, 0, 0}, dil[] = {d0, 1, 1};
+            tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3});
+            const int32_t rc = m.done(tc_conv3d(x, w, nullptr, st, pad, dil, groups, m.O(9)));
+            free_t(x);
+            free_t(w);
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            conv("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, 0),
+            conv("groups 2 (3 output channels)", {TC_ERR_SHAPE}, 1, 0, 1, 2),
+            conv("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 1, 1),
+            conv("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 1, 1),
+            conv("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1),
+            conv("kernel larger than the padded input", {TC_ERR_SHAPE}, 1, 0, 5, 1),
+            conv("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 1, kI64Max, 1, 1),
+            X("4-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor w = make_f32({3, 2, 1, 3, 3});
+                const int32_t rc = m.done(tc_conv3d(m.f.img, w, nullptr, st, pad, dil, 1, m.O(9)));
+                free_t(w);
+                return rc;
+              }),
+            X("bias of the wrong size", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3}), b = make_f32({2});
+                const int32_t rc = m.done(tc_conv3d(x, w, b, st, pad, dil, 1, m.O(9)));
+                free_t(x);
+                free_t(w);
+                free_t(b);
+                return rc;
+              }),
+        };
+      }()));
+  add(E(
+      FN(tc_conv_transpose3d), "HHhPPPP-O",
+      [](M& m) {
+        // x [1, 2, 2, 3, 3], weight [2 in, 3 out, 2, 2, 2].
+        int64_t st[] = {2, 1, 2}, pad[] = {1, 0, 0}, op[] = {1, 0, 0}, dil[] = {1, 1, 1};
+        tc_tensor x = make_f32({1, 2, 2, 3, 3}), w = make_f32({2, 3, 2, 2, 2});
+        const int32_t rc = m.done(tc_conv_transpose3d(m.H(0, x), m.H(1, w), m.H(2, m.f.bias), m.P(3, st),
+                                                      m.P(4, pad), m.P(5, op), m.P(6, dil), 1, m.O(8)));
+        free_t(x);
+        free_t(w);
+        return rc;
+      },
+      [] {
+        auto ct = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t op0,
+                     int64_t d0, int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1, 1}, pad[] = {p0, 0, 0}, op[] = {op0, 0, 0}, dil[] = {d0, 1, 1};
+            tc_tensor x = make_f32({1, 2, 2, 3, 3}), w = make_f32({2, 3, 2, 2, 2});
+            const int32_t rc = m.done(tc_conv_transpose3d(x, w, nullptr, st, pad, op, dil, groups, m.O(9)));
+            free_t(x);
+            free_t(w);
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            ct("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 0, 1, 1),
+            ct("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 0, 1, 1),
+            ct("output_padding not below stride or dilation", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 2, 1, 1),
+            ct("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 0, 1),
+            ct("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1, 0),
+            ct("groups 3 (2 input channels)", {TC_ERR_SHAPE}, 1, 0, 0, 1, 3),
+            ct("padding so large the output is empty", {TC_ERR_SHAPE}, 1, 9, 0, 1, 1),
+            ct("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 1, kI64Max, 0, 1, 1),
+            X("4-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, op[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor w = make_f32({2, 3, 2, 2, 2});
+                const int32_t rc =
+                    m.done(tc_conv_transpose3d(m.f.img, w, nullptr, st, pad, op, dil, 1, m.O(9)));
+                free_t(w);
+                return rc;
               }),
         };
       }()));

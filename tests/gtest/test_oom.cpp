@@ -629,6 +629,21 @@ class Workload {
       STEP(tc_sum, *an_sq, nullptr, 0, 0, an_sum);
       STEP(tc_backward, *an_sum, nullptr, 0);
     }
+    // 3-D convolutions (ops/conv_nd.cpp; oneDNN's buffers on the CPU):
+    // conv3d, its transpose, backward through both.
+    const int64_t vols[] = {2, 2, 3, 4, 4}, k3d[] = {3, 2, 2, 3, 3}, kt3d[] = {3, 2, 2, 2, 2};
+    const int64_t one3[] = {1, 1, 1}, two3[] = {2, 2, 2}, pad3[] = {1, 0, 1};
+    tc_tensor *vol = slot(), *w3 = slot(), *wt3 = slot(), *c3 = slot(), *t3 = slot(), *s3 = slot();
+    STEP(tc_randn, vols, 5, TC_FLOAT32, TC_CPU, vol);
+    STEP(tc_randn, k3d, 5, TC_FLOAT32, TC_CPU, w3);
+    STEP(tc_randn, kt3d, 5, TC_FLOAT32, TC_CPU, wt3);
+    STEP(tc_tensor_set_requires_grad, *vol, 1);
+    STEP(tc_tensor_set_requires_grad, *w3, 1);
+    STEP(tc_tensor_set_requires_grad, *wt3, 1);
+    STEP(tc_conv3d, *vol, *w3, nullptr, one3, pad3, one3, 1, c3);
+    STEP(tc_conv_transpose3d, *c3, *wt3, nullptr, two3, one3, one3, one3, 1, t3);
+    STEP(tc_sum, *t3, nullptr, 0, 0, s3);
+    STEP(tc_backward, *s3, nullptr, 0);
   }
 #undef STEP
 };
