@@ -196,8 +196,9 @@ static void test_flags(void) {
 }
 
 static void test_registries(void) {
-  const char* names[TC_DTYPE_COUNT] = {"float32", "float64", "float16", "bfloat16", "int8",      "int16",
-                                       "int32",   "int64",   "uint8",   "bool",     "complex64", "complex128"};
+  const char* names[TC_DTYPE_COUNT] = {"float32", "float64", "float16",   "bfloat16",
+                                       "int8",    "int16",   "int32",     "int64",
+                                       "uint8",   "bool",    "complex64", "complex128"};
   const int64_t sizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1, 8, 16};
   for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
     const char* name = NULL;

@@ -330,8 +330,8 @@
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
 #include "misuse_shape_creation.inc"
-#include "misuse_sort_reduce.inc"
 #include "misuse_shared_memory.inc"
+#include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_WEAK
 
 namespace {
@@ -1904,8 +1904,8 @@ std::vector<Entry> build_table() {
   // The elementwise families: one row per op of ops/ops.toml, generated.
 #define TC_MISUSE_ROWS
 #include "misuse_ops_generated.inc"
-#include "misuse_sort_reduce.inc"
 #include "misuse_shared_memory.inc"
+#include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_ROWS
   add(E(FN(tc_where), "HHHO",
         [](M& m) { return tc_where(m.H(0, m.f.cond), m.H(1, m.f.a), m.H(2, m.f.b), m.O(3)); },
