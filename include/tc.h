@@ -1092,6 +1092,16 @@ TC_API int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, c
 TC_API int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
                                    const int64_t* padding, const int64_t* output_padding,
                                    const int64_t* dilation, int64_t groups, tc_tensor* out);
+/** 3-D convolution: x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O]
+ * or NULL; stride, padding and dilation are 3 entries each (depth, height, width). */
+TC_API int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out);
+/** 3-D transposed convolution: x [N, C, D, H, W], weight [C, O/groups, kD, kH, kW],
+ * bias [O] or NULL; stride, padding, output_padding, dilation: 3 entries each;
+ * sizes as tc_conv_transpose2d's per axis. */
+TC_API int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out);
 /** 2-D max pooling with dilation and ceil_mode; indices (int64, flat within each
  * H*W plane, as PyTorch's) is written when not NULL. stride NULL = kernel. */
 TC_API int32_t tc_max_pool2d_with_indices(tc_tensor x, const int64_t* kernel, const int64_t* stride,

@@ -1356,6 +1356,14 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'output_padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
     ),
+    'tc_conv3d': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conv_transpose3d': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'output_padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
     'tc_max_pool2d_with_indices': (
         [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('const int64_t*', 'kernel'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int32_t', 'ceil_mode'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),

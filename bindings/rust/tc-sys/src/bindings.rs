@@ -2171,6 +2171,36 @@ extern "C" {
     ) -> i32;
 }
 extern "C" {
+    #[doc = " 3-D convolution: x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O]"]
+    #[doc = " or NULL; stride, padding and dilation are 3 entries each (depth, height, width)."]
+    pub fn tc_conv3d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 3-D transposed convolution: x [N, C, D, H, W], weight [C, O/groups, kD, kH, kW],"]
+    #[doc = " bias [O] or NULL; stride, padding, output_padding, dilation: 3 entries each;"]
+    #[doc = " sizes as tc_conv_transpose2d's per axis."]
+    pub fn tc_conv_transpose3d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        output_padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
     #[doc = " 2-D max pooling with dilation and ceil_mode; indices (int64, flat within each"]
     #[doc = " H*W plane, as PyTorch's) is written when not NULL. stride NULL = kernel."]
     pub fn tc_max_pool2d_with_indices(
