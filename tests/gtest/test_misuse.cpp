@@ -3455,6 +3455,11 @@ std::vector<Entry> build_table() {
           tc_tensor outs[] = {m.H(7, r)}, gos[] = {m.H(8, nullptr)}, ins[] = {m.H(9, m.f.p)};
           const tc_grad_options o{sizeof(tc_grad_options), 0, 0, 0, 0};
           const int32_t rc = m.done(tc_autograd_grad(m.P(0, outs), 1, gos, m.P(3, ins), 1, &o, m.HS(6)));
+          // The one gradient handed back (cleanup_success frees only counted handle arrays).
+          if (rc == TC_OK) {
+            tc_tensor_free(m.o.hs[0]);
+            m.o.hs[0] = nullptr;
+          }
           free_t(r);
           return rc;
         },
