@@ -312,3 +312,21 @@ pub fn backward(
 // ---- tc::autograd::functional (vjp, hvp): autograd/functional.rs ----
 pub mod functional;
 // ---- end of functional ----
+
+/// Turns anomaly mode on or off for the whole process, as
+/// torch.autograd.set_detect_anomaly(enabled, check_nan): with `check_nan`, a
+/// backward node whose gradient holds a NaN fails with TC_ERR_AUTOGRAD naming
+/// the node ("Function 'XBackward0' returned nan values ..."). The forward
+/// traceback hook of the C ABI is left unset here (Rust has no stack to hand over).
+pub fn set_anomaly_mode(enabled: bool, check_nan: bool) -> Result<()> {
+    check(unsafe {
+        sys::tc_set_anomaly_mode(i32::from(enabled), i32::from(check_nan), None, std::ptr::null_mut())
+    })
+}
+
+/// The current anomaly mode: (enabled, check_nan).
+pub fn anomaly_mode() -> Result<(bool, bool)> {
+    let (mut enabled, mut check_nan) = (0i32, 0i32);
+    check(unsafe { sys::tc_anomaly_mode(&mut enabled, &mut check_nan) })?;
+    Ok((enabled != 0, check_nan != 0))
+}

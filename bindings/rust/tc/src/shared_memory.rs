@@ -28,14 +28,14 @@ pub enum SharingStrategy {
 impl SharingStrategy {
     fn code(self) -> i32 {
         match self {
-            SharingStrategy::FileDescriptor => sys::TC_SHARE_FILE_DESCRIPTOR as i32,
-            SharingStrategy::FileSystem => sys::TC_SHARE_FILE_SYSTEM as i32,
+            SharingStrategy::FileDescriptor => sys::TC_SHARE_FILE_DESCRIPTOR,
+            SharingStrategy::FileSystem => sys::TC_SHARE_FILE_SYSTEM,
         }
     }
     fn from_code(code: i32) -> Result<SharingStrategy> {
         match code {
-            c if c == sys::TC_SHARE_FILE_DESCRIPTOR as i32 => Ok(SharingStrategy::FileDescriptor),
-            c if c == sys::TC_SHARE_FILE_SYSTEM as i32 => Ok(SharingStrategy::FileSystem),
+            c if c == sys::TC_SHARE_FILE_DESCRIPTOR => Ok(SharingStrategy::FileDescriptor),
+            c if c == sys::TC_SHARE_FILE_SYSTEM => Ok(SharingStrategy::FileSystem),
             _ => Err(Error::new(ErrorKind::Internal, format!("unknown sharing strategy {code} from libtc"))),
         }
     }

@@ -42,3 +42,11 @@ fn unused_inputs_and_backward_into_inputs() {
     assert_eq!(z.grad().unwrap().unwrap().to_vec::<f64>().unwrap(), vec![3.0]);
     assert!(x.grad().unwrap().is_none());
 }
+
+#[test]
+fn anomaly_mode_round_trips() {
+    tc::autograd::set_anomaly_mode(true, true).unwrap();
+    assert_eq!(tc::autograd::anomaly_mode().unwrap(), (true, true));
+    tc::autograd::set_anomaly_mode(false, true).unwrap();
+    assert_eq!(tc::autograd::anomaly_mode().unwrap(), (false, true));
+}
