@@ -45,6 +45,7 @@ fn unused_inputs_and_backward_into_inputs() {
 
 #[test]
 fn anomaly_mode_round_trips() {
+    let _tc = tc::init().unwrap();
     tc::autograd::set_anomaly_mode(true, true).unwrap();
     assert_eq!(tc::autograd::anomaly_mode().unwrap(), (true, true));
     tc::autograd::set_anomaly_mode(false, true).unwrap();
