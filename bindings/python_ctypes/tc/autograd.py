@@ -355,11 +355,6 @@ import importlib as _importlib  # noqa: E402
 import os as _os  # noqa: E402
 
 __path__ = [_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_autograd")]
-from . import _lib as _libtc  # noqa: E402
-
-if "grad" not in globals() or not hasattr(_libtc.lib, "tc_autograd_grad"):
-    # a libtc engine without tc_autograd_grad: the first-order bridge
-    grad = _importlib.import_module(__name__ + "._grad_fallback").grad
 functional = _importlib.import_module(__name__ + ".functional")
 _gradcheck = _importlib.import_module(__name__ + ".gradcheck")
 gradcheck, gradgradcheck, GradcheckError = _gradcheck.gradcheck, _gradcheck.gradgradcheck, _gradcheck.GradcheckError

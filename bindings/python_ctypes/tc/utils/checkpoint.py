@@ -52,23 +52,6 @@ def check_backward_validity(inputs):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
 
 
-def _backward_many(tensors, grads):
-    """Backpropagates from several roots at once (torch.autograd.backward)."""
-    from .. import _lib
-    many = getattr(_autograd, "backward", None)
-    if many is not None and hasattr(_lib.lib, "tc_backward_ex"):
-        many(tensors, grads)
-        return
-    if len(tensors) == 1:
-        tensors[0].backward(grads[0])
-        return
-    # One root whose gradient is each output's given gradient: the sum of
-    # <output, grad> has exactly those partial derivatives.
-    with enable_grad():
-        root = sum((t * g.detach()).sum() for t, g in zip(tensors, grads))
-    root.backward()
-
-
 class CheckpointFunction(_autograd.Function):
     """The Function behind checkpoint(): forward runs without a graph and saves
     only the inputs; backward recomputes and backpropagates through the
@@ -147,7 +130,7 @@ class CheckpointFunction(_autograd.Function):
                 grads.append(g)
         if not with_grad:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        _backward_many(with_grad, grads)
+        _autograd.backward(with_grad, grads)
         return (None, None) + tuple(inp.grad if isinstance(inp, Tensor) else None for inp in detached)
 
 
