@@ -809,8 +809,9 @@ TC_API int32_t tc_digamma(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_polygamma(tc_tensor a, double n, tc_tensor* out);
 /** The multivariate log-gamma function of dimension p (an integer >= 1):
  * sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;
- * computed as that sum elsewhere too, as PyTorch); p < 1 is
- * TC_ERR_INVALID_ARGUMENT. */
+ * computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or
+ * p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per
+ * call, so a larger p cannot run there either). */
 TC_API int32_t tc_mvlgamma(tc_tensor a, double p, tc_tensor* out);
 /** I0(a), the modified Bessel function of the first kind of order 0. */
 TC_API int32_t tc_i0(tc_tensor a, tc_tensor* out);

@@ -254,8 +254,11 @@ void check_unary_arguments(UnaryOp op, double p) {
     TC_CHECK(p >= 0 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
              "polygamma(n, x) does not support negative n (n must be a non-negative integer, got ", p, ")");
   } else if (op == UnaryOp::mvlgamma) {
+    // The kernel sums p terms per element with an int counter; PyTorch builds
+    // a p-element tensor per call, so a p beyond 2^24 cannot run there either.
     TC_CHECK(p >= 1 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
              "mvlgamma: p has to be an integer greater than or equal to 1 (got ", p, ")");
+    TC_CHECK(p <= double(1 << 24), TC_ERR_INVALID_ARGUMENT, "mvlgamma: p must be at most 2^24 (got ", p, ")");
   }
 }
 }  // namespace

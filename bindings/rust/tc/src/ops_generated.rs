@@ -423,7 +423,7 @@ impl Tensor {
     pub fn polygamma(&self, n: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_polygamma(self.as_raw(), n, out) })
     }
-    /// The multivariate log-gamma function of dimension p (an integer >= 1): sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2; computed as that sum elsewhere too, as PyTorch); p < 1 is TC_ERR_INVALID_ARGUMENT.
+    /// The multivariate log-gamma function of dimension p (an integer >= 1): sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2; computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per call, so a larger p cannot run there either).
     pub fn mvlgamma(&self, p: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_mvlgamma(self.as_raw(), p, out) })
     }
