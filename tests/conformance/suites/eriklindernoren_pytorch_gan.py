@@ -26,4 +26,9 @@ PROGRAMS = {
     "wgan_gp": {"script": "wgan_gp/wgan_gp.py", "patch": _into_nested_workdir,
                 "argv": lambda w: ["--n_epochs", "1", "--batch_size", "4", "--n_critic", "2",
                                    "--latent_dim", "16", "--sample_interval", "1000"]},
+    # wgan_div: the critic's penalty takes the gradient at the real and at
+    # the fake images (two autograd.grad calls with create_graph=True)
+    "wgan_div": {"script": "wgan_div/wgan_div.py", "patch": _into_nested_workdir,
+                 "argv": lambda w: ["--n_epochs", "1", "--batch_size", "4", "--n_critic", "2",
+                                    "--latent_dim", "16", "--sample_interval", "1000"]},
 }

@@ -282,6 +282,16 @@ def _hogwild(torch, workdir):
     _channel_dropout(torch, workdir)
 
 
+def _dcgan_workers_args(workdir):
+    """dcgan's arguments, with two DataLoader worker processes (--workers):
+    the batches are loaded in forked workers, shuffled in the parent."""
+    args = _dcgan_args(workdir)
+    args[args.index("--workers") + 1] = "2"
+    return args
+
+
+PROGRAMS["dcgan_workers"] = {"script": "dcgan/main.py", "argv": _dcgan_workers_args, "patch": trace_backward}
+
 # one training process: with two, their losses interleave in any order
 PROGRAMS["mnist_hogwild"] = {
     "script": "mnist_hogwild/main.py", "patch": _hogwild, "sync_first": 0,
