@@ -320,13 +320,10 @@ _spectral.install(globals(), Tensor)
 from . import fft  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
 # ---- end of the complex and FFT block -------------------------------------------------------------------
-# ---- ~tensor (tc/_tensor_invert.py) ----
-from . import _tensor_invert  # noqa: E402
+# ---- forms public programs use: ~tensor, t.flip(dims=...), x[key] op= v through a view ----
+# ---- (tc/_tensor_invert.py, tc/_tensor_flip_dims.py, tc/_subscript_augmented.py) ----
+from . import _subscript_augmented, _tensor_flip_dims, _tensor_invert  # noqa: E402
 _tensor_invert.install(Tensor)
-# ---- end of ~tensor ----
-# ---- t.flip(dims=...) and x[key] += v through a view (tc/_tensor_flip_dims.py, ----
-# ---- tc/_subscript_augmented.py) ----
-from . import _subscript_augmented, _tensor_flip_dims  # noqa: E402
 _tensor_flip_dims.install(Tensor)
 _subscript_augmented.install(Tensor)
-# ---- end of flip(dims=) and augmented subscript writes ----
+# ---- end of the public-program forms ----
