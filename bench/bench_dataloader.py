@@ -99,13 +99,31 @@ def _setup(lib, ds, workers):
     return model, opt, loaders
 
 
+def _workers_cpu_s(loader):
+    """CPU seconds used so far by a loader's persistent worker processes
+    (tc's and torch's iterators both keep them in _workers)."""
+    it = getattr(loader, "_iterator", None)
+    total = 0.0
+    for w in getattr(it, "_workers", []) or []:
+        try:
+            with open("/proc/%d/stat" % w.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def bench_loop(samples, epochs, workers, reps, libs):
     """Samples/s of the data-bound loop per library and worker count, the
     libraries and worker counts interleaved within each repetition (a
-    loaded machine's drift hits all alike).
+    loaded machine's drift hits all alike), with the CPU time per sample of
+    the training process and of the workers.
 
     Returns:
-        ({lib name: {num_workers: [samples/s per repetition]}}, numpy rounds per sample)
+        ({lib name: {num_workers: [samples/s per repetition]}},
+         {lib name: {num_workers: [(main CPU s/sample, workers CPU s/sample) per repetition]}},
+         numpy rounds per sample)
     """
     rounds = _calibrate()
     setups = {}
@@ -113,13 +131,25 @@ def bench_loop(samples, epochs, workers, reps, libs):
         lib = tc if name == "tc" else __import__(name)
         setups[name] = (lib,) + _setup(lib, CostlySamples(samples, rounds, lib), workers)
     rates = {name: {0: [], workers: []} for name in libs}
+    cpu = {name: {0: [], workers: []} for name in libs}
     for _ in range(reps):
         for name, (lib, model, opt, loaders) in setups.items():
             for nw, loader in loaders.items():
-                t0 = time.perf_counter()
+                c0, w0, t0 = time.process_time(), _workers_cpu_s(loader), time.perf_counter()
                 n = _train(lib, loader, model, opt, epochs)
                 rates[name][nw].append(n / (time.perf_counter() - t0))
-    return rates, rounds
+                cpu[name][nw].append(((time.process_time() - c0) / n, (_workers_cpu_s(loader) - w0) / n))
+    return rates, cpu, rounds
+
+
+def projected_speedup(cpu0, cpu_w, workers, cores):
+    """The speed-up the CPU times alone allow on `cores` idle cores: in
+    process, a sample costs its CPU time; with workers, the busiest of the
+    training process, each worker (one core at most) and all of them
+    together on the cores. Waits (a blocked handshake, scheduling) are not
+    in it: the measured ratio on an idle machine is at most this."""
+    main, work = cpu_w
+    return cpu0[0] / max(main, work / workers, (main + work) / cores)
 
 
 def _receiver(conn):
@@ -135,7 +165,7 @@ def _receiver(conn):
 def bench_transfer(mb, reps):
     ctx = tmp.get_context("fork")
     parent, child = ctx.Pipe()
-    p = ctx.Process(target=_receiver, args=(child,))
+    p = ctx.Process(target=_receiver, args=(child,), daemon=True)  # an error here must not wait for it
     p.start()
     t = tc.ones(mb * (1 << 20) // 4)
     t.share_memory_()  # once, like a model or a dataset shared up front
@@ -183,7 +213,7 @@ def main():
         libs.append(name)
     tc.set_num_threads(1)
     load_before = os.getloadavg()
-    rates, rounds = bench_loop(args.samples, args.epochs, args.workers, args.loop_reps, libs)
+    rates, cpu, rounds = bench_loop(args.samples, args.epochs, args.workers, args.loop_reps, libs)
     load_after = os.getloadavg()
     cores = len(os.sched_getaffinity(0))
     w = args.workers
@@ -198,6 +228,12 @@ def main():
         print("| %s data-bound loop, samples/s, num_workers=%d | %.0f | |" % (name, w, _median(rw)))
         print("| %s workers / in-process speed-up (per repetition: %s) | %.2fx | >= 1.7x |"
               % (name, " ".join("%.2f" % r for r in ratios), _median(ratios)))
+        c0 = _median([c[0] for c in cpu[name][0]])
+        cm, cw = _median([c[0] for c in cpu[name][w]]), _median([c[1] for c in cpu[name][w]])
+        print("| %s CPU ms/sample: in-process %.3f; with %d workers: training process %.3f, workers %.3f | | |"
+              % (name, c0 * 1e3, w, cm * 1e3, cw * 1e3))
+        print("| %s speed-up the CPU times allow on %d idle cores | %.2fx | |"
+              % (name, cores, projected_speedup((c0, 0.0), (cm, cw), w, cores)))
     if args.no_transfer:
         return
     shm, copied = bench_transfer(args.mb, args.reps)
