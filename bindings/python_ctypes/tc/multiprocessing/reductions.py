@@ -14,7 +14,8 @@ from .. import _shared_memory as S
 from .._errors import MissingFunctionError
 
 
-def _rebuild(t, cls_is_parameter, requires_grad):
+def rebuild_view(t, cls_is_parameter, requires_grad):
+    """Gives a mapped tensor its Parameter class and requires_grad back."""
     if cls_is_parameter:
         from ..nn import Parameter
         return Parameter(t, requires_grad=requires_grad)
@@ -30,7 +31,7 @@ def rebuild_tensor_fd(df, nbytes, meta):
         t = S.from_shared(S.FILE_DESCRIPTOR, fd, None, nbytes, *meta[:4])
     finally:
         os.close(fd)
-    return _rebuild(t, *meta[4:])
+    return rebuild_view(t, *meta[4:])
 
 
 def rebuild_tensor_filename(name, nbytes, meta):
@@ -39,11 +40,19 @@ def rebuild_tensor_filename(name, nbytes, meta):
     _manager_client.ensure_connected()
     t = S.from_shared(S.FILE_SYSTEM, -1, name, nbytes, *meta[:4])
     S.release_segment(name)
-    return _rebuild(t, *meta[4:])
+    return rebuild_view(t, *meta[4:])
 
 
-def reduce_tensor(t):
-    """Pickles t for another process as a handle of its (now shared) storage."""
+def shared_handle_for_pickling(t):
+    """Moves t's storage to shared memory for sending it to another process.
+
+    Returns:
+        (None, by_value) where t cannot travel by shared memory (by_value is
+        its ordinary __reduce__), else (kind, fd, nbytes, name, meta): the
+        segment's handle (fd stays owned by the storage) and what the
+        receiver needs to rebuild the view (shape, strides, offset, dtype,
+        is_parameter, requires_grad).
+    """
     from ..nn import Parameter
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, "
@@ -51,14 +60,23 @@ def reduce_tensor(t):
                            "If you just want to transfer the data, call detach() on the tensor "
                            "before serializing (e.g., putting it on the queue).")
     if t.device.type != "cpu" or getattr(t, "is_sparse", False):
-        return t.__reduce__()  # no IPC for these: sent by value
+        return None, t.__reduce__()  # no IPC for these: sent by value
     try:
         t.share_memory_()
     except MissingFunctionError:  # a libtc without shared memory: by value
-        return t.__reduce__()
+        return None, t.__reduce__()
     kind, fd, nbytes, name = S.shared_handle(t)
     meta = (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype, isinstance(t, Parameter),
             t.requires_grad)
+    return kind, fd, nbytes, name, meta
+
+
+def reduce_tensor(t):
+    """Pickles t for another process as a handle of its (now shared) storage."""
+    handle = shared_handle_for_pickling(t)
+    if handle[0] is None:
+        return handle[1]
+    kind, fd, nbytes, name, meta = handle
     if kind == S.FILE_SYSTEM:
         S.retain_segment(name)
         return rebuild_tensor_filename, (name, nbytes, meta)

@@ -9,6 +9,7 @@ import itertools
 import multiprocessing
 import multiprocessing.connection
 
+from . import _batch_channel as B
 from . import _worker as W
 
 # How long shutdown waits for a worker to exit before terminating it (s).
@@ -74,6 +75,7 @@ class MultiProcessingDataLoaderIter:
         self._data_queue = ctx.Queue()
         self._workers_done_event = ctx.Event()
         self._index_queues, self._workers = [], []
+        self._fd_socks = []  # main's end of each worker's descriptor socket (_batch_channel.py)
         self._workers_status = [True] * self._num_workers
         self._base_seed = _base_seed(loader)
         self._shutdown = False
@@ -81,14 +83,19 @@ class MultiProcessingDataLoaderIter:
             for i in range(self._num_workers):
                 index_queue = ctx.Queue()
                 index_queue.cancel_join_thread()  # a dead worker must not block our exit
-                w = ctx.Process(target=W.worker_loop,
-                                args=(self._iterable, self._dataset, index_queue, self._data_queue,
-                                      self._workers_done_event, self._auto_collation, self._collate_fn,
-                                      self._drop_last, self._base_seed, self._worker_init_fn, i,
-                                      self._num_workers, self._persistent_workers))
-                w.daemon = True
-                w.start()
                 self._index_queues.append(index_queue)
+                main_end, worker_end = B.socket_pair()
+                self._fd_socks.append(main_end)
+                try:
+                    w = ctx.Process(target=W.worker_loop,
+                                    args=(self._iterable, self._dataset, index_queue, self._data_queue,
+                                          self._workers_done_event, self._auto_collation, self._collate_fn,
+                                          self._drop_last, self._base_seed, self._worker_init_fn, i,
+                                          self._num_workers, self._persistent_workers, worker_end))
+                    w.daemon = True
+                    w.start()
+                finally:
+                    worker_end.close()  # the worker has its own (fork) or a duplicate (spawn) by now
                 self._workers.append(w)
         except BaseException:
             self._shutdown_workers()
@@ -150,7 +157,10 @@ class MultiProcessingDataLoaderIter:
         main process fetched its shared memory descriptor cannot be
         unpickled: that is reported as the worker's death."""
         try:
-            return self._data_queue.get()
+            item = self._data_queue.get()
+            if type(item[1]) is B.PackedBatch:
+                item = (item[0], B.unpack(item[1], self._fd_socks[item[1].worker_id]))
+            return item
         except Exception as e:
             # The sender may be dying right now (its descriptor server reset
             # the connection): give it a moment to be reaped before deciding.
@@ -249,7 +259,9 @@ class MultiProcessingDataLoaderIter:
         reader = self._data_queue._reader
         try:
             while reader.poll(0.01):
-                self._data_queue.get()
+                item = self._data_queue.get()
+                if type(item[1]) is B.PackedBatch:
+                    B.discard(item[1], self._fd_socks[item[1].worker_id])
         except Exception:  # a worker already gone cannot hand over its descriptor
             pass
 
@@ -280,6 +292,8 @@ class MultiProcessingDataLoaderIter:
                 if w.is_alive():
                     w.terminate()
                     w.join(timeout=1.0)
+            for sock in self._fd_socks:
+                sock.close()  # descriptors still in it are dropped by the kernel
 
     def __del__(self):
         try:

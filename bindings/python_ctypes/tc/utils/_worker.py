@@ -180,9 +180,11 @@ def _seed_everything(base_seed, worker_id):
 
 
 def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
-                base_seed, init_fn, worker_id, num_workers, persistent_workers):
+                base_seed, init_fn, worker_id, num_workers, persistent_workers, fd_sock=None):
     """A worker process's body: fetch and collate the batches the main process
-    asks for, in the order asked, until it sends None."""
+    asks for, in the order asked, until it sends None. With fd_sock (this
+    worker's end of its descriptor socket), batches travel packed: see
+    _batch_channel.py."""
     global _worker_info
     try:
         import tc
@@ -191,6 +193,7 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
         # child inherited is not there, see docs/MULTIPROCESSING.md).
         tc.set_num_threads(1)
         import tc.multiprocessing  # noqa: F401  (its reducers send the batches by shared memory)
+        from ._batch_channel import pack
         seed = _seed_everything(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         init_exception = None
@@ -230,6 +233,11 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
                         data = _IterableDatasetStopIteration(worker_id)
                         iteration_end = True
                     else:
+                        data = ExceptionWrapper(where="in DataLoader worker process {}".format(worker_id))
+                if fd_sock is not None and not isinstance(data, (ExceptionWrapper, _IterableDatasetStopIteration)):
+                    try:
+                        data = pack(data, worker_id, fd_sock)
+                    except Exception:  # e.g. a batch that does not pickle: the main process raises it
                         data = ExceptionWrapper(where="in DataLoader worker process {}".format(worker_id))
             data_queue.put((idx, data))
             del data, idx, index, r
