@@ -54,7 +54,7 @@ DeviceLayerResult device_layer(const LayerConfig& cfg, const Tensor& x, const Te
 
   rnn_fused::LayerForwardArgs a;
   a.cfg = cfg;
-  a.train = autograd::needs_grad(TensorList(inputs));
+  a.train = autograd::needs_grad(autograd::TensorList(inputs));
   a.x = tc::contiguous(x);
   for (const Tensor& w : weights) a.weights.push_back(tc::contiguous(w));
   a.hx = tc::contiguous(h0);
