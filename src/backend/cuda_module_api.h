@@ -30,6 +30,7 @@
 #include "backend/backend.h"
 #include "backend/cuda_probe.h"
 #include "backend/linalg_backend.h"
+#include "backend/rnn_device_layer.h"
 #include "core/device_hooks.h"
 #include "core/tensor.h"
 #include "dist/nccl_api.h"
@@ -37,8 +38,8 @@
 
 // Bumped whenever either table or anything crossing it changes (2: the nccl
 // table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries;
-// 4: the cuSOLVER linalg table).
-#define TC_CUDA_MODULE_ABI_VERSION 4u
+// 4: the cuSOLVER linalg table; 5: the cuDNN recurrent-layer table).
+#define TC_CUDA_MODULE_ABI_VERSION 5u
 #define TC_CUDA_MODULE_ENTRY "tc_cuda_module_init"
 
 #define TC_CUDA_MODULE_STR2(x) #x
@@ -127,6 +128,9 @@ struct tc_cuda_module_api {
   // torch.linalg's factorizations on cuSOLVER (src/cuda/cusolver_linalg.cpp),
   // registered for CUDA tensors with the backend.
   const tc::LinalgBackend* linalg;
+  // Whole recurrent layers on cuDNN's RNN API (src/cuda/cudnn_rnn.cpp);
+  // NULL when the module was built without cuDNN.
+  const tc::rnn_fused::LayerKernels* rnn_layers;
 };
 
 // The module's one export. Returns TC_OK, or a status code with the reason in

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "cuda/cudnn.h"
+#include "cuda/cudnn_rnn.h"
 #include "cuda/cusolver_linalg.h"
 #include "cuda/host_forward.h"
 
@@ -108,5 +109,10 @@ extern "C" __attribute__((visibility("default"))) int32_t tc_cuda_module_init(
     out->shutdown = cuda::module_stage_shutdown;
     out->nccl = cuda::nccl_table();
     out->linalg = &cuda::linalg_table();
+#ifdef TC_HAVE_CUDNN
+    out->rnn_layers = &cuda::rnn_layer_table();
+#else
+    out->rnn_layers = nullptr;
+#endif
   });
 }
