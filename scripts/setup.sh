@@ -13,7 +13,6 @@ packages=(
   libopenblas0-openmp libopenblas-dev liblapacke-dev
   bindgen clang libclang-rt-14-dev doxygen
   nlohmann-json3-dev
-  libkissfft-dev
   libopenmpi-dev openmpi-bin
 )
 missing=()
