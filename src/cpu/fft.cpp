@@ -37,60 +37,109 @@ void maybe_parallel(bool par, int64_t n, F&& fn) {
   }
 }
 
+// Rows of at most this many values go through the plans in groups of
+// kGroup rows interleaved (FftPlan::run_batch): the passes' inner loops then
+// run over the group, long enough to vectorize however short the row.
+constexpr int64_t kGroupMaxLen = 8192;
+constexpr int64_t kGroup = 8;
+
 // One thread's transforms of rows of length n: plans fetched once, scratch kept.
+// The functions take g rows at once (in, out: the first row; the next ones
+// in_values / out_values reals further), value j of row q at q + g * j of the
+// split scratch; g = 1 is one row (then par may split its work across threads).
 template <typename R>
 struct Rows {
-  int64_t n;
-  bool inverse, par;                           // par: split each row's work across threads (one long row)
-  std::shared_ptr<const FftPlan<R>> plan;      // length n (odd real and all complex rows) or n / 2
+  FftKind kind;
+  int64_t n, len;  // the signal length; the complex FFT's (n / 2 for even real transforms)
+  bool inverse, par;
+  int64_t in_values, out_values;
+  std::shared_ptr<const FftPlan<R>> plan;
   std::shared_ptr<const RealTwiddles<R>> rtw;  // even real rows: exp(-2 pi i k / n), k <= n / 2
   std::vector<R> buf;
   R *xr = nullptr, *xi = nullptr, *yr = nullptr, *yi = nullptr, *work = nullptr;
+  int64_t group = 1;  // the rows one call takes at most
 
-  Rows(FftKind kind, int64_t length, bool inv, bool parallel) : n(length), inverse(inv), par(parallel) {
+  Rows(FftKind k, int64_t length, bool inv, bool parallel, int64_t in_vals, int64_t out_vals)
+      : kind(k), n(length), inverse(inv), par(parallel), in_values(in_vals), out_values(out_vals) {
     const bool half = kind != FftKind::c2c && n % 2 == 0;
-    const int64_t len = half ? n / 2 : n;
+    len = half ? n / 2 : n;
     plan = fft_plan<R>(len);
     if (half) rtw = fft_real_twiddles<R>(n);
-    buf.resize(size_t(4 * len + plan->work_reals()));
+    // Odd real rows keep the one-row path (their Hermitian fill-in is per row).
+    if (!par && plan->batchable() && len <= kGroupMaxLen && (half || kind == FftKind::c2c)) group = kGroup;
+    // Four split arrays and the plan's scratch, kFftGap apart (cpu/fft_plan.h).
+    const int64_t stride = group * len + kFftGap<R>;
+    buf.resize(size_t(4 * stride + group * plan->work_reals()));
     xr = buf.data();
-    xi = xr + len;
-    yr = xi + len;
-    yi = yr + len;
-    work = yi + len;
+    xi = xr + stride;
+    yr = xi + stride;
+    yi = yr + stride;
+    work = yi + stride;
   }
 
-  // The transform of (xr, xi) into (yr, yi) in the row's direction.
-  void transform(bool inv) {
-    if (inv) {
-      plan->run(xi, xr, yi, yr, work, par);
+  // The transform of (xr, xi) into (yr, yi) in direction inv, g rows.
+  void transform(bool inv, int64_t g) {
+    if (g == 1) {
+      if (inv) {
+        plan->run(xi, xr, yi, yr, work, par);
+      } else {
+        plan->run(xr, xi, yr, yi, work, par);
+      }
+    } else if (inv) {
+      plan->run_batch(xi, xr, yi, yr, work, g);
     } else {
-      plan->run(xr, xi, yr, yi, work, par);
+      plan->run_batch(xr, xi, yr, yi, work, g);
     }
   }
 
-  void c2c(const R* in, R* out, R scale) {
-    maybe_parallel(par, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t j = lo; j < hi; ++j) {
-        xr[j] = in[2 * j];
-        xi[j] = in[2 * j + 1];
+  // count rows from in to out (count <= group, or any count when group is 1: one at a time).
+  void rows(const R* in, R* out, int64_t count, R scale) {
+    for (int64_t r = 0; r < count; r += group) {
+      const int64_t g = std::min(group, count - r);
+      const R* i = in + r * in_values;
+      R* o = out + r * out_values;
+      switch (kind) {
+        case FftKind::c2c:
+          c2c(i, o, g, scale);
+          break;
+        case FftKind::r2c:
+          r2c(i, o, g, scale);
+          break;
+        case FftKind::c2r:
+          c2r(i, o, g, scale);
+          break;
       }
-    });
-    transform(inverse);
-    maybe_parallel(par, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t k = lo; k < hi; ++k) {
-        out[2 * k] = yr[k] * scale;
-        out[2 * k + 1] = yi[k] * scale;
-      }
-    });
+    }
   }
 
-  // The first n/2 + 1 outputs (interleaved) of the forward DFT of a real row.
-  void r2c(const R* in, R* out, R scale) {
-    if (n % 2 != 0) {
+  void c2c(const R* in, R* out, int64_t g, R scale) {
+    for (int64_t q = 0; q < g; ++q) {
+      const R* iq = in + q * in_values;
+      maybe_parallel(par, n, [&](int64_t lo, int64_t hi) {
+        for (int64_t j = lo; j < hi; ++j) {
+          xr[q + g * j] = iq[2 * j];
+          xi[q + g * j] = iq[2 * j + 1];
+        }
+      });
+    }
+    transform(inverse, g);
+    for (int64_t q = 0; q < g; ++q) {
+      R* oq = out + q * out_values;
+      maybe_parallel(par, n, [&](int64_t lo, int64_t hi) {
+        for (int64_t k = lo; k < hi; ++k) {
+          oq[2 * k] = yr[q + g * k] * scale;
+          oq[2 * k + 1] = yi[q + g * k] * scale;
+        }
+      });
+    }
+  }
+
+  // The first n/2 + 1 outputs (interleaved) of the forward DFT of real rows.
+  void r2c(const R* in, R* out, int64_t g, R scale) {
+    if (n % 2 != 0) {  // g is 1 here
       std::copy(in, in + n, xr);
       std::fill(xi, xi + n, R(0));
-      transform(false);
+      transform(false, 1);
       for (int64_t k = 0; k <= n / 2; ++k) {
         out[2 * k] = yr[k] * scale;
         out[2 * k + 1] = yi[k] * scale;
@@ -99,37 +148,49 @@ struct Rows {
     }
     const int64_t h = n / 2;
     // z_j = x_2j + i x_2j+1, Z = DFT_h(z).
-    maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
-      for (int64_t j = lo; j < hi; ++j) {
-        xr[j] = in[2 * j];
-        xi[j] = in[2 * j + 1];
+    if (g == 1) {
+      maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
+        for (int64_t j = lo; j < hi; ++j) {
+          xr[j] = in[2 * j];
+          xi[j] = in[2 * j + 1];
+        }
+      });
+    } else {
+      for (int64_t j = 0; j < h; ++j) {
+        for (int64_t q = 0; q < g; ++q) {
+          xr[q + g * j] = in[q * in_values + 2 * j];
+          xi[q + g * j] = in[q * in_values + 2 * j + 1];
+        }
       }
-    });
-    transform(false);
+    }
+    transform(false, g);
     // X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_{h-k}) / 2 (the even samples' DFT),
     // O_k = (Z_k - conj Z_{h-k}) / 2i (the odd ones'), w = exp(-2 pi i / n), Z_h = Z_0.
     const R* wr = rtw->wr.data();
     const R* wi = rtw->wi.data();
     const R half_scale = R(0.5) * scale;
-    out[0] = (yr[0] + yi[0]) * scale;
-    out[1] = R(0);
-    out[2 * h] = (yr[0] - yi[0]) * scale;
-    out[2 * h + 1] = R(0);
-    maybe_parallel(par, h - 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t k = lo + 1; k < hi + 1; ++k) {
-        const R ar = yr[k], ai = yi[k], br = yr[h - k], bi = -yi[h - k];
-        const R er = ar + br, ei = ai + bi;  // 2 E_k
-        const R dr = ai - bi, di = br - ar;  // 2 O_k = (Z_k - conj Z_{h-k}) / i
-        out[2 * k] = (er + dr * wr[k] - di * wi[k]) * half_scale;
-        out[2 * k + 1] = (ei + dr * wi[k] + di * wr[k]) * half_scale;
-      }
-    });
+    for (int64_t q = 0; q < g; ++q) {
+      R* oq = out + q * out_values;
+      oq[0] = (yr[q] + yi[q]) * scale;
+      oq[1] = R(0);
+      oq[2 * h] = (yr[q] - yi[q]) * scale;
+      oq[2 * h + 1] = R(0);
+      maybe_parallel(par, h - 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t k = lo + 1; k < hi + 1; ++k) {
+          const R ar = yr[q + g * k], ai = yi[q + g * k], br = yr[q + g * (h - k)], bi = -yi[q + g * (h - k)];
+          const R er = ar + br, ei = ai + bi;  // 2 E_k
+          const R dr = ai - bi, di = br - ar;  // 2 O_k = (Z_k - conj Z_{h-k}) / i
+          oq[2 * k] = (er + dr * wr[k] - di * wi[k]) * half_scale;
+          oq[2 * k + 1] = (ei + dr * wi[k] + di * wr[k]) * half_scale;
+        }
+      });
+    }
   }
 
-  // The real inverse DFT (unnormalized) of the Hermitian signal whose first n/2 + 1
+  // The real inverse DFT (unnormalized) of the Hermitian signals whose first n/2 + 1
   // entries (interleaved) are in; the imaginary parts of X_0 (and X_{n/2}) are ignored.
-  void c2r(const R* in, R* out, R scale) {
-    if (n % 2 != 0) {
+  void c2r(const R* in, R* out, int64_t g, R scale) {
+    if (n % 2 != 0) {  // g is 1 here
       xr[0] = in[0];
       xi[0] = R(0);
       for (int64_t k = 1; k <= n / 2; ++k) {
@@ -138,7 +199,7 @@ struct Rows {
         xr[n - k] = in[2 * k];
         xi[n - k] = -in[2 * k + 1];
       }
-      transform(true);
+      transform(true, 1);
       for (int64_t j = 0; j < n; ++j) out[j] = yr[j] * scale;
       return;
     }
@@ -147,24 +208,30 @@ struct Rows {
     // the inverse DFT_h of Z is n (x_2j + i x_2j+1).
     const R* wr = rtw->wr.data();
     const R* wi = rtw->wi.data();
-    maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
-      for (int64_t k = lo; k < hi; ++k) {
-        const R ar = in[2 * k], ai = k == 0 ? R(0) : in[2 * k + 1];
-        const R br = in[2 * (h - k)], bi = k == 0 ? R(0) : -in[2 * (h - k) + 1];
-        const R er = ar + br, ei = ai + bi;
-        const R ur = ar - br, ui = ai - bi;
-        const R dr = ur * wr[k] + ui * wi[k], di = ui * wr[k] - ur * wi[k];  // u conj(w^k)
-        xr[k] = er - di;
-        xi[k] = ei + dr;
-      }
-    });
-    transform(true);
-    maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
-      for (int64_t j = lo; j < hi; ++j) {
-        out[2 * j] = yr[j] * scale;
-        out[2 * j + 1] = yi[j] * scale;
-      }
-    });
+    for (int64_t q = 0; q < g; ++q) {
+      const R* iq = in + q * in_values;
+      maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
+        for (int64_t k = lo; k < hi; ++k) {
+          const R ar = iq[2 * k], ai = k == 0 ? R(0) : iq[2 * k + 1];
+          const R br = iq[2 * (h - k)], bi = k == 0 ? R(0) : -iq[2 * (h - k) + 1];
+          const R er = ar + br, ei = ai + bi;
+          const R ur = ar - br, ui = ai - bi;
+          const R dr = ur * wr[k] + ui * wi[k], di = ui * wr[k] - ur * wi[k];  // u conj(w^k)
+          xr[q + g * k] = er - di;
+          xi[q + g * k] = ei + dr;
+        }
+      });
+    }
+    transform(true, g);
+    for (int64_t q = 0; q < g; ++q) {
+      R* oq = out + q * out_values;
+      maybe_parallel(par, h, [&](int64_t lo, int64_t hi) {
+        for (int64_t j = lo; j < hi; ++j) {
+          oq[2 * j] = yr[q + g * j] * scale;
+          oq[2 * j + 1] = yi[q + g * j] * scale;
+        }
+      });
+    }
   }
 };
 
@@ -183,22 +250,8 @@ void run(FftKind kind, const Tensor& out, const Tensor& in, bool inverse, double
   const bool inner = batch < num_threads() && n >= kFftParallelMin;
   const int64_t grain = inner ? batch + 1 : std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1));
   parallel_for(batch, grain, [&](int64_t lo, int64_t hi) {
-    Rows<R> rows(kind, n, inverse, inner);
-    for (int64_t r = lo; r < hi; ++r) {
-      const R* i = src + r * in_values;
-      R* o = dst + r * out_values;
-      switch (kind) {
-        case FftKind::c2c:
-          rows.c2c(i, o, s);
-          break;
-        case FftKind::r2c:
-          rows.r2c(i, o, s);
-          break;
-        case FftKind::c2r:
-          rows.c2r(i, o, s);
-          break;
-      }
-    }
+    Rows<R> rows(kind, n, inverse, inner, in_values, out_values);
+    rows.rows(src + lo * in_values, dst + lo * out_values, hi - lo, s);
   });
 }
 

@@ -180,7 +180,7 @@ FftPlan<R>::FftPlan(int64_t n) : n_(n), pass_(pass_function<R>()) {
 
 template <typename R>
 int64_t FftPlan<R>::work_reals() const {
-  return m_ > 0 ? 4 * m_ + sub_->work_reals() : 2 * n_;
+  return m_ > 0 ? 4 * (m_ + kFftGap<R>)+sub_->work_reals() : 2 * n_ + kFftGap<R>;
 }
 
 template <typename R>
@@ -202,7 +202,7 @@ void FftPlan<R>::run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, b
   }
   parallel = parallel && n_ >= kFftParallelMin && num_threads() > 1;
   R* wr = work;
-  R* wi = work + n_;
+  R* wi = work + n_ + kFftGap<R>;
   const R* sr = xr;
   const R* si = xi;
   for (size_t i = 0; i < count; ++i) {
@@ -212,14 +212,38 @@ void FftPlan<R>::run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, b
     R* di = to_y ? yi : wi;
     const FftStage<R>& st = stages_[i];
     if (!parallel) {
-      pass_(st, sr, si, dr, di, 0, st.m, 0, st.s);
+      pass_(st, 1, sr, si, dr, di, 0, st.m, 0, st.s);
     } else if (st.m >= st.s) {
       parallel_for(st.m, std::max<int64_t>(1, kPassGrain / (st.s * st.p)),
-                   [&](int64_t lo, int64_t hi) { pass_(st, sr, si, dr, di, lo, hi, 0, st.s); });
+                   [&](int64_t lo, int64_t hi) { pass_(st, 1, sr, si, dr, di, lo, hi, 0, st.s); });
     } else {
       parallel_for(st.s, std::max<int64_t>(1, kPassGrain / (st.m * st.p)),
-                   [&](int64_t lo, int64_t hi) { pass_(st, sr, si, dr, di, 0, st.m, lo, hi); });
+                   [&](int64_t lo, int64_t hi) { pass_(st, 1, sr, si, dr, di, 0, st.m, lo, hi); });
     }
+    sr = dr;
+    si = di;
+  }
+}
+
+template <typename R>
+void FftPlan<R>::run_batch(const R* xr, const R* xi, R* yr, R* yi, R* work, int64_t batch) const {
+  const size_t count = stages_.size();
+  const int64_t total = n_ * batch;
+  if (count == 0) {
+    std::copy(xr, xr + total, yr);
+    std::copy(xi, xi + total, yi);
+    return;
+  }
+  R* wr = work;
+  R* wi = work + total + kFftGap<R>;
+  const R* sr = xr;
+  const R* si = xi;
+  for (size_t i = 0; i < count; ++i) {
+    const bool to_y = (count - 1 - i) % 2 == 0;
+    R* dr = to_y ? yr : wr;
+    R* di = to_y ? yi : wi;
+    const FftStage<R>& st = stages_[i];
+    pass_(st, batch, sr, si, dr, di, 0, st.m, 0, st.s * batch);
     sr = dr;
     si = di;
   }
@@ -228,11 +252,12 @@ void FftPlan<R>::run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, b
 template <typename R>
 void FftPlan<R>::run_bluestein(const R* xr, const R* xi, R* yr, R* yi, R* work, bool parallel) const {
   const int64_t n = n_, m = m_;
+  const int64_t stride = m + kFftGap<R>;
   R* ar = work;
-  R* ai = work + m;
-  R* br = work + 2 * m;
-  R* bi = work + 3 * m;
-  R* sub_work = work + 4 * m;
+  R* ai = work + stride;
+  R* br = work + 2 * stride;
+  R* bi = work + 3 * stride;
+  R* sub_work = work + 4 * stride;
   const R* cr = chirpr_.data();
   const R* ci = chirpi_.data();
   for (int64_t j = 0; j < n; ++j) {

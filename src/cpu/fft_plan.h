@@ -38,6 +38,12 @@ class FftPlan {
   // x, y and work); the inverse (unnormalized) is run(xi, xr, yi, yr, work).
   // parallel: split each pass across the OpenMP threads (one long transform).
   void run(const R* xr, const R* xi, R* yr, R* yi, R* work, bool parallel) const;
+  // Whether run_batch() is available (no Bluestein step).
+  bool batchable() const { return m_ == 0; }
+  // batch transforms at once, interleaved: value j of transform q at q + batch * j
+  // in x and in y (the passes' inner loops then run over the batch: short rows
+  // vectorize). work: batch * work_reals() reals.
+  void run_batch(const R* xr, const R* xi, R* yr, R* yi, R* work, int64_t batch) const;
 
  private:
   int64_t n_ = 0;
@@ -47,7 +53,8 @@ class FftPlan {
   int64_t m_ = 0;
   std::shared_ptr<const FftPlan<R>> sub_;
   std::vector<R> chirpr_, chirpi_, filtr_, filti_;
-  void (*pass_)(const FftStage<R>&, const R*, const R*, R*, R*, int64_t, int64_t, int64_t, int64_t) = nullptr;
+  void (*pass_)(const FftStage<R>&, int64_t, const R*, const R*, R*, R*, int64_t, int64_t, int64_t,
+                int64_t) = nullptr;
 
   void run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, bool parallel) const;
   void run_bluestein(const R* xr, const R* xi, R* yr, R* yi, R* work, bool parallel) const;
@@ -65,6 +72,15 @@ struct RealTwiddles {
 };
 template <typename R>
 std::shared_ptr<const RealTwiddles<R>> fft_real_twiddles(int64_t n);
+
+// The gap (in reals) left between the split arrays of one scratch buffer: a
+// pass loads from one array while storing to another at the same offsets, and
+// with power-of-2 lengths the arrays' bases would share their address bits
+// below 4 KiB, where the CPU takes a load for a dependent of the earlier store
+// (4K aliasing: a 2-4x slowdown measured). 640 bytes apart, any two of six
+// arrays differ by at least 640 bytes modulo 4 KiB.
+template <typename R>
+constexpr int64_t kFftGap = 640 / int64_t(sizeof(R));
 
 // Below this many values a pass is not split across threads.
 constexpr int64_t kFftParallelMin = 1 << 15;
