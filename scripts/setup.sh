@@ -13,9 +13,10 @@ packages=(
   libopenblas0-openmp libopenblas-dev liblapacke-dev
   bindgen clang libclang-rt-14-dev doxygen
   nlohmann-json3-dev
-  libkissfft-dev
   libopenmpi-dev openmpi-bin
 )
+# Optional, not installed here: libfftw3-dev for CMAKE_ARGS="-DTC_WITH_FFTW=ON" (torch.fft
+# on FFTW; FFTW is GPL, so such a libtc is under the GPL).
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -152,6 +152,15 @@ void set_flag(const char* name, int64_t value) {
   f.set(value);
 }
 
+// The CPU FFT's backend (TC_HAVE_FFTW: set by CMakeLists.txt on this file and
+// cpu/fft.cpp when TC_WITH_FFTW=ON).
+#ifdef TC_HAVE_FFTW
+constexpr const char* kFftBackend =
+    "FFTW 3 (libfftw3/libfftw3f; TC_WITH_FFTW=ON: FFTW is GPL, so this libtc binary is under the GPL)";
+#else
+constexpr const char* kFftBackend = "libtc's own (mixed-radix 4/2/3/5 + Bluestein, float32/float64)";
+#endif
+
 std::string config_report() {
   std::ostringstream os;
   os << "libtc " << TC_VERSION_STRING << " (ABI " << TC_ABI_VERSION << ")\n"
@@ -164,7 +173,8 @@ std::string config_report() {
      << "  OpenMP:       yes, " << num_threads() << " threads\n"
      << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
      << "  MKL:          no\n"
-     << "  LAPACK:       " << lapack_vendor() << "\n";
+     << "  LAPACK:       " << lapack_vendor() << "\n"
+     << "  FFT:          " << kFftBackend << "\n";
   const CudaProbe& p = cuda_probe();
   os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
   const std::string module_reason = p.available ? cuda_module_unusable_reason() : "";

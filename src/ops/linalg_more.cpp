@@ -82,6 +82,68 @@ std::pair<Tensor, Tensor> householder_product_backward(const Tensor& g, const Te
   return {ga, gt};
 }
 
+// A complex matrix as its real and imaginary parts (libtc's eig returns
+// (real, imaginary) pairs; its backward is composed of real recorded ops).
+struct Cplx {
+  Tensor re, im;
+};
+Cplx split_pairs(const Tensor& pairs) { return {ops::select(pairs, -1, 0), ops::select(pairs, -1, 1)}; }
+Cplx cmatmul(const Cplx& a, const Cplx& b) {
+  return {ops::sub(ops::matmul(a.re, b.re), ops::matmul(a.im, b.im)),
+          ops::add(ops::matmul(a.re, b.im), ops::matmul(a.im, b.re))};
+}
+Cplx adjoint(const Cplx& a) { return {mT(a.re), ops::mul_scalar(mT(a.im), -1.0)}; }
+// The solution X of A X = B through the real system [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi].
+Cplx csolve(const Cplx& a, const Cplx& b) {
+  const int64_t n = rows(a.re);
+  const Tensor top = ops::cat({a.re, ops::mul_scalar(a.im, -1.0)}, -1);
+  const Tensor bottom = ops::cat({a.im, a.re}, -1);
+  const Tensor x = solve_ex(ops::cat({top, bottom}, -2), ops::cat({b.re, b.im}, -2), true, false).first;
+  return {ops::narrow(x, -2, 0, n), ops::narrow(x, -2, n, n)};
+}
+
+// PyTorch 1.13's linalg_eig_backward for a real input (the real part of the
+// complex gradient): with the eigenvalues L and unit eigenvectors V,
+//   gA = V^-H (diag(gL) + ((V^H gV - V^H V Re diag(V^H gV)) / E)) V^H,
+// E_ij = conj(L_j) - conj(L_i) off the diagonal. A loss that depends on the
+// eigenvectors' phases (Im diag(V^H gV) != 0) is ill-defined: refused with
+// PyTorch's message. gw: [..., n, 2] pairs or null; gv: [..., n, n, 2] or null.
+Tensor eig_backward(const Tensor& gw, const Tensor& gv, const Tensor& w, const Tensor& v) {
+  const Cplx V = split_pairs(v), L = split_pairs(w), Vh = adjoint(V);
+  const int64_t n = rows(V.re);
+  const Tensor eye_n = eye(n, n, v->dtype, v->device);
+  Cplx ga{ops::mul_scalar(V.re, 0.0), ops::mul_scalar(V.re, 0.0)};
+  if (gv) {
+    const Cplx gV = split_pairs(gv);
+    const Cplx vhgv = cmatmul(Vh, gV);
+    const Tensor diag_im = ops::diagonal(vhgv.im, 0, -2, -1);
+    if (diag_im->numel() > 0) {
+      // torch: allclose(imag(diag(V^H gV)), 0, rtol=1e-2, atol=1e-2)
+      const Tensor big = ops::amax(ops::unary(UnaryOp::abs, diag_im), {}, false);
+      const double worst = read_element(tc::to_device(big, kCPU), 0);
+      TC_CHECK(
+          worst <= 1e-2, TC_ERR_INVALID_ARGUMENT,
+          "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+          "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
+    }
+    const Tensor d = ops::unsqueeze(ops::diagonal(vhgv.re, 0, -2, -1), -2);  // Re diag, scaling V's columns
+    const Cplx vhvd = cmatmul(Vh, Cplx{ops::mul(V.re, d), ops::mul(V.im, d)});
+    const Cplx num{ops::sub(vhgv.re, vhvd.re), ops::sub(vhgv.im, vhvd.im)};
+    // E = conj(L_j) - conj(L_i); num / E with the diagonal (E = 0) masked out.
+    const Tensor er = ops::sub(ops::unsqueeze(L.re, -2), ops::unsqueeze(L.re, -1));
+    const Tensor ei = ops::sub(ops::unsqueeze(L.im, -1), ops::unsqueeze(L.im, -2));
+    const Tensor den = ops::add(ops::add(ops::mul(er, er), ops::mul(ei, ei)), eye_n);
+    const Tensor off = ops::sub(ones(Dims{n, n}, v->dtype, v->device), eye_n);
+    ga.re = ops::div(ops::mul(ops::add(ops::mul(num.re, er), ops::mul(num.im, ei)), off), den);
+    ga.im = ops::div(ops::mul(ops::sub(ops::mul(num.im, er), ops::mul(num.re, ei)), off), den);
+  }
+  if (gw) {
+    const Cplx gL = split_pairs(gw);
+    ga.re = ops::add(ga.re, ops::mul(ops::unsqueeze(gL.re, -1), eye_n));
+    ga.im = ops::add(ga.im, ops::mul(ops::unsqueeze(gL.im, -1), eye_n));
+  }
+  return csolve(Vh, cmatmul(ga, Vh)).re;
+}
 }  // namespace
 
 Tensor householder_product(const Tensor& a, const Tensor& tau) {
@@ -117,8 +179,10 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
   return q;
 }
 
-std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
-  const char* op = vectors ? "linalg.eig" : "linalg.eigvals";
+namespace {
+
+// geev's eigenvalues and (vectors: else an empty tensor) eigenvectors, unrecorded.
+std::pair<Tensor, Tensor> eig_raw(const Tensor& a, bool vectors, const char* op) {
   check_float(a, op);
   TC_CHECK(a->ndim() >= 2, TC_ERR_SHAPE, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t n = cols(a);
@@ -146,15 +210,29 @@ std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
                "repeated eigenvalues (error code: ",
                p[i], ").");
   }
-  // The derivative is complex (torch's eig_backward): refused until libtc has complex tensors.
-  autograd::record_function(
-      "LinalgEigBackward0", {a}, {w, v}, {},
-      [](const autograd::Grads&, const std::vector<Tensor>&) -> autograd::Grads {
-        fail(TC_ERR_NOT_IMPLEMENTED,
-             "linalg.eig: the derivative needs complex tensors, which libtc does not have "
-             "yet");
-      });
   return {w, v};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
+  // eigvals' gradient needs the eigenvectors too (PyTorch computes them then as well).
+  const bool grad = autograd::needs_grad({a});
+  auto [w, v] = eig_raw(a, vectors || grad, vectors ? "linalg.eig" : "linalg.eigvals");
+  if (vectors) {
+    autograd::record_function("LinalgEigBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
+                              [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                                if (!g[0] && !g[1]) return autograd::Grads{Tensor()};
+                                return autograd::Grads{eig_backward(g[0], g[1], saved[0], saved[1])};
+                              });
+    return {w, v};
+  }
+  autograd::record_function("LinalgEigBackward0", {a}, {w}, {autograd::alias(w), v},
+                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              if (!g[0]) return autograd::Grads{Tensor()};
+                              return autograd::Grads{eig_backward(g[0], Tensor(), saved[0], saved[1])};
+                            });
+  return {w, empty({0}, a->dtype, a->device)};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b_in, double rcond,

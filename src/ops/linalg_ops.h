@@ -38,7 +38,7 @@ Tensor eigvalsh(const Tensor& a, bool upper);
 Tensor householder_product(const Tensor& a, const Tensor& tau);
 // eigenvalues [..., n, 2], eigenvectors [..., n, n, 2] (an empty tensor
 // without vectors): complex numbers as (real, imaginary) pairs in the last
-// dim, torch.view_as_real's layout. Not differentiable (complex autograd).
+// dim, torch.view_as_real's layout. Differentiable (PyTorch 1.13's linalg_eig_backward, real part).
 std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors);
 // solution, residuals, rank, singular_values as torch.linalg.lstsq fills
 // them for the driver (kLstsqGels...); rcond < 0: eps * max(m, n).

@@ -314,11 +314,24 @@ def test_eig_eigvals(dtype_name):
         np.testing.assert_allclose(a[i] @ c1, c1 * (w1[:, 0] + 1j * w1[:, 1]), atol=atol * 100)
 
 
-def test_eig_backward_is_not_implemented():
-    x = tc.randn(3, 3, dtype=tc.float64, requires_grad=True)
-    w, v = tc.linalg.eig(x)
-    with pytest.raises(NotImplementedError, match="complex"):
+def test_eig_backward_follows_torch():
+    # sum(V) depends on the eigenvectors' phases once they are complex: both refuse it then,
+    # else both give the same gradient (tests/python/test_linalg_eig_grad.py has the rest).
+    for a in (np.array([[0.0, -2.0, 0.3], [1.0, 0.1, 0.0], [0.2, 0.0, 1.5]]), np.diag([1.0, 2.0, 3.0]) + 0.1):
+        y = torch.tensor(a, requires_grad=True)
+        x = tc.tensor(a, dtype=tc.float64, requires_grad=True)
+        w, v = torch.linalg.eig(y)
+        try:
+            (w.sum() + v.sum()).backward()
+        except RuntimeError as e:
+            assert "ill-defined" in str(e)
+            w, v = tc.linalg.eig(x)
+            with pytest.raises(RuntimeError, match="ill-defined"):
+                (w.sum() + v.sum()).backward()
+            continue
+        w, v = tc.linalg.eig(x)
         (w.sum() + v.sum()).backward()
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-8, atol=1e-10)
 
 
 def test_eig_nan_input():

@@ -49,13 +49,15 @@ def _as_complex(pairs):
 def eig(A, *, out=None):
     """Eigenvalues and right eigenvectors (unit-norm columns) of general
     square matrices, in LAPACK's order (geev), complex (see the module's
-    note). Not differentiable: its backward raises NotImplementedError."""
+    note). Differentiable for real inputs as PyTorch 1.13's linalg_eig_backward
+    (a loss that depends on the eigenvectors' phases raises its RuntimeError)."""
     w, v = _la._run("tc_linalg_eig", A._h, 1, outs=2)
     return _la._into(out, Eig(_as_complex(w), _as_complex(v)))
 
 
 def eigvals(A, *, out=None):
-    """The eigenvalues of general square matrices, complex (see the module's note)."""
+    """The eigenvalues of general square matrices, complex (see the module's
+    note); differentiable for real inputs as PyTorch 1.13."""
     w, _ = _la._run("tc_linalg_eig", A._h, 0, outs=2)
     return _la._into(out, _as_complex(w))
 

@@ -1,5 +1,6 @@
 """tc.stft and tc.istft (PyTorch 1.13's signatures and checks) on tc.fft:
-frames gathered with index_select, windowed, transformed; the inverse
+frames gathered (strided slices of blocks of the signal, or index_select),
+windowed, transformed; the inverse
 overlap-adds with index_add and divides by the summed squared window. Every
 step is a differentiable tc op, so both have autograd."""
 import warnings
@@ -40,6 +41,38 @@ def _make_frame_index(n_frames, n_fft, hop):
     from ._tensor import arange
     starts = arange(0, n_frames, dtype=K.int64) * hop
     return (starts.reshape(-1, 1) + arange(0, n_fft, dtype=K.int64).reshape(1, -1)).reshape(-1)
+
+
+# Above this many pieces per frame, _block_frames' Python loop costs more than index_select.
+_MAX_FRAME_PIECES = 32
+
+
+def _block_frames(x, n_frames, n_fft, hop):
+    """The frames of a real x as [..., n_frames, n_fft] without an index tensor: with
+    g = gcd(hop, n_fft), x cut into blocks of g samples holds frame f as blocks
+    f * hop / g ... + n_fft / g - 1, so each of the n_fft / g pieces of every frame is a
+    strided slice of the blocks; one stack gathers them (None when there are too many)."""
+    import math
+    from ._tensor import stack
+    g = math.gcd(hop, n_fft)
+    pieces, step = n_fft // g, hop // g
+    if pieces > _MAX_FRAME_PIECES:
+        return None
+    lead = list(x.shape[:-1])
+    n_blocks = x.shape[-1] // g
+    blocks = x.narrow(-1, 0, n_blocks * g).reshape(*(lead + [n_blocks, g]))
+    span = step * (n_frames - 1) + 1
+    parts = [blocks.narrow(-2, j, span)[..., ::step, :] if step > 1 else blocks.narrow(-2, j, span)
+             for j in range(pieces)]
+    return stack(parts, -2).reshape(*(lead + [n_frames, n_fft]))
+
+
+def _reflect_pad(v, p):
+    """v padded by p reflected samples on both ends of its last dim (p < its length), from
+    flipped slices: PyTorch's reflect padding without the general padding kernel."""
+    from ._tensor import cat
+    n = v.shape[-1]
+    return cat([v.narrow(-1, 1, p).flip(-1), v, v.narrow(-1, n - 1 - p, p).flip(-1)], -1)
 
 
 def _gather_frames(x, idx, n_frames, n_fft):
@@ -90,6 +123,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         extra = 3 - x.ndim
         p = n_fft // 2
         def padded(v):
+            if pad_mode == "reflect" and 0 < p < v.shape[-1]:
+                return _reflect_pad(v, p)
             v = pad(v.reshape(*([1] * extra + list(v.shape))), [p, p], pad_mode)
             return v.reshape(*list(v.shape[extra:]))
 
@@ -105,7 +140,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     w = _window(window, win, n_fft, x.dtype if not x.is_complex() else _complex.part_dtype(x.dtype),
                 x.device, "stft")
     n_frames = 1 + (length - n_fft) // hop
-    frames = _gather_frames(x, _frame_index(n_frames, n_fft, hop, x.device), n_frames, n_fft) * w
+    frames = None if x.is_complex() else _block_frames(x, n_frames, n_fft, hop)
+    if frames is None:
+        frames = _gather_frames(x, _frame_index(n_frames, n_fft, hop, x.device), n_frames, n_fft)
+    frames = frames * w
     if onesided is None:
         onesided = not complex_in
     if onesided and complex_in:
