@@ -39,6 +39,46 @@ constexpr const char* kDifferentiable[] = {
     "MaxBackward",
     "MinBackward",
     "MaxBackwardBackward",
+    // (ops/reduce.cpp, ops/reduce_more.cpp: the input, and the output through
+    // output_with_graph, are saved for the recorded formulas)
+    "VarBackward",
+    "StdBackward",
+    "ProdBackward",  // an n x n form per row with zeros; past 2^24 elements, marked
+    "NormBackward",
+    "AmaxBackward",
+    "AminBackward",
+    // scans (ops/scan.cpp, ops/transformer.cpp); cumprod with a zero is marked
+    "CumsumBackward",
+    "CumprodBackward",
+    "LogcumsumexpBackward",
+    // values picked at saved indices (ops/sort.cpp, ops/scan.cpp, topk in
+    // ops/transformer.cpp) and their gradient's node (ops/pick_grad.h)
+    "SortBackward",
+    "TopkBackward",
+    "KthvalueBackward",
+    "MedianBackward",
+    "ModeBackward",
+    "CummaxBackward",
+    "CumminBackward",
+    "PickBackwardBackward",
+    // triangles, diagonals, padding, pieces (ops/transformer.cpp,
+    // ops/shape_creation.cpp, ops/shape.cpp)
+    "TrilBackward",
+    "TriuBackward",
+    "DiagonalBackward",
+    "DiagonalBackwardBackward",
+    "DiagEmbedBackward",
+    "ConstantPadNdBackward",
+    "SplitBackward",
+    "UnbindBackward",
+    "IndexPutBackward",
+    // adaptive pooling (ops/adaptive_pool.cpp)
+    "AdaptiveAvgPool1DBackward",
+    "AdaptiveAvgPool2DBackward",
+    "AdaptiveAvgPoolBackwardBackward",
+    "AdaptiveMaxPool1DBackward",
+    "AdaptiveMaxPool2DBackward",
+    "AdaptiveMaxPoolBackwardBackward",
     // concatenation and indexing (ops/shape.cpp, ops/indexing.cpp)
     "CatBackward",
     "GatherBackward",

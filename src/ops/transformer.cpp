@@ -16,6 +16,7 @@
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
+#include "ops/pick_grad.h"
 #include "ops/ops.h"
 
 namespace tc::ops {
@@ -152,6 +153,8 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower) {
   if (is_floating(a->dtype))
     autograd::record_function(lower ? "TrilBackward" : "TriuBackward", {a}, {out}, {},
                               [diagonal, lower](const autograd::Grads& g, const std::vector<Tensor>&) {
+                                // the same triangle of g, recorded under create_graph
+                                if (detail::creating_graph()) return autograd::Grads{triangle(g[0], diagonal, lower)};
                                 return autograd::Grads{triangle_raw(g[0], diagonal, lower)};
                               });
   return out;
@@ -222,6 +225,11 @@ Tensor cumsum(const Tensor& a, int64_t dim) {
     const Dims shape = a->shape;
     autograd::record_function("CumsumBackward", {a}, {out}, {},
                               [d, shape](const autograd::Grads& g, const std::vector<Tensor>&) {
+                                // the reversed cumsum of g, recorded under create_graph
+                                if (detail::creating_graph()) {
+                                  if (shape.size() == 0) return autograd::Grads{reshape(g[0], shape)};
+                                  return autograd::Grads{flip(cumsum(flip(g[0], {d}), d), {d})};
+                                }
                                 Tensor g1 = shape.size() == 0 ? reshaped(g[0], {1}) : g[0];
                                 return autograd::Grads{reshaped(cumsum_raw(g1, d, true), shape)};
                               });
@@ -350,13 +358,8 @@ std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool lar
     const bool scalar = a->ndim() == 0;
     autograd::record_function("TopkBackward", {a}, {vals}, {idx},
                               [shape, d, scalar](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                                Tensor gi = saved[0], gg = g[0];
-                                if (scalar) {
-                                  gi = reshaped(gi, {1});
-                                  gg = reshaped(gg, {1});
-                                }
-                                Tensor r = detail::scatter_add_grad(gg, gi, shape, d);
-                                return autograd::Grads{scalar ? reshaped(r, {}) : r};
+                                Tensor gi = scalar ? reshaped(saved[0], {1}) : saved[0];
+                                return autograd::Grads{detail::pick_grad(g[0], gi, shape, d, scalar ? Dims{} : shape)};
                               });
   }
   return {vals, idx};

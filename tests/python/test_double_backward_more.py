@@ -1,0 +1,116 @@
+"""Double backward of the reductions, scans, order statistics, triangles,
+diagonals, padding, index_put, split/unbind and adaptive pools, float64:
+tc's second derivatives against PyTorch 1.13's (the harness of
+test_double_backward_nodes.py) and against central differences of tc's own
+first derivative (tc.autograd.gradgradcheck)."""
+import pytest
+
+import tc
+import tc.nn.functional as F
+from conftest import need
+from test_double_backward_nodes import check
+
+np = pytest.importorskip("numpy")
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+R = np.random.default_rng(23)
+
+
+def fn(lib):
+    return F if lib is tc else TF
+
+
+def r(*shape):
+    return R.standard_normal(shape)
+
+
+def spread(*shape):
+    """Values well apart (no ties, none near another), in random order: the
+    order statistics pick the same element under a finite-difference step."""
+    n = int(np.prod(shape))
+    return (R.permutation(n) * 0.37 + 0.2).reshape(shape) * np.where(R.random(shape) < 0.5, -1, 1)
+
+
+def with_zeros():
+    x = r(3, 4)
+    x[0, 1] = 0.0  # one zero in a row
+    x[2, 0] = x[2, 3] = 0.0  # two zeros in a row
+    return x
+
+
+CASES = {
+    "var_dim": (lambda L, x: x.var(1) ** 2 + x.var(0, keepdim=True).sum() * x[:, 0], [r(3, 4)]),
+    "var_all_unbiased_false": (lambda L, x: x.var(unbiased=False) * x.sin(), [r(3, 4)]),
+    "std_dim": (lambda L, x: x.std(1) * x.sum(1), [r(3, 4)]),
+    "std_all": (lambda L, x: x.std() ** 3, [r(2, 3)]),
+    "prod_dim": (lambda L, x: x.prod(1) * x.sum(1), [r(3, 4)]),
+    "prod_all_keepdim": (lambda L, x: x.prod(0, keepdim=True) ** 2 + x.prod(), [r(3, 3)]),
+    "prod_zeros": (lambda L, x: x.prod(1) * x.sum(1), [with_zeros()]),
+    "norm_2": (lambda L, x: L.norm(x, dim=1) ** 3, [r(3, 4)]),
+    "norm_p3_and_1": (lambda L, x: L.norm(x, p=3, dim=1) * L.norm(x, p=1, dim=1), [r(3, 4)]),
+    "norm_inf": (lambda L, x: L.norm(x, p=float("inf"), dim=1) * x.sum(1), [spread(3, 4)]),
+    "amax_amin": (lambda L, x: x.amax(1) * x.sum(1) + x.amin(0).sum() ** 2, [spread(3, 4)]),
+    "tril_triu": (lambda L, x: x.tril(-1) ** 2 + x.triu(1).exp(), [r(3, 4)]),
+    "diagonal": (lambda L, x: x.diagonal(1) ** 3, [r(3, 4)]),
+    "diagonal_dims": (lambda L, x: x.diagonal(0, 0, 2).sin(), [r(3, 2, 4)]),
+    "diag_embed": (lambda L, v: L.diag(v * v, 1).exp(), [r(3)]),
+    "pad_constant": (lambda L, x: fn(L).pad(x * x, (1, 2, 0, -1), value=0.5) ** 2, [r(2, 3, 4)]),
+    "pad_reflect": (lambda L, x: fn(L).pad(x, (2, 1), mode="reflect") ** 3, [r(1, 2, 5)]),
+    "pad_replicate": (lambda L, x: fn(L).pad(x, (1, 2), mode="replicate") ** 3, [r(1, 2, 4)]),
+    "pad_circular": (lambda L, x: fn(L).pad(x, (2, 1), mode="circular") ** 3, [r(1, 2, 4)]),
+    "index_put": (lambda L, x, v: x.index_put((L.tensor([0, 2]),), v * v) ** 2, [r(3, 4), r(2, 4)]),
+    "index_put_broadcast_accumulate": (
+        lambda L, x, v: x.index_put((L.tensor([0, 2, 0]),), v.exp(), accumulate=True) ** 2, [r(3, 4), r(4)]),
+    "sort": (lambda L, x: x.sort(1)[0] ** 3 * L.arange(4.0, dtype=L.float64), [spread(3, 4)]),
+    "sort_descending": (lambda L, x: x.sort(0, descending=True)[0].cumsum(0) ** 2, [spread(3, 4)]),
+    "topk": (lambda L, x: x.topk(2, 1)[0] ** 3, [spread(3, 5)]),
+    "kthvalue": (lambda L, x: x.kthvalue(2, 1)[0] ** 3, [spread(3, 4)]),
+    "median": (lambda L, x: x.median(1)[0] ** 3 + x.median() ** 2, [spread(3, 5)]),
+    "mode": (lambda L, x: x.mode(1)[0] ** 3, [spread(3, 4)]),
+    "cummax_cummin": (lambda L, x: x.cummax(1)[0] ** 3 + x.cummin(0)[0] ** 2, [spread(3, 4)]),
+    "cumsum": (lambda L, x: x.cumsum(1) ** 3 + x.cumsum(0).exp(), [r(3, 4)]),
+    "cumprod": (lambda L, x: x.cumprod(1) ** 2, [r(3, 4)]),
+    "logcumsumexp": (lambda L, x: x.logcumsumexp(1) ** 2, [r(3, 4)]),
+    "split": (lambda L, x: L.cat([p * p.sum() for p in x.split(2, 1)], 1), [r(3, 5)]),
+    "unbind_one_unused": (lambda L, x: x.unbind(1)[0] * x.unbind(1)[2] ** 2, [r(3, 4)]),
+    "adaptive_avg_pool2d": (lambda L, x: fn(L).adaptive_avg_pool2d(x * x, (2, 3)) ** 2, [r(1, 2, 5, 4)]),
+    "adaptive_avg_pool1d": (lambda L, x: fn(L).adaptive_avg_pool1d(x * x, 3) ** 2, [r(2, 2, 5)]),
+    "adaptive_max_pool2d": (lambda L, x: fn(L).adaptive_max_pool2d(x, (2, 2)) ** 3, [spread(1, 2, 4, 5)]),
+    "adaptive_max_pool1d": (lambda L, x: fn(L).adaptive_max_pool1d(x, 2) ** 3, [spread(2, 2, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_against_torch(name):
+    need("tc_autograd_grad")
+    f, arrays = CASES[name]
+    check(f, arrays)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradgradcheck(name):
+    need("tc_autograd_grad")
+    f, arrays = CASES[name]
+    xs = tuple(tc.tensor(a, requires_grad=True) for a in arrays)
+    assert tc.autograd.gradgradcheck(lambda *ts: f(tc, *ts), xs)
+
+
+def test_prod_gradient_node_is_differentiable_through_its_own_recorded_form():
+    # the zero case's recorded form calls prod again: three orders deep
+    def third(lib, a):
+        x = lib.tensor(a, requires_grad=True)
+        (g,) = lib.autograd.grad(x.prod(1).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+        (k,) = lib.autograd.grad(h.sum(), x)
+        return k
+    a = with_zeros()
+    np.testing.assert_allclose(np.array(third(tc, a).tolist()), third(torch, a).numpy(), rtol=1e-7, atol=1e-9)
+
+
+def test_cumprod_with_zero_raises_named():
+    need("tc_autograd_grad")
+    x = tc.tensor([[1.0, 0.0, 2.0]], requires_grad=True)
+    (g,) = tc.autograd.grad(x.cumprod(1).sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="cumprod_backward"):
+        tc.autograd.grad(g.sum(), x)
