@@ -72,6 +72,14 @@ constexpr const char* kDifferentiable[] = {
     "SplitBackward",
     "UnbindBackward",
     "IndexPutBackward",
+    "ScatterReduceBackward",  // prod's is marked (ops/scatter.cpp)
+    // complex views and FFTs (ops/complex.cpp, ops/fft.cpp): their formulas
+    // are the adjoint views and transforms, recorded
+    "ViewAsRealBackward",
+    "ViewAsComplexBackward",
+    "FftC2CBackward",
+    "FftR2CBackward",
+    "FftC2RBackward",
     // adaptive pooling (ops/adaptive_pool.cpp)
     "AdaptiveAvgPool1DBackward",
     "AdaptiveAvgPool2DBackward",
@@ -98,6 +106,15 @@ constexpr const char* kDifferentiable[] = {
     "MvBackward",
     "MatmulBackward",
     "LinearBackward",
+    // linalg (ops/linalg_lapack.cpp: formulas in recorded ops in
+    // linalg_backward.cpp, saved outputs read through output_with_graph); a
+    // singular det's cofactor goes through the SVD, whose node is not listed
+    "LinalgInvExBackward0",
+    "LinalgDetBackward0",
+    "LinalgSlogdetBackward0",
+    "LinalgSolveExBackward0",
+    "LinalgSolveTriangularBackward0",
+    "LinalgCholeskyExBackward0",
     // softmax, losses, dropout, embedding (ops/nn.cpp)
     "SoftmaxBackward",
     "LogSoftmaxBackward",

@@ -16,6 +16,7 @@
 #include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
+#include "ops/sum_to_recorded.h"
 
 namespace tc::ops {
 
@@ -274,16 +275,6 @@ Tensor index_planned(const Tensor& a, const IndexPlan& p) {
                               return index_backward(shape_only, in, g, s);
                             });
   return out;
-}
-
-// t summed over the dims that broadcasting added or expanded, recorded.
-Tensor sum_to_recorded(const Tensor& t, const Dims& shape) {
-  if (t->shape == shape) return t;
-  const int64_t lead = t->ndim() - shape.size();
-  Dims dims;
-  for (int64_t i = 0; i < t->ndim(); ++i)
-    if (i < lead || (shape[i - lead] == 1 && t->shape[i] != 1)) dims.push_back(i);
-  return reshape(dims.empty() ? t : sum(t, dims, true), shape);
 }
 
 // index_put's gradients (a's, then values') for an upstream g: without

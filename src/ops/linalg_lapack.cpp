@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
@@ -14,6 +15,7 @@
 #include "ops/linalg_ops.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
+#include "ops/sum_to_recorded.h"
 
 namespace tc::ops::linalg {
 namespace {
@@ -138,9 +140,10 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
       [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
         // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
+        // (Recorded ops: under create_graph X is read with its graph.)
         Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
-        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(saved[1])), -1.0);
-        return autograd::Grads{ops::sum_to_size(ga, ashape), ops::sum_to_size(gb, bshape)};
+        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
+        return autograd::Grads{tc::ops::detail::bw_sum_to_size(ga, ashape), tc::ops::detail::bw_sum_to_size(gb, bshape)};
       });
   return {x, info};
 }
@@ -269,7 +272,8 @@ std::pair<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
   }
   autograd::record_function("LinalgInvExBackward0", {a}, {x}, {autograd::alias(x)},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::inv_backward(g[0], saved[0])};
+                              return autograd::Grads{
+                                  detail::inv_backward(g[0], autograd::output_with_graph(saved[0]))};
                             });
   return {x, info};
 }
@@ -283,7 +287,8 @@ Tensor det(const Tensor& a) {
   d = clone_data(d);
   autograd::record_function("LinalgDetBackward0", {a}, {d}, {a, autograd::alias(d)},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::det_backward(g[0], saved[0], saved[1])};
+                              return autograd::Grads{
+                                  detail::det_backward(g[0], saved[0], autograd::output_with_graph(saved[1]))};
                             });
   return d;
 }
@@ -347,10 +352,10 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
   autograd::record_function(
       "LinalgSolveTriangularBackward0", {a, b}, {x}, {a, autograd::alias(x)},
       [ashape, bshape, upper, unitriangular](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        auto [ga, gb] =
-            detail::triangular_solve_backward(g[0], saved[0], saved[1], upper, true, unitriangular);
-        return autograd::Grads{ga ? ops::sum_to_size(ga, ashape) : ga,
-                               gb ? ops::sum_to_size(gb, bshape) : gb};
+        auto [ga, gb] = detail::triangular_solve_backward(g[0], saved[0], autograd::output_with_graph(saved[1]),
+                                                          upper, true, unitriangular);
+        return autograd::Grads{ga ? tc::ops::detail::bw_sum_to_size(ga, ashape) : ga,
+                               gb ? tc::ops::detail::bw_sum_to_size(gb, bshape) : gb};
       });
   return x;
 }
@@ -371,7 +376,8 @@ std::pair<Tensor, Tensor> cholesky_ex(const Tensor& a, bool upper, bool check_er
   }
   autograd::record_function("LinalgCholeskyExBackward0", {a}, {l}, {autograd::alias(l)},
                             [upper](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::cholesky_backward(g[0], saved[0], upper)};
+                              return autograd::Grads{
+                                  detail::cholesky_backward(g[0], autograd::output_with_graph(saved[0]), upper)};
                             });
   return {l, info};
 }

@@ -32,6 +32,12 @@ def spread(*shape):
     return (R.permutation(n) * 0.37 + 0.2).reshape(shape) * np.where(R.random(shape) < 0.5, -1, 1)
 
 
+def well(*shape):
+    """Well-conditioned square matrices: [*batch, n, n], random plus 3 I."""
+    n = shape[-1]
+    return r(*shape[:-1], n, n) * 0.5 + 3 * np.eye(n)
+
+
 def with_zeros():
     x = r(3, 4)
     x[0, 1] = 0.0  # one zero in a row
@@ -78,6 +84,25 @@ CASES = {
     "adaptive_avg_pool1d": (lambda L, x: fn(L).adaptive_avg_pool1d(x * x, 3) ** 2, [r(2, 2, 5)]),
     "adaptive_max_pool2d": (lambda L, x: fn(L).adaptive_max_pool2d(x, (2, 2)) ** 3, [spread(1, 2, 4, 5)]),
     "adaptive_max_pool1d": (lambda L, x: fn(L).adaptive_max_pool1d(x, 2) ** 3, [spread(2, 2, 5)]),
+    "linalg_inv": (lambda L, a: L.linalg.inv(a).sin(), [well(3)]),
+    "linalg_det_batched": (lambda L, a: L.linalg.det(a) ** 2, [well(2, 3)]),
+    "linalg_slogdet": (lambda L, a: L.linalg.slogdet(a)[1] ** 2, [well(3)]),
+    "linalg_solve": (lambda L, a, b: L.linalg.solve(a, b).tanh(), [well(3), r(3, 2)]),
+    "linalg_solve_broadcast_vector": (lambda L, a, b: L.linalg.solve(a, b) ** 2, [well(2, 3), r(3)]),
+    "linalg_solve_triangular": (lambda L, a, b: L.linalg.solve_triangular(a.triu(), b, upper=True) ** 2,
+                                [well(3), r(2, 3, 2)]),
+    "linalg_cholesky": (lambda L, x: L.linalg.cholesky(x @ x.transpose(-2, -1) + 3 * L.eye(3, dtype=L.float64))
+                        .sin(), [r(3, 3)]),
+    "scatter_reduce_sum_mean": (lambda L, x, v: x.scatter_reduce(1, L.tensor([[0, 2, 0], [1, 1, 3]]), v * v, "sum")
+                                ** 2 + x.scatter_reduce(1, L.tensor([[3, 2, 3], [0, 1, 0]]), v.exp(), "mean",
+                                                        include_self=False) ** 2, [r(2, 4), r(2, 3)]),
+    "scatter_reduce_amax_amin": (lambda L, x, v: x.scatter_reduce(0, L.tensor([[0, 1], [0, 0]]), v, "amax") ** 3
+                                 + x.scatter_reduce(0, L.tensor([[1, 1], [0, 1]]), v, "amin",
+                                                    include_self=False).exp(), [spread(2, 2), spread(2, 2) + 0.05]),
+    "view_as_real_complex": (lambda L, x: L.view_as_real(L.view_as_complex(x)) ** 3, [r(3, 2)]),
+    "fft_rfft": (lambda L, x: L.view_as_real(L.fft.rfft(x * x)) ** 2, [r(2, 5)]),
+    "fft_irfft": (lambda L, x: L.fft.irfft(L.view_as_complex(x * x), n=6) ** 3, [r(2, 4, 2)]),
+    "fft_fft": (lambda L, x: L.view_as_real(L.fft.fft(L.view_as_complex(x * x))) ** 2, [r(5, 2)]),
 }
 
 
