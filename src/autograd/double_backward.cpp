@@ -115,6 +115,12 @@ constexpr const char* kDifferentiable[] = {
     "LinalgSolveExBackward0",
     "LinalgSolveTriangularBackward0",
     "LinalgCholeskyExBackward0",
+    "LinalgLuFactorExBackward0",
+    "LinalgLuBackward0",
+    "LinalgLuSolveBackward0",
+    "LinalgQrBackward0",
+    "LinalgSvdBackward0",   // svdvals' (u, vh not outputs) is marked
+    "LinalgEighBackward0",  // eigvalsh's (v not an output) is marked
     // softmax, losses, dropout, embedding (ops/nn.cpp)
     "SoftmaxBackward",
     "LogSoftmaxBackward",

@@ -168,7 +168,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& a, bool pivot, boo
         "LinalgLuFactorExBackward0", {a}, {f.lu}, {autograd::alias(f.lu), f.pivots},
         [m](const autograd::Grads& g, const std::vector<Tensor>& saved) {
           if (!g[0]) return autograd::Grads{Tensor()};
-          const Tensor& packed = saved[0];
+          const Tensor packed = autograd::output_with_graph(saved[0]);  // with its graph under create_graph
           Tensor l = ops::add(ops::tril(packed, -1), eye(m, m, packed->dtype, packed->device));
           Tensor u = ops::triu(packed, 0);
           Tensor p = detail::pivots_to_permutation(saved[1], m, packed->dtype);
@@ -198,7 +198,8 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a, bool pivot) {
     autograd::record_function(
         "LinalgLuBackward0", {a}, {l, u}, {p, autograd::alias(l), autograd::alias(u)},
         [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-          return autograd::Grads{detail::lu_backward(g[0], g[1], saved[0], saved[1], saved[2])};
+          return autograd::Grads{detail::lu_backward(g[0], g[1], saved[0], autograd::output_with_graph(saved[1], 0),
+                                                     autograd::output_with_graph(saved[2], 1))};  // l, u
         });
   else if (a->requires_grad)
     autograd::record_function("LinalgLuBackward0", {a}, {l, u}, {},
@@ -241,7 +242,7 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
       "LinalgLuSolveBackward0", {lu, b}, {x}, {lu, pivots, autograd::alias(x)},
       [lshape, bshape, adjoint, n](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
-        const Tensor &packed = saved[0], &piv = saved[1], &xx = saved[2];
+        const Tensor &packed = saved[0], &piv = saved[1], xx = autograd::output_with_graph(saved[2]);
         // X = op(A)^-1 B: gB = op(A)^-T g; gA = -gB X^T (op = I) or -X gB^T (op = T).
         Tensor gb = linalg::lu_solve(packed, piv, g[0], true, !adjoint);
         Tensor ga = ops::mul_scalar(adjoint ? ops::matmul(xx, mT(gb)) : ops::matmul(gb, mT(xx)), -1.0);
@@ -251,7 +252,8 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
         Tensor ptga = ops::matmul(mT(detail::pivots_to_permutation(piv, n, packed->dtype)), ga);
         Tensor glu =
             ops::add(ops::tril(ops::matmul(ptga, mT(u)), -1), ops::triu(ops::matmul(mT(l), ptga), 0));
-        return autograd::Grads{ops::sum_to_size(glu, lshape), ops::sum_to_size(gb, bshape)};
+        return autograd::Grads{tc::ops::detail::bw_sum_to_size(glu, lshape),
+                               tc::ops::detail::bw_sum_to_size(gb, bshape)};
       });
   return x;
 }
@@ -403,7 +405,8 @@ std::pair<Tensor, Tensor> qr(const Tensor& a, int32_t mode) {
   autograd::record_function(
       "LinalgQrBackward0", {a}, {q, r}, {autograd::alias(q), autograd::alias(r)},
       [mode](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        return autograd::Grads{detail::qr_backward(g[0], g[1], saved[0], saved[1], mode)};
+        return autograd::Grads{detail::qr_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
+                                                   autograd::output_with_graph(saved[1], 1), mode)};
       });
   return {q, r};
 }
@@ -445,8 +448,10 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
   autograd::record_function("LinalgSvdBackward0", {a}, {u, s, vh},
                             {autograd::alias(u), autograd::alias(s), autograd::alias(vh)},
                             [full_matrices](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::svd_backward(g[0], g[1], g[2], saved[0],
-                                                                          saved[1], saved[2], full_matrices)};
+                              return autograd::Grads{detail::svd_backward(
+                                  g[0], g[1], g[2], autograd::output_with_graph(saved[0], 0),
+                                  autograd::output_with_graph(saved[1], 1), autograd::output_with_graph(saved[2], 2),
+                                  full_matrices)};
                             });
   return {u, s, vh};
 }
@@ -457,8 +462,11 @@ Tensor svdvals(const Tensor& a) {
   auto [u, s, vh] = svd_raw(a, grad, false);
   autograd::record_function("LinalgSvdBackward0", {a}, {s}, {u, autograd::alias(s), vh},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::svd_backward(Tensor(), g[0], Tensor(), saved[0],
-                                                                          saved[1], saved[2], false)};
+                              // u and vh are not outputs here: no graph to read them with
+                              autograd::Grads r{detail::svd_backward(Tensor(), g[0], Tensor(), saved[0],
+                                                                     saved[1], saved[2], false)};
+                              autograd::not_differentiable(r);
+                              return r;
                             });
   return s;
 }
@@ -486,7 +494,9 @@ std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper) {
   auto [w, v] = eigh_raw(a, upper, true, "linalg.eigh");
   autograd::record_function("LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::eigh_backward(g[0], g[1], saved[0], saved[1])};
+                              return autograd::Grads{detail::eigh_backward(g[0], g[1],
+                                                                           autograd::output_with_graph(saved[0], 0),
+                                                                           autograd::output_with_graph(saved[1], 1))};
                             });
   return {w, v};
 }
@@ -497,7 +507,10 @@ Tensor eigvalsh(const Tensor& a, bool upper) {
   autograd::record_function(
       "LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
       [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        return autograd::Grads{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
+        // v is not an output here: no graph to read it with
+        autograd::Grads r{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
+        autograd::not_differentiable(r);
+        return r;
       });
   return w;
 }

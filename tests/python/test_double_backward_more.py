@@ -93,6 +93,15 @@ CASES = {
                                 [well(3), r(2, 3, 2)]),
     "linalg_cholesky": (lambda L, x: L.linalg.cholesky(x @ x.transpose(-2, -1) + 3 * L.eye(3, dtype=L.float64))
                         .sin(), [r(3, 3)]),
+    "linalg_lu_factor_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b) ** 2,
+                               [well(3), r(3, 2)]),
+    "linalg_lu": (lambda L, a: L.linalg.lu(a)[1].sin() + L.linalg.lu(a)[2] ** 2, [well(3)]),
+    "linalg_qr": (lambda L, a: L.linalg.qr(a)[0].sin() + L.linalg.qr(a)[1][:, :3] ** 2, [r(4, 3)]),
+    "linalg_svd": (lambda L, a: (L.linalg.svd(a, full_matrices=False)[0] ** 4).sum(0)
+                   + L.linalg.svd(a, full_matrices=False)[1] ** 2
+                   + (L.linalg.svd(a, full_matrices=False)[2] ** 4).sum(0), [r(3, 3)]),
+    "linalg_eigh": (lambda L, x: (L.linalg.eigh(x + x.transpose(0, 1))[1] ** 4).sum(0)
+                    + L.linalg.eigh(x + x.transpose(0, 1))[0] ** 2, [r(3, 3)]),
     "scatter_reduce_sum_mean": (lambda L, x, v: x.scatter_reduce(1, L.tensor([[0, 2, 0], [1, 1, 3]]), v * v, "sum")
                                 ** 2 + x.scatter_reduce(1, L.tensor([[3, 2, 3], [0, 1, 0]]), v.exp(), "mean",
                                                         include_self=False) ** 2, [r(2, 4), r(2, 3)]),
