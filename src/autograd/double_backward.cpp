@@ -80,6 +80,12 @@ constexpr const char* kDifferentiable[] = {
     "FftC2CBackward",
     "FftR2CBackward",
     "FftC2RBackward",
+    // the fused recurrent layers (ops/rnn_fused_layer.cpp: the composed
+    // layer of ops/rnn.cpp differentiated under create_graph)
+    "RnnTanhBackward",
+    "RnnReluBackward",
+    "LstmBackward",
+    "GruBackward",
     // adaptive pooling (ops/adaptive_pool.cpp)
     "AdaptiveAvgPool1DBackward",
     "AdaptiveAvgPool2DBackward",
@@ -123,6 +129,7 @@ constexpr const char* kDifferentiable[] = {
     "LinalgEighBackward0",  // eigvalsh's (v not an output) is marked
     // softmax, losses, dropout, embedding (ops/nn.cpp)
     "SoftmaxBackward",
+    "CausalSoftmaxBackward",  // (ops/transformer.cpp)
     "LogSoftmaxBackward",
     "CrossEntropyBackward",
     "NllLossBackward",

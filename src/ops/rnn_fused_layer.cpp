@@ -5,8 +5,10 @@
 // devices and dtypes).
 #include "ops/rnn_fused_layer.h"
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "backend/rnn_fused.h"
+#include "ops/internal.h"
 #include "ops/ops.h"
 
 namespace tc::ops::detail {
@@ -64,11 +66,34 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
   const std::vector<Tensor> outputs =
       lstm ? std::vector<Tensor>{r.out, r.h_n, r.c_n} : std::vector<Tensor>{r.out, r.h_n};
   // saved: w_hh, h0, c0, out (an alias: the node must not own its output),
-  // cs, acts.
+  // cs, acts; then the inputs themselves, for the recorded form under
+  // create_graph.
   autograd::record_function(
       backward_name(mode), {xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh}, outputs,
-      {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts},
-      [cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
+      {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts, xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh},
+      [mode, cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
+        if (creating_graph()) {
+          // The vector-Jacobian product of the composed layer, recorded:
+          // sum(out g_out) + sum(h_n g_hn) (+ sum(c_n g_cn)) differentiated.
+          const std::vector<Tensor> in{s[6], s[7], s[8], s[9], s[10]};
+          std::vector<bool> wanted;
+          for (const Tensor& t : in) wanted.push_back(t && t->requires_grad);
+          std::vector<Tensor> r = autograd::vjp_recorded(
+              in, wanted,
+              [&](const std::vector<Tensor>& x) {
+                const FusedLayerResult f = composed_layer(mode, reverse, x[0], x[1], x[2], x[3], x[4]);
+                const Tensor outs[3] = {f.out, f.h_n, f.c_n};
+                Tensor y;
+                for (size_t i = 0; i < g.size() && i < 3; ++i) {
+                  if (!g[i]) continue;
+                  const Tensor term = sum(mul(outs[i], g[i]), {}, false);
+                  y = y ? add(y, term) : term;
+                }
+                return y;
+              },
+              scalar_tensor(1.0, s[0]->dtype));
+          if (!r.empty()) return autograd::Grads{r[0], r[1], r[2], r[3], r[4]};
+        }
         rnn_fused::BackwardArgs b;
         b.cell = cell;
         b.reverse = reverse;
@@ -90,7 +115,9 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
         b.d_w_hh = empty(b.w_hh->shape, dt);
         b.d_b_hh = has_bias ? empty({b.w_hh->shape[0]}, dt) : Tensor();
         rnn_fused::backward(b);
-        return autograd::Grads{b.d_xp, b.d_h0, b.d_c0, b.d_w_hh, b.d_b_hh};
+        autograd::Grads r{b.d_xp, b.d_h0, b.d_c0, b.d_w_hh, b.d_b_hh};
+        autograd::not_differentiable(r);  // only under create_graph
+        return r;
       });
   return r;
 }

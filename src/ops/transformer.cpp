@@ -169,6 +169,13 @@ Tensor causal_softmax(const Tensor& x, double scale) {
   if (y->numel() > 0) backend_for(x).causal_softmax(y, xc, scale);
   autograd::record_function("CausalSoftmaxBackward", {x}, {y}, {autograd::alias(y)},
                             [scale](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              if (detail::creating_graph()) {
+                                // softmax's formula, recorded (the masked entries of y are 0):
+                                // scale y (g - sum(g y))
+                                const Tensor y = autograd::output_with_graph(saved[0]);
+                                const Tensor dot = ops::sum(mul(g[0], y), {-1}, true);
+                                return autograd::Grads{mul_scalar(mul(y, sub(g[0], dot)), scale)};
+                              }
                               const Tensor& yy = saved[0];
                               Tensor gx = empty(yy->shape, yy->dtype, yy->device);
                               if (gx->numel() > 0)

@@ -38,6 +38,15 @@ def well(*shape):
     return r(*shape[:-1], n, n) * 0.5 + 3 * np.eye(n)
 
 
+def causal_attention(lib, q, k, v):
+    """tc's fused causal attention; PyTorch 1.13's by its formula."""
+    if lib is tc:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).triu(1)
+    return torch.softmax(scores.masked_fill(mask, float("-inf")), -1) @ v
+
+
 def with_zeros():
     x = r(3, 4)
     x[0, 1] = 0.0  # one zero in a row
@@ -102,6 +111,7 @@ CASES = {
                    + (L.linalg.svd(a, full_matrices=False)[2] ** 4).sum(0), [r(3, 3)]),
     "linalg_eigh": (lambda L, x: (L.linalg.eigh(x + x.transpose(0, 1))[1] ** 4).sum(0)
                     + L.linalg.eigh(x + x.transpose(0, 1))[0] ** 2, [r(3, 3)]),
+    "causal_attention": (lambda L, q, k, v: causal_attention(L, q, k, v).sin(), [r(2, 4, 3), r(2, 4, 3), r(2, 4, 3)]),
     "scatter_reduce_sum_mean": (lambda L, x, v: x.scatter_reduce(1, L.tensor([[0, 2, 0], [1, 1, 3]]), v * v, "sum")
                                 ** 2 + x.scatter_reduce(1, L.tensor([[3, 2, 3], [0, 1, 0]]), v.exp(), "mean",
                                                         include_self=False) ** 2, [r(2, 4), r(2, 3)]),
@@ -148,3 +158,34 @@ def test_cumprod_with_zero_raises_named():
     (g,) = tc.autograd.grad(x.cumprod(1).sum(), x, create_graph=True)
     with pytest.raises(NotImplementedError, match="cumprod_backward"):
         tc.autograd.grad(g.sum(), x)
+
+
+def recurrent(kind):
+    """f(lib, x, h0) running torch's `kind` layer (float64, 2 layers, both
+    directions) with the same weights in both libraries."""
+    torch.manual_seed(0)
+    ref = getattr(torch.nn, kind)(3, 4, num_layers=2, bidirectional=True).double()
+    state = {k: v.detach().numpy().copy() for k, v in ref.state_dict().items()}
+    made = {}
+
+    def module(lib):
+        if lib not in made:
+            m = getattr(lib.nn, kind)(3, 4, num_layers=2, bidirectional=True).double()
+            m.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+            made[lib] = m
+        return made[lib]
+
+    def f(lib, x, h0):
+        hx = (h0, h0.cos()) if kind == "LSTM" else h0
+        out, h = module(lib)(x, hx)
+        return out.tanh() * (h[0] if kind == "LSTM" else h).sum()
+    return f
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_fused_recurrent_layers(kind):
+    need("tc_autograd_grad")
+    f = recurrent(kind)
+    check(f, [r(3, 2, 3), r(4, 2, 4)])
+    xs = (tc.tensor(r(2, 1, 3), requires_grad=True), tc.tensor(r(4, 1, 4), requires_grad=True))
+    assert tc.autograd.gradgradcheck(lambda *ts: f(tc, *ts), xs)
