@@ -119,6 +119,7 @@ CASES = {
                                  + x.scatter_reduce(0, L.tensor([[1, 1], [0, 1]]), v, "amin",
                                                     include_self=False).exp(), [spread(2, 2), spread(2, 2) + 0.05]),
     "view_as_real_complex": (lambda L, x: L.view_as_real(L.view_as_complex(x)) ** 3, [r(3, 2)]),
+    "complex_abs": (lambda L, x: L.view_as_complex(x * x).abs().sin(), [r(3, 2)]),
     "fft_rfft": (lambda L, x: L.view_as_real(L.fft.rfft(x * x)) ** 2, [r(2, 5)]),
     "fft_irfft": (lambda L, x: L.fft.irfft(L.view_as_complex(x * x), n=6) ** 3, [r(2, 4, 2)]),
     "fft_fft": (lambda L, x: L.view_as_real(L.fft.fft(L.view_as_complex(x * x))) ** 2, [r(5, 2)]),
