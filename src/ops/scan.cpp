@@ -8,6 +8,7 @@
 #include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
+#include "math/op_enums.h"
 #include "ops/pick_grad.h"
 #include "ops/rows.h"
 
