@@ -73,25 +73,30 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
       {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts, xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh},
       [mode, cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
         if (creating_graph()) {
-          // The vector-Jacobian product of the composed layer, recorded:
-          // sum(out g_out) + sum(h_n g_hn) (+ sum(c_n g_cn)) differentiated.
+          // The vector-Jacobian product of the composed layer, recorded: its
+          // outputs flattened and joined, differentiated with the joined
+          // gradients as grad_output (never as part of the differentiated
+          // graph: theirs may lead back to this node).
           const std::vector<Tensor> in{s[6], s[7], s[8], s[9], s[10]};
           std::vector<bool> wanted;
           for (const Tensor& t : in) wanted.push_back(t && t->requires_grad);
+          const Tensor& out0 = s[3];
+          const int64_t n_out = lstm ? 3 : 2, hb = out0->shape[1] * out0->shape[2];
+          std::vector<Tensor> gs;
+          for (int64_t i = 0; i < n_out; ++i) {
+            const int64_t numel = i == 0 ? out0->numel() : hb;
+            const Tensor gi = size_t(i) < g.size() ? g[size_t(i)] : Tensor();
+            gs.push_back(gi ? reshape(gi, {numel}) : zeros({numel}, out0->dtype, out0->device));
+          }
           std::vector<Tensor> r = autograd::vjp_recorded(
               in, wanted,
               [&](const std::vector<Tensor>& x) {
                 const FusedLayerResult f = composed_layer(mode, reverse, x[0], x[1], x[2], x[3], x[4]);
-                const Tensor outs[3] = {f.out, f.h_n, f.c_n};
-                Tensor y;
-                for (size_t i = 0; i < g.size() && i < 3; ++i) {
-                  if (!g[i]) continue;
-                  const Tensor term = sum(mul(outs[i], g[i]), {}, false);
-                  y = y ? add(y, term) : term;
-                }
-                return y;
+                std::vector<Tensor> flat{reshape(f.out, {-1}), reshape(f.h_n, {-1})};
+                if (lstm) flat.push_back(reshape(f.c_n, {-1}));
+                return cat(flat, 0);
               },
-              scalar_tensor(1.0, s[0]->dtype));
+              cat(gs, 0));
           if (!r.empty()) return autograd::Grads{r[0], r[1], r[2], r[3], r[4]};
         }
         rnn_fused::BackwardArgs b;
