@@ -78,9 +78,10 @@ struct AdaptiveAvgPoolBackward : AdaptivePoolNode {
     // Linear in the gradient: under create_graph its adjoint is the pool itself.
     const int64_t out[2] = {geom.ho, geom.wo};
     const int64_t sd = spatial_dims;
-    return {detail::linear_of_grad("AdaptiveAvgPoolBackwardBackward", grads[0], gx, [sd, out](const Tensor& gg) {
-      return sd == 2 ? adaptive_avg_pool2d(gg, out) : adaptive_avg_pool1d(gg, out[1]);
-    })};
+    return {
+        detail::linear_of_grad("AdaptiveAvgPoolBackwardBackward", grads[0], gx, [sd, out](const Tensor& gg) {
+          return sd == 2 ? adaptive_avg_pool2d(gg, out) : adaptive_avg_pool1d(gg, out[1]);
+        })};
   }
 };
 
@@ -102,10 +103,9 @@ struct AdaptiveMaxPoolBackward : AdaptivePoolNode {
     const int64_t planes = geom.planes, in_plane = geom.h * geom.w, out_plane = geom.ho * geom.wo;
     const Dims g_shape = grads[0]->shape;
     const Tensor idx = detail::raw_reshape(am, {planes, out_plane});
-    return {detail::linear_of_grad("AdaptiveMaxPoolBackwardBackward", grads[0], gx,
-                                   [=](const Tensor& gg) {
-                                     return reshape(gather(reshape(gg, {planes, in_plane}), 1, idx), g_shape);
-                                   })};
+    return {detail::linear_of_grad("AdaptiveMaxPoolBackwardBackward", grads[0], gx, [=](const Tensor& gg) {
+      return reshape(gather(reshape(gg, {planes, in_plane}), 1, idx), g_shape);
+    })};
   }
 };
 

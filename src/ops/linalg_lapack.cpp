@@ -135,16 +135,17 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
              "The solver failed because the input matrix is singular.");
   }
   const Dims ashape = a->shape, bshape = b->shape;
-  autograd::record_function(
-      "LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
-      [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
-        // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
-        // (Recorded ops: under create_graph X is read with its graph.)
-        Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
-        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
-        return autograd::Grads{tc::ops::detail::bw_sum_to_size(ga, ashape), tc::ops::detail::bw_sum_to_size(gb, bshape)};
-      });
+  autograd::record_function("LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
+                            [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
+                              // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
+                              // (Recorded ops: under create_graph X is read with its graph.)
+                              Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
+                              Tensor ga = ops::mul_scalar(
+                                  ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
+                              return autograd::Grads{tc::ops::detail::bw_sum_to_size(ga, ashape),
+                                                     tc::ops::detail::bw_sum_to_size(gb, bshape)};
+                            });
   return {x, info};
 }
 
@@ -195,12 +196,12 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a, bool pivot) {
   if (k > 0) ops::add_(ops::narrow(l, -2, 0, k), eye(k, k, a->dtype, a->device));
   Tensor u = tc::contiguous(ops::triu(ops::narrow(f.lu, -2, 0, k), 0));
   if (m == n)
-    autograd::record_function(
-        "LinalgLuBackward0", {a}, {l, u}, {p, autograd::alias(l), autograd::alias(u)},
-        [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-          return autograd::Grads{detail::lu_backward(g[0], g[1], saved[0], autograd::output_with_graph(saved[1], 0),
-                                                     autograd::output_with_graph(saved[2], 1))};  // l, u
-        });
+    autograd::record_function("LinalgLuBackward0", {a}, {l, u}, {p, autograd::alias(l), autograd::alias(u)},
+                              [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                                return autograd::Grads{detail::lu_backward(
+                                    g[0], g[1], saved[0], autograd::output_with_graph(saved[1], 0),
+                                    autograd::output_with_graph(saved[2], 1))};  // l, u
+                              });
   else if (a->requires_grad)
     autograd::record_function("LinalgLuBackward0", {a}, {l, u}, {},
                               [](const autograd::Grads&, const std::vector<Tensor>&) -> autograd::Grads {
@@ -272,11 +273,11 @@ std::pair<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
     x = f.lu;
     info = f.info;
   }
-  autograd::record_function("LinalgInvExBackward0", {a}, {x}, {autograd::alias(x)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{
-                                  detail::inv_backward(g[0], autograd::output_with_graph(saved[0]))};
-                            });
+  autograd::record_function(
+      "LinalgInvExBackward0", {a}, {x}, {autograd::alias(x)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::inv_backward(g[0], autograd::output_with_graph(saved[0]))};
+      });
   return {x, info};
 }
 
@@ -287,11 +288,11 @@ Tensor det(const Tensor& a) {
   Tensor d =
       ops::mul(ops::prod(ops::diagonal(f.lu, 0, -2, -1), {-1}, false), permutation_sign(f.pivots, a->dtype));
   d = clone_data(d);
-  autograd::record_function("LinalgDetBackward0", {a}, {d}, {a, autograd::alias(d)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{
-                                  detail::det_backward(g[0], saved[0], autograd::output_with_graph(saved[1]))};
-                            });
+  autograd::record_function(
+      "LinalgDetBackward0", {a}, {d}, {a, autograd::alias(d)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::det_backward(g[0], saved[0], autograd::output_with_graph(saved[1]))};
+      });
   return d;
 }
 
@@ -354,8 +355,8 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
   autograd::record_function(
       "LinalgSolveTriangularBackward0", {a, b}, {x}, {a, autograd::alias(x)},
       [ashape, bshape, upper, unitriangular](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        auto [ga, gb] = detail::triangular_solve_backward(g[0], saved[0], autograd::output_with_graph(saved[1]),
-                                                          upper, true, unitriangular);
+        auto [ga, gb] = detail::triangular_solve_backward(
+            g[0], saved[0], autograd::output_with_graph(saved[1]), upper, true, unitriangular);
         return autograd::Grads{ga ? tc::ops::detail::bw_sum_to_size(ga, ashape) : ga,
                                gb ? tc::ops::detail::bw_sum_to_size(gb, bshape) : gb};
       });
@@ -376,11 +377,11 @@ std::pair<Tensor, Tensor> cholesky_ex(const Tensor& a, bool upper, bool check_er
         "minor of order ",
         code, " is not positive-definite).");
   }
-  autograd::record_function("LinalgCholeskyExBackward0", {a}, {l}, {autograd::alias(l)},
-                            [upper](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{
-                                  detail::cholesky_backward(g[0], autograd::output_with_graph(saved[0]), upper)};
-                            });
+  autograd::record_function(
+      "LinalgCholeskyExBackward0", {a}, {l}, {autograd::alias(l)},
+      [upper](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::cholesky_backward(g[0], autograd::output_with_graph(saved[0]), upper)};
+      });
   return {l, info};
 }
 
@@ -450,8 +451,8 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
                             [full_matrices](const autograd::Grads& g, const std::vector<Tensor>& saved) {
                               return autograd::Grads{detail::svd_backward(
                                   g[0], g[1], g[2], autograd::output_with_graph(saved[0], 0),
-                                  autograd::output_with_graph(saved[1], 1), autograd::output_with_graph(saved[2], 2),
-                                  full_matrices)};
+                                  autograd::output_with_graph(saved[1], 1),
+                                  autograd::output_with_graph(saved[2], 2), full_matrices)};
                             });
   return {u, s, vh};
 }
@@ -492,26 +493,25 @@ std::pair<Tensor, Tensor> eigh_raw(const Tensor& a, bool upper, bool vectors, co
 
 std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper) {
   auto [w, v] = eigh_raw(a, upper, true, "linalg.eigh");
-  autograd::record_function("LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::eigh_backward(g[0], g[1],
-                                                                           autograd::output_with_graph(saved[0], 0),
-                                                                           autograd::output_with_graph(saved[1], 1))};
-                            });
+  autograd::record_function(
+      "LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::eigh_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
+                                                     autograd::output_with_graph(saved[1], 1))};
+      });
   return {w, v};
 }
 
 Tensor eigvalsh(const Tensor& a, bool upper) {
   const bool grad = autograd::needs_grad({a});
   auto [w, v] = eigh_raw(a, upper, grad, "linalg.eigvalsh");
-  autograd::record_function(
-      "LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
-      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        // v is not an output here: no graph to read it with
-        autograd::Grads r{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
-        autograd::not_differentiable(r);
-        return r;
-      });
+  autograd::record_function("LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
+                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              // v is not an output here: no graph to read it with
+                              autograd::Grads r{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
+                              autograd::not_differentiable(r);
+                              return r;
+                            });
   return w;
 }
 

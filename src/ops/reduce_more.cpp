@@ -110,26 +110,26 @@ Tensor prod(const Tensor& a, const Dims& dims, bool keepdim) {
   if (is_floating(a->dtype)) {
     const Dims in = a->shape;
     // a and the output are saved for the recorded formula under create_graph.
-    autograd::record_function("ProdBackward", {a}, {out}, {rows, a, autograd::alias(out)},
-                              [p, in](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                                if (creating_graph())
-                                  if (Tensor r = prod_grad_recorded(s[1], autograd::output_with_graph(s[2]), g[0], p))
-                                    return {r};
-                                // d prod / d x_i is d y_{n-1} / d x_i of y = cumprod(x): the scan
-                                // gradient with g on the last element only handles zeros exactly.
-                                const Tensor& x = s[0];
-                                Tensor gx = zeros(x->shape, x->dtype, x->device);
-                                if (x->numel() == 0) return {plan_unrows(gx, p, in)};
-                                Tensor y = empty(x->shape, x->dtype, x->device);
-                                const Backend& be = backend_for(x);
-                                be.scan_rows(ScanKind::prod, y, nullptr, x);
-                                Tensor gl = zeros(x->shape, x->dtype, x->device);
-                                copy_into(raw_narrow(gl, 1, p.n - 1, 1), reshaped(g[0], {p.rows, 1}));
-                                be.scan_rows_backward(ScanKind::prod, gx, gl, x, y);
-                                Grads r{plan_unrows(gx, p, in)};
-                                autograd::not_differentiable(r);  // only under create_graph
-                                return r;
-                              });
+    autograd::record_function(
+        "ProdBackward", {a}, {out}, {rows, a, autograd::alias(out)},
+        [p, in](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+          if (creating_graph())
+            if (Tensor r = prod_grad_recorded(s[1], autograd::output_with_graph(s[2]), g[0], p)) return {r};
+          // d prod / d x_i is d y_{n-1} / d x_i of y = cumprod(x): the scan
+          // gradient with g on the last element only handles zeros exactly.
+          const Tensor& x = s[0];
+          Tensor gx = zeros(x->shape, x->dtype, x->device);
+          if (x->numel() == 0) return {plan_unrows(gx, p, in)};
+          Tensor y = empty(x->shape, x->dtype, x->device);
+          const Backend& be = backend_for(x);
+          be.scan_rows(ScanKind::prod, y, nullptr, x);
+          Tensor gl = zeros(x->shape, x->dtype, x->device);
+          copy_into(raw_narrow(gl, 1, p.n - 1, 1), reshaped(g[0], {p.rows, 1}));
+          be.scan_rows_backward(ScanKind::prod, gx, gl, x, y);
+          Grads r{plan_unrows(gx, p, in)};
+          autograd::not_differentiable(r);  // only under create_graph
+          return r;
+        });
   }
   return out;
 }

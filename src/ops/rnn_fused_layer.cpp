@@ -71,7 +71,8 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
   autograd::record_function(
       backward_name(mode), {xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh}, outputs,
       {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts, xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh},
-      [mode, cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
+      [mode, cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g,
+                                                         const std::vector<Tensor>& s) {
         if (creating_graph()) {
           // The vector-Jacobian product of the composed layer, recorded: its
           // outputs flattened and joined, differentiated with the joined

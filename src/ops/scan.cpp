@@ -63,20 +63,19 @@ void record_scan_backward(const char* name, ScanKind kind, const Tensor& a, cons
   const bool was_0d = a->ndim() == 0;
   const int64_t n = r.rows->shape[1];
   // a and the output are saved for the recorded formula under create_graph.
-  autograd::record_function(name, {a}, {out}, {r.rows, y_rows, a, autograd::alias(out)},
-                            [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              if (creating_graph())
-                                if (Tensor gx = scan_grad_recorded(kind, s[2], autograd::output_with_graph(s[3]),
-                                                                   g[0], r.dim))
-                                  return {gx};
-                              Rows gr = to_rows(g[0], r.dim, "scan backward");
-                              Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
-                              if (gx->numel() > 0)
-                                backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
-                              Grads res{from_rows(gx, r, n, was_0d)};
-                              autograd::not_differentiable(res);  // only under create_graph
-                              return res;
-                            });
+  autograd::record_function(
+      name, {a}, {out}, {r.rows, y_rows, a, autograd::alias(out)},
+      [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        if (creating_graph())
+          if (Tensor gx = scan_grad_recorded(kind, s[2], autograd::output_with_graph(s[3]), g[0], r.dim))
+            return {gx};
+        Rows gr = to_rows(g[0], r.dim, "scan backward");
+        Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
+        if (gx->numel() > 0) backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
+        Grads res{from_rows(gx, r, n, was_0d)};
+        autograd::not_differentiable(res);  // only under create_graph
+        return res;
+      });
 }
 
 }  // namespace

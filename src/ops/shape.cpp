@@ -120,7 +120,8 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
                                                             [&](size_t i) {
                                                               Dims piece = in_shape;
                                                               const int64_t at = int64_t(i) * split_size;
-                                                              piece[d] = std::min(split_size, in_shape[d] - at);
+                                                              piece[d] =
+                                                                  std::min(split_size, in_shape[d] - at);
                                                               return piece;
                                                             }),
                                             d)};

@@ -10,8 +10,8 @@
 
 #include "core/parallel_for.h"
 #include "ops/internal.h"
-#include "ops/pieces_recorded.h"
 #include "ops/nn_util.h"
+#include "ops/pieces_recorded.h"
 
 namespace tc::ops {
 
@@ -202,14 +202,14 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
            ")");
   Tensor out = raw_diagonal(a, offset, d1, d2);
   const Dims in_shape = a->shape;
-  autograd::record_function("DiagonalBackward", {a}, {out}, {},
-                            [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
-                              copy_into(raw_diagonal(gi, offset, d1, d2), g[0]);
-                              // under create_graph: linear in g, its adjoint the diagonal again
-                              return {linear_of_grad("DiagonalBackwardBackward", g[0], gi,
-                                                     [=](const Tensor& gg) { return diagonal(gg, offset, d1, d2); })};
-                            });
+  autograd::record_function(
+      "DiagonalBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
+        copy_into(raw_diagonal(gi, offset, d1, d2), g[0]);
+        // under create_graph: linear in g, its adjoint the diagonal again
+        return {linear_of_grad("DiagonalBackwardBackward", g[0], gi,
+                               [=](const Tensor& gg) { return diagonal(gg, offset, d1, d2); })};
+      });
   return out;
 }
 

@@ -29,10 +29,11 @@ void record_pick_backward(const char* name, const Tensor& a, const Tensor& value
   const bool was_0d = a->ndim() == 0;
   const Dims shape = was_0d ? Dims{1} : a->shape;
   const Dims keep = was_0d ? Dims{1} : keep_shape;
-  autograd::record_function(name, {a}, {values}, {indices},
-                            [shape, keep, d, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {pick_grad(g[0], reshaped(s[0], keep), shape, d, was_0d ? Dims{} : shape)};
-                            });
+  autograd::record_function(
+      name, {a}, {values}, {indices},
+      [shape, keep, d, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        return {pick_grad(g[0], reshaped(s[0], keep), shape, d, was_0d ? Dims{} : shape)};
+      });
 }
 
 // values/indices [R] of the rows' picks, as a's shape with dim d kept (1) or removed.

@@ -16,8 +16,8 @@
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
-#include "ops/pick_grad.h"
 #include "ops/ops.h"
+#include "ops/pick_grad.h"
 
 namespace tc::ops {
 namespace {
@@ -154,7 +154,8 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower) {
     autograd::record_function(lower ? "TrilBackward" : "TriuBackward", {a}, {out}, {},
                               [diagonal, lower](const autograd::Grads& g, const std::vector<Tensor>&) {
                                 // the same triangle of g, recorded under create_graph
-                                if (detail::creating_graph()) return autograd::Grads{triangle(g[0], diagonal, lower)};
+                                if (detail::creating_graph())
+                                  return autograd::Grads{triangle(g[0], diagonal, lower)};
                                 return autograd::Grads{triangle_raw(g[0], diagonal, lower)};
                               });
   return out;
@@ -363,11 +364,12 @@ std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool lar
   if (is_floating(a->dtype)) {
     const Dims shape = a1->shape;
     const bool scalar = a->ndim() == 0;
-    autograd::record_function("TopkBackward", {a}, {vals}, {idx},
-                              [shape, d, scalar](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                                Tensor gi = scalar ? reshaped(saved[0], {1}) : saved[0];
-                                return autograd::Grads{detail::pick_grad(g[0], gi, shape, d, scalar ? Dims{} : shape)};
-                              });
+    autograd::record_function(
+        "TopkBackward", {a}, {vals}, {idx},
+        [shape, d, scalar](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+          Tensor gi = scalar ? reshaped(saved[0], {1}) : saved[0];
+          return autograd::Grads{detail::pick_grad(g[0], gi, shape, d, scalar ? Dims{} : shape)};
+        });
   }
   return {vals, idx};
 }
