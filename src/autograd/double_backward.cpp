@@ -114,7 +114,7 @@ constexpr const char* kDifferentiable[] = {
     "LinearBackward",
     // linalg (ops/linalg_lapack.cpp: formulas in recorded ops in
     // linalg_backward.cpp, saved outputs read through output_with_graph); a
-    // singular det's cofactor goes through the SVD, whose node is not listed
+    // singular det's gradient (the SVD's cofactor) is marked
     "LinalgInvExBackward0",
     "LinalgDetBackward0",
     "LinalgSlogdetBackward0",

@@ -190,3 +190,11 @@ def test_fused_recurrent_layers(kind):
     check(f, [r(3, 2, 3), r(4, 2, 4)])
     xs = (tc.tensor(r(2, 1, 3), requires_grad=True), tc.tensor(r(4, 1, 4), requires_grad=True))
     assert tc.autograd.gradgradcheck(lambda *ts: f(tc, *ts), xs)
+
+
+def test_singular_det_raises_named():
+    need("tc_autograd_grad")
+    a = tc.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+    (g,) = tc.autograd.grad(tc.linalg.det(a), a, create_graph=True)
+    with pytest.raises(NotImplementedError, match="linalg_det_backward"):
+        tc.autograd.grad(g.sum(), a)
