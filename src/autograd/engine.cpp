@@ -433,7 +433,9 @@ struct NotImplementedBackward final : Node {
 // differentiable (has_double_backward).
 void mark_not_differentiable(Node& n, const std::vector<Tensor>& grads_in, std::vector<Tensor>& out,
                              bool always = false) {
-  if (!always && dynamic_cast<const CustomFunctionNode*>(&n) == nullptr && has_double_backward(n.name()))
+  // A custom function's backward ran with grad mode on: what it computed with
+  // recorded ops is differentiable, the rest constant, as in PyTorch.
+  if (!always && (dynamic_cast<const CustomFunctionNode*>(&n) != nullptr || has_double_backward(n.name())))
     return;
   auto node = std::allocate_shared<NotImplementedBackward>(PoolAllocator<NotImplementedBackward>(), n.name());
   for (const Edge& e : n.next) node->next.push_back(e);  // the results depend on n's inputs (saved)

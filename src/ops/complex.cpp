@@ -6,6 +6,7 @@
 // (the conjugate Wirtinger derivative, times 2).
 #include <cmath>
 
+#include "autograd/engine.h"
 #include "core/init.h"
 #include "math/op_enums.h"
 #include "ops/internal.h"
@@ -193,14 +194,17 @@ Tensor complex_unary(UnaryOp op, const Tensor& z) {
     NoGradGuard no_grad;
     r = binary(BinaryOp::hypot, complex_part_view(z, 0), complex_part_view(z, 1));
   }
-  autograd::record_function(
-      "AbsBackward", {z}, {r}, {z, r}, [](const Grads& g, const std::vector<Tensor>& saved) -> Grads {
-        const Tensor& x = saved[0];
-        const Tensor& mag = saved[1];
-        const Tensor zero = to_dtype(compare_scalar(BinaryOp::eq, mag, 0.0), mag->dtype);
-        const Tensor ratio = div(g[0], add(mag, zero));
-        return {from_pairs(mul(view_as_real(x), unsqueeze(ratio, -1)))};
-      });
+  autograd::record_function("AbsBackward", {z}, {r}, {z, autograd::alias(r)},
+                            [](const Grads& g, const std::vector<Tensor>& saved) -> Grads {
+                              // (AbsBackward is a composed row's name too, so it is differentiated
+                              // twice: |z| is read with its graph under create_graph.)
+                              const Tensor& x = saved[0];
+                              const Tensor mag = autograd::output_with_graph(saved[1]);
+                              const Tensor zero =
+                                  to_dtype(compare_scalar(BinaryOp::eq, mag, 0.0), mag->dtype);
+                              const Tensor ratio = div(g[0], add(mag, zero));
+                              return {from_pairs(mul(view_as_real(x), unsqueeze(ratio, -1)))};
+                            });
   return r;
 }
 

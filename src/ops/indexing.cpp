@@ -16,6 +16,7 @@
 #include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
+#include "ops/sum_to_recorded.h"
 
 namespace tc::ops {
 
@@ -276,6 +277,29 @@ Tensor index_planned(const Tensor& a, const IndexPlan& p) {
   return out;
 }
 
+// index_put's gradients (a's, then values') for an upstream g: without
+// accumulate the overwritten elements get nothing from a. Under create_graph
+// in recorded ops (where and a recorded index), so that they can be
+// differentiated again.
+Grads index_put_grads(const Tensor& g, const IndexPlan& q, const Dims& vshape, bool accumulate) {
+  if (creating_graph()) {
+    Tensor ga = g;
+    if (!accumulate) {
+      Tensor written = zeros(g->shape, g->dtype, g->device);
+      const Tensor zero = scalar_tensor(0, g->dtype, g->device);
+      index_put_raw(written, q, scalar_tensor(1, g->dtype, g->device), IndexPutMode::assign);
+      ga = where(binary(BinaryOp::ne, written, zero), zero, g);
+    }
+    return {ga, sum_to_recorded(index_planned(g, q), vshape)};
+  }
+  Tensor ga = g;
+  if (!accumulate) {
+    ga = clone_data(g);
+    index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
+  }
+  return {ga, sum_to_size(index_raw(g, q), vshape)};
+}
+
 }  // namespace
 
 Tensor index_with(const char* op, const Tensor& a, const std::vector<Tensor>& indices, bool allow_negative) {
@@ -319,12 +343,7 @@ Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>
       [shape_only, vshape, accumulate](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         IndexPlan q = shape_only;
         q.idx = s;
-        Tensor ga = g[0];
-        if (!accumulate) {  // the overwritten elements got nothing from a
-          ga = clone_data(g[0]);
-          index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
-        }
-        return {ga, sum_to_size(index_raw(g[0], q), vshape)};
+        return index_put_grads(g[0], q, vshape, accumulate);
       });
   return out;
 }
@@ -378,12 +397,7 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
       [shape_only, vshape, accumulate](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         IndexPlan q = shape_only;
         q.idx = s;
-        Tensor ga = g[0];
-        if (!accumulate) {
-          ga = clone_data(g[0]);
-          index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
-        }
-        return {ga, sum_to_size(index_raw(g[0], q), vshape)};
+        return index_put_grads(g[0], q, vshape, accumulate);
       });
 }
 

@@ -130,6 +130,9 @@ VarParts var_parts(const Tensor& a, const Reduced& r, int64_t correction) {
   p.var = binary_scalar(ScalarOp::div, sum_nograd(sq, r), p.divisor);
   return p;
 }
+// a - mean(a) over dims, recorded: var's and std's centred input under
+// create_graph (the saved one carries no graph).
+Tensor centred_recorded(const Tensor& a, const Dims& dims) { return sub(a, ops::mean(a, dims, true)); }
 }  // namespace
 
 Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) {
@@ -140,10 +143,13 @@ Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   Tensor out = p.var;
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
-  autograd::record_function("VarBackward", {a}, {out}, {p.centred},
+  // a is saved too: under create_graph the centred input is recomputed from it
+  // with recorded ops, so that the gradient is differentiable in a.
+  autograd::record_function("VarBackward", {a}, {out}, {p.centred, a},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // d var / d a = 2 (a - mean) / (N - correction)
-                              return {mul(s[0], mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
+                              const Tensor c = creating_graph() ? centred_recorded(s[1], dims) : s[0];
+                              return {mul(c, mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
                             });
   return out;
 }
@@ -160,11 +166,15 @@ Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   }
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
-  autograd::record_function("StdBackward", {a}, {out}, {p.centred, autograd::alias(out)},
+  autograd::record_function("StdBackward", {a}, {out}, {p.centred, autograd::alias(out), a},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              // d std / d a = (a - mean) / ((N - correction) std)
-                              Tensor scale = binary_scalar(ScalarOp::div, ops::div(g[0], s[1]), div);
-                              return {mul(s[0], expand_back(scale, keep, in))};
+                              // d std / d a = (a - mean) / ((N - correction) std); under
+                              // create_graph both factors are recorded functions of a
+                              const bool graph = creating_graph();
+                              const Tensor c = graph ? centred_recorded(s[2], dims) : s[0];
+                              const Tensor sd = autograd::output_with_graph(s[1]);
+                              Tensor scale = binary_scalar(ScalarOp::div, ops::div(g[0], sd), div);
+                              return {mul(c, expand_back(scale, keep, in))};
                             });
   return out;
 }

@@ -239,4 +239,21 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
   return r;
 }
 
+namespace detail {
+FusedLayerResult composed_layer(RnnMode mode, bool reverse, const Tensor& xp, const Tensor& h0,
+                                const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh) {
+  const Cell cell{Tensor(), w_hh, Tensor(), b_hh, Tensor()};
+  const int64_t seq = xp->shape[0];
+  const std::vector<Tensor> xps = split(xp, 1, 0);
+  Step s{h0, c0};
+  std::vector<Tensor> outs(static_cast<size_t>(seq));
+  for (int64_t i = 0; i < seq; ++i) {
+    const int64_t t = reverse ? seq - 1 - i : i;
+    s = step(mode, cell, squeeze(xps[size_t(t)], 0), s);
+    outs[size_t(t)] = s.h;
+  }
+  return {stack(outs, 0), s.h, s.c};
+}
+}  // namespace detail
+
 }  // namespace tc::ops

@@ -5,8 +5,10 @@
 // devices and dtypes).
 #include "ops/rnn_fused_layer.h"
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "backend/rnn_fused.h"
+#include "ops/internal.h"
 #include "ops/ops.h"
 
 namespace tc::ops::detail {
@@ -64,11 +66,40 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
   const std::vector<Tensor> outputs =
       lstm ? std::vector<Tensor>{r.out, r.h_n, r.c_n} : std::vector<Tensor>{r.out, r.h_n};
   // saved: w_hh, h0, c0, out (an alias: the node must not own its output),
-  // cs, acts.
+  // cs, acts; then the inputs themselves, for the recorded form under
+  // create_graph.
   autograd::record_function(
       backward_name(mode), {xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh}, outputs,
-      {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts},
-      [cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g, const std::vector<Tensor>& s) {
+      {a.w_hh, a.h0, a.c0, autograd::alias(a.out), a.cs, a.acts, xpc, h0, lstm ? c0 : Tensor(), w_hh, b_hh},
+      [mode, cell, reverse, lstm, has_bias = bool(b_hh)](const autograd::Grads& g,
+                                                         const std::vector<Tensor>& s) {
+        if (creating_graph()) {
+          // The vector-Jacobian product of the composed layer, recorded: its
+          // outputs flattened and joined, differentiated with the joined
+          // gradients as grad_output (never as part of the differentiated
+          // graph: theirs may lead back to this node).
+          const std::vector<Tensor> in{s[6], s[7], s[8], s[9], s[10]};
+          std::vector<bool> wanted;
+          for (const Tensor& t : in) wanted.push_back(t && t->requires_grad);
+          const Tensor& out0 = s[3];
+          const int64_t n_out = lstm ? 3 : 2, hb = out0->shape[1] * out0->shape[2];
+          std::vector<Tensor> gs;
+          for (int64_t i = 0; i < n_out; ++i) {
+            const int64_t numel = i == 0 ? out0->numel() : hb;
+            const Tensor gi = size_t(i) < g.size() ? g[size_t(i)] : Tensor();
+            gs.push_back(gi ? reshape(gi, {numel}) : zeros({numel}, out0->dtype, out0->device));
+          }
+          std::vector<Tensor> r = autograd::vjp_recorded(
+              in, wanted,
+              [&](const std::vector<Tensor>& x) {
+                const FusedLayerResult f = composed_layer(mode, reverse, x[0], x[1], x[2], x[3], x[4]);
+                std::vector<Tensor> flat{reshape(f.out, {-1}), reshape(f.h_n, {-1})};
+                if (lstm) flat.push_back(reshape(f.c_n, {-1}));
+                return cat(flat, 0);
+              },
+              cat(gs, 0));
+          if (!r.empty()) return autograd::Grads{r[0], r[1], r[2], r[3], r[4]};
+        }
         rnn_fused::BackwardArgs b;
         b.cell = cell;
         b.reverse = reverse;
@@ -90,7 +121,9 @@ FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const
         b.d_w_hh = empty(b.w_hh->shape, dt);
         b.d_b_hh = has_bias ? empty({b.w_hh->shape[0]}, dt) : Tensor();
         rnn_fused::backward(b);
-        return autograd::Grads{b.d_xp, b.d_h0, b.d_c0, b.d_w_hh, b.d_b_hh};
+        autograd::Grads r{b.d_xp, b.d_h0, b.d_c0, b.d_w_hh, b.d_b_hh};
+        autograd::not_differentiable(r);  // only under create_graph
+        return r;
       });
   return r;
 }

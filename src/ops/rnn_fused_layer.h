@@ -22,4 +22,10 @@ bool fused_layer_applies(const Tensor& xp);
 FusedLayerResult fused_layer(RnnMode mode, bool reverse, const Tensor& xp, const Tensor& h0, const Tensor& c0,
                              const Tensor& w_hh, const Tensor& b_hh);
 
+// The same layer as recorded ops, step by step (ops/rnn.cpp): the fused
+// node's backward differentiates it under create_graph, so that its
+// gradients can be differentiated again.
+FusedLayerResult composed_layer(RnnMode mode, bool reverse, const Tensor& xp, const Tensor& h0,
+                                const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh);
+
 }  // namespace tc::ops::detail

@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "core/init.h"
 #include "ops/internal.h"
+#include "ops/pieces_recorded.h"
 
 namespace tc::ops {
 
@@ -114,6 +115,16 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   const Dims in_shape = a->shape;
   autograd::record_function("SplitBackward", {a}, out, {},
                             [in_shape, d, split_size](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              if (creating_graph())  // recorded: the pieces' gradients concatenated
+                                return {cat(pieces_or_zeros(g,
+                                                            [&](size_t i) {
+                                                              Dims piece = in_shape;
+                                                              const int64_t at = int64_t(i) * split_size;
+                                                              piece[d] =
+                                                                  std::min(split_size, in_shape[d] - at);
+                                                              return piece;
+                                                            }),
+                                            d)};
                               return {pieces_grad(in_shape, g, [&](const Tensor& t, int64_t i) {
                                 const int64_t at = i * split_size;
                                 return raw_narrow(t, d, at, std::min(split_size, in_shape[d] - at));

@@ -169,27 +169,32 @@ def test_create_graph_version_check_and_freed_graph():
 
 
 def test_not_implemented_double_backward_is_named():
-    # std's backward reads statistics computed without a graph: not differentiable twice
-    (x,), _ = pair((5,))
-    (g,) = tc.autograd.grad(x.std(), x, create_graph=True)
+    # cumprod's recorded gradient divides by the input; with a zero in it the
+    # kernel's gradient is used instead, marked: not differentiable twice
+    x = tc.tensor([1.0, 0.0, 3.0, 2.0], requires_grad=True)
+    (g,) = tc.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
     assert g.requires_grad  # the first derivative is computed, and marked
-    with pytest.raises(NotImplementedError, match="the derivative of 'std_backward' is not implemented"):
+    with pytest.raises(NotImplementedError, match="the derivative of 'cumprod_backward' is not implemented"):
         tc.autograd.grad((g * g).sum(), x)
 
 
-def test_custom_function_double_backward_raises_named():
-    class Square(tc.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
+def test_custom_function_double_backward():
+    # the backward runs with grad mode on under create_graph, as in PyTorch:
+    # its recorded ops are differentiated again
+    def make(lib):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
 
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 2 * x * g
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+        return Square
 
-    (x,), _ = pair((3,))
-    (g,) = tc.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="square_backward"):
-        tc.autograd.grad(g.sum(), x)
+    (x,), (tx,) = pair((3,))
+    (g,) = tc.autograd.grad((make(tc).apply(x) * x).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad((make(torch).apply(tx) * tx).sum(), tx, create_graph=True)
+    close(tc.autograd.grad((g * g).sum(), x)[0], torch.autograd.grad((tg * tg).sum(), tx)[0])
