@@ -138,3 +138,16 @@ def test_gradgradcheck_catches_a_wrong_second_derivative():
         pytest.skip("libtc cannot differentiate a custom Function's backward: %s" % e)
     theirs = torch.autograd.gradgradcheck(make(torch).apply, (tx,), raise_exception=False)
     assert ours is theirs is False
+
+
+def test_gradgradcheck_with_a_zero_dim_output_like_torch():
+    # The random grad_output and the perturbed inputs keep a 0-d shape.
+    data = np.random.RandomState(3).randn(4)
+    results = []
+    for lib in (tc, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        results.append((lib.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,)),
+                        lib.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))))
+        s = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        results[-1] += (lib.autograd.gradgradcheck(lambda t: t.sin() * t, (s,)),)
+    assert results[0] == results[1] == (True, True, True)

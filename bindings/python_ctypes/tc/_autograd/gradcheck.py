@@ -60,7 +60,9 @@ def _np(t):
 
 
 def _to_tc(arr, dtype):
-    return _tc().tensor(np.ascontiguousarray(arr)).to(dtype)
+    # np.ascontiguousarray turns a 0-d array into shape (1,): keep the shape.
+    arr = np.asarray(arr)
+    return _tc().tensor(np.ascontiguousarray(arr).reshape(arr.shape)).to(dtype)
 
 
 def _check_inputs(inputs):
