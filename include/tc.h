@@ -1512,7 +1512,9 @@ TC_API int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out);
 TC_API int32_t tc_linalg_householder_product(tc_tensor A, tc_tensor tau, tc_tensor* out);
 /** Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;
  * empty without compute_v) of general matrices as (real, imaginary) pairs
- * (geev); not differentiable. */
+ * (geev). Differentiable as PyTorch 1.13's linalg_eig_backward (the real
+ * part for real inputs); a loss that depends on the eigenvectors' phase is
+ * TC_ERR_INVALID_ARGUMENT, as PyTorch raises. */
 TC_API int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
 /** Least squares min ||A X - B|| by driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss
  * (rcond < 0: eps * max(m, n)); the results as torch.linalg.lstsq fills them
