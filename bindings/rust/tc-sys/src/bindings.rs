@@ -1630,8 +1630,9 @@ extern "C" {
 extern "C" {
     #[doc = " The multivariate log-gamma function of dimension p (an integer >= 1):"]
     #[doc = " sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;"]
-    #[doc = " computed as that sum elsewhere too, as PyTorch); p < 1 is"]
-    #[doc = " TC_ERR_INVALID_ARGUMENT."]
+    #[doc = " computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or"]
+    #[doc = " p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per"]
+    #[doc = " call, so a larger p cannot run there either)."]
     pub fn tc_mvlgamma(a: tc_tensor, p: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -3100,7 +3101,9 @@ extern "C" {
 extern "C" {
     #[doc = " Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;"]
     #[doc = " empty without compute_v) of general matrices as (real, imaginary) pairs"]
-    #[doc = " (geev); not differentiable."]
+    #[doc = " (geev). Differentiable as PyTorch 1.13's linalg_eig_backward (the real"]
+    #[doc = " part for real inputs); a loss that depends on the eigenvectors' phase is"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT, as PyTorch raises."]
     pub fn tc_linalg_eig(
         a: tc_tensor,
         compute_v: i32,
