@@ -22,9 +22,9 @@ namespace fft_base {
 #define TC_FFT_AVX2 1
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-namespace fft_avx2 {
+namespace isa_avx2_fft {
 #include "cpu/fft_kernels.inc"
-}  // namespace fft_avx2
+}  // namespace isa_avx2_fft
 #pragma GCC pop_options
 #endif
 
@@ -51,9 +51,9 @@ auto pass_function() {
 #ifdef TC_FFT_AVX2
   if (use_avx2()) {
     if constexpr (std::is_same_v<R, float>)
-      return &fft_avx2::run_pass_f;
+      return &isa_avx2_fft::run_pass_f;
     else
-      return &fft_avx2::run_pass_d;
+      return &isa_avx2_fft::run_pass_d;
   }
 #endif
   if constexpr (std::is_same_v<R, float>)
