@@ -200,7 +200,7 @@ void FftPlan<R>::run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, b
     std::copy(xi, xi + n_, yi);
     return;
   }
-  parallel = parallel && n_ >= kFftParallelMin && num_threads() > 1;
+  if (!(parallel && n_ >= kFftParallelMin && num_threads() > 1)) return run_batch(xr, xi, yr, yi, work, 1);
   R* wr = work;
   R* wi = work + n_ + kFftGap<R>;
   const R* sr = xr;
@@ -211,9 +211,7 @@ void FftPlan<R>::run_stockham(const R* xr, const R* xi, R* yr, R* yi, R* work, b
     R* dr = to_y ? yr : wr;
     R* di = to_y ? yi : wi;
     const FftStage<R>& st = stages_[i];
-    if (!parallel) {
-      pass_(st, 1, sr, si, dr, di, 0, st.m, 0, st.s);
-    } else if (st.m >= st.s) {
+    if (st.m >= st.s) {
       parallel_for(st.m, std::max<int64_t>(1, kPassGrain / (st.s * st.p)),
                    [&](int64_t lo, int64_t hi) { pass_(st, 1, sr, si, dr, di, lo, hi, 0, st.s); });
     } else {

@@ -16,7 +16,6 @@
 #include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
-#include "ops/sum_to_recorded.h"
 
 namespace tc::ops {
 
@@ -290,7 +289,7 @@ Grads index_put_grads(const Tensor& g, const IndexPlan& q, const Dims& vshape, b
       index_put_raw(written, q, scalar_tensor(1, g->dtype, g->device), IndexPutMode::assign);
       ga = where(binary(BinaryOp::ne, written, zero), zero, g);
     }
-    return {ga, sum_to_recorded(index_planned(g, q), vshape)};
+    return {ga, autograd::reduce_to_shape(index_planned(g, q), vshape)};
   }
   Tensor ga = g;
   if (!accumulate) {

@@ -15,7 +15,6 @@
 #include "ops/linalg_ops.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
-#include "ops/sum_to_recorded.h"
 
 namespace tc::ops::linalg {
 namespace {
@@ -135,17 +134,16 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
              "The solver failed because the input matrix is singular.");
   }
   const Dims ashape = a->shape, bshape = b->shape;
-  autograd::record_function("LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
-                            [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
-                              // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
-                              // (Recorded ops: under create_graph X is read with its graph.)
-                              Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
-                              Tensor ga = ops::mul_scalar(
-                                  ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
-                              return autograd::Grads{tc::ops::detail::bw_sum_to_size(ga, ashape),
-                                                     tc::ops::detail::bw_sum_to_size(gb, bshape)};
-                            });
+  autograd::record_function(
+      "LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
+      [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
+        // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
+        // (Recorded ops: under create_graph X is read with its graph.)
+        Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
+        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
+        return autograd::Grads{autograd::reduce_to_shape(ga, ashape), autograd::reduce_to_shape(gb, bshape)};
+      });
   return {x, info};
 }
 
@@ -253,8 +251,7 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
         Tensor ptga = ops::matmul(mT(detail::pivots_to_permutation(piv, n, packed->dtype)), ga);
         Tensor glu =
             ops::add(ops::tril(ops::matmul(ptga, mT(u)), -1), ops::triu(ops::matmul(mT(l), ptga), 0));
-        return autograd::Grads{tc::ops::detail::bw_sum_to_size(glu, lshape),
-                               tc::ops::detail::bw_sum_to_size(gb, bshape)};
+        return autograd::Grads{autograd::reduce_to_shape(glu, lshape), autograd::reduce_to_shape(gb, bshape)};
       });
   return x;
 }
@@ -357,8 +354,8 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
       [ashape, bshape, upper, unitriangular](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         auto [ga, gb] = detail::triangular_solve_backward(
             g[0], saved[0], autograd::output_with_graph(saved[1]), upper, true, unitriangular);
-        return autograd::Grads{ga ? tc::ops::detail::bw_sum_to_size(ga, ashape) : ga,
-                               gb ? tc::ops::detail::bw_sum_to_size(gb, bshape) : gb};
+        return autograd::Grads{ga ? autograd::reduce_to_shape(ga, ashape) : ga,
+                               gb ? autograd::reduce_to_shape(gb, bshape) : gb};
       });
   return x;
 }
