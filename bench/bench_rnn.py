@@ -11,8 +11,10 @@ Cases (one step = forward, cross-entropy, backward, SGD step):
   gru_packed  gru_cls on a PackedSequence of lengths 10..50 (pack_padded_sequence with
               enforce_sorted=False), as a classifier of variable-length text is run.
 
-torch runs its fused ATen kernels (the whole layer in C++); tc composes each time step from
-tc ops in Python (tc/nn/_rnn_steps.py), so its step has the per-op Python cost on top.
+torch runs its ATen LSTM/GRU (each time step a few C++ ops, recorded by its autograd); tc runs
+a padded input's layers as one tc_rnn call (on the CPU in float32/float64 one fused op per layer
+and direction, src/cpu/rnn_fused.cpp) and a packed input's time steps from tc ops in Python
+(tc/nn/_rnn_steps.py).
 
 Run: TC_LIBRARY=build/libtc.so /usr/bin/python3 bench/bench_rnn.py [--steps 10] [--warmup 2]
      [--threads 1,2] [--only lstm_lm,gru_cls]

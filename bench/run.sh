@@ -30,6 +30,13 @@ for b in core add matmul mlp peak_flops mlp_bound tiny_graph init; do
     echo "run.sh: missing $exe" >&2
   fi
 done
+# The FFT cases (bench_fft.py: tc and torch in fresh processes) print RESULT
+# rows into the same table.
+if [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "running bench/bench_fft.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_fft.py" --reps 10 | grep '^RESULT' >>"$out" ||
+    echo "run.sh: bench_fft.py failed" >&2
+fi
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   echo "running bench/torch_side.py..." >&2
   /usr/bin/python3 "$here/torch_side.py" >>"$out" || echo "run.sh: torch_side.py failed" >&2
@@ -54,6 +61,7 @@ for line in open(sys.argv[1]):
 # whether this run meets them.
 targets = {f"mlp_step_b{n}_t{t}": ("torch", "<=", 0.70) for n in (64, 1024) for t in (1, 2)}
 targets.update({f"matmul_{n}_t1": ("dnnl", ">=", 0.95) for n in (64, 128)})
+targets.update({f"fft_{c}_t{t}": ("torch", "<=", 1.0) for c in ("rfft_1m", "stft_10s") for t in (1, 2)})
 fmt = lambda v: "" if v is None else f"{v:.4g}"
 print("| metric | unit | libtc | torch | libtc/torch | dnnl_sgemm | libtc/dnnl | target | met |")
 print("|---|---|---:|---:|---:|---:|---:|---|---|")
@@ -125,4 +133,40 @@ if [ "${GPT:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "impo
   echo "running bench/bench_gpt.py..." >&2
   TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_gpt.py" --steps 20 --warmup 3 ||
     echo "run.sh: bench_gpt.py failed" >&2
+fi
+# torch.linalg (bench_linalg.py: tc and PyTorch on the same OpenBLAS LAPACK,
+# 1 and 2 threads, each in a fresh process). LINALG=0 skips it.
+if [ "${LINALG:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_linalg.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_linalg.py" --reps 10 ||
+    echo "run.sh: bench_linalg.py failed" >&2
+fi
+# DataLoader worker processes and passing tensors by shared memory
+# (bench_dataloader.py: 2 workers against in-process loading, and a 64 MB
+# tensor by shared memory against pickling). DATALOADER=0 skips it.
+if [ "${DATALOADER:-1}" != 0 ] && [ -f "$build/libtc.so" ]; then
+  echo
+  echo "running bench/bench_dataloader.py..." >&2
+  TC_LIBRARY="$build/libtc.so" OMP_NUM_THREADS=1 /usr/bin/python3 "$here/bench_dataloader.py" ||
+    echo "run.sh: bench_dataloader.py failed" >&2
+fi
+# Higher-order autograd and checkpointing (bench_higher_order.py: a
+# Hessian-vector product, tc vs PyTorch; a GPT step with every block
+# checkpointed vs plain, tc's peak memory and time), each case in a fresh
+# process. HIGHER_ORDER=0 skips it (about a minute).
+if [ "${HIGHER_ORDER:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_higher_order.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_higher_order.py" ||
+    echo "run.sh: bench_higher_order.py failed" >&2
+fi
+# The CNN rows (bench_cnn.py: a CIFAR ResNet-20's train step and eval
+# forward, a ResNet-18's eval; tc and PyTorch interleaved in one process,
+# 1 and 2 threads). CNN=0 skips it (a few minutes).
+if [ "${CNN:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo
+  echo "running bench/bench_cnn.py..." >&2
+  TC_LIBRARY="$build/libtc.so" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" /usr/bin/python3 "$here/bench_cnn.py" ||
+    echo "run.sh: bench_cnn.py failed" >&2
 fi

@@ -551,7 +551,26 @@ class Runner {
     const int32_t f1 = in_.ConsumeIntegralInRange<int32_t>(-1, 2),
                   f2 = in_.ConsumeIntegralInRange<int32_t>(-1, 2);
     const int32_t f3 = in_.ConsumeIntegralInRange<int32_t>(-1, 3);
-    switch (in_.ConsumeIntegralInRange<int>(0, 13)) {
+    switch (in_.ConsumeIntegralInRange<int>(0, 16)) {
+      case 13:
+        make("tc_linalg_householder_product",
+             [&](tc_tensor* o) { return tc_linalg_householder_product(a, b, o); });
+        break;
+      case 14:
+        make_n("tc_linalg_eig", 2, [&](tc_tensor* o) { return tc_linalg_eig(a, f1, &o[0], &o[1]); });
+        break;
+      case 15: {
+        tc_tensor o4[4] = {nullptr, nullptr, nullptr, nullptr};
+        const double rcond = in_.ConsumeIntegralInRange<int>(-1, 2) * 0.25;
+        const int32_t rc = tc_linalg_lstsq(a, b, rcond, f3, &o4[0], &o4[1], &o4[2], &o4[3]);
+        check("tc_linalg_lstsq", rc);
+        for (tc_tensor t : o4) {
+          if ((rc == TC_OK) != (t != nullptr))
+            die("tc_linalg_lstsq", "out-params written on failure or missing");
+          if (t) pool_.put(slot(), t);
+        }
+        break;
+      }
       case 0:
         make_n("tc_linalg_lu_factor_ex", 3,
                [&](tc_tensor* o) { return tc_linalg_lu_factor_ex(a, f1, f2, &o[0], &o[1], &o[2]); });
@@ -657,7 +676,7 @@ class Runner {
   }
 
   void step() {
-    const int op = in_.ConsumeIntegralInRange<int>(0, 28);
+    const int op = in_.ConsumeIntegralInRange<int>(0, 29);
     switch (op) {
       case 0: {  // factories
         const std::vector<int64_t> s = shape();
@@ -953,10 +972,30 @@ class Runner {
         }
         break;
       }
-      case 8: {  // backward
+      case 8: {  // backward; gradients handed back (maybe with a graph); backward into some inputs
         tc_tensor root = handle();
         tc_tensor grad = in_.ConsumeBool() ? nullptr : handle();
-        check("tc_backward", tc_backward(root, grad, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+        switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
+          case 0:
+            check("tc_backward", tc_backward(root, grad, in_.ConsumeIntegralInRange<int32_t>(0, 1)));
+            break;
+          case 1: {
+            tc_tensor input = handle();
+            tc_grad_options o{sizeof(tc_grad_options), in_.ConsumeIntegralInRange<int32_t>(-1, 1),
+                              in_.ConsumeIntegralInRange<int32_t>(0, 1), 0, 0};
+            make("tc_autograd_grad", [&](tc_tensor* out) {
+              return tc_autograd_grad(&root, 1, grad ? &grad : nullptr, &input, 1, &o, out);
+            });
+            break;
+          }
+          default: {
+            tc_tensor input = handle();
+            tc_backward_options o{sizeof(tc_backward_options), in_.ConsumeIntegralInRange<int32_t>(-1, 1),
+                                  in_.ConsumeIntegralInRange<int32_t>(0, 1),
+                                  in_.ConsumeBool() ? &input : nullptr, 1};
+            check("tc_backward_ex", tc_backward_ex(&root, 1, grad ? &grad : nullptr, &o));
+          }
+        }
         break;
       }
       case 9: {  // autograd accessors
@@ -998,8 +1037,8 @@ class Runner {
         }
         break;
       }
-      case 10: {  // grad mode and flags
-        switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
+      case 10: {  // grad mode, anomaly mode and flags
+        switch (in_.ConsumeIntegralInRange<int>(0, 4)) {
           case 0: {
             int32_t prev = 0;
             check("tc_set_grad_enabled",
@@ -1012,6 +1051,14 @@ class Runner {
           case 2:
             check("tc_set_flag", tc_set_flag("default_dtype", in_.ConsumeIntegralInRange<int64_t>(-1, 3)));
             break;
+          case 3: {  // anomaly mode: later backwards check every gradient for NaN
+            int32_t enabled = 0, check_nan = 0;
+            check("tc_set_anomaly_mode",
+                  tc_set_anomaly_mode(in_.ConsumeIntegralInRange<int32_t>(-1, 2),
+                                      in_.ConsumeIntegralInRange<int32_t>(-1, 2), nullptr, nullptr));
+            check("tc_anomaly_mode", tc_anomaly_mode(&enabled, &check_nan));
+            break;
+          }
           default: {
             int64_t count = 0, v = 0;
             tc_flag_count(&count);
@@ -1361,7 +1408,7 @@ class Runner {
         int64_t p[2] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2),
                         in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
         int64_t d[2] = {in_.ConsumeIntegralInRange<int64_t>(0, 2), in_.ConsumeIntegralInRange<int64_t>(0, 2)};
-        switch (in_.ConsumeIntegralInRange<int>(0, 16)) {
+        switch (in_.ConsumeIntegralInRange<int>(0, 18)) {
           case 0:
             make("tc_max_pool2d",
                  [&](tc_tensor* o) { return tc_max_pool2d(x, k, in_.ConsumeBool() ? nullptr : s, p, o); });
@@ -1480,6 +1527,24 @@ class Runner {
               return tc_dropout2d(x, in_.ConsumeFloatingPoint<double>(), in_.ConsumeBool(), o);
             });
             break;
+          // 3-D convolutions: the depth axis takes the first entry again.
+          case 16: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t s3[3] = {s[0], s[0], s[1]}, p3[3] = {p[0], p[0], p[1]}, d3[3] = {d[0], d[0], d[1]};
+            make("tc_conv3d", [&](tc_tensor* o) { return tc_conv3d(x, w, b, s3, p3, d3, groups, o); });
+            break;
+          }
+          case 17: {
+            tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
+            const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
+            int64_t s3[3] = {s[0], s[0], s[1]}, p3[3] = {p[0], p[0], p[1]}, d3[3] = {d[0], d[0], d[1]};
+            int64_t op[3] = {in_.ConsumeIntegralInRange<int64_t>(-1, 2), 0,
+                             in_.ConsumeIntegralInRange<int64_t>(-1, 2)};
+            make("tc_conv_transpose3d",
+                 [&](tc_tensor* o) { return tc_conv_transpose3d(x, w, b, s3, p3, op, d3, groups, o); });
+            break;
+          }
           default: {
             tc_tensor b = in_.ConsumeBool() ? nullptr : handle();
             const int64_t groups = in_.ConsumeIntegralInRange<int64_t>(-1, 3);
@@ -1695,6 +1760,33 @@ class Runner {
         }
         break;
       }
+      case 29: {  // shared memory: move a slot's storage, export it, import a fuzzed view of it
+        tc_tensor a = handle();
+        const bool fs = in_.ConsumeBool();
+        check("tc_set_sharing_strategy",
+              tc_set_sharing_strategy(fs ? TC_SHARE_FILE_SYSTEM : TC_SHARE_FILE_DESCRIPTOR));
+        check("tc_tensor_share_memory_", tc_tensor_share_memory_(a));
+        check("tc_set_sharing_strategy", tc_set_sharing_strategy(TC_SHARE_FILE_DESCRIPTOR));
+        int32_t shared = 0, kind = -1, fd = -1;
+        check("tc_tensor_is_shared", tc_tensor_is_shared(a, &shared));
+        int64_t nbytes = 0, needed = 0;
+        char name[128] = {};
+        const int32_t rc = tc_tensor_shared_handle(a, &kind, &fd, &nbytes, name, 128, &needed);
+        check("tc_tensor_shared_handle", rc);
+        if (rc != TC_OK) break;
+        // Either the tensor's own view or a fuzzed one (which may reach past the storage).
+        const std::vector<int64_t> s = shape();
+        const int64_t offset = in_.ConsumeIntegralInRange<int64_t>(0, 8);
+        const int64_t extra = in_.ConsumeIntegralInRange<int64_t>(-16, 16);
+        tc_tensor out = untouched();
+        const int32_t rc2 = tc_tensor_from_shared(kind, fd, name, nbytes + extra, s.data(), nullptr,
+                                                  int64_t(s.size()), offset, dtype(), &out);
+        check("tc_tensor_from_shared", rc2);
+        if (rc2 == TC_OK) pool_.put(slot(), out);
+        if (kind == TC_SHARE_FILE_SYSTEM && tc_shared_memory_retain(name) == TC_OK)
+          check("tc_shared_memory_release", tc_shared_memory_release(name));
+        break;
+      }
       default: {  // in-place on the optimizer's parameters through a view, then step
         tc_tensor a = handle();
         tc_tensor v = nullptr;
@@ -1735,6 +1827,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Runner(data, size).run();
   // Restore this thread's settings for the next input.
   tc_set_grad_enabled(1, nullptr);
+  tc_set_anomaly_mode(0, 1, nullptr, nullptr);  // process-wide
   tc_set_flag("deterministic", 0);
   tc_set_flag("default_dtype", TC_FLOAT32);
   tc_manual_seed(1);

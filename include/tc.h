@@ -207,7 +207,9 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
  *                      context made, the module not loaded)
  *   cuda_initialized   the cuda stage has run successfully
  *   cuda_device_count  GPUs usable now
- *   num_threads        intra-op threads (settable, >= 1)
+ *   num_threads        intra-op threads (settable, >= 1; 1, and kept at 1,
+ *                      in a child forked from a process with libtc loaded:
+ *                      GNU OpenMP's thread pool does not survive fork)
  *   grad_enabled       autograd records graphs (settable, per thread)
  *   deterministic      only deterministic algorithms (settable, 0/1)
  *   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)
@@ -234,7 +236,16 @@ TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable)
 #define TC_INT64 7
 #define TC_UINT8 8
 #define TC_BOOL 9
-#define TC_DTYPE_COUNT 10
+/* Complex numbers: pairs (real, imaginary) of float32 / float64, stored
+ * interleaved (8 and 16 bytes an element), as C99's float _Complex. Only the
+ * functions documented as taking complex tensors accept them (creation,
+ * copies and conversions, views and shape ops, tc_add/sub/mul/div/neg and
+ * their scalar forms, tc_eq/ne, tc_abs, tc_sum/mean, the tc_fft_* functions
+ * and the complex section below); every other function refuses a complex
+ * tensor or dtype with TC_ERR_DTYPE naming itself. */
+#define TC_COMPLEX64 10
+#define TC_COMPLEX128 11
+#define TC_DTYPE_COUNT 12
 
 /** A dtype's name ("float32") and element size in bytes. */
 TC_API int32_t tc_dtype_name(int32_t dtype, const char** out);
@@ -408,6 +419,75 @@ TC_API int32_t tc_tensor_same(tc_tensor a, tc_tensor b, int32_t* out);
  * writing through tc_tensor_data_ptr is the caller's error. */
 TC_API int32_t tc_tensor_set_readonly(tc_tensor t);
 TC_API int32_t tc_tensor_is_readonly(tc_tensor t, int32_t* out);
+
+/* ======================================================================== */
+/* Tensors in shared memory (between processes)                             */
+/* ======================================================================== */
+
+/** Storages backed by POSIX shared memory, to pass tensors between processes
+ * without copying them (torch.multiprocessing's storage sharing). Two
+ * strategies, as PyTorch's, chosen per process for the segments it makes:
+ *  - TC_SHARE_FILE_DESCRIPTOR (the default): the segment is unlinked as soon
+ *    as it is made; only file descriptors reach it. Send the descriptor to
+ *    another process (SCM_RIGHTS over a Unix socket, Python's
+ *    multiprocessing.reduction.DupFd) and import it there. The kernel frees
+ *    the memory once the last mapping and descriptor in any process is gone,
+ *    also when processes are killed. Each shared storage keeps one
+ *    descriptor open, so many of them may need a higher RLIMIT_NOFILE.
+ *  - TC_SHARE_FILE_SYSTEM: the segment keeps its name in /dev/shm
+ *    ("/tc_<pid>_<n>_<random>"). A count in the segment, over every process,
+ *    of the storages that map it unlinks the name when it falls to 0. A
+ *    process killed while holding references leaves the name behind, for a
+ *    cleanup process to unlink (the Python package's tc.multiprocessing runs
+ *    one, as PyTorch's torch_shm_manager).
+ * Segments are made with mode 0600. Sharing applies to CPU storages. */
+#define TC_SHARE_FILE_DESCRIPTOR 0
+#define TC_SHARE_FILE_SYSTEM 1
+/** The strategy tc_tensor_share_memory_ uses from now on in this process
+ * (TC_SHARE_*; TC_ERR_INVALID_ARGUMENT for another value). */
+TC_API int32_t tc_set_sharing_strategy(int32_t strategy);
+TC_API int32_t tc_get_sharing_strategy(int32_t* out);
+/** Moves t's storage into a new shared memory segment in place: t and every
+ * view of its storage then read and write the segment (the data is copied
+ * over once). Nothing happens when the storage is shared already, or when t
+ * is not on the CPU (PyTorch's share_memory_ is a no-op for CUDA tensors).
+ * When /dev/shm is full, TC_ERR_OUT_OF_MEMORY with a message naming the size
+ * and the other strategy; t is unchanged then. Do not run it while another
+ * thread computes with the storage. */
+TC_API int32_t tc_tensor_share_memory_(tc_tensor t);
+/** 1 when t's storage is in shared memory (made or imported), else 0. */
+TC_API int32_t tc_tensor_is_shared(tc_tensor t, int32_t* out);
+/** What another process needs to import t's storage: *kind (TC_SHARE_*),
+ * *fd (file_descriptor: this process's descriptor, still owned by the
+ * storage, so dup or send it before t dies; -1 for file_system), *nbytes (the
+ * storage's bytes) and the segment's name (file_system; "" for
+ * file_descriptor) copied into name (cap bytes, NUL-terminated; *needed, if
+ * not NULL, gets the full length + 1). Describe the tensor itself with
+ * tc_tensor_shape/strides/storage_offset/dtype. TC_ERR_INVALID_ARGUMENT when
+ * the storage is not shared. Nothing is written on failure. */
+TC_API int32_t tc_tensor_shared_handle(tc_tensor t, int32_t* kind, int32_t* fd, int64_t* nbytes, char* name,
+                                       int64_t cap, int64_t* needed);
+/** A reference to a file_system segment by name, without mapping it as a
+ * tensor: what a message in flight holds, so that the sender may drop its
+ * tensor before the receiver imports it (PyTorch's _shared_incref): the
+ * sender retains, the receiver imports and then releases. Retain fails with
+ * TC_ERR_IO when the segment does not exist or was released; release drops
+ * one reference and unlinks the name when it was the last. */
+TC_API int32_t tc_shared_memory_retain(const char* name);
+TC_API int32_t tc_shared_memory_release(const char* name);
+/** Maps a shared storage another process exported (tc_tensor_shared_handle)
+ * as a tensor of shape/strides (elements; strides NULL = contiguous) at
+ * element offset offset, of dtype: kind TC_SHARE_FILE_DESCRIPTOR reads fd
+ * (the caller's: it is duplicated, the caller still closes it) and ignores
+ * name; TC_SHARE_FILE_SYSTEM opens the segment name (fd ignored). nbytes is
+ * the exported storage size. The storage is shared (tc_tensor_is_shared) and
+ * can be exported again. Errors: TC_ERR_IO when the segment does not exist,
+ * was already released by its last user, is smaller than nbytes, or fd is no
+ * segment; TC_ERR_INVALID_ARGUMENT when the view reaches past nbytes or an
+ * argument is bad. */
+TC_API int32_t tc_tensor_from_shared(int32_t kind, int32_t fd, const char* name, int64_t nbytes,
+                                     const int64_t* shape, const int64_t* strides, int64_t ndim,
+                                     int64_t offset, int32_t dtype, tc_tensor* out);
 
 /* ======================================================================== */
 /* Tensors: conversions and views                                            */
@@ -729,8 +809,9 @@ TC_API int32_t tc_digamma(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_polygamma(tc_tensor a, double n, tc_tensor* out);
 /** The multivariate log-gamma function of dimension p (an integer >= 1):
  * sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;
- * computed as that sum elsewhere too, as PyTorch); p < 1 is
- * TC_ERR_INVALID_ARGUMENT. */
+ * computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or
+ * p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per
+ * call, so a larger p cannot run there either). */
 TC_API int32_t tc_mvlgamma(tc_tensor a, double p, tc_tensor* out);
 /** I0(a), the modified Bessel function of the first kind of order 0. */
 TC_API int32_t tc_i0(tc_tensor a, tc_tensor* out);
@@ -1010,6 +1091,16 @@ TC_API int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, c
  * or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out =
  * (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1. */
 TC_API int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out);
+/** 3-D convolution: x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O]
+ * or NULL; stride, padding and dilation are 3 entries each (depth, height, width). */
+TC_API int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out);
+/** 3-D transposed convolution: x [N, C, D, H, W], weight [C, O/groups, kD, kH, kW],
+ * bias [O] or NULL; stride, padding, output_padding, dilation: 3 entries each;
+ * sizes as tc_conv_transpose2d's per axis. */
+TC_API int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
                                    const int64_t* padding, const int64_t* output_padding,
                                    const int64_t* dilation, int64_t groups, tc_tensor* out);
 /** 2-D max pooling with dilation and ceil_mode; indices (int64, flat within each
@@ -1416,6 +1507,65 @@ TC_API int32_t tc_linalg_svdvals(tc_tensor a, tc_tensor* out);
 TC_API int32_t tc_linalg_eigh(tc_tensor a, int32_t upper, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
 /** Eigenvalues (ascending) of symmetric matrices. */
 TC_API int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out);
+/** The first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^T, v_i below
+ * A's diagonal; orgqr), A [..., m, n], m >= n >= k. */
+TC_API int32_t tc_linalg_householder_product(tc_tensor A, tc_tensor tau, tc_tensor* out);
+/** Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;
+ * empty without compute_v) of general matrices as (real, imaginary) pairs
+ * (geev). Differentiable as PyTorch 1.13's linalg_eig_backward (the real
+ * part for real inputs); a loss that depends on the eigenvectors' phase is
+ * TC_ERR_INVALID_ARGUMENT, as PyTorch raises. */
+TC_API int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenvalues, tc_tensor* eigenvectors);
+/** Least squares min ||A X - B|| by driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss
+ * (rcond < 0: eps * max(m, n)); the results as torch.linalg.lstsq fills them
+ * for the driver. */
+TC_API int32_t tc_linalg_lstsq(tc_tensor A, tc_tensor B, double rcond, int32_t driver, tc_tensor* solution,
+                               tc_tensor* residuals, tc_tensor* rank, tc_tensor* singular_values);
+
+/* Complex numbers: complex64/complex128 tensors (TC_COMPLEX64), interleaved
+ * (real, imaginary) pairs (src/ops/complex.cpp). Gradients follow PyTorch's
+ * convention: for a real loss L and z = x + iy, z's gradient is dL/dx + i dL/dy. */
+/** A complex tensor's real view: shape [..., 2] (real, imaginary) of its part
+ * dtype, sharing its storage. */
+TC_API int32_t tc_view_as_real(tc_tensor a, tc_tensor* out);
+/** A float32/float64 tensor [..., 2] (last stride 1, other strides even) seen
+ * as complex, sharing its storage. */
+TC_API int32_t tc_view_as_complex(tc_tensor a, tc_tensor* out);
+/** The complex tensor real + i imag (float32 parts: complex64; float64:
+ * complex128; broadcast). */
+TC_API int32_t tc_complex(tc_tensor real, tc_tensor imag, tc_tensor* out);
+/** The complex tensor abs (cos(angle) + i sin(angle)). */
+TC_API int32_t tc_polar(tc_tensor abs, tc_tensor angle, tc_tensor* out);
+/** The real part: a view of a complex tensor; a real tensor itself. */
+TC_API int32_t tc_real(tc_tensor a, tc_tensor* out);
+/** The imaginary part of a complex tensor, a view (a real tensor:
+ * TC_ERR_DTYPE). */
+TC_API int32_t tc_imag(tc_tensor a, tc_tensor* out);
+/** The complex conjugate, a new tensor (a real tensor: itself). */
+TC_API int32_t tc_conj(tc_tensor a, tc_tensor* out);
+/** The argument atan2(imag, real) of complex numbers; of real ones pi for
+ * negative values, else 0. */
+TC_API int32_t tc_angle(tc_tensor a, tc_tensor* out);
+
+/* Discrete Fourier transforms along one dim, torch.fft's building blocks
+ * (src/ops/fft.cpp). n: the signal length (-1: a's size in dim; a is cut or
+ * zero-padded to it). normalization: TC_FFT_NORM_NONE, TC_FFT_NORM_SQRT_N
+ * (times 1/sqrt(n)) or TC_FFT_NORM_N (times 1/n). Real and integer inputs are
+ * promoted (to complex; integers through the default float dtype). */
+#define TC_FFT_NORM_NONE 0
+#define TC_FFT_NORM_SQRT_N 1
+#define TC_FFT_NORM_N 2
+/** The complex DFT along dim: exponent -1 when forward, else +1 (unnormalized
+ * unless normalization says). */
+TC_API int32_t tc_fft_c2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t forward,
+                          tc_tensor* out);
+/** The DFT (exponent -1) of real a along dim; onesided: only its first n/2 +
+ * 1 entries. */
+TC_API int32_t tc_fft_r2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t onesided,
+                          tc_tensor* out);
+/** The real inverse DFT (exponent +1) of length n (-1: 2 (size - 1)) of a
+ * Hermitian signal given by its first n/2 + 1 entries along dim. */
+TC_API int32_t tc_fft_c2r(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, tc_tensor* out);
 
 /* END GENERATED OPS */
 
@@ -1474,6 +1624,63 @@ TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out);
  * must match root's shape and dtype. retain_graph = 0 frees the graph's saved
  * tensors, so a second backward through it is an autograd error. */
 TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph);
+/** Options of tc_autograd_grad. Set .size = sizeof(tc_grad_options); options
+ * may be NULL (retain_graph -1, the others 0).
+ *   retain_graph       1: keep the graph's saved tensors for another pass;
+ *                      0: free them; < 0: the same as create_graph
+ *   create_graph       1: the pass records a graph of the gradients it
+ *                      computes (grad mode on while the backward formulas
+ *                      run), so they can be differentiated again. A node
+ *                      whose formula is not differentiable gives results
+ *                      whose differentiation fails with TC_ERR_NOT_IMPLEMENTED
+ *                      ("the derivative of 'X_backward' is not implemented")
+ *   allow_unused       1: an input the outputs do not depend on gets NULL;
+ *                      0: it is an error (TC_ERR_AUTOGRAD)
+ *   materialize_grads  1: an unused input gets zeros instead of NULL
+ *                      (implies allow_unused) */
+typedef struct tc_grad_options {
+  uint32_t size;
+  int32_t retain_graph;
+  int32_t create_graph;
+  int32_t allow_unused;
+  int32_t materialize_grads;
+} tc_grad_options;
+/** torch.autograd.grad: the gradients of sum(outputs[i] * grad_outputs[i])
+ * with respect to inputs, written to out_grads (n_inputs new handles, NULL
+ * for an unused input when allowed), never accumulated into any .grad (also
+ * not the leaves met on the way; retained non-leaf grads and leaves' .grad
+ * stay as they were). grad_outputs may be NULL or hold NULL entries: ones,
+ * for a one-element output only; else each must match its output's shape
+ * (TC_ERR_SHAPE), dtype and device. Every output must require grad, every
+ * input too ("One of the differentiated Tensors does not require grad",
+ * TC_ERR_AUTOGRAD); n_outputs, n_inputs >= 1. A graph whose saved tensors an
+ * earlier pass freed is TC_ERR_AUTOGRAD. Out-params are untouched on failure.
+ * Only the nodes that lead to an input run. */
+TC_API int32_t tc_autograd_grad(const tc_tensor* outputs, int64_t n_outputs, const tc_tensor* grad_outputs,
+                                const tc_tensor* inputs, int64_t n_inputs, const tc_grad_options* options,
+                                tc_tensor* out_grads);
+/** Options of tc_backward_ex. Set .size = sizeof(tc_backward_options);
+ * options may be NULL (retain_graph -1, create_graph 0, inputs NULL).
+ *   retain_graph  as tc_grad_options' (< 0: the same as create_graph)
+ *   create_graph  as tc_grad_options' (the .grad accumulated then keeps its
+ *                 graph, out of place, as PyTorch's)
+ *   inputs        may be NULL: accumulate only into these tensors' .grad
+ *                 (n_inputs >= 1 of them, leaves or not, each requiring
+ *                 grad), as torch's backward(inputs=...); only the nodes
+ *                 that lead to them run */
+typedef struct tc_backward_options {
+  uint32_t size;
+  int32_t retain_graph;
+  int32_t create_graph;
+  const tc_tensor* inputs;
+  int64_t n_inputs;
+} tc_backward_options;
+/** torch.autograd.backward: backpropagates from n_roots >= 1 roots at once
+ * (grads may be NULL or hold NULL entries: ones, for one-element roots only)
+ * into the leaves' .grad, or only into options->inputs. Checks as
+ * tc_autograd_grad's; tc_backward is this with one root and default options. */
+TC_API int32_t tc_backward_ex(const tc_tensor* roots, int64_t n_roots, const tc_tensor* grads,
+                              const tc_backward_options* options);
 /** Sets this thread's grad mode (0/1) and gives the previous one, so a
  * no-grad scope is: tc_set_grad_enabled(0, &prev); ...;
  * tc_set_grad_enabled(prev, NULL). previous may be NULL. */
@@ -1582,6 +1789,28 @@ TC_API int32_t tc_node_next(tc_node node, int64_t index, tc_node* next, int64_t*
 /** 1 when a and b are handles of the same node. */
 TC_API int32_t tc_node_same(tc_node a, tc_node b, int32_t* out);
 TC_API int32_t tc_node_free(tc_node node);
+
+/* ---- Anomaly mode (torch.autograd.detect_anomaly / set_detect_anomaly) ---- */
+/** Anomaly mode's forward-trace hook: while anomaly mode is on it is called
+ * (on the recording thread) as each backward node is recorded, and returns a
+ * NUL-terminated text, e.g. the traceback of the forward call, that libtc
+ * copies at once (NULL: none). It must not call libtc. */
+typedef const char* (*tc_anomaly_trace_hook)(void* context);
+/** Sets anomaly mode, for the whole process (PyTorch's is global too):
+ * enabled and check_nan are 0 or 1. While enabled and check_nan, backward
+ * (every pass: tc_backward and the others) fails with TC_ERR_AUTOGRAD when
+ * a node returns a gradient holding a NaN, with PyTorch's message
+ * "Function 'MulBackward0' returned nan values in its 0th output." followed,
+ * when trace_hook gave one as that node was recorded, by the forward trace.
+ * trace_hook (may be NULL: no traces) and context replace the previous ones;
+ * libtc never frees context, which must stay valid while the hook is set.
+ * Turning the mode off drops the traces kept. Checking costs a reduction and
+ * a read per gradient: a debugging mode. */
+TC_API int32_t tc_set_anomaly_mode(int32_t enabled, int32_t check_nan, tc_anomaly_trace_hook trace_hook,
+                                   void* context);
+/** The current anomaly mode: *enabled and *check_nan (0 or 1; both required). */
+TC_API int32_t tc_anomaly_mode(int32_t* enabled, int32_t* check_nan);
+/* ---- end of anomaly mode ---- */
 
 /* ======================================================================== */
 /* Custom op libraries (torch.ops.load_library)                              */

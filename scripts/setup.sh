@@ -15,6 +15,8 @@ packages=(
   nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
 )
+# Optional, not installed here: libfftw3-dev for CMAKE_ARGS="-DTC_WITH_FFTW=ON" (torch.fft
+# on FFTW; FFTW is GPL, so such a libtc is under the GPL).
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 #!/bin/sh
 # libtc.so runs on any x86-64 CPU: every function that uses AVX/AVX2/AVX-512,
 # BMI or mask registers (VEX/EVEX-encoded instructions) must belong to a
-# kernel set chosen at run time from CPUID (tc::cpu::isa_avx2, isa_avx512;
+# kernel set chosen at run time from CPUID (tc::cpu::isa_avx2, isa_avx512,
+# and the FFT passes' AVX2 copy tc::cpu::isa_avx2_fft, src/cpu/fft_plan.cpp;
 # src/cpu/kernels.h). Any other function with such an instruction would die
 # with SIGILL on an older CPU. Skipped (77) for TC_NATIVE=ON builds and
 # non-x86-64 machines. Prints how many functions each set holds.

@@ -36,6 +36,9 @@ import sys
 import textwrap
 import tomllib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ew_compose  # noqa: E402  (the formulas' compositions for create_graph)
+
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TABLE = os.path.join(REPO, "ops", "ops.toml")
 BEGIN = "/* BEGIN GENERATED OPS (tools/gen_ops.py from ops/ops.toml; edit the table, not this) */"
@@ -1221,6 +1224,7 @@ def generate(ops, read):
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
     files["src/math/op_domains.h"] = gen_domains_header(ops)
     files["tests/python/op_rows_generated.py"] = gen_test_rows(ops)
+    files["src/ops/ew_grad_composed_generated.inc"] = ew_compose.generate(ops)
     files.update(gen_docs(count_functions(header), read))
     return files
 

@@ -46,7 +46,15 @@ Dims dims_arg(const int64_t* dims, int64_t count, const char* arg) {
 }
 
 Tensor get_tensor(tc_tensor h, const char* arg) {
-  return handle_get_tensor(reinterpret_cast<uint64_t>(h), arg);
+  Tensor t = handle_get_tensor(reinterpret_cast<uint64_t>(h), arg);
+  if (is_complex(t->dtype)) check_complex_allowed(t->dtype, arg);
+  return t;
+}
+
+DType dtype_arg(int32_t code, const char* arg) {
+  const DType d = tc::to_dtype(code, arg);
+  if (is_complex(d)) check_complex_allowed(d, arg);
+  return d;
 }
 
 Tensor get_optional_tensor(tc_tensor h, const char* arg) { return h ? get_tensor(h, arg) : Tensor(); }

@@ -18,6 +18,29 @@ class TensorDict;
 
 int32_t translate_current_exception(const char* function) noexcept;
 
+// The tc_* function running on this thread (api() sets it; null outside any):
+// get_tensor and dtype_arg refuse complex tensors and dtypes in the
+// functions that do not take them (src/abi/complex_gate.cpp).
+inline const char*& current_api_function() noexcept {
+  static thread_local const char* function = nullptr;
+  return function;
+}
+class ApiFunctionScope {
+ public:
+  explicit ApiFunctionScope(const char* function) noexcept : prev_(current_api_function()) {
+    current_api_function() = function;
+  }
+  ~ApiFunctionScope() { current_api_function() = prev_; }
+  ApiFunctionScope(const ApiFunctionScope&) = delete;
+  ApiFunctionScope& operator=(const ApiFunctionScope&) = delete;
+
+ private:
+  const char* prev_;
+};
+// TC_ERR_DTYPE unless the running tc_* function takes complex tensors (arg
+// names the argument that is complex).
+void check_complex_allowed(DType d, const char* arg);
+
 // For the calls allowed before tc_init.
 template <typename F>
 int32_t api_noinit(const char* function, F&& body) noexcept {
@@ -32,6 +55,7 @@ int32_t api_noinit(const char* function, F&& body) noexcept {
 template <typename F>
 int32_t api(const char* function, F&& body) noexcept {
   const CallScope in_flight;
+  const ApiFunctionScope named(function);
   try {
     if (!is_initialized()) {
       fail(TC_ERR_NOT_INITIALIZED, "libtc is not initialized: call tc_init first");
@@ -60,6 +84,8 @@ Dims shape_arg(const int64_t* shape, int64_t ndim, const char* arg);
 Dims dims_arg(const int64_t* dims, int64_t count, const char* arg);
 
 Tensor get_tensor(tc_tensor h, const char* arg);
+// A dtype code (to_dtype), complex ones only where the function takes them.
+DType dtype_arg(int32_t code, const char* arg);
 // NULL allowed: returns an empty Tensor.
 Tensor get_optional_tensor(tc_tensor h, const char* arg);
 tc_tensor new_handle(Tensor t);

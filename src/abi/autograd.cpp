@@ -3,6 +3,9 @@
 #include <utility>
 
 #include "abi/api.h"
+#include "abi/args.h"
+#include "abi/handles.h"
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "ops/ops.h"
 
@@ -17,7 +20,7 @@ TC_API int32_t tc_tensor_set_requires_grad(tc_tensor t, int32_t requires_grad) {
                x->grad_fn->name(), "; use tc_detach to get a leaf)");
       return;  // a non-leaf already requires grad
     }
-    TC_CHECK(!want || is_floating(x->dtype), TC_ERR_DTYPE,
+    TC_CHECK(!want || is_differentiable(x->dtype), TC_ERR_DTYPE,
              "only floating-point tensors can require grad, but t is ", dtype_name(x->dtype));
     x->requires_grad = want;
   });
@@ -109,6 +112,68 @@ TC_API int32_t tc_detach(tc_tensor t, tc_tensor* out) {
 TC_API int32_t tc_backward(tc_tensor root, tc_tensor grad, int32_t retain_graph) {
   return api(__func__, [&] {
     autograd::backward(get_tensor(root, "root"), get_optional_tensor(grad, "grad"), retain_graph != 0);
+  });
+}
+
+namespace {
+// Gradients given for outputs: NULL (all ones) or one optional handle each.
+std::vector<Tensor> optional_list(const tc_tensor* handles, int64_t count, const char* arg) {
+  std::vector<Tensor> v;
+  if (!handles) return v;
+  const std::string each = str(arg, "[i]");
+  for (int64_t i = 0; i < count; ++i) v.push_back(get_optional_tensor(handles[i], each.c_str()));
+  return v;
+}
+
+// retain_graph < 0: as create_graph (PyTorch's retain_graph=None).
+bool retain(int32_t retain_graph, int32_t create_graph) {
+  return retain_graph < 0 ? create_graph != 0 : retain_graph != 0;
+}
+
+// Handles for grads (NULL for a null one), all or none.
+void out_handles(const std::vector<Tensor>& grads, tc_tensor* out) {
+  std::vector<tc_tensor> made(grads.size(), nullptr);
+  try {
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (grads[i]) made[i] = new_handle(grads[i]);
+  } catch (...) {
+    for (tc_tensor h : made)
+      if (h) handle_remove(reinterpret_cast<uint64_t>(h), HandleKind::tensor, "rollback");
+    throw;
+  }
+  for (size_t i = 0; i < made.size(); ++i) out[i] = made[i];
+}
+}  // namespace
+
+TC_API int32_t tc_autograd_grad(const tc_tensor* outputs, int64_t n_outputs, const tc_tensor* grad_outputs,
+                                const tc_tensor* inputs, int64_t n_inputs, const tc_grad_options* options,
+                                tc_tensor* out_grads) {
+  return api(__func__, [&] {
+    tc_grad_options o{sizeof(tc_grad_options), -1, 0, 0, 0};
+    if (options) o = abi::options_arg(options, "options");
+    in_ptr(out_grads, "out_grads");
+    const std::vector<Tensor> outs = abi::tensor_list(outputs, n_outputs, "outputs", "n_outputs");
+    const std::vector<Tensor> ins = abi::tensor_list(inputs, n_inputs, "inputs", "n_inputs");
+    const std::vector<Tensor> gs = optional_list(grad_outputs, n_outputs, "grad_outputs");
+    const std::vector<Tensor> grads =
+        autograd::grad(outs, gs, ins, retain(o.retain_graph, o.create_graph), o.create_graph != 0,
+                       o.allow_unused != 0, o.materialize_grads != 0);
+    out_handles(grads, out_grads);
+  });
+}
+
+TC_API int32_t tc_backward_ex(const tc_tensor* roots, int64_t n_roots, const tc_tensor* grads,
+                              const tc_backward_options* options) {
+  return api(__func__, [&] {
+    tc_backward_options o{sizeof(tc_backward_options), -1, 0, nullptr, 0};
+    if (options) o = abi::options_arg(options, "options");
+    const std::vector<Tensor> rs = abi::tensor_list(roots, n_roots, "roots", "n_roots");
+    const std::vector<Tensor> gs = optional_list(grads, n_roots, "grads");
+    std::vector<Tensor> ins;
+    if (o.inputs || o.n_inputs != 0)
+      ins = abi::tensor_list(o.inputs, o.n_inputs, "options->inputs", "options->n_inputs");
+    autograd::backward(rs, gs, retain(o.retain_graph, o.create_graph), o.create_graph != 0,
+                       o.inputs ? &ins : nullptr);
   });
 }
 

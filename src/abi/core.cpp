@@ -164,14 +164,14 @@ TC_API int32_t tc_flag_info(int64_t index, const char** name, int32_t* settable)
 TC_API int32_t tc_dtype_name(int32_t dtype, const char** out) {
   return api("tc_dtype_name", [&] {
     out_ptr(out, "out");
-    *out = tc::dtype_name(to_dtype(dtype, "dtype"));
+    *out = tc::dtype_name(dtype_arg(dtype, "dtype"));
   });
 }
 
 TC_API int32_t tc_dtype_size(int32_t dtype, int64_t* out) {
   return api("tc_dtype_size", [&] {
     out_ptr(out, "out");
-    *out = tc::dtype_size(to_dtype(dtype, "dtype"));
+    *out = tc::dtype_size(dtype_arg(dtype, "dtype"));
   });
 }
 
@@ -182,8 +182,9 @@ TC_API int32_t tc_dtype_from_name(const char* name, int32_t* out) {
     static const struct {
       const char* name;
       int32_t code;
-    } aliases[] = {{"float", TC_FLOAT32}, {"double", TC_FLOAT64}, {"half", TC_FLOAT16},
-                   {"long", TC_INT64},    {"int", TC_INT32},      {"short", TC_INT16}};
+    } aliases[] = {{"float", TC_FLOAT32},    {"double", TC_FLOAT64},    {"half", TC_FLOAT16},
+                   {"long", TC_INT64},       {"int", TC_INT32},         {"short", TC_INT16},
+                   {"cfloat", TC_COMPLEX64}, {"cdouble", TC_COMPLEX128}};
     for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
       if (std::strcmp(name, tc::dtype_name(DType(d))) == 0) {
         *out = d;
@@ -203,7 +204,7 @@ TC_API int32_t tc_dtype_from_name(const char* name, int32_t* out) {
 TC_API int32_t tc_promote_types(int32_t a, int32_t b, int32_t* out) {
   return api("tc_promote_types", [&] {
     out_ptr(out, "out");
-    *out = int32_t(promote_types(to_dtype(a, "a"), to_dtype(b, "b")));
+    *out = int32_t(promote_types(dtype_arg(a, "a"), dtype_arg(b, "b")));
   });
 }
 

@@ -59,6 +59,10 @@ DLDataType to_dl_dtype(DType d) {
     case DType::b8:
       t.code = kDLBool;
       break;
+    case DType::c64:
+    case DType::c128:
+      t.code = kDLComplex;
+      break;
   }
   return t;
 }
@@ -76,6 +80,8 @@ DType from_dl_dtype(DLDataType t) {
   if (c == kDLInt && b == 64) return DType::i64;
   if (c == kDLUInt && b == 8) return DType::u8;
   if (c == kDLBool && b == 8) return DType::b8;
+  if (c == kDLComplex && b == 64) return DType::c64;
+  if (c == kDLComplex && b == 128) return DType::c128;
   fail(TC_ERR_DTYPE, str("DLPack dtype (code ", c, ", bits ", b, ") has no libtc dtype"));
 }
 

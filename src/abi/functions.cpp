@@ -57,7 +57,7 @@ std::vector<Tensor> tc::apply_custom(const CustomCall& call, const std::vector<T
   std::vector<int32_t> needs(size_t(n_inputs) + 1, 0);
   for (int64_t i = 0; i < n_inputs; ++i) needs[size_t(i)] = record && in[size_t(i)]->requires_grad ? 1 : 0;
 
-  std::vector<Tensor> outs, saved;
+  std::vector<Tensor> outs, saved, raw_outs;
   {
     LentHandles lent;
     std::vector<tc_tensor> hin;
@@ -82,6 +82,7 @@ std::vector<Tensor> tc::apply_custom(const CustomCall& call, const std::vector<T
       Tensor t = w_out.take(i, str("outputs[", i, "] written by the forward of '", name, "'"));
       TC_CHECK(t != nullptr, TC_ERR_CALLBACK, "the forward of '", name, "' reported ", n_out,
                " outputs but left outputs[", i, "] NULL");
+      raw_outs.push_back(t);
       outs.push_back(autograd::alias(t));  // a fresh tensor: an input returned as is stays a leaf
     }
     for (int64_t i = 0; i < n_saved; ++i)
@@ -94,9 +95,18 @@ std::vector<Tensor> tc::apply_custom(const CustomCall& call, const std::vector<T
     for (const Tensor& t : saved) s.emplace_back(t);
     auto node = std::make_shared<autograd::CustomFunctionNode>(name, std::move(s),
                                                                custom_backward(call.backward, call.what));
+    // The saved outputs (not inputs returned as they are), read with their
+    // graph when the backward runs under create_graph.
+    for (const Tensor& t : saved) {
+      int32_t nr = -1;
+      const bool is_input = std::find(in.begin(), in.end(), t) != in.end();
+      for (size_t i = 0; t && !is_input && i < raw_outs.size() && nr < 0; ++i)
+        if (raw_outs[i] == t) nr = int32_t(i);
+      node->saved_output_nr.push_back(nr);
+    }
     autograd::record(node, in, outs);
     for (const Tensor& o : outs) {
-      if (is_floating(o->dtype)) continue;  // not differentiable
+      if (is_differentiable(o->dtype)) continue;  // the others are not differentiable
       o->grad_fn.reset();
       o->requires_grad = false;
     }

@@ -1,6 +1,7 @@
 // The tc_linalg_* functions: check handles and out-pointers, call the core
 // (ops/linalg_lapack.cpp), hand out the results. Out-params are written
 // last, only on success; several results become handles together.
+#include <cmath>
 #include <initializer_list>
 
 #include "abi/api.h"
@@ -14,7 +15,7 @@ namespace la = tc::ops::linalg;
 namespace {
 // Writes the handles of ts to outs (all or none).
 void hand_out(std::initializer_list<tc::Tensor> ts, std::initializer_list<tc_tensor*> outs) {
-  tc_tensor hs[3];
+  tc_tensor hs[4];
   tc::new_handles(std::vector<tc::Tensor>(ts), hs);
   int i = 0;
   for (tc_tensor* o : outs) *o = hs[i++];
@@ -146,6 +147,35 @@ int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = tc::new_handle(la::eigvalsh(get_tensor(a, "a"), upper != 0));
+  });
+}
+
+int32_t tc_linalg_householder_product(tc_tensor A, tc_tensor tau, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = tc::new_handle(la::householder_product(get_tensor(A, "A"), get_tensor(tau, "tau")));
+  });
+}
+
+int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenvalues, tc_tensor* eigenvectors) {
+  return api(__func__, [&] {
+    out_ptr(eigenvalues, "eigenvalues");
+    out_ptr(eigenvectors, "eigenvectors");
+    auto [w, v] = la::eig(get_tensor(a, "a"), compute_v != 0);
+    hand_out({w, v}, {eigenvalues, eigenvectors});
+  });
+}
+
+int32_t tc_linalg_lstsq(tc_tensor A, tc_tensor B, double rcond, int32_t driver, tc_tensor* solution,
+                        tc_tensor* residuals, tc_tensor* rank, tc_tensor* singular_values) {
+  return api(__func__, [&] {
+    out_ptr(solution, "solution");
+    out_ptr(residuals, "residuals");
+    out_ptr(rank, "rank");
+    out_ptr(singular_values, "singular_values");
+    TC_CHECK(!std::isnan(rcond), TC_ERR_INVALID_ARGUMENT, "rcond must not be NaN");
+    auto [x, r, k, s] = la::lstsq(get_tensor(A, "A"), get_tensor(B, "B"), rcond, driver);
+    hand_out({x, r, k, s}, {solution, residuals, rank, singular_values});
   });
 }
 

@@ -2,6 +2,7 @@
 // handles and pointers, call the core, hand out the result. Out-params are
 // written last, only on success.
 #include "abi/api.h"
+#include "ops/conv_nd.h"
 #include "ops/ops.h"
 
 using tc::api;
@@ -80,6 +81,28 @@ int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(tc::ops::conv_transpose2d(
+        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
+        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
+        in_ptr(dilation, "dilation"), groups));
+  });
+}
+
+int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                  const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(tc::ops::conv3d(get_tensor(x, "x"), get_tensor(weight, "weight"),
+                                      get_optional_tensor(bias, "bias"), in_ptr(stride, "stride"),
+                                      in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+
+int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                            const int64_t* padding, const int64_t* output_padding, const int64_t* dilation,
+                            int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(tc::ops::conv_transpose3d(
         get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
         in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
         in_ptr(dilation, "dilation"), groups));

@@ -493,3 +493,84 @@ TC_API int32_t tc_cumsum(tc_tensor a, int64_t dim, tc_tensor* out) {
     *out = new_handle(ops::cumsum(t_a, dim));
   });
 }
+TC_API int32_t tc_view_as_real(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::view_as_real(t_a));
+  });
+}
+TC_API int32_t tc_view_as_complex(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::view_as_complex(t_a));
+  });
+}
+TC_API int32_t tc_complex(tc_tensor real, tc_tensor imag, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_real = get_tensor(real, "real");
+    const Tensor t_imag = get_tensor(imag, "imag");
+    *out = new_handle(ops::complex(t_real, t_imag));
+  });
+}
+TC_API int32_t tc_polar(tc_tensor abs, tc_tensor angle, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_abs = get_tensor(abs, "abs");
+    const Tensor t_angle = get_tensor(angle, "angle");
+    *out = new_handle(ops::polar(t_abs, t_angle));
+  });
+}
+TC_API int32_t tc_real(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::real(t_a));
+  });
+}
+TC_API int32_t tc_imag(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::imag(t_a));
+  });
+}
+TC_API int32_t tc_conj(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::conj(t_a));
+  });
+}
+TC_API int32_t tc_angle(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::angle(t_a));
+  });
+}
+TC_API int32_t tc_fft_c2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t forward,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::fft_c2c(t_a, dim, n, normalization, forward != 0));
+  });
+}
+TC_API int32_t tc_fft_r2c(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, int32_t onesided,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::fft_r2c(t_a, dim, n, normalization, onesided != 0));
+  });
+}
+TC_API int32_t tc_fft_c2r(tc_tensor a, int64_t dim, int64_t n, int64_t normalization, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::fft_c2r(t_a, dim, n, normalization));
+  });
+}

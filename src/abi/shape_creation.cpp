@@ -96,7 +96,7 @@ TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_te
     const int64_t cols = m < 0 ? n : m;
     const int64_t shape[2] = {n, cols};
     shape_arg(shape, 2, "n, m");  // the size must fit in int64
-    *out = new_handle(ops::eye(n, cols, to_dtype(dtype, "dtype"), check_device(device, "device")));
+    *out = new_handle(ops::eye(n, cols, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
@@ -105,7 +105,7 @@ TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtyp
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(
-        ops::linspace(start, end, steps, to_dtype(dtype, "dtype"), check_device(device, "device")));
+        ops::linspace(start, end, steps, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
@@ -115,7 +115,7 @@ TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base,
     out_ptr(out, "out");
     TC_CHECK(std::isfinite(base), TC_ERR_INVALID_ARGUMENT, "base must be finite but is ", base);
     *out = new_handle(
-        ops::logspace(start, end, steps, base, to_dtype(dtype, "dtype"), check_device(device, "device")));
+        ops::logspace(start, end, steps, base, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
@@ -198,14 +198,14 @@ TC_API int32_t tc_randint(int64_t low, int64_t high, const int64_t* shape, int64
   return api(__func__, [&] {
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
-    *out = new_handle(ops::randint(low, high, s, to_dtype(dtype, "dtype"), check_device(device, "device")));
+    *out = new_handle(ops::randint(low, high, s, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
 TC_API int32_t tc_randperm(int64_t n, int32_t dtype, int32_t device, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
-    *out = new_handle(ops::randperm(n, to_dtype(dtype, "dtype"), check_device(device, "device")));
+    *out = new_handle(ops::randperm(n, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 

@@ -56,7 +56,7 @@ int32_t create(const char* fn, const int64_t* shape, int64_t ndim, int32_t dtype
   return api(fn, [&] {
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
-    const DType d = to_dtype(dtype, "dtype");
+    const DType d = dtype_arg(dtype, "dtype");
     const Device dev = check_device(device, "device");
     *out = new_handle(make(s, d, dev));
   });
@@ -75,11 +75,11 @@ TC_API int32_t tc_tensor_new(const tc_tensor_options* options, tc_tensor* out) {
     std::memcpy(&o, options, std::min<size_t>(options->size, sizeof o));
     TC_CHECK(o.reserved0 == 0, TC_ERR_INVALID_ARGUMENT, "options->reserved0 must be 0 but is ", o.reserved0);
     const Dims s = shape_arg(o.shape, o.ndim, "options->shape");
-    const DType d = to_dtype(o.dtype, "options->dtype");
+    const DType d = dtype_arg(o.dtype, "options->dtype");
     const Device dev = check_device(o.device, "options->device");
     TC_CHECK(o.requires_grad == 0 || o.requires_grad == 1, TC_ERR_INVALID_ARGUMENT,
              "options->requires_grad must be 0 or 1 but is ", o.requires_grad);
-    TC_CHECK(o.requires_grad == 0 || is_floating(d), TC_ERR_DTYPE,
+    TC_CHECK(o.requires_grad == 0 || is_differentiable(d), TC_ERR_DTYPE,
              "only floating-point tensors can require grad, but options->dtype is ", dtype_name(d));
     auto finite = [](double v) { return std::isfinite(v); };
     Tensor t;
@@ -176,7 +176,7 @@ TC_API int32_t tc_arange(double start, double end, double step, int32_t dtype, i
                          tc_tensor* out) {
   return api("tc_arange", [&] {
     out_ptr(out, "out");
-    *out = new_handle(arange(start, end, step, to_dtype(dtype, "dtype"), check_device(device, "device")));
+    *out = new_handle(arange(start, end, step, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 
@@ -185,7 +185,7 @@ TC_API int32_t tc_from_data(const void* data, int64_t nbytes, const int64_t* sha
   return api("tc_from_data", [&] {
     out_ptr(out, "out");
     const Dims s = shape_arg(shape, ndim, "shape");
-    const DType d = to_dtype(dtype, "dtype");
+    const DType d = dtype_arg(dtype, "dtype");
     int64_t expected = 0;
     TC_CHECK(!__builtin_mul_overflow(checked_numel(s, "shape"), dtype_size(d), &expected),
              TC_ERR_OUT_OF_MEMORY, "shape ", s, " of ", dtype_name(d), " needs more than 2^63 bytes");
@@ -206,7 +206,7 @@ TC_API int32_t tc_from_blob(void* data, const int64_t* shape, const int64_t* str
     out_ptr(out, "out");
     TC_CHECK(data != nullptr, TC_ERR_INVALID_ARGUMENT, "data must not be NULL");
     const Dims s = shape_arg(shape, ndim, "shape");
-    const DType d = to_dtype(dtype, "dtype");
+    const DType d = dtype_arg(dtype, "dtype");
     Dims st = contiguous_strides(s);
     if (strides) {
       st = Dims(strides, ndim);

@@ -24,7 +24,7 @@ Dims sizes_arg(const int64_t* shape, int64_t ndim) { return dims_arg(shape, ndim
 
 TC_API int32_t tc_to_dtype(tc_tensor t, int32_t dtype, tc_tensor* out) {
   return view_op(__func__, t, out,
-                 [&](const Tensor& x) { return ops::to_dtype(x, to_dtype(dtype, "dtype")); });
+                 [&](const Tensor& x) { return ops::to_dtype(x, dtype_arg(dtype, "dtype")); });
 }
 
 TC_API int32_t tc_to_device(tc_tensor t, int32_t device, tc_tensor* out) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "core/init.h"
 
@@ -112,6 +113,11 @@ std::vector<Tensor> CustomFunctionNode::apply(const std::vector<Tensor>& grad_ou
   std::vector<Tensor> saved;
   saved.reserve(saved_.size());
   for (const SavedTensor& s : saved_) saved.push_back(s.unpack(name_.c_str()));
+  // Under create_graph (grad mode on) the backward's own ops are recorded, as
+  // in PyTorch; the saved outputs then carry this node's graph.
+  if (grad_enabled())
+    for (size_t k = 0; k < saved.size() && k < saved_output_nr.size(); ++k)
+      if (saved_output_nr[k] >= 0) saved[k] = output_with_graph(saved[k], uint32_t(saved_output_nr[k]));
   std::vector<Tensor> grads(num_outputs);
   for (uint32_t i = 0; i < num_outputs; ++i) {
     grads[i] = i < grad_outputs.size() && grad_outputs[i]

@@ -69,6 +69,12 @@ struct CustomFunctionNode : Node {
   }
   bool has_saved() const override { return !saved_.empty(); }
 
+  // For each saved tensor, the output it is (-1: not an output). Under
+  // create_graph a saved output is read with its graph (output_with_graph),
+  // as PyTorch's saved outputs are, so that a backward written with recorded
+  // ops is differentiable through it too.
+  std::vector<int32_t> saved_output_nr;
+
  private:
   std::string name_;
   std::vector<SavedTensor> saved_;

@@ -38,6 +38,9 @@ struct MatLayout {
 };
 MatLayout mat_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs);
 
+// The kinds of batched 1-D discrete Fourier transform (Backend::fft).
+enum class FftKind : int32_t { c2c, r2c, c2r };
+
 struct Backend {
   // computes_half: float16/bfloat16 are computed (in float), not only
   // converted; the ops' dtype checks read it (a data member: no call).
@@ -293,6 +296,15 @@ struct Backend {
   virtual void group_norm_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& g,
                                    const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& w,
                                    int64_t groups) const;
+
+  // ---- discrete Fourier transforms ----
+  // Batched 1-D DFTs along the last dim of contiguous tensors, times scale:
+  // c2c: in, out complex [..., n], exponent -1 (+1 when inverse); r2c: in
+  // real [..., n], out complex [..., n/2 + 1], exponent -1; c2r: in complex
+  // [..., n/2 + 1] (the non-redundant half of a Hermitian signal; the
+  // imaginary parts of its first and, for even n, last entry are ignored),
+  // out real [..., n], exponent +1. complex64/float32 or complex128/float64.
+  virtual void fft(FftKind kind, const Tensor& out, const Tensor& in, bool inverse, double scale) const;
 
  protected:
   [[noreturn]] void not_implemented(const char* primitive) const;

@@ -34,6 +34,7 @@ void Backend::grad3(ew::Grad, const Tensor&, const Tensor&, const Tensor&, const
   not_implemented("backward formula");
 }
 void Backend::copy(const Tensor&, const Tensor&) const { not_implemented("copy"); }
+void Backend::fft(FftKind, const Tensor&, const Tensor&, bool, double) const { not_implemented("fft"); }
 void Backend::fill(const Tensor& self, double value) const {
   // Through a one-element tensor of self's dtype, so every dtype (16-bit
   // floats included) converts the value the way copies do.

@@ -21,6 +21,8 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_module_api.h"
+#include "backend/linalg_backend.h"
+#include "backend/rnn_device_layer.h"
 #include "core/device_hooks.h"
 #include "core/init.h"
 #include "core/matmul_precision.h"
@@ -202,13 +204,17 @@ void cuda_stage_body() {
   std::call_once(fork_handler, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
   g_initialized.store(true);
   set_cuda_hooks(g_api.hooks);
-  register_backend(TC_DEVICE_CUDA, g_api.backend);  // the ops' kernels on CUDA tensors
+  register_backend(TC_DEVICE_CUDA, g_api.backend);               // the ops' kernels on CUDA tensors
+  register_linalg_backend(g_api.linalg);                         // cuSOLVER's factorizations
+  rnn_fused::cuda_layer_kernels_slot().store(g_api.rnn_layers);  // cuDNN's recurrent layers
 }
 
 void cuda_backend_shutdown() {
   if (!g_initialized.load() || g_forked_child.load()) return;
   set_cuda_hooks(nullptr);
   register_backend(TC_DEVICE_CUDA, nullptr);
+  register_linalg_backend(nullptr);
+  rnn_fused::cuda_layer_kernels_slot().store(nullptr);
   g_api.shutdown();
 }
 

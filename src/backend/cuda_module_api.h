@@ -29,14 +29,17 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_probe.h"
+#include "backend/linalg_backend.h"
+#include "backend/rnn_device_layer.h"
 #include "core/device_hooks.h"
 #include "core/tensor.h"
 #include "dist/nccl_api.h"
 #include "tc_constants.h"
 
 // Bumped whenever either table or anything crossing it changes (2: the nccl
-// table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries).
-#define TC_CUDA_MODULE_ABI_VERSION 3u
+// table; 3: Backend gained the kept-CDF GELU and adaptive pooling entries;
+// 4: the cuSOLVER linalg table; 5: the cuDNN recurrent-layer table).
+#define TC_CUDA_MODULE_ABI_VERSION 5u
 #define TC_CUDA_MODULE_ENTRY "tc_cuda_module_init"
 
 #define TC_CUDA_MODULE_STR2(x) #x
@@ -122,6 +125,12 @@ struct tc_cuda_module_api {
   // The "nccl" process groups' transport (src/dist/nccl_api.h); NULL when
   // the module was built without NCCL.
   const tc_nccl_api* nccl;
+  // torch.linalg's factorizations on cuSOLVER (src/cuda/cusolver_linalg.cpp),
+  // registered for CUDA tensors with the backend.
+  const tc::LinalgBackend* linalg;
+  // Whole recurrent layers on cuDNN's RNN API (src/cuda/cudnn_rnn.cpp);
+  // NULL when the module was built without cuDNN.
+  const tc::rnn_fused::LayerKernels* rnn_layers;
 };
 
 // The module's one export. Returns TC_OK, or a status code with the reason in

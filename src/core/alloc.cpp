@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/per_thread.h"
+#include "core/shared_memory.h"
 
 namespace tc {
 
@@ -166,6 +167,17 @@ void* cpu_alloc(int64_t nbytes) {
     throw;
   }
   return p;
+}
+
+// Shared-memory segments (core/shared_memory.cpp) count as allocations: the
+// OOM walk fails them in turn as it does cpu_alloc's blocks.
+bool injected_alloc_failure() noexcept {
+  g_alloc_calls.fetch_add(1, std::memory_order_relaxed);
+#ifdef TC_TEST_HOOKS
+  return g_fail_countdown.load(std::memory_order_relaxed) > 0 && g_fail_countdown.fetch_sub(1) == 1;
+#else
+  return false;
+#endif
 }
 
 void cpu_free(void* p, int64_t nbytes) noexcept {

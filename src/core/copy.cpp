@@ -166,11 +166,60 @@ void copy_with_device(const Tensor& dst, const Tensor& src) {
 // A contiguous copy on the same device.
 Tensor contiguous_on_device(const Tensor& t) { return t->is_contiguous() ? t : clone_data(t); }
 
+Tensor complex_pairs_view(const Tensor& t) {
+  TC_CHECK(is_complex(t->dtype), TC_ERR_DTYPE, "expected a complex tensor but got ", dtype_name(t->dtype));
+  TC_CHECK(t->ndim() < TC_MAX_DIMS, TC_ERR_SHAPE, "a complex tensor of ", t->ndim(),
+           " dims has no real view (it would have more than TC_MAX_DIMS dims)");
+  Dims shape = t->shape, strides = t->strides;
+  for (int64_t i = 0; i < strides.size(); ++i) strides[i] *= 2;
+  shape.push_back(2);
+  strides.push_back(1);
+  Tensor v = make_view(t, shape, strides, t->offset * 2);
+  v->dtype = complex_part_dtype(t->dtype);
+  return v;
+}
+
+Tensor complex_part_view(const Tensor& t, int part) {
+  TC_CHECK(is_complex(t->dtype), TC_ERR_DTYPE, "expected a complex tensor but got ", dtype_name(t->dtype));
+  Dims strides = t->strides;
+  for (int64_t i = 0; i < strides.size(); ++i) strides[i] *= 2;
+  Tensor v = make_view(t, t->shape, strides, t->offset * 2 + part);
+  v->dtype = complex_part_dtype(t->dtype);
+  return v;
+}
+
+namespace {
+// Copies involving a complex operand, as real copies of the parts: complex to
+// complex pairwise, real to complex into the real part (imaginary part 0),
+// complex to real from the real part (PyTorch's copy_ discards the
+// imaginary part too).
+void copy_complex(const Tensor& dst, const Tensor& src) {
+  if (is_complex(dst->dtype) && is_complex(src->dtype)) {
+    copy_into(complex_pairs_view(dst), complex_pairs_view(src));
+  } else if (is_complex(dst->dtype)) {
+    copy_into(complex_part_view(dst, 0), src);
+    Tensor zero = zeros(Dims{}, complex_part_dtype(dst->dtype), dst->device);
+    copy_into(complex_part_view(dst, 1), make_view(zero, dst->shape, Dims::filled(dst->ndim(), 0), 0));
+  } else {
+    copy_into(dst, complex_part_view(src, 0));
+  }
+}
+}  // namespace
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   TC_CHECK(dst->shape == src->shape, TC_ERR_SHAPE, "copy: destination shape ", dst->shape,
            " and source shape ", src->shape, " differ");
   const int64_t n = dst->numel();
   if (n == 0) return;
+  if (is_complex(dst->dtype) || is_complex(src->dtype)) {
+    if (dst->dtype == src->dtype && dst->is_contiguous() && src->is_contiguous() && on_cpu(dst) &&
+        on_cpu(src)) {
+      std::memmove(dst->data(), src->data(), size_t(n * dst->itemsize()));
+    } else {
+      copy_complex(dst, src);
+    }
+    return;
+  }
   if (!on_cpu(dst) || !on_cpu(src)) {
     copy_with_device(dst, src);
     return;
@@ -226,6 +275,14 @@ double read_element(const Tensor& t, int64_t index) {
 // ---- factories ----
 
 Tensor full(const Dims& shape, double value, DType dtype, Device device) {
+  if (is_complex(dtype)) {  // value + 0i
+    Tensor t = zeros(shape, dtype, device);
+    if (value != 0 && t->numel() > 0) {
+      Tensor v = full(Dims{}, value, complex_part_dtype(dtype), device);
+      copy_into(complex_part_view(t, 0), make_view(v, shape, Dims::filled(shape.size(), 0), 0));
+    }
+    return t;
+  }
   if (device != kCPU) {
     Tensor t = empty(shape, dtype, device);
     Tensor one = full(Dims{}, value, dtype, kCPU);  // the element's bytes in dtype

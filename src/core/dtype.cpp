@@ -10,8 +10,8 @@ struct DTypeInfo {
   int64_t size;
 };
 constexpr DTypeInfo kInfo[TC_DTYPE_COUNT] = {
-    {"float32", 4}, {"float64", 8}, {"float16", 2}, {"bfloat16", 2}, {"int8", 1},
-    {"int16", 2},   {"int32", 4},   {"int64", 8},   {"uint8", 1},    {"bool", 1},
+    {"float32", 4}, {"float64", 8}, {"float16", 2}, {"bfloat16", 2}, {"int8", 1},      {"int16", 2},
+    {"int32", 4},   {"int64", 8},   {"uint8", 1},   {"bool", 1},     {"complex64", 8}, {"complex128", 16},
 };
 }  // namespace
 
@@ -19,9 +19,7 @@ bool dtype_valid(int32_t code) noexcept { return code >= 0 && code < TC_DTYPE_CO
 const char* dtype_name(DType d) noexcept {
   return dtype_valid(int32_t(d)) ? kInfo[int32_t(d)].name : "unknown";
 }
-bool is_floating(DType d) noexcept {
-  return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
-}
+bool is_floating(DType d) noexcept { return is_floating_dtype_inline(d); }
 bool is_integral(DType d) noexcept {
   return d == DType::i8 || d == DType::i16 || d == DType::i32 || d == DType::i64 || d == DType::u8;
 }
@@ -34,9 +32,15 @@ DType to_dtype(int32_t code, const char* arg) {
 
 DType promote_types(DType a, DType b) noexcept {
   if (a == b) return a;
+  // Complex with anything: complex128 if either side carries a float64 (or
+  // is complex128), else complex64 (PyTorch's table).
+  if (is_complex(a) || is_complex(b)) {
+    const bool wide = a == DType::c128 || b == DType::c128 || a == DType::f64 || b == DType::f64;
+    return wide ? DType::c128 : DType::c64;
+  }
   // PyTorch's promotion table, in code order f32 f64 f16 bf16 i8 i16 i32 i64 u8 b8.
   using D = DType;
-  static const D table[TC_DTYPE_COUNT][TC_DTYPE_COUNT] = {
+  static const D table[10][10] = {
       /* f32 */ {D::f32, D::f64, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32, D::f32},
       /* f64 */ {D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64, D::f64},
       /* f16 */ {D::f32, D::f64, D::f16, D::f32, D::f16, D::f16, D::f16, D::f16, D::f16, D::f16},
@@ -98,8 +102,10 @@ double checked_fill_value(const char* op, double value, DType dtype) {
     case DType::b8:
       return value;
     case DType::f64:
+    case DType::c128:
       return value;  // every double fits
     case DType::f32:
+    case DType::c64:
       hi = 3.4028234663852886e38;
       break;
     case DType::f16:
@@ -125,7 +131,7 @@ double checked_fill_value(const char* op, double value, DType dtype) {
       break;
   }
   bool ok;
-  if (is_floating(dtype)) {
+  if (is_floating(dtype) || is_complex(dtype)) {
     lo = -hi;
     ok = std::isnan(value) || std::isinf(value) || (value >= lo && value <= hi);
   } else if (std::isnan(value) || std::isinf(value)) {

@@ -20,6 +20,8 @@ enum class DType : int32_t {
   i64 = TC_INT64,
   u8 = TC_UINT8,
   b8 = TC_BOOL,
+  c64 = TC_COMPLEX64,  // (float, float) pairs; only some ops take them (tc.h)
+  c128 = TC_COMPLEX128,
 };
 
 // IEEE binary16, stored as bits; arithmetic goes through float.
@@ -53,14 +55,29 @@ struct BFloat16 {
 };
 
 bool dtype_valid(int32_t code) noexcept;
+inline bool is_floating_dtype_inline(DType d) noexcept {
+  return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
+}
 const char* dtype_name(DType d) noexcept;
 // Inline: asked on every tensor access.
 inline int64_t dtype_size(DType d) noexcept {
-  constexpr int8_t kSizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1};
+  constexpr int8_t kSizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1, 8, 16};
   return uint32_t(d) < uint32_t(TC_DTYPE_COUNT) ? kSizes[int32_t(d)] : 0;
 }
 bool is_floating(DType d) noexcept;
 bool is_integral(DType d) noexcept;  // integers, not bool
+inline bool is_complex(DType d) noexcept { return d == DType::c64 || d == DType::c128; }
+// Floating or complex: the dtypes a tensor requiring gradients may have.
+inline bool is_differentiable(DType d) noexcept { return is_complex(d) || is_floating_dtype_inline(d); }
+// complex64 -> float32, complex128 -> float64 (the dtype of a part); others unchanged.
+inline DType complex_part_dtype(DType d) noexcept {
+  return d == DType::c64 ? DType::f32 : d == DType::c128 ? DType::f64 : d;
+}
+// float64 -> complex128, any other -> complex64 (PyTorch's toComplexType for
+// the floats; the integer dtypes take the default complex64).
+inline DType to_complex_dtype(DType d) noexcept {
+  return d == DType::f64 || d == DType::c128 ? DType::c128 : DType::c64;
+}
 // The value to store when a caller fills a tensor of dtype with value, or
 // TC_ERR_INVALID_ARGUMENT ("value cannot be converted to type int8
 // without overflow", as PyTorch) when storing value as dtype overflows, by
@@ -127,21 +144,24 @@ struct dtype_of<bool> {
     using scalar_t = TYPE;              \
     return __VA_ARGS__();               \
   }
-#define TC_DISPATCH_ALL(dtype, what, ...)                                                   \
-  [&] {                                                                                     \
-    switch (dtype) {                                                                        \
-      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                            \
-      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                           \
-      TC_DISPATCH_CASE_(f16, ::tc::Half, __VA_ARGS__)                                       \
-      TC_DISPATCH_CASE_(bf16, ::tc::BFloat16, __VA_ARGS__)                                  \
-      TC_DISPATCH_CASE_(i8, int8_t, __VA_ARGS__)                                            \
-      TC_DISPATCH_CASE_(i16, int16_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(i32, int32_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(i64, int64_t, __VA_ARGS__)                                          \
-      TC_DISPATCH_CASE_(u8, uint8_t, __VA_ARGS__)                                           \
-      TC_DISPATCH_CASE_(b8, bool, __VA_ARGS__)                                              \
-    }                                                                                       \
-    ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": unknown dtype ", static_cast<int>(dtype))); \
+#define TC_DISPATCH_ALL(dtype, what, ...)                                                             \
+  [&] {                                                                                               \
+    switch (dtype) {                                                                                  \
+      TC_DISPATCH_CASE_(f32, float, __VA_ARGS__)                                                      \
+      TC_DISPATCH_CASE_(f64, double, __VA_ARGS__)                                                     \
+      TC_DISPATCH_CASE_(f16, ::tc::Half, __VA_ARGS__)                                                 \
+      TC_DISPATCH_CASE_(bf16, ::tc::BFloat16, __VA_ARGS__)                                            \
+      TC_DISPATCH_CASE_(i8, int8_t, __VA_ARGS__)                                                      \
+      TC_DISPATCH_CASE_(i16, int16_t, __VA_ARGS__)                                                    \
+      TC_DISPATCH_CASE_(i32, int32_t, __VA_ARGS__)                                                    \
+      TC_DISPATCH_CASE_(i64, int64_t, __VA_ARGS__)                                                    \
+      TC_DISPATCH_CASE_(u8, uint8_t, __VA_ARGS__)                                                     \
+      TC_DISPATCH_CASE_(b8, bool, __VA_ARGS__)                                                        \
+      case ::tc::DType::c64:                                                                          \
+      case ::tc::DType::c128:                                                                         \
+        break;                                                                                        \
+    }                                                                                                 \
+    ::tc::fail(TC_ERR_DTYPE, ::tc::str(what, ": not supported for dtype ", ::tc::dtype_name(dtype))); \
   }()
 // Float32 and float64 only (the compute dtypes on the CPU).
 #define TC_DISPATCH_FLOATING(dtype, what, ...)                                                               \

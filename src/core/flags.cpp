@@ -1,5 +1,7 @@
 #include "core/flags.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 #include <sstream>
 
@@ -30,6 +32,23 @@ constexpr bool kHasLapack =
 #else
     false;
 #endif
+
+// Which LAPACK libtc runs on, asked at run time of the library the loader
+// mapped (Debian switches liblapack.so.3 between vendors with
+// update-alternatives): OpenBLAS answers openblas_get_config; anything else
+// is reported as the reference LAPACK's soname.
+std::string lapack_vendor() {
+  if (!kHasLapack) return "no";
+  for (const char* lib : {"libopenblas.so.0", "liblapack.so.3"}) {
+    void* h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) continue;
+    auto config = reinterpret_cast<const char* (*)()>(dlsym(h, "openblas_get_config"));
+    std::string name = config ? std::string("OpenBLAS (") + config() + ")" : std::string();
+    dlclose(h);
+    if (!name.empty()) return "yes, LAPACKE on " + name;
+  }
+  return "yes, LAPACKE on liblapack.so.3 (not OpenBLAS)";
+}
 
 constexpr bool kHasCuda =
 #ifdef TC_HAVE_CUDA
@@ -133,6 +152,15 @@ void set_flag(const char* name, int64_t value) {
   f.set(value);
 }
 
+// The CPU FFT's backend (TC_HAVE_FFTW: set by CMakeLists.txt on this file and
+// cpu/fft.cpp when TC_WITH_FFTW=ON).
+#ifdef TC_HAVE_FFTW
+constexpr const char* kFftBackend =
+    "FFTW 3 (libfftw3/libfftw3f; TC_WITH_FFTW=ON: FFTW is GPL, so this libtc binary is under the GPL)";
+#else
+constexpr const char* kFftBackend = "libtc's own (mixed-radix 4/2/3/5 + Bluestein, float32/float64)";
+#endif
+
 std::string config_report() {
   std::ostringstream os;
   os << "libtc " << TC_VERSION_STRING << " (ABI " << TC_ABI_VERSION << ")\n"
@@ -144,7 +172,9 @@ std::string config_report() {
      << ")\n"
      << "  OpenMP:       yes, " << num_threads() << " threads\n"
      << "  oneDNN:       " << TC_DNNL_VERSION << "\n"
-     << "  MKL, LAPACK:  " << (kHasLapack ? "no MKL; LAPACK (LAPACKE)" : "no") << "\n";
+     << "  MKL:          no\n"
+     << "  LAPACK:       " << lapack_vendor() << "\n"
+     << "  FFT:          " << kFftBackend << "\n";
   const CudaProbe& p = cuda_probe();
   os << "  CUDA:         " << (kHasCuda ? "built" : "not built");
   const std::string module_reason = p.available ? cuda_module_unusable_reason() : "";

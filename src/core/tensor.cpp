@@ -164,7 +164,7 @@ std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
 
 void set_data(const Tensor& t, const Tensor& src) {
   if (t == src) return;
-  TC_CHECK(!t->requires_grad || is_floating(src->dtype), TC_ERR_DTYPE,
+  TC_CHECK(!t->requires_grad || is_differentiable(src->dtype), TC_ERR_DTYPE,
            "data set to a tensor that requires gradients must be floating point (t requires grad; data is ",
            dtype_name(src->dtype), ")");
   // Another storage over t's own bytes (a DLPack or from_blob wrapper of

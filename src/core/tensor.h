@@ -230,6 +230,12 @@ Tensor scalar_tensor(double value, DType dtype, Device device = kCPU);
 Tensor arange(double start, double end, double step, DType dtype, Device device = kCPU);
 // A view over base's storage with its own shape/strides/offset (no autograd).
 Tensor make_view(const Tensor& base, const Dims& shape, const Dims& strides, int64_t offset);
+// Complex tensors seen as real ones (no autograd; src/core/copy.cpp): the
+// pairs view has a trailing dim of 2 (real, imaginary; PyTorch's
+// view_as_real), the part view (part 0: real, 1: imaginary) t's shape; both
+// of the part's dtype (float32 for complex64), over t's storage.
+Tensor complex_pairs_view(const Tensor& t);
+Tensor complex_part_view(const Tensor& t, int part);
 // A tensor over a caller's buffer; the deleter runs once when it dies.
 Tensor from_blob(void* data, const Dims& shape, const Dims& strides, DType dtype, Device device,
                  std::function<void(void*)> deleter);

@@ -1,4 +1,6 @@
-// The CPU's convolution primitives (src/backend/backend.h), NCHW: conv2d lowers each
+// The CPU's convolution primitives (src/backend/backend.h), NCHW. float32 runs
+// on oneDNN's convolution primitives (cpu/conv_onednn.h) where they measured
+// faster; the rest (float64, deterministic mode) lowers each
 // (sample, group) to im2col + one GEMM (cpu::gemm: oneDNN's sgemm for
 // float32, the OpenMP loop for float64, which oneDNN lacks). Pooling:
 // src/cpu/pool.cpp.
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "core/init.h"
+#include "cpu/conv_onednn.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/matmul.h"
 
@@ -15,40 +18,54 @@ namespace tc::cpu {
 
 namespace {
 
-// col[(c*kh + i)*kw + j][oh*wo + ow] = x[c][oh*sh - ph + i*dh][ow*sw - pw + j*dw] (0 outside).
+// col[((c*kd + a)*kh + i)*kw + j][(od*ho + oh)*wo + ow] =
+//   x[c][od*sd - pd + a*dd][oh*sh - ph + i*dh][ow*sw - pw + j*dw] (0 outside); a 2-D
+// convolution has kd = od = 1 and the depth term 0.
 template <typename T>
 void im2col(const T* x, T* col, const ConvGeom& g) {
   for (int64_t c = 0; c < g.cg; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) {
-        T* row = col + ((c * g.kh + i) * g.kw + j) * g.plane();
-        for (int64_t oh = 0; oh < g.ho; ++oh) {
-          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
-          for (int64_t ow = 0; ow < g.wo; ++ow) {
-            const int64_t iw = ow * g.sw - g.pw + j * g.dw;
-            row[oh * g.wo + ow] =
-                (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) ? x[(c * g.h + ih) * g.w + iw] : T(0);
+    for (int64_t a = 0; a < g.kd; ++a)
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) {
+          T* row = col + (((c * g.kd + a) * g.kh + i) * g.kw + j) * g.plane();
+          for (int64_t od = 0; od < g.od; ++od) {
+            const int64_t id = od * g.sd - g.pd + a * g.dd;
+            const bool din = id >= 0 && id < g.id;
+            const T* xc = din ? x + (c * g.id + id) * g.h * g.w : x;
+            for (int64_t oh = 0; oh < g.ho; ++oh) {
+              const int64_t ih = oh * g.sh - g.ph + i * g.dh;
+              const bool hin = din && ih >= 0 && ih < g.h;
+              for (int64_t ow = 0; ow < g.wo; ++ow) {
+                const int64_t iw = ow * g.sw - g.pw + j * g.dw;
+                row[(od * g.ho + oh) * g.wo + ow] = (hin && iw >= 0 && iw < g.w) ? xc[ih * g.w + iw] : T(0);
+              }
+            }
           }
         }
-      }
 }
 
 // The adjoint of im2col: adds every column entry back onto its input pixel.
 template <typename T>
 void col2im_add(const T* col, T* x, const ConvGeom& g) {
   for (int64_t c = 0; c < g.cg; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const T* row = col + ((c * g.kh + i) * g.kw + j) * g.plane();
-        for (int64_t oh = 0; oh < g.ho; ++oh) {
-          const int64_t ih = oh * g.sh - g.ph + i * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          for (int64_t ow = 0; ow < g.wo; ++ow) {
-            const int64_t iw = ow * g.sw - g.pw + j * g.dw;
-            if (iw >= 0 && iw < g.w) x[(c * g.h + ih) * g.w + iw] += row[oh * g.wo + ow];
+    for (int64_t a = 0; a < g.kd; ++a)
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const T* row = col + (((c * g.kd + a) * g.kh + i) * g.kw + j) * g.plane();
+          for (int64_t od = 0; od < g.od; ++od) {
+            const int64_t id = od * g.sd - g.pd + a * g.dd;
+            if (id < 0 || id >= g.id) continue;
+            T* xc = x + (c * g.id + id) * g.h * g.w;
+            for (int64_t oh = 0; oh < g.ho; ++oh) {
+              const int64_t ih = oh * g.sh - g.ph + i * g.dh;
+              if (ih < 0 || ih >= g.h) continue;
+              for (int64_t ow = 0; ow < g.wo; ++ow) {
+                const int64_t iw = ow * g.sw - g.pw + j * g.dw;
+                if (iw >= 0 && iw < g.w) xc[ih * g.w + iw] += row[(od * g.ho + oh) * g.wo + ow];
+              }
+            }
           }
         }
-      }
 }
 
 template <typename T>
@@ -61,7 +78,7 @@ void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeom& g) {
   const bool parallel = g.n > 1 && double(g.n) * double(g.o) * double(k) * double(p) > double(1 << 20);
   auto sample = [&](int64_t n, std::vector<T>& col) {
     for (int64_t gr = 0; gr < g.groups; ++gr) {
-      im2col(x + (n * g.c + gr * g.cg) * g.h * g.w, col.data(), g);
+      im2col(x + (n * g.c + gr * g.cg) * g.in_plane(), col.data(), g);
       T* out = y + (n * g.o + gr * g.og) * p;
       if (b) {
         for (int64_t o = 0; o < g.og; ++o) std::fill(out + o * p, out + (o + 1) * p, b[gr * g.og + o]);
@@ -96,11 +113,11 @@ void conv_backward(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, con
       if (gx) {
         // dcol [k, p] = W_g^T [k, og] @ gout [og, p]
         gemm(true, false, k, p, g.og, T(1), wg, k, gout, p, T(0), col.data(), p);
-        col2im_add(col.data(), gx + (n * g.c + gr * g.cg) * g.h * g.w, g);
+        col2im_add(col.data(), gx + (n * g.c + gr * g.cg) * g.in_plane(), g);
       }
       if (gw) {
         // dW_g [og, k] += gout [og, p] @ col^T [p, k]
-        im2col(x + (n * g.c + gr * g.cg) * g.h * g.w, col.data(), g);
+        im2col(x + (n * g.c + gr * g.cg) * g.in_plane(), col.data(), g);
         gemm(false, true, g.og, k, p, T(1), gout, p, col.data(), p, n == 0 ? T(0) : T(1), gw + gr * g.og * k,
              k);
       }
@@ -119,6 +136,8 @@ void conv_backward(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, con
 
 void CpuBackend::conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvGeom& g) const {
+  const ConvNd nd = conv_nd_of(g);
+  if (onednn_conv_wanted(nd, x->dtype, false) && onednn_conv_forward(y, x, w, bias, nd)) return;
   TC_DISPATCH_FLOATING(x->dtype, "conv2d", [&] {
     using T = scalar_t;
     conv_forward<T>(x->data_as<T>(), w->data_as<T>(), bias ? bias->data_as<T>() : nullptr, y->data_as<T>(),
@@ -128,6 +147,8 @@ void CpuBackend::conv2d(const Tensor& y, const Tensor& x, const Tensor& w, const
 
 void CpuBackend::conv2d_backward(const Tensor& gx, const Tensor& gw, const Tensor& gb, const Tensor& x,
                                  const Tensor& w, const Tensor& gy, const ConvGeom& g) const {
+  const ConvNd nd = conv_nd_of(g);
+  if (onednn_conv_wanted(nd, x->dtype, true) && onednn_conv_backward(gx, gw, gb, x, w, gy, nd)) return;
   TC_DISPATCH_FLOATING(x->dtype, "ConvolutionBackward", [&] {
     using T = scalar_t;
     conv_backward<T>(x->data_as<T>(), w->data_as<T>(), gy->data_as<T>(), gx ? gx->data_as<T>() : nullptr,

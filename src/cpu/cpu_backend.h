@@ -17,6 +17,8 @@ class CpuBackend final : public Backend {
   TC_CPU_KERNELS(TC_CPU_KERNEL_OVERRIDE, TC_CPU_KERNEL_NONE)
 
   void copy(const Tensor& dst, const Tensor& src) const override;
+  void fft(FftKind kind, const Tensor& out, const Tensor& in, bool inverse,
+           double scale) const override;  // fft.cpp
 
   void reduce(ReduceKind op, const Tensor& out, const Tensor& a, double scale,
               bool inf_to_zero) const override;

@@ -1,6 +1,9 @@
 // The CPU's linalg table (backend/linalg_backend.h) on LAPACKE (Debian's
 // LAPACK over OpenBLAS): getrf/getrs/getri, potrf, geqrf + orgqr, gesdd and
-// syevd in float and double, one call per matrix of the batch. LAPACKE's
+// syevd, geev, gels/gelsy/gelsd/gelss in float and double, one call per
+// matrix of the batch; a batch of small matrices is spread over the OpenMP
+// threads (each matrix on one thread, OpenBLAS's own threads set to 1 for
+// the while, so that the two do not oversubscribe the cores). LAPACKE's
 // row-major interface keeps libtc's layout (it transposes into a scratch
 // buffer itself). LAPACKE checks its inputs for NaN and then refuses the
 // call (info < 0) instead of iterating: such a matrix gets NaN results, so
@@ -8,44 +11,26 @@
 // which gives infinities for a zero pivot as PyTorch's trsm does (LAPACK's
 // trtrs refuses singular triangles). Built without LAPACKE (TC_HAVE_LAPACK
 // unset), every primitive but the triangular solve is TC_ERR_NOT_COMPILED.
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/parallel_for.h"
 
 #ifdef TC_HAVE_LAPACK
 #include <lapacke.h>
 #endif
 
 namespace tc {
-
-void LinalgBackend::not_supported(const char* primitive) const {
-  fail(TC_ERR_NOT_IMPLEMENTED, str("linalg: ", primitive, " is not supported on ", name,
-                                   " tensors (libtc's linear algebra runs on the CPU only)"));
-}
-void LinalgBackend::lu_factor(const Tensor&, const Tensor&, const Tensor&) const {
-  not_supported("lu_factor");
-}
-void LinalgBackend::lu_solve(const Tensor&, const Tensor&, const Tensor&, bool) const {
-  not_supported("lu_solve");
-}
-void LinalgBackend::lu_inverse(const Tensor&, const Tensor&) const { not_supported("inv"); }
-void LinalgBackend::cholesky(const Tensor&, bool, const Tensor&) const { not_supported("cholesky"); }
-void LinalgBackend::triangular_solve(const Tensor&, const Tensor&, bool, bool, bool) const {
-  not_supported("solve_triangular");
-}
-void LinalgBackend::qr(const Tensor&, const Tensor&, const Tensor&) const { not_supported("qr"); }
-void LinalgBackend::svd(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) const {
-  not_supported("svd");
-}
-void LinalgBackend::eigh(const Tensor&, const Tensor&, bool, bool, const Tensor&) const {
-  not_supported("eigh");
-}
 
 namespace cpu {
 namespace {
@@ -56,6 +41,81 @@ int64_t batch_of(const Tensor& t) {
   const int64_t per = rows(t) * cols(t);
   return per == 0 ? 0 : t->numel() / per;
 }
+
+// OpenBLAS's thread count, found at run time in the LAPACK libtc loaded (a
+// reference LAPACK or another vendor has no such functions: nothing to do).
+struct BlasThreads {
+  void (*set)(int) = nullptr;
+  int (*get)() = nullptr;
+};
+const BlasThreads& blas_threads() {
+  static const BlasThreads t = [] {
+    BlasThreads r;
+    for (const char* lib : {"libopenblas.so.0", "liblapack.so.3", "libblas.so.3"}) {
+      void* h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);  // only if already mapped; kept open
+      if (!h) continue;
+      r.set = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+      r.get = reinterpret_cast<int (*)()>(dlsym(h, "openblas_get_num_threads"));
+      if (r.set && r.get) break;
+      r = BlasThreads{};
+      dlclose(h);
+    }
+    return r;
+  }();
+  return t;
+}
+
+// While one is alive (and the batch runs on several OpenMP threads),
+// OpenBLAS runs each call on its calling thread: nested in libtc's threads,
+// its own pool would oversubscribe the cores. Nested and concurrent scopes
+// count, and the last one restores the previous setting.
+class SerialBlas {
+ public:
+  explicit SerialBlas(bool on) : on_(on && blas_threads().set != nullptr) {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (depth()++ == 0) {
+      saved() = blas_threads().get();
+      blas_threads().set(1);
+    }
+  }
+  ~SerialBlas() {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (--depth() == 0) blas_threads().set(saved());
+  }
+  SerialBlas(const SerialBlas&) = delete;
+  SerialBlas& operator=(const SerialBlas&) = delete;
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static int& depth() {
+    static int d = 0;
+    return d;
+  }
+  static int& saved() {
+    static int s = 1;
+    return s;
+  }
+  bool on_;
+};
+
+// Runs fn(b) for the matrices b of a batch of `count`, each costing about
+// `flops`: across the OpenMP threads when there is enough work, one matrix
+// per call on one thread (fn allocates its own scratch).
+template <typename F>
+void for_each_matrix(int64_t count, int64_t flops, F&& fn) {
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(flops, 1));
+  const bool parallel = count >= 2 * grain && num_threads() > 1 && !omp_in_parallel();
+  SerialBlas serial(parallel);
+  parallel_for(count, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) fn(b);
+  });
+}
+[[maybe_unused]] int64_t cube(int64_t m, int64_t n) { return m * n * std::min(m, n); }
 
 template <typename T>
 void fill_nan(T* p, int64_t n) {
@@ -99,17 +159,40 @@ lapack_int getrs(char t, lapack_int n, lapack_int k, const float* a, const lapac
 lapack_int getrs(char t, lapack_int n, lapack_int k, const double* a, const lapack_int* p, double* b) {
   return LAPACKE_dgetrs(LAPACK_ROW_MAJOR, t, n, k, a, n, p, b, k);
 }
+// Column-major forms: on a row-major buffer they see its transpose.
+lapack_int getrf_cm(lapack_int n, float* a, lapack_int* p) {
+  return LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, n, p);
+}
+lapack_int getrf_cm(lapack_int n, double* a, lapack_int* p) {
+  return LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, n, p);
+}
+lapack_int getrs_cm(char t, lapack_int n, lapack_int k, const float* a, const lapack_int* p, float* b) {
+  return LAPACKE_sgetrs(LAPACK_COL_MAJOR, t, n, k, a, n, p, b, n);
+}
+lapack_int getrs_cm(char t, lapack_int n, lapack_int k, const double* a, const lapack_int* p, double* b) {
+  return LAPACKE_dgetrs(LAPACK_COL_MAJOR, t, n, k, a, n, p, b, n);
+}
+lapack_int getri_cm(lapack_int n, float* a, const lapack_int* p) {
+  return LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, n, p);
+}
+lapack_int getri_cm(lapack_int n, double* a, const lapack_int* p) {
+  return LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, n, p);
+}
 lapack_int getri(lapack_int n, float* a, const lapack_int* p) {
   return LAPACKE_sgetri(LAPACK_ROW_MAJOR, n, a, n, p);
 }
 lapack_int getri(lapack_int n, double* a, const lapack_int* p) {
   return LAPACKE_dgetri(LAPACK_ROW_MAJOR, n, a, n, p);
 }
+// A symmetric matrix is its own transpose: read column-major, a row-major
+// lower triangle is an upper one. So the factorization runs on libtc's
+// buffer in place (uplo swapped) without LAPACKE's row-major transposing
+// copies in and out, which cost as much as potrf itself for small n.
 lapack_int potrf(char uplo, lapack_int n, float* a) {
-  return LAPACKE_spotrf(LAPACK_ROW_MAJOR, uplo, n, a, n);
+  return LAPACKE_spotrf(LAPACK_COL_MAJOR, uplo == 'U' ? 'L' : 'U', n, a, n);
 }
 lapack_int potrf(char uplo, lapack_int n, double* a) {
-  return LAPACKE_dpotrf(LAPACK_ROW_MAJOR, uplo, n, a, n);
+  return LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo == 'U' ? 'L' : 'U', n, a, n);
 }
 lapack_int geqrf(lapack_int m, lapack_int n, float* a, lapack_int lda, float* tau) {
   return LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, m, n, a, lda, tau);
@@ -138,6 +221,43 @@ lapack_int syevd(char job, char uplo, lapack_int n, double* a, double* w) {
   return LAPACKE_dsyevd(LAPACK_ROW_MAJOR, job, uplo, n, a, n, w);
 }
 
+lapack_int geev(char jobv, lapack_int n, float* a, float* wr, float* wi, float* vr) {
+  return LAPACKE_sgeev(LAPACK_ROW_MAJOR, 'N', jobv, n, a, n, wr, wi, nullptr, n, vr, n);
+}
+lapack_int geev(char jobv, lapack_int n, double* a, double* wr, double* wi, double* vr) {
+  return LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', jobv, n, a, n, wr, wi, nullptr, n, vr, n);
+}
+// One least-squares driver call on a [m, n] and b [max(m, n), k] (row-major).
+template <typename T>
+lapack_int lstsq_one(int32_t driver, lapack_int m, lapack_int n, lapack_int k, T* a, T* b, T rcond,
+                     lapack_int* jpvt, lapack_int* rank, T* s) {
+  constexpr bool f = sizeof(T) == sizeof(float);
+  const int L = LAPACK_ROW_MAJOR;
+  if constexpr (f) {
+    switch (driver) {
+      case kLstsqGels:
+        return LAPACKE_sgels(L, 'N', m, n, k, a, n, b, k);
+      case kLstsqGelsy:
+        return LAPACKE_sgelsy(L, m, n, k, a, n, b, k, jpvt, rcond, rank);
+      case kLstsqGelsd:
+        return LAPACKE_sgelsd(L, m, n, k, a, n, b, k, s, rcond, rank);
+      default:
+        return LAPACKE_sgelss(L, m, n, k, a, n, b, k, s, rcond, rank);
+    }
+  } else {
+    switch (driver) {
+      case kLstsqGels:
+        return LAPACKE_dgels(L, 'N', m, n, k, a, n, b, k);
+      case kLstsqGelsy:
+        return LAPACKE_dgelsy(L, m, n, k, a, n, b, k, jpvt, rcond, rank);
+      case kLstsqGelsd:
+        return LAPACKE_dgelsd(L, m, n, k, a, n, b, k, s, rcond, rank);
+      default:
+        return LAPACKE_dgelss(L, m, n, k, a, n, b, k, s, rcond, rank);
+    }
+  }
+}
+
 struct LapackBackend final : LinalgBackend {
   LapackBackend() : LinalgBackend("cpu") {}
   bool available() const override { return true; }
@@ -149,8 +269,8 @@ struct LapackBackend final : LinalgBackend {
     TC_DISPATCH_FLOATING(a->dtype, "linalg.lu_factor", [&] {
       using T = scalar_t;
       T* p = a->data_as<T>();
-      std::vector<lapack_int> ip(size_t(k) + 1);
-      for (int64_t b = 0; b < count; ++b) {
+      for_each_matrix(count, cube(m, n), [&](int64_t b) {
+        std::vector<lapack_int> ip(size_t(k) + 1);
         T* mat = p + b * m * n;
         lapack_int r = getrf(lapack_int(m), lapack_int(n), mat, ip.data());
         if (r < 0) {  // NaN input, refused: NaN factors and the identity permutation
@@ -160,7 +280,7 @@ struct LapackBackend final : LinalgBackend {
         }
         for (int64_t i = 0; i < k; ++i) piv[b * k + i] = int32_t(ip[size_t(i)]);
         inf[b] = int32_t(r);
-      }
+      });
     });
   }
 
@@ -171,13 +291,13 @@ struct LapackBackend final : LinalgBackend {
       using T = scalar_t;
       const T* pl = lu->data_as<T>();
       T* pb = b->data_as<T>();
-      std::vector<lapack_int> ip(size_t(n) + 1);
-      for (int64_t i = 0; i < count; ++i) {
+      for_each_matrix(count, n * n * (k + 1), [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
         for (int64_t j = 0; j < n; ++j) ip[size_t(j)] = lapack_int(piv[i * n + j]);
         if (getrs(trans ? 'T' : 'N', lapack_int(n), lapack_int(k), pl + i * n * n, ip.data(),
                   pb + i * n * k) < 0)
           fill_nan(pb + i * n * k, n * k);
-      }
+      });
     });
   }
 
@@ -187,11 +307,58 @@ struct LapackBackend final : LinalgBackend {
     TC_DISPATCH_FLOATING(lu->dtype, "linalg.inv", [&] {
       using T = scalar_t;
       T* pl = lu->data_as<T>();
-      std::vector<lapack_int> ip(size_t(n) + 1);
-      for (int64_t i = 0; i < count; ++i) {
+      for_each_matrix(count, cube(n, n), [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
         for (int64_t j = 0; j < n; ++j) ip[size_t(j)] = lapack_int(piv[i * n + j]);
         if (getri(lapack_int(n), pl + i * n * n, ip.data()) != 0) fill_nan(pl + i * n * n, n * n);
-      }
+      });
+    });
+  }
+
+  // solve and inverse skip LAPACKE's row-major transposing copies of A: its
+  // row-major buffer read column-major is A^T, whose LU (P A^T = L U) solves
+  // A X = B with getrs 'T', and whose inverse read row-major is A^-1.
+  void solve(const Tensor& a, const Tensor& b, const Tensor& info) const override {
+    const int64_t n = rows(a), k = cols(b), count = batch_of(a);
+    int32_t* inf = info->data_as<int32_t>();
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.solve", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, cube(n, n) + n * n * k, [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
+        T* mat = a->data_as<T>() + i * n * n;
+        T* pb = b->data_as<T>() + i * n * k;
+        lapack_int r = getrf_cm(lapack_int(n), mat, ip.data());
+        inf[i] = int32_t(r > 0 ? r : 0);
+        if (r < 0) {  // NaN input, refused
+          fill_nan(pb, n * k);
+          return;
+        }
+        // B column-major (n x k): a transposed copy unless it is one column.
+        std::vector<T> bc(k == 1 ? 0 : size_t(n * k));
+        T* col = k == 1 ? pb : bc.data();
+        if (k != 1)
+          for (int64_t row = 0; row < n; ++row)
+            for (int64_t c = 0; c < k; ++c) bc[size_t(c * n + row)] = pb[row * k + c];
+        if (getrs_cm('T', lapack_int(n), lapack_int(k), mat, ip.data(), col) < 0) fill_nan(col, n * k);
+        if (k != 1)
+          for (int64_t row = 0; row < n; ++row)
+            for (int64_t c = 0; c < k; ++c) pb[row * k + c] = bc[size_t(c * n + row)];
+      });
+    });
+  }
+
+  void inverse(const Tensor& a, const Tensor& info) const override {
+    const int64_t n = rows(a), count = batch_of(a);
+    int32_t* inf = info->data_as<int32_t>();
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.inv", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, 2 * cube(n, n), [&](int64_t i) {
+        std::vector<lapack_int> ip(size_t(n) + 1);
+        T* mat = a->data_as<T>() + i * n * n;
+        const lapack_int r = getrf_cm(lapack_int(n), mat, ip.data());
+        inf[i] = int32_t(r > 0 ? r : 0);
+        if (r != 0 || getri_cm(lapack_int(n), mat, ip.data()) != 0) fill_nan(mat, n * n);
+      });
     });
   }
 
@@ -201,7 +368,7 @@ struct LapackBackend final : LinalgBackend {
     TC_DISPATCH_FLOATING(a->dtype, "linalg.cholesky", [&] {
       using T = scalar_t;
       T* p = a->data_as<T>();
-      for (int64_t b = 0; b < count; ++b) {
+      for_each_matrix(count, cube(n, n) / 3, [&](int64_t b) {
         T* mat = p + b * n * n;
         lapack_int r = potrf(upper ? 'U' : 'L', lapack_int(n), mat);
         if (r < 0) {
@@ -209,11 +376,15 @@ struct LapackBackend final : LinalgBackend {
           r = 0;
         }
         inf[b] = int32_t(r);
-        // potrf leaves the other triangle as it was.
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            if (upper ? j < i : j > i) mat[i * n + j] = T(0);
-      }
+        // potrf leaves the other triangle as it was: zeroed row by row.
+        for (int64_t i = 0; i < n; ++i) {
+          T* row = mat + i * n;
+          if (upper)
+            std::fill(row, row + i, T(0));
+          else
+            std::fill(row + i + 1, row + n, T(0));
+        }
+      });
     });
   }
 
@@ -221,8 +392,9 @@ struct LapackBackend final : LinalgBackend {
     const int64_t n = rows(a), k = cols(b), count = batch_of(b);
     TC_DISPATCH_FLOATING(a->dtype, "linalg.solve_triangular", [&] {
       using T = scalar_t;
-      for (int64_t i = 0; i < count; ++i)
+      for_each_matrix(count, n * n * k, [&](int64_t i) {
         substitute(a->data_as<T>() + i * n * n, b->data_as<T>() + i * n * k, n, k, upper, trans, unit);
+      });
     });
   }
 
@@ -232,24 +404,23 @@ struct LapackBackend final : LinalgBackend {
     const int64_t ldw = std::max(n, kq);
     TC_DISPATCH_FLOATING(a->dtype, "linalg.qr", [&] {
       using T = scalar_t;
-      std::vector<T> w(size_t(std::max<int64_t>(m * ldw, 1))), tau(size_t(k) + 1);
-      for (int64_t b = 0; b < count; ++b) {
+      for_each_matrix(count, 2 * cube(m, n), [&](int64_t b) {
+        std::vector<T> w(size_t(std::max<int64_t>(m * ldw, 1))), tau(size_t(k) + 1);
         const T* src = a->data_as<T>() + b * m * n;
-        std::fill(w.begin(), w.end(), T(0));
         for (int64_t i = 0; i < m; ++i) std::memcpy(&w[size_t(i * ldw)], src + i * n, sizeof(T) * size_t(n));
         T* rr = r->data_as<T>() + b * kr * n;
         if (geqrf(lapack_int(m), lapack_int(n), w.data(), lapack_int(ldw), tau.data()) < 0) {
           fill_nan(rr, kr * n);
           if (q) fill_nan(q->data_as<T>() + b * m * kq, m * kq);
-          continue;
+          return;
         }
         for (int64_t i = 0; i < kr; ++i)
           for (int64_t j = 0; j < n; ++j) rr[i * n + j] = (j >= i && i < m) ? w[size_t(i * ldw + j)] : T(0);
-        if (!q) continue;
+        if (!q) return;
         orgqr(lapack_int(m), lapack_int(kq), lapack_int(k), w.data(), lapack_int(ldw), tau.data());
         T* qq = q->data_as<T>() + b * m * kq;
         for (int64_t i = 0; i < m; ++i) std::memcpy(qq + i * kq, &w[size_t(i * ldw)], sizeof(T) * size_t(kq));
-      }
+      });
     });
   }
 
@@ -261,22 +432,22 @@ struct LapackBackend final : LinalgBackend {
     int32_t* inf = info->data_as<int32_t>();
     TC_DISPATCH_FLOATING(a->dtype, "linalg.svd", [&] {
       using T = scalar_t;
-      std::vector<T> w(size_t(std::max<int64_t>(m * n, 1)));
-      T dummy[1];
-      for (int64_t b = 0; b < count; ++b) {
+      for_each_matrix(count, 8 * cube(m, n), [&](int64_t b) {
+        std::vector<T> w(size_t(std::max<int64_t>(m * n, 1)));
+        T dummy[1];
         std::memcpy(w.data(), a->data_as<T>() + b * m * n, sizeof(T) * size_t(m * n));
         T* ps = s->data_as<T>() + b * k;
         T* pu = u ? u->data_as<T>() + b * m * uc : dummy;
         T* pv = vh ? vh->data_as<T>() + b * vr * n : dummy;  // LAPACKE checks ldvt >= n even for 'N'
         const lapack_int r = gesdd(job, lapack_int(m), lapack_int(n), w.data(), ps, pu,
                                    lapack_int(u ? uc : 1), pv, lapack_int(n));
-        inf[b] = int32_t(r == 0 ? 0 : (r < 0 ? 1 : r));
+        inf[b] = int32_t(r == 0 ? 0 : (r < 0 ? -1 : r));  // < 0: LAPACKE refused NaN input
         if (r != 0) {
           fill_nan(ps, k);
           if (u) fill_nan(pu, m * uc);
           if (vh) fill_nan(pv, vr * n);
         }
-      }
+      });
     });
   }
 
@@ -285,7 +456,7 @@ struct LapackBackend final : LinalgBackend {
     int32_t* inf = info->data_as<int32_t>();
     TC_DISPATCH_FLOATING(a->dtype, "linalg.eigh", [&] {
       using T = scalar_t;
-      for (int64_t b = 0; b < count; ++b) {
+      for_each_matrix(count, 4 * cube(n, n), [&](int64_t b) {
         T* mat = a->data_as<T>() + b * n * n;
         T* pw = w->data_as<T>() + b * n;
         const lapack_int r = syevd(vectors ? 'V' : 'N', upper ? 'U' : 'L', lapack_int(n), mat, pw);
@@ -294,7 +465,91 @@ struct LapackBackend final : LinalgBackend {
           fill_nan(pw, n);
           fill_nan(mat, n * n);
         }
-      }
+      });
+    });
+  }
+
+  void householder_product(const Tensor& a, const Tensor& tau) const override {
+    const int64_t m = rows(a), n = cols(a), k = cols(tau), count = batch_of(a);
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.householder_product", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, 2 * cube(m, n), [&](int64_t b) {
+        T* mat = a->data_as<T>() + b * m * n;
+        if (orgqr(lapack_int(m), lapack_int(n), lapack_int(k), mat, lapack_int(n),
+                  tau->data_as<T>() + b * k) < 0)
+          fill_nan(mat, m * n);
+      });
+    });
+  }
+
+  void eig(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) const override {
+    const int64_t n = rows(a), count = batch_of(a);
+    int32_t* inf = info->data_as<int32_t>();
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.eig", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, 10 * cube(n, n), [&](int64_t b) {
+        std::vector<T> wr(size_t(n) + 1), wi(size_t(n) + 1), vr(v ? size_t(n * n) : 1);
+        T* mat = a->data_as<T>() + b * n * n;
+        T* pw = w->data_as<T>() + b * n * 2;
+        T* pv = v ? v->data_as<T>() + b * n * n * 2 : nullptr;
+        const lapack_int r = geev(v ? 'V' : 'N', lapack_int(n), mat, wr.data(), wi.data(), vr.data());
+        inf[b] = int32_t(r == 0 ? 0 : (r < 0 ? 1 : r));
+        if (r != 0) {
+          fill_nan(pw, 2 * n);
+          if (pv) fill_nan(pv, 2 * n * n);
+          return;
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          pw[2 * j] = wr[size_t(j)];
+          pw[2 * j + 1] = wi[size_t(j)];
+        }
+        if (!pv) return;
+        // geev packs a complex pair's vectors as two real columns: j (real
+        // part) and j + 1 (imaginary part) for the eigenvalue with wi > 0;
+        // its conjugate's vector is the conjugate.
+        for (int64_t j = 0; j < n; ++j) {
+          const bool pair = wi[size_t(j)] != T(0);
+          for (int64_t i = 0; i < n; ++i) {
+            T re = vr[size_t(i * n + j)], im = T(0);
+            if (pair && wi[size_t(j)] > T(0)) {
+              im = vr[size_t(i * n + j + 1)];
+            } else if (pair) {
+              re = vr[size_t(i * n + j - 1)];
+              im = -vr[size_t(i * n + j)];
+            }
+            pv[(i * n + j) * 2] = re;
+            pv[(i * n + j) * 2 + 1] = im;
+          }
+        }
+      });
+    });
+  }
+
+  void lstsq(const Tensor& a, const Tensor& b, int32_t driver, double rcond, const Tensor& rank,
+             const Tensor& s, const Tensor& info) const override {
+    const int64_t m = rows(a), n = cols(a), k = cols(b), mn = std::min(m, n), count = batch_of(a);
+    const int64_t rb = rows(b);
+    int32_t* inf = info->data_as<int32_t>();
+    int64_t* prank = rank ? rank->data_as<int64_t>() : nullptr;
+    TC_DISPATCH_FLOATING(a->dtype, "linalg.lstsq", [&] {
+      using T = scalar_t;
+      for_each_matrix(count, 4 * cube(m, n) + m * n * k, [&](int64_t i) {
+        std::vector<lapack_int> jpvt(size_t(n) + 1, 0);
+        std::vector<T> sv(size_t(mn) + 1);
+        lapack_int rk = lapack_int(mn);
+        T* pb = b->data_as<T>() + i * rb * k;
+        const lapack_int r =
+            lstsq_one<T>(driver, lapack_int(m), lapack_int(n), lapack_int(k), a->data_as<T>() + i * m * n, pb,
+                         T(rcond), jpvt.data(), &rk, sv.data());
+        if (r < 0) {  // NaN input, refused: NaN results
+          fill_nan(pb, rb * k);
+          fill_nan(sv.data(), mn);
+          rk = 0;
+        }
+        inf[i] = int32_t(r > 0 ? r : 0);
+        if (prank) prank[i] = int64_t(rk);
+        if (s) std::memcpy(s->data_as<T>() + i * mn, sv.data(), sizeof(T) * size_t(mn));
+      });
     });
   }
 };
@@ -306,8 +561,9 @@ struct LapackBackend final : LinalgBackend {
     const int64_t n = rows(a), k = cols(b), count = batch_of(b);
     TC_DISPATCH_FLOATING(a->dtype, "linalg.solve_triangular", [&] {
       using T = scalar_t;
-      for (int64_t i = 0; i < count; ++i)
+      for_each_matrix(count, n * n * k, [&](int64_t i) {
         substitute(a->data_as<T>() + i * n * n, b->data_as<T>() + i * n * k, n, k, upper, trans, unit);
+      });
     });
   }
 };
@@ -318,9 +574,16 @@ struct LapackBackend final : LinalgBackend {
 
 // Defined here rather than in backend/ (which may not include cpu/): the CPU
 // table for CPU tensors, a refusing default naming the device for the rest.
+namespace {
+std::atomic<const LinalgBackend*> g_cuda_table{nullptr};
+}  // namespace
+
+void register_linalg_backend(const LinalgBackend* cuda_table) noexcept { g_cuda_table.store(cuda_table); }
+
 const LinalgBackend& linalg_backend_for(Device device) {
   static const cpu::LapackBackend cpu_table;
   if (device_type(device) == device_type(kCPU)) return cpu_table;
+  if (const LinalgBackend* t = g_cuda_table.load()) return *t;
   static const LinalgBackend cuda_default("cuda");
   return cuda_default;
 }

@@ -15,6 +15,7 @@
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
+#include "math/fast_math.h"
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 
@@ -171,25 +172,40 @@ void cross_entropy_kernel(const T* px, const int64_t* pt, T* pp, double* losses,
   const bool flat = std::is_same<T, float>::value && c <= kBlock;
   if (std::is_same<T, float>::value && !flat) {
     // Wide float32 rows (a language model's vocabulary): each row's shifted
-    // logits go through the vectorized exp kBlock at a time, summed in row
-    // order as the loop below sums them (libm's exp per element was 12% of
-    // a word-level LSTM's training step at 10000 classes).
+    // logits go through the vectorized float exp of math/fast_math.h (within
+    // 1 ulp; PyTorch's log_softmax computes in float too) kBlock at a time,
+    // summed in double. libm's exp per element was 12% of a word-level LSTM's
+    // training step at 10000 classes, and the double exp_nonpositive that
+    // replaced it still about 10%: it runs half as many lanes.
     parallel_for(n, row_grain(c * kExpCost), [&](int64_t i0, int64_t i1) {
       double e[kBlock];
       for (int64_t i = i0; i < i1; ++i) {
         const T* row = px + i * c;
         T* out = pp + i * c;
+        // The row's maximum and sum in kLanes independent running values
+        // (combined in a fixed order: the same bits in every kernel set): one
+        // running value made each element wait for the one before.
+        constexpr int64_t kLanes = 8;
+        T mxl[kLanes];
+        for (T& v : mxl) v = -std::numeric_limits<T>::infinity();
+        int64_t j = 0;
+        for (; j + kLanes <= c; j += kLanes)
+          for (int64_t l = 0; l < kLanes; ++l) mxl[l] = std::max(mxl[l], row[j + l]);
         T mx = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, row[j]);
-        double sum = 0;
+        for (const T v : mxl) mx = std::max(mx, v);  // max is exact: any order gives the same value
+        for (; j < c; ++j) mx = std::max(mx, row[j]);
+        double suml[kLanes] = {};
         for (int64_t j0 = 0; j0 < c; j0 += kBlock) {
           const int64_t m = std::min(kBlock, c - j0);
-          for (int64_t k = 0; k < m; ++k) e[k] = exp_nonpositive(double(row[j0 + k] - mx));
-          for (int64_t k = 0; k < m; ++k) {
-            out[j0 + k] = T(e[k]);
-            sum += e[k];
-          }
+          for (int64_t k = 0; k < m; ++k) e[k] = double(ew::fast::exp(float(row[j0 + k] - mx)));
+          for (int64_t k = 0; k < m; ++k) out[j0 + k] = T(e[k]);
+          int64_t k = 0;
+          for (; k + kLanes <= m; k += kLanes)
+            for (int64_t l = 0; l < kLanes; ++l) suml[l] += e[k + l];
+          for (; k < m; ++k) suml[k % kLanes] += e[k];
         }
+        double sum = 0;
+        for (const double v : suml) sum += v;
         const double inv = 1.0 / sum;
         for (int64_t j = 0; j < c; ++j) out[j] = T(double(out[j]) * inv);
         losses[i] = double(mx) + std::log(sum) - double(row[pt[i]]);

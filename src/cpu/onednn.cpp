@@ -3,6 +3,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "core/init.h"
+#include "cpu/conv_onednn.h"
 
 namespace tc {
 
@@ -17,6 +18,7 @@ void onednn_init() {
 }
 
 void onednn_shutdown() {
+  cpu::onednn_conv_cache_clear();
   if (g_engine) dnnl_engine_destroy(g_engine);
   g_engine = nullptr;
 }

@@ -13,6 +13,8 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cudnn.h"
+#include "cuda/cudnn_rnn.h"
+#include "cuda/cusolver_linalg.h"
 #include "cuda/module.h"
 
 namespace tc {
@@ -79,8 +81,11 @@ void stage_init() {
 void stage_shutdown() noexcept {
 #ifdef TC_HAVE_CUDNN
   cudnn_shutdown();  // cuDNN handles (src/cuda/cudnn.cpp)
+  rnn_shutdown();    // the RNN handles and cached descriptors (src/cuda/cudnn_rnn.cpp)
 #endif
-  blas_shutdown();     // cuBLAS handles and their workspaces (src/cuda/blas.cpp)
+  blas_shutdown();
+  linalg_shutdown();   // cuSOLVER handles (src/cuda/cusolver_linalg.cpp)     // cuBLAS handles and their
+                       // workspaces (src/cuda/blas.cpp)
   cuda_cache_empty();  // every tensor is gone by now: give the cache back
 }
 

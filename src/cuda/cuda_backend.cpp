@@ -9,6 +9,7 @@
 #include "cuda/blas.h"
 #include "cuda/cudnn.h"
 #include "cuda/elementwise.h"
+#include "cuda/fft.h"
 #include "cuda/indexing.h"
 #include "cuda/optim.h"
 #include "cuda/pool.h"
@@ -126,6 +127,9 @@ class CudaBackend final : public Backend {
     cuda::grad3(f, out, g, x, y);
   }
   void copy(const Tensor& dst, const Tensor& src) const override { cuda::copy(dst, src); }
+  void fft(FftKind kind, const Tensor& out, const Tensor& in, bool inverse, double scale) const override {
+    cuda::fft(kind, out, in, inverse, scale);
+  }
   void fill(const Tensor& self, double value) const override {
     if (!self->is_contiguous()) return Backend::fill(self, value);
     // One fill kernel with the element's bytes, converted on the host.

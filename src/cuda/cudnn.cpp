@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <mutex>
 #include <vector>
 
@@ -144,6 +145,16 @@ void set_nchw(const TensorDesc& d, cudnnDataType_t type, int64_t n, int64_t c, i
 }
 
 // alpha/beta scalars: double for float64 data, float otherwise.
+// A dense [N, C, D, H, W] descriptor (conv3d).
+void set_ncdhw(const TensorDesc& d, cudnnDataType_t type, std::initializer_list<int64_t> shape) {
+  int dims[5], strides[5];
+  int k = 0;
+  for (int64_t v : shape) dims[k++] = as_int(v, "conv3d");
+  strides[4] = 1;
+  for (int i = 3; i >= 0; --i) strides[i] = as_int(int64_t(strides[i + 1]) * dims[i + 1], "conv3d");
+  TC_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d.get(), type, 5, dims, strides));
+}
+
 struct Scalars {
   explicit Scalars(DType dt) : dbl(dt == DType::f64) {}
   const void* one() const { return dbl ? static_cast<const void*>(&one64) : &one32; }
@@ -156,17 +167,32 @@ struct Scalars {
 // The descriptors of one convolution.
 struct ConvSetup {
   ConvSetup(const ConvGeom& g, DType dt) : type(data_type(dt, "conv2d")), s(dt) {
-    set_nchw(x, type, g.n, g.c, g.h, g.w, "conv2d");
-    set_nchw(y, type, g.n, g.o, g.ho, g.wo, "conv2d");
-    set_nchw(bias, type, 1, g.o, 1, 1, "conv2d");
-    TC_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w.get(), type, CUDNN_TENSOR_NCHW, as_int(g.o, "conv2d"),
-                                              as_int(g.cg, "conv2d"), as_int(g.kh, "conv2d"),
-                                              as_int(g.kw, "conv2d")));
     const cudnnDataType_t compute = dt == DType::f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    TC_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv.get(), as_int(g.ph, "conv2d"), as_int(g.pw, "conv2d"),
-                                                   as_int(g.sh, "conv2d"), as_int(g.sw, "conv2d"),
-                                                   as_int(g.dh, "conv2d"), as_int(g.dw, "conv2d"),
-                                                   CUDNN_CROSS_CORRELATION, compute));
+    if (g.is_3d()) {
+      // conv3d: NCDHW through the N-d descriptors (dense strides).
+      set_ncdhw(x, type, {g.n, g.c, g.id, g.h, g.w});
+      set_ncdhw(y, type, {g.n, g.o, g.od, g.ho, g.wo});
+      set_ncdhw(bias, type, {1, g.o, 1, 1, 1});
+      const int dims[5] = {as_int(g.o, "conv3d"), as_int(g.cg, "conv3d"), as_int(g.kd, "conv3d"),
+                           as_int(g.kh, "conv3d"), as_int(g.kw, "conv3d")};
+      TC_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w.get(), type, CUDNN_TENSOR_NCHW, 5, dims));
+      const int pad[3] = {as_int(g.pd, "conv3d"), as_int(g.ph, "conv3d"), as_int(g.pw, "conv3d")};
+      const int str[3] = {as_int(g.sd, "conv3d"), as_int(g.sh, "conv3d"), as_int(g.sw, "conv3d")};
+      const int dil[3] = {as_int(g.dd, "conv3d"), as_int(g.dh, "conv3d"), as_int(g.dw, "conv3d")};
+      TC_CUDNN_CHECK(
+          cudnnSetConvolutionNdDescriptor(conv.get(), 3, pad, str, dil, CUDNN_CROSS_CORRELATION, compute));
+    } else {
+      set_nchw(x, type, g.n, g.c, g.h, g.w, "conv2d");
+      set_nchw(y, type, g.n, g.o, g.ho, g.wo, "conv2d");
+      set_nchw(bias, type, 1, g.o, 1, 1, "conv2d");
+      TC_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w.get(), type, CUDNN_TENSOR_NCHW, as_int(g.o, "conv2d"),
+                                                as_int(g.cg, "conv2d"), as_int(g.kh, "conv2d"),
+                                                as_int(g.kw, "conv2d")));
+      TC_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+          conv.get(), as_int(g.ph, "conv2d"), as_int(g.pw, "conv2d"), as_int(g.sh, "conv2d"),
+          as_int(g.sw, "conv2d"), as_int(g.dh, "conv2d"), as_int(g.dw, "conv2d"), CUDNN_CROSS_CORRELATION,
+          compute));
+    }
     TC_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv.get(), as_int(g.groups, "conv2d")));
     // As the matmul: float32 may use TF32 tensor cores only when the
     // precision setting allows it; 16-bit floats always use tensor cores.

@@ -15,6 +15,8 @@
 
 #include "core/error.h"
 #include "cuda/cudnn.h"
+#include "cuda/cudnn_rnn.h"
+#include "cuda/cusolver_linalg.h"
 #include "cuda/host_forward.h"
 
 namespace tc::cuda {
@@ -106,5 +108,11 @@ extern "C" __attribute__((visibility("default"))) int32_t tc_cuda_module_init(
     out->init = cuda::module_stage_init;
     out->shutdown = cuda::module_stage_shutdown;
     out->nccl = cuda::nccl_table();
+    out->linalg = &cuda::linalg_table();
+#ifdef TC_HAVE_CUDNN
+    out->rnn_layers = &cuda::rnn_layer_table();
+#else
+    out->rnn_layers = nullptr;
+#endif
   });
 }

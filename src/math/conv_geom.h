@@ -1,5 +1,5 @@
-// The geometry of conv2d and the 2-D pooling ops (NCHW), as the ops compute
-// it from their arguments and every backend's kernels read it.
+// The geometry of conv2d/conv3d and the 2-D pooling ops (NCHW, NCDHW), as
+// the ops compute it from their arguments and every backend's kernels read it.
 #pragma once
 #include <cstdint>
 
@@ -11,8 +11,13 @@ struct ConvGeom {
   int64_t groups, cg, og;  // per-group channels
   int64_t sh, sw, ph, pw, dh, dw;
   int64_t ho, wo;
-  int64_t col_rows() const { return cg * kh * kw; }
-  int64_t plane() const { return ho * wo; }
+  // conv3d's depth axis (input, kernel, stride, padding, dilation, output);
+  // a 2-D convolution keeps them trivial.
+  int64_t id = 1, kd = 1, sd = 1, pd = 0, dd = 1, od = 1;
+  bool is_3d() const { return id != 1 || kd != 1 || sd != 1 || pd != 0 || dd != 1 || od != 1; }
+  int64_t col_rows() const { return cg * kd * kh * kw; }
+  int64_t plane() const { return od * ho * wo; }
+  int64_t in_plane() const { return id * h * w; }
 };
 
 // planes = N * C; ho, wo as the op computed them (floor or ceil_mode). The

@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "ops/internal.h"
 #include "ops/ops.h"
 
 namespace tc::ops {
@@ -62,8 +63,9 @@ struct AdaptivePoolNode : autograd::Node {
   Device device;
   AdaptivePoolGeom geom;
   const char* node_name;
-  AdaptivePoolNode(const Tensor& x, const AdaptivePoolGeom& g, const char* name)
-      : x_shape(x->shape), dtype(x->dtype), device(x->device), geom(g), node_name(name) {}
+  int64_t spatial_dims;  // 1 or 2
+  AdaptivePoolNode(const Tensor& x, const AdaptivePoolGeom& g, const char* name, int64_t sd)
+      : x_shape(x->shape), dtype(x->dtype), device(x->device), geom(g), node_name(name), spatial_dims(sd) {}
   const char* name() const override { return node_name; }
 };
 
@@ -73,13 +75,20 @@ struct AdaptiveAvgPoolBackward : AdaptivePoolNode {
     Tensor gy = tc::contiguous(grads[0]);
     Tensor gx = empty(x_shape, dtype, device);
     if (gx->numel() > 0) backend_for(gx).adaptive_avg_pool2d_backward(gx, gy, geom);
-    return {gx};
+    // Linear in the gradient: under create_graph its adjoint is the pool itself.
+    const int64_t out[2] = {geom.ho, geom.wo};
+    const int64_t sd = spatial_dims;
+    return {
+        detail::linear_of_grad("AdaptiveAvgPoolBackwardBackward", grads[0], gx, [sd, out](const Tensor& gg) {
+          return sd == 2 ? adaptive_avg_pool2d(gg, out) : adaptive_avg_pool1d(gg, out[1]);
+        })};
   }
 };
 
 struct AdaptiveMaxPoolBackward : AdaptivePoolNode {
-  AdaptiveMaxPoolBackward(const Tensor& x, const AdaptivePoolGeom& g, const char* name, const Tensor& am)
-      : AdaptivePoolNode(x, g, name), argmax(am) {}
+  AdaptiveMaxPoolBackward(const Tensor& x, const AdaptivePoolGeom& g, const char* name, int64_t sd,
+                          const Tensor& am)
+      : AdaptivePoolNode(x, g, name, sd), argmax(am) {}
   // Saved (version checked): the caller gets the indices too.
   autograd::SavedTensor argmax;
   bool has_saved() const override { return true; }
@@ -89,7 +98,14 @@ struct AdaptiveMaxPoolBackward : AdaptivePoolNode {
     Tensor gy = tc::contiguous(grads[0]);
     Tensor gx = empty(x_shape, dtype, device);
     if (gx->numel() > 0) backend_for(gx).adaptive_max_pool2d_backward(gx, gy, am, geom);
-    return {gx};
+    // Linear in the gradient: under create_graph its adjoint gathers each
+    // plane's gradient at the saved argmax (an index into the plane).
+    const int64_t planes = geom.planes, in_plane = geom.h * geom.w, out_plane = geom.ho * geom.wo;
+    const Dims g_shape = grads[0]->shape;
+    const Tensor idx = detail::raw_reshape(am, {planes, out_plane});
+    return {detail::linear_of_grad("AdaptiveMaxPoolBackwardBackward", grads[0], gx, [=](const Tensor& gg) {
+      return reshape(gather(reshape(gg, {planes, in_plane}), 1, idx), g_shape);
+    })};
   }
 };
 
@@ -100,7 +116,7 @@ Tensor avg_pool(const Tensor& x, int64_t sd, const int64_t* output_size, const c
   Tensor y = empty(a.out_shape, x->dtype, x->device);
   if (y->numel() > 0) backend_for(x).adaptive_avg_pool2d(y, xc, a.geom);
   if (autograd::needs_grad({&x})) {
-    autograd::record(std::make_shared<AdaptiveAvgPoolBackward>(x, a.geom, node_name), {x}, {y});
+    autograd::record(std::make_shared<AdaptiveAvgPoolBackward>(x, a.geom, node_name, sd), {x}, {y});
   }
   return y;
 }
@@ -113,7 +129,7 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& x, int64_t sd, const int64_t* o
   Tensor argmax = empty(a.out_shape, DType::i64, x->device);
   if (y->numel() > 0) backend_for(x).adaptive_max_pool2d(y, argmax, xc, a.geom);
   if (autograd::needs_grad({&x})) {
-    autograd::record(std::make_shared<AdaptiveMaxPoolBackward>(x, a.geom, node_name, argmax), {x}, {y});
+    autograd::record(std::make_shared<AdaptiveMaxPoolBackward>(x, a.geom, node_name, sd, argmax), {x}, {y});
   }
   return {y, argmax};
 }

@@ -52,6 +52,7 @@ void check_no_zero_divisor(const char* name, const Tensor& a, const Tensor& b) {
 
 Tensor compare_scalar(BinaryOp op, const Tensor& a, double s) {
   TC_CHECK(is_comparison(op), TC_ERR_INTERNAL, "compare_scalar: not a comparison");
+  if (is_complex(a->dtype)) return complex_compare_scalar(op, a, s);
   check_same_device("compare_scalar", a, a, true);
   // s is a Python float: a floating tensor compares in its own dtype, an
   // integer or bool one in the default float dtype (PyTorch's eq.Scalar).

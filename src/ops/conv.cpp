@@ -1,14 +1,17 @@
-// conv2d, max_pool2d and avg_pool2d, forward and backward, NCHW: argument
+// conv2d (and conv3d's kernels and node: ops/conv_nd.cpp), max_pool2d and
+// avg_pool2d, forward and backward, NCHW: argument
 // checks, geometry (math/conv_geom.h) and autograd; the kernels are the
 // device backend's (src/backend/backend.h; the CPU's lower conv2d to im2col + GEMM).
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/node.h"
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/init.h"
+#include "ops/conv_nd.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
@@ -28,6 +31,50 @@ void check_float(const Tensor& t, const char* op, const char* arg) {
            " must be float32 or float64 but is ", dtype_name(t->dtype));
 }
 
+// x padded with zeros by p on both sides of dim d, recorded (cat's backward
+// is differentiable again, which a padding op's would have to be too).
+Tensor zero_pad(const Tensor& x, int64_t d, int64_t p) {
+  if (p == 0) return x;
+  Dims side = x->shape;
+  side[d] = p;
+  const Tensor z = zeros(side, x->dtype, x->device);
+  return cat({z, x, z}, d);
+}
+
+// conv2d in recorded ops, one GEMM per kernel offset over strided slices of
+// the padded input: the forward a create_graph pass differentiates (slow,
+// but every piece has a double backward of its own).
+Tensor conv2d_composed(const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeom& g) {
+  if (g.groups > 1) {
+    std::vector<Tensor> ys;
+    for (int64_t k = 0; k < g.groups; ++k) {
+      ConvGeom one = g;
+      one.groups = 1;
+      one.c = g.cg;
+      one.o = g.og;
+      ys.push_back(conv2d_composed(narrow(x, 1, k * g.cg, g.cg), narrow(w, 0, k * g.og, g.og),
+                                   b ? narrow(b, 0, k * g.og, g.og) : Tensor(), one));
+    }
+    return cat(ys, 1);
+  }
+  const Tensor xp = zero_pad(zero_pad(x, 2, g.ph), 3, g.pw);
+  Tensor acc;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t r0 = i * g.dh, c0 = j * g.dw;
+      const Tensor xs =
+          slice(slice(xp, 2, r0, r0 + (g.ho - 1) * g.sh + 1, g.sh), 3, c0, c0 + (g.wo - 1) * g.sw + 1,
+                g.sw);                                                                  // [N, C, Ho, Wo]
+      const Tensor wk = select(select(w, 3, j), 2, i);                                  // [O, C]
+      const Tensor term = ops::matmul(permute(xs, {0, 2, 3, 1}), transpose(wk, 0, 1));  // [N, Ho, Wo, O]
+      acc = acc ? add(acc, term) : term;
+    }
+  }
+  Tensor y = permute(acc, {0, 3, 1, 2});
+  if (b) y = add(y, reshape(b, {1, g.o, 1, 1}));
+  return y;
+}
+
 struct Conv2dBackward : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
   ConvGeom geom;
@@ -38,6 +85,22 @@ struct Conv2dBackward : autograd::Node {
     w_saved.release();
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    if (detail::creating_graph() && geom.n > 0) {
+      // Recorded: the composed forward, differentiated (a stand-in leaf for the bias, which is only added).
+      const Tensor x = x_saved.unpack(name()), w = w_saved.unpack(name());
+      const bool has_b = next.size() > 2;
+      Tensor b = has_b ? zeros({geom.o}, x->dtype, x->device) : Tensor();
+      if (has_b && detail::wants_grad(*this, 2)) b->requires_grad = true;
+      const ConvGeom g = geom;
+      std::vector<Tensor> r = autograd::vjp_recorded(
+          {x, w, b},
+          {detail::wants_grad(*this, 0), detail::wants_grad(*this, 1), has_b && detail::wants_grad(*this, 2)},
+          [g](const std::vector<Tensor>& in) { return conv2d_composed(in[0], in[1], in[2], g); }, grads[0]);
+      if (!r.empty()) {
+        r.resize(next.size());
+        return r;
+      }
+    }
     Tensor x = tc::contiguous(x_saved.unpack(name())), w = tc::contiguous(w_saved.unpack(name()));
     Tensor gy = tc::contiguous(grads[0]);
     std::vector<Tensor> out(next.size());
@@ -46,6 +109,7 @@ struct Conv2dBackward : autograd::Node {
     if (next.size() > 2 && detail::wants_grad(*this, 2)) out[2] = zeros({geom.o}, x->dtype, x->device);
     if (geom.n == 0) return out;
     backend_for(x).conv2d_backward(out[0], out[1], out.size() > 2 ? out[2] : Tensor(), x, w, gy, geom);
+    autograd::not_differentiable(out);  // only under create_graph (the recorded form was not possible)
     return out;
   }
 };
@@ -108,7 +172,12 @@ struct MaxPool2dBackward : autograd::Node {
     Tensor gy = tc::contiguous(grads[0]);
     Tensor gx = zeros(x_shape, dtype, device);
     backend_for(gx).max_pool2d_backward(gx, gy, am, geom);
-    return {gx};
+    // Linear in g: under create_graph its own backward gathers at the maxima.
+    const Dims xs = x_shape, ys = gy->shape;
+    return {detail::linear_of_grad("MaxPool2DBackwardBackward", grads[0], gx, [am, xs, ys](const Tensor& gg) {
+      const Tensor flat = reshape(gg, {xs[0], xs[1], xs[2] * xs[3]});
+      return reshape(gather(flat, 2, reshape(am, {ys[0], ys[1], ys[2] * ys[3]})), ys);
+    })};
   }
 };
 
@@ -125,7 +194,10 @@ std::vector<Tensor> AvgPool2dBackward::apply(const std::vector<Tensor>& grads) {
   Tensor gy = tc::contiguous(grads[0]);
   Tensor gx = zeros(x_shape, dtype, device);
   if (gy->numel() > 0) backend_for(gx).avg_pool2d_backward(gx, gy, geom);
-  return {gx};
+  // Linear in g: under create_graph its own backward is the average pool itself.
+  const PoolGeom g = geom;
+  return {detail::linear_of_grad("AvgPool2DBackwardBackward", grads[0], gx,
+                                 [g](const Tensor& gg) { return detail::avg_pool2d_geom(gg, g); })};
 }
 
 }  // namespace
@@ -166,10 +238,18 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   TC_CHECK(eh >= 0 && ew >= 0, TC_ERR_SHAPE, op, ": the (dilated) kernel of weight ", w->shape,
            " is larger than the padded input of shape ", x->shape);
   g.ho = eh / g.sh + 1, g.wo = ew / g.sw + 1;
+  return detail::conv_geom_forward(x, w, bias, g);
+}
+
+namespace detail {
+
+Tensor conv_geom_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeom& g) {
   Tensor xc = tc::contiguous(x), wc = tc::contiguous(w), bc = bias ? tc::contiguous(bias) : Tensor();
-  Tensor y = empty({g.n, g.o, g.ho, g.wo}, x->dtype, x->device);
+  Dims shape = {g.n, g.o, g.ho, g.wo};
+  if (x->ndim() == 5) shape.insert(2, g.od);
+  Tensor y = empty(shape, x->dtype, x->device);
   if (y->numel() > 0) backend_for(x).conv2d(y, xc, wc, bc, g);
-  std::vector<Tensor> inputs = detail::defined({x, w, bias});
+  std::vector<Tensor> inputs = defined({x, w, bias});
   if (autograd::needs_grad(inputs)) {
     auto node = std::make_shared<Conv2dBackward>();
     node->x_saved = autograd::SavedTensor(x);
@@ -179,8 +259,6 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_
   }
   return y;
 }
-
-namespace detail {
 
 std::pair<Tensor, Tensor> max_pool2d_geom(const Tensor& x, const PoolGeom& g) {
   Tensor xc = tc::contiguous(x);

@@ -6,9 +6,11 @@
 #include <iterator>
 #include <limits>
 
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/elementwise_math.h"
+#include "ops/ew_grad_composed.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -80,7 +82,7 @@ void check_dtype(const char* op, const char* arg, const Tensor& t, bool allow_bo
 
 // The gradient for an input: summed over broadcast dims, in the input's dtype.
 Tensor finish(const Tensor& g, const Dims& shape, DType dtype) {
-  return cast(autograd::reduce_to_shape(g, shape), dtype);
+  return bw_cast(autograd::reduce_to_shape(g, shape), dtype);
 }
 
 void check_binary_dtypes(const Backend& be, const char* name, const Tensor& a, const Tensor& b, DType ct,
@@ -96,6 +98,7 @@ void check_binary_dtypes(const Backend& be, const char* name, const Tensor& a, c
 }  // namespace
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (is_complex(a->dtype) || is_complex(b->dtype)) return complex_binary(op, a, b);
   const char* name = kBinaryNames[int(op)];
   check_same_device(name, a, b, true);
   const Backend& be = backend_for(a);
@@ -122,10 +125,14 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
              "the derivative for '", name, ": ", need_a && info.a_missing ? "input" : "other",
              "' is not implemented (PyTorch has none either; a is its input, b its other)");
     // Formulas that read neither input get g in their place (unused).
-    const Tensor x = saved.empty() ? g : cast(saved[0], ct), y = saved.empty() ? g : cast(saved[1], ct);
+    const Tensor x = saved.empty() ? g : bw_cast(saved[0], ct), y = saved.empty() ? g : bw_cast(saved[1], ct);
     Tensor ga, gb;
-    if (need_a) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
-    if (need_b) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
+    if (creating_graph()) {  // recorded ops, so that the gradients can be differentiated again
+      if (need_a) ga = info.a_is_g ? g : composed::binary_grad(op, false, g, x, y);
+      if (need_b) gb = info.b_is_g ? g : composed::binary_grad(op, true, g, x, y);
+    }
+    if (need_a && !ga) ga = info.a_is_g ? g : fused3(ew::binary_grad(op, false), g, x, y);
+    if (need_b && !gb) gb = info.b_is_g ? g : fused3(ew::binary_grad(op, true), g, x, y);
     return {need_a && ga ? finish(ga, sa, da) : nullptr, need_b && gb ? finish(gb, sb, db) : nullptr};
   };
   // Two calls rather than a vector chosen at run time: braced lists cost no allocation.
@@ -152,6 +159,7 @@ static_assert(std::size(kScalarGradNames) == size_t(ScalarOp::count_));
 }  // namespace
 
 Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
+  if (is_complex(a->dtype)) return complex_binary_scalar(op, a, s);
   const char* name = kScalarNames[int(op)];
   check_same_device(name, a, a, true);
   check_dtype(name, "a", a, true);
@@ -178,6 +186,14 @@ Tensor binary_scalar(ScalarOp op, const Tensor& a, double s) {
             return {unary(UnaryOp::neg, g)};
           case ScalarOp::pow:
           case ScalarOp::rdiv: {
+            if (creating_graph()) {  // recorded: g s x^(s-1), or -g s / x^2
+              const Tensor& x = saved[0];
+              if (op == ScalarOp::pow) {
+                if (s == 0) return {mul_scalar(g, 0.0)};
+                return {mul(mul_scalar(g, s), binary_scalar(ScalarOp::pow, x, s - 1))};
+              }
+              return {mul_scalar(ops::div(g, mul(x, x)), -s)};
+            }
             ew::GradParams p;
             p.s = s;
             return {fused2(op == ScalarOp::pow ? Grad::pow_scalar : Grad::rdiv_scalar, g, saved[0], p)};
@@ -218,6 +234,8 @@ Tensor gelu_keeping_cdf(const Tensor& out, const Tensor& x) {
   autograd::record_function(kUnaryGradNames[int(UnaryOp::gelu)], {x}, {out}, {x, cdf},
                             [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               const Tensor& xs = s[0];
+                              if (creating_graph())
+                                return {composed::unary_grad(UnaryOp::gelu, g[0], xs, 0, 0)};
                               Tensor gx = empty(xs->shape, xs->dtype, xs->device);
                               backend_for(xs).gelu_backward_from_cdf(
                                   gx, tc::contiguous_on_device(cast(g[0], xs->dtype)),
@@ -236,8 +254,11 @@ void check_unary_arguments(UnaryOp op, double p) {
     TC_CHECK(p >= 0 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
              "polygamma(n, x) does not support negative n (n must be a non-negative integer, got ", p, ")");
   } else if (op == UnaryOp::mvlgamma) {
+    // The kernel sums p terms per element with an int counter; PyTorch builds
+    // a p-element tensor per call, so a p beyond 2^24 cannot run there either.
     TC_CHECK(p >= 1 && p == std::floor(p), TC_ERR_INVALID_ARGUMENT,
              "mvlgamma: p has to be an integer greater than or equal to 1 (got ", p, ")");
+    TC_CHECK(p <= double(1 << 24), TC_ERR_INVALID_ARGUMENT, "mvlgamma: p must be at most 2^24 (got ", p, ")");
   }
 }
 }  // namespace
@@ -250,6 +271,7 @@ Tensor unary(UnaryOp op, const Tensor& a) {
 
 Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   TC_CHECK(int(op) >= 0 && op < UnaryOp::count_, TC_ERR_INTERNAL, "unary: op ", int(op), " out of range");
+  if (is_complex(a->dtype)) return complex_unary(op, a);
   const char* name = kUnaryNames[int(op)];
   const ew::UnaryInfo info = ew::unary_info(op);
   check_same_device(name, a, a, true);
@@ -273,7 +295,12 @@ Tensor unary(UnaryOp op, const Tensor& a, double p, double q) {
   gp.unary_params = true;
   gp.up = p;
   gp.uq = q;
-  auto backward = [op, gp](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+  const bool saves_output = info.save == ew::Save::output;
+  auto backward = [op, gp, saves_output](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+    if (creating_graph()) {  // recorded ops; a saved output through its node again
+      const Tensor saved = s.empty() ? g[0] : saves_output ? autograd::output_with_graph(s[0]) : s[0];
+      if (Tensor r = composed::unary_grad(op, g[0], saved, gp.up, gp.uq)) return {r};
+    }
     // Formulas that save nothing get g in its place (unused).
     return {fused2(ew::unary_grad(op), g[0], s.empty() ? g[0] : s[0], gp)};
   };
@@ -303,10 +330,16 @@ Tensor clamp(const Tensor& a, double lo, double hi) {
   p.hi = hi;
   p.has_lo = has_lo;
   p.has_hi = has_hi;
-  autograd::record_function("ClampBackward", {a}, {out}, {a},
-                            [p](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {fused2(Grad::clamp, g[0], s[0], p)};
-                            });
+  autograd::record_function(
+      "ClampBackward", {a}, {out}, {a}, [p](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        if (creating_graph()) {  // g where lo <= x <= hi, recorded
+          Tensor keep = ones(s[0]->shape, DType::b8, s[0]->device);
+          if (p.has_lo) keep = binary(BinaryOp::logical_and, keep, compare_scalar(BinaryOp::ge, s[0], p.lo));
+          if (p.has_hi) keep = binary(BinaryOp::logical_and, keep, compare_scalar(BinaryOp::le, s[0], p.hi));
+          return {where(keep, g[0], zeros(Dims{}, g[0]->dtype, g[0]->device))};
+        }
+        return {fused2(Grad::clamp, g[0], s[0], p)};
+      });
   return out;
 }
 
@@ -328,6 +361,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   autograd::record_function("WhereBackward", {a, b}, {out}, {cond},
                             [=](const Grads& gs, const std::vector<Tensor>& s) -> Grads {
                               const Tensor& g = gs[0];
+                              if (creating_graph()) {  // recorded where()s
+                                const Tensor zero = zeros(Dims{}, g->dtype, g->device);
+                                return {need_a ? finish(where(s[0], g, zero), sa, da) : nullptr,
+                                        need_b ? finish(where(s[0], zero, g), sb, db) : nullptr};
+                              }
                               auto pick = [&](bool when) {
                                 Tensor r = empty(g->shape, g->dtype, g->device);
                                 const Tensor zero = zeros(Dims{}, g->dtype, g->device);

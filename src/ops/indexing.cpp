@@ -246,18 +246,57 @@ std::vector<Tensor> with_mask_1d(std::vector<Tensor> indices, int64_t i) {
   return indices;
 }
 
+IndexPlan without_tensors(IndexPlan p) {
+  p.idx.clear();
+  return p;
+}
+
+Tensor index_planned(const Tensor& a, const IndexPlan& p);
+
 Grads index_backward(const IndexPlan& shape_only, const Dims& in_shape, const Grads& g,
                      const std::vector<Tensor>& saved) {
   IndexPlan p = shape_only;
   p.idx = saved;
   Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
   index_put_raw(gi, p, g[0], IndexPutMode::add);  // duplicates add up
-  return {gi};
+  // Linear in g: under create_graph its own backward indexes the gradient.
+  return {linear_of_grad("IndexBackwardBackward", g[0], gi,
+                         [p](const Tensor& gg) { return index_planned(gg, p); })};
 }
 
-IndexPlan without_tensors(IndexPlan p) {
-  p.idx.clear();
-  return p;
+// a indexed by a plan made for a tensor of a's shape, recorded as IndexBackward.
+Tensor index_planned(const Tensor& a, const IndexPlan& p) {
+  Tensor out = index_raw(a, p);
+  const Dims in = a->shape;
+  const IndexPlan shape_only = without_tensors(p);
+  autograd::record_function("IndexBackward", {a}, {out}, p.idx,
+                            [in, shape_only](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+                              return index_backward(shape_only, in, g, s);
+                            });
+  return out;
+}
+
+// index_put's gradients (a's, then values') for an upstream g: without
+// accumulate the overwritten elements get nothing from a. Under create_graph
+// in recorded ops (where and a recorded index), so that they can be
+// differentiated again.
+Grads index_put_grads(const Tensor& g, const IndexPlan& q, const Dims& vshape, bool accumulate) {
+  if (creating_graph()) {
+    Tensor ga = g;
+    if (!accumulate) {
+      Tensor written = zeros(g->shape, g->dtype, g->device);
+      const Tensor zero = scalar_tensor(0, g->dtype, g->device);
+      index_put_raw(written, q, scalar_tensor(1, g->dtype, g->device), IndexPutMode::assign);
+      ga = where(binary(BinaryOp::ne, written, zero), zero, g);
+    }
+    return {ga, autograd::reduce_to_shape(index_planned(g, q), vshape)};
+  }
+  Tensor ga = g;
+  if (!accumulate) {
+    ga = clone_data(g);
+    index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
+  }
+  return {ga, sum_to_size(index_raw(g, q), vshape)};
 }
 
 }  // namespace
@@ -303,12 +342,7 @@ Tensor index_put_with(const char* op, const Tensor& a, const std::vector<Tensor>
       [shape_only, vshape, accumulate](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         IndexPlan q = shape_only;
         q.idx = s;
-        Tensor ga = g[0];
-        if (!accumulate) {  // the overwritten elements got nothing from a
-          ga = clone_data(g[0]);
-          index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
-        }
-        return {ga, sum_to_size(index_raw(g[0], q), vshape)};
+        return index_put_grads(g[0], q, vshape, accumulate);
       });
   return out;
 }
@@ -362,12 +396,7 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
       [shape_only, vshape, accumulate](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         IndexPlan q = shape_only;
         q.idx = s;
-        Tensor ga = g[0];
-        if (!accumulate) {
-          ga = clone_data(g[0]);
-          index_put_raw(ga, q, scalar_tensor(0, ga->dtype, ga->device), IndexPutMode::assign);
-        }
-        return {ga, sum_to_size(index_raw(g[0], q), vshape)};
+        return index_put_grads(g[0], q, vshape, accumulate);
       });
 }
 

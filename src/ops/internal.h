@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autograd/function.h"
+#include "core/init.h"
 #include "ops/ops.h"
 
 namespace tc::ops::detail {
@@ -27,6 +28,36 @@ Tensor raw_narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor raw_slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
 Tensor raw_select(const Tensor& t, int64_t dim, int64_t index);
 Tensor raw_expand(const Tensor& t, const Dims& shape);
+// Backward formulas under create_graph: a backward pass runs them with grad
+// mode on only then (autograd::grad/backward with create_graph), and they must
+// use recorded ops so that their results can be differentiated again. These
+// pick the recorded op then and the raw kernel otherwise, so first-order
+// backward costs what it did.
+inline bool creating_graph() { return grad_enabled(); }
+inline Tensor bw_reshape(const Tensor& g, const Dims& shape) {
+  return creating_graph() ? reshape(g, shape) : raw_reshape(g, shape);
+}
+inline Tensor bw_permute(const Tensor& g, const Dims& perm) {
+  return creating_graph() ? permute(g, perm) : raw_permute(g, perm);
+}
+inline Tensor bw_expand(const Tensor& g, const Dims& shape) {
+  return creating_graph() ? expand(g, shape) : raw_expand(g, shape);
+}
+inline Tensor bw_cast(const Tensor& g, DType dtype) {
+  return creating_graph() ? to_dtype(g, dtype) : cast(g, dtype);
+}
+// out: a linear function of g made with raw kernels. Under create_graph it
+// gets a node `name` whose backward is adjoint(grad) (the forward op the
+// formula is the backward of, itself recorded), so out stays differentiable.
+template <typename F>
+Tensor linear_of_grad(const char* name, const Tensor& g, Tensor out, F adjoint) {
+  autograd::record_function(
+      name, {g}, {out}, {},
+      [adjoint](const autograd::Grads& gg, const std::vector<Tensor>&) -> autograd::Grads {
+        return {adjoint(gg[0])};
+      });
+  return out;
+}
 // t's shape with the dims in `dims` (wrapped, unique) set to 1; `reduced` marks them.
 Dims keepdim_shape(const Tensor& t, const Dims& dims, const char* op, bool reduced[TC_MAX_DIMS]);
 // Removes the marked dims from a keepdim shape.

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/init.h"
+#include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 
@@ -151,6 +152,7 @@ struct MatmulBackward : autograd::Node {
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor a = a_saved.unpack(name()), b = b_saved.unpack(name());
+    if (detail::creating_graph()) return recorded(a, b, grads[0]);
     Tensor a2 = as_matrix(a, true), b2 = as_matrix(b, false);
     // The gradient in the 2-D-operand form: [batch..., M, N].
     const Dims ba(a2->shape.data(), a2->ndim() - 2), bb(b2->shape.data(), b2->ndim() - 2);
@@ -178,6 +180,22 @@ struct MatmulBackward : autograd::Node {
     }
     return out;
   }
+  // Under create_graph: the same products as recorded ops (matmul's own
+  // node again), so the gradients can be differentiated again.
+  std::vector<Tensor> recorded(const Tensor& a, const Tensor& b, const Tensor& g_in) {
+    const Tensor a2 = a->ndim() == 1 ? unsqueeze(a, 0) : a, b2 = b->ndim() == 1 ? unsqueeze(b, 1) : b;
+    const Dims ba(a2->shape.data(), a2->ndim() - 2), bb(b2->shape.data(), b2->ndim() - 2);
+    Dims g_shape = broadcast_batch(ba, bb, name(), a->shape, b->shape);
+    g_shape.push_back(a2->shape[a2->ndim() - 2]);
+    g_shape.push_back(b2->shape[b2->ndim() - 1]);
+    const Tensor g = reshape(g_in, g_shape);
+    std::vector<Tensor> out(2);
+    if (detail::wants_grad(*this, 0))
+      out[0] = reshape(autograd::reduce_to_shape(ops::matmul(g, transpose(b2, -1, -2)), a2->shape), a->shape);
+    if (detail::wants_grad(*this, 1))
+      out[1] = reshape(autograd::reduce_to_shape(ops::matmul(transpose(a2, -1, -2), g), b2->shape), b->shape);
+    return out;
+  }
 };
 
 struct LinearBackward : autograd::Node {
@@ -190,8 +208,15 @@ struct LinearBackward : autograd::Node {
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor x = x_saved.unpack(name()), w = w_saved.unpack(name());
-    Tensor g2 = flatten_rows(grads[0]);  // [R, O]
     std::vector<Tensor> out(next.size());
+    if (detail::creating_graph()) {  // recorded, so the gradients can be differentiated again
+      const Tensor g2 = reshape(grads[0], {-1, w->shape[0]}), x2 = reshape(x, {-1, w->shape[1]});
+      if (detail::wants_grad(*this, 0)) out[0] = reshape(ops::matmul(g2, w), x->shape);
+      if (detail::wants_grad(*this, 1)) out[1] = ops::matmul(transpose(g2, 0, 1), x2);
+      if (next.size() > 2 && detail::wants_grad(*this, 2)) out[2] = sum(g2, {0}, false);
+      return out;
+    }
+    Tensor g2 = flatten_rows(grads[0]);  // [R, O]
     if (detail::wants_grad(*this, 0)) out[0] = reshaped(bmm_raw(g2, w, name()), x->shape);
     if (detail::wants_grad(*this, 1)) out[1] = bmm_raw(transposed_last2(g2), flatten_rows(x), name());
     if (next.size() > 2 && detail::wants_grad(*this, 2)) out[2] = backend_for(g2).column_sums(g2);

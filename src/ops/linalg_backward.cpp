@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "core/dtype.h"
 #include "core/error.h"
@@ -62,7 +63,11 @@ Tensor det_backward(const Tensor& g, const Tensor& a, const Tensor& det) {
   Tensor d = ops::prod(others, {-1}, false);  // [..., k]: the product of the other singular values
   Tensor alpha = ops::mul(linalg::det(u), linalg::det(vh));
   Tensor coeff = ops::mul(ops::unsqueeze(ops::mul(alpha, g), -1), d);
-  return ops::matmul(ops::mul(u, ops::unsqueeze(coeff, -2)), vh);
+  // Under create_graph this would differentiate the SVD at repeated (zero)
+  // singular values, where its formula does not hold: marked instead.
+  std::vector<Tensor> r{ops::matmul(ops::mul(u, ops::unsqueeze(coeff, -2)), vh)};
+  autograd::not_differentiable(r);
+  return r[0];
 }
 
 Tensor slogdet_backward(const Tensor& g_logabsdet, const Tensor& a) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
@@ -60,7 +61,8 @@ std::string batch_prefix(const Tensor& a, int64_t i) {
   return a->ndim() > 2 ? str("(Batch element ", i, "): ") : std::string();
 }
 // The first non-zero info (index, code), or (-1, 0).
-std::pair<int64_t, int32_t> first_failure(const Tensor& info) {
+std::pair<int64_t, int32_t> first_failure(const Tensor& info_any) {
+  const Tensor info = tc::to_device(info_any, kCPU);  // cuSOLVER writes them on the GPU
   const int32_t* p = info->data_as<int32_t>();
   for (int64_t i = 0; i < info->numel(); ++i)
     if (p[i] != 0) return {i, p[i]};
@@ -99,7 +101,8 @@ Tensor permutation_sign(const Tensor& pivots, DType dtype) {
   const Dims batch = batch_of(ops::unsqueeze(pivots, -1));
   Tensor s = empty(batch, DType::f64, kCPU);
   const int64_t k = pivots->shape[pivots->ndim() - 1];
-  const int32_t* p = pivots->data_as<int32_t>();
+  const Tensor host = tc::to_device(tc::contiguous(pivots), kCPU);
+  const int32_t* p = host->data_as<int32_t>();
   double* ps = s->data_as<double>();
   for (int64_t b = 0; b < s->numel(); ++b) {
     int swaps = 0;
@@ -116,31 +119,38 @@ std::pair<Tensor, Tensor> solve_matrix(const Tensor& a, const Tensor& b, bool ch
            ": Incompatible shapes of A and B for the equation ", "AX = B (", shape_x(a->shape), " and ",
            shape_x(b->shape), ")");
   const Dims batch = broadcast_shapes(batch_of(a), batch_of(b), op);
-  Lu f = factor(tc::contiguous(ops::expand(ops::detach(a), with_matrix(batch, n, n))));
+  Tensor work = clone_data(ops::expand(ops::detach(a), with_matrix(batch, n, n)));
+  Tensor info = zeros(batch, DType::i32, a->device);
+  Tensor x = clone_data(ops::expand(ops::detach(b), with_matrix(batch, n, k)));
+  if (work->numel() > 0 && x->numel() > 0) {
+    kernels(a).solve(work, x, info);
+  } else if (work->numel() > 0) {  // no right-hand side: the factorization still reports singularity
+    Lu f = factor(work);
+    info = f.info;
+  }
   if (check_errors) {
-    const int64_t i = first_failure(f.info).first;
+    const int64_t i = first_failure(info).first;
     TC_CHECK(i < 0, TC_ERR_INVALID_ARGUMENT, "torch.linalg.solve: ", batch_prefix(a, i),
              "The solver failed because the input matrix is singular.");
   }
-  Tensor x = clone_data(ops::expand(ops::detach(b), with_matrix(batch, n, k)));
-  if (x->numel() > 0) kernels(a).lu_solve(f.lu, f.pivots, x, false);
   const Dims ashape = a->shape, bshape = b->shape;
   autograd::record_function(
       "LinalgSolveExBackward0", {a, b}, {x}, {a, autograd::alias(x)},
       [ashape, bshape](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
         // gB = A^-T g; gA = -gB X^T, each summed over the dims it was broadcast along.
+        // (Recorded ops: under create_graph X is read with its graph.)
         Tensor gb = solve_ex(mT(saved[0]), g[0], true, false).first;
-        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(saved[1])), -1.0);
-        return autograd::Grads{ops::sum_to_size(ga, ashape), ops::sum_to_size(gb, bshape)};
+        Tensor ga = ops::mul_scalar(ops::matmul(gb, mT(autograd::output_with_graph(saved[1]))), -1.0);
+        return autograd::Grads{autograd::reduce_to_shape(ga, ashape), autograd::reduce_to_shape(gb, bshape)};
       });
-  return {x, f.info};
+  return {x, info};
 }
 
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& a, bool pivot, bool check_errors) {
-  const char* op = "linalg.lu_factor";
+  const char* op = "torch.linalg.lu_factor";
   check_input(a, op);
   TC_CHECK(pivot, TC_ERR_NOT_IMPLEMENTED, op, ": LU without pivoting is not implemented on the CPU");
   Lu f = factor(a);
@@ -157,7 +167,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& a, bool pivot, boo
         "LinalgLuFactorExBackward0", {a}, {f.lu}, {autograd::alias(f.lu), f.pivots},
         [m](const autograd::Grads& g, const std::vector<Tensor>& saved) {
           if (!g[0]) return autograd::Grads{Tensor()};
-          const Tensor& packed = saved[0];
+          const Tensor packed = autograd::output_with_graph(saved[0]);  // with its graph under create_graph
           Tensor l = ops::add(ops::tril(packed, -1), eye(m, m, packed->dtype, packed->device));
           Tensor u = ops::triu(packed, 0);
           Tensor p = detail::pivots_to_permutation(saved[1], m, packed->dtype);
@@ -184,11 +194,12 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a, bool pivot) {
   if (k > 0) ops::add_(ops::narrow(l, -2, 0, k), eye(k, k, a->dtype, a->device));
   Tensor u = tc::contiguous(ops::triu(ops::narrow(f.lu, -2, 0, k), 0));
   if (m == n)
-    autograd::record_function(
-        "LinalgLuBackward0", {a}, {l, u}, {p, autograd::alias(l), autograd::alias(u)},
-        [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-          return autograd::Grads{detail::lu_backward(g[0], g[1], saved[0], saved[1], saved[2])};
-        });
+    autograd::record_function("LinalgLuBackward0", {a}, {l, u}, {p, autograd::alias(l), autograd::alias(u)},
+                              [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                                return autograd::Grads{detail::lu_backward(
+                                    g[0], g[1], saved[0], autograd::output_with_graph(saved[1], 0),
+                                    autograd::output_with_graph(saved[2], 1))};  // l, u
+                              });
   else if (a->requires_grad)
     autograd::record_function("LinalgLuBackward0", {a}, {l, u}, {},
                               [](const autograd::Grads&, const std::vector<Tensor>&) -> autograd::Grads {
@@ -230,7 +241,7 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
       "LinalgLuSolveBackward0", {lu, b}, {x}, {lu, pivots, autograd::alias(x)},
       [lshape, bshape, adjoint, n](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
-        const Tensor &packed = saved[0], &piv = saved[1], &xx = saved[2];
+        const Tensor &packed = saved[0], &piv = saved[1], xx = autograd::output_with_graph(saved[2]);
         // X = op(A)^-1 B: gB = op(A)^-T g; gA = -gB X^T (op = I) or -X gB^T (op = T).
         Tensor gb = linalg::lu_solve(packed, piv, g[0], true, !adjoint);
         Tensor ga = ops::mul_scalar(adjoint ? ops::matmul(xx, mT(gb)) : ops::matmul(gb, mT(xx)), -1.0);
@@ -240,7 +251,7 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
         Tensor ptga = ops::matmul(mT(detail::pivots_to_permutation(piv, n, packed->dtype)), ga);
         Tensor glu =
             ops::add(ops::tril(ops::matmul(ptga, mT(u)), -1), ops::triu(ops::matmul(mT(l), ptga), 0));
-        return autograd::Grads{ops::sum_to_size(glu, lshape), ops::sum_to_size(gb, bshape)};
+        return autograd::Grads{autograd::reduce_to_shape(glu, lshape), autograd::reduce_to_shape(gb, bshape)};
       });
   return x;
 }
@@ -248,14 +259,23 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
 std::pair<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
   const char* op = "linalg.inv";
   check_square(a, op);
-  Lu f = factor(a);
-  if (check_errors) check_singular(a, f.info, op, "inversion");
-  if (f.lu->numel() > 0) kernels(a).lu_inverse(f.lu, f.pivots);
-  autograd::record_function("LinalgInvExBackward0", {a}, {f.lu}, {autograd::alias(f.lu)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::inv_backward(g[0], saved[0])};
-                            });
-  return {f.lu, f.info};
+  Tensor x = clone_data(a);
+  Tensor info = zeros(batch_of(a), DType::i32, a->device);
+  if (x->numel() > 0) kernels(a).inverse(x, info);
+  if (first_failure(info).first >= 0) {
+    // Singular: the info and message name the pivot of A's own LU, as PyTorch's.
+    Lu f = factor(a);
+    if (check_errors) check_singular(a, f.info, op, "inversion");
+    kernels(a).lu_inverse(f.lu, f.pivots);
+    x = f.lu;
+    info = f.info;
+  }
+  autograd::record_function(
+      "LinalgInvExBackward0", {a}, {x}, {autograd::alias(x)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::inv_backward(g[0], autograd::output_with_graph(saved[0]))};
+      });
+  return {x, info};
 }
 
 Tensor det(const Tensor& a) {
@@ -265,10 +285,11 @@ Tensor det(const Tensor& a) {
   Tensor d =
       ops::mul(ops::prod(ops::diagonal(f.lu, 0, -2, -1), {-1}, false), permutation_sign(f.pivots, a->dtype));
   d = clone_data(d);
-  autograd::record_function("LinalgDetBackward0", {a}, {d}, {a, autograd::alias(d)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::det_backward(g[0], saved[0], saved[1])};
-                            });
+  autograd::record_function(
+      "LinalgDetBackward0", {a}, {d}, {a, autograd::alias(d)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::det_backward(g[0], saved[0], autograd::output_with_graph(saved[1]))};
+      });
   return d;
 }
 
@@ -331,10 +352,10 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
   autograd::record_function(
       "LinalgSolveTriangularBackward0", {a, b}, {x}, {a, autograd::alias(x)},
       [ashape, bshape, upper, unitriangular](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        auto [ga, gb] =
-            detail::triangular_solve_backward(g[0], saved[0], saved[1], upper, true, unitriangular);
-        return autograd::Grads{ga ? ops::sum_to_size(ga, ashape) : ga,
-                               gb ? ops::sum_to_size(gb, bshape) : gb};
+        auto [ga, gb] = detail::triangular_solve_backward(
+            g[0], saved[0], autograd::output_with_graph(saved[1]), upper, true, unitriangular);
+        return autograd::Grads{ga ? autograd::reduce_to_shape(ga, ashape) : ga,
+                               gb ? autograd::reduce_to_shape(gb, bshape) : gb};
       });
   return x;
 }
@@ -353,10 +374,11 @@ std::pair<Tensor, Tensor> cholesky_ex(const Tensor& a, bool upper, bool check_er
         "minor of order ",
         code, " is not positive-definite).");
   }
-  autograd::record_function("LinalgCholeskyExBackward0", {a}, {l}, {autograd::alias(l)},
-                            [upper](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::cholesky_backward(g[0], saved[0], upper)};
-                            });
+  autograd::record_function(
+      "LinalgCholeskyExBackward0", {a}, {l}, {autograd::alias(l)},
+      [upper](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::cholesky_backward(g[0], autograd::output_with_graph(saved[0]), upper)};
+      });
   return {l, info};
 }
 
@@ -381,7 +403,8 @@ std::pair<Tensor, Tensor> qr(const Tensor& a, int32_t mode) {
   autograd::record_function(
       "LinalgQrBackward0", {a}, {q, r}, {autograd::alias(q), autograd::alias(r)},
       [mode](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        return autograd::Grads{detail::qr_backward(g[0], g[1], saved[0], saved[1], mode)};
+        return autograd::Grads{detail::qr_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
+                                                   autograd::output_with_graph(saved[1], 1), mode)};
       });
   return {q, r};
 }
@@ -399,6 +422,8 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const Tensor& a, bool vectors, bool f
   if (a->numel() > 0) {
     kernels(a).svd(tc::contiguous(a), u, s, vh, info);
     auto [i, code] = first_failure(info);
+    TC_CHECK(i < 0 || code > 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
+             "The algorithm failed to converge because the input matrix contained non-finite values.");
     TC_CHECK(i < 0, TC_ERR_INVALID_ARGUMENT, op, ": ", batch_prefix(a, i),
              "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
              "repeated singular values (error code: ",
@@ -421,8 +446,10 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
   autograd::record_function("LinalgSvdBackward0", {a}, {u, s, vh},
                             {autograd::alias(u), autograd::alias(s), autograd::alias(vh)},
                             [full_matrices](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::svd_backward(g[0], g[1], g[2], saved[0],
-                                                                          saved[1], saved[2], full_matrices)};
+                              return autograd::Grads{detail::svd_backward(
+                                  g[0], g[1], g[2], autograd::output_with_graph(saved[0], 0),
+                                  autograd::output_with_graph(saved[1], 1),
+                                  autograd::output_with_graph(saved[2], 2), full_matrices)};
                             });
   return {u, s, vh};
 }
@@ -433,8 +460,11 @@ Tensor svdvals(const Tensor& a) {
   auto [u, s, vh] = svd_raw(a, grad, false);
   autograd::record_function("LinalgSvdBackward0", {a}, {s}, {u, autograd::alias(s), vh},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::svd_backward(Tensor(), g[0], Tensor(), saved[0],
-                                                                          saved[1], saved[2], false)};
+                              // u and vh are not outputs here: no graph to read them with
+                              autograd::Grads r{detail::svd_backward(Tensor(), g[0], Tensor(), saved[0],
+                                                                     saved[1], saved[2], false)};
+                              autograd::not_differentiable(r);
+                              return r;
                             });
   return s;
 }
@@ -460,21 +490,25 @@ std::pair<Tensor, Tensor> eigh_raw(const Tensor& a, bool upper, bool vectors, co
 
 std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper) {
   auto [w, v] = eigh_raw(a, upper, true, "linalg.eigh");
-  autograd::record_function("LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              return autograd::Grads{detail::eigh_backward(g[0], g[1], saved[0], saved[1])};
-                            });
+  autograd::record_function(
+      "LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        return autograd::Grads{detail::eigh_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
+                                                     autograd::output_with_graph(saved[1], 1))};
+      });
   return {w, v};
 }
 
 Tensor eigvalsh(const Tensor& a, bool upper) {
   const bool grad = autograd::needs_grad({a});
   auto [w, v] = eigh_raw(a, upper, grad, "linalg.eigvalsh");
-  autograd::record_function(
-      "LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
-      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-        return autograd::Grads{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
-      });
+  autograd::record_function("LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
+                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              // v is not an output here: no graph to read it with
+                              autograd::Grads r{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
+                              autograd::not_differentiable(r);
+                              return r;
+                            });
   return w;
 }
 

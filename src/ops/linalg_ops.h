@@ -33,6 +33,18 @@ Tensor svdvals(const Tensor& a);
 std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper);  // eigenvalues, eigenvectors
 Tensor eigvalsh(const Tensor& a, bool upper);
 
+// linalg_more.cpp: the product of Householder reflectors (orgqr), the
+// eigendecomposition of general matrices (geev) and least squares.
+Tensor householder_product(const Tensor& a, const Tensor& tau);
+// eigenvalues [..., n, 2], eigenvectors [..., n, n, 2] (an empty tensor
+// without vectors): complex numbers as (real, imaginary) pairs in the last
+// dim, torch.view_as_real's layout. Differentiable (PyTorch 1.13's linalg_eig_backward, real part).
+std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors);
+// solution, residuals, rank, singular_values as torch.linalg.lstsq fills
+// them for the driver (kLstsqGels...); rcond < 0: eps * max(m, n).
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b, double rcond,
+                                                 int32_t driver);
+
 namespace detail {
 // The backward nodes' gradient formulas (linalg_backward.cpp), composed of
 // recorded ops; a null gradient is zero.

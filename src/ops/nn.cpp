@@ -7,12 +7,14 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/node.h"
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/init.h"
 #include "core/rng.h"
 #include "math/op_enums.h"
+#include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 
@@ -65,6 +67,11 @@ struct SoftmaxBackward : autograd::Node {
   void release_saved() override { y_saved.release(); }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor y = y_saved.unpack(name());
+    if (detail::creating_graph()) {  // recorded, y through this node again
+      const Tensor yg = autograd::output_with_graph(y), &g = grads[0];
+      if (log) return {sub(g, mul(unary(UnaryOp::exp, yg), sum(g, {dim}, true)))};
+      return {mul(yg, sub(g, sum(mul(g, yg), {dim}, true)))};
+    }
     Tensor gx = empty(y->shape, y->dtype, y->device);
     backend_for(y).softmax_backward(gx, grads[0], y, dim, log);
     return {gx};
@@ -125,9 +132,31 @@ struct CrossEntropyBackward : autograd::Node {
     TC_CHECK(probs != nullptr, TC_ERR_AUTOGRAD, name(),
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
+    if (detail::creating_graph()) return {recorded(grads[0])};
     Tensor gx = empty(probs->shape, probs->dtype, probs->device);
     backend_for(probs).cross_entropy_backward(gx, probs, target, tc::contiguous(grads[0]), reduction);
     return {reshaped(gx, logits_shape)};
+  }
+  // Under create_graph: (softmax(logits) - one_hot(target)) g, recorded. The
+  // probabilities get a SoftmaxBackward over this node's own edge to the
+  // logits (softmax's backward needs only its output), so they are a
+  // differentiable function of the logits without keeping the logits.
+  Tensor recorded(const Tensor& g) {
+    auto soft = std::make_shared<SoftmaxBackward>(1, false);
+    soft->y_saved = autograd::SavedTensor(alias(probs));
+    Tensor p = alias(probs);
+    soft->next.push_back(next[0]);
+    soft->num_outputs = 1;
+    soft->output_shapes.push_back(p->shape);
+    soft->output_dtypes.push_back(p->dtype);
+    soft->output_devices.push_back(p->device);
+    p->requires_grad = true;
+    p->grad_fn = soft;
+    const int64_t n = probs->shape[0];
+    Tensor gcol = reduction == TC_REDUCTION_NONE ? reshape(g, {n, 1}) : reshape(g, {1, 1});
+    if (reduction == TC_REDUCTION_MEAN) gcol = mul_scalar(gcol, 1.0 / double(n));
+    const Tensor hot = to_dtype(one_hot(target, probs->shape[1]), probs->dtype);
+    return reshape(mul(sub(p, hot), gcol), logits_shape);
   }
 };
 
@@ -140,7 +169,17 @@ struct NllLossBackward : autograd::Node {
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor gx = zeros(input_shape, dtype, target->device);
     backend_for(target).nll_backward(gx, target, tc::contiguous(grads[0]), reduction);
-    return {gx};
+    // Linear in g: under create_graph its own backward picks -gg at the targets.
+    const Tensor t = target;
+    const Dims g_shape = grads[0]->shape, in_shape = input_shape;
+    const int32_t red = reduction;
+    return {detail::linear_of_grad("NllLossBackwardBackward", grads[0], gx, [=](const Tensor& gg) {
+      const int64_t n = t->numel(), c = in_shape[in_shape.size() - 1];
+      Tensor picked = reshape(gather(reshape(gg, {n, c}), 1, reshape(t, {n, 1})), {n});
+      if (red != TC_REDUCTION_NONE) picked = sum(picked, {}, false);
+      if (red == TC_REDUCTION_MEAN) picked = mul_scalar(picked, 1.0 / double(n));
+      return reshape(unary(UnaryOp::neg, picked), g_shape);
+    })};
   }
 };
 
@@ -155,8 +194,16 @@ struct MseLossBackward : autograd::Node {
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
     Tensor x = input_saved.unpack(name()), t = target_saved.unpack(name());
-    Tensor gx = backend_for(x).mse_loss_backward(grads[0], x, t, reduction);
     std::vector<Tensor> out(2);
+    if (detail::creating_graph()) {  // 2 (x - t) g (/ N), recorded
+      const double scale =
+          reduction == TC_REDUCTION_MEAN ? 2.0 / double(std::max<int64_t>(x->numel(), 1)) : 2.0;
+      const Tensor gx = mul_scalar(mul(sub(x, t), grads[0]), scale);
+      if (detail::wants_grad(*this, 0)) out[0] = gx;
+      if (detail::wants_grad(*this, 1)) out[1] = unary(UnaryOp::neg, gx);
+      return out;
+    }
+    Tensor gx = backend_for(x).mse_loss_backward(grads[0], x, t, reduction);
     if (detail::wants_grad(*this, 0)) out[0] = gx;
     if (detail::wants_grad(*this, 1)) out[1] = unary(UnaryOp::neg, gx);
     return out;
@@ -190,7 +237,11 @@ struct EmbeddingBackward : autograd::Node {
     // Each row of the gradient added in index order: deterministic.
     Tensor gw = zeros(weight_shape, dtype, idx->device);
     backend_for(idx).index_scatter_add(gw, reshaped(grads[0], {n, dim}), 0, reshaped(idx, {n}), true);
-    return {gw};
+    // Linear in g: under create_graph its own backward gathers gg's rows.
+    const Dims g_shape = grads[0]->shape;
+    return {detail::linear_of_grad("EmbeddingBackwardBackward", grads[0], gw, [=](const Tensor& gg) {
+      return reshape(index_select(gg, 0, reshaped(idx, {n})), g_shape);
+    })};
   }
 };
 

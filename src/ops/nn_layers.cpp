@@ -2,12 +2,13 @@
 // generalized pooling (dilation, ceil_mode, count_include_pad,
 // divisor_override) check their arguments here and run the backend's fused
 // kernels (src/ops/norm_layers.cpp, src/ops/conv.cpp). The others are
-// composed of existing ops (asymmetric and transposed convolutions,
+// composed of existing ops (asymmetric convolutions,
 // resampling, pixel shuffle, embedding with padding_idx, channel dropout:
 // matmul, index_select, conv2d, reductions, views), so autograd records the
 // ops they are made of and their gradient is theirs. Host-built tables
 // (interpolation matrices) depend only on the geometry. Adaptive pooling has
-// its own kernels (src/ops/adaptive_pool.cpp).
+// its own kernels (src/ops/adaptive_pool.cpp); transposed convolutions are
+// src/ops/conv_nd.cpp's.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/init.h"
 #include "math/op_enums.h"
+#include "ops/conv_nd.h"
 #include "ops/nn_util.h"
 #include "ops/norm_layers.h"
 #include "ops/ops.h"
@@ -51,13 +53,6 @@ void check_range(int64_t v, int64_t lo, const char* op, const char* what) {
            ", 2^31] but is ", v);
 }
 
-// An int64 tensor of host values on device.
-Tensor index_tensor(const std::vector<int64_t>& v, Device device) {
-  Tensor t = empty({int64_t(v.size())}, DType::i64);
-  std::copy(v.begin(), v.end(), t->data_as<int64_t>());
-  return device == kCPU ? t : tc::to_device(t, device);
-}
-
 // A float tensor of host values (shape given), in dtype on device.
 Tensor value_tensor(const std::vector<double>& v, const Dims& shape, DType dtype, Device device) {
   Tensor t = empty(shape, DType::f64);
@@ -82,19 +77,6 @@ Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, doub
   parts.push_back(y);
   if (after > 0) parts.push_back(block(after));
   return parts.size() == 1 ? y : cat(parts, dim);
-}
-
-// x with (s - 1) zeros inserted between neighbours along dim.
-Tensor dilate_dim(const Tensor& x, int64_t dim, int64_t s) {
-  const int64_t n = x->shape[dim];
-  if (s == 1 || n == 0) return x;
-  Tensor u = unsqueeze(x, dim + 1);
-  Dims zs = u->shape;
-  zs[dim + 1] = s - 1;
-  Tensor z = cat({u, zeros(zs, x->dtype, x->device)}, dim + 1);
-  Dims merged = x->shape;
-  merged[dim] = n * s;
-  return narrow(reshape(z, merged), dim, 0, (n - 1) * s + 1);
 }
 
 // ------------------------------------------------------------ pooling --
@@ -300,57 +282,8 @@ Tensor conv2d_padded(const Tensor& x, const Tensor& w, const Tensor& bias, const
 Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
                         const int64_t padding[2], const int64_t output_padding[2], const int64_t dilation[2],
                         int64_t groups) {
-  const char* op = "conv_transpose2d";
-  check_float(x, op, "x");
-  check_float(w, op, "weight");
-  detail::check_same_dtype(x, w, op, "x", "weight");
-  TC_CHECK(x->ndim() == 4, TC_ERR_SHAPE, op, ": x must be [N, C, H, W] but has shape ", x->shape);
-  TC_CHECK(w->ndim() == 4, TC_ERR_SHAPE, op, ": weight must be [C, O/groups, kH, kW] but has shape ",
-           w->shape);
-  TC_CHECK(groups >= 1 && groups <= kMaxGeometry, TC_ERR_INVALID_ARGUMENT, op,
-           ": groups must be >= 1 but is ", groups);
-  const int64_t cin = x->shape[1];
-  TC_CHECK(w->shape[0] == cin, TC_ERR_SHAPE, op, ": weight of shape ", w->shape, " expects ", w->shape[0],
-           " input channels but x of shape ", x->shape, " has ", cin);
-  TC_CHECK(cin % groups == 0, TC_ERR_SHAPE, op, ": groups ", groups, " must divide the input channels (", cin,
-           ")");
-  const int64_t cout = w->shape[1] * groups;
-  int64_t out[2];
-  for (int i = 0; i < 2; ++i) {
-    check_range(stride[i], 1, op, "stride");
-    check_range(padding[i], 0, op, "padding");
-    check_range(dilation[i], 1, op, "dilation");
-    check_range(output_padding[i], 0, op, "output_padding");
-    TC_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i], TC_ERR_INVALID_ARGUMENT, op,
-             ": output_padding must be smaller than either stride or dilation, but got output_padding [",
-             output_padding[0], ", ", output_padding[1], "], stride [", stride[0], ", ", stride[1],
-             "], dilation [", dilation[0], ", ", dilation[1], "]");
-    out[i] = (x->shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w->shape[2 + i] - 1) +
-             output_padding[i] + 1;
-    TC_CHECK(out[i] >= 1 && x->shape[2 + i] >= 1, TC_ERR_SHAPE, op, ": x of shape ", x->shape,
-             " and weight of shape ", w->shape, " give a non-positive output size");
-  }
-  if (bias) {
-    check_channel_vec(x, bias, cout, op, "bias");
-  }
-  // The transposed convolution is the convolution of the stride-dilated
-  // input, padded by dilation * (k - 1) - padding (output_padding more at the
-  // end), with the spatially flipped weight, its in/out channels swapped per group.
-  Tensor xd = dilate_dim(dilate_dim(x, 2, stride[0]), 3, stride[1]);
-  for (int i = 0; i < 2; ++i) {
-    const int64_t q = dilation[i] * (w->shape[2 + i] - 1) - padding[i];
-    xd = pad_dim(xd, 2 + i, q, q + output_padding[i], 0.0);
-  }
-  auto reversed = [&](int64_t n) {
-    std::vector<int64_t> r(n);
-    for (int64_t i = 0; i < n; ++i) r[i] = n - 1 - i;
-    return index_tensor(r, w->device);
-  };
-  Tensor wf = index_select(index_select(w, 2, reversed(w->shape[2])), 3, reversed(w->shape[3]));
-  const int64_t cg = cin / groups, og = w->shape[1], kh = w->shape[2], kw = w->shape[3];
-  Tensor wt = reshape(transpose(reshape(wf, {groups, cg, og, kh, kw}), 1, 2), {cout, cg, kh, kw});
-  const int64_t one[2] = {1, 1}, none[2] = {0, 0};
-  return conv2d(xd, wt, bias, one, none, dilation, groups);
+  return detail::conv_transpose_nd(x, w, bias, 2, stride, padding, output_padding, dilation, groups,
+                                   "conv_transpose2d");
 }
 
 // -------------------------------------------------------------- pooling --

@@ -5,7 +5,9 @@
 #pragma once
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/node.h"
+#include "core/tensor.h"
 #include "ops/nn_util.h"
 
 namespace tc::ops::detail {
@@ -14,6 +16,7 @@ struct NormBackwardNode : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
   Tensor mean, inv_std;  // mean is null for rms_norm
   bool has_w = false, has_b = false;
+  double eps = 0;  // the forward's, for the recorded form under create_graph
 
   bool has_saved() const override { return true; }
   void release_saved() override {
@@ -33,6 +36,21 @@ struct NormBackwardNode : autograd::Node {
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
     return {wants_grad(*this, 0), has_w && wants_grad(*this, 1), has_b && wants_grad(*this, has_w ? 2 : 1)};
+  }
+  // Under create_graph: the gradients as recorded ops, by differentiating
+  // forward(x, weight or null, bias or null) (the node's forward in recorded
+  // ops) at the saved x and weight; bias is only added, so any tensor of its
+  // shape stands for it. Empty when the saved x is not the input itself.
+  template <typename F>
+  std::vector<Tensor> recorded(const Tensor& x, const Tensor& w, const Dims& b_shape, const Wanted& want,
+                               const Tensor& g, F forward) const {
+    Tensor b = has_b ? zeros(b_shape, x->dtype, x->device) : Tensor();
+    if (has_b && want.b) b->requires_grad = true;  // a stand-in leaf: the gradient of an added bias
+    std::vector<Tensor> r = autograd::vjp_recorded(
+        {x, w, b}, {want.x, want.w, want.b},
+        [&](const std::vector<Tensor>& in) { return forward(in[0], in[1], in[2]); }, g);
+    if (r.empty()) return r;
+    return in_order(r[0], r[1], r[2]);
   }
   // Puts the wanted gradients in next's order (x, weight when given, bias when given).
   std::vector<Tensor> in_order(Tensor gx, Tensor gw, Tensor gb) const {

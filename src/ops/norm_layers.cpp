@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/op_enums.h"
+#include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
 #include "ops/ops.h"
@@ -27,6 +28,13 @@ struct NormLayerBackward : NormBackwardNode {
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
     const int64_t c = x->shape[1];
+    if (creating_graph()) {
+      std::vector<Tensor> r = recorded(
+          x, w, {c}, want, grads[0],
+          [&](const Tensor& xi, const Tensor& wi, const Tensor& bi) { return composed_forward(xi, wi, bi); });
+      if (!r.empty()) return r;
+    }
+    x = tc::contiguous(x);  // the kernels' layout (the input itself is saved, for the recorded form)
     Tensor gx = want.x ? empty(x->shape, x->dtype, x->device) : Tensor();
     Tensor gw = want.w ? empty({c}, x->dtype, x->device) : Tensor();
     Tensor gb = want.b ? empty({c}, x->dtype, x->device) : Tensor();
@@ -35,22 +43,51 @@ struct NormLayerBackward : NormBackwardNode {
       backend_for(x).group_norm_backward(gx, gw, gb, g, x, mean, inv_std, wc, groups);
     else
       backend_for(x).batch_norm_backward(gx, gw, gb, g, x, mean, inv_std, wc, training);
-    return in_order(gx, gw, gb);
+    std::vector<Tensor> out = in_order(gx, gw, gb);
+    autograd::not_differentiable(out);  // only under create_graph (the recorded form was not possible)
+    return out;
+  }
+  // The forward in recorded ops: batch statistics over all dims but 1
+  // (training), the saved running ones (eval: constants), or per group.
+  Tensor composed_forward(const Tensor& x, const Tensor& w, const Tensor& b) const {
+    const int64_t n = x->shape[0], c = x->shape[1];
+    Dims bshape = Dims::filled(x->ndim(), 1);
+    bshape[1] = c;
+    Tensor y;
+    if (groups) {
+      const Tensor xr = reshape(x, {n, groups, -1});
+      const Tensor xc = sub(xr, ops::mean(xr, {2}, true));
+      y = reshape(mul(xc, unary(UnaryOp::rsqrt, add_scalar(ops::mean(mul(xc, xc), {2}, true), eps))),
+                  x->shape);
+    } else if (training) {
+      Dims dims;
+      for (int64_t d = 0; d < x->ndim(); ++d)
+        if (d != 1) dims.push_back(d);
+      const Tensor xc = sub(x, ops::mean(x, dims, true));
+      y = mul(xc, unary(UnaryOp::rsqrt, add_scalar(ops::mean(mul(xc, xc), dims, true), eps)));
+    } else {
+      y = mul(sub(x, reshape(mean, bshape)), reshape(inv_std, bshape));
+    }
+    if (w) y = mul(y, reshape(w, bshape));
+    if (b) y = add(y, reshape(b, bshape));
+    return y;
   }
 };
 
-void record_node(const Tensor& y, const Tensor& xc, const Tensor& x, const Tensor& w, const Tensor& b,
-                 const Tensor& mean, const Tensor& invstd, int64_t groups, bool training) {
+void record_node(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean,
+                 const Tensor& invstd, int64_t groups, bool training, double eps) {
   std::vector<Tensor> inputs = defined({x, w, b});
   if (!autograd::needs_grad(inputs)) return;
   auto node = std::make_shared<NormLayerBackward>();
-  // xc is x, or its contiguous copy: what the kernels read.
-  node->x_saved = autograd::SavedTensor(xc);
+  // x itself (backward makes it contiguous for the kernels): the recorded
+  // form under create_graph differentiates through it.
+  node->x_saved = autograd::SavedTensor(x);
   if (w) node->w_saved = autograd::SavedTensor(w);
   node->mean = mean;
   node->inv_std = invstd;
   node->groups = groups;
   node->training = training;
+  node->eps = eps;
   node->has_w = bool(w);
   node->has_b = bool(b);
   autograd::record(node, inputs, {y});
@@ -79,7 +116,7 @@ Tensor batch_norm_train(const Tensor& x, const Tensor& w, const Tensor& b, const
     update_running(running_mean, mean, momentum);
     update_running(running_var, var, momentum);
   }
-  record_node(y, xc, x, w, b, mean, invstd, 0, true);
+  record_node(y, x, w, b, mean, invstd, 0, true, eps);
   return y;
 }
 
@@ -95,7 +132,7 @@ Tensor batch_norm_eval(const Tensor& x, const Tensor& w, const Tensor& b, const 
     invstd = binary_scalar(ScalarOp::pow, add_scalar(running_var, eps), -0.5);
   }
   backend_for(x).batch_norm_apply(y, xc, mean, invstd, contiguous_or_null(w), contiguous_or_null(b));
-  record_node(y, xc, x, w, b, mean, invstd, 0, false);
+  record_node(y, x, w, b, mean, invstd, 0, false, eps);
   return y;
 }
 
@@ -111,7 +148,7 @@ Tensor group_norm_fused(const Tensor& x, int64_t groups, const Tensor& w, const 
   if (x->numel() > 0)
     backend_for(x).group_norm_forward(y, mean, invstd, xc, contiguous_or_null(w), contiguous_or_null(b),
                                       groups, eps);
-  record_node(y, xc, x, w, b, mean, invstd, groups, true);
+  record_node(y, x, w, b, mean, invstd, groups, true, eps);
   return y;
 }
 

@@ -91,6 +91,34 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim);
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim);  // dim = TC_DIM_ALL: flattened
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim);
 
+// ---- complex numbers (ops/complex.cpp): composed of real ops on the
+// parts, so autograd gives PyTorch's conjugate Wirtinger gradients ----
+Tensor view_as_real(const Tensor& z);     // complex [...] -> real [..., 2], a view
+Tensor view_as_complex(const Tensor& x);  // real [..., 2] (last stride 1) -> complex, a view
+Tensor complex(const Tensor& real, const Tensor& imag);
+Tensor polar(const Tensor& abs, const Tensor& angle);
+Tensor real(const Tensor& z);  // a view for complex z; z itself for a real one
+Tensor imag(const Tensor& z);  // a view; complex z only
+Tensor conj(const Tensor& z);  // materialized; z itself for a real one
+Tensor angle(const Tensor& z);
+// The complex forms of the elementwise ops and reductions, called by
+// binary/binary_scalar/unary/compare_scalar/sum/mean for a complex operand.
+Tensor complex_binary(BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor complex_binary_scalar(ScalarOp op, const Tensor& a, double s);
+Tensor complex_compare_scalar(BinaryOp op, const Tensor& a, double s);
+Tensor complex_unary(UnaryOp op, const Tensor& a);
+Tensor complex_sum(const Tensor& a, const Dims& dims, bool keepdim, bool mean);
+
+// ---- discrete Fourier transforms (ops/fft.cpp), along one dim; n: the
+// signal length (-1: the input's size; the input is cut or zero-padded);
+// normalization: 0 none, 1 times 1/sqrt(n), 2 times 1/n (PyTorch's
+// fft_norm_mode) ----
+Tensor fft_c2c(const Tensor& a, int64_t dim, int64_t n, int64_t normalization, bool forward);
+// Real input, exponent -1; onesided: the first n/2 + 1 outputs.
+Tensor fft_r2c(const Tensor& a, int64_t dim, int64_t n, int64_t normalization, bool onesided);
+// Hermitian input (its first n/2 + 1 entries along dim), real output of length n, exponent +1.
+Tensor fft_c2r(const Tensor& a, int64_t dim, int64_t n, int64_t normalization);
+
 // ---- shape ops (ops/shape.cpp) ----
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim);

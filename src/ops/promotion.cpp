@@ -12,6 +12,9 @@ namespace {
 DType combine(bool has_higher, DType higher, bool has_lower, DType lower) {
   if (!has_higher) return lower;
   if (!has_lower) return higher;
+  if (is_complex(higher)) return higher;
+  // A complex 0-dim tensor lifts a floating one to complex of its width, an integer one to itself.
+  if (is_complex(lower)) return is_floating(higher) ? to_complex_dtype(higher) : lower;
   if (is_floating(higher)) return higher;
   if (higher == DType::b8 || is_floating(lower)) return promote_types(higher, lower);
   return higher;
@@ -44,7 +47,9 @@ DType result_type2(const Tensor& a, const Tensor& b) {
 }
 }  // namespace detail
 
-DType result_type_scalar(const Tensor& a) { return is_floating(a->dtype) ? a->dtype : default_dtype(); }
+DType result_type_scalar(const Tensor& a) {
+  return is_floating(a->dtype) || is_complex(a->dtype) ? a->dtype : default_dtype();
+}
 
 Dims broadcast_shapes(const Dims& a, const Dims& b, const char* op) {
   const int64_t n = std::max(a.size(), b.size());

@@ -4,6 +4,7 @@
 // The kernels are the device backend's reduce/arg_reduce (src/backend/backend.h).
 #include <cmath>
 
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/op_enums.h"
@@ -19,7 +20,7 @@ namespace {
 // The gradient of a reduction's output (shape `out`, keepdim or not) broadcast to
 // the input's shape: reduced dims put back as size 1, then expanded.
 Tensor expand_back(const Tensor& g, const Dims& keep_shape, const Dims& in_shape) {
-  return raw_expand(raw_reshape(g, keep_shape), in_shape);
+  return bw_expand(bw_reshape(g, keep_shape), in_shape);
 }
 
 struct Reduced {
@@ -84,6 +85,7 @@ void check_reduce_input(const char* op, const Tensor& a, bool floating_only) {
 }  // namespace
 
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
+  if (is_complex(a->dtype)) return complex_sum(a, dims, keepdim, false);
   check_reduce_input("sum", a, false);
   const Reduced r = plan(a, dims, keepdim, "sum");
   Tensor out = sum_nograd(a, r);
@@ -95,6 +97,7 @@ Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) {
 }
 
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) {
+  if (is_complex(a->dtype)) return complex_sum(a, dims, keepdim, true);
   check_reduce_input("mean", a, true);
   const Reduced r = plan(a, dims, keepdim, "mean");
   // The scale fused into the sum: one rounding for 16-bit floats.
@@ -127,6 +130,9 @@ VarParts var_parts(const Tensor& a, const Reduced& r, int64_t correction) {
   p.var = binary_scalar(ScalarOp::div, sum_nograd(sq, r), p.divisor);
   return p;
 }
+// a - mean(a) over dims, recorded: var's and std's centred input under
+// create_graph (the saved one carries no graph).
+Tensor centred_recorded(const Tensor& a, const Dims& dims) { return sub(a, ops::mean(a, dims, true)); }
 }  // namespace
 
 Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) {
@@ -137,10 +143,13 @@ Tensor var(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   Tensor out = p.var;
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
-  autograd::record_function("VarBackward", {a}, {out}, {p.centred},
+  // a is saved too: under create_graph the centred input is recomputed from it
+  // with recorded ops, so that the gradient is differentiable in a.
+  autograd::record_function("VarBackward", {a}, {out}, {p.centred, a},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // d var / d a = 2 (a - mean) / (N - correction)
-                              return {mul(s[0], mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
+                              const Tensor c = creating_graph() ? centred_recorded(s[1], dims) : s[0];
+                              return {mul(c, mul_scalar(expand_back(g[0], keep, in), 2.0 / div))};
                             });
   return out;
 }
@@ -157,11 +166,15 @@ Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   }
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
-  autograd::record_function("StdBackward", {a}, {out}, {p.centred, autograd::alias(out)},
+  autograd::record_function("StdBackward", {a}, {out}, {p.centred, autograd::alias(out), a},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              // d std / d a = (a - mean) / ((N - correction) std)
-                              Tensor scale = binary_scalar(ScalarOp::div, ops::div(g[0], s[1]), div);
-                              return {mul(s[0], expand_back(scale, keep, in))};
+                              // d std / d a = (a - mean) / ((N - correction) std); under
+                              // create_graph both factors are recorded functions of a
+                              const bool graph = creating_graph();
+                              const Tensor c = graph ? centred_recorded(s[2], dims) : s[0];
+                              const Tensor sd = autograd::output_with_graph(s[1]);
+                              Tensor scale = binary_scalar(ScalarOp::div, ops::div(g[0], sd), div);
+                              return {mul(c, expand_back(scale, keep, in))};
                             });
   return out;
 }
@@ -188,8 +201,9 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
   autograd::record_function("LogsumexpBackward", {a}, {out}, {a, autograd::alias(out)},
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // softmax(a) * g
-                              Tensor p = unary(UnaryOp::exp, sub(s[0], raw_reshape(s[1], keep)));
-                              return {mul(p, raw_reshape(g[0], keep))};
+                              const Tensor o = autograd::output_with_graph(s[1]);
+                              Tensor p = unary(UnaryOp::exp, sub(s[0], bw_reshape(o, keep)));
+                              return {mul(p, bw_reshape(g[0], keep))};
                             });
   return out;
 }
@@ -233,10 +247,15 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim
   Tensor v = keepdim ? values : make_view(values, out_shape, contiguous_strides(out_shape), 0);
   Tensor i = keepdim ? indices : make_view(indices, out_shape, contiguous_strides(out_shape), 0);
   const Dims in = a->shape;
-  autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {v}, {indices},
-                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {scatter_grad(raw_reshape(g[0], keep), s[0], in, d)};
-                            });
+  autograd::record_function(
+      is_max ? "MaxBackward" : "MinBackward", {a}, {v}, {indices},
+      [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        const Tensor gk = bw_reshape(g[0], keep), idx = s[0];
+        if (in.empty()) return {bw_reshape(g[0], in)};
+        // Linear in g: under create_graph its own backward gathers at the indices.
+        return {linear_of_grad("MaxBackwardBackward", gk, scatter_grad(gk, idx, in, d),
+                               [idx, d](const Tensor& gg) { return gather(gg, d, idx); })};
+      });
   return {v, i};
 }
 

@@ -5,6 +5,7 @@
 // written backward with PyTorch's subgradient 0 at 0), var_mean/std_mean.
 #include <cmath>
 
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/op_enums.h"
@@ -69,6 +70,32 @@ Tensor plan_unrows(const Tensor& r, const Plan& p, const Dims& in_shape) {
 
 Tensor zero_like_scalar(const Tensor& a) { return scalar_tensor(0.0, a->dtype, a->device); }
 
+// prod's gradient in recorded ops (create_graph): g * prod / x when x holds no
+// zero; else each element's product of the others, from an n x n copy of
+// every row with the diagonal set to 1 (exact with zeros, as PyTorch's
+// prod_safe_zeros_backward). Null past 2^24 elements of that copy: the caller
+// then uses its kernels and marks the result not differentiable.
+Tensor prod_grad_recorded(const Tensor& x, const Tensor& y, const Tensor& g, const Plan& p) {
+  if (x->ndim() == 0) return reshape(g, {});
+  const Tensor gk = expand(reshape(g, p.keep), x->shape);
+  bool has_zero = false;
+  {
+    NoGradGuard ng;
+    has_zero = read_element(any(binary(BinaryOp::eq, x, zero_like_scalar(x)), {}, false), 0) != 0.0;
+  }
+  if (!has_zero) return mul(gk, ops::div(expand(reshape(y, p.keep), x->shape), x));
+  if (p.rows > 0 && p.n > 0 && p.n > (int64_t(1) << 24) / p.n / p.rows) return Tensor();
+  Dims permuted;
+  for (int64_t d : p.perm) permuted.push_back(x->shape[d]);
+  const Tensor xr = expand(reshape(permute(x, p.perm), {p.rows, 1, p.n}), {p.rows, p.n, p.n});
+  const Tensor diag = binary(BinaryOp::ne, eye(p.n, p.n, x->dtype, x->device), zero_like_scalar(x));
+  const Tensor others = prod(where(diag, scalar_tensor(1.0, x->dtype, x->device), xr), {2}, false);
+  const Tensor gr = mul(others, reshape(g, {p.rows, 1}));
+  Dims inv = Dims::filled(p.perm.size(), 0);
+  for (int64_t i = 0; i < int64_t(p.perm.size()); ++i) inv[p.perm[i]] = i;
+  return permute(reshape(gr, permuted), inv);
+}
+
 }  // namespace
 
 Tensor prod(const Tensor& a, const Dims& dims, bool keepdim) {
@@ -82,21 +109,27 @@ Tensor prod(const Tensor& a, const Dims& dims, bool keepdim) {
   out = reshaped(out, p.out);
   if (is_floating(a->dtype)) {
     const Dims in = a->shape;
-    autograd::record_function("ProdBackward", {a}, {out}, {rows},
-                              [p, in](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                                // d prod / d x_i is d y_{n-1} / d x_i of y = cumprod(x): the scan
-                                // gradient with g on the last element only handles zeros exactly.
-                                const Tensor& x = s[0];
-                                Tensor gx = zeros(x->shape, x->dtype, x->device);
-                                if (x->numel() == 0) return {plan_unrows(gx, p, in)};
-                                Tensor y = empty(x->shape, x->dtype, x->device);
-                                const Backend& be = backend_for(x);
-                                be.scan_rows(ScanKind::prod, y, nullptr, x);
-                                Tensor gl = zeros(x->shape, x->dtype, x->device);
-                                copy_into(raw_narrow(gl, 1, p.n - 1, 1), reshaped(g[0], {p.rows, 1}));
-                                be.scan_rows_backward(ScanKind::prod, gx, gl, x, y);
-                                return {plan_unrows(gx, p, in)};
-                              });
+    // a and the output are saved for the recorded formula under create_graph.
+    autograd::record_function(
+        "ProdBackward", {a}, {out}, {rows, a, autograd::alias(out)},
+        [p, in](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+          if (creating_graph())
+            if (Tensor r = prod_grad_recorded(s[1], autograd::output_with_graph(s[2]), g[0], p)) return {r};
+          // d prod / d x_i is d y_{n-1} / d x_i of y = cumprod(x): the scan
+          // gradient with g on the last element only handles zeros exactly.
+          const Tensor& x = s[0];
+          Tensor gx = zeros(x->shape, x->dtype, x->device);
+          if (x->numel() == 0) return {plan_unrows(gx, p, in)};
+          Tensor y = empty(x->shape, x->dtype, x->device);
+          const Backend& be = backend_for(x);
+          be.scan_rows(ScanKind::prod, y, nullptr, x);
+          Tensor gl = zeros(x->shape, x->dtype, x->device);
+          copy_into(raw_narrow(gl, 1, p.n - 1, 1), reshaped(g[0], {p.rows, 1}));
+          be.scan_rows_backward(ScanKind::prod, gx, gl, x, y);
+          Grads r{plan_unrows(gx, p, in)};
+          autograd::not_differentiable(r);  // only under create_graph
+          return r;
+        });
   }
   return out;
 }
@@ -147,10 +180,11 @@ Tensor extreme(const Tensor& a, const Dims& dims, bool keepdim, bool is_max) {
     autograd::record_function(is_max ? "AmaxBackward" : "AminBackward", {a}, {out}, {a, autograd::alias(out)},
                               [keep, rdims](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                                 // The tied extremes share the gradient evenly, like PyTorch.
+                                // (the mask is constant: under create_graph only g carries a graph)
                                 Tensor mask = to_dtype(binary(BinaryOp::eq, s[0], raw_reshape(s[1], keep)),
                                                        s[0]->dtype);
                                 Tensor count = sum(mask, rdims, true);
-                                return {mul(mask, ops::div(raw_reshape(g[0], keep), count))};
+                                return {mul(mask, ops::div(bw_reshape(g[0], keep), count))};
                               });
   }
   return out;
@@ -196,7 +230,9 @@ Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim) {
       "NormBackward", {a}, {out}, {a, autograd::alias(out)},
       [p, keep, rdims](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         const Tensor& x = s[0];
-        const Tensor n = raw_reshape(s[1], keep), gk = raw_reshape(g[0], keep);
+        // Under create_graph the output is read with its graph, so that the
+        // formula (recorded ops otherwise) differentiates through it too.
+        const Tensor n = bw_reshape(autograd::output_with_graph(s[1]), keep), gk = bw_reshape(g[0], keep);
         const Tensor zero = zero_like_scalar(x);
         if (p == 0.0) return {zeros(x->shape, x->dtype, x->device)};
         const Tensor sgn = unary(UnaryOp::sign, x);

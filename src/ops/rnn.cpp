@@ -8,6 +8,8 @@
 
 #include "math/op_enums.h"
 #include "ops/internal.h"
+#include "ops/rnn_device_layer.h"
+#include "ops/rnn_fused_layer.h"
 
 namespace tc::ops {
 
@@ -152,22 +154,61 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
   const Tensor c0 = lstm ? initial(cx, hidden, "hidden[1]") : Tensor();
   TC_CHECK(lstm || !cx, TC_ERR_INVALID_ARGUMENT, op, ": only an LSTM takes a cell state");
 
+  auto check_cell = [&](const Cell& cell, int64_t layer, int64_t d, int64_t in_size) {
+    check_weight(op, cell.w_ih, {gates * hidden, in_size}, "weight_ih", layer, d == 1, input);
+    check_weight(op, cell.w_hh, {gates * hidden, out_size}, "weight_hh", layer, d == 1, input);
+    if (cell.b_ih) check_weight(op, cell.b_ih, {gates * hidden}, "bias_ih", layer, d == 1, input);
+    if (cell.b_hh) check_weight(op, cell.b_hh, {gates * hidden}, "bias_hh", layer, d == 1, input);
+    if (cell.w_hr) check_weight(op, cell.w_hr, {out_size, hidden}, "weight_hr", layer, d == 1, input);
+  };
   std::vector<Tensor> h_last, c_last;
   for (int64_t layer = 0; layer < o.num_layers; ++layer) {
     const int64_t in_size = x->shape[2];
     std::vector<Tensor> outs_by_dir;
+    {
+      // A device with whole-layer kernels (cuDNN) runs both directions and the
+      // input GEMM in one call; the weights are checked first, as below.
+      const rnn_fused::LayerConfig cfg{
+          rnn_fused::Cell(int32_t(o.mode)), o.bidirectional, o.has_biases, in_size, hidden,
+          proj_weights ? out_size : 0};
+      if (device_layer_applies(x, cfg)) {
+        const size_t first = size_t(layer * dirs * per_cell);
+        const std::vector<Tensor> ws(weights.begin() + long(first),
+                                     weights.begin() + long(first + dirs * per_cell));
+        for (int64_t d = 0; d < dirs; ++d) {
+          const Tensor* w = &ws[size_t(d * per_cell)];
+          check_cell({w[0], w[1], o.has_biases ? w[2] : Tensor(), o.has_biases ? w[3] : Tensor(),
+                      proj_weights ? w[per_cell - 1] : Tensor()},
+                     layer, d, in_size);
+        }
+        const DeviceLayerResult f = device_layer(cfg, x, narrow(h0, 0, layer * dirs, dirs),
+                                                 lstm ? narrow(c0, 0, layer * dirs, dirs) : Tensor(), ws);
+        for (int64_t d = 0; d < dirs; ++d) {
+          h_last.push_back(select(f.h_n, 0, d));
+          if (lstm) c_last.push_back(select(f.c_n, 0, d));
+        }
+        x = f.out;
+        if (o.dropout > 0 && o.train && layer + 1 < o.num_layers) x = dropout(x, o.dropout, true);
+        continue;
+      }
+    }
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t k = layer * dirs + d;
       const Tensor* w = &weights[size_t(k * per_cell)];
       Cell cell{w[0], w[1], o.has_biases ? w[2] : Tensor(), o.has_biases ? w[3] : Tensor(),
                 proj_weights ? w[per_cell - 1] : Tensor()};
-      check_weight(op, cell.w_ih, {gates * hidden, in_size}, "weight_ih", layer, d == 1, input);
-      check_weight(op, cell.w_hh, {gates * hidden, out_size}, "weight_hh", layer, d == 1, input);
-      if (cell.b_ih) check_weight(op, cell.b_ih, {gates * hidden}, "bias_ih", layer, d == 1, input);
-      if (cell.b_hh) check_weight(op, cell.b_hh, {gates * hidden}, "bias_hh", layer, d == 1, input);
-      if (cell.w_hr) check_weight(op, cell.w_hr, {out_size, hidden}, "weight_hr", layer, d == 1, input);
+      check_cell(cell, layer, d, in_size);
 
       const Tensor xp = linear(x, cell.w_ih, cell.b_ih);  // every step's input projection at once
+      if (!cell.w_hr && fused_layer_applies(xp)) {
+        // The whole recurrence as one op (CPU float32/float64 kernels).
+        const FusedLayerResult f = fused_layer(o.mode, d == 1, xp, select(h0, 0, k),
+                                               lstm ? select(c0, 0, k) : Tensor(), cell.w_hh, cell.b_hh);
+        h_last.push_back(f.h_n);
+        if (lstm) c_last.push_back(f.c_n);
+        outs_by_dir.push_back(f.out);
+        continue;
+      }
       // One split, not a select per step: each select's backward would make a
       // gradient of xp's full size, quadratic in the sequence length.
       const std::vector<Tensor> xps = seq > 0 ? split(xp, 1, 0) : std::vector<Tensor>();
@@ -197,5 +238,22 @@ RnnResult rnn(const Tensor& input, const Tensor& hx, const Tensor& cx, const std
   }
   return r;
 }
+
+namespace detail {
+FusedLayerResult composed_layer(RnnMode mode, bool reverse, const Tensor& xp, const Tensor& h0,
+                                const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh) {
+  const Cell cell{Tensor(), w_hh, Tensor(), b_hh, Tensor()};
+  const int64_t seq = xp->shape[0];
+  const std::vector<Tensor> xps = split(xp, 1, 0);
+  Step s{h0, c0};
+  std::vector<Tensor> outs(static_cast<size_t>(seq));
+  for (int64_t i = 0; i < seq; ++i) {
+    const int64_t t = reverse ? seq - 1 - i : i;
+    s = step(mode, cell, squeeze(xps[size_t(t)], 0), s);
+    outs[size_t(t)] = s.h;
+  }
+  return {stack(outs, 0), s.h, s.c};
+}
+}  // namespace detail
 
 }  // namespace tc::ops

@@ -3,8 +3,13 @@
 // and logcumsumexp's gradients are backend row kernels too (O(n) per row,
 // exact with zeros for cumprod, stable for logcumsumexp); cummax/cummin send
 // the gradient to the index positions. cumsum lives in ops/transformer.cpp.
+#include <limits>
+
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
+#include "math/op_enums.h"
+#include "ops/pick_grad.h"
 #include "ops/rows.h"
 
 namespace tc::ops {
@@ -20,19 +25,57 @@ void check_scan_input(const char* op, const Tensor& a, bool allow_bool) {
   if (!backend_for(a).computes_half) check_compute_dtype(op, "a", a->dtype, allow_bool);
 }
 
+// t's reversed cumulative sum along d (each element: the sum from it to the end), recorded.
+Tensor reverse_cumsum(const Tensor& t, int64_t d) { return flip(cumsum(flip(t, {d}), d), {d}); }
+
+// cumprod's/logcumsumexp's gradient in recorded ops (create_graph) for input x
+// and output y: cumprod's reverse_cumsum(g y) / x when x holds no zero,
+// logcumsumexp's sum over i >= j of g_i exp(x_j - y_i), shifted by x's max
+// along d (a constant) so that neither exponential overflows for moderate
+// ranges. Null when no such form applies (cumprod with a zero): the caller
+// then uses its kernel and marks the result not differentiable.
+Tensor scan_grad_recorded(ScanKind kind, const Tensor& x, const Tensor& y, const Tensor& g, int64_t d) {
+  if (x->ndim() == 0) return reshape(g, {});
+  if (kind == ScanKind::prod) {
+    bool has_zero = false;
+    {
+      NoGradGuard ng;
+      Tensor z = any(binary(BinaryOp::eq, x, scalar_tensor(0.0, x->dtype, x->device)), {}, false);
+      has_zero = read_element(z, 0) != 0.0;
+    }
+    if (has_zero) return Tensor();
+    return ops::div(reverse_cumsum(mul(g, y), d), x);
+  }
+  Tensor m;
+  {
+    NoGradGuard ng;
+    m = amax(x, {d}, true);
+    // all -inf along d: any finite shift will do
+    const Tensor ninf = scalar_tensor(-std::numeric_limits<double>::infinity(), x->dtype, x->device);
+    m = where(binary(BinaryOp::eq, m, ninf), scalar_tensor(0.0, x->dtype, x->device), m);
+  }
+  return mul(unary(UnaryOp::exp, sub(x, m)), reverse_cumsum(mul(g, unary(UnaryOp::exp, sub(m, y))), d));
+}
+
 // The gradient node of cumprod/logcumsumexp: the row kernel on saved rows.
 void record_scan_backward(const char* name, ScanKind kind, const Tensor& a, const Tensor& out, const Rows& r,
                           const Tensor& y_rows) {
   const bool was_0d = a->ndim() == 0;
   const int64_t n = r.rows->shape[1];
-  autograd::record_function(name, {a}, {out}, {r.rows, y_rows},
-                            [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              Rows gr = to_rows(g[0], r.dim, "scan backward");
-                              Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
-                              if (gx->numel() > 0)
-                                backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
-                              return {from_rows(gx, r, n, was_0d)};
-                            });
+  // a and the output are saved for the recorded formula under create_graph.
+  autograd::record_function(
+      name, {a}, {out}, {r.rows, y_rows, a, autograd::alias(out)},
+      [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        if (creating_graph())
+          if (Tensor gx = scan_grad_recorded(kind, s[2], autograd::output_with_graph(s[3]), g[0], r.dim))
+            return {gx};
+        Rows gr = to_rows(g[0], r.dim, "scan backward");
+        Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
+        if (gx->numel() > 0) backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
+        Grads res{from_rows(gx, r, n, was_0d)};
+        autograd::not_differentiable(res);  // only under create_graph
+        return res;
+      });
 }
 
 }  // namespace
@@ -81,10 +124,8 @@ std::pair<Tensor, Tensor> cum_extreme(const Tensor& a, int64_t dim, bool is_max)
     autograd::record_function(is_max ? "CummaxBackward" : "CumminBackward", {a}, {values}, {indices},
                               [shape, d, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                                 // Each output's gradient goes to the element it copied.
-                                Tensor gg = was_0d ? reshaped(g[0], {1}) : g[0];
                                 Tensor ii = was_0d ? reshaped(s[0], {1}) : s[0];
-                                Tensor gx = scatter_add_grad(tc::contiguous_on_device(gg), ii, shape, d);
-                                return {was_0d ? reshaped(gx, {}) : gx};
+                                return {pick_grad(g[0], ii, shape, d, was_0d ? Dims{} : shape)};
                               });
   }
   return {values, indices};

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/op_enums.h"
@@ -153,9 +154,11 @@ Tensor scatter_reduce_raw(const Tensor& a, const IndexPlan& p, const Tensor& src
 Tensor as_dtype(const Tensor& b, DType dt) { return cast(b, dt); }
 
 // PyTorch's scatter_reduce_backward (torch/csrc/autograd/FunctionsManual.cpp).
-Grads scatter_reduce_backward(const Tensor& g, const Tensor& self, const Tensor& index, const Tensor& src,
-                              const Tensor& result, int64_t d, int32_t reduce, bool include_self) {
-  NoGradGuard ng;
+// Under create_graph (graph) the sum/mean/amax/amin gradients, linear in g
+// with constant coefficients, are recorded (gather, div, mul, where); prod's
+// is computed without a graph (the caller marks it not differentiable).
+Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& index, const Tensor& src,
+                           const Tensor& result, int64_t d, int32_t reduce, bool include_self, bool graph) {
   const DType dt = self->dtype;
   const Device dev = self->device;
   auto s = [&](double v) { return scalar_tensor(v, dt, dev); };
@@ -203,10 +206,29 @@ Grads scatter_reduce_backward(const Tensor& g, const Tensor& self, const Tensor&
     }
   }
   if (!include_self) {
-    grad_self = clone_data(grad_self);
-    index_put_raw(grad_self, p, s(0), IndexPutMode::assign);
+    if (graph) {  // zero where src was scattered, recorded
+      Tensor written = zeros(self->shape, dt, dev);
+      index_put_raw(written, p, s(1), IndexPutMode::assign);
+      grad_self = where(binary(BinaryOp::ne, written, s(0)), s(0), grad_self);
+    } else {
+      grad_self = clone_data(grad_self);
+      index_put_raw(grad_self, p, s(0), IndexPutMode::assign);
+    }
   }
   return {grad_self, grad_src};
+}
+
+Grads scatter_reduce_backward(const Tensor& g, const Tensor& self, const Tensor& index, const Tensor& src,
+                              const Tensor& result, int64_t d, int32_t reduce, bool include_self) {
+  if (creating_graph() && reduce != TC_SCATTER_PROD)
+    return scatter_reduce_grads(g, self, index, src, result, d, reduce, include_self, true);
+  Grads r;
+  {
+    NoGradGuard ng;
+    r = scatter_reduce_grads(g, self, index, src, result, d, reduce, include_self, false);
+  }
+  autograd::not_differentiable(r);  // only under create_graph (prod)
+  return r;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "core/init.h"
 #include "ops/internal.h"
+#include "ops/pieces_recorded.h"
 
 namespace tc::ops {
 
@@ -20,7 +21,8 @@ void check_operands(const char* op, const char* arg, const Tensor& a, const Tens
     return;
   }
   check_same_device(op, a, b);
-  check_compute_dtype(op, arg, a->dtype, true);
+  // Complex tensors are only moved here (cat, stack): their copies are the core's.
+  if (!is_complex(a->dtype)) check_compute_dtype(op, arg, a->dtype, true);
 }
 }  // namespace
 
@@ -59,15 +61,20 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     dtypes.push_back(t->dtype);
     at += t->shape[d];
   }
-  autograd::record_function(
-      "CatBackward", ts, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-        Grads r;
-        for (size_t i = 0; i < starts.size(); ++i) {
-          r.push_back(is_floating(dtypes[i]) ? cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i])
-                                             : nullptr);
-        }
-        return r;
-      });
+  autograd::record_function("CatBackward", ts, {out}, {},
+                            [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              Grads r;
+                              for (size_t i = 0; i < starts.size(); ++i) {
+                                if (!is_differentiable(dtypes[i])) {
+                                  r.push_back(nullptr);
+                                } else if (creating_graph()) {  // recorded, so it can be differentiated again
+                                  r.push_back(to_dtype(narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i]));
+                                } else {
+                                  r.push_back(cast(raw_narrow(g[0], d, starts[i], shapes[i][d]), dtypes[i]));
+                                }
+                              }
+                              return r;
+                            });
   return out;
 }
 
@@ -108,6 +115,16 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   const Dims in_shape = a->shape;
   autograd::record_function("SplitBackward", {a}, out, {},
                             [in_shape, d, split_size](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              if (creating_graph())  // recorded: the pieces' gradients concatenated
+                                return {cat(pieces_or_zeros(g,
+                                                            [&](size_t i) {
+                                                              Dims piece = in_shape;
+                                                              const int64_t at = int64_t(i) * split_size;
+                                                              piece[d] =
+                                                                  std::min(split_size, in_shape[d] - at);
+                                                              return piece;
+                                                            }),
+                                            d)};
                               return {pieces_grad(in_shape, g, [&](const Tensor& t, int64_t i) {
                                 const int64_t at = i * split_size;
                                 return raw_narrow(t, d, at, std::min(split_size, in_shape[d] - at));
@@ -145,10 +162,12 @@ void check_index_tensor(const char* op, const Tensor& index) {
 namespace {
 Tensor record_gather(const Tensor& a, int64_t d, const Tensor& ic, const Tensor& out) {
   const Dims in = a->shape;
-  autograd::record_function("GatherBackward", {a}, {out}, {ic},
-                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              return {scatter_add_grad(g[0], s[0], in, d)};
-                            });
+  autograd::record_function(
+      "GatherBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        const Tensor idx = s[0];  // under create_graph: gather's adjoint
+        return {linear_of_grad("GatherBackwardBackward", g[0], scatter_add_grad(g[0], s[0], in, d),
+                               [idx, d](const Tensor& gg) { return gather(gg, d, idx); })};
+      });
   return out;
 }
 }  // namespace
@@ -194,13 +213,15 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   shape[d] = count;
   Tensor out = empty(shape, a->dtype, a->device);
   be.index_gather(out, a, d, ic, true);
-  autograd::record_function("IndexSelectBackward", {a}, {out}, {ic},
-                            [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
-                              // Repeated indices sum, in index order.
-                              backend_for(gi).index_scatter_add(gi, g[0], d, s[0], true);
-                              return {gi};
-                            });
+  autograd::record_function(
+      "IndexSelectBackward", {a}, {out}, {ic}, [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        Tensor gi = zeros(in, g[0]->dtype, g[0]->device);
+        // Repeated indices sum, in index order.
+        backend_for(gi).index_scatter_add(gi, g[0], d, s[0], true);
+        const Tensor idx = s[0];  // under create_graph: index_select's adjoint
+        return {linear_of_grad("IndexSelectBackwardBackward", g[0], gi,
+                               [idx, d](const Tensor& gg) { return index_select(gg, d, idx); })};
+      });
   return out;
 }
 

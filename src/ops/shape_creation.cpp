@@ -11,6 +11,7 @@
 #include "core/parallel_for.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
+#include "ops/pieces_recorded.h"
 
 namespace tc::ops {
 
@@ -201,12 +202,14 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
            ")");
   Tensor out = raw_diagonal(a, offset, d1, d2);
   const Dims in_shape = a->shape;
-  autograd::record_function("DiagonalBackward", {a}, {out}, {},
-                            [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
-                              copy_into(raw_diagonal(gi, offset, d1, d2), g[0]);
-                              return {gi};
-                            });
+  autograd::record_function(
+      "DiagonalBackward", {a}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+        Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
+        copy_into(raw_diagonal(gi, offset, d1, d2), g[0]);
+        // under create_graph: linear in g, its adjoint the diagonal again
+        return {linear_of_grad("DiagonalBackwardBackward", g[0], gi,
+                               [=](const Tensor& gg) { return diagonal(gg, offset, d1, d2); })};
+      });
   return out;
 }
 
@@ -223,6 +226,7 @@ Tensor diag(const Tensor& a, int64_t k) {
   copy_into(raw_diagonal(out, k, 0, 1), a);
   autograd::record_function("DiagEmbedBackward", {a}, {out}, {},
                             [k](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              if (creating_graph()) return {clone(diagonal(g[0], k, 0, 1))};  // recorded
                               return {clone_data(raw_diagonal(g[0], k, 0, 1))};
                             });
   return out;
@@ -432,6 +436,11 @@ Tensor pad(const Tensor& a, const std::vector<int64_t>& p, int32_t mode, double 
   const Dims in_shape = a->shape;
   autograd::record_function("ConstantPadNdBackward", {a}, {out}, {},
                             [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              if (creating_graph()) {  // recorded: the opposite padding crops g back
+                                std::vector<int64_t> back(p.size());
+                                for (size_t i = 0; i < p.size(); ++i) back[i] = -p[i];
+                                return {pad(g[0], back, TC_PAD_CONSTANT, 0.0)};
+                              }
                               Tensor gi = zeros(in_shape, g[0]->dtype, g[0]->device);
                               Tensor dst = windows(gi, g[0], true);
                               if (dst->numel() > 0) copy_into(dst, windows(gi, g[0], false));
@@ -512,6 +521,11 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   if (!out.empty())
     autograd::record_function(
         "UnbindBackward", {a}, out, {}, [in_shape, d](const Grads& g, const std::vector<Tensor>&) -> Grads {
+          if (creating_graph()) {  // recorded: the pieces' gradients stacked (zeros for those without)
+            Dims piece = in_shape;
+            piece.erase(d);
+            return {stack(pieces_or_zeros(g, [&](size_t) { return piece; }), d)};
+          }
           return {pieces_grad(in_shape, g, [&](const Tensor& t, int64_t i) { return raw_select(t, d, i); })};
         });
   return out;

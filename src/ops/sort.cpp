@@ -5,6 +5,7 @@
 // to the positions their indices name, like max_dim's and topk's.
 #include "backend/backend.h"
 #include "core/init.h"
+#include "ops/pick_grad.h"
 #include "ops/rows.h"
 
 namespace tc::ops {
@@ -28,12 +29,11 @@ void record_pick_backward(const char* name, const Tensor& a, const Tensor& value
   const bool was_0d = a->ndim() == 0;
   const Dims shape = was_0d ? Dims{1} : a->shape;
   const Dims keep = was_0d ? Dims{1} : keep_shape;
-  autograd::record_function(name, {a}, {values}, {indices},
-                            [shape, keep, d, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                              Tensor gg = reshaped(g[0], keep), ii = reshaped(s[0], keep);
-                              Tensor gx = scatter_add_grad(gg, ii, shape, d);
-                              return {was_0d ? reshaped(gx, {}) : gx};
-                            });
+  autograd::record_function(
+      name, {a}, {values}, {indices},
+      [shape, keep, d, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
+        return {pick_grad(g[0], reshaped(s[0], keep), shape, d, was_0d ? Dims{} : shape)};
+      });
 }
 
 // values/indices [R] of the rows' picks, as a's shape with dim d kept (1) or removed.
@@ -111,9 +111,7 @@ Tensor median(const Tensor& a) {
     const int64_t numel = a->numel();
     autograd::record_function("MedianBackward", {a}, {out}, {i},
                               [in, numel](const Grads& g, const std::vector<Tensor>& s) -> Grads {
-                                Tensor gx =
-                                    scatter_add_grad(reshaped(g[0], {1}), reshaped(s[0], {1}), {numel}, 0);
-                                return {reshaped(gx, in)};
+                                return {pick_grad(g[0], reshaped(s[0], {1}), {numel}, 0, in)};
                               });
   }
   return out;

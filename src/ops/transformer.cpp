@@ -12,10 +12,12 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/rng.h"
+#include "math/op_enums.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
 #include "ops/ops.h"
+#include "ops/pick_grad.h"
 
 namespace tc::ops {
 namespace {
@@ -78,14 +80,32 @@ struct NormBackward : detail::NormBackwardNode {
     const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
+    if (detail::creating_graph()) {
+      std::vector<Tensor> r = recorded(x, w, normalized, want, grads[0],
+                                       [&](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
+                                         // (x - mean) / sqrt(var + eps) (rms: x / sqrt(mean(x^2) + eps)) over
+                                         // the rows, then w, b
+                                         const Tensor xr = reshape(xi, {s.rows, s.cols});
+                                         const Tensor xc = rms ? xr : sub(xr, ops::mean(xr, {1}, true));
+                                         const Tensor ms = ops::mean(mul(xc, xc), {1}, true);
+                                         Tensor y = mul(xc, unary(UnaryOp::rsqrt, add_scalar(ms, eps)));
+                                         if (wi) y = mul(y, reshape(wi, {s.cols}));
+                                         if (bi) y = add(y, reshape(bi, {s.cols}));
+                                         return reshape(y, xi->shape);
+                                       });
+      if (!r.empty()) return r;
+    }
     Tensor gx = want.x ? empty({s.rows, s.cols}, x->dtype, x->device) : Tensor();
     Tensor gw = want.w ? empty({s.cols}, x->dtype, x->device) : Tensor();
     Tensor gb = want.b ? empty({s.cols}, x->dtype, x->device) : Tensor();
     backend_for(x).norm_backward(gx, gw, gb, reshaped(grads[0], {s.rows, s.cols}),
                                  reshaped(x, {s.rows, s.cols}), mean, inv_std,
                                  w ? reshaped(w, {s.cols}) : Tensor());
-    return in_order(gx ? reshaped(gx, x->shape) : Tensor(), gw ? reshaped(gw, normalized) : Tensor(),
-                    gb ? reshaped(gb, normalized) : Tensor());
+    std::vector<Tensor> out =
+        in_order(gx ? reshaped(gx, x->shape) : Tensor(), gw ? reshaped(gw, normalized) : Tensor(),
+                 gb ? reshaped(gb, normalized) : Tensor());
+    autograd::not_differentiable(out);  // only under create_graph (the recorded form was not possible)
+    return out;
   }
 };
 
@@ -112,6 +132,7 @@ Tensor norm_impl(const Tensor& x, const Dims& normalized, const Tensor& w, const
     node->has_w = bool(w);
     node->has_b = bool(b);
     node->normalized = normalized;
+    node->eps = eps;
     autograd::record(node, inputs, {y});
   }
   return y;
@@ -132,6 +153,9 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower) {
   if (is_floating(a->dtype))
     autograd::record_function(lower ? "TrilBackward" : "TriuBackward", {a}, {out}, {},
                               [diagonal, lower](const autograd::Grads& g, const std::vector<Tensor>&) {
+                                // the same triangle of g, recorded under create_graph
+                                if (detail::creating_graph())
+                                  return autograd::Grads{triangle(g[0], diagonal, lower)};
                                 return autograd::Grads{triangle_raw(g[0], diagonal, lower)};
                               });
   return out;
@@ -146,6 +170,13 @@ Tensor causal_softmax(const Tensor& x, double scale) {
   if (y->numel() > 0) backend_for(x).causal_softmax(y, xc, scale);
   autograd::record_function("CausalSoftmaxBackward", {x}, {y}, {autograd::alias(y)},
                             [scale](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              if (detail::creating_graph()) {
+                                // softmax's formula, recorded (the masked entries of y are 0):
+                                // scale y (g - sum(g y))
+                                const Tensor y = autograd::output_with_graph(saved[0]);
+                                const Tensor dot = ops::sum(mul(g[0], y), {-1}, true);
+                                return autograd::Grads{mul_scalar(mul(y, sub(g[0], dot)), scale)};
+                              }
                               const Tensor& yy = saved[0];
                               Tensor gx = empty(yy->shape, yy->dtype, yy->device);
                               if (gx->numel() > 0)
@@ -202,6 +233,11 @@ Tensor cumsum(const Tensor& a, int64_t dim) {
     const Dims shape = a->shape;
     autograd::record_function("CumsumBackward", {a}, {out}, {},
                               [d, shape](const autograd::Grads& g, const std::vector<Tensor>&) {
+                                // the reversed cumsum of g, recorded under create_graph
+                                if (detail::creating_graph()) {
+                                  if (shape.size() == 0) return autograd::Grads{reshape(g[0], shape)};
+                                  return autograd::Grads{flip(cumsum(flip(g[0], {d}), d), {d})};
+                                }
                                 Tensor g1 = shape.size() == 0 ? reshaped(g[0], {1}) : g[0];
                                 return autograd::Grads{reshaped(cumsum_raw(g1, d, true), shape)};
                               });
@@ -328,16 +364,12 @@ std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool lar
   if (is_floating(a->dtype)) {
     const Dims shape = a1->shape;
     const bool scalar = a->ndim() == 0;
-    autograd::record_function("TopkBackward", {a}, {vals}, {idx},
-                              [shape, d, scalar](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                                Tensor gi = saved[0], gg = g[0];
-                                if (scalar) {
-                                  gi = reshaped(gi, {1});
-                                  gg = reshaped(gg, {1});
-                                }
-                                Tensor r = detail::scatter_add_grad(gg, gi, shape, d);
-                                return autograd::Grads{scalar ? reshaped(r, {}) : r};
-                              });
+    autograd::record_function(
+        "TopkBackward", {a}, {vals}, {idx},
+        [shape, d, scalar](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+          Tensor gi = scalar ? reshaped(saved[0], {1}) : saved[0];
+          return autograd::Grads{detail::pick_grad(g[0], gi, shape, d, scalar ? Dims{} : shape)};
+        });
   }
   return {vals, idx};
 }

@@ -19,6 +19,8 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b, bool cu
 }
 
 void check_compute_dtype(const char* op, const char* arg, DType d, bool allow_bool) {
+  TC_CHECK(!is_complex(d), TC_ERR_DTYPE, op, ": ", arg, " is ", dtype_name(d), ", and ", op,
+           " does not support complex tensors");
   TC_CHECK(d != DType::f16 && d != DType::bf16, TC_ERR_DTYPE, op, ": ", arg, " is ", dtype_name(d),
            ", which the CPU only converts (cast it to float32 first)");
   TC_CHECK(allow_bool || d != DType::b8, TC_ERR_DTYPE, op, ": ", arg,
@@ -179,7 +181,7 @@ Tensor reshape_like(const Tensor& t, const Dims& shape, bool must_view, const ch
   const Dims in_shape = t->shape;
   autograd::record_function(copied ? "ReshapeBackward" : "ViewBackward", {t}, {v}, {},
                             [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              return {raw_reshape(g[0], in_shape)};
+                              return {bw_reshape(g[0], in_shape)};
                             });
   return v;
 }
@@ -200,10 +202,9 @@ Tensor permute(const Tensor& t, const Dims& dims) {
     perm.push_back(d);
   }
   Tensor out = raw_permute(t, perm);
-  autograd::record_function("PermuteBackward", {t}, {out}, {},
-                            [inverse](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              return {raw_permute(g[0], inverse)};
-                            });
+  autograd::record_function(
+      "PermuteBackward", {t}, {out}, {},
+      [inverse](const Grads& g, const std::vector<Tensor>&) -> Grads { return {bw_permute(g[0], inverse)}; });
   return out;
 }
 
@@ -217,7 +218,7 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   Tensor out = raw_permute(t, perm);
   autograd::record_function("TransposeBackward", {t}, {out}, {},
                             [perm](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              return {raw_permute(g[0], perm)};  // a swap is its own inverse
+                              return {bw_permute(g[0], perm)};  // a swap is its own inverse
                             });
   return out;
 }
@@ -235,8 +236,11 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   const Dims in_shape = t->shape;
   autograd::record_function(
       "NarrowBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-        return {scatter_into_zeros(in_shape, g[0],
-                                   [&](const Tensor& z) { return raw_narrow(z, d, start, length); })};
+        return {linear_of_grad(
+            "NarrowBackwardBackward", g[0],
+            scatter_into_zeros(in_shape, g[0],
+                               [&](const Tensor& z) { return raw_narrow(z, d, start, length); }),
+            [=](const Tensor& gg) { return narrow(gg, d, start, length); })};
       });
   return out;
 }
@@ -256,8 +260,11 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   const Dims in_shape = t->shape;
   autograd::record_function(
       "SliceBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-        return {scatter_into_zeros(in_shape, g[0],
-                                   [&](const Tensor& z) { return raw_slice(z, d, start, end, step); })};
+        return {linear_of_grad(
+            "SliceBackwardBackward", g[0],
+            scatter_into_zeros(in_shape, g[0],
+                               [&](const Tensor& z) { return raw_slice(z, d, start, end, step); }),
+            [=](const Tensor& gg) { return slice(gg, d, start, end, step); })};
       });
   return out;
 }
@@ -273,7 +280,10 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   const Dims in_shape = t->shape;
   autograd::record_function(
       "SelectBackward", {t}, {out}, {}, [=](const Grads& g, const std::vector<Tensor>&) -> Grads {
-        return {scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_select(z, d, index); })};
+        return {linear_of_grad(
+            "SelectBackwardBackward", g[0],
+            scatter_into_zeros(in_shape, g[0], [&](const Tensor& z) { return raw_select(z, d, index); }),
+            [=](const Tensor& gg) { return select(gg, d, index); })};
       });
   return out;
 }
@@ -291,7 +301,7 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
   const Dims in_shape = t->shape;
   autograd::record_function("SqueezeBackward", {t}, {out}, {},
                             [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              return {raw_reshape(g[0], in_shape)};
+                              return {bw_reshape(g[0], in_shape)};
                             });
   return out;
 }
@@ -307,7 +317,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const Dims in_shape = t->shape;
   autograd::record_function("UnsqueezeBackward", {t}, {out}, {},
                             [in_shape](const Grads& g, const std::vector<Tensor>&) -> Grads {
-                              return {raw_reshape(g[0], in_shape)};
+                              return {bw_reshape(g[0], in_shape)};
                             });
   return out;
 }
@@ -352,11 +362,23 @@ Tensor detach(const Tensor& t) { return autograd::alias(t); }
 Tensor to_dtype(const Tensor& t, DType dtype) {
   if (t->dtype == dtype) return t;
   Tensor out = cast(t, dtype);
-  if (is_floating(dtype) && is_floating(t->dtype)) {
+  if (is_complex(t->dtype) && !is_complex(dtype) && is_floating(dtype)) {
+    // The imaginary part is dropped: its gradient is 0 (PyTorch's ToCopyBackward).
     const DType in = t->dtype;
     autograd::record_function(
         "ToCopyBackward", {t}, {out}, {},
         [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {cast(g[0], in)}; });
+  } else if (is_complex(dtype) && is_floating(t->dtype)) {
+    // Real to complex: the input's gradient is the real part of g.
+    const DType in = t->dtype;
+    autograd::record_function(
+        "ToCopyBackward", {t}, {out}, {},
+        [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {cast(real(g[0]), in)}; });
+  } else if (is_differentiable(dtype) && is_differentiable(t->dtype)) {
+    const DType in = t->dtype;
+    autograd::record_function(
+        "ToCopyBackward", {t}, {out}, {},
+        [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {bw_cast(g[0], in)}; });
   }
   return out;
 }
@@ -365,9 +387,10 @@ Tensor to_device(const Tensor& t, Device device) {
   if (t->device == device) return t;
   Tensor out = tc::to_device(t, device);
   const Device in = t->device;
-  autograd::record_function(
-      "ToCopyBackward", {t}, {out}, {},
-      [in](const Grads& g, const std::vector<Tensor>&) -> Grads { return {tc::to_device(g[0], in)}; });
+  autograd::record_function("ToCopyBackward", {t}, {out}, {},
+                            [in](const Grads& g, const std::vector<Tensor>&) -> Grads {
+                              return {creating_graph() ? ops::to_device(g[0], in) : tc::to_device(g[0], in)};
+                            });
   return out;
 }
 

@@ -196,9 +196,10 @@ static void test_flags(void) {
 }
 
 static void test_registries(void) {
-  const char* names[TC_DTYPE_COUNT] = {"float32", "float64", "float16", "bfloat16", "int8",
-                                       "int16",   "int32",   "int64",   "uint8",    "bool"};
-  const int64_t sizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1};
+  const char* names[TC_DTYPE_COUNT] = {"float32", "float64", "float16",   "bfloat16",
+                                       "int8",    "int16",   "int32",     "int64",
+                                       "uint8",   "bool",    "complex64", "complex128"};
+  const int64_t sizes[TC_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1, 8, 16};
   for (int32_t d = 0; d < TC_DTYPE_COUNT; ++d) {
     const char* name = NULL;
     int64_t size = 0;
@@ -221,6 +222,10 @@ static void test_registries(void) {
   CHECK(d == TC_INT64);
   OK(tc_promote_types(TC_FLOAT16, TC_BFLOAT16, &d));
   CHECK(d == TC_FLOAT32);
+  OK(tc_promote_types(TC_FLOAT64, TC_COMPLEX64, &d));
+  CHECK(d == TC_COMPLEX128);
+  OK(tc_promote_types(TC_INT64, TC_COMPLEX64, &d));
+  CHECK(d == TC_COMPLEX64);
   char buf[32];
   int64_t needed = 0;
   OK(tc_device_name(TC_CPU, buf, sizeof buf, &needed));

@@ -169,6 +169,8 @@
 #pragma weak tc_instance_norm
 #pragma weak tc_conv2d_padded
 #pragma weak tc_conv_transpose2d
+#pragma weak tc_conv3d
+#pragma weak tc_conv_transpose3d
 #pragma weak tc_max_pool2d_with_indices
 #pragma weak tc_avg_pool2d_ex
 #pragma weak tc_adaptive_avg_pool2d
@@ -202,6 +204,9 @@
 #pragma weak tc_linalg_svdvals
 #pragma weak tc_linalg_eigh
 #pragma weak tc_linalg_eigvalsh
+#pragma weak tc_linalg_householder_product
+#pragma weak tc_linalg_eig
+#pragma weak tc_linalg_lstsq
 #pragma weak tc_multinomial
 #pragma weak tc_cat
 #pragma weak tc_stack
@@ -242,6 +247,8 @@
 #pragma weak tc_tensor_grad_fn_name
 #pragma weak tc_detach
 #pragma weak tc_backward
+#pragma weak tc_autograd_grad
+#pragma weak tc_backward_ex
 #pragma weak tc_set_grad_enabled
 #pragma weak tc_uniform_
 #pragma weak tc_normal_
@@ -289,6 +296,8 @@
 #pragma weak tc_node_next
 #pragma weak tc_node_same
 #pragma weak tc_node_free
+#pragma weak tc_set_anomaly_mode
+#pragma weak tc_anomaly_mode
 #pragma weak tc_process_group_create
 #pragma weak tc_process_group_free
 #pragma weak tc_process_group_rank
@@ -321,6 +330,7 @@
 #define TC_MISUSE_WEAK
 #include "misuse_ops_generated.inc"
 #include "misuse_shape_creation.inc"
+#include "misuse_shared_memory.inc"
 #include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_WEAK
 
@@ -373,6 +383,8 @@ struct Fixtures {
   tc_tensor t3 = nullptr;      // float32 [2,4,4] (a 3-D input)
   tc_tensor i32 = nullptr;     // int32 [2,3]
   tc_tensor piv = nullptr;     // int32 [2,4] of ones (LU pivots for t3: no swaps)
+  tc_tensor z = nullptr;       // complex64 [2,3] (ones)
+  tc_tensor pairs = nullptr;   // float32 [3,2] (view_as_complex's input)
   tc_optimizer opt = nullptr;  // SGD over p
   // Spoiled handles.
   tc_tensor freed = nullptr, stale = nullptr, garbage = nullptr, wrong = nullptr;
@@ -1015,6 +1027,12 @@ std::vector<Extra> logcumsumexp_extras() {
 }
 std::vector<Extra> tril_extras() {
   return {X("1-D a", {TC_ERR_SHAPE}, [](M& m) { return tc_tril(m.f.v, 0, m.O(9)); })};
+}
+std::vector<Extra> fft_extras() {
+  return {X("n 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_fft_c2c(m.f.z, 1, 0, 0, 1, m.O(9)); }),
+          X("normalization 3", {TC_ERR_INVALID_ARGUMENT},
+            [](M& m) { return tc_fft_c2c(m.f.z, 1, -1, 3, 1, m.O(9)); }),
+          X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_fft_c2c(m.f.s, 0, -1, 0, 1, m.O(9)); })};
 }
 std::vector<Extra> triu_extras() {
   return {X("0-dim a", {TC_ERR_SHAPE}, [](M& m) { return tc_triu(m.f.s, 0, m.O(9)); })};
@@ -1886,6 +1904,7 @@ std::vector<Entry> build_table() {
   // The elementwise families: one row per op of ops/ops.toml, generated.
 #define TC_MISUSE_ROWS
 #include "misuse_ops_generated.inc"
+#include "misuse_shared_memory.inc"
 #include "misuse_sort_reduce.inc"
 #undef TC_MISUSE_ROWS
   add(E(FN(tc_where), "HHHO",
@@ -2289,6 +2308,102 @@ std::vector<Entry> build_table() {
               }),
         };
       }()));
+  add(E(
+      FN(tc_conv3d), "HHhPPP-O",
+      [](M& m) {
+        // x [1, 2, 3, 4, 4], weight [3, 2, 2, 3, 3]: made here (the fixtures are 2-D).
+        int64_t st[] = {1, 1, 2}, pad[] = {1, 1, 0}, dil[] = {1, 1, 1};
+        tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3});
+        const int32_t rc = m.done(tc_conv3d(m.H(0, x), m.H(1, w), m.H(2, m.f.bias), m.P(3, st), m.P(4, pad),
+                                            m.P(5, dil), 1, m.O(7)));
+        free_t(x);
+        free_t(w);
+        return rc;
+      },
+      [] {
+        auto conv = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t d0,
+                       int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1, 1}, pad[] = {p0, 0, 0}, dil[] = {d0, 1, 1};
+            tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3});
+            const int32_t rc = m.done(tc_conv3d(x, w, nullptr, st, pad, dil, groups, m.O(9)));
+            free_t(x);
+            free_t(w);
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            conv("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 1, 0),
+            conv("groups 2 (3 output channels)", {TC_ERR_SHAPE}, 1, 0, 1, 2),
+            conv("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 1, 1),
+            conv("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 1, 1),
+            conv("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1),
+            conv("kernel larger than the padded input", {TC_ERR_SHAPE}, 1, 0, 5, 1),
+            conv("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 1, kI64Max, 1, 1),
+            X("4-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor w = make_f32({3, 2, 1, 3, 3});
+                const int32_t rc = m.done(tc_conv3d(m.f.img, w, nullptr, st, pad, dil, 1, m.O(9)));
+                free_t(w);
+                return rc;
+              }),
+            X("bias of the wrong size", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor x = make_f32({1, 2, 3, 4, 4}), w = make_f32({3, 2, 2, 3, 3}), b = make_f32({2});
+                const int32_t rc = m.done(tc_conv3d(x, w, b, st, pad, dil, 1, m.O(9)));
+                free_t(x);
+                free_t(w);
+                free_t(b);
+                return rc;
+              }),
+        };
+      }()));
+  add(E(
+      FN(tc_conv_transpose3d), "HHhPPPP-O",
+      [](M& m) {
+        // x [1, 2, 2, 3, 3], weight [2 in, 3 out, 2, 2, 2].
+        int64_t st[] = {2, 1, 2}, pad[] = {1, 0, 0}, op[] = {1, 0, 0}, dil[] = {1, 1, 1};
+        tc_tensor x = make_f32({1, 2, 2, 3, 3}), w = make_f32({2, 3, 2, 2, 2});
+        const int32_t rc = m.done(tc_conv_transpose3d(m.H(0, x), m.H(1, w), m.H(2, m.f.bias), m.P(3, st),
+                                                      m.P(4, pad), m.P(5, op), m.P(6, dil), 1, m.O(8)));
+        free_t(x);
+        free_t(w);
+        return rc;
+      },
+      [] {
+        auto ct = [](std::string what, std::vector<int32_t> codes, int64_t s0, int64_t p0, int64_t op0,
+                     int64_t d0, int64_t groups) {
+          return X(what, codes, [=](M& m) {
+            int64_t st[] = {s0, 1, 1}, pad[] = {p0, 0, 0}, op[] = {op0, 0, 0}, dil[] = {d0, 1, 1};
+            tc_tensor x = make_f32({1, 2, 2, 3, 3}), w = make_f32({2, 3, 2, 2, 2});
+            const int32_t rc = m.done(tc_conv_transpose3d(x, w, nullptr, st, pad, op, dil, groups, m.O(9)));
+            free_t(x);
+            free_t(w);
+            return rc;
+          });
+        };
+        return std::vector<Extra>{
+            ct("stride 0", {TC_ERR_INVALID_ARGUMENT}, 0, 0, 0, 1, 1),
+            ct("padding -1", {TC_ERR_INVALID_ARGUMENT}, 1, -1, 0, 1, 1),
+            ct("output_padding not below stride or dilation", {TC_ERR_INVALID_ARGUMENT}, 2, 0, 2, 1, 1),
+            ct("dilation 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 0, 1),
+            ct("groups 0", {TC_ERR_INVALID_ARGUMENT}, 1, 0, 0, 1, 0),
+            ct("groups 3 (2 input channels)", {TC_ERR_SHAPE}, 1, 0, 0, 1, 3),
+            ct("padding so large the output is empty", {TC_ERR_SHAPE}, 1, 9, 0, 1, 1),
+            ct("padding INT64_MAX", {TC_ERR_INVALID_ARGUMENT}, 1, kI64Max, 0, 1, 1),
+            X("4-D input", {TC_ERR_SHAPE},
+              [](M& m) {
+                int64_t st[] = {1, 1, 1}, pad[] = {0, 0, 0}, op[] = {0, 0, 0}, dil[] = {1, 1, 1};
+                tc_tensor w = make_f32({2, 3, 2, 2, 2});
+                const int32_t rc =
+                    m.done(tc_conv_transpose3d(m.f.img, w, nullptr, st, pad, op, dil, 1, m.O(9)));
+                free_t(w);
+                return rc;
+              }),
+        };
+      }()));
   auto pool_ex_extras =
       [](std::function<int32_t(M&, const int64_t*, const int64_t*, const int64_t*, int32_t)> f) {
         auto pool = [f](std::string what, std::vector<int32_t> codes, int64_t k, int64_t s, int64_t p,
@@ -2675,6 +2790,42 @@ std::vector<Entry> build_table() {
     add(E(
         FN(tc_linalg_eigvalsh), "H-O", [](M& m) { return tc_linalg_eigvalsh(m.H(0, m.f.t3), 1, m.O(2)); },
         matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eigvalsh(a, 1, m.O(9)); }, true)));
+    add(E(
+        FN(tc_linalg_householder_product), "HHO",
+        [](M& m) { return tc_linalg_householder_product(m.H(0, m.f.t3), m.H(1, m.f.a), m.O(2)); },
+        {X("1-D A", {TC_ERR_SHAPE}, [](M& m) { return tc_linalg_householder_product(m.f.v, m.f.v, m.O(9)); }),
+         X("int32 tau", {TC_ERR_DTYPE},
+           [](M& m) { return tc_linalg_householder_product(m.f.t3, m.f.i32, m.O(9)); }),
+         X("2x3 A (m < n)", {TC_ERR_SHAPE},
+           [](M& m) { return tc_linalg_householder_product(m.f.a, m.f.v, m.O(9)); })}));
+    add(E(
+        FN(tc_linalg_eig), "H-OO",
+        [](M& m) { return tc_linalg_eig(m.H(0, m.f.t3), 1, m.O(2, 0), m.O(3, 1)); },
+        matrix_extras([](M& m, tc_tensor a) { return tc_linalg_eig(a, 1, m.O(9, 0), m.O(9, 1)); }, true)));
+    add(E(
+        FN(tc_linalg_lstsq), "HH--OOOO",
+        [](M& m) {
+          return tc_linalg_lstsq(m.H(0, m.f.t3), m.H(1, m.f.t3), -1.0, 1, m.O(4, 0), m.O(5, 1), m.O(6, 2),
+                                 m.O(7, 3));
+        },
+        [&] {
+          auto x = matrix_extras(
+              [](M& m, tc_tensor a) {
+                return tc_linalg_lstsq(a, m.f.t3, -1.0, 1, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+              },
+              false);
+          x.push_back(X("driver 7", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.t3, -1.0, 7, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+          }));
+          x.push_back(X("B of 2 rows", {TC_ERR_SHAPE}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.bt, -1.0, 1, m.O(9, 0), m.O(9, 1), m.O(9, 2), m.O(9, 3));
+          }));
+          x.push_back(X("NaN rcond", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+            return tc_linalg_lstsq(m.f.t3, m.f.t3, std::nan(""), 1, m.O(9, 0), m.O(9, 1), m.O(9, 2),
+                                   m.O(9, 3));
+          }));
+          return x;
+        }()));
   }
   add(E(FN(tc_multinomial), "H--O", [](M& m) { return tc_multinomial(m.H(0, m.f.v), 2, 1, m.O(3)); },
         {X("num_samples 0", {TC_ERR_INVALID_ARGUMENT},
@@ -3296,6 +3447,114 @@ std::vector<Entry> build_table() {
            free_t(r);
            return rc;
          })}));
+  // autograd.grad: outputs, n, grad_outputs, inputs, n, options, out_grads;
+  // then the elements outputs[0], grad_outputs[0], inputs[0].
+  add(E(FN(tc_autograd_grad), "P-pP-pOHhH",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          tc_tensor outs[] = {m.H(7, r)}, gos[] = {m.H(8, nullptr)}, ins[] = {m.H(9, m.f.p)};
+          const tc_grad_options o{sizeof(tc_grad_options), 0, 0, 0, 0};
+          const int32_t rc = m.done(tc_autograd_grad(m.P(0, outs), 1, gos, m.P(3, ins), 1, &o, m.HS(6)));
+          // The one gradient handed back (cleanup_success frees only counted handle arrays).
+          if (rc == TC_OK) {
+            tc_tensor_free(m.o.hs[0]);
+            m.o.hs[0] = nullptr;
+          }
+          free_t(r);
+          return rc;
+        },
+        {X("input that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &m.f.a, 1, nullptr, m.HS(9)));
+             free_t(r);
+             return rc;
+           }),
+         X("unused input without allow_unused", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m), q = nullptr;
+             if (tc_detach(m.f.p, &q) != TC_OK || tc_tensor_set_requires_grad(q, 1) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &q, 1, nullptr, m.HS(9)));
+             free_t(q);
+             free_t(r);
+             return rc;
+           }),
+         X("output without grad_fn", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_autograd_grad(&m.f.s, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)); }),
+         X("graph freed by an earlier backward", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&r, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(r);
+             return rc;
+           }),
+         X("non-scalar output without grad_outputs", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&sq, 1, nullptr, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(sq);
+             return rc;
+           }),
+         X("grad_outputs of the wrong shape", {TC_ERR_SHAPE},
+           [](M& m) {
+             tc_tensor sq = nullptr;
+             if (tc_mul(m.f.p, m.f.p, &sq) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_autograd_grad(&sq, 1, &m.f.bt, &m.f.p, 1, nullptr, m.HS(9)));
+             free_t(sq);
+             return rc;
+           }),
+         X("n_outputs 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_autograd_grad(&m.f.p, 0, nullptr, &m.f.p, 1, nullptr, m.HS(9)); }),
+         X("n_inputs -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_autograd_grad(&m.f.p, 1, nullptr, &m.f.p, -1, nullptr, m.HS(9)); }),
+         X("options->size 0", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           const tc_grad_options o{0, 0, 0, 0, 0};
+           return tc_autograd_grad(&m.f.p, 1, nullptr, &m.f.p, 1, &o, m.HS(9));
+         })}));
+  // backward with options: roots, n, grads, options; then roots[0], grads[0].
+  add(E(FN(tc_backward_ex), "P-ppHh",
+        [](M& m) {
+          tc_tensor r = make_root(m);
+          tc_tensor roots[] = {m.H(4, r)}, gs[] = {m.H(5, nullptr)};
+          const tc_backward_options o{sizeof(tc_backward_options), 0, 0, &m.f.p, 1};
+          const int32_t rc = m.done(tc_backward_ex(m.P(0, roots), 1, gs, &o));
+          free_t(r);
+          return rc;
+        },
+        {X("root that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) { return tc_backward_ex(&m.f.s, 1, nullptr, nullptr); }),
+         X("input that does not require grad", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const tc_backward_options o{sizeof(tc_backward_options), 0, 0, &m.f.a, 1};
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, &o));
+             free_t(r);
+             return rc;
+           }),
+         X("options->inputs NULL with n_inputs 1", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             const tc_backward_options o{sizeof(tc_backward_options), 0, 0, nullptr, 1};
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, &o));
+             free_t(r);
+             return rc;
+           }),
+         X("second backward through a freed graph", {TC_ERR_AUTOGRAD},
+           [](M& m) {
+             tc_tensor r = make_root(m);
+             if (tc_backward(r, nullptr, 0) != TC_OK) return -1;
+             const int32_t rc = m.done(tc_backward_ex(&r, 1, nullptr, nullptr));
+             free_t(r);
+             return rc;
+           }),
+         X("n_roots 0", {TC_ERR_INVALID_ARGUMENT},
+           [](M& m) { return tc_backward_ex(&m.f.p, 0, nullptr, nullptr); }),
+         X("options->size 3", {TC_ERR_INVALID_ARGUMENT}, [](M& m) {
+           const tc_backward_options o{3, 0, 0, nullptr, 0};
+           return tc_backward_ex(&m.f.p, 1, nullptr, &o);
+         })}));
   add(E(FN(tc_set_grad_enabled), "-p", [](M& m) { return tc_set_grad_enabled(1, m.o.i32); },
         {X("enabled 2", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(2, m.o.i32); }),
          X("enabled -1", {TC_ERR_INVALID_ARGUMENT}, [](M& m) { return tc_set_grad_enabled(-1, m.o.i32); })}));
@@ -3452,6 +3711,14 @@ std::vector<Entry> build_table() {
           tc_node_free(n);
           return tc_node_free(n);
         })}));
+
+  // Anomaly mode (the valid call leaves it off, as every other test expects).
+  add(E(FN(tc_set_anomaly_mode), "--pp", [](M&) { return tc_set_anomaly_mode(0, 1, nullptr, nullptr); },
+        {X("enabled 2", {TC_ERR_INVALID_ARGUMENT},
+           [](M&) { return tc_set_anomaly_mode(2, 1, nullptr, nullptr); }),
+         X("check_nan -1", {TC_ERR_INVALID_ARGUMENT},
+           [](M&) { return tc_set_anomaly_mode(0, -1, nullptr, nullptr); })}));
+  add(E(FN(tc_anomaly_mode), "PP", [](M& m) { return tc_anomaly_mode(m.I32(0), m.I32(1)); }, {}));
 
   // Custom op libraries.
   add(with_cleanup(
@@ -4752,10 +5019,12 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     f.cond = make(TC_BOOL, {2, 3});
     f.i32 = make(TC_INT32, {2, 3});
     f.piv = make(TC_INT32, {2, 4});
+    f.z = make(TC_COMPLEX64, {2, 3});
+    f.pairs = make_f32({3, 2});
     f.ia = make_i64({2, 3}, {0, 1, 0, 1, 1, 0});
     f.cls = make_i64({2}, {0, 2});
     ASSERT_TRUE(f.a && f.b && f.bt && f.v && f.s && f.img && f.w && f.bias && f.emb && f.p && f.leaf &&
-                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.piv && f.ia && f.cls);
+                f.lw && f.lb && f.t3 && f.cond && f.i32 && f.piv && f.ia && f.cls && f.z && f.pairs);
     if (HAVE(tc_tensor_set_requires_grad)) {
       ASSERT_EQ(tc_tensor_set_requires_grad(f.p, 1), TC_OK);
     }
@@ -4846,8 +5115,8 @@ class MisuseFn : public ::testing::TestWithParam<size_t> {
     if (f.pg) tc_process_group_free(f.pg);
     if (f.op) tc_op_free(f.op);
     if (f.lib) tc_library_unload(f.lib);
-    for (tc_tensor t : {f.a, f.b, f.bt, f.v, f.s, f.cond, f.i32, f.piv, f.ia, f.cls, f.img, f.w, f.bias,
-                        f.emb, f.p, f.leaf, f.lw, f.lb, f.t3})
+    for (tc_tensor t : {f.a, f.b,    f.bt,  f.v, f.s,    f.cond, f.i32, f.piv, f.ia, f.cls,  f.img,
+                        f.w, f.bias, f.emb, f.p, f.leaf, f.lw,   f.lb,  f.t3,  f.z,  f.pairs})
       if (t) tc_tensor_free(t);
     int64_t handles = -1;
     tc_get_flag("live_handles", &handles);

@@ -136,7 +136,9 @@ TEST_F(MlpKernels, CrossEntropyFloat32MatchesLibmReference) {
         const CeResult r = cross_entropy_of(x32, target);
         const std::string where = std::to_string(n) + "x" + std::to_string(c) + " scale " +
                                   std::to_string(scale) + " threads " + std::to_string(threads);
-        EXPECT_TRUE(close_f32(r.grad, want_grad, 1, "grad")) << where;
+        // Rows wider than 2048 classes take their exps in float (math/fast_math.h,
+        // within 1 ulp, as torch computes them), so a prob may be 2 ulps off libm's.
+        EXPECT_TRUE(close_f32(r.grad, want_grad, c > 2048 ? 2 : 1, "grad")) << where;
         EXPECT_TRUE(close_f32(r.loss, want_loss, 1, "loss")) << where;
       }
     }

@@ -34,6 +34,8 @@
 #pragma weak tc_cosine_similarity
 #pragma weak tc_normalize
 #pragma weak tc_backward
+#pragma weak tc_autograd_grad
+#pragma weak tc_backward_ex
 #pragma weak tc_optimizer_adam
 #pragma weak tc_optimizer_rmsprop
 #pragma weak tc_optimizer_adagrad
@@ -50,6 +52,11 @@
 #pragma weak tc_tensor_grad
 #pragma weak tc_softmax
 #pragma weak tc_mul_scalar
+#pragma weak tc_set_sharing_strategy
+#pragma weak tc_tensor_share_memory_
+#pragma weak tc_tensor_shared_handle
+#pragma weak tc_tensor_from_shared
+#pragma weak tc_set_anomaly_mode
 #pragma weak tc_tensor_dict_create
 #pragma weak tc_sort
 #pragma weak tc_cumprod
@@ -97,6 +104,9 @@ int64_t flag(const char* name) {
   return v;
 }
 
+// Anomaly mode's forward-trace hook in the workload.
+const char* anomaly_trace(void*) { return "the workload's forward call"; }
+
 bool workload_available() {
   const void* fns[] = {reinterpret_cast<void*>(&tc_matmul),
                        reinterpret_cast<void*>(&tc_linalg_inv_ex),
@@ -109,6 +119,9 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_cosine_similarity),
                        reinterpret_cast<void*>(&tc_normalize),
                        reinterpret_cast<void*>(&tc_backward),
+                       reinterpret_cast<void*>(&tc_autograd_grad),
+                       reinterpret_cast<void*>(&tc_backward_ex),
+                       reinterpret_cast<void*>(&tc_set_anomaly_mode),
                        reinterpret_cast<void*>(&tc_optimizer_adam),
                        reinterpret_cast<void*>(&tc_optimizer_rmsprop),
                        reinterpret_cast<void*>(&tc_optimizer_adagrad),
@@ -125,6 +138,10 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_tensor_grad),
                        reinterpret_cast<void*>(&tc_softmax),
                        reinterpret_cast<void*>(&tc_mul_scalar),
+                       reinterpret_cast<void*>(&tc_set_sharing_strategy),
+                       reinterpret_cast<void*>(&tc_tensor_share_memory_),
+                       reinterpret_cast<void*>(&tc_tensor_shared_handle),
+                       reinterpret_cast<void*>(&tc_tensor_from_shared),
                        reinterpret_cast<void*>(&tc_tensor_dict_create),
                        reinterpret_cast<void*>(&tc_sort),
                        reinterpret_cast<void*>(&tc_cumprod),
@@ -353,6 +370,16 @@ class Workload {
       STEP(tc_cross_entropy_ex, *logits, *target, nullptr, 1, 0.1, TC_REDUCTION_MEAN, ce);
       STEP(tc_normalize, *logits, 2.0, 1, 1e-12, nrm);
       STEP(tc_backward, *ce, nullptr, 1);
+      // Gradients handed back with a graph of their own, differentiated
+      // again, and a backward restricted to one input (all keep the graph).
+      tc_tensor *gl = slot(), *gsq = slot(), *gtot = slot(), *ggl = slot();
+      const tc_grad_options go{sizeof(tc_grad_options), 1, 1, 0, 0};
+      STEP(tc_autograd_grad, ce, 1, nullptr, logits, 1, &go, gl);
+      STEP(tc_mul, *gl, *gl, gsq);
+      STEP(tc_sum, *gsq, nullptr, 0, 0, gtot);
+      STEP(tc_autograd_grad, gtot, 1, nullptr, w2, 1, &go, ggl);
+      const tc_backward_options bwo{sizeof(tc_backward_options), 1, 0, w2, 1};
+      STEP(tc_backward_ex, ce, 1, nullptr, &bwo);
       STEP(tc_backward, *loss, nullptr, 0);
       STEP(tc_optimizer_step, opt_);
       STEP(tc_optimizer_step, rmsprop_);
@@ -397,6 +424,24 @@ class Workload {
       tc_tensor *bce = slot(), *cos = slot();
       STEP(tc_binary_cross_entropy_with_logits, *d64, *sm, nullptr, nullptr, TC_REDUCTION_SUM, bce);
       STEP(tc_cosine_similarity, *d64, *sm, 1, 1e-8, cos);
+      // Shared memory: results moved into segments (each an allocation the
+      // walk fails: an exhausted /dev/shm), exported and mapped again, with
+      // both strategies.
+      for (const int32_t strategy : {TC_SHARE_FILE_DESCRIPTOR, TC_SHARE_FILE_SYSTEM}) {
+        tc_tensor* src = strategy == TC_SHARE_FILE_SYSTEM ? bce : cos;
+        tc_tensor* back = slot();
+        STEP(tc_set_sharing_strategy, strategy);
+        const bool shared = check("tc_tensor_share_memory_", tc_tensor_share_memory_(*src));
+        tc_set_sharing_strategy(TC_SHARE_FILE_DESCRIPTOR);  // the next run starts with the default
+        if (!shared) return;
+        int32_t kind = 0, fd = -1;
+        int64_t nb = 0, ndim = 0, shape[TC_MAX_DIMS] = {};
+        char name[128] = {};
+        STEP(tc_tensor_shared_handle, *src, &kind, &fd, &nb, name, 128, nullptr);
+        STEP(tc_tensor_ndim, *src, &ndim);
+        STEP(tc_tensor_shape, *src, shape, TC_MAX_DIMS);
+        STEP(tc_tensor_from_shared, kind, fd, name, nb, shape, nullptr, ndim, 0, TC_FLOAT64, back);
+      }
       STEP(tc_optimizer_zero_grad, opt_);
     }
 
@@ -451,6 +496,17 @@ class Workload {
       STEP(tc_add, *s1, *s2, total);
       STEP(tc_backward, *total, nullptr, 0);
       STEP(tc_optimizer_zero_grad, opt_);
+    }
+    // The eigendecomposition of a general matrix, least squares (gelsd:
+    // its singular values) and a Householder product on them, forward only.
+    {
+      tc_tensor *gram = slot(), *w1t = slot(), *ev = slot(), *evec = slot(), *x = slot(), *res = slot(),
+                *rank = slot(), *sv = slot(), *q = slot();
+      STEP(tc_transpose, *w1, 0, 1, w1t);
+      STEP(tc_matmul, *w1, *w1t, gram);
+      STEP(tc_linalg_eig, *gram, 1, ev, evec);
+      STEP(tc_linalg_lstsq, *gram, *w1, -1.0, 2, x, res, rank, sv);
+      STEP(tc_linalg_householder_product, *gram, *sv, q);
     }
 
     // A checkpoint: the model and the optimizer's state, to bytes and to a
@@ -557,6 +613,37 @@ class Workload {
     STEP(tc_pixel_unshuffle, *r4, 2, ps);
     STEP(tc_sum, *ps, nullptr, 0, 0, nsum);
     STEP(tc_backward, *nsum, nullptr, 0);
+
+    // Anomaly mode (autograd/anomaly.cpp): each node's trace kept as it is
+    // recorded, each gradient checked for NaN in backward. The guard turns it
+    // off however the step ends (a failed STEP returns).
+    {
+      struct AnomalyOff {
+        ~AnomalyOff() { tc_set_anomaly_mode(0, 1, nullptr, nullptr); }
+      } off;
+      STEP(tc_set_anomaly_mode, 1, 1, &anomaly_trace, nullptr);
+      tc_tensor *an = slot(), *an_sq = slot(), *an_sum = slot();
+      STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, an);
+      STEP(tc_tensor_set_requires_grad, *an, 1);
+      STEP(tc_mul, *an, *an, an_sq);
+      STEP(tc_sum, *an_sq, nullptr, 0, 0, an_sum);
+      STEP(tc_backward, *an_sum, nullptr, 0);
+    }
+    // 3-D convolutions (ops/conv_nd.cpp; oneDNN's buffers on the CPU):
+    // conv3d, its transpose, backward through both.
+    const int64_t vols[] = {2, 2, 3, 4, 4}, k3d[] = {3, 2, 2, 3, 3}, kt3d[] = {3, 2, 2, 2, 2};
+    const int64_t one3[] = {1, 1, 1}, two3[] = {2, 2, 2}, pad3[] = {1, 0, 1};
+    tc_tensor *vol = slot(), *w3 = slot(), *wt3 = slot(), *c3 = slot(), *t3 = slot(), *s3 = slot();
+    STEP(tc_randn, vols, 5, TC_FLOAT32, TC_CPU, vol);
+    STEP(tc_randn, k3d, 5, TC_FLOAT32, TC_CPU, w3);
+    STEP(tc_randn, kt3d, 5, TC_FLOAT32, TC_CPU, wt3);
+    STEP(tc_tensor_set_requires_grad, *vol, 1);
+    STEP(tc_tensor_set_requires_grad, *w3, 1);
+    STEP(tc_tensor_set_requires_grad, *wt3, 1);
+    STEP(tc_conv3d, *vol, *w3, nullptr, one3, pad3, one3, 1, c3);
+    STEP(tc_conv_transpose3d, *c3, *wt3, nullptr, two3, one3, one3, one3, 1, t3);
+    STEP(tc_sum, *t3, nullptr, 0, 0, s3);
+    STEP(tc_backward, *s3, nullptr, 0);
   }
 #undef STEP
 };

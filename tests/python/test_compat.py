@@ -78,8 +78,8 @@ def test_launcher_runs_an_unchanged_torch_script_like_torch(tmp_path, torch):
 
 
 @pytest.mark.parametrize("line, name", [
-    ("y = torch.fft.rfft(x)", "torch.fft.rfft"),
-    ("from torch.fft import rfft", "torch.fft.rfft"),
+    ("y = torch.fft.hfft2(x)", "torch.fft.hfft2"),
+    ("from torch.fft import hfft2", "torch.fft.hfft2"),
     ("y = torch.definitely_not_a_tc_function(x)", "torch.definitely_not_a_tc_function"),
     ("from torch.nn import DefinitelyNotAModule", "torch.nn.DefinitelyNotAModule"),
     ("y = x.definitely_not_a_method()", "torch.Tensor.definitely_not_a_method"),
@@ -98,14 +98,14 @@ def test_missing_name_is_reported_with_the_script_line(tmp_path, line, name):
 
 
 def test_missing_name_inside_a_helper_module_points_at_the_helper(tmp_path):
-    (tmp_path / "helper.py").write_text("import torch\n\ndef f(x):\n    return torch.fft.fft(x)\n")
+    (tmp_path / "helper.py").write_text("import torch\n\ndef f(x):\n    return torch.fft.ihfft2(x)\n")
     r = _run(tmp_path, """
         import torch
         import helper
         helper.f(torch.ones(2))
     """)
     assert r.returncode == 1
-    assert "torch.fft.fft is not implemented in tc" in r.stderr
+    assert "torch.fft.ihfft2 is not implemented in tc" in r.stderr
     assert "helper.py:4" in r.stderr
 
 
@@ -113,7 +113,7 @@ def test_script_can_catch_the_error_and_probe_features(tmp_path):
     r = _run(tmp_path, """
         import torch
         try:
-            torch.fft.rfft(torch.ones(4))
+            torch.fft.hfft2(torch.ones(4))
         except NotImplementedError as e:
             print("caught:", e)
         print("hasattr", hasattr(torch, "definitely_missing"), hasattr(torch, "zeros"))
@@ -127,7 +127,7 @@ def test_script_can_catch_the_error_and_probe_features(tmp_path):
         print("cuda", torch.cuda.is_available() in (True, False))
     """)
     assert r.returncode == 0, r.stderr
-    assert "caught: torch.fft.rfft is not implemented in tc" in r.stdout
+    assert "caught: torch.fft.hfft2 is not implemented in tc" in r.stdout
     assert "hasattr False True" in r.stdout
     assert "mps False" in r.stdout
     assert "cudnn True" in r.stdout
@@ -195,8 +195,8 @@ def test_install_uninstall_in_process_and_generic_mapping():
         assert torch_.nn is nn_
         # a module that appears in tc later is found under its PyTorch name
         assert importlib.import_module("torch.zz_compat_probe").answer == 42
-        with pytest.raises(NotImplementedError, match=r"torch\.fft\.rfft is not implemented in tc"):
-            importlib.import_module("torch.fft").rfft
+        with pytest.raises(NotImplementedError, match=r"torch\.fft\.hfft2 is not implemented in tc"):
+            importlib.import_module("torch.fft").hfft2
         with pytest.raises(NotImplementedError, match=r"torch\.linalg_zz is not implemented in tc"):
             torch_.linalg_zz
     finally:

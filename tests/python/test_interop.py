@@ -75,7 +75,7 @@ def test_from_numpy_strided_and_errors():
     with pytest.raises(ValueError):
         tc.from_numpy(np.arange(5.0)[::-1])
     with pytest.raises(TypeError):
-        tc.from_numpy(np.arange(3, dtype=np.complex64))
+        tc.from_numpy(np.arange(3, dtype=np.uint16))  # torch 1.13 has no uint16 either
     with pytest.raises(TypeError):
         tc.from_numpy([1, 2])
     assert tc.from_numpy(np.zeros((0, 3))).shape == (0, 3)

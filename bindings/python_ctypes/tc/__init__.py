@@ -290,3 +290,40 @@ globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvl
 from . import special  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the special functions block ----------------------------------------------------------
+
+# ---- torch.linalg's LAPACK extras: torch.orgqr, ormqr, symeig, chain_matmul, ... (tc/_linalg_more.py) ----
+from . import _linalg_more  # noqa: E402
+_linalg_more.install(globals(), Tensor)  # only names tc does not have yet
+__all__ = [n for n in globals() if not n.startswith("_")]
+# ---- end of the linalg extras block ------------------------------------------------------------------
+# ---- tensors in shared memory, tc.multiprocessing (tc/_shared_memory.py, tc/multiprocessing/) ---
+from . import _shared_memory  # noqa: E402
+from .nn import Module as _SharedModule  # noqa: E402
+_shared_memory.install(Tensor, _SharedModule)
+del _SharedModule
+from . import multiprocessing  # noqa: E402,F401  (registers the ForkingPickler reducers, as torch does)
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of the shared memory block --------------------------------------------------------------
+# ---- inference and anomaly modes (tc/_autograd/: grad_mode.py replaces the always-False
+# is_inference_mode_enabled; anomaly_mode.py) ----
+from .autograd import inference_mode  # noqa: E402,F401
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
+                                    set_anomaly_enabled)
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of inference and anomaly modes ----
+# ---- complex dtypes, tc.fft, tc.stft/istft (tc/_complex.py, tc/_complex_methods.py, tc/fft.py, --------
+# tc/_spectral.py)
+from . import _complex_methods, _spectral  # noqa: E402
+_complex_methods.install(globals(), Tensor)
+_spectral.install(globals(), Tensor)
+from . import fft  # noqa: E402,F401
+__all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
+# ---- end of the complex and FFT block -------------------------------------------------------------------
+# ---- forms public programs use: ~tensor, t.flip(dims=...), x[key] op= v through a view ----
+# ---- (tc/_tensor_invert.py, tc/_tensor_flip_dims.py, tc/_subscript_augmented.py) ----
+from . import _subscript_augmented, _tensor_flip_dims, _tensor_invert  # noqa: E402
+_tensor_invert.install(Tensor)
+_tensor_flip_dims.install(Tensor)
+_subscript_augmented.install(Tensor)
+# ---- end of the public-program forms ----

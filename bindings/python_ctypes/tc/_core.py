@@ -378,3 +378,13 @@ class set_grad_enabled(_GradMode):
     def __exit__(self, *exc):
         set_grad_mode(self._prev.stack.pop())
         return False
+
+# ---- complex dtypes (libtc's TC_COMPLEX64/128; Tensor support in tc/_complex.py) ----
+complex64 = dtype(D.TC_COMPLEX64, "complex64", 8, False, True, "complex64")
+complex128 = dtype(D.TC_COMPLEX128, "complex128", 16, False, True, "complex128")
+DTYPES = DTYPES + (complex64, complex128)
+BY_CODE.update({complex64.code: complex64, complex128.code: complex128})
+_ALIASES.update({"cfloat": complex64, "cdouble": complex128, "complex": complex64})
+dtype.is_complex = property(lambda self: self.code in (D.TC_COMPLEX64, D.TC_COMPLEX128),
+                            doc="Whether this is a complex dtype (complex64, complex128).")
+# ---- end of the complex dtypes -----------------------------------------------------------------

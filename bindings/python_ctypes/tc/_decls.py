@@ -24,6 +24,8 @@ tc_function_backward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), 
                                    C.POINTER(tc_tensor), C.c_int64)
 tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))
 tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)
+# Anomaly mode's trace hook returns a const char* (an address the Python side keeps alive).
+tc_anomaly_trace_hook = C.CFUNCTYPE(C.c_void_p, C.c_void_p)
 # Op libraries' callbacks (written in C; declared so that the structs can be).
 tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),
                             C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),
@@ -72,7 +74,9 @@ TC_INT32 = 6
 TC_INT64 = 7
 TC_UINT8 = 8
 TC_BOOL = 9
-TC_DTYPE_COUNT = 10
+TC_COMPLEX64 = 10
+TC_COMPLEX128 = 11
+TC_DTYPE_COUNT = 12
 TC_DEVICE_CPU = 0
 TC_DEVICE_CUDA = 1
 TC_LAYOUT_STRIDED = 0
@@ -85,6 +89,8 @@ TC_FILL_DATA = 4
 TC_FILL_UNIFORM = 5
 TC_FILL_NORMAL = 6
 TC_RNG_STATE_BYTES = 16
+TC_SHARE_FILE_DESCRIPTOR = 0
+TC_SHARE_FILE_SYSTEM = 1
 TC_DIM_ALL = -9223372036854775808
 TC_MATMUL_PRECISION_HIGHEST = 0
 TC_MATMUL_PRECISION_HIGH = 1
@@ -109,6 +115,9 @@ TC_RNN_TANH = 0
 TC_RNN_RELU = 1
 TC_RNN_LSTM = 2
 TC_RNN_GRU = 3
+TC_FFT_NORM_NONE = 0
+TC_FFT_NORM_SQRT_N = 1
+TC_FFT_NORM_N = 2
 TC_FUNCTION_MAX_INPUTS = 64
 TC_FUNCTION_MAX_OUTPUTS = 16
 TC_FUNCTION_MAX_SAVED = 64
@@ -173,6 +182,24 @@ class tc_rnn_options(C.Structure):
         ('batch_first', C.c_int32),
         ('train', C.c_int32),
         ('dropout', C.c_double),
+    ]
+
+class tc_grad_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('retain_graph', C.c_int32),
+        ('create_graph', C.c_int32),
+        ('allow_unused', C.c_int32),
+        ('materialize_grads', C.c_int32),
+    ]
+
+class tc_backward_options(C.Structure):
+    _fields_ = [
+        ('size', C.c_uint32),
+        ('retain_graph', C.c_int32),
+        ('create_graph', C.c_int32),
+        ('inputs', C.POINTER(tc_tensor)),
+        ('n_inputs', C.c_int64),
     ]
 
 class tc_function_def(C.Structure):
@@ -500,6 +527,38 @@ FUNCTIONS = {
     'tc_tensor_is_readonly': (
         [tc_tensor, C.POINTER(C.c_int32)],
         (('tc_tensor', 't'), ('int32_t*', 'out')),
+    ),
+    'tc_set_sharing_strategy': (
+        [C.c_int32],
+        (('int32_t', 'strategy'),),
+    ),
+    'tc_get_sharing_strategy': (
+        [C.POINTER(C.c_int32)],
+        (('int32_t*', 'out'),),
+    ),
+    'tc_tensor_share_memory_': (
+        [tc_tensor],
+        (('tc_tensor', 't'),),
+    ),
+    'tc_tensor_is_shared': (
+        [tc_tensor, C.POINTER(C.c_int32)],
+        (('tc_tensor', 't'), ('int32_t*', 'out')),
+    ),
+    'tc_tensor_shared_handle': (
+        [tc_tensor, C.POINTER(C.c_int32), C.POINTER(C.c_int32), C.POINTER(C.c_int64), C.c_char_p, C.c_int64, C.POINTER(C.c_int64)],
+        (('tc_tensor', 't'), ('int32_t*', 'kind'), ('int32_t*', 'fd'), ('int64_t*', 'nbytes'), ('char*', 'name'), ('int64_t', 'cap'), ('int64_t*', 'needed')),
+    ),
+    'tc_shared_memory_retain': (
+        [C.c_char_p],
+        (('const char*', 'name'),),
+    ),
+    'tc_shared_memory_release': (
+        [C.c_char_p],
+        (('const char*', 'name'),),
+    ),
+    'tc_tensor_from_shared': (
+        [C.c_int32, C.c_int32, C.c_char_p, C.c_int64, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('int32_t', 'kind'), ('int32_t', 'fd'), ('const char*', 'name'), ('int64_t', 'nbytes'), ('const int64_t*', 'shape'), ('const int64_t*', 'strides'), ('int64_t', 'ndim'), ('int64_t', 'offset'), ('int32_t', 'dtype'), ('tc_tensor*', 'out')),
     ),
     'tc_to_dtype': (
         [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
@@ -1297,6 +1356,14 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'output_padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
     ),
+    'tc_conv3d': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conv_transpose3d': (
+        [tc_tensor, tc_tensor, tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'x'), ('tc_tensor', 'weight'), ('tc_tensor', 'bias'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'output_padding'), ('const int64_t*', 'dilation'), ('int64_t', 'groups'), ('tc_tensor*', 'out')),
+    ),
     'tc_max_pool2d_with_indices': (
         [tc_tensor, C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.POINTER(C.c_int64), C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
         (('tc_tensor', 'x'), ('const int64_t*', 'kernel'), ('const int64_t*', 'stride'), ('const int64_t*', 'padding'), ('const int64_t*', 'dilation'), ('int32_t', 'ceil_mode'), ('tc_tensor*', 'out'), ('tc_tensor*', 'indices')),
@@ -1685,6 +1752,62 @@ FUNCTIONS = {
         [tc_tensor, C.c_int32, C.POINTER(tc_tensor)],
         (('tc_tensor', 'a'), ('int32_t', 'upper'), ('tc_tensor*', 'out')),
     ),
+    'tc_linalg_householder_product': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'tau'), ('tc_tensor*', 'out')),
+    ),
+    'tc_linalg_eig': (
+        [tc_tensor, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int32_t', 'compute_v'), ('tc_tensor*', 'eigenvalues'), ('tc_tensor*', 'eigenvectors')),
+    ),
+    'tc_linalg_lstsq': (
+        [tc_tensor, tc_tensor, C.c_double, C.c_int32, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.POINTER(tc_tensor)],
+        (('tc_tensor', 'A'), ('tc_tensor', 'B'), ('double', 'rcond'), ('int32_t', 'driver'), ('tc_tensor*', 'solution'), ('tc_tensor*', 'residuals'), ('tc_tensor*', 'rank'), ('tc_tensor*', 'singular_values')),
+    ),
+    'tc_view_as_real': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_view_as_complex': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_complex': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'real'), ('tc_tensor', 'imag'), ('tc_tensor*', 'out')),
+    ),
+    'tc_polar': (
+        [tc_tensor, tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'abs'), ('tc_tensor', 'angle'), ('tc_tensor*', 'out')),
+    ),
+    'tc_real': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_imag': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_conj': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_angle': (
+        [tc_tensor, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_c2c': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('int32_t', 'forward'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_r2c': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.c_int32, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('int32_t', 'onesided'), ('tc_tensor*', 'out')),
+    ),
+    'tc_fft_c2r': (
+        [tc_tensor, C.c_int64, C.c_int64, C.c_int64, C.POINTER(tc_tensor)],
+        (('tc_tensor', 'a'), ('int64_t', 'dim'), ('int64_t', 'n'), ('int64_t', 'normalization'), ('tc_tensor*', 'out')),
+    ),
     'tc_tensor_set_requires_grad': (
         [tc_tensor, C.c_int32],
         (('tc_tensor', 't'), ('int32_t', 'requires_grad')),
@@ -1729,6 +1852,14 @@ FUNCTIONS = {
         [tc_tensor, tc_tensor, C.c_int32],
         (('tc_tensor', 'root'), ('tc_tensor', 'grad'), ('int32_t', 'retain_graph')),
     ),
+    'tc_autograd_grad': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_grad_options), C.POINTER(tc_tensor)],
+        (('const tc_tensor*', 'outputs'), ('int64_t', 'n_outputs'), ('const tc_tensor*', 'grad_outputs'), ('const tc_tensor*', 'inputs'), ('int64_t', 'n_inputs'), ('const tc_grad_options*', 'options'), ('tc_tensor*', 'out_grads')),
+    ),
+    'tc_backward_ex': (
+        [C.POINTER(tc_tensor), C.c_int64, C.POINTER(tc_tensor), C.POINTER(tc_backward_options)],
+        (('const tc_tensor*', 'roots'), ('int64_t', 'n_roots'), ('const tc_tensor*', 'grads'), ('const tc_backward_options*', 'options')),
+    ),
     'tc_set_grad_enabled': (
         [C.c_int32, C.POINTER(C.c_int32)],
         (('int32_t', 'enabled'), ('int32_t*', 'previous')),
@@ -1772,6 +1903,14 @@ FUNCTIONS = {
     'tc_node_free': (
         [tc_node],
         (('tc_node', 'node'),),
+    ),
+    'tc_set_anomaly_mode': (
+        [C.c_int32, C.c_int32, tc_anomaly_trace_hook, C.c_void_p],
+        (('int32_t', 'enabled'), ('int32_t', 'check_nan'), ('tc_anomaly_trace_hook', 'trace_hook'), ('void*', 'context')),
+    ),
+    'tc_anomaly_mode': (
+        [C.POINTER(C.c_int32), C.POINTER(C.c_int32)],
+        (('int32_t*', 'enabled'), ('int32_t*', 'check_nan')),
     ),
     'tc_load_library': (
         [C.c_char_p, C.POINTER(tc_library)],

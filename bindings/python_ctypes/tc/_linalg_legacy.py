@@ -142,7 +142,9 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     At = A.transpose(-2, -1) if transpose else A
     up = (not upper) if transpose else upper
     X = _la.solve_triangular(At, b, upper=up, unitriangular=unitriangular)
-    return _la._into(out, TriangularSolve(X, A.clone()))
+    # PyTorch's cloned_coefficient is A broadcast to the batch of the solution.
+    coefficient = A.expand(*X.shape[:-2], *A.shape[-2:]).clone()
+    return _la._into(out, TriangularSolve(X, coefficient))
 
 
 FUNCTIONS = {f.__name__: f for f in (inverse, det, slogdet, logdet, cholesky, cholesky_solve, cholesky_inverse,

@@ -546,13 +546,21 @@ class Tensor(MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVa
         """Makes this non-leaf tensor keep its ``.grad`` after backward."""
         check(fn("tc_tensor_retain_grad")(self._h))
 
-    def backward(self, gradient=None, retain_graph=False) -> None:
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Computes the gradient of this tensor with respect to the graph leaves, accumulated into their ``.grad``.
 
         Args:
             gradient (Tensor, optional): the gradient of this tensor; required unless it has one element.
-            retain_graph (bool): keep the graph for another backward.
+            retain_graph (bool, optional): keep the graph for another backward (default: ``create_graph``).
+            create_graph (bool): record the derivative's graph, for higher order derivatives.
+            inputs (sequence of Tensor, optional): accumulate only into these tensors' ``.grad``.
         """
+        if create_graph or inputs is not None:
+            from ._autograd_grad import backward
+            if gradient is not None and not isinstance(gradient, Tensor):
+                gradient = tensor(gradient, dtype=self.dtype)
+            backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            return
         if gradient is None:
             g = None
         else:

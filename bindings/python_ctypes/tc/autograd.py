@@ -343,3 +343,23 @@ class Function:
 # ---- torch.autograd.Variable (tc/_variable.py) ----------------------------------------------
 from ._variable import Variable  # noqa: E402,F401
 # ---- end of Variable ---------------------------------------------------------------------------
+# ---- torch.autograd.grad / backward (tc/_autograd_grad.py) -------------------------------------
+from ._autograd_grad import backward, grad  # noqa: E402,F401
+# ---- end of grad / backward --------------------------------------------------------------------
+
+# ---- higher-order autograd, Python side (tc/_autograd/): tc.autograd.functional, gradcheck,
+# anomaly mode. tc.autograd is a module file; giving it a __path__ makes it a package too, so
+# `import tc.autograd.functional` finds tc/_autograd/functional.py (imported below by that full
+# name, so that there is one copy of each module).
+import importlib as _importlib  # noqa: E402
+import os as _os  # noqa: E402
+
+__path__ = [_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_autograd")]
+functional = _importlib.import_module(__name__ + ".functional")
+_gradcheck = _importlib.import_module(__name__ + ".gradcheck")
+gradcheck, gradgradcheck, GradcheckError = _gradcheck.gradcheck, _gradcheck.gradgradcheck, _gradcheck.GradcheckError
+grad_mode = _importlib.import_module(__name__ + ".grad_mode")
+inference_mode = grad_mode.inference_mode
+anomaly_mode = _importlib.import_module(__name__ + ".anomaly_mode")
+detect_anomaly, set_detect_anomaly = anomaly_mode.detect_anomaly, anomaly_mode.set_detect_anomaly
+# ---- end of higher-order autograd ----

@@ -1,9 +1,10 @@
 """tc.linalg: PyTorch 1.13's torch.linalg. The factorizations and solves
 (inv, det, slogdet, solve, solve_triangular, cholesky, qr, svd, eigh, lu,
 lu_factor, lu_solve and their _ex forms) are libtc's tc_linalg_* functions on
-LAPACK, with their backward formulas in libtc; the rest (pinv, lstsq,
-matrix_rank, matrix_power, matrix_exp, the norms, cond, multi_dot, vander,
-tensorinv, tensorsolve, ...) is composed of tc ops here, so autograd
+LAPACK, with their backward formulas in libtc, and householder_product, eig,
+eigvals and lstsq (tc/_linalg_more.py); the rest (pinv, matrix_rank,
+matrix_power, matrix_exp, the norms, cond, multi_dot, vander, tensorinv,
+tensorsolve, ...) is composed of tc ops here, so autograd
 differentiates it. float32/float64 CPU tensors; CUDA tensors raise
 (libtc's linear algebra runs on the CPU only)."""
 import collections
@@ -17,7 +18,8 @@ __all__ = [
     "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "solve_triangular", "cholesky",
     "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
     "lstsq", "pinv", "matrix_rank", "matrix_power", "matrix_exp", "matrix_norm", "vector_norm", "norm", "cond",
-    "cross", "multi_dot", "vander", "tensorinv", "tensorsolve", "diagonal", "matmul",
+    "cross", "multi_dot", "vander", "tensorinv", "tensorsolve", "diagonal", "matmul", "householder_product",
+    "eig", "eigvals", "vecdot",
 ]
 
 
@@ -58,7 +60,8 @@ def _run(name, *args, outs=1):
     try:
         check(fn(name)(*args, *[byref(h) for h in hs]))
     except InvalidArgumentError as e:
-        if any(s in str(e) for s in ("could not be completed", "failed to converge", "is zero and using it")):
+        if any(s in str(e) for s in ("could not be completed", "failed to converge", "is zero and using it",
+                                     "solver failed because", "could not be computed")):
             err = _LinAlgInvalidArgument.__new__(_LinAlgInvalidArgument)
             err.__dict__.update(e.__dict__)
             err.args = e.args
@@ -85,17 +88,30 @@ def _eps(t):
 
 
 # ---------------------------------------------------------------- LAPACK-backed
+def _renamed(error, old, new):
+    """error with its message's op name old replaced by new (the C function
+    serves both linalg.inv and linalg.inv_ex; PyTorch names the one called)."""
+    error.args = tuple(str(a).replace(old, new, 1) for a in error.args[:1]) + tuple(error.args[1:])
+    if isinstance(getattr(error, "message", None), str):
+        error.message = error.message.replace(old, new, 1)
+    return error
+
+
 def inv_ex(A, *, check_errors=False, out=None):
     """The inverse of square matrices and LAPACK's info per matrix
     (> 0: singular); check_errors raises instead."""
-    inverse, info = _run("tc_linalg_inv_ex", A._h, int(bool(check_errors)), outs=2)
+    try:
+        inverse, info = _run("tc_linalg_inv_ex", A._h, int(bool(check_errors)), outs=2)
+    except LinAlgError as e:
+        raise _renamed(e, "linalg.inv:", "linalg.inv_ex:") from None
     return _into(out, InvEx(inverse, info))
 
 
 def inv(A, *, out=None):
     """The inverse of square matrices (raises naming the batch element and
     pivot of a singular one)."""
-    return _into(out, inv_ex(A, check_errors=True).inverse)
+    inverse, _ = _run("tc_linalg_inv_ex", A._h, 1, outs=2)
+    return _into(out, inverse)
 
 
 def det(A, *, out=None):
@@ -110,14 +126,18 @@ def slogdet(A, *, out=None):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """Solves A X = B (X A = B when not left) and returns (result, info)."""
-    result, info = _run("tc_linalg_solve_ex", A._h, B._h, int(bool(left)), int(bool(check_errors)), outs=2)
+    try:
+        result, info = _run("tc_linalg_solve_ex", A._h, B._h, int(bool(left)), int(bool(check_errors)), outs=2)
+    except LinAlgError as e:
+        raise _renamed(e, "torch.linalg.solve:", "torch.linalg.solve_ex:") from None
     return _into(out, SolveEx(result, info))
 
 
 def solve(A, B, *, left=True, out=None):
     """Solves A X = B (X A = B when not left) for square A; B is a matrix or
     a (batch of) vector(s) as in PyTorch."""
-    return _into(out, solve_ex(A, B, left=left, check_errors=True).result)
+    result, _ = _run("tc_linalg_solve_ex", A._h, B._h, int(bool(left)), 1, outs=2)
+    return _into(out, result)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -246,32 +266,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     t = _svd_tol(S, atol, rtol, A.shape[-2], A.shape[-1])
     return _into(out, (S > t).sum(dim=-1))
-
-
-def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution of A X = B through the pseudo-inverse (the
-    minimum-norm solution, as LAPACK's gelsd/gelsy). residuals (for m > n,
-    full rank, drivers other than gelsy), rank (gelsy, gelsd, gelss) and
-    singular_values (gelsd, gelss) as PyTorch fills them; the rest are empty."""
-    tc = _tc()
-    if driver is None:
-        driver = "gelsy"
-    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    vector = B.ndim == A.ndim - 1
-    Bm = B.unsqueeze(-1) if vector else B
-    m, n = A.shape[-2], A.shape[-1]
-    rtol = rcond if rcond is not None and rcond > 0 else _eps(A) * max(m, n)
-    X = pinv(A, rtol=rtol) @ Bm
-    empty = tc.empty(0, dtype=A.dtype)
-    rank = matrix_rank(A, rtol=rtol) if driver != "gels" else tc.empty(0, dtype=tc.int64)
-    sv = svdvals(A) if driver in ("gelsd", "gelss") else empty
-    residuals = empty
-    if m > n and driver != "gelsy":
-        full = bool((matrix_rank(A, rtol=rtol) == n).all().item())
-        if full:
-            residuals = ((A @ X - Bm) ** 2).sum(dim=-2)
-    return Lstsq(X.squeeze(-1) if vector else X, residuals, rank, sv)
 
 
 def _check_square(A, op):
@@ -423,7 +417,14 @@ def cond(A, p=None, *, out=None):
         S = svdvals(A)
         r = S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
         return _into(out, r)
-    return _into(out, matrix_norm(A, p) * matrix_norm(inv(A), p))
+    if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
+        raise RuntimeError("linalg.cond got an invalid norm type: %s" % (p,))
+    _check_square(A, "linalg.cond(ord=%s)" % (p,))
+    tc = _tc()
+    inverse, info = inv_ex(A)
+    r = matrix_norm(A, p) * matrix_norm(inverse, p)
+    # PyTorch: a singular matrix's condition number is inf, not an error.
+    return _into(out, tc.where(info > 0, tc.full_like(r, math.inf), r))
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -504,3 +505,8 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 def matmul(input, other, *, out=None):
     """torch.matmul."""
     return _into(out, input @ other)
+
+
+# ---- LAPACK routines beyond the factorizations above (tc/_linalg_more.py) ----
+from ._linalg_more import eig, eigvals, householder_product, lstsq, vecdot  # noqa: E402,F401
+# ---- end ----

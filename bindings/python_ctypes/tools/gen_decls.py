@@ -43,6 +43,7 @@ SCALARS = {
     "tc_op_forward": "tc_op_forward",
     "tc_op_backward": "tc_op_backward",
     "tc_op_register_fn": "tc_op_register_fn",
+    "tc_anomaly_trace_hook": "tc_anomaly_trace_hook",
 }
 
 
@@ -147,6 +148,8 @@ def generate(text):
     w("                                   C.POINTER(tc_tensor), C.c_int64)")
     w("tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor))")
     w("tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)")
+    w("# Anomaly mode's trace hook returns a const char* (an address the Python side keeps alive).")
+    w("tc_anomaly_trace_hook = C.CFUNCTYPE(C.c_void_p, C.c_void_p)")
     w("# Op libraries' callbacks (written in C; declared so that the structs can be).")
     w("tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),")
     w("                            C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),")

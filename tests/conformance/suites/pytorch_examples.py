@@ -227,3 +227,74 @@ PROGRAMS = {
                               "argv": lambda w: ["--epochs", "3", "--train_size", "32", "--test_size", "16",
                                                  "--log-interval", "1"]},
 }
+
+# --- programs for torch.multiprocessing (Hogwild): one block, appended ---
+class _SharedDrawsTarget:
+    """A process target (picklable: spawn sends it to the child) that first
+    gives the child run_one's shared random draws (torch.randn, dropout, the
+    DataLoader's shuffling from one numpy generator, reseeded by
+    torch.manual_seed) and Dropout2d on them (_channel_dropout), as the
+    parent has, then runs the program's target."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __call__(self, *args, **kwargs):
+        import run_one  # tests/conformance: on the child's sys.path, as on the parent's
+        import torch
+
+        run_one._install_random()
+        _channel_dropout(torch, None)
+        return self.target(*args, **kwargs)
+
+
+def _hogwild(torch, workdir):
+    """patch for mnist_hogwild: the model is first called in the training
+    process, which run_one's first-call sync never sees (the entry's
+    sync_first=0 turns it off, or the parent's test would reload PyTorch's
+    trained weights). Instead every module handed to mp.Process is synced
+    there, in the parent, before the process starts (saved by the PyTorch
+    run, loaded in place, into the shared memory, by the tc run), and the
+    process's target draws from the shared generator."""
+    import multiprocessing
+
+    save = type(torch.zeros(1)).__module__.split(".")[0] != "tc"
+    count = {"n": 0}
+
+    def sync(module):
+        path = os.path.join(workdir, "weights", "process%d.npz" % count["n"])
+        count["n"] += 1
+        if save:
+            np.savez(path, **{k: v.detach().numpy() for k, v in module.state_dict().items()})
+        elif os.path.exists(path):
+            with np.load(path) as arrays:
+                module.load_state_dict({k: torch.from_numpy(arrays[k].copy()) for k in arrays.files})
+            print("[run_one] loaded the shared model from PyTorch's initial weights", file=sys.stderr)
+
+    def process(group=None, target=None, name=None, args=(), kwargs=None, *, daemon=None):
+        for arg in args:
+            if isinstance(arg, torch.nn.Module):
+                sync(arg)
+        return multiprocessing.Process(group, _SharedDrawsTarget(target), name, args, kwargs or {}, daemon=daemon)
+
+    os.makedirs(os.path.join(workdir, "weights"), exist_ok=True)
+    torch.multiprocessing.Process = process
+    _channel_dropout(torch, workdir)
+
+
+def _dcgan_workers_args(workdir):
+    """dcgan's arguments, with two DataLoader worker processes (--workers):
+    the batches are loaded in forked workers, shuffled in the parent."""
+    args = _dcgan_args(workdir)
+    args[args.index("--workers") + 1] = "2"
+    return args
+
+
+PROGRAMS["dcgan_workers"] = {"script": "dcgan/main.py", "argv": _dcgan_workers_args, "patch": trace_backward}
+
+# one training process: with two, their losses interleave in any order
+PROGRAMS["mnist_hogwild"] = {
+    "script": "mnist_hogwild/main.py", "patch": _hogwild, "sync_first": 0,
+    "argv": lambda w: ["--epochs", "1", "--batch-size", "8", "--test-batch-size", "16", "--log-interval", "1",
+                       "--num-processes", "1"]}
+# --- end of the Hogwild block ---

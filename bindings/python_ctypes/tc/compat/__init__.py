@@ -8,7 +8,7 @@ proxy modules over tc's; ``uninstall()`` takes it off again. Importing tc
 
 What tc lacks fails with a NotImplementedError naming the PyTorch name
 (MissingAttribute for an attribute, MissingModule for an import), e.g.
-"torch.fft.rfft is not implemented in tc"."""
+"torch.fft.hfft2 is not implemented in tc"."""
 import sys
 
 from ._finder import MissingAttribute, MissingModule, TorchFinder, TorchProxy
@@ -64,3 +64,32 @@ def uninstall():
 
 __all__ = ["install", "uninstall", "is_installed", "MissingAttribute", "MissingModule", "TorchFinder",
            "TorchProxy"]
+
+# ---- spawned children inherit the hook (tc/compat/_spawn_children.py) ----
+from . import _spawn_children  # noqa: E402
+
+_install_without_children, _uninstall_without_children = install, uninstall
+
+
+def install():  # noqa: F811
+    """Installs the import hook (idempotent): from now on ``import torch``
+    and ``import torch.*`` give tc's modules, in this process and in the
+    processes it starts with the 'spawn' or 'forkserver' method. A real
+    PyTorch imported before is set aside (its sys.modules entries) and put
+    back by uninstall().
+
+    Returns:
+        TorchFinder: the finder on sys.meta_path.
+    """
+    finder = _install_without_children()
+    _spawn_children.enable()
+    return finder
+
+
+def uninstall():  # noqa: F811
+    """Removes the import hook (here and for processes started later) and
+    the proxy modules it made, and puts back the real PyTorch's modules set
+    aside by install()."""
+    _spawn_children.disable()
+    _uninstall_without_children()
+# ---- end of the spawned-children block ----

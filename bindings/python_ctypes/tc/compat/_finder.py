@@ -6,7 +6,7 @@ The mapping is generic: ``torch.a.b`` is ``tc.a.b`` when tc has that module
 under its PyTorch name with no change here. A PyTorch module tc lacks (one of
 the names in _torch_modules) imports as an empty placeholder; any attribute
 of a proxy that tc lacks raises MissingAttribute, a NotImplementedError that
-names the PyTorch name ("torch.fft.rfft is not implemented in tc")."""
+names the PyTorch name ("torch.fft.hfft2 is not implemented in tc")."""
 import importlib
 import importlib.abc
 import importlib.machinery

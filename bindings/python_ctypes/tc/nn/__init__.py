@@ -83,3 +83,9 @@ from . import _linear_factory_kwargs as _linear_factory_kwargs  # noqa: E402
 
 _linear_factory_kwargs.install()
 # ---- end of nn.Linear's device/dtype block ---------------------------------------------------------
+
+# ---- the rest of ModuleList's list interface (_module_list_methods.py) ---------------------------
+from . import _module_list_methods as _module_list_methods  # noqa: E402
+
+_module_list_methods.install()
+# ---- end of the ModuleList block -------------------------------------------------------------------

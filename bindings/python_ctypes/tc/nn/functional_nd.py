@@ -4,8 +4,8 @@ fractional max pooling, and the ``*_with_indices`` forms, as
 torch.nn.functional's (1.13). They are composed from tc ops, so autograd
 comes from those ops:
 
-- convolutions in 3-D sum the 2-D kernels (tc_conv2d, tc_conv_transpose2d)
-  over the depth taps of the kernel, one 2-D call per tap;
+- convolutions in 3-D are tc.h's (tc_conv3d, tc_conv_transpose3d: oneDNN on
+  the CPU for float32), after torch's argument checks;
 - 3-D pooling runs tc's 2-D pooling kernel on every depth slice, then
   reduces the depth windows (gathered with index_select); max pooling takes
   the argmax and gathers it, so the gradient goes to that one element, as
@@ -13,8 +13,8 @@ comes from those ops:
 - unfold and fractional pooling gather whole windows (memory = output *
   kernel size); fold is a grouped transposed convolution.
 
-Single-threaded, they run a few times slower than torch's kernels (conv3d
-about 6x, max_pool3d 5x, conv_transpose3d 13x)."""
+Single-threaded, the pooling runs a few times slower than torch's kernels
+(max_pool3d about 5x)."""
 import itertools
 import math
 import numbers
@@ -431,8 +431,7 @@ def _same_pads(k, d) -> List[Tuple[int, int]]:
 
 def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
-    """3-D convolution, as torch.nn.functional.conv3d: the sum over the kernel's
-    depth taps of 2-D convolutions of the matching depth slices.
+    """3-D convolution, as torch.nn.functional.conv3d (tc_conv3d).
 
     Args:
         input: [N, C, D, H, W] or [C, D, H, W].
@@ -466,32 +465,23 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride=
         raise RuntimeError("Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d "
                            "channels instead" % (groups, list(weight.shape), list(x.shape),
                                                  weight.shape[1] * groups, C))
-    if any(pads[i][0] for i in range(3)) or any(pads[i][1] for i in range(3)):
+    if any(a != b for a, b in pads):  # "same" with an even kernel: the odd one on the far side
         x = pad(x, [v for i in (2, 1, 0) for v in pads[i]])
-    N, _, D, H, W = x.shape
-    Do = (D - d[0] * (k[0] - 1) - 1) // s[0] + 1
-    if Do < 1:
+        pads = [(0, 0)] * 3
+    _, _, D, H, W = x.shape
+    if D + 2 * pads[0][0] - d[0] * (k[0] - 1) - 1 < 0:
         raise RuntimeError("conv3d: Calculated padded input size per channel: (%d x %d x %d). Kernel size: "
                            "(%d x %d x %d). Kernel size can't be greater than actual input size"
                            % ((D, H, W) + tuple(k)))
-    out = None
-    for j in range(k[0]):
-        taps = _index([o * s[0] + j * d[0] for o in range(Do)], x.device)
-        xs = x.index_select(2, taps).transpose(1, 2).reshape(N * Do, C, H, W)
-        y = _FL.conv2d(xs, weight[:, :, j].contiguous(), None, s[1:], 0, d[1:], groups)
-        out = y if out is None else out + y
-    out = out.reshape(N, Do, O, out.shape[2], out.shape[3]).transpose(1, 2)
-    if bias is not None:
-        out = out + bias.reshape(1, O, 1, 1, 1)
-    out = out.contiguous()
+    out = _FL._call(_FL.fn("tc_conv3d"), x._h, weight._h, _FL._h(bias), _FL._arr(s), _FL._arr([a for a, _ in pads]),
+                _FL._arr(d), int(groups))
     return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
-    """3-D transposed convolution, as torch.nn.functional.conv_transpose3d: one
-    2-D transposed convolution per depth tap of the kernel, placed at depth
-    i*stride + tap*dilation and summed.
+    """3-D transposed convolution, as torch.nn.functional.conv_transpose3d
+    (tc_conv_transpose3d).
 
     Args:
         input: [N, C, D, H, W] or [C, D, H, W].
@@ -517,27 +507,11 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
         raise RuntimeError("Given transposed=1, weight of size %s, expected input%s to have %d channels, but got "
                            "%d channels instead" % (list(weight.shape), list(x.shape), weight.shape[0], C))
     kd = weight.shape[2]
-    O = weight.shape[1] * groups
-    full = (D - 1) * s[0] + d[0] * (kd - 1) + 1 + op[0]
-    Do = full - 2 * p[0]
+    Do = (D - 1) * s[0] + d[0] * (kd - 1) + 1 + op[0] - 2 * p[0]
     if Do < 1:
         raise RuntimeError("conv_transpose3d: the output depth %d is not positive" % Do)
-    xr = x.transpose(1, 2).reshape(N * D, C, H, W)
-    span = (D - 1) * s[0] + 1
-    out = None
-    for j in range(kd):
-        y = _FL.conv_transpose2d(xr, weight[:, :, j].contiguous(), None, s[1:], p[1:], op[1:], groups, d[1:])
-        Ho, Wo = y.shape[2], y.shape[3]
-        y = y.reshape(N, D, O * Ho * Wo)
-        if s[0] > 1:  # depth i lands at i*stride: zeros in between
-            gap = _tc.zeros(N, D, s[0] - 1, O * Ho * Wo, dtype=y.dtype, device=y.device)
-            y = _tc.cat([y.unsqueeze(2), gap], 2).reshape(N, D * s[0], O * Ho * Wo).narrow(1, 0, span)
-        y = pad(y, [0, 0, j * d[0], full - span - j * d[0]])
-        out = y if out is None else out + y
-    out = out.narrow(1, p[0], Do).reshape(N, Do, O, Ho, Wo).transpose(1, 2)
-    if bias is not None:
-        out = out + bias.reshape(1, O, 1, 1, 1)
-    out = out.contiguous()
+    out = _FL._call(_FL.fn("tc_conv_transpose3d"), x._h, weight._h, _FL._h(bias), _FL._arr(s), _FL._arr(p),
+                _FL._arr(op), _FL._arr(d), int(groups))
     return out.squeeze(0) if unbatched else out
 
 

@@ -71,3 +71,16 @@ class DistributedSampler:
             epoch (int): the epoch.
         """
         self.epoch = epoch
+
+# ---- worker processes: get_worker_info (tc/utils/_worker.py) ----
+from ._worker import WorkerInfo, get_worker_info  # noqa: E402,F401
+
+__all__ += ["get_worker_info"]
+# ---- end of the worker processes block ----
+
+# ---- submodules sampler/dataset/dataloader/distributed (tc/utils/_data_submodules.py) ----
+from ._data_submodules import add_distributed as _add_distributed  # noqa: E402
+from ._data_submodules import dataloader, dataset, sampler  # noqa: E402,F401
+
+distributed = _add_distributed(DistributedSampler)
+# ---- end of the submodules block ----

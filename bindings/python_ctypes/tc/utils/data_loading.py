@@ -1,6 +1,7 @@
 """Dataset, TensorDataset, Subset, random_split, the samplers and DataLoader
-with PyTorch's default_collate, as torch.utils.data (single-process loading).
-Imported into tc.utils.data."""
+with PyTorch's default_collate, as torch.utils.data (num_workers > 0 loads in
+worker processes: _dataloader_iter.py and _worker.py). Imported into
+tc.utils.data."""
 import collections.abc
 import itertools
 import math
@@ -274,7 +275,17 @@ def default_collate(batch: List[Any]) -> Any:
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return stack(list(batch), 0)
+        out = stack(list(batch), 0)
+        from ._worker import get_worker_info
+        if get_worker_info() is not None:
+            # In a worker: the batch goes to shared memory here, so that the
+            # main process maps it instead of receiving a copy.
+            from .._errors import MissingFunctionError
+            try:
+                out.share_memory_()
+            except MissingFunctionError:  # a libtc without shared memory: sent by value
+                pass
+        return out
     if type(elem).__module__ == "numpy" and type(elem).__name__ not in ("str_", "string_"):
         if type(elem).__name__ in ("ndarray", "memmap"):  # arrays: stacked (copies)
             return stack([tensor(b) for b in batch], 0)
@@ -312,9 +323,16 @@ def default_collate(batch: List[Any]) -> Any:
                     "found {}".format(type(elem)))
 
 
+def _no_collate(sample):
+    # Unbatched loading hands samples over as they are (a module-level
+    # function, not a lambda: worker processes started by spawn pickle it).
+    return sample
+
+
 class DataLoader(Generic[T_co]):
-    """Iterates over a dataset in batches, as torch.utils.data.DataLoader (in
-    this process: num_workers is accepted and loading stays single-process).
+    """Iterates over a dataset in batches, as torch.utils.data.DataLoader:
+    in this process (num_workers=0), or in num_workers worker processes whose
+    batches come back, in order, through shared memory.
 
     Args:
         dataset: a map-style (or iterable) dataset.
@@ -322,23 +340,46 @@ class DataLoader(Generic[T_co]):
         shuffle: a new random order every epoch (from generator, or libtc's default generator).
         sampler: the indices (instead of shuffle).
         batch_sampler: lists of indices (instead of batch_size, shuffle, sampler, drop_last).
-        num_workers: accepted for compatibility; loading is single-process.
+        num_workers: worker processes loading batches (0: load in this process).
         collate_fn: merges a list of samples (default_collate by default).
+        pin_memory: accepted; tc does not page-lock memory.
         drop_last: drop the last, smaller batch.
-        generator: the stream shuffling draws from.
+        timeout: seconds to wait for a worker's batch (0: no limit), then RuntimeError.
+        worker_init_fn: called with the worker id in each worker, after seeding.
+        multiprocessing_context: a start method name or a multiprocessing context for the workers.
+        generator: the stream shuffling and the workers' base seed draw from.
+        prefetch_factor: batches loaded ahead per worker.
+        persistent_workers: keep the workers alive between epochs.
+        pin_memory_device: accepted, as pin_memory.
     """
 
     def __init__(self, dataset: Dataset, batch_size: Optional[int] = 1, shuffle: Optional[bool] = None,
                  sampler: Optional[Iterable] = None, batch_sampler: Optional[Iterable] = None,
                  num_workers: int = 0, collate_fn: Optional[Callable] = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Optional[Callable] = None,
-                 generator: Optional[Generator] = None, *, prefetch_factor: int = 2,
-                 persistent_workers: bool = False):
+                 multiprocessing_context=None, generator: Optional[Generator] = None, *,
+                 prefetch_factor: int = 2, persistent_workers: bool = False, pin_memory_device: str = ""):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor != 2:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing.")
+        assert prefetch_factor > 0
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator = None
         self.generator = generator
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -368,9 +409,47 @@ class DataLoader(Generic[T_co]):
         self.sampler = sampler
         self.batch_sampler = batch_sampler
         self.collate_fn = collate_fn if collate_fn is not None else (
-            default_collate if batch_size is not None or batch_sampler is not None else (lambda x: x))
+            default_collate if batch_size is not None or batch_sampler is not None else _no_collate)
+
+    @property
+    def multiprocessing_context(self):
+        """The multiprocessing context the workers start from (None: the default)."""
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, multiprocessing_context):
+        import multiprocessing
+        import multiprocessing.context
+        if multiprocessing_context is not None:
+            if self.num_workers <= 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process loading "
+                                 "(num_workers > 0), but got num_workers={}".format(self.num_workers))
+            if isinstance(multiprocessing_context, str):
+                valid = multiprocessing.get_all_start_methods()
+                if multiprocessing_context not in valid:
+                    raise ValueError("multiprocessing_context option should specify a valid start method in "
+                                     "{!r}, but got multiprocessing_context={!r}".format(
+                                         valid, multiprocessing_context))
+                multiprocessing_context = multiprocessing.get_context(multiprocessing_context)
+            if not isinstance(multiprocessing_context, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context object or a string "
+                                "specifying the start method, but got multiprocessing_context={}".format(
+                                    multiprocessing_context))
+        self._multiprocessing_context = multiprocessing_context
 
     def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0:
+            from ._dataloader_iter import MultiProcessingDataLoaderIter
+            if not self.persistent_workers:
+                return MultiProcessingDataLoaderIter(self)
+            if self._iterator is None:
+                self._iterator = MultiProcessingDataLoaderIter(self)
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._single_process_iter()
+
+    def _single_process_iter(self) -> Iterator[Any]:
         if self._iterable:
             it = iter(self.dataset)
             if self.batch_size is None:

@@ -39,7 +39,9 @@ pub const TC_INT32: i32 = 6;
 pub const TC_INT64: i32 = 7;
 pub const TC_UINT8: i32 = 8;
 pub const TC_BOOL: i32 = 9;
-pub const TC_DTYPE_COUNT: i32 = 10;
+pub const TC_COMPLEX64: i32 = 10;
+pub const TC_COMPLEX128: i32 = 11;
+pub const TC_DTYPE_COUNT: i32 = 12;
 pub const TC_DEVICE_CPU: i32 = 0;
 pub const TC_DEVICE_CUDA: i32 = 1;
 pub const TC_LAYOUT_STRIDED: i32 = 0;
@@ -52,6 +54,8 @@ pub const TC_FILL_DATA: i32 = 4;
 pub const TC_FILL_UNIFORM: i32 = 5;
 pub const TC_FILL_NORMAL: i32 = 6;
 pub const TC_RNG_STATE_BYTES: i32 = 16;
+pub const TC_SHARE_FILE_DESCRIPTOR: i32 = 0;
+pub const TC_SHARE_FILE_SYSTEM: i32 = 1;
 pub const TC_MATMUL_PRECISION_HIGHEST: i32 = 0;
 pub const TC_MATMUL_PRECISION_HIGH: i32 = 1;
 pub const TC_MATMUL_PRECISION_MEDIUM: i32 = 2;
@@ -75,6 +79,9 @@ pub const TC_RNN_TANH: i32 = 0;
 pub const TC_RNN_RELU: i32 = 1;
 pub const TC_RNN_LSTM: i32 = 2;
 pub const TC_RNN_GRU: i32 = 3;
+pub const TC_FFT_NORM_NONE: i32 = 0;
+pub const TC_FFT_NORM_SQRT_N: i32 = 1;
+pub const TC_FFT_NORM_N: i32 = 2;
 pub const TC_FUNCTION_MAX_INPUTS: i32 = 64;
 pub const TC_FUNCTION_MAX_OUTPUTS: i32 = 16;
 pub const TC_FUNCTION_MAX_SAVED: i32 = 64;
@@ -485,7 +492,9 @@ extern "C" {
     #[doc = "                      context made, the module not loaded)"]
     #[doc = "   cuda_initialized   the cuda stage has run successfully"]
     #[doc = "   cuda_device_count  GPUs usable now"]
-    #[doc = "   num_threads        intra-op threads (settable, >= 1)"]
+    #[doc = "   num_threads        intra-op threads (settable, >= 1; 1, and kept at 1,"]
+    #[doc = "                      in a child forked from a process with libtc loaded:"]
+    #[doc = "                      GNU OpenMP's thread pool does not survive fork)"]
     #[doc = "   grad_enabled       autograd records graphs (settable, per thread)"]
     #[doc = "   deterministic      only deterministic algorithms (settable, 0/1)"]
     #[doc = "   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)"]
@@ -1027,6 +1036,83 @@ extern "C" {
     pub fn tc_tensor_is_readonly(t: tc_tensor, out: *mut i32) -> i32;
 }
 extern "C" {
+    #[doc = " The strategy tc_tensor_share_memory_ uses from now on in this process"]
+    #[doc = " (TC_SHARE_*; TC_ERR_INVALID_ARGUMENT for another value)."]
+    pub fn tc_set_sharing_strategy(strategy: i32) -> i32;
+}
+extern "C" {
+    pub fn tc_get_sharing_strategy(out: *mut i32) -> i32;
+}
+extern "C" {
+    #[doc = " Moves t's storage into a new shared memory segment in place: t and every"]
+    #[doc = " view of its storage then read and write the segment (the data is copied"]
+    #[doc = " over once). Nothing happens when the storage is shared already, or when t"]
+    #[doc = " is not on the CPU (PyTorch's share_memory_ is a no-op for CUDA tensors)."]
+    #[doc = " When /dev/shm is full, TC_ERR_OUT_OF_MEMORY with a message naming the size"]
+    #[doc = " and the other strategy; t is unchanged then. Do not run it while another"]
+    #[doc = " thread computes with the storage."]
+    pub fn tc_tensor_share_memory_(t: tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " 1 when t's storage is in shared memory (made or imported), else 0."]
+    pub fn tc_tensor_is_shared(t: tc_tensor, out: *mut i32) -> i32;
+}
+extern "C" {
+    #[doc = " What another process needs to import t's storage: *kind (TC_SHARE_*),"]
+    #[doc = " *fd (file_descriptor: this process's descriptor, still owned by the"]
+    #[doc = " storage, so dup or send it before t dies; -1 for file_system), *nbytes (the"]
+    #[doc = " storage's bytes) and the segment's name (file_system; \"\" for"]
+    #[doc = " file_descriptor) copied into name (cap bytes, NUL-terminated; *needed, if"]
+    #[doc = " not NULL, gets the full length + 1). Describe the tensor itself with"]
+    #[doc = " tc_tensor_shape/strides/storage_offset/dtype. TC_ERR_INVALID_ARGUMENT when"]
+    #[doc = " the storage is not shared. Nothing is written on failure."]
+    pub fn tc_tensor_shared_handle(
+        t: tc_tensor,
+        kind: *mut i32,
+        fd: *mut i32,
+        nbytes: *mut i64,
+        name: *mut ::std::os::raw::c_char,
+        cap: i64,
+        needed: *mut i64,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A reference to a file_system segment by name, without mapping it as a"]
+    #[doc = " tensor: what a message in flight holds, so that the sender may drop its"]
+    #[doc = " tensor before the receiver imports it (PyTorch's _shared_incref): the"]
+    #[doc = " sender retains, the receiver imports and then releases. Retain fails with"]
+    #[doc = " TC_ERR_IO when the segment does not exist or was released; release drops"]
+    #[doc = " one reference and unlinks the name when it was the last."]
+    pub fn tc_shared_memory_retain(name: *const ::std::os::raw::c_char) -> i32;
+}
+extern "C" {
+    pub fn tc_shared_memory_release(name: *const ::std::os::raw::c_char) -> i32;
+}
+extern "C" {
+    #[doc = " Maps a shared storage another process exported (tc_tensor_shared_handle)"]
+    #[doc = " as a tensor of shape/strides (elements; strides NULL = contiguous) at"]
+    #[doc = " element offset offset, of dtype: kind TC_SHARE_FILE_DESCRIPTOR reads fd"]
+    #[doc = " (the caller's: it is duplicated, the caller still closes it) and ignores"]
+    #[doc = " name; TC_SHARE_FILE_SYSTEM opens the segment name (fd ignored). nbytes is"]
+    #[doc = " the exported storage size. The storage is shared (tc_tensor_is_shared) and"]
+    #[doc = " can be exported again. Errors: TC_ERR_IO when the segment does not exist,"]
+    #[doc = " was already released by its last user, is smaller than nbytes, or fd is no"]
+    #[doc = " segment; TC_ERR_INVALID_ARGUMENT when the view reaches past nbytes or an"]
+    #[doc = " argument is bad."]
+    pub fn tc_tensor_from_shared(
+        kind: i32,
+        fd: i32,
+        name: *const ::std::os::raw::c_char,
+        nbytes: i64,
+        shape: *const i64,
+        strides: *const i64,
+        ndim: i64,
+        offset: i64,
+        dtype: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
     #[doc = " A copy converted to dtype (float16 and bfloat16 round to nearest even),"]
     #[doc = " or to another device. Returns a new handle to the same tensor when nothing"]
     #[doc = " changes, like torch's .to()."]
@@ -1544,8 +1630,9 @@ extern "C" {
 extern "C" {
     #[doc = " The multivariate log-gamma function of dimension p (an integer >= 1):"]
     #[doc = " sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2;"]
-    #[doc = " computed as that sum elsewhere too, as PyTorch); p < 1 is"]
-    #[doc = " TC_ERR_INVALID_ARGUMENT."]
+    #[doc = " computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or"]
+    #[doc = " p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per"]
+    #[doc = " call, so a larger p cannot run there either)."]
     pub fn tc_mvlgamma(a: tc_tensor, p: f64, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
@@ -2073,6 +2160,36 @@ extern "C" {
     #[doc = " or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out ="]
     #[doc = " (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1."]
     pub fn tc_conv_transpose2d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        output_padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 3-D convolution: x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O]"]
+    #[doc = " or NULL; stride, padding and dilation are 3 entries each (depth, height, width)."]
+    pub fn tc_conv3d(
+        x: tc_tensor,
+        weight: tc_tensor,
+        bias: tc_tensor,
+        stride: *const i64,
+        padding: *const i64,
+        dilation: *const i64,
+        groups: i64,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " 3-D transposed convolution: x [N, C, D, H, W], weight [C, O/groups, kD, kH, kW],"]
+    #[doc = " bias [O] or NULL; stride, padding, output_padding, dilation: 3 entries each;"]
+    #[doc = " sizes as tc_conv_transpose2d's per axis."]
+    pub fn tc_conv_transpose3d(
         x: tc_tensor,
         weight: tc_tensor,
         bias: tc_tensor,
@@ -2977,6 +3094,105 @@ extern "C" {
     pub fn tc_linalg_eigvalsh(a: tc_tensor, upper: i32, out: *mut tc_tensor) -> i32;
 }
 extern "C" {
+    #[doc = " The first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^T, v_i below"]
+    #[doc = " A's diagonal; orgqr), A [..., m, n], m >= n >= k."]
+    pub fn tc_linalg_householder_product(A: tc_tensor, tau: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " Eigenvalues [..., n, 2] and right eigenvectors [..., n, n, 2] (columns;"]
+    #[doc = " empty without compute_v) of general matrices as (real, imaginary) pairs"]
+    #[doc = " (geev). Differentiable as PyTorch 1.13's linalg_eig_backward (the real"]
+    #[doc = " part for real inputs); a loss that depends on the eigenvectors' phase is"]
+    #[doc = " TC_ERR_INVALID_ARGUMENT, as PyTorch raises."]
+    pub fn tc_linalg_eig(
+        a: tc_tensor,
+        compute_v: i32,
+        eigenvalues: *mut tc_tensor,
+        eigenvectors: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Least squares min ||A X - B|| by driver 0 gels, 1 gelsy, 2 gelsd, 3 gelss"]
+    #[doc = " (rcond < 0: eps * max(m, n)); the results as torch.linalg.lstsq fills them"]
+    #[doc = " for the driver."]
+    pub fn tc_linalg_lstsq(
+        A: tc_tensor,
+        B: tc_tensor,
+        rcond: f64,
+        driver: i32,
+        solution: *mut tc_tensor,
+        residuals: *mut tc_tensor,
+        rank: *mut tc_tensor,
+        singular_values: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " A complex tensor's real view: shape [..., 2] (real, imaginary) of its part"]
+    #[doc = " dtype, sharing its storage."]
+    pub fn tc_view_as_real(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " A float32/float64 tensor [..., 2] (last stride 1, other strides even) seen"]
+    #[doc = " as complex, sharing its storage."]
+    pub fn tc_view_as_complex(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex tensor real + i imag (float32 parts: complex64; float64:"]
+    #[doc = " complex128; broadcast)."]
+    pub fn tc_complex(real: tc_tensor, imag: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex tensor abs (cos(angle) + i sin(angle))."]
+    pub fn tc_polar(abs: tc_tensor, angle: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The real part: a view of a complex tensor; a real tensor itself."]
+    pub fn tc_real(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The imaginary part of a complex tensor, a view (a real tensor:"]
+    #[doc = " TC_ERR_DTYPE)."]
+    pub fn tc_imag(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex conjugate, a new tensor (a real tensor: itself)."]
+    pub fn tc_conj(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The argument atan2(imag, real) of complex numbers; of real ones pi for"]
+    #[doc = " negative values, else 0."]
+    pub fn tc_angle(a: tc_tensor, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
+    #[doc = " The complex DFT along dim: exponent -1 when forward, else +1 (unnormalized"]
+    #[doc = " unless normalization says)."]
+    pub fn tc_fft_c2c(
+        a: tc_tensor,
+        dim: i64,
+        n: i64,
+        normalization: i64,
+        forward: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The DFT (exponent -1) of real a along dim; onesided: only its first n/2 +"]
+    #[doc = " 1 entries."]
+    pub fn tc_fft_r2c(
+        a: tc_tensor,
+        dim: i64,
+        n: i64,
+        normalization: i64,
+        onesided: i32,
+        out: *mut tc_tensor,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The real inverse DFT (exponent +1) of length n (-1: 2 (size - 1)) of a"]
+    #[doc = " Hermitian signal given by its first n/2 + 1 entries along dim."]
+    pub fn tc_fft_c2r(a: tc_tensor, dim: i64, n: i64, normalization: i64, out: *mut tc_tensor) -> i32;
+}
+extern "C" {
     #[doc = " Marks a leaf tensor as requiring grad (floating dtypes only)."]
     pub fn tc_tensor_set_requires_grad(t: tc_tensor, requires_grad: i32) -> i32;
 }
@@ -3053,6 +3269,277 @@ extern "C" {
     #[doc = " must match root's shape and dtype. retain_graph = 0 frees the graph's saved"]
     #[doc = " tensors, so a second backward through it is an autograd error."]
     pub fn tc_backward(root: tc_tensor, grad: tc_tensor, retain_graph: i32) -> i32;
+}
+#[doc = " Options of tc_autograd_grad. Set .size = sizeof(tc_grad_options); options"]
+#[doc = " may be NULL (retain_graph -1, the others 0)."]
+#[doc = "   retain_graph       1: keep the graph's saved tensors for another pass;"]
+#[doc = "                      0: free them; < 0: the same as create_graph"]
+#[doc = "   create_graph       1: the pass records a graph of the gradients it"]
+#[doc = "                      computes (grad mode on while the backward formulas"]
+#[doc = "                      run), so they can be differentiated again. A node"]
+#[doc = "                      whose formula is not differentiable gives results"]
+#[doc = "                      whose differentiation fails with TC_ERR_NOT_IMPLEMENTED"]
+#[doc = "                      (\"the derivative of 'X_backward' is not implemented\")"]
+#[doc = "   allow_unused       1: an input the outputs do not depend on gets NULL;"]
+#[doc = "                      0: it is an error (TC_ERR_AUTOGRAD)"]
+#[doc = "   materialize_grads  1: an unused input gets zeros instead of NULL"]
+#[doc = "                      (implies allow_unused)"]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_grad_options {
+    pub size: u32,
+    pub retain_graph: i32,
+    pub create_graph: i32,
+    pub allow_unused: i32,
+    pub materialize_grads: i32,
+}
+#[test]
+fn bindgen_test_layout_tc_grad_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_grad_options>(),
+        20usize,
+        concat!("Size of: ", stringify!(tc_grad_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_grad_options>(),
+        4usize,
+        concat!("Alignment of ", stringify!(tc_grad_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_retain_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).retain_graph) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(retain_graph)
+            )
+        );
+    }
+    test_field_retain_graph();
+    fn test_field_create_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).create_graph) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(create_graph)
+            )
+        );
+    }
+    test_field_create_graph();
+    fn test_field_allow_unused() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).allow_unused) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(allow_unused)
+            )
+        );
+    }
+    test_field_allow_unused();
+    fn test_field_materialize_grads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_grad_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).materialize_grads) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_grad_options),
+                "::",
+                stringify!(materialize_grads)
+            )
+        );
+    }
+    test_field_materialize_grads();
+}
+extern "C" {
+    #[doc = " torch.autograd.grad: the gradients of sum(outputs[i] * grad_outputs[i])"]
+    #[doc = " with respect to inputs, written to out_grads (n_inputs new handles, NULL"]
+    #[doc = " for an unused input when allowed), never accumulated into any .grad (also"]
+    #[doc = " not the leaves met on the way; retained non-leaf grads and leaves' .grad"]
+    #[doc = " stay as they were). grad_outputs may be NULL or hold NULL entries: ones,"]
+    #[doc = " for a one-element output only; else each must match its output's shape"]
+    #[doc = " (TC_ERR_SHAPE), dtype and device. Every output must require grad, every"]
+    #[doc = " input too (\"One of the differentiated Tensors does not require grad\","]
+    #[doc = " TC_ERR_AUTOGRAD); n_outputs, n_inputs >= 1. A graph whose saved tensors an"]
+    #[doc = " earlier pass freed is TC_ERR_AUTOGRAD. Out-params are untouched on failure."]
+    #[doc = " Only the nodes that lead to an input run."]
+    pub fn tc_autograd_grad(
+        outputs: *const tc_tensor,
+        n_outputs: i64,
+        grad_outputs: *const tc_tensor,
+        inputs: *const tc_tensor,
+        n_inputs: i64,
+        options: *const tc_grad_options,
+        out_grads: *mut tc_tensor,
+    ) -> i32;
+}
+#[doc = " Options of tc_backward_ex. Set .size = sizeof(tc_backward_options);"]
+#[doc = " options may be NULL (retain_graph -1, create_graph 0, inputs NULL)."]
+#[doc = "   retain_graph  as tc_grad_options' (< 0: the same as create_graph)"]
+#[doc = "   create_graph  as tc_grad_options' (the .grad accumulated then keeps its"]
+#[doc = "                 graph, out of place, as PyTorch's)"]
+#[doc = "   inputs        may be NULL: accumulate only into these tensors' .grad"]
+#[doc = "                 (n_inputs >= 1 of them, leaves or not, each requiring"]
+#[doc = "                 grad), as torch's backward(inputs=...); only the nodes"]
+#[doc = "                 that lead to them run"]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tc_backward_options {
+    pub size: u32,
+    pub retain_graph: i32,
+    pub create_graph: i32,
+    pub inputs: *const tc_tensor,
+    pub n_inputs: i64,
+}
+#[test]
+fn bindgen_test_layout_tc_backward_options() {
+    assert_eq!(
+        ::std::mem::size_of::<tc_backward_options>(),
+        32usize,
+        concat!("Size of: ", stringify!(tc_backward_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<tc_backward_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(tc_backward_options))
+    );
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_retain_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).retain_graph) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(retain_graph)
+            )
+        );
+    }
+    test_field_retain_graph();
+    fn test_field_create_graph() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).create_graph) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(create_graph)
+            )
+        );
+    }
+    test_field_create_graph();
+    fn test_field_inputs() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inputs) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(inputs)
+            )
+        );
+    }
+    test_field_inputs();
+    fn test_field_n_inputs() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<tc_backward_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_inputs) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(tc_backward_options),
+                "::",
+                stringify!(n_inputs)
+            )
+        );
+    }
+    test_field_n_inputs();
+}
+extern "C" {
+    #[doc = " torch.autograd.backward: backpropagates from n_roots >= 1 roots at once"]
+    #[doc = " (grads may be NULL or hold NULL entries: ones, for one-element roots only)"]
+    #[doc = " into the leaves' .grad, or only into options->inputs. Checks as"]
+    #[doc = " tc_autograd_grad's; tc_backward is this with one root and default options."]
+    pub fn tc_backward_ex(
+        roots: *const tc_tensor,
+        n_roots: i64,
+        grads: *const tc_tensor,
+        options: *const tc_backward_options,
+    ) -> i32;
 }
 extern "C" {
     #[doc = " Sets this thread's grad mode (0/1) and gives the previous one, so a"]
@@ -3358,6 +3845,35 @@ extern "C" {
 }
 extern "C" {
     pub fn tc_node_free(node: tc_node) -> i32;
+}
+#[doc = " Anomaly mode's forward-trace hook: while anomaly mode is on it is called"]
+#[doc = " (on the recording thread) as each backward node is recorded, and returns a"]
+#[doc = " NUL-terminated text, e.g. the traceback of the forward call, that libtc"]
+#[doc = " copies at once (NULL: none). It must not call libtc."]
+pub type tc_anomaly_trace_hook = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut ::std::os::raw::c_void) -> *const ::std::os::raw::c_char,
+>;
+extern "C" {
+    #[doc = " Sets anomaly mode, for the whole process (PyTorch's is global too):"]
+    #[doc = " enabled and check_nan are 0 or 1. While enabled and check_nan, backward"]
+    #[doc = " (every pass: tc_backward and the others) fails with TC_ERR_AUTOGRAD when"]
+    #[doc = " a node returns a gradient holding a NaN, with PyTorch's message"]
+    #[doc = " \"Function 'MulBackward0' returned nan values in its 0th output.\" followed,"]
+    #[doc = " when trace_hook gave one as that node was recorded, by the forward trace."]
+    #[doc = " trace_hook (may be NULL: no traces) and context replace the previous ones;"]
+    #[doc = " libtc never frees context, which must stay valid while the hook is set."]
+    #[doc = " Turning the mode off drops the traces kept. Checking costs a reduction and"]
+    #[doc = " a read per gradient: a debugging mode."]
+    pub fn tc_set_anomaly_mode(
+        enabled: i32,
+        check_nan: i32,
+        trace_hook: tc_anomaly_trace_hook,
+        context: *mut ::std::os::raw::c_void,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " The current anomaly mode: *enabled and *check_nan (0 or 1; both required)."]
+    pub fn tc_anomaly_mode(enabled: *mut i32, check_nan: *mut i32) -> i32;
 }
 #[doc = " An op's forward, run by tc_op_call with grad mode off: as"]
 #[doc = " tc_function_forward (outputs: exactly the schema's number of tensors;"]

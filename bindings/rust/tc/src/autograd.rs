@@ -183,3 +183,150 @@ pub fn no_grad<R>(f: impl FnOnce() -> R) -> Result<R> {
     let _guard = NoGradGuard::new()?;
     Ok(f())
 }
+
+/// Options of [`grad`] (torch.autograd.grad's keyword arguments).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GradOptions {
+    /// Keep the graph for another pass; `None`: the same as `create_graph`.
+    pub retain_graph: Option<bool>,
+    /// Record the gradients' own graph, so they can be differentiated again.
+    pub create_graph: bool,
+    /// An input the outputs do not use gets `None` instead of an error.
+    pub allow_unused: bool,
+    /// An unused input gets zeros instead of `None` (implies `allow_unused`).
+    pub materialize_grads: bool,
+}
+
+fn retain_code(retain_graph: Option<bool>) -> i32 {
+    retain_graph.map_or(-1, i32::from)
+}
+
+fn raw_list(ts: &[&Tensor]) -> Vec<sys::tc_tensor> {
+    ts.iter().map(|t| t.as_raw()).collect()
+}
+
+fn optional_list(gs: Option<&[Option<&Tensor>]>, n: usize) -> Result<Option<Vec<sys::tc_tensor>>> {
+    match gs {
+        None => Ok(None),
+        Some(gs) if gs.len() != n => Err(crate::Error::new(
+            crate::ErrorKind::InvalidArgument,
+            "one gradient (or None) per output is needed",
+        )),
+        Some(gs) => Ok(Some(
+            gs.iter().map(|g| g.map_or(std::ptr::null_mut(), Tensor::as_raw)).collect(),
+        )),
+    }
+}
+
+/// The gradients of the sum of `outputs[i] * grad_outputs[i]` with respect
+/// to `inputs` (torch.autograd.grad), one per input (`None` for an unused
+/// input with `allow_unused`). `grad_outputs` `None` (or a `None` entry):
+/// ones, for one-element outputs. Nothing is accumulated into any `.grad`.
+///
+/// ```
+/// use tc::Tensor;
+/// # fn main() -> tc::Result<()> {
+/// let _tc = tc::init()?;
+/// let x = Tensor::from_slice(&[1.0f64, 2.0], &[2])?.requires_grad(true)?;
+/// let y = ((&x * &x)? * &x)?.sum_all()?;
+/// let opts = tc::autograd::GradOptions { create_graph: true, ..Default::default() };
+/// let g = tc::autograd::grad(&[&y], &[&x], None, opts)?.remove(0).unwrap();
+/// let h = tc::autograd::grad(&[&g.sum_all()?], &[&x], None, Default::default())?.remove(0).unwrap();
+/// assert_eq!(h.to_vec::<f64>()?, vec![6.0, 12.0]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn grad(
+    outputs: &[&Tensor],
+    inputs: &[&Tensor],
+    grad_outputs: Option<&[Option<&Tensor>]>,
+    options: GradOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let outs = raw_list(outputs);
+    let ins = raw_list(inputs);
+    let gs = optional_list(grad_outputs, outputs.len())?;
+    let opts = sys::tc_grad_options {
+        size: std::mem::size_of::<sys::tc_grad_options>() as u32,
+        retain_graph: retain_code(options.retain_graph),
+        create_graph: i32::from(options.create_graph),
+        allow_unused: i32::from(options.allow_unused),
+        materialize_grads: i32::from(options.materialize_grads),
+    };
+    let mut result: Vec<sys::tc_tensor> = vec![std::ptr::null_mut(); inputs.len()];
+    check(unsafe {
+        sys::tc_autograd_grad(
+            outs.as_ptr(),
+            outs.len() as i64,
+            gs.as_ref().map_or(std::ptr::null(), |v| v.as_ptr()),
+            ins.as_ptr(),
+            ins.len() as i64,
+            &opts,
+            result.as_mut_ptr(),
+        )
+    })?;
+    result
+        .into_iter()
+        .map(|h| if h.is_null() { Ok(None) } else { Tensor::from_owned_raw(h).map(Some) })
+        .collect()
+}
+
+/// Options of [`backward`] (torch.autograd.backward's keyword arguments).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackwardOptions<'a> {
+    /// Keep the graph for another pass; `None`: the same as `create_graph`.
+    pub retain_graph: Option<bool>,
+    /// Record the gradients' own graph (the accumulated `.grad` keeps it).
+    pub create_graph: bool,
+    /// Accumulate only into these tensors' `.grad`; `None`: every leaf's.
+    pub inputs: Option<&'a [&'a Tensor]>,
+}
+
+/// Backpropagates from several tensors at once into the leaves' `.grad`
+/// (or only into `options.inputs`), as torch.autograd.backward.
+/// `grad_tensors` as [`grad`]'s `grad_outputs`.
+pub fn backward(
+    tensors: &[&Tensor],
+    grad_tensors: Option<&[Option<&Tensor>]>,
+    options: BackwardOptions<'_>,
+) -> Result<()> {
+    let roots = raw_list(tensors);
+    let gs = optional_list(grad_tensors, tensors.len())?;
+    let ins = options.inputs.map(raw_list);
+    let opts = sys::tc_backward_options {
+        size: std::mem::size_of::<sys::tc_backward_options>() as u32,
+        retain_graph: retain_code(options.retain_graph),
+        create_graph: i32::from(options.create_graph),
+        inputs: ins.as_ref().map_or(std::ptr::null(), |v| v.as_ptr()),
+        n_inputs: ins.as_ref().map_or(0, |v| v.len() as i64),
+    };
+    check(unsafe {
+        sys::tc_backward_ex(
+            roots.as_ptr(),
+            roots.len() as i64,
+            gs.as_ref().map_or(std::ptr::null(), |v| v.as_ptr()),
+            &opts,
+        )
+    })
+}
+
+// ---- tc::autograd::functional (vjp, hvp): autograd/functional.rs ----
+pub mod functional;
+// ---- end of functional ----
+
+/// Turns anomaly mode on or off for the whole process, as
+/// torch.autograd.set_detect_anomaly(enabled, check_nan): with `check_nan`, a
+/// backward node whose gradient holds a NaN fails with TC_ERR_AUTOGRAD naming
+/// the node ("Function 'XBackward0' returned nan values ..."). The forward
+/// traceback hook of the C ABI is left unset here (Rust has no stack to hand over).
+pub fn set_anomaly_mode(enabled: bool, check_nan: bool) -> Result<()> {
+    check(unsafe {
+        sys::tc_set_anomaly_mode(i32::from(enabled), i32::from(check_nan), None, std::ptr::null_mut())
+    })
+}
+
+/// The current anomaly mode: (enabled, check_nan).
+pub fn anomaly_mode() -> Result<(bool, bool)> {
+    let (mut enabled, mut check_nan) = (0i32, 0i32);
+    check(unsafe { sys::tc_anomaly_mode(&mut enabled, &mut check_nan) })?;
+    Ok((enabled != 0, check_nan != 0))
+}

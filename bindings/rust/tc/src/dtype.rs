@@ -37,11 +37,15 @@ pub enum DType {
     UInt8,
     /// `TC_BOOL` (one byte, 0 or 1)
     Bool,
+    /// `TC_COMPLEX64`: (float32, float32) pairs; only some ops take it (tc.h)
+    Complex64,
+    /// `TC_COMPLEX128`: (float64, float64) pairs
+    Complex128,
 }
 
 impl DType {
     /// Every dtype, in code order.
-    pub const ALL: [DType; 10] = [
+    pub const ALL: [DType; 12] = [
         DType::Float32,
         DType::Float64,
         DType::Float16,
@@ -52,6 +56,8 @@ impl DType {
         DType::Int64,
         DType::UInt8,
         DType::Bool,
+        DType::Complex64,
+        DType::Complex128,
     ];
 
     /// The `TC_*` code.
@@ -67,6 +73,8 @@ impl DType {
             DType::Int64 => sys::TC_INT64,
             DType::UInt8 => sys::TC_UINT8,
             DType::Bool => sys::TC_BOOL,
+            DType::Complex64 => sys::TC_COMPLEX64,
+            DType::Complex128 => sys::TC_COMPLEX128,
         }
     }
 
@@ -88,13 +96,16 @@ impl DType {
             DType::Int64 => "int64",
             DType::UInt8 => "uint8",
             DType::Bool => "bool",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
     /// Bytes per element (`tc_dtype_size`).
     pub fn size(self) -> usize {
         match self {
-            DType::Float64 | DType::Int64 => 8,
+            DType::Complex128 => 16,
+            DType::Float64 | DType::Int64 | DType::Complex64 => 8,
             DType::Float32 | DType::Int32 => 4,
             DType::Float16 | DType::BFloat16 | DType::Int16 => 2,
             DType::Int8 | DType::UInt8 | DType::Bool => 1,
@@ -107,6 +118,11 @@ impl DType {
             self,
             DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16
         )
+    }
+
+    /// Complex dtypes (complex64, complex128); they can require grad too.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
     }
 
     /// The dtype of a name or alias, as libtc parses it ("float", "long",

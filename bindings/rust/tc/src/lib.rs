@@ -35,7 +35,7 @@
 //! ```
 #![warn(missing_docs)]
 
-mod autograd;
+pub mod autograd;
 mod binary_ext;
 mod cuda;
 mod dist;
@@ -55,6 +55,7 @@ mod ops;
 mod optim;
 mod sort_reduce;
 mod shape_creation;
+mod shared_memory;
 mod tensor;
 mod transformer;
 mod linalg;
@@ -84,6 +85,10 @@ pub use optim::{
     SgdOptions,
 };
 pub use shape_creation::PadMode;
+pub use shared_memory::{
+    set_sharing_strategy, shared_memory_release, shared_memory_retain, sharing_strategy, SharedHandle,
+    SharingStrategy,
+};
 pub use tensor::Tensor;
 
 /// The flag names tc.h documents, for [`get_flag`] and [`set_flag`].

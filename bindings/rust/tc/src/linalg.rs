@@ -1,6 +1,7 @@
 //! Linear algebra (torch.linalg on LAPACK): inverse, determinants, solves,
-//! Cholesky, LU, QR, SVD and symmetric eigendecomposition of (batches of)
-//! float32/float64 CPU matrices, each differentiable.
+//! Cholesky, LU, QR, SVD, symmetric and general eigendecomposition, least
+//! squares and Householder products of (batches of) float32/float64 CPU
+//! matrices, each differentiable but the general eigendecomposition.
 use crate::error::{check, Result};
 use crate::ffi::new_tensor;
 use crate::Tensor;
@@ -141,6 +142,54 @@ impl Tensor {
                 out,
             )
         })
+    }
+    /// The first n columns of the product of the Householder reflectors
+    /// stored below the diagonal of `self` [.., m, n] with their `tau` [.., k] (LAPACK's orgqr).
+    pub fn householder_product(&self, tau: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_linalg_householder_product(self.as_raw(), tau.as_raw(), out) })
+    }
+    /// `(eigenvalues [.., n, 2], eigenvectors [.., n, n, 2])` of general square
+    /// matrices: complex numbers as (real, imaginary) pairs in the last dim
+    /// (eigenvectors are unit-norm columns). Not differentiable.
+    pub fn eig(&self) -> Result<(Tensor, Tensor)> {
+        outs2(|w, v| unsafe { sys::tc_linalg_eig(self.as_raw(), 1, w, v) })
+    }
+    /// The eigenvalues [.., n, 2] of general square matrices as (real, imaginary) pairs.
+    pub fn eigvals(&self) -> Result<Tensor> {
+        outs2(|w, v| unsafe { sys::tc_linalg_eig(self.as_raw(), 0, w, v) }).map(|(w, _)| w)
+    }
+    /// Least squares `min ||self X - b||`: `(solution, residuals, rank,
+    /// singular_values)` as torch.linalg.lstsq fills them for `driver`
+    /// ("gels", "gelsy", "gelsd" or "gelss"); `rcond` None: eps * max(m, n).
+    pub fn lstsq(
+        &self,
+        b: &Tensor,
+        rcond: Option<f64>,
+        driver: &str,
+    ) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        let code = match driver {
+            "gels" => 0,
+            "gelsy" => 1,
+            "gelsd" => 2,
+            "gelss" => 3,
+            _ => -1, // refused by libtc with its message
+        };
+        let mut o: [sys::tc_tensor; 4] = [std::ptr::null_mut(); 4];
+        let [o0, o1, o2, o3] = &mut o;
+        check(unsafe {
+            sys::tc_linalg_lstsq(
+                self.as_raw(),
+                b.as_raw(),
+                rcond.unwrap_or(-1.0),
+                code,
+                o0,
+                o1,
+                o2,
+                o3,
+            )
+        })?;
+        let [x, r, k, s] = o.map(Tensor::from_owned_raw);
+        Ok((x?, r?, k?, s?))
     }
 }
 

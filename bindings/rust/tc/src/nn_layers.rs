@@ -171,6 +171,55 @@ impl Tensor {
             )
         })
     }
+    /// 3-D convolution of `[N, C, D, H, W]` with `weight` `[O, C/groups, kD, kH, kW]`.
+    pub fn conv3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv3d(
+                self.as_raw(),
+                weight.as_raw(),
+                raw(bias),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 3-D transposed convolution; `weight` `[C, O/groups, kD, kH, kW]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        output_padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv_transpose3d(
+                self.as_raw(),
+                weight.as_raw(),
+                raw(bias),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                output_padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
     /// 1-D transposed convolution of `[N, C, L]`; `weight` `[C, O/groups, k]`.
     #[allow(clippy::too_many_arguments)]
     pub fn conv_transpose1d(

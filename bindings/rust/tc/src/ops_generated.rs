@@ -423,7 +423,7 @@ impl Tensor {
     pub fn polygamma(&self, n: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_polygamma(self.as_raw(), n, out) })
     }
-    /// The multivariate log-gamma function of dimension p (an integer >= 1): sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2; computed as that sum elsewhere too, as PyTorch); p < 1 is TC_ERR_INVALID_ARGUMENT.
+    /// The multivariate log-gamma function of dimension p (an integer >= 1): sum_{j<p} lgamma(a - j/2) + p(p-1)/4 log(pi) (defined for a > (p-1)/2; computed as that sum elsewhere too, as PyTorch); p < 1, a fractional p or p > 2^24 is TC_ERR_INVALID_ARGUMENT (PyTorch builds a p-element tensor per call, so a larger p cannot run there either).
     pub fn mvlgamma(&self, p: f64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_mvlgamma(self.as_raw(), p, out) })
     }
@@ -631,6 +631,54 @@ impl Tensor {
     /// Cumulative sum along dim (integer and bool inputs give int64, like PyTorch).
     pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_cumsum(self.as_raw(), dim, out) })
+    }
+    /// A complex tensor's real view: shape \[..., 2\] (real, imaginary) of its part dtype, sharing its storage.
+    pub fn view_as_real(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_view_as_real(self.as_raw(), out) })
+    }
+    /// A float32/float64 tensor \[..., 2\] (last stride 1, other strides even) seen as complex, sharing its storage.
+    pub fn view_as_complex(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_view_as_complex(self.as_raw(), out) })
+    }
+    /// The complex tensor real + i imag (float32 parts: complex64; float64: complex128; broadcast).
+    pub fn complex(&self, imag: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_complex(self.as_raw(), imag.as_raw(), out) })
+    }
+    /// The complex tensor abs (cos(angle) + i sin(angle)).
+    pub fn polar(&self, angle: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_polar(self.as_raw(), angle.as_raw(), out) })
+    }
+    /// The real part: a view of a complex tensor; a real tensor itself.
+    pub fn real(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_real(self.as_raw(), out) })
+    }
+    /// The imaginary part of a complex tensor, a view (a real tensor: TC_ERR_DTYPE).
+    pub fn imag(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_imag(self.as_raw(), out) })
+    }
+    /// The complex conjugate, a new tensor (a real tensor: itself).
+    pub fn conj(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_conj(self.as_raw(), out) })
+    }
+    /// The argument atan2(imag, real) of complex numbers; of real ones pi for negative values, else 0.
+    pub fn angle(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_angle(self.as_raw(), out) })
+    }
+    /// The complex DFT along dim: exponent -1 when forward, else +1 (unnormalized unless normalization says).
+    pub fn fft_c2c(&self, dim: i64, n: i64, normalization: i64, forward: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_fft_c2c(self.as_raw(), dim, n, normalization, i32::from(forward), out)
+        })
+    }
+    /// The DFT (exponent -1) of real a along dim; onesided: only its first n/2 + 1 entries.
+    pub fn fft_r2c(&self, dim: i64, n: i64, normalization: i64, onesided: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_fft_r2c(self.as_raw(), dim, n, normalization, i32::from(onesided), out)
+        })
+    }
+    /// The real inverse DFT (exponent +1) of length n (-1: 2 (size - 1)) of a Hermitian signal given by its first n/2 + 1 entries along dim.
+    pub fn fft_c2r(&self, dim: i64, n: i64, normalization: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_fft_c2r(self.as_raw(), dim, n, normalization, out) })
     }
 }
 

@@ -43,6 +43,19 @@ fn pooling_convolution_and_resampling_shapes() {
         .conv_transpose2d(&w, None, [2, 2], [1, 1], [1, 1], [1, 1], 1)
         .unwrap();
     assert_eq!(ct.shape().unwrap(), vec![1, 2, 10, 10]);
+    // 3-D: every 2x2x2 window of ones sums to 8; the stride-2 transposed
+    // convolution of ones tiles the output without overlap (all ones).
+    let cube = Tensor::ones(&[1, 1, 3, 3, 3], DType::Float64, Device::Cpu).unwrap();
+    let k3 = Tensor::ones(&[1, 1, 2, 2, 2], DType::Float64, Device::Cpu).unwrap();
+    let c3 = cube.conv3d(&k3, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1).unwrap();
+    assert_eq!(c3.shape().unwrap(), vec![1, 1, 2, 2, 2]);
+    assert_eq!(vals(&c3), vec![8.0; 8]);
+    let t3 = c3
+        .conv_transpose3d(&k3, None, [2, 2, 2], [0, 0, 0], [0, 0, 0], [1, 1, 1], 1)
+        .unwrap();
+    assert_eq!(t3.shape().unwrap(), vec![1, 1, 4, 4, 4]);
+    assert_eq!(vals(&t3), vec![8.0; 64]);
+    assert!(cube.conv3d(&k3, None, [0, 1, 1], [0, 0, 0], [1, 1, 1], 1).is_err());
     let up = x
         .interpolate(&[10, 10], None, InterpMode::Nearest, false)
         .unwrap();

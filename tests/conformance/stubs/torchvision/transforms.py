@@ -77,6 +77,9 @@ class Resize:
     def __call__(self, img):
         from PIL import Image
 
+        if isinstance(img, np.ndarray):
+            # the stub datasets' numpy images (torchvision's are PIL images)
+            img = Image.fromarray(img)
         w, h = img.size
         if isinstance(self.size, int):
             short, long_ = (w, h) if w <= h else (h, w)
