@@ -13,6 +13,9 @@ Python 3.11+ standard library only (tomllib). Writes:
   src/cpu/rows/<family>_<name>.cpp   the CPU kernels of each elementwise row (one file per
                                      row, compiled per kernel set; stale ones are deleted)
   src/cpu/rows/table.cpp             the CPU's dispatch from the row enums to those kernels
+  src/cuda/rows/<family>_<name>.cu   the CUDA kernels of each elementwise row (one file per
+                                     row; stale ones are deleted)
+  src/cuda/rows/table.cpp            the CUDA module's dispatch from the row enums to them
   src/abi/ops_generated.cpp          the tc_* shims of the families
   bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
   bindings/python_ctypes/tc/_tensor.py          its TYPE_CHECKING declarations (between markers)
@@ -742,13 +745,139 @@ def gen_cpu_rows(ops):
     return files
 
 
-def stale_cpu_rows(files):
-    """The per-row kernel files of src/cpu/rows/ that no row generates any more."""
-    d = os.path.join(REPO, CPU_ROWS_DIR)
-    if not os.path.isdir(d):
-        return []
-    return sorted(CPU_ROWS_DIR + "/" + f for f in os.listdir(d)
-                  if CPU_ROW_FILE.match(f) and CPU_ROWS_DIR + "/" + f not in files)
+CUDA_ROWS_DIR = "src/cuda/rows"
+CUDA_ROW_FILE = re.compile(r"^(unary|binary|compare)_\w+\.cu$")
+
+
+def gen_cuda_rows(ops):
+    """One CUDA kernel file per elementwise row (a new row compiles its own
+    file with nvcc, not every row's) and the host-compiled table that
+    dispatches the row enums to them (cuda/ew_row.cuh, cuda/elementwise.h)."""
+    files = {}
+    head = "// %s\n" % STAMP
+
+    def one(kind, o, macro, row):
+        text = head + ("// The CUDA kernels of the %s row %s (cuda/ew_row.cuh).\n"
+                       '#include "cuda/ew_row.cuh"\n\n' % (kind, o["name"])) + row(macro, o) + "\n"
+        files["%s/%s_%s.cu" % (CUDA_ROWS_DIR, kind, o["name"])] = clang_format(text, "row.cu")
+
+    unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
+    for o in unary:
+        one("unary", o, "TC_CUDA_UNARY_ROW", unary_row)
+    for o in binary:
+        one("binary", o, "TC_CUDA_BINARY_ROW", binary_row)
+    for o in compare:
+        one("compare", o, "TC_CUDA_COMPARE_ROW", compare_row)
+
+    sig_u = "const Tensor& out, const Tensor& a, double p, double q"
+    sig_b = "const Tensor& out, const Tensor& a, const Tensor& b"
+    sig_g2 = "const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p"
+    sig_g3 = "const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y"
+    decl = []
+    for o in unary:
+        decl.append("void unary_%s(%s);" % (o["name"], sig_u))
+        decl.append("void grad2_%s(%s);" % (o["name"], sig_g2))
+    for o in binary:
+        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
+        decl.append("void grad3_%s_a(%s);" % (o["name"], sig_g3))
+        decl.append("void grad3_%s_b(%s);" % (o["name"], sig_g3))
+    for o in compare:
+        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
+    for n in ("pow_scalar", "rdiv_scalar", "clamp"):
+        decl.append("void grad2_%s(%s);  // cuda/elementwise.cu" % (n, sig_g2))
+    k_unary = ["&rows::unary_%s," % o["name"] for o in unary]
+    k_binary = ["&rows::binary_%s," % o["name"] for o in binary + compare]
+    k_grad3 = []
+    for o in binary:
+        k_grad3 += ["&rows::grad3_%s_a," % o["name"], "&rows::grad3_%s_b," % o["name"]]
+    # ew::Grad's order (math/elementwise_math.h), as the CPU's table.
+    k_grad2 = ["nullptr, nullptr,  // %s (grad3)" % o["name"] for o in binary]
+    k_grad2 += ["&rows::grad2_pow_scalar,", "&rows::grad2_rdiv_scalar,", "&rows::grad2_clamp,"]
+    k_grad2 += ["&rows::grad2_%s," % o["name"] for o in unary]
+    text = head + textwrap.dedent("""\
+        // The CUDA module's elementwise dispatch (cuda/elementwise.h's unary,
+        // binary, grad2, grad3): the row enums index tables of the per-row kernels
+        // (src/cuda/rows/<family>_<name>.cu, cuda/ew_row.cuh), each of which checks
+        // the dtypes its row takes. Host code only (no nvcc): adding a row compiles
+        // this file and the row's own, not the other rows.
+        #include "core/error.h"
+        #include "core/tensor.h"
+        #include "cuda/elementwise.h"
+        #include "math/op_enums.h"
+
+        namespace tc::cuda {
+
+        namespace rows {
+        """) + "\n".join(decl) + textwrap.dedent("""
+        }  // namespace rows
+
+        namespace {
+
+        using UnaryFn = void (*)(%s);
+        using BinaryFn = void (*)(%s);
+        using Grad2Fn = void (*)(%s);
+        using Grad3Fn = void (*)(%s);
+        """ % (sig_u, sig_b, sig_g2, sig_g3)) + "\nconstexpr UnaryFn kUnary[] = {\n" + "\n".join(k_unary) + \
+        "\n};\nconstexpr BinaryFn kBinary[] = {\n" + "\n".join(k_binary) + \
+        "\n};\n// ew::Grad's three-operand formulas: two per binary row.\nconstexpr Grad3Fn kGrad3[] = {\n" + \
+        "\n".join(k_grad3) + \
+        "\n};\n// Every ew::Grad: the binary rows' (three operands: none here), pow_scalar,\n" \
+        "// rdiv_scalar, clamp, then one per unary row.\nconstexpr Grad2Fn kGrad2[] = {\n" + \
+        "\n".join(k_grad2) + textwrap.dedent("""
+        };
+        static_assert(sizeof(kUnary) / sizeof(kUnary[0]) == size_t(ops::UnaryOp::count_), "one kernel per unary row");
+        static_assert(sizeof(kBinary) / sizeof(kBinary[0]) == size_t(ops::BinaryOp::count_),
+                      "one kernel per binary and compare row");
+        static_assert(sizeof(kGrad3) / sizeof(kGrad3[0]) == size_t(2 * ops::kArithmeticBinaryOps),
+                      "two formulas per binary row");
+        static_assert(sizeof(kGrad2) / sizeof(kGrad2[0]) ==
+                          size_t(2 * ops::kArithmeticBinaryOps + 3 + int(ops::UnaryOp::count_)),
+                      "one slot per ew::Grad");
+
+        }  // namespace
+
+        void unary(ops::UnaryOp op, %s) {
+          const auto i = size_t(op);
+          if (i >= sizeof(kUnary) / sizeof(kUnary[0])) fail(TC_ERR_INTERNAL, "cuda::unary: unhandled op");
+          kUnary[i](out, a, p, q);
+        }
+
+        void binary(ops::BinaryOp op, %s) {
+          const auto i = size_t(op);
+          if (i >= sizeof(kBinary) / sizeof(kBinary[0])) fail(TC_ERR_INTERNAL, "cuda::binary: unhandled op");
+          kBinary[i](out, a, b);
+        }
+
+        void grad2(ew::Grad f, %s) {
+          const auto i = size_t(f);
+          if (i >= sizeof(kGrad2) / sizeof(kGrad2[0]) || !kGrad2[i]) {
+            fail(TC_ERR_INTERNAL, "cuda::grad2: not a two-operand formula");
+          }
+          kGrad2[i](out, g, x, p);
+        }
+
+        void grad3(ew::Grad f, %s) {
+          const auto i = size_t(f);
+          if (i >= sizeof(kGrad3) / sizeof(kGrad3[0])) fail(TC_ERR_INTERNAL, "cuda::grad3: not a three-operand formula");
+          kGrad3[i](out, g, x, y);
+        }
+
+        }  // namespace tc::cuda
+        """ % (sig_u, sig_b, sig_g2, sig_g3))
+    files[CUDA_ROWS_DIR + "/table.cpp"] = clang_format(text, "table.cpp")
+    return files
+
+
+def stale_row_files(files):
+    """The per-row kernel files (src/cpu/rows/, src/cuda/rows/) that no row
+    generates any more."""
+    stale = []
+    for folder, pattern in ((CPU_ROWS_DIR, CPU_ROW_FILE), (CUDA_ROWS_DIR, CUDA_ROW_FILE)):
+        d = os.path.join(REPO, folder)
+        if os.path.isdir(d):
+            stale += [folder + "/" + f for f in os.listdir(d)
+                      if pattern.match(f) and folder + "/" + f not in files]
+    return sorted(stale)
 
 
 # ------------------------------------------------------------------ ABI shims
@@ -1216,6 +1345,7 @@ def generate(ops, read):
     files["include/tc.h"] = header
     files.update(gen_defs(ops))
     files.update(gen_cpu_rows(ops))
+    files.update(gen_cuda_rows(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
     files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
@@ -1255,7 +1385,7 @@ def main(argv):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             print("gen_ops: wrote %s" % rel)
-    for rel in stale_cpu_rows(files):
+    for rel in stale_row_files(files):
         if check:
             stale.append(rel + " (no row: delete it)")
         else:

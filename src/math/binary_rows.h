@@ -5,21 +5,13 @@
 // (math/ew_row_math.h) do not rebuild when a row is added.
 #pragma once
 #include "core/dtype.h"
+#include "math/ew_row_math.h"  // BinaryDtypes
 #include "math/op_enums.h"
 
 namespace tc::ew {
 
 // ---- what each BinaryOp takes (binary_ops.def's dtypes and differentiable columns) ----
 
-enum class BinaryDtypes : int32_t {
-  floating = 0,       // integer and bool operands promote to the default float dtype (div, atan2)
-  numeric = 1,        // float and integer dtypes
-  numeric_bool = 2,   // also bool (maximum, minimum)
-  integral = 3,       // integer dtypes and bool (bitwise_and, ...)
-  integer = 4,        // integer dtypes only (the shifts)
-  floating_only = 5,  // float dtypes; integer operands are refused (hypot, logaddexp)
-  any = 6,            // the comparisons
-};
 constexpr BinaryDtypes kBinaryDtypes[] = {
 #define TC_BINARY_OP(name, GradName, saves, a_is_g, b_is_g, dtypes, ...) BinaryDtypes(dtypes),
 #include "math/binary_ops.def"
@@ -43,29 +35,11 @@ constexpr BinaryDtypes binary_dtypes(ops::BinaryOp op) {
 constexpr bool binary_differentiable(ops::BinaryOp op) {
   return int(op) < ops::kArithmeticBinaryOps && kBinaryDifferentiable[int(op)];
 }
-constexpr bool binary_takes_bool(ops::BinaryOp op) {
-  const BinaryDtypes d = binary_dtypes(op);
-  return d == BinaryDtypes::numeric_bool || d == BinaryDtypes::integral || d == BinaryDtypes::any;
-}
+constexpr bool binary_takes_bool(ops::BinaryOp op) { return binary_dtypes_take_bool(binary_dtypes(op)); }
 // Whether the op computes operands of dtype d as they are (floating rows
 // compute integers only after promoting them; the CPU computes no float16).
 inline bool binary_computes(ops::BinaryOp op, DType d) {
-  const bool fl = is_floating(d), b = d == DType::b8;
-  switch (binary_dtypes(op)) {
-    case BinaryDtypes::floating:
-    case BinaryDtypes::floating_only:
-      return fl;
-    case BinaryDtypes::numeric:
-      return !b;
-    case BinaryDtypes::numeric_bool:
-    case BinaryDtypes::any:
-      return true;
-    case BinaryDtypes::integral:
-      return !fl;
-    case BinaryDtypes::integer:
-      return !fl && !b;
-  }
-  return false;
+  return binary_dtypes_compute(binary_dtypes(op), is_floating(d), d == DType::b8);
 }
 // The ops that divide integers: a zero divisor is PyTorch's ZeroDivisionError.
 constexpr bool binary_integer_division(ops::BinaryOp op) {

@@ -11,6 +11,7 @@
 #include "math/binary_rows.h"  // the binary rows' dtypes and gradient columns
 #include "math/ew_row_math.h"  // the formulas' helpers and the row-struct macros
 #include "math/op_enums.h"
+#include "math/scalar_rows.h"  // ScalarDef: the scalar rows
 
 namespace tc::ew {
 
@@ -67,25 +68,6 @@ TC_HD inline bool compare_value(BinaryOp op, C x, C y) {
       break;
   }
   return false;
-}
-
-// x (op) s, s already converted to the compute type (as the CPU's T(s));
-// scalar_ops.def has the rows.
-template <ScalarOp OP>
-struct ScalarDef;
-#define TC_SCALAR_OP(name, GradName, forward)      \
-  template <>                                      \
-  struct ScalarDef<ScalarOp::name> {               \
-    template <typename C>                          \
-    static TC_HD C value(C x, C s, PowMode mode) { \
-      (void)mode;                                  \
-      return forward;                              \
-    }                                              \
-  };
-#include "math/scalar_ops.def"
-template <ScalarOp OP, typename C>
-TC_HD inline C scalar_value(C x, C s, PowMode mode) {
-  return ScalarDef<OP>::template value<C>(x, s, mode);
 }
 
 // The UnaryOps (unary_ops.def: one row each). UnaryDef<OP>: the row's

@@ -154,6 +154,42 @@ TC_HD inline TC_EW_HOST_INLINE C unary_grad2_value(C g, C x, const GradParams& p
     return grad;                                            \
   }
 
+// What a binary row takes: its dtypes column (binary_ops.def; ops.toml's
+// dtypes). Here, not in math/binary_rows.h, so that a per-row kernel can ask
+// about its own row without the tables over every row.
+enum class BinaryDtypes : int32_t {
+  floating = 0,       // integer and bool operands promote to the default float dtype (div, atan2)
+  numeric = 1,        // float and integer dtypes
+  numeric_bool = 2,   // also bool (maximum, minimum)
+  integral = 3,       // integer dtypes and bool (bitwise_and, ...)
+  integer = 4,        // integer dtypes only (the shifts)
+  floating_only = 5,  // float dtypes; integer operands are refused (hypot, logaddexp)
+  any = 6,            // the comparisons
+};
+constexpr bool binary_dtypes_take_bool(BinaryDtypes d) {
+  return d == BinaryDtypes::numeric_bool || d == BinaryDtypes::integral || d == BinaryDtypes::any;
+}
+// Whether a row of dtypes d computes operands of a floating, bool or integer
+// dtype as they are (floating rows compute integers only after promoting
+// them).
+constexpr bool binary_dtypes_compute(BinaryDtypes d, bool floating, bool is_bool) {
+  switch (d) {
+    case BinaryDtypes::floating:
+    case BinaryDtypes::floating_only:
+      return floating;
+    case BinaryDtypes::numeric:
+      return !is_bool;
+    case BinaryDtypes::numeric_bool:
+    case BinaryDtypes::any:
+      return true;
+    case BinaryDtypes::integral:
+      return !floating;
+    case BinaryDtypes::integer:
+      return !floating && !is_bool;
+  }
+  return false;
+}
+
 // The two-operand formulas that are not rows: d(x ^ s)/dx, d(s / x)/dx, and
 // clamp's (g where lo <= x <= hi, NaN bound = none). C: float (float32,
 // float16, bfloat16) or double. The mixed float/double arithmetic is the
