@@ -11,14 +11,16 @@ check reads
     tests/**/*.cpp                            comments
 
 and collects every repo-relative path in them: a token that starts with one of
-ROOTS ("src/", "docs/", "tests/", ...) at a word boundary and either ends with a
-slash (a folder) or whose last part has a file extension. A token may be a
-pattern: "src/cpu/rows/*.cpp", "src/math/{unary,binary}_ops.def" and
-"src/cpu/rows/<family>_<name>.cpp" must match at least one file. Relative
+ROOTS ("src/", "docs/", "tests/", ...) at a word boundary and names something
+below it ("src/core/tensor.h", "tests/python/", "bindings/rust/tc"). A token
+may be a pattern: "src/cpu/rows/*.cpp", "src/cpu/rows/<family>_<name>.cpp"
+must match at least one file, "src/math/{unary,binary}_ops.def" and
+"src/cpu/fft_plan.h/.cpp" one for each alternative. Relative
 links of the Markdown files ("[x](ADDING_AN_OP.md)") are resolved from the
 file's folder. Paths under build/ (generated outputs), URLs and the vendored
 programs of tests/conformance/ (other people's code, kept unchanged) are
-skipped.
+skipped. Every docs/*.md must also be linked from README.md (its list of docs
+says what each holds).
 
 Usage: tools/check_doc_paths.py [REPO]   (exit 0: every path exists, 1: dead ones, listed)
 """
@@ -201,6 +203,13 @@ def dead_paths(repo):
                             continue
                         if not exists(repo, resolved + ("/" if target.endswith("/") else "")):
                             dead.append((rel, line + k, target))
+    readme = os.path.join(repo, "README.md")
+    if os.path.exists(readme):
+        with open(readme, encoding="utf-8") as f:
+            linked = {clean(target) for target in LINK.findall(f.read())}
+        for name in sorted(os.listdir(os.path.join(repo, "docs"))):
+            if name.endswith(".md") and "docs/" + name not in linked:
+                dead.append(("README.md", 0, f"docs/{name} is not linked from its list of docs"))
     for rel, path in OTHER_PROJECTS:
         if (rel, path) not in used:
             dead.append(("tools/check_doc_paths.py", 0, f"OTHER_PROJECTS entry {rel} -> {path} matches "
@@ -212,7 +221,7 @@ def main():
     repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     dead = dead_paths(repo)
     for rel, line, path in dead:
-        print(f"{rel}:{line}: {path} does not exist")
+        print(f"{rel}:{line}: {path}" + ("" if " " in path else " does not exist"))
     if dead:
         print(f"check_doc_paths: {len(dead)} dead path(s) in the docs and comments")
         return 1

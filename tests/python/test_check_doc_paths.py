@@ -30,7 +30,8 @@ def test_reports_each_dead_path_and_only_those(tmp_path):
            "See `src/core/tensor.h`, src/cpu/rows/*.cpp, src/cpu/rows/<family>_<name>.cpp,\n"
            "src/math/{unary,binary}_ops.def, tests/python/test_x.py::test_a, bench/run.sh build,\n"
            "build/tests/tc_gtest, https://example.com/src/none.h, [b](docs/B.md#top).\n"
-           "Dead: src/core/gone.h, and [a link](docs/missing.md).\n")
+           "Dead: src/core/gone.h, and [a link](docs/missing.md).\n"
+           "Folders: tests/python/, bindings/pkg; dead: bindings/nothing, src/core/tensor.h/.cpp.\n")
     _write(root, "DEVELOPERS.md", "src/math/{unary,compare}_ops.def\n")
     _write(root, "docs/A.md", "[b](B.md) [c](C.md) tests/python/\n")
     _write(root, "src/core/x.cpp",
@@ -48,6 +49,8 @@ def test_reports_each_dead_path_and_only_those(tmp_path):
     assert dead == {
         ("README.md", "src/core/gone.h"),
         ("README.md", "docs/missing.md"),
+        ("README.md", "bindings/nothing"),
+        ("README.md", "src/core/tensor.h/.cpp"),
         ("DEVELOPERS.md", "src/math/{unary,compare}_ops.def"),
         ("docs/A.md", "C.md"),
         ("src/core/x.cpp", "src/core/old.h"),
@@ -55,4 +58,5 @@ def test_reports_each_dead_path_and_only_those(tmp_path):
         ("bindings/pkg/m.py", "tests/python/gone.py"),
         ("bindings/pkg/m.py", "scripts/dead.sh"),
         ("tests/c/t.cpp", "tests/c/missing.c"),
+        ("README.md", "docs/A.md is not linked from its list of docs"),
     }
