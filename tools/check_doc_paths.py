@@ -17,7 +17,8 @@ may be a pattern: "src/cpu/rows/*.cpp", "src/cpu/rows/<family>_<name>.cpp"
 must match at least one file, "src/math/{unary,binary}_ops.def" and
 "src/cpu/fft_plan.h/.cpp" one for each alternative. Relative
 links of the Markdown files ("[x](ADDING_AN_OP.md)") are resolved from the
-file's folder. Paths under build/ (generated outputs), URLs and the vendored
+file's folder, and a link's #anchor must name a heading of the page it links.
+Paths under build/ (generated outputs), URLs and the vendored
 programs of tests/conformance/ (other people's code, kept unchanged) are
 skipped. Every docs/*.md must also be linked from README.md (its list of docs
 says what each holds).
@@ -97,6 +98,20 @@ def exists(repo, path):
         if not found:
             return False
     return True
+
+
+def anchors(path):
+    """The anchors GitHub gives the headings of a Markdown file: lower case,
+    punctuation dropped, spaces as hyphens, "-1", "-2" on repeats."""
+    seen, out = {}, set()
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"^```.*?^```", "", f.read(), flags=re.S | re.M)  # no headings in code
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
 
 
 def c_comments(text):
@@ -196,6 +211,8 @@ def dead_paths(repo):
                 if rel.endswith(".md"):
                     for m in LINK.finditer(sub):
                         target = clean(m.group(1))
+                        if m.group(1).startswith("#") and m.group(1)[1:] not in anchors(os.path.join(repo, rel)):
+                            dead.append((rel, line + k, f"{m.group(1)}: {rel} has no heading {m.group(1)}"))
                         if not target or re.match(r"[a-z]+:", target) or target.startswith("/"):
                             continue  # anchors, URLs
                         resolved = os.path.normpath(os.path.join(os.path.dirname(rel), target))
@@ -203,6 +220,11 @@ def dead_paths(repo):
                             continue
                         if not exists(repo, resolved + ("/" if target.endswith("/") else "")):
                             dead.append((rel, line + k, target))
+                        elif "#" in m.group(1) and resolved.endswith(".md") and os.path.isfile(
+                                os.path.join(repo, resolved)):
+                            anchor = m.group(1).split("#", 1)[1]
+                            if anchor not in anchors(os.path.join(repo, resolved)):
+                                dead.append((rel, line + k, f"{m.group(1)}: {resolved} has no heading #{anchor}"))
     readme = os.path.join(repo, "README.md")
     if os.path.exists(readme):
         with open(readme, encoding="utf-8") as f:

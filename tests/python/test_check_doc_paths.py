@@ -29,11 +29,13 @@ def test_reports_each_dead_path_and_only_those(tmp_path):
     _write(root, "README.md",
            "See `src/core/tensor.h`, src/cpu/rows/*.cpp, src/cpu/rows/<family>_<name>.cpp,\n"
            "src/math/{unary,binary}_ops.def, tests/python/test_x.py::test_a, bench/run.sh build,\n"
-           "build/tests/tc_gtest, https://example.com/src/none.h, [b](docs/B.md#top).\n"
+           "build/tests/tc_gtest, https://example.com/src/none.h, [b](docs/B.md#its-part).\n"
            "Dead: src/core/gone.h, and [a link](docs/missing.md).\n"
            "Folders: tests/python/, bindings/pkg; dead: bindings/nothing, src/core/tensor.h/.cpp.\n")
     _write(root, "DEVELOPERS.md", "src/math/{unary,compare}_ops.def\n")
-    _write(root, "docs/A.md", "[b](B.md) [c](C.md) tests/python/\n")
+    _write(root, "docs/A.md", "# Top, with (punctuation)\n[b](B.md) [c](C.md) tests/python/\n"
+           "[here](#top-with-punctuation) [there](B.md#its-part) [nowhere](B.md#none) [self](#gone)\n")
+    _write(root, "docs/B.md", "## Its part\n```sh\n# not a heading\n```\n")
     _write(root, "src/core/x.cpp",
            '// see src/core/tensor.h and src/core/old.h\n'
            'const char* s = "src/core/not_a_comment.h";\n'
@@ -53,6 +55,8 @@ def test_reports_each_dead_path_and_only_those(tmp_path):
         ("README.md", "src/core/tensor.h/.cpp"),
         ("DEVELOPERS.md", "src/math/{unary,compare}_ops.def"),
         ("docs/A.md", "C.md"),
+        ("docs/A.md", "B.md#none: docs/B.md has no heading #none"),
+        ("docs/A.md", "#gone: docs/A.md has no heading #gone"),
         ("src/core/x.cpp", "src/core/old.h"),
         ("src/core/x.cpp", "tools/nothing.py"),
         ("bindings/pkg/m.py", "tests/python/gone.py"),
