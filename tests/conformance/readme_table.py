@@ -2,7 +2,8 @@
 the suites: one row per program, with its repository (the first line of its
 suite module's docstring), its file and its status as the test holds it.
 
-    /usr/bin/python3 tests/conformance/readme_table.py
+    /usr/bin/python3 tests/conformance/readme_table.py           (prints it)
+    /usr/bin/python3 tests/conformance/readme_table.py --check   (fails if README.md's differs)
 
 A plain entry's status is "tracks torch": tests/python/test_conformance.py
 fails unless its printed losses match PyTorch's step by step. An entry that
@@ -32,19 +33,35 @@ def _status(spec):
     return "tracks torch"
 
 
-def main():
-    """Writes the table to stdout."""
+def table():
+    """The table and its summary line, as README.md holds them."""
     programs = suites.all_programs()
-    print("| program | repository | file | status |")
-    print("|---|---|---|---|")
+    lines = ["| program | repository | file | status |", "|---|---|---|---|"]
     for name, spec in sorted(programs.items(), key=lambda kv: (_repository(kv[1]["suite"]), kv[0])):
-        print("| %s | %s | `%s` | %s |" % (name, _repository(spec["suite"]), spec["script"], _status(spec)))
+        lines.append("| %s | %s | `%s` | %s |" % (name, _repository(spec["suite"]), spec["script"], _status(spec)))
     repos = {_repository(s["suite"]) for s in programs.values()}
     every = [s for s in programs.values() if not s.get("slow")]
     tracking = [s for s in every if not (s.get("missing") or s.get("differs"))]
-    print("\n%d programs from %d repositories; %d of the %d that every test run includes track torch."
-          % (len(programs), len(repos), len(tracking), len(every)))
+    lines.append("\n%d programs from %d repositories; %d of the %d that every test run includes track torch."
+                 % (len(programs), len(repos), len(tracking), len(every)))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    """Writes the table to stdout, or with --check compares it with README.md's."""
+    text = table()
+    if "--check" not in argv:
+        sys.stdout.write(text)
+        return 0
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        if text in f.read():
+            print("readme_table: README.md's conformance table is up to date")
+            return 0
+    print("readme_table: README.md's conformance table is stale; paste the output of "
+          "tests/conformance/readme_table.py over it")
+    return 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

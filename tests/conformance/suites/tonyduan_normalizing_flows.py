@@ -1,13 +1,15 @@
 """Programs from https://github.com/tonyduan/normalizing-flows (MIT; see
 tests/conformance/SOURCES.md for each file's commit).
 
-examples/ex_2d.py fits a flow to a 2-D mixture drawn from numpy's global
-generator (seeded alike in both runs): the negative log-likelihood is the
-MultivariateNormal prior's log_prob (a Cholesky factor and a triangular
-solve) plus the flows' log-determinants; with --convolve the invertible 1x1
-convolutions (LU-parametrized, inverted with torch.inverse when the program
-samples at the end) join the chain. It logs its progress every 100 steps
-(on stderr): every backpropagated loss is compared (trace_backward)."""
+The program, the repository's ex_2d.py
+(tests/conformance/programs/tonyduan_normalizing_flows/examples/ex_2d.py),
+fits a flow to a 2-D mixture drawn from numpy's global generator (seeded
+alike in both runs): the negative log-likelihood is the MultivariateNormal
+prior's log_prob (a Cholesky factor and a triangular solve) plus the flows'
+log-determinants; with --convolve the invertible 1x1 convolutions
+(LU-parametrized, inverted with torch.inverse when the program samples at
+the end) join the chain. It logs its progress every 100 steps (on stderr):
+every backpropagated loss is compared (trace_backward)."""
 import os
 import sys
 
