@@ -417,7 +417,7 @@ TC_HD inline C gelu_tanh_grad(C g, C x) {
   return g * (C(0.5) * right + dright);
 }
 
-// ---- wrapping integer arithmetic: src/wrapping.h, shared with the CPU ----
+// ---- wrapping integer arithmetic: src/math/wrapping.h, shared with the CPU ----
 
 using ::tc::wrapping_add;
 using ::tc::wrapping_mul;
