@@ -1218,7 +1218,7 @@ def generate(ops, read):
     files.update(gen_cpu_rows(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
-    files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
+    files["bindings/python_ctypes/tc/_tensor/__init__.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor/__init__.py"))
     files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)

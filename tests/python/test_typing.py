@@ -14,7 +14,7 @@ EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "typed
 
 def _tensor_class_names():
     """(names the class body defines, names its `if TYPE_CHECKING:` block declares)."""
-    tree = ast.parse(open(os.path.join(PKG, "_tensor.py")).read())
+    tree = ast.parse(open(os.path.join(PKG, "_tensor", "__init__.py")).read())
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
     body, declared = set(), set()
     for n in cls.body:
