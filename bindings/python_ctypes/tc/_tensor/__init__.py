@@ -4,14 +4,14 @@ object dies, with PyTorch's methods, operators and indexing.
 The class is assembled here from topic mixins, each a plain class whose
 methods are defined in its own body; the layer they all stand on
 (wrapping handles, shared helpers, the factories tc.tensor, tc.zeros, ...)
-is tc/_tensor/base.py, re-exported from this module."""
+is tc/_tensor_base.py, re-exported from this module."""
 from .._matrix_products import MatrixProductMethods
 from .elementwise import ElementwiseMethods
 from .._tensor_flags import TensorFlags
 from .._torch_namespace_extras import NamespaceExtraMethods
 from .._tensor_inplace import InplaceVariants
 from .._tensor_misc_methods import MiscTensorMethods
-from .base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, IntOverflowError, K, MinMax, Optional,
+from .._tensor_base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, IntOverflowError, K, MinMax, Optional,
                    Size, TYPE_CHECKING, TensorBase, TopK, Union, VP, _ARRAY_CODES, _CREATION_DOC,
                    _CREATION_WHAT, _EXACT_DOUBLE, _FILLS, _I32, _I32_0, _I32_1, _I64, _I64_0, _LIKE_DOC,
                    _NUMBER_TYPES, _Operand, _arrays_to_lists, _as_tensor, _backward_f, _binary, _call,
@@ -26,7 +26,7 @@ from .base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, IntOverflo
                    manual_seed, math, matmul, maximum, minimum, numbers, ones, ones_like, operator, rand,
                    rand_like, randn, randn_like, split, stack, tensor, tensor_new, to_int64, where, zeros,
                    zeros_like)  # noqa: F401  (the names tc._tensor has always offered)
-from . import base as _base
+from .. import _tensor_base as _base
 
 
 class Tensor(ElementwiseMethods, MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVariants, MiscTensorMethods, TensorBase):

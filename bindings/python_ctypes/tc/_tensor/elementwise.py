@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Union
 
 from .._core import VP, byref, fast
 from .._errors import error_for
-from . import base as _base
-from .base import TensorBase, _as_tensor, _double, _new
+from .. import _tensor_base as _base
+from .._tensor_base import TensorBase, _as_tensor, _double, _new
 
 if TYPE_CHECKING:  # the annotations only: tc.Tensor is built from this mixin
     from . import Tensor

@@ -2,7 +2,7 @@
 the helpers the method mixins share (_call, _binary, _as_tensor, ...), the
 small value types (Size, GradFn) and the factories (tc.tensor, tc.zeros,
 tc.cat, ...). Everything here is importable before the Tensor class exists,
-so that the mixins of tc/_tensor/ can import it at module level; the class
+so that the mixins of tc.Tensor can import it at module level; the class
 itself (tc/_tensor/__init__.py) calls bind_tensor_class once it is built,
 which is when the functions here start making Tensors.
 
@@ -16,11 +16,11 @@ import numbers
 import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
-from .. import _core as K
-from .. import _decls as D
-from .._core import VP, byref, fast, fn
-from .._errors import check, error_for  # noqa: F401  (re-exported to the mixins)
-from .._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64  # noqa: F401
+from . import _core as K
+from . import _decls as D
+from ._core import VP, byref, fast, fn
+from ._errors import check, error_for  # noqa: F401  (re-exported to the mixins)
+from ._ints import INT64_MAX, INT64_MIN, IntOverflowError, check_int64_scalar, to_int64  # noqa: F401
 
 # tc.Tensor, once tc/_tensor/__init__.py has built it (bind_tensor_class): the
 # class every handle-wrapping function below instantiates.
@@ -547,7 +547,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if isinstance(data, TensorBase):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     elif hasattr(data, "__array_interface__") and hasattr(data, "dtype"):
-        from .._interop import tensor_from_numpy_copy
+        from ._interop import tensor_from_numpy_copy
         t = tensor_from_numpy_copy(data, dtype)
     else:
         flat, shape = _flatten_nested(data)
@@ -577,7 +577,7 @@ def _rebuild_tensor(raw, dtype, shape, requires_grad, is_parameter, device="cpu"
     if device != "cpu":
         t = t.to(device)
     if is_parameter:
-        from ..nn import Parameter
+        from .nn import Parameter
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad = True
