@@ -31,15 +31,11 @@ NOT_TENSOR_CLS = {
 
 # Modules still allowed to patch a tensor class at import time, with the reason.
 PATCH_ALLOWED = {
-    "tc._binary_ext": "not converted to a mixin yet",
     "tc._complex_methods": "not converted to a mixin yet",
-    "tc._indexing": "not converted to a mixin yet",
-    "tc._inplace_autograd": "not converted to a mixin yet",
     "tc._inplace_views": "not converted to a mixin yet",
     "tc._linalg_legacy": "not converted to a mixin yet",
     "tc._linalg_more": "not converted to a mixin yet",
     "tc._printing": "not converted to a mixin yet",
-    "tc._shape_ops": "not converted to a mixin yet",
     "tc._shared_memory": "not converted to a mixin yet",
     "tc._sort_reduce": "not converted to a mixin yet",
     "tc._sparse": "not converted to a mixin yet",
@@ -47,16 +43,13 @@ PATCH_ALLOWED = {
     "tc._sparse_radd": "not converted to a mixin yet",
     "tc._special_functions": "not converted to a mixin yet",
     "tc._spectral": "not converted to a mixin yet",
-    "tc._subscript_augmented": "not converted to a mixin yet",
     "tc._surface_extras": "not converted to a mixin yet",
-    "tc._tensor_flip_dims": "not converted to a mixin yet",
     "tc._tensor_invert": "not converted to a mixin yet",
 }
 
 
 # Groups of modules (as sets) still importing each other at module level, with the reason.
 KNOWN_CYCLES = {
-    frozenset({"tc._binary_ext", "tc._inplace_autograd", "tc._tensor"}): "not converted yet",
     frozenset({"tc._linalg_more", "tc.linalg"}): "not converted yet",
     # tc/nn/functional.py ends with re-exports of functional_*.py, which take helpers
     # (_pair, ...) and functions from functional.py itself: the helpers would move to

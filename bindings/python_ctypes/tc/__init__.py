@@ -322,8 +322,6 @@ __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessi
 # ---- end of the complex and FFT block -------------------------------------------------------------------
 # ---- forms public programs use: ~tensor, t.flip(dims=...), x[key] op= v through a view ----
 # ---- (tc/_tensor_invert.py, tc/_tensor_flip_dims.py, tc/_subscript_augmented.py) ----
-from . import _subscript_augmented, _tensor_flip_dims, _tensor_invert  # noqa: E402
+from . import _tensor_invert  # noqa: E402
 _tensor_invert.install(Tensor)
-_tensor_flip_dims.install(Tensor)
-_subscript_augmented.install(Tensor)
 # ---- end of the public-program forms ----
