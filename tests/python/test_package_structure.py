@@ -31,20 +31,6 @@ NOT_TENSOR_CLS = {
 
 # Modules still allowed to patch a tensor class at import time, with the reason.
 PATCH_ALLOWED = {
-    "tc._complex_methods": "not converted to a mixin yet",
-    "tc._inplace_views": "not converted to a mixin yet",
-    "tc._linalg_legacy": "not converted to a mixin yet",
-    "tc._linalg_more": "not converted to a mixin yet",
-    "tc._printing": "not converted to a mixin yet",
-    "tc._shared_memory": "not converted to a mixin yet",
-    "tc._sort_reduce": "not converted to a mixin yet",
-    "tc._sparse": "not converted to a mixin yet",
-    "tc._sparse_compressed": "not converted to a mixin yet",
-    "tc._sparse_radd": "not converted to a mixin yet",
-    "tc._special_functions": "not converted to a mixin yet",
-    "tc._spectral": "not converted to a mixin yet",
-    "tc._surface_extras": "not converted to a mixin yet",
-    "tc._tensor_invert": "not converted to a mixin yet",
 }
 
 

@@ -114,8 +114,15 @@ def module_share_memory(self):
     return self._apply(lambda t: t.share_memory_())
 
 
-def install(tensor_cls, module_cls):
-    """Puts share_memory_/is_shared on Tensor and share_memory on Module."""
-    tensor_cls.share_memory_ = share_memory_
-    tensor_cls.is_shared = is_shared
+class SharedMemoryMethods:
+    """tc.Tensor's share_memory_ and is_shared."""
+
+    __slots__ = ()
+
+    share_memory_ = share_memory_
+    is_shared = is_shared
+
+
+def install(module_cls):
+    """Puts share_memory on Module (tc.nn.Module)."""
     module_cls.share_memory = module_share_memory

@@ -248,27 +248,29 @@ def _cat_last(a, b):
     return cat([a, b], -1)
 
 
-def install(namespace, Tensor):
-    """Adds tc.stft/tc.istft and Tensor.stft/Tensor.istft.
+class SpectralMethods:
+    """tc.Tensor's stft and istft."""
 
-    Args:
-        namespace (dict): tc's globals.
-        Tensor (type): tc.Tensor.
-    """
-    namespace["stft"] = stft
-    namespace["istft"] = istft
+    __slots__ = ()
 
-    def stft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
-                    normalized=False, onesided=None, return_complex=None):
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None):
         """See :func:`tc.stft`."""
         return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
                     return_complex)
 
-    def istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
-                     onesided=None, length=None, return_complex=False):
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):
         """See :func:`tc.istft`."""
         return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
                      return_complex)
 
-    stft_method.__name__, istft_method.__name__ = "stft", "istft"
-    Tensor.stft, Tensor.istft = stft_method, istft_method
+
+def install(namespace):
+    """Adds tc.stft and tc.istft.
+
+    Args:
+        namespace (dict): tc's globals.
+    """
+    namespace["stft"] = stft
+    namespace["istft"] = istft

@@ -16,6 +16,7 @@ import numbers
 import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
+from . import _complex as Z
 from . import _core as K
 from . import _decls as D
 from ._core import VP, byref, fast, fn
@@ -124,9 +125,11 @@ def _scalar_tensor(value, like):
     """A 0-d tensor for a Python scalar, on like's device: int -> int64
     (exactly; IntOverflowError past int64, like PyTorch, even next to a
     floating tensor), bool -> bool, float -> like's floating dtype (or the
-    default one)."""
+    default one), complex -> a complex dtype of like's width."""
     if isinstance(value, bool):
         dt = K.bool_
+    elif isinstance(value, complex):
+        return Z.scalar_complex_tensor(value, like)
     elif isinstance(value, numbers.Integral):
         dt = K.int64
         if _large_int(value) is not None:
@@ -542,8 +545,16 @@ def _from_flat(flat, shape, dt):
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
     """A new tensor holding a copy of data (nested lists, numbers, numpy
-    arrays, tensors). The dtype is inferred like PyTorch's: bool, int64 or the
-    default float dtype for lists; the array's dtype for numpy arrays."""
+    arrays, tensors). The dtype is inferred like PyTorch's: bool, int64,
+    the default float dtype or, for complex values, the default complex
+    dtype for lists; the array's dtype for numpy arrays."""
+    if Z._has_complex(data):
+        t = Z.complex_tensor(data, dtype)
+        if device is not None and K.device(device).type != "cpu":
+            t = t.to(device)
+        if requires_grad:
+            t.requires_grad = True
+        return t
     if isinstance(data, TensorBase):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     elif hasattr(data, "__array_interface__") and hasattr(data, "dtype"):

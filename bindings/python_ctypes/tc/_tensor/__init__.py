@@ -6,16 +6,27 @@ methods are defined in its own body; the layer they all stand on
 (wrapping handles, shared helpers, the factories tc.tensor, tc.zeros, ...)
 is tc/_tensor_base.py, re-exported from this module."""
 from .._binary_ext import BinaryExtMethods
+from .._complex_methods import ComplexMethods
 from .._indexing import AdvancedIndexingMethods
+from .._inplace_views import InplaceViewMethods
+from .._linalg_legacy import LinalgTensorMethods
+from .._linalg_more import LinalgMoreMethods
 from .._matrix_products import MatrixProductMethods
+from .._printing import PrintingMethods
 from .._shape_ops import ShapeOpsMethods
+from .._shared_memory import SharedMemoryMethods
+from .._sort_reduce import SortReduceMethods
+from .._special_functions import SpecialFunctionMethods
+from .._spectral import SpectralMethods
 from .._tensor_flags import TensorFlags
 from .._tensor_inplace import InplaceVariants
+from .._tensor_invert import InvertMethods
 from .._tensor_misc_methods import MiscTensorMethods
 from .._torch_namespace_extras import NamespaceExtraMethods
 from .arithmetic import ArithmeticMethods
 from .attributes import AttributeMethods
 from .autograd import AutogradMethods
+from .composed import ComposedMethods
 from .conversion import ConversionMethods
 from .creation import CreationMethods
 from .elementwise import ElementwiseMethods
@@ -25,6 +36,7 @@ from .matrix import MatrixMethods
 from .random import RandomMethods
 from .reductions import ReductionMethods
 from .shape import ShapeMethods
+from .sparse import SparseMethods
 from .._tensor_base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, IntOverflowError, K, MinMax, Optional,
                    Size, TYPE_CHECKING, TensorBase, TopK, Union, VP, _ARRAY_CODES, _CREATION_DOC,
                    _CREATION_WHAT, _EXACT_DOUBLE, _FILLS, _I32, _I32_0, _I32_1, _I64, _I64_0, _LIKE_DOC,
@@ -43,13 +55,18 @@ from .._tensor_base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, I
 from .. import _tensor_base as _base
 
 
-# Where a name is defined by more than one mixin, the first in this list wins
-# (Python's method resolution order); a mixin that refines another's method
-# (calling super()) comes before it.
-class Tensor(ShapeOpsMethods, AdvancedIndexingMethods, BinaryExtMethods, ElementwiseMethods,
+# The methods of tc.Tensor, by topic. Where a name is defined by more than one
+# mixin, the first in this list wins (Python's method resolution order); a mixin
+# that refines another's method (calling super(): ComplexMethods' repr, item,
+# tolist and to; PrintingMethods' repr) comes before it. The last group holds
+# methods that yield to any other of the same name.
+class Tensor(InvertMethods, SpectralMethods, ComplexMethods, SharedMemoryMethods, SpecialFunctionMethods,
+             PrintingMethods, SortReduceMethods, ShapeOpsMethods, AdvancedIndexingMethods, BinaryExtMethods,
+             ElementwiseMethods,
              AttributeMethods, AutogradMethods, ConversionMethods, ArithmeticMethods, InplaceMethods,
              RandomMethods, ReductionMethods, MatrixMethods, ShapeMethods, IndexingMethods, CreationMethods,
              MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVariants, MiscTensorMethods,
+             ComposedMethods, InplaceViewMethods, SparseMethods, LinalgTensorMethods, LinalgMoreMethods,
              TensorBase):
     """A libtc tensor. Make one with tc.tensor, tc.zeros, ...; ``Tensor(*sizes)``
     and ``Tensor(data)`` are PyTorch's legacy float32 constructors

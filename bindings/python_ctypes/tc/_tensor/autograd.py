@@ -1,5 +1,6 @@
 """tc.Tensor's autograd surface: requires_grad, grad, grad_fn, backward, hooks,
 detach (a mixin of tc.Tensor, tc/_tensor/__init__.py)."""
+import weakref
 from typing import TYPE_CHECKING, Optional
 
 from .. import _core as K
@@ -8,6 +9,12 @@ from .._tensor_base import (TensorBase, VP, _I32, _I32_0, _I32_1, _backward_f, _
 
 if TYPE_CHECKING:  # annotations only: tc.Tensor is built from this mixin
     from . import Tensor
+
+
+# Tensors whose retain_grad() was called, by id, which retains_grad reports
+# (weak: dropping the tensor drops the entry; not a WeakSet, whose lookups
+# would call Tensor.__eq__).
+_RETAINING = {}
 
 
 class AutogradMethods:
@@ -107,6 +114,16 @@ class AutogradMethods:
     def retain_grad(self) -> None:
         """Makes this non-leaf tensor keep its ``.grad`` after backward."""
         check(fn("tc_tensor_retain_grad")(self._h))
+        key = id(self)
+        _RETAINING[key] = weakref.ref(self, lambda _, key=key: _RETAINING.pop(key, None))
+
+    @property
+    def retains_grad(self):
+        """True for a non-leaf tensor whose retain_grad() was called (a leaf: False)."""
+        if self.is_leaf:
+            return False
+        live = [r() for r in list(_RETAINING.values())]
+        return any(t is not None and (t is self or t.is_same(self)) for t in live)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Computes the gradient of this tensor with respect to the graph leaves, accumulated into their ``.grad``.
