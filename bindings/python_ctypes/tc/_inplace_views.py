@@ -1,3 +1,4 @@
+from ._tensor_base import TensorBase, cat, empty, tensor
 """Tensor methods that change a tensor's shape or memory in place, done the
 way PyTorch's set_data does it (libtc's tc_tensor_set_data: the tensor keeps
 its identity and takes the view's metadata): squeeze_, unsqueeze_, t_,
@@ -93,7 +94,6 @@ def resize_(self, *sizes, memory_format=None):
     Returns:
         Tensor: self.
     """
-    from ._tensor import empty, cat
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     sizes = _sizes(sizes)
@@ -161,12 +161,11 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     Returns:
         Tensor: self.
     """
-    from ._tensor import Tensor, empty
     if storage_offset is not None or size is not None or stride is not None:
         raise TypeError("set_(): tc has no storage objects; only set_() and set_(source: Tensor) are supported")
     if source is None:
         new = empty(0, dtype=self.dtype, device=self.device)
-    elif isinstance(source, Tensor):
+    elif isinstance(source, TensorBase):
         if source.dtype != self.dtype:
             raise RuntimeError("Could not set tensor of type %s to a tensor of type %s" % (source.dtype, self.dtype))
         new = source.detach()
@@ -184,7 +183,6 @@ def map2_(self, x, y, callable):
     Returns:
         Tensor: self.
     """
-    from ._tensor import tensor
     if self.device.type != "cpu":
         raise TypeError("map2_ is only implemented on CPU tensors")
     xs = x.expand(*self.shape).reshape(-1).tolist()
@@ -206,8 +204,7 @@ def as_subclass(self, cls):
     Returns:
         cls: the new object.
     """
-    from ._tensor import Tensor
-    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+    if not (isinstance(cls, type) and issubclass(cls, TensorBase)):
         raise TypeError("as_subclass(): argument 'cls' must be a subclass of Tensor, got %r" % (cls,))
     view = self.detach()
     obj = object.__new__(cls)

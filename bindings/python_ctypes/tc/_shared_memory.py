@@ -8,6 +8,7 @@ from . import _core as K
 from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import MissingFunctionError, check
+from ._tensor_base import _wrap
 
 FILE_DESCRIPTOR = D.TC_SHARE_FILE_DESCRIPTOR
 FILE_SYSTEM = D.TC_SHARE_FILE_SYSTEM
@@ -84,7 +85,6 @@ def shared_handle(t):
 
 def from_shared(kind, fd, name, nbytes, shape, strides, offset, dtype):
     """Maps an exported storage (tc_tensor_from_shared) as a new Tensor."""
-    from ._tensor import _wrap
     shape_arr, n = K.int64_array(shape)
     strides_arr, _ = K.int64_array(strides)
     out = VP()

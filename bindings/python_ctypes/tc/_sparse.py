@@ -15,6 +15,7 @@ from . import _core as K
 from ._factory_keywords import layout
 from ._tensor import Tensor
 from ._tensor.sparse import _dense_only  # noqa: F401  (tc/_sparse_compressed.py's too)
+from ._tensor_base import Size
 
 sparse_coo = layout("sparse_coo")
 
@@ -119,7 +120,6 @@ class SparseTensor(Tensor):
     @property
     def shape(self):
         """The (dense) shape, a tc.Size."""
-        from ._tensor import Size
         return Size(self._sizes)
 
     def size(self, dim=None):

@@ -6,11 +6,11 @@ step is a differentiable tc op, so both have autograd."""
 import warnings
 
 from . import _core as K
+from ._tensor_base import arange, cat, ones, stack, zeros
 
 
 def _window(window, win_length, n_fft, dtype, device, name):
     """The window zero-padded (centered) to n_fft; ones when None."""
-    from ._tensor import cat, ones, zeros
     if window is None:
         window = ones(win_length, dtype=dtype, device=device)
     elif window.ndim != 1 or window.shape[0] != win_length:
@@ -38,7 +38,6 @@ def _frame_index(n_frames, n_fft, hop, device):
 
 
 def _make_frame_index(n_frames, n_fft, hop):
-    from ._tensor import arange
     starts = arange(0, n_frames, dtype=K.int64) * hop
     return (starts.reshape(-1, 1) + arange(0, n_fft, dtype=K.int64).reshape(1, -1)).reshape(-1)
 
@@ -53,7 +52,6 @@ def _block_frames(x, n_frames, n_fft, hop):
     f * hop / g ... + n_fft / g - 1, so each of the n_fft / g pieces of every frame is a
     strided slice of the blocks; one stack gathers them (None when there are too many)."""
     import math
-    from ._tensor import stack
     g = math.gcd(hop, n_fft)
     pieces, step = n_fft // g, hop // g
     if pieces > _MAX_FRAME_PIECES:
@@ -70,7 +68,6 @@ def _block_frames(x, n_frames, n_fft, hop):
 def _reflect_pad(v, p):
     """v padded by p reflected samples on both ends of its last dim (p < its length), from
     flipped slices: PyTorch's reflect padding without the general padding kernel."""
-    from ._tensor import cat
     n = v.shape[-1]
     return cat([v.narrow(-1, 1, p).flip(-1), v, v.narrow(-1, n - 1 - p, p).flip(-1)], -1)
 
@@ -175,7 +172,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         Tensor: [(B,) length] the signal.
     """
     from . import _complex, fft
-    from ._tensor import zeros
     if not input.is_complex():
         warnings.warn("istft will require a complex-valued input tensor in a future PyTorch release. Matching the "
                       "output from stft with return_complex=True. ")
@@ -244,7 +240,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 
 def _cat_last(a, b):
-    from ._tensor import cat
     return cat([a, b], -1)
 
 

@@ -7,12 +7,12 @@ import collections
 import math
 
 from . import _core as K
+from ._tensor_base import rand, randn, stack, tensor, where
 
 AMinMax = collections.namedtuple("aminmax", ["min", "max"])
 
 
 def _new_like(self, values):
-    from ._tensor import tensor
     return tensor(values, dtype=self.dtype, device=self.device)
 
 
@@ -110,7 +110,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the windows.
         """
-        from ._tensor import stack
         d = dimension % self.ndim if self.ndim else 0
         length = self.shape[d] if self.ndim else 1
         if size > length:
@@ -136,7 +135,6 @@ class MiscTensorMethods:
             raise RuntimeError("dimensions must larger than 1")
         if self.ndim > 2 and len(set(self.shape)) != 1:
             raise RuntimeError("all dimensions of input must be of equal length")
-        from ._tensor import tensor, where
         if self.ndim == 2:
             rows, cols = self.shape
             mask = [[False] * cols for _ in range(rows)]
@@ -179,7 +177,6 @@ class MiscTensorMethods:
         return self.copy_(drawn)
 
     def _uniform_draws(self, generator):
-        from ._tensor import rand
         from ._factory_keywords import _with_generator
         with _with_generator(generator):
             return rand(*self.shape, dtype=self.dtype if self.dtype.is_floating_point else K.float64,
@@ -210,7 +207,6 @@ class MiscTensorMethods:
             Tensor: self.
         """
         from ._factory_keywords import _with_generator
-        from ._tensor import randn
         with _with_generator(generator):
             z = randn(*self.shape, dtype=self.dtype, device=self.device)
         return self.copy_((z * std + mean).exp())
@@ -291,7 +287,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the sums.
         """
-        from ._tensor import where
         t = where(self.isnan(), self.new_zeros(()), self) if self.dtype.is_floating_point else self
         return t.sum(dim, keepdim=keepdim, dtype=dtype) if dim is not None else t.sum(dtype=dtype)
 
