@@ -313,7 +313,3 @@ _spectral.install(globals())
 from . import fft  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
 # ---- end of the complex and FFT block -------------------------------------------------------------------
-# ---- forms public programs use: ~tensor, t.flip(dims=...), x[key] op= v through a view ----
-# ---- (tc/_tensor_invert.py, tc/_tensor_flip_dims.py, tc/_subscript_augmented.py) ----
-
-# ---- end of the public-program forms ----

@@ -7,8 +7,10 @@ methods are defined in its own body; the layer they all stand on
 is tc/_tensor_base.py, re-exported from this module."""
 from .._binary_ext import BinaryExtMethods
 from .._complex_methods import ComplexMethods
-from .._indexing import AdvancedIndexingMethods
+from .._indexing import (AdvancedIndexingMethods, index_add, index_copy, index_fill, index_put,  # noqa: F401
+                         index_put_, masked_select, nonzero, scatter, scatter_add, scatter_reduce, take)
 from .._inplace_views import InplaceViewMethods
+from .._legacy_tensors import legacy_new
 from .._linalg_legacy import LinalgTensorMethods
 from .._linalg_more import LinalgMoreMethods
 from .._matrix_products import MatrixProductMethods
@@ -37,21 +39,16 @@ from .random import RandomMethods
 from .reductions import ReductionMethods
 from .shape import ShapeMethods
 from .sparse import SparseMethods
-from .._tensor_base import (Any, C, Callable, D, GradFn, INT64_MAX, INT64_MIN, IntOverflowError, K, MinMax, Optional,
-                   Size, TYPE_CHECKING, TensorBase, TopK, Union, VP, _ARRAY_CODES, _CREATION_DOC,
-                   _CREATION_WHAT, _EXACT_DOUBLE, _FILLS, _I32, _I32_0, _I32_1, _I64, _I64_0, _LIKE_DOC,
-                   _NUMBER_TYPES, _Operand, _arrays_to_lists, _as_tensor, _backward_f, _binary, _call,
-                   _clear_grad_fast, _copy_to_f, _creation, _dims, _double, _dtype_f, _exact_int64_scalar,
-                   _flatten_nested, _float_scalar_dtype, _free, _from_data_f, _from_flat, _full, _inplace,
-                   _is_array, _item_f, _large_int, _like, _ndim_f, _new, _rbinary, _rebuild_tensor, _retain,
-                   _scalar_tensor, _scalar_value, _select_f, _set_data_epoch, _shape_args, _shape_f, _slice_f,
-                   _split_call, _sum_f, _sum_fast, _tensor_list, _to_device_f, _to_dtype_f, _unary,
-                   _unsqueeze_f, _wrap, arange, array, as_tensor, bind_tensor_class, byref, cat, check,
-                   check_int64_scalar, chunk, collections, concat, concatenate, empty, empty_like, error_for,
-                   fast, fn, full, full_like, gather, index_select, initial_seed, lib_tc_tensor_device,
-                   manual_seed, math, matmul, maximum, minimum, numbers, ones, ones_like, operator, rand,
-                   rand_like, randn, randn_like, split, stack, tensor, tensor_new, to_int64, where, zeros,
-                   zeros_like)  # noqa: F401  (the names tc._tensor has always offered)
+# What tc._tensor has always offered: the factories and value types (tc/__init__.py
+# re-exports them as tc.*) and the helpers other modules wrap handles with.
+from .._tensor_base import (GradFn, MinMax, Size, TensorBase, TopK, _NUMBER_TYPES,  # noqa: F401
+                            _as_tensor, _binary, _call, _dims, _free, _new, _rbinary, _scalar_tensor,
+                            _scalar_value, _select_f, _shape_args, _slice_f, _tensor_list, _unary, _unsqueeze_f,
+                            _wrap, arange, as_tensor, cat, chunk, concat, concatenate, empty, empty_like, full,
+                            full_like, gather, index_select, initial_seed, manual_seed, matmul, maximum, minimum,
+                            ones, ones_like, rand, rand_like, randn, randn_like, split, stack, tensor, tensor_new,
+                            where, zeros, zeros_like)
+from .. import _core as K
 from .. import _tensor_base as _base
 
 
@@ -77,7 +74,6 @@ class Tensor(InvertMethods, SpectralMethods, ComplexMethods, SharedMemoryMethods
     __hash__ = object.__hash__
 
     def __new__(cls, *args, **kwargs):
-        from .._legacy_tensors import legacy_new
         return legacy_new(args, dict(kwargs), K.float32)
 
     def __init__(self, *args, **kwargs):
@@ -97,6 +93,4 @@ class Tensor(InvertMethods, SpectralMethods, ComplexMethods, SharedMemoryMethods
 
 
 _base.bind_tensor_class(Tensor)
-from .._indexing import (index_add, index_copy, index_fill, index_put, index_put_,  # noqa: E402,F401
-                        masked_select, nonzero, scatter, scatter_add, scatter_reduce, take)
 
