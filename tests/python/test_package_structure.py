@@ -253,3 +253,26 @@ def test_allowed_patches_are_still_needed(name):
     """An entry of PATCH_ALLOWED whose module no longer patches is removed."""
     with open(_modules()[name], encoding="utf-8") as f:
         assert _patches(ast.parse(f.read())), "%s no longer patches a tensor class: drop it from PATCH_ALLOWED" % name
+
+
+def test_nothing_imports_the_unbound_tensor_name():
+    """tc._tensor_base.Tensor is None until tc/_tensor/__init__.py binds the
+    class: importing the name from there would keep that None."""
+    offenders = []
+    for name, path in sorted(_modules().items()):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_tensor_base") \
+                    and any(a.name == "Tensor" for a in node.names):
+                offenders.append("%s:%d" % (name, node.lineno))
+    assert not offenders, "import TensorBase (or tc._tensor.Tensor) instead: " + ", ".join(offenders)
+
+
+def test_tensor_mixins_declare_slots():
+    """Every class tc.Tensor is built from declares __slots__, so that a
+    tensor carries no __dict__ (as before the class was split)."""
+    import tc
+    missing = [c.__module__ + "." + c.__qualname__ for c in tc.Tensor.__mro__[1:-1] if "__slots__" not in vars(c)]
+    assert not missing, "mixins without __slots__ (instances would get a __dict__): " + ", ".join(missing)
+    assert not hasattr(tc.tensor([1.0]), "__dict__")

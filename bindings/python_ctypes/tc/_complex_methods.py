@@ -8,6 +8,7 @@ import warnings
 from . import _complex as Z
 from . import _core as K
 from ._tensor_base import TensorBase, tensor
+from . import _interop
 
 
 def _real_prop(self):
@@ -121,7 +122,6 @@ def install(namespace):
     Args:
         namespace (dict): tc's globals.
     """
-    from . import _interop
 
     _interop._NP_TO_TC.update({"complex64": K.complex64, "complex128": K.complex128})
     _interop._NP_TYPESTR.update({"complex64": "<c8", "complex128": "<c16"})

@@ -219,7 +219,7 @@ def hardshrink(self, lambd=0.5):
     Returns:
         Tensor: the result.
     """
-    from .nn import functional
+    from .nn import functional  # tc.nn is built on Tensor: a true cycle
     return functional.hardshrink(self, lambd)
 
 
@@ -229,7 +229,7 @@ def prelu(self, weight):
     Returns:
         Tensor: the result.
     """
-    from .nn import functional
+    from .nn import functional  # tc.nn is built on Tensor: a true cycle
     return functional.prelu(self, weight)
 
 

@@ -5,6 +5,8 @@ cross, cdist, trace, as tc.* functions and, through MatrixProductMethods
 (addmm_, addmv_, addr_, addbmm_, baddbmm_)."""
 import numbers
 from ._tensor_base import cat, where
+from ._factory_keywords import write_out
+from ._shape_ops import diagonal, dot
 
 
 def _require_dim(t, n, what):
@@ -136,7 +138,6 @@ def vdot(input, other):
     Returns:
         Tensor: a 0-D tensor.
     """
-    from ._shape_ops import dot
     return dot(input, other)
 
 
@@ -236,7 +237,6 @@ def tensordot(a, b, dims=2, out=None):
 def _into(out, result):
     if out is None:
         return result
-    from ._factory_keywords import write_out
     return write_out(out, result)
 
 
@@ -319,7 +319,6 @@ def trace(input):
     """
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.ndim)
-    from ._shape_ops import diagonal
     return diagonal(input).sum()
 
 

@@ -7,6 +7,8 @@ import warnings
 
 from . import _core as K
 from ._tensor_base import arange, cat, ones, stack, zeros
+from . import _complex, fft
+from ._shape_ops import pad
 
 
 def _window(window, win_length, n_fft, dtype, device, name):
@@ -74,7 +76,6 @@ def _reflect_pad(v, p):
 
 def _gather_frames(x, idx, n_frames, n_fft):
     """x[..., idx] reshaped to [..., n_frames, n_fft] (complex x through its real view)."""
-    from . import _complex
     if x.is_complex():
         pairs = _complex.view_as_real(x)
         got = pairs.index_select(-2, idx)
@@ -103,8 +104,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     Returns:
         Tensor: [(B,) n_freq, n_frames] complex, or its real view.
     """
-    from . import _complex, fft
-    from ._shape_ops import pad
     complex_in = input.is_complex() or (window is not None and window.is_complex())
     if return_complex is None:
         if not complex_in:
@@ -171,7 +170,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     Returns:
         Tensor: [(B,) length] the signal.
     """
-    from . import _complex, fft
     if not input.is_complex():
         warnings.warn("istft will require a complex-valued input tensor in a future PyTorch release. Matching the "
                       "output from stft with return_complex=True. ")

@@ -558,7 +558,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if isinstance(data, TensorBase):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     elif hasattr(data, "__array_interface__") and hasattr(data, "dtype"):
-        from ._interop import tensor_from_numpy_copy
+        from ._interop import tensor_from_numpy_copy  # _interop wraps handles with this module: a true cycle
         t = tensor_from_numpy_copy(data, dtype)
     else:
         flat, shape = _flatten_nested(data)
@@ -588,7 +588,7 @@ def _rebuild_tensor(raw, dtype, shape, requires_grad, is_parameter, device="cpu"
     if device != "cpu":
         t = t.to(device)
     if is_parameter:
-        from .nn import Parameter
+        from .nn import Parameter  # tc.nn.Parameter subclasses Tensor: a true cycle
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad = True

@@ -8,6 +8,9 @@ import math
 
 from . import _core as K
 from ._tensor_base import rand, randn, stack, tensor, where
+from ._factory_keywords import _with_generator
+from ._legacy_tensors import legacy_new
+from ._shape_ops import randint
 
 AMinMax = collections.namedtuple("aminmax", ["min", "max"])
 
@@ -28,7 +31,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the new tensor.
         """
-        from ._legacy_tensors import legacy_new
         kwargs = dict(kwargs)
         kwargs.setdefault("device", self.device)
         return legacy_new(args, kwargs, self.dtype)
@@ -165,7 +167,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: self.
         """
-        from ._shape_ops import randint
         if to is None:
             if from_ == 0:
                 to = {"float16": 2 ** 11 + 1, "bfloat16": 2 ** 8 + 1, "float32": 2 ** 24 + 1,
@@ -177,7 +178,6 @@ class MiscTensorMethods:
         return self.copy_(drawn)
 
     def _uniform_draws(self, generator):
-        from ._factory_keywords import _with_generator
         with _with_generator(generator):
             return rand(*self.shape, dtype=self.dtype if self.dtype.is_floating_point else K.float64,
                         device=self.device)
@@ -206,7 +206,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: self.
         """
-        from ._factory_keywords import _with_generator
         with _with_generator(generator):
             z = randn(*self.shape, dtype=self.dtype, device=self.device)
         return self.copy_((z * std + mean).exp())

@@ -11,6 +11,7 @@ import numbers
 
 from . import _core as K
 from ._tensor_base import Size, TensorBase, _unary, cat, ones, stack, tensor, where, zeros
+from ._shape_ops import diag, meshgrid
 
 
 def _tensor(*args, **kwargs):
@@ -470,7 +471,6 @@ def cartesian_prod(*tensors):
     """
     if len(tensors) == 1:
         return tensors[0]
-    from ._shape_ops import meshgrid
     grids = meshgrid(*tensors, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
 
@@ -485,7 +485,6 @@ def diagflat(input, offset=0):
     Returns:
         Tensor: 2-D.
     """
-    from ._shape_ops import diag
     return diag(input.reshape(-1), offset)
 
 

@@ -4,6 +4,7 @@ from .. import _core as K
 from .. import _decls as D
 from .._tensor_base import (Size, VP, _I32, _I64, _dtype_f, _ndim_f, _set_data_epoch, _shape_f, byref, check,
                             fn, lib_tc_tensor_device)
+from .._interop import is_readonly
 
 
 class AttributeMethods:
@@ -151,7 +152,6 @@ class AttributeMethods:
         a non-writeable array or from a read-only DLPack capsule, and every
         view of it. In-place ops on it raise tc.ReadOnlyError; out-of-place
         ops and clone() (which is writable) work as usual."""
-        from .._interop import is_readonly
         return is_readonly(self)
 
     def __len__(self):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Optional
 from .. import _core as K
 from .._tensor_base import (TensorBase, VP, _I32, _I32_0, _I32_1, _backward_f, _call, _clear_grad_fast,
                             _set_data_epoch, _wrap, byref, check, error_for, fn, tensor)
+from .._autograd_grad import backward
 
 if TYPE_CHECKING:  # annotations only: tc.Tensor is built from this mixin
     from . import Tensor
@@ -93,7 +94,7 @@ class AutogradMethods:
     def grad_fn(self):
         """The node that made this tensor (tc.autograd.Node: name(),
         next_functions), or None for a leaf."""
-        from .. import autograd
+        from .. import autograd  # tc.autograd (with tc/_autograd/) is built on Tensor: a true cycle
         return autograd.grad_fn(self)
 
     def grad_fn_name(self):
@@ -103,12 +104,12 @@ class AutogradMethods:
     def register_hook(self, hook):
         """hook(grad) runs when this tensor's gradient is computed and may
         return a replacement; returns a RemovableHandle."""
-        from .. import autograd
+        from .. import autograd  # tc.autograd (with tc/_autograd/) is built on Tensor: a true cycle
         return autograd.register_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """hook(tensor) runs after a leaf's .grad was accumulated."""
-        from .. import autograd
+        from .. import autograd  # tc.autograd (with tc/_autograd/) is built on Tensor: a true cycle
         return autograd.register_post_accumulate_grad_hook(self, hook)
 
     def retain_grad(self) -> None:
@@ -135,7 +136,6 @@ class AutogradMethods:
             inputs (sequence of Tensor, optional): accumulate only into these tensors' ``.grad``.
         """
         if create_graph or inputs is not None:
-            from .._autograd_grad import backward
             if gradient is not None and not isinstance(gradient, TensorBase):
                 gradient = tensor(gradient, dtype=self.dtype)
             backward(self, gradient, retain_graph, create_graph, inputs=inputs)

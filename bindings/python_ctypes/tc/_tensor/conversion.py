@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .. import _core as K
 from .._tensor_base import (TensorBase, _ARRAY_CODES, _call, _copy_to_f, _item_f, _rebuild_tensor, _select_f,
                             _to_device_f, _to_dtype_f, byref, check, error_for, fn)
+from .._interop import dlpack_device, to_dlpack_capsule, to_numpy
 
 if TYPE_CHECKING:  # annotations only: tc.Tensor is built from this mixin
     from . import Tensor
@@ -199,21 +200,17 @@ class ConversionMethods:
     # numpy and DLPack live in _interop; these forward to it.
     def numpy(self):
         """Returns a NumPy array sharing this CPU tensor's memory."""
-        from .._interop import to_numpy
         return to_numpy(self)
 
     def __array__(self, dtype=None):
-        from .._interop import to_numpy
 
         a = to_numpy(self, for_array=True)
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        from .._interop import to_dlpack_capsule
         return to_dlpack_capsule(self, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        from .._interop import dlpack_device
         return dlpack_device(self)
 
     def one_hot(self, num_classes=-1) -> "Tensor":
