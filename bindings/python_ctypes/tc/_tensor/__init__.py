@@ -56,15 +56,15 @@ from .. import _tensor_base as _base
 # mixin, the first in this list wins (Python's method resolution order); a mixin
 # that refines another's method (calling super(): ComplexMethods' repr, item,
 # tolist and to; PrintingMethods' repr) comes before it. The last group holds
-# methods that yield to any other of the same name.
-class Tensor(InvertMethods, SpectralMethods, ComplexMethods, SharedMemoryMethods, SpecialFunctionMethods,
+# methods that yield to any other of the same name. TensorBase (the instance
+# layout, no methods) comes first: isinstance(x, TensorBase) finds it at once.
+class Tensor(TensorBase, InvertMethods, SpectralMethods, ComplexMethods, SharedMemoryMethods, SpecialFunctionMethods,
              PrintingMethods, SortReduceMethods, ShapeOpsMethods, AdvancedIndexingMethods, BinaryExtMethods,
              ElementwiseMethods,
              AttributeMethods, AutogradMethods, ConversionMethods, ArithmeticMethods, InplaceMethods,
              RandomMethods, ReductionMethods, MatrixMethods, ShapeMethods, IndexingMethods, CreationMethods,
              MatrixProductMethods, TensorFlags, NamespaceExtraMethods, InplaceVariants, MiscTensorMethods,
-             ComposedMethods, InplaceViewMethods, SparseMethods, LinalgTensorMethods, LinalgMoreMethods,
-             TensorBase):
+             ComposedMethods, InplaceViewMethods, SparseMethods, LinalgTensorMethods, LinalgMoreMethods):
     """A libtc tensor. Make one with tc.tensor, tc.zeros, ...; ``Tensor(*sizes)``
     and ``Tensor(data)`` are PyTorch's legacy float32 constructors
     (tc/_legacy_tensors.py)."""
