@@ -72,13 +72,16 @@ def _unsupported_methods(own):
     """{name: a method raising NotImplementedError} for every Tensor method
     the class body ``own`` does not define: it would reach libtc with no
     handle."""
-    out = {}
-    for name in dir(Tensor):
-        if name in own or name in _SPARSE_AWARE or (name.startswith("__") and name not in _UNSUPPORTED_DUNDERS):
-            continue
-        attr = getattr(Tensor, name, None)
-        if callable(attr) and not isinstance(attr, type):
-            out[name] = _unsupported(name)
+    out, seen = {}, set()
+    for klass in Tensor.__mro__:  # (what dir() and getattr() would give, without their cost at import)
+        for name, attr in vars(klass).items():
+            if name in seen:
+                continue  # a base's attribute the class before it overrides
+            seen.add(name)
+            if name in own or name in _SPARSE_AWARE or (name.startswith("__") and name not in _UNSUPPORTED_DUNDERS):
+                continue
+            if callable(attr) and not isinstance(attr, type):
+                out[name] = _unsupported(name)
     return out
 
 
