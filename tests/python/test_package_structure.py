@@ -221,11 +221,19 @@ def _patches(tree):
     <tensor class>.name = ... in a module (functions called at import time
     included: any `install`-style function body counts, since its only use is
     to patch)."""
+    def tensor_class(expr):
+        """The tensor class name an expression names (Tensor, tc.Tensor, ...), else None."""
+        if isinstance(expr, ast.Name) and expr.id in TENSOR_CLASSES:
+            return expr.id
+        if isinstance(expr, ast.Attribute) and expr.attr in TENSOR_CLASSES:
+            return expr.attr
+        return None
+
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in TENSOR_CLASSES:
-            found.append((node.lineno, "setattr(%s, ...)" % node.args[0].id))
+                and node.args and tensor_class(node.args[0]):
+            found.append((node.lineno, "setattr(%s, ...)" % tensor_class(node.args[0])))
         targets = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -233,8 +241,8 @@ def _patches(tree):
             targets = [node.target]
         for t in targets:
             for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in TENSOR_CLASSES:
-                    found.append((node.lineno, "%s.%s = ..." % (e.value.id, e.attr)))
+                if isinstance(e, ast.Attribute) and tensor_class(e.value):
+                    found.append((node.lineno, "%s.%s = ..." % (tensor_class(e.value), e.attr)))
     return found
 
 
