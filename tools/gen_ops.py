@@ -17,8 +17,8 @@ Python 3.11+ standard library only (tomllib). Writes:
                                      row; stale ones are deleted)
   src/cuda/rows/table.cpp            the CUDA module's dispatch from the row enums to them
   src/abi/ops_generated.cpp          the tc_* shims of the families
-  bindings/python_ctypes/tc/_ops_generated.py   Tensor methods, tc.* and tc.nn functions
-  bindings/python_ctypes/tc/_tensor.py          its TYPE_CHECKING declarations (between markers)
+  bindings/python_ctypes/tc/_ops_generated.py   the tc.* and tc.nn functions (and their table)
+  bindings/python_ctypes/tc/_tensor/elementwise.py  their Tensor methods (a mixin of tc.Tensor)
   bindings/rust/tc/src/ops_generated.rs         safe Tensor methods
   tests/gtest/misuse_ops_generated.inc          misuse-table rows (and weak references)
   fuzz/fuzz_ops_generated.h                     the fuzz harness's op lists
@@ -915,17 +915,19 @@ def gen_shims(ops):
 # ------------------------------------------------------------------ Python
 
 def gen_python(ops):
+    """tc/_ops_generated.py: the elementwise families as data (METHODS, NN_FUNCTIONAL,
+    NN_MODULES) and the tc.* functions; their Tensor methods are
+    tc/_tensor/elementwise.py (gen_tensor_methods)."""
     lines = ['"""%s' % STAMP, "",
-             "The Tensor methods, tc.* functions and tc.nn pieces of the elementwise",
-             "families; tc/_tensor.py calls install(), tc/__init__.py imports FUNCTIONS,",
-             'tc/nn/functional.py NN_FUNCTIONAL and tc/nn/modules.py NN_MODULES."""', "",
+             "The tc.* functions and tc.nn pieces of the elementwise families, and the",
+             "table they come from; their Tensor methods are tc/_tensor/elementwise.py.",
+             "tc/__init__.py imports FUNCTIONS, tc/nn/functional.py NN_FUNCTIONAL and",
+             'tc/nn/modules.py NN_MODULES."""', "",
              "# (C function, kind, C function of the scalar form or None, docstring, aliases,",
              "#  reflected aliases (b OP a: __rmod__, ...), ((parameter, default), ...) of a",
              "#  unary op with double parameters)",
              "METHODS = ["]
-    for op in ops:
-        if op["kind"] not in FAMILY or op["kind"] in ("scalar", "compare_scalar") or op.get("python", True) is False:
-            continue
+    for op in _python_ops(ops):
         scalar = "tc_" + op["scalar"] if "scalar" in op else None
         row = [json.dumps("tc_" + op["name"]), json.dumps(op["kind"]), json.dumps(scalar).replace("null", "None"),
                json.dumps(one_line_doc(op)), "(%s)" % "".join(json.dumps(a) + ", " for a in op.get("py_aliases", ())),
@@ -939,43 +941,6 @@ def gen_python(ops):
                                       for o in ops if o.get("nn_module")])
     lines.append("")
     lines.append(textwrap.dedent('''\
-
-
-        def bind_params(name, params, call):
-            """f(first, *args, **kwargs) -> call(first, *values): the parameters
-            (name, default) by position or keyword, as floats."""
-            names = tuple(p for p, _ in params)
-
-            def f(first, *args, **kwargs):
-                if len(args) > len(names):
-                    raise TypeError("%s() takes at most %d parameters (%d given)" % (name, len(names), len(args)))
-                values = dict(params)
-                values.update(zip(names, args))
-                for k, v in kwargs.items():
-                    if k not in values:
-                        raise TypeError("%s() got an unexpected keyword argument %r" % (name, k))
-                    values[k] = v
-                return call(first, *(float(values[p]) for p in names))
-
-            f.__name__ = f.__qualname__ = name
-            return f
-
-
-        def install(cls, unary, binary, rbinary):
-            """Sets the methods on Tensor: unary(name), binary(name, scalar_name)
-            and rbinary(name) make them (tc/_tensor.py's _unary, _binary and
-            _rbinary)."""
-            for cname, kind, scalar, doc, aliases, raliases, params in METHODS:
-                name = cname[3:]
-                f = unary(name) if kind == "unary" else binary(name, scalar[3:] if scalar else None)
-                if params:
-                    f = bind_params(name, params, f)
-                f.__doc__ = doc
-                setattr(cls, name, f)
-                for alias in aliases:
-                    setattr(cls, alias, f)
-                for alias in raliases:
-                    setattr(cls, alias, rbinary(name))
 
 
         def _function(name, doc, unary):
@@ -995,46 +960,85 @@ def gen_python(ops):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-# ------------------------------------------------------------------ Python typing declarations
+def _python_ops(ops):
+    """The rows that become Tensor methods: the unary, binary and compare families."""
+    return [op for op in ops if op["kind"] in FAMILY and op["kind"] not in ("scalar", "compare_scalar")
+            and op.get("python", True) is not False]
 
-TYPING_BEGIN = "        # BEGIN GENERATED TYPE DECLARATIONS (tools/gen_ops.py from ops/ops.toml)\n"
-TYPING_END = "        # END GENERATED TYPE DECLARATIONS\n"
+
+# The end of every generated method, after its libtc call set rc and out: raise
+# on failure, else wrap the new handle in a tc.Tensor (base._call's work, inlined:
+# these are the package's hottest calls).
+_PY_WRAP = ["        if rc:", "            raise error_for(rc)", "        t = _new(_base.Tensor)",
+            "        t._h = out", "        t._dt = None", "        return t"]
 
 
-def gen_tensor_typing(ops, current):
-    """tc/_tensor.py with its `if TYPE_CHECKING:` block (between the markers)
-    declaring every method _ops_generated.install() sets on Tensor that the
-    class body does not define itself."""
-    import ast
-    if current.count(TYPING_BEGIN) != 1 or current.count(TYPING_END) != 1:
-        raise SystemExit("gen_ops: tc/_tensor.py must hold the markers %r and %r once each"
-                         % (TYPING_BEGIN.strip(), TYPING_END.strip()))
-    head, rest = current.split(TYPING_BEGIN)
-    _, tail = rest.split(TYPING_END)
-    tree = ast.parse(head + "        pass\n" + tail)
-    body = set()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Tensor":
-            for n in node.body:
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    body.add(n.name)
-                elif isinstance(n, ast.Assign):
-                    body.update(t.id for t in n.targets if isinstance(t, ast.Name))
-    lines = []
-    for op in ops:
-        if op["kind"] not in ("unary", "binary", "compare") or op.get("python", True) is False:
-            continue
+def gen_tensor_methods(ops):
+    """tc/_tensor/elementwise.py: ElementwiseMethods, the mixin of tc.Tensor
+    with one real method per unary, binary and compare row (and its aliases
+    and reflected operators), so that type checkers and inspect.signature see
+    them."""
+    out = ['"""%s' % STAMP, "",
+           "ElementwiseMethods, the mixin of tc.Tensor holding the methods of the",
+           "elementwise families (ops.toml's unary, binary and compare rows): one",
+           "libtc call each, a Python number operand turned into a tensor like the",
+           'other operand (or passed as a double to the op\'s scalar form)."""',
+           "from typing import TYPE_CHECKING, Union",
+           "",
+           "from .._core import VP, byref, fast",
+           "from .._errors import error_for",
+           "from .. import _tensor_base as _base",
+           "from .._tensor_base import TensorBase, _as_tensor, _double, _new",
+           "",
+           "if TYPE_CHECKING:  # the annotations only: tc.Tensor is built from this mixin",
+           "    from . import Tensor",
+           "",
+           '_Operand = Union["Tensor", int, float, bool]',
+           ""]
+    rows = _python_ops(ops)
+    for op in rows:
+        out.append('_tc_%s = fast("tc_%s")' % (op["name"], op["name"]))
+        if "scalar" in op:
+            out.append('_tc_%s = fast("tc_%s")' % (op["scalar"], op["scalar"]))
+    out += ["", "", "class ElementwiseMethods:",
+            '    """The elementwise methods and operators of tc.Tensor (generated from',
+            '    ops/ops.toml: add, exp, __add__, __rmod__, ...)."""', "",
+            "    __slots__ = ()"]
+    for op in rows:
+        name, doc = op["name"], one_line_doc(op).replace("\\", "\\\\")
+        out.append("")
         if op["kind"] == "unary":
-            sig = "(self, *args: Any, **kwargs: Any)" if op.get("params") else "(self)"
+            params = [(q[0], float(q[1])) for q in op.get("params", ())]
+            out.append('    def %s(self%s) -> "Tensor":' % (name, "".join(", %s=%r" % q for q in params)))
+            out.append('        """%s"""' % doc)
+            out.append("        out = VP()")
+            args = "".join("_double(float(%s)), " % p for p, _ in params)
+            out.append("        rc = _tc_%s(self._h, %sbyref(out))" % (name, args))
         else:
-            sig = "(self, other: _Operand)"
-        for name in [op["name"]] + list(op.get("py_aliases", ())):
-            if name not in body:
-                lines.append('        def %s%s -> "Tensor": ...' % (name, sig))
-        for name in op.get("py_raliases", ()):
-            if name not in body:
-                lines.append('        def %s(self, other: _Operand) -> "Tensor": ...' % name)
-    return head + TYPING_BEGIN + "\n".join(lines) + "\n" + TYPING_END + tail
+            out.append('    def %s(self, other: _Operand) -> "Tensor":' % name)
+            out.append('        """%s"""' % doc)
+            out.append("        out = VP()")
+            out.append("        if isinstance(other, TensorBase):")
+            out.append("            rc = _tc_%s(self._h, other._h, byref(out))" % name)
+            if "scalar" in op:
+                out.append("        elif type(other) is float:")
+                out.append("            rc = _tc_%s(self._h, _double(other), byref(out))" % op["scalar"])
+            out.append("        else:")
+            out.append("            other = _as_tensor(other, self)")
+            out.append("            rc = _tc_%s(self._h, other._h, byref(out))" % name)
+        out += _PY_WRAP
+        if op.get("py_aliases"):
+            out.append("")
+            out += ["    %s = %s" % (alias, name) for alias in op["py_aliases"]]
+        for alias in op.get("py_raliases", ()):
+            out.append("")
+            out.append('    def %s(self, other: _Operand) -> "Tensor":' % alias)
+            out.append('        """other.%s(self) for a Python number other."""' % name)
+            out.append("        out = VP()")
+            out.append("        other = _as_tensor(other, self)")
+            out.append("        rc = _tc_%s(other._h, self._h, byref(out))" % name)
+            out += _PY_WRAP
+    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------ Rust
@@ -1348,7 +1352,7 @@ def generate(ops, read):
     files.update(gen_cuda_rows(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
-    files["bindings/python_ctypes/tc/_tensor.py"] = gen_tensor_typing(ops, read("bindings/python_ctypes/tc/_tensor.py"))
+    files["bindings/python_ctypes/tc/_tensor/elementwise.py"] = gen_tensor_methods(ops)
     files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)

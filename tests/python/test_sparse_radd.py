@@ -1,4 +1,4 @@
-"""dense + sparse COO (tc/_sparse_radd.py) against PyTorch 1.13: a dense
+"""dense + sparse COO (SparseTensor.__radd__, tc/_sparse.py) against PyTorch 1.13: a dense
 result with PyTorch's values and dtype, and sparse + dense still refused."""
 import numpy as np
 import pytest

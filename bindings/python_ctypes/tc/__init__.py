@@ -39,7 +39,7 @@ from ._tensor import (GradFn, Size, Tensor, arange, as_tensor, cat, chunk, conca
 from ._interop import from_dlpack, from_numpy, to_dlpack  # noqa: E402
 from . import autograd, cuda, distributed, nn, ops, optim, utils  # noqa: E402
 from ._tensor import tensor_new  # noqa: E402
-from . import _sort_reduce  # noqa: E402  (installs its Tensor methods)
+from . import _sort_reduce  # noqa: E402  (tc.prod, tc.sort, ...)
 from ._tensor import (index_add, index_copy, index_fill, index_put, index_put_, masked_select,  # noqa: E402
                       nonzero, scatter, scatter_add, scatter_reduce, take)
 from ._shape_ops import (bernoulli, broadcast_to, diag, diagonal, dot, einsum, eye, flatten, flip,  # noqa: E402
@@ -262,15 +262,10 @@ __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- PyTorch surface composed in Python: settings, top-level nn ops, statistics, calculus, windows, ----------
 # scatter variants, factories, in-place view changes, sparse COO tensors (tc/_surface_extras.py)
 from . import _surface_extras  # noqa: E402
-_surface_extras.install(globals(), Tensor)
+_surface_extras.install(globals())
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the composed PyTorch surface block ---------------------------------------------------------------
 
-# ---- dense + sparse COO (tc/_sparse_radd.py) -------------------------------------------------------
-from . import _sparse_radd  # noqa: E402
-
-_sparse_radd.install()
-# ---- end of the dense + sparse block ---------------------------------------------------------------
 
 # ---- torch.linalg and the legacy linear-algebra functions (tc/linalg.py, tc/_linalg_legacy.py) ----
 from . import linalg  # noqa: E402
@@ -278,14 +273,12 @@ from . import _linalg_legacy  # noqa: E402
 for _n, _f in _linalg_legacy.FUNCTIONS.items():
     globals().setdefault(_n, _f)  # tc.inverse, tc.det, tc.svd, ...: only where tc has none
 del _n, _f
-_linalg_legacy.install(Tensor)  # Tensor.det, .inverse, .svd, ...
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the linear-algebra block ---------------------------------------------------------------
 
 # ---- special functions: tc.polygamma, tc.mvlgamma, in-place variants, tc.special -----------------
 # (tc/_special_functions.py, tc/special.py; the kernels are op-table rows)
 from . import _special_functions  # noqa: E402
-_special_functions.install(Tensor)
 globals().update(_special_functions.FUNCTIONS)  # tc.polygamma(n, input), tc.mvlgamma(input, p)
 from . import special  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_")]
@@ -293,13 +286,13 @@ __all__ = [n for n in globals() if not n.startswith("_")]
 
 # ---- torch.linalg's LAPACK extras: torch.orgqr, ormqr, symeig, chain_matmul, ... (tc/_linalg_more.py) ----
 from . import _linalg_more  # noqa: E402
-_linalg_more.install(globals(), Tensor)  # only names tc does not have yet
+_linalg_more.install(globals())  # only names tc does not have yet
 __all__ = [n for n in globals() if not n.startswith("_")]
 # ---- end of the linalg extras block ------------------------------------------------------------------
 # ---- tensors in shared memory, tc.multiprocessing (tc/_shared_memory.py, tc/multiprocessing/) ---
 from . import _shared_memory  # noqa: E402
 from .nn import Module as _SharedModule  # noqa: E402
-_shared_memory.install(Tensor, _SharedModule)
+_shared_memory.install(_SharedModule)
 del _SharedModule
 from . import multiprocessing  # noqa: E402,F401  (registers the ForkingPickler reducers, as torch does)
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
@@ -315,15 +308,8 @@ __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessi
 # ---- complex dtypes, tc.fft, tc.stft/istft (tc/_complex.py, tc/_complex_methods.py, tc/fft.py, --------
 # tc/_spectral.py)
 from . import _complex_methods, _spectral  # noqa: E402
-_complex_methods.install(globals(), Tensor)
-_spectral.install(globals(), Tensor)
+_complex_methods.install(globals())
+_spectral.install(globals())
 from . import fft  # noqa: E402,F401
 __all__ = [n for n in globals() if not n.startswith("_") and n != "multiprocessing"]
 # ---- end of the complex and FFT block -------------------------------------------------------------------
-# ---- forms public programs use: ~tensor, t.flip(dims=...), x[key] op= v through a view ----
-# ---- (tc/_tensor_invert.py, tc/_tensor_flip_dims.py, tc/_subscript_augmented.py) ----
-from . import _subscript_augmented, _tensor_flip_dims, _tensor_invert  # noqa: E402
-_tensor_invert.install(Tensor)
-_tensor_flip_dims.install(Tensor)
-_subscript_augmented.install(Tensor)
-# ---- end of the public-program forms ----

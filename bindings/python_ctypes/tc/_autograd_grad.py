@@ -12,22 +12,21 @@ import warnings
 from . import _decls as D
 from ._core import byref, fn
 from ._errors import error_for
+from ._tensor_base import TensorBase, _wrap
 
 
 def _as_tuple(tensors):
     """A single tensor as a 1-tuple, any other sequence as a tuple."""
-    from ._tensor import Tensor
-    if isinstance(tensors, Tensor):
+    if isinstance(tensors, TensorBase):
         return (tensors,)
     return tuple(tensors)
 
 
 def _grads_tuple(grads, length):
     """torch's _tensor_or_tensors_to_tuple: None -> (None,) * length."""
-    from ._tensor import Tensor
     if grads is None:
         return (None,) * length
-    if isinstance(grads, Tensor):
+    if isinstance(grads, TensorBase):
         return (grads,)
     return tuple(grads)
 
@@ -35,18 +34,16 @@ def _grads_tuple(grads, length):
 def _check_grads(outputs, grads):
     """torch's _make_grads checks that stay in Python: only tensors or None,
     one per output (the engine checks shapes, dtypes and scalar outputs)."""
-    from ._tensor import Tensor
     if len(grads) != len(outputs):
         raise RuntimeError("got %d tensors and %d gradients" % (len(outputs), len(grads)))
     for g in grads:
-        if g is not None and not isinstance(g, Tensor):
+        if g is not None and not isinstance(g, TensorBase):
             raise TypeError("gradients can be either Tensors or None, but got " + type(g).__name__)
 
 
 def _handles(tensors, what):
-    from ._tensor import Tensor
     for t in tensors:
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError("%s must be Tensors, but got %s" % (what, type(t).__name__))
     return (D.tc_tensor * max(1, len(tensors)))(*[t._h for t in tensors])
 
@@ -58,7 +55,6 @@ def _optional_handles(tensors):
 
 
 def _grad_once(outputs, inputs, grads, retain_graph, create_graph, allow_unused):
-    from ._tensor import _wrap
     opts = D.tc_grad_options()
     opts.size = C.sizeof(opts)
     opts.retain_graph = 1 if retain_graph else 0

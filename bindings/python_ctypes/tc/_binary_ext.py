@@ -3,14 +3,18 @@ clamp with tensor bounds, isclose/allclose, lerp, addcmul, addcdiv, prelu,
 glu, and the in-place forms (x //= 2, x %= 3, x &= m, ...). The plain
 elementwise ops (atan2, fmod, remainder, floor_divide, bitwise_*, logical_*,
 ...) and their operators are generated from ops/ops.toml (_ops_generated).
-install() sets the methods on Tensor; tc/__init__.py exports FUNCTIONS."""
+BinaryExtMethods holds them as Tensor methods; tc/__init__.py exports FUNCTIONS."""
+from __future__ import annotations
+
 import math
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _core as K
 from ._core import fn
 from ._ints import check_int64_scalar
-from ._tensor import Tensor, _as_tensor, _call
+from ._tensor_base import TensorBase, _as_tensor, _call
+if TYPE_CHECKING:  # annotations only: tc.Tensor is built from this module's mixin
+    from ._tensor import Tensor
 
 Number = Union[int, float, bool]
 _ROUNDING = (None, "trunc", "floor")
@@ -40,7 +44,7 @@ def div(input: Tensor, other: Union[Tensor, Number], *, rounding_mode: Optional[
 
 
 def _bound(x: Tensor, bound, name: str) -> Tensor:
-    if isinstance(bound, Tensor):
+    if isinstance(bound, TensorBase):
         return _call(fn("tc_clamp_min_tensor" if name == "min" else "tc_clamp_max_tensor"), x._h, bound._h)
     lo, hi = (bound, None) if name == "min" else (None, bound)
     return _call(fn("tc_clamp"), x._h, math.nan if lo is None else float(lo), math.nan if hi is None else float(hi))
@@ -61,7 +65,7 @@ def clamp(input: Tensor, min: Optional[Union[Tensor, Number]] = None,
     """
     if min is None and max is None:
         raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
-    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+    if not isinstance(min, TensorBase) and not isinstance(max, TensorBase):
         lo = math.nan if min is None else float(check_int64_scalar(min))
         hi = math.nan if max is None else float(check_int64_scalar(max))
         return _call(fn("tc_clamp"), input._h, lo, hi)
@@ -93,7 +97,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     Returns:
         A bool tensor: |input - other| <= atol + rtol * |other|, or equal.
     """
-    other = other if isinstance(other, Tensor) else _as_tensor(other, input).to(input.dtype)
+    other = other if isinstance(other, TensorBase) else _as_tensor(other, input).to(input.dtype)
     return _call(fn("tc_isclose"), input._h, other._h, float(rtol), float(atol), 1 if equal_nan else 0)
 
 
@@ -112,7 +116,7 @@ def allclose(input: Tensor, other: Union[Tensor, Number], rtol: float = 1e-05, a
     Returns:
         A Python bool.
     """
-    if not isinstance(other, Tensor):
+    if not isinstance(other, TensorBase):
         other = _as_tensor(other, input)
     if other.dtype is not input.dtype:
         common = K.promote_types(input.dtype, other.dtype)
@@ -132,7 +136,7 @@ def lerp(input: Tensor, end: Tensor, weight: Union[Tensor, float]) -> Tensor:
     Returns:
         The interpolated tensor, differentiable in all tensor arguments.
     """
-    if isinstance(weight, Tensor):
+    if isinstance(weight, TensorBase):
         return _call(fn("tc_lerp"), input._h, end._h, weight._h)
     return _call(fn("tc_lerp_scalar"), input._h, end._h, float(weight))
 
@@ -203,66 +207,76 @@ def _can_cast(src, dst) -> bool:
     return dst is not K.bool_ or src is K.bool_
 
 
-def _inplace_of(name: str, op):
-    """self OP= other for op(self, other): computed out of place, then copied
-    into self (a version bump, as every in-place op), refusing results whose
-    dtype self cannot hold, as PyTorch."""
+def _inplace_of(name: str, method: str):
+    """self OP= other for self.<method>(other): computed out of place, then
+    copied into self (a version bump, as every in-place op), refusing results
+    whose dtype self cannot hold, as PyTorch."""
 
     def f(self: Tensor, other) -> Tensor:
-        r = op(self, other)
-        if not _can_cast(r.dtype, self.dtype):
-            raise RuntimeError("%s: result type %s can't be cast to the desired output type %s"
-                               % (name, r.dtype, self.dtype))
-        if tuple(r.shape) != tuple(self.shape):
-            raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
-                               % (name, list(self.shape), list(r.shape)))
-        return self.copy_(r)
+        r = getattr(self, method)(other)
+        return _copy_back(self, r, name)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "In-place %s: self = self.%s(other); returns self." % (name[:-1], name[:-1])
     return f
 
 
-# (in-place method, out-of-place method, Python operator) of the in-place forms.
-_INPLACE = (("floor_divide_", "floor_divide", "__ifloordiv__"), ("remainder_", "remainder", "__imod__"),
-            ("fmod_", "fmod", None), ("bitwise_and_", "bitwise_and", "__iand__"),
-            ("bitwise_or_", "bitwise_or", "__ior__"), ("bitwise_xor_", "bitwise_xor", "__ixor__"),
-            ("bitwise_left_shift_", "bitwise_left_shift", "__ilshift__"),
-            ("bitwise_right_shift_", "bitwise_right_shift", "__irshift__"), ("atan2_", "atan2", None),
-            ("copysign_", "copysign", None), ("hypot_", "hypot", None))
+def _copy_back(self: Tensor, r: Tensor, name: str) -> Tensor:
+    """self.copy_(r) for the in-place op `name` once r has been computed."""
+    if not _can_cast(r.dtype, self.dtype):
+        raise RuntimeError("%s: result type %s can't be cast to the desired output type %s"
+                           % (name, r.dtype, self.dtype))
+    if tuple(r.shape) != tuple(self.shape):
+        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                           % (name, list(self.shape), list(r.shape)))
+    return self.copy_(r)
 
 
-def _div_method(self: Tensor, other, *, rounding_mode: Optional[str] = None) -> Tensor:
-    return div(self, other, rounding_mode=rounding_mode)
+_div_function = div  # (the method below takes its docstring)
 
 
-_div_method.__doc__ = div.__doc__
+class BinaryExtMethods:
+    """tc.Tensor's hand-written binary methods: div with rounding_mode, clamp
+    with tensor bounds, isclose/allclose, lerp, addcmul, addcdiv, and the
+    in-place forms of the elementwise binary ops (x //= 2, x &= m, ...)."""
 
+    __slots__ = ()
 
-def install(cls) -> None:
-    """Sets the hand-written methods on Tensor (cls)."""
-    cls.div = cls.divide = _div_method
-    for name, f in (("clamp", clamp), ("clip", clamp), ("clamp_min", clamp_min), ("clamp_max", clamp_max),
-                    ("isclose", isclose), ("allclose", allclose), ("lerp", lerp), ("addcmul", addcmul),
-                    ("addcdiv", addcdiv)):
-        setattr(cls, name, f)
-    for name, out_of_place, operator in _INPLACE:
-        f = _inplace_of(name, getattr(cls, out_of_place))
-        setattr(cls, name, f)
-        if operator:
-            setattr(cls, operator, f)
-    cls.lerp_ = _lerp_
-    cls.clamp_ = cls.clip_ = _clamp_
+    def div(self, other, *, rounding_mode: Optional[str] = None) -> Tensor:
+        return div(self, other, rounding_mode=rounding_mode)
 
+    div.__doc__ = _div_function.__doc__
+    divide = div
+    clamp = clip = clamp
+    clamp_min = clamp_min
+    clamp_max = clamp_max
+    isclose = isclose
+    allclose = allclose
+    lerp = lerp
+    addcmul = addcmul
+    addcdiv = addcdiv
 
-def _lerp_(self: Tensor, end: Tensor, weight: Union[Tensor, float]) -> Tensor:
-    """In-place lerp: self = self.lerp(end, weight); returns self."""
-    return _inplace_of("lerp_", lambda a, _: lerp(a, end, weight))(self, None)
+    floor_divide_ = __ifloordiv__ = _inplace_of("floor_divide_", "floor_divide")
+    remainder_ = __imod__ = _inplace_of("remainder_", "remainder")
+    fmod_ = _inplace_of("fmod_", "fmod")
+    bitwise_and_ = __iand__ = _inplace_of("bitwise_and_", "bitwise_and")
+    bitwise_or_ = __ior__ = _inplace_of("bitwise_or_", "bitwise_or")
+    bitwise_xor_ = __ixor__ = _inplace_of("bitwise_xor_", "bitwise_xor")
+    bitwise_left_shift_ = __ilshift__ = _inplace_of("bitwise_left_shift_", "bitwise_left_shift")
+    bitwise_right_shift_ = __irshift__ = _inplace_of("bitwise_right_shift_", "bitwise_right_shift")
+    atan2_ = _inplace_of("atan2_", "atan2")
+    copysign_ = _inplace_of("copysign_", "copysign")
+    hypot_ = _inplace_of("hypot_", "hypot")
 
+    def lerp_(self, end: Tensor, weight: Union[Tensor, float]) -> Tensor:
+        """In-place lerp: self = self.lerp(end, weight); returns self."""
+        return _copy_back(self, lerp(self, end, weight), "lerp_")
 
-def _clamp_(self: Tensor, min=None, max=None) -> Tensor:
-    """In-place clamp: self = self.clamp(min, max); returns self."""
-    return _inplace_of("clamp_", lambda a, _: clamp(a, min, max))(self, None)
+    def clamp_(self, min=None, max=None) -> Tensor:
+        """In-place clamp: self = self.clamp(min, max); returns self."""
+        return _copy_back(self, clamp(self, min, max), "clamp_")
+
+    clip_ = clamp_
 
 
 # The tc.* functions of this module (tc/__init__.py).

@@ -4,6 +4,7 @@ gradient, like PyTorch's. FUNCTIONS holds them by name."""
 import numbers
 
 from . import _core as K
+from ._tensor_base import TensorBase
 
 
 def _tc():
@@ -107,8 +108,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = _dims(input, dim)
-    if isinstance(spacing, (numbers.Number, _tensor_type())):
-        if isinstance(spacing, _tensor_type()) and spacing.ndim != 0:
+    if isinstance(spacing, (numbers.Number, TensorBase)):
+        if isinstance(spacing, TensorBase) and spacing.ndim != 0:
             spacing = [spacing]
         else:
             spacing = [spacing] * len(dims)
@@ -128,10 +129,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 
         def sl(a, b, t=x, d=d):
             return t.narrow(d, a, b - a)
-        if isinstance(h, _tensor_type()) and h.ndim == 1:
+        if isinstance(h, TensorBase) and h.ndim == 1:
             out.append(_uneven(x, d, h.to(x.dtype), edge_order, sl))
             continue
-        h = float(h.item()) if isinstance(h, _tensor_type()) else float(h)
+        h = float(h.item()) if isinstance(h, TensorBase) else float(h)
         inner = (sl(2, n) - sl(0, n - 2)) / (2 * h)
         if edge_order == 1:
             first = (sl(1, 2) - sl(0, 1)) / h
@@ -169,12 +170,6 @@ def _uneven(x, d, coords, edge_order, sl):
         last = (q1 / (q2 * (q1 + q2)) * sl(n - 3, n - 2) - (q2 + q1) / (q2 * q1) * sl(n - 2, n - 1)
                 + (2 * q1 + q2) / (q1 * (q2 + q1)) * sl(n - 1, n))
     return tc.cat([first, inner, last], d)
-
-
-def _tensor_type():
-    """tc.Tensor (imported late)."""
-    from ._tensor import Tensor
-    return Tensor
 
 
 FUNCTIONS = {f.__name__: f for f in (trapezoid, trapz, cumulative_trapezoid, gradient)}

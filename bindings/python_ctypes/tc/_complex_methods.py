@@ -1,11 +1,14 @@
-"""Installs complex-number support on tc.Tensor and the tc namespace
-(tc/_complex.py holds the functions): the Tensor properties and methods, the
-repr, item/tolist, Python complex operands, tc.tensor of complex values, the
-numpy names of the complex dtypes and the tc.* names."""
+"""Complex-number support of tc.Tensor and the tc namespace (tc/_complex.py
+holds the functions): the Tensor properties and methods, the repr,
+item/tolist (ComplexMethods, a mixin of tc.Tensor), the numpy names of the
+complex dtypes and the tc.* names (install). Python complex operands and
+tc.tensor of complex values are tc/_tensor_base.py's."""
 import warnings
 
 from . import _complex as Z
 from . import _core as K
+from ._tensor_base import TensorBase, tensor
+from . import _interop
 
 
 def _real_prop(self):
@@ -21,34 +24,20 @@ def _imag_prop(self):
 def _set_part(part):
     def setter(self, value):
         target = Z.real(self) if part == 0 else Z.imag(self)
-        target.copy_(value if isinstance(value, K_tensor()) else K_tensor_fn()(value, dtype=target.dtype))
+        target.copy_(value if isinstance(value, TensorBase) else tensor(value, dtype=target.dtype))
     return setter
 
 
-def K_tensor():
-    from ._tensor import Tensor
-    return Tensor
+class ComplexMethods:
+    """tc.Tensor's complex-number support: real/imag, conj, angle,
+    is_complex, cfloat/cdouble, complex(t), and the complex forms of repr,
+    item, tolist and to (each refining the real-valued method after it in
+    Tensor's bases)."""
 
+    __slots__ = ()
 
-def K_tensor_fn():
-    from . import _tensor
-    return _tensor.tensor
-
-
-def install(namespace, Tensor):
-    """Adds the complex dtypes' support to Tensor and the tc namespace.
-
-    Args:
-        namespace (dict): tc's globals.
-        Tensor (type): tc.Tensor.
-    """
-    from . import _interop, _tensor
-
-    _interop._NP_TO_TC.update({"complex64": K.complex64, "complex128": K.complex128})
-    _interop._NP_TYPESTR.update({"complex64": "<c8", "complex128": "<c16"})
-
-    Tensor.real = property(_real_prop, _set_part(0), doc=_real_prop.__doc__)
-    Tensor.imag = property(_imag_prop, _set_part(1), doc=_imag_prop.__doc__)
+    real = property(_real_prop, _set_part(0), doc=_real_prop.__doc__)
+    imag = property(_imag_prop, _set_part(1), doc=_imag_prop.__doc__)
 
     def conj(self):
         """The complex conjugate (a new tensor; a real tensor returns itself)."""
@@ -82,15 +71,12 @@ def install(namespace, Tensor):
         """This tensor as complex128."""
         return self.to(K.complex128)
 
-    for f in (conj, conj_physical, resolve_conj, is_conj, angle, is_complex, cfloat, cdouble):
-        setattr(Tensor, f.__name__, f)
-
-    plain_repr, plain_item, plain_tolist = Tensor.__repr__, Tensor.item, Tensor.tolist
-
     def __repr__(self):
         if self._h is not None and Z.is_complex_dtype(self.dtype):
             return Z.complex_repr(self)
-        return plain_repr(self)
+        return super().__repr__()
+
+    __str__ = __repr__
 
     def item(self):
         """Returns the value of a one-element tensor as a Python number (complex for complex tensors)."""
@@ -98,12 +84,12 @@ def install(namespace, Tensor):
             if self.numel() != 1:
                 raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar" % self.numel())
             return Z.complex_values(self)[0]
-        return plain_item(self)
+        return super().item()
 
     def tolist(self):
         """Returns the elements as (nested) Python lists of numbers (complex ones for complex tensors)."""
         if not Z.is_complex_dtype(self.dtype):
-            return plain_tolist(self)
+            return super().tolist()
         values = Z.complex_values(self)
         shape = list(self.shape)
         if not shape:
@@ -120,48 +106,25 @@ def install(namespace, Tensor):
     def __complex__(self):
         return complex(self.item())
 
-    plain_to = Tensor.to
-
     def to(self, *args, **kwargs):
         """to(dtype), to(device), to(device, dtype), to(other), keyword forms; a complex
         tensor converted to a real dtype keeps its real part, with PyTorch's warning."""
-        out = plain_to(self, *args, **kwargs)
+        out = super().to(*args, **kwargs)
         if out is not self and Z.is_complex_dtype(self.dtype) and not Z.is_complex_dtype(out.dtype):
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
         return out
 
-    Tensor.to = to
-    Tensor.__repr__ = Tensor.__str__ = __repr__
-    Tensor.item, Tensor.tolist, Tensor.__complex__ = item, tolist, __complex__
 
-    # Python complex operands: a 0-dim complex tensor of the other operand's width.
-    plain_scalar = _tensor._scalar_tensor
+def install(namespace):
+    """Adds the complex dtypes to the tc namespace (and numpy's names of them
+    to tc/_interop.py's tables).
 
-    def scalar_tensor(value, like):
-        if isinstance(value, complex):
-            return Z.scalar_complex_tensor(value, like)
-        return plain_scalar(value, like)
+    Args:
+        namespace (dict): tc's globals.
+    """
 
-    _tensor._scalar_tensor = scalar_tensor
-
-    plain_tensor = _tensor.tensor
-
-    def tensor(data, dtype=None, device=None, requires_grad=False):
-        """A new tensor holding a copy of data (nested lists, numbers, numpy
-        arrays, tensors). The dtype is inferred like PyTorch's: bool, int64,
-        the default float dtype or, for complex values, the default complex
-        dtype for lists; the array's dtype for numpy arrays."""
-        if Z._has_complex(data):
-            t = Z.complex_tensor(data, dtype)
-            if device is not None and K.device(device).type != "cpu":
-                t = t.to(device)
-            if requires_grad:
-                t.requires_grad = True
-            return t
-        return plain_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
-
-    _tensor.tensor = tensor
-
+    _interop._NP_TO_TC.update({"complex64": K.complex64, "complex128": K.complex128})
+    _interop._NP_TYPESTR.update({"complex64": "<c8", "complex128": "<c16"})
     namespace.update({
         "complex64": K.complex64, "complex128": K.complex128, "cfloat": K.complex64, "cdouble": K.complex128,
         "tensor": tensor, "complex": Z.complex, "polar": Z.polar, "view_as_real": Z.view_as_real,

@@ -5,6 +5,7 @@ the result has exactly the strides asked for)."""
 import builtins
 
 from . import _core as K
+from ._factory_keywords import _with_generator
 
 
 def _tc():
@@ -22,7 +23,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         Tensor: the samples.
     """
     tc = _tc()
-    from ._factory_keywords import _with_generator
     T = tc.Tensor
     if not isinstance(mean, T) and not isinstance(std, T):
         if size is None:

@@ -5,6 +5,7 @@ tc's factories (tc/_tensor.py, tc/_shape_ops.py), plus the layout and memory
 format objects (tc.strided, tc.contiguous_format, ...) they accept."""
 import contextlib
 import functools
+from ._tensor_base import full
 
 
 class layout:
@@ -130,7 +131,6 @@ def build():
 
 def _full_by_keyword(size=None, fill_value=None, **kwargs):
     """tc.full accepting ``size=`` and ``fill_value=`` as keywords."""
-    from ._tensor import full
     if size is None or fill_value is None:
         raise TypeError("full() missing required argument 'size' or 'fill_value'")
     return full(size, fill_value, **kwargs)

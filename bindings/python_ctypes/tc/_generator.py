@@ -8,6 +8,7 @@ from typing import Iterator, Optional
 
 from .serialization import get_rng_state, set_rng_state
 from ._tensor import Tensor, manual_seed as _manual_seed, rand
+from ._tensor_base import empty
 
 # The swap is a read-modify-write of process-wide state.
 _swap_lock = threading.RLock()
@@ -77,7 +78,6 @@ def randperm(n: int, generator: Optional[Generator] = None) -> Tensor:
     if n < 0:
         raise RuntimeError("n must be non-negative, got %d" % n)
     if n == 0:
-        from ._tensor import empty
         return empty(0, dtype="int64")
     ctx = generator._active() if generator is not None else contextlib.nullcontext()
     with ctx:

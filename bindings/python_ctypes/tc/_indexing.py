@@ -3,7 +3,8 @@ slices, None, Ellipsis) make views; advanced ones (integer tensors, lists,
 bool masks, Python bools) go to tc_index / tc_index_put_ with one entry per
 remaining dim (None = a full slice). Also the scatter family's methods and
 functions (nonzero, take, masked_select, scatter, scatter_add,
-scatter_reduce, index_add, index_copy, index_fill, index_put)."""
+scatter_reduce, index_add, index_copy, index_fill, index_put), the former
+held by AdvancedIndexingMethods, a mixin of tc.Tensor."""
 import numbers
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
@@ -12,6 +13,7 @@ from . import _decls as D
 from ._core import VP, fn
 from ._errors import check
 from ._ints import INT64_MAX, INT64_MIN
+from ._tensor_base import TensorBase, _call, _select_f, _slice_f, _unsqueeze_f, full, tensor, zeros
 
 if TYPE_CHECKING:
     from ._tensor import Tensor
@@ -26,19 +28,8 @@ _REDUCE = {"sum": D.TC_SCATTER_SUM, "prod": D.TC_SCATTER_PROD, "mean": D.TC_SCAT
            "amax": D.TC_SCATTER_AMAX, "amin": D.TC_SCATTER_AMIN}
 
 
-def _T():
-    from ._tensor import Tensor
-    return Tensor
-
-
-def _call(*args):
-    from ._tensor import _call as call
-    return call(*args)
-
-
 def _as_index_tensor(k):
-    from ._tensor import tensor
-    T = _T()
+    T = TensorBase
     if isinstance(k, T):
         return k
     if isinstance(k, range):  # PyTorch indexes with a range as with the list of its values
@@ -73,7 +64,7 @@ def apply_basic(self, key):
     """Applies the basic part of key. Returns (view, indices): the view after
     ints, slices, None and Ellipsis, and for each of its dims None or an
     advanced index (tensor); indices is None when key has no advanced part."""
-    T = _T()
+    T = TensorBase
     if _sequence_as_tuple(key, T):
         key = tuple(key)
     if not isinstance(key, tuple):
@@ -98,7 +89,6 @@ def apply_basic(self, key):
     dim = 0
     indices = []
     advanced = False
-    from ._tensor import _select_f, _slice_f, _unsqueeze_f, tensor
     for k in key:
         if k is Ellipsis:
             n = nd - consumed
@@ -169,8 +159,7 @@ def getitem(self: "Tensor", key: Any) -> "Tensor":
 def _values_for(t, value):
     """value as a tensor (numbers and lists take t's dtype), leading size-1 dims dropped
     (PyTorch's setitem drops them too)."""
-    from ._tensor import tensor
-    T = _T()
+    T = TensorBase
     if not isinstance(value, T):
         value = tensor(value, dtype=t.dtype, device=t.device)
     # A tensor of another dtype is refused by tc_index_put_, as PyTorch 1.13 refuses it.
@@ -182,7 +171,7 @@ def _values_for(t, value):
 def setitem(self: "Tensor", key: Any, value: Any) -> None:
     t, indices = apply_basic(self, key)
     if indices is None:
-        if isinstance(value, _T()):
+        if isinstance(value, TensorBase):
             t.copy_(value)
         else:
             t.fill_(value)
@@ -258,7 +247,6 @@ def nonzero(self: "Tensor", as_tuple: bool = False) -> Union["Tensor", Tuple["Te
         return out
     if self.ndim == 0:
         # PyTorch: one tensor holding position 0 once if the scalar is non-zero.
-        from ._tensor import zeros
         return (zeros(out.shape[0], dtype=K.int64, device=self.device),)
     return tuple(out[:, k] for k in range(self.ndim))
 
@@ -303,11 +291,10 @@ def scatter(self: "Tensor", dim: int, index: "Tensor", src: Union["Tensor", floa
     """
     if src is None:
         src = value
-    T = _T()
+    T = TensorBase
     if reduce is not None:
         r = {"add": "sum", "multiply": "prod"}[reduce]
         if not isinstance(src, T):
-            from ._tensor import full
             src = full(tuple(index.shape), src, dtype=self.dtype, device=self.device)
         return scatter_reduce(self, dim, index, src, r, include_self=True)
     if isinstance(src, T):
@@ -394,20 +381,26 @@ def index_fill(self: "Tensor", dim: int, index: IndexLike, value: Union[float, "
     Returns:
         Tensor: a new tensor.
     """
-    if isinstance(value, _T()):
+    if isinstance(value, TensorBase):
         value = value.item()
     return _call(fn("tc_index_fill"), self._h, dim, _dim_index(index)._h, float(value))
 
 
-_METHODS = (index, index_put, index_put_, nonzero, take, masked_select, scatter, scatter_add,
-            scatter_reduce, index_add, index_copy, index_fill)
+class AdvancedIndexingMethods:
+    """tc.Tensor's methods of the functions above: index, index_put(_),
+    nonzero, take, masked_select, the scatter family and index_add/copy/fill."""
 
+    __slots__ = ()
 
-def install(cls, namespace):
-    """Adds the methods to Tensor and the functions (tc.nonzero, ...) to namespace."""
-    for f in _METHODS:
-        setattr(cls, f.__name__, f)
-    for f in (nonzero, take, masked_select, scatter, scatter_add, scatter_reduce, index_add, index_copy,
-              index_fill, index_put):
-        namespace[f.__name__] = f
-    namespace["index_put_"] = index_put_
+    index = index
+    index_put = index_put
+    index_put_ = index_put_
+    nonzero = nonzero
+    take = take
+    masked_select = masked_select
+    scatter = scatter
+    scatter_add = scatter_add
+    scatter_reduce = scatter_reduce
+    index_add = index_add
+    index_copy = index_copy
+    index_fill = index_fill

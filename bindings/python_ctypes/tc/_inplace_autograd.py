@@ -22,10 +22,13 @@ requires grad), these methods compute their result out of place and put it:
 Everything else, and every write without autograd, takes libtc's in-place
 kernels as before. A target libtc cannot rebase (a view, a tensor saved for
 backward) gets tc_index_put_'s error, much as PyTorch would fail at
-backward; a leaf that requires grad gets the kernels' error, as in PyTorch."""
+backward; a leaf that requires grad gets the kernels' error, as in PyTorch.
+
+The methods are tc/_tensor/inplace.py's (copy_, add_, ...) and
+tc/_tensor/indexing.py's (__setitem__); the helpers are here."""
 from . import _indexing
 from ._core import is_grad_enabled
-from ._tensor import Tensor, arange, tensor
+from ._tensor_base import TensorBase, arange, tensor
 
 
 def _records(target, source):
@@ -33,7 +36,7 @@ def _records(target, source):
     (and libtc's in-place kernels would refuse it)."""
     if not is_grad_enabled():
         return False
-    if not (target.requires_grad or (isinstance(source, Tensor) and source.requires_grad)):
+    if not (target.requires_grad or (isinstance(source, TensorBase) and source.requires_grad)):
         return False
     # a leaf that requires grad: PyTorch refuses the write; so do the kernels
     return not (target.requires_grad and target.is_leaf)
@@ -61,71 +64,20 @@ def _coordinates(shape, key):
     return tuple(coords)
 
 
-def install(cls):
-    """Wraps cls's copy_, add_, sub_, mul_, div_ (and their operators) and
-    __setitem__ with the recorded forms above."""
-    kernel_copy = cls.copy_
-
-    def copy_(self, src, non_blocking=False):
-        """Copies ``src`` into this tensor in place, broadcasting and converting its dtype
-        (recorded by autograd when this tensor or ``src`` requires grad).
-
-        Args:
-            src (Tensor): the source.
-            non_blocking (bool): accepted for PyTorch's signature.
-
-        Returns:
-            Tensor: self.
-        """
-        if isinstance(src, Tensor) and _records(self, src):
-            return _put_whole(self, src)
-        return kernel_copy(self, src)
-
-    cls.copy_ = copy_
-
-    def recorded(name):
-        kernel = getattr(cls, name)
-        out_of_place = name.rstrip("_")
-
-        def op(self, other, *, alpha=1):
-            if _records(self, other):
-                if alpha != 1:  # add_/sub_'s scale of other (the kernel checks the name)
-                    if name not in ("add_", "sub_"):
-                        raise TypeError("%s() got an unexpected keyword argument 'alpha'" % name)
-                    other = other * alpha
-                # mul and div save their operand for backward: a clone, not
-                # self, which the put is about to overwrite (PyTorch's in-place
-                # forms save the original self the same way)
-                operand = self.clone() if out_of_place in ("mul", "div") else self
-                return _put_whole(self, getattr(operand, out_of_place)(other))
-            return kernel(self, other, alpha=alpha) if alpha != 1 else kernel(self, other)
-
-        op.__name__ = op.__qualname__ = name
-        op.__doc__ = kernel.__doc__
-        return op
-
-    for name, operator in (("add_", "__iadd__"), ("sub_", "__isub__"), ("mul_", "__imul__"),
-                           ("div_", "__itruediv__")):
-        op = recorded(name)
-        setattr(cls, name, op)
-        setattr(cls, operator, op)
-
-    kernel_setitem = cls.__setitem__
-
-    def __setitem__(self, key, value):
-        if _records(self, value):
-            probe = key if isinstance(key, tuple) else (key,)
-            basic = all(k is None or k is Ellipsis or isinstance(k, (int, slice)) for k in probe)
-            if basic and not any(isinstance(k, bool) for k in probe):
-                coords = _coordinates(self.shape, key)
-                if not isinstance(value, Tensor):
-                    value = tensor(value, dtype=self.dtype)
-                elif value.dtype != self.dtype:
-                    value = value.to(self.dtype)
-                # setitem drops the value's leading size-1 dims, as PyTorch does
-                value = _indexing._values_for(self, value)
-                self.index_put_(coords, value)
-                return
-        kernel_setitem(self, key, value)
-
-    cls.__setitem__ = __setitem__
+def put_basic_key(target, key, value):
+    """target[key] = value, recorded (target takes the put as its grad_fn), for
+    a basic key (ints, slices, None, Ellipsis); False (nothing done) for any
+    other key, which takes the plain path."""
+    probe = key if isinstance(key, tuple) else (key,)
+    basic = all(k is None or k is Ellipsis or isinstance(k, (int, slice)) for k in probe)
+    if not basic or any(isinstance(k, bool) for k in probe):
+        return False
+    coords = _coordinates(target.shape, key)
+    if not isinstance(value, TensorBase):
+        value = tensor(value, dtype=target.dtype)
+    elif value.dtype != target.dtype:
+        value = value.to(target.dtype)
+    # setitem drops the value's leading size-1 dims, as PyTorch does
+    value = _indexing._values_for(target, value)
+    target.index_put_(coords, value)
+    return True

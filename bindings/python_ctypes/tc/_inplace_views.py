@@ -1,15 +1,15 @@
+from ._tensor_base import TensorBase, cat, empty, tensor
 """Tensor methods that change a tensor's shape or memory in place, done the
 way PyTorch's set_data does it (libtc's tc_tensor_set_data: the tensor keeps
 its identity and takes the view's metadata): squeeze_, unsqueeze_, t_,
 transpose_, swapaxes_, swapdims_, resize_, resize_as_, set_; plus the
-deprecated out-of-place resize/resize_as, retains_grad, map2_,
+deprecated out-of-place resize/resize_as, map2_,
 is_distributed, as_subclass, hardshrink, prelu and the imag and volatile
 properties.
 
 libtc records no in-place view change in the autograd graph, so these
 refuse tensors that require grad: a leaf with PyTorch's own error, a graph
 tensor with a RuntimeError saying so (PyTorch would record the view)."""
-import weakref
 
 
 def _check_grad(t, name):
@@ -94,7 +94,6 @@ def resize_(self, *sizes, memory_format=None):
     Returns:
         Tensor: self.
     """
-    from ._tensor import empty, cat
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     sizes = _sizes(sizes)
@@ -162,12 +161,11 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     Returns:
         Tensor: self.
     """
-    from ._tensor import Tensor, empty
     if storage_offset is not None or size is not None or stride is not None:
         raise TypeError("set_(): tc has no storage objects; only set_() and set_(source: Tensor) are supported")
     if source is None:
         new = empty(0, dtype=self.dtype, device=self.device)
-    elif isinstance(source, Tensor):
+    elif isinstance(source, TensorBase):
         if source.dtype != self.dtype:
             raise RuntimeError("Could not set tensor of type %s to a tensor of type %s" % (source.dtype, self.dtype))
         new = source.detach()
@@ -178,29 +176,6 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     return self
 
 
-# Tensors whose retain_grad() was called, by id (weak: dropping the tensor
-# drops the entry; not a WeakSet, whose lookups would call Tensor.__eq__).
-_RETAINING = {}
-
-
-def _retain_grad_tracked(original):
-    def retain_grad(self):
-        """Makes this non-leaf tensor keep its ``.grad`` after backward."""
-        original(self)
-        key = id(self)
-        _RETAINING[key] = weakref.ref(self, lambda _, key=key: _RETAINING.pop(key, None))
-    retain_grad.__name__ = retain_grad.__qualname__ = "retain_grad"
-    return retain_grad
-
-
-def _retains_grad(self):
-    """True for a non-leaf tensor whose retain_grad() was called (a leaf: False)."""
-    if self.is_leaf:
-        return False
-    live = [r() for r in list(_RETAINING.values())]
-    return any(t is not None and (t is self or t.is_same(self)) for t in live)
-
-
 def map2_(self, x, y, callable):
     """Replaces each element a by callable(a, b, c), b and c the matching
     elements of x and y broadcast to self's shape (CPU tensors).
@@ -208,7 +183,6 @@ def map2_(self, x, y, callable):
     Returns:
         Tensor: self.
     """
-    from ._tensor import tensor
     if self.device.type != "cpu":
         raise TypeError("map2_ is only implemented on CPU tensors")
     xs = x.expand(*self.shape).reshape(-1).tolist()
@@ -230,8 +204,7 @@ def as_subclass(self, cls):
     Returns:
         cls: the new object.
     """
-    from ._tensor import Tensor
-    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+    if not (isinstance(cls, type) and issubclass(cls, TensorBase)):
         raise TypeError("as_subclass(): argument 'cls' must be a subclass of Tensor, got %r" % (cls,))
     view = self.detach()
     obj = object.__new__(cls)
@@ -246,7 +219,7 @@ def hardshrink(self, lambd=0.5):
     Returns:
         Tensor: the result.
     """
-    from .nn import functional
+    from .nn import functional  # tc.nn is built on Tensor: a true cycle
     return functional.hardshrink(self, lambd)
 
 
@@ -256,7 +229,7 @@ def prelu(self, weight):
     Returns:
         Tensor: the result.
     """
-    from .nn import functional
+    from .nn import functional  # tc.nn is built on Tensor: a true cycle
     return functional.prelu(self, weight)
 
 
@@ -277,17 +250,27 @@ METHODS = {f.__name__: f for f in (
     map2_, is_distributed, as_subclass, hardshrink, prelu)}
 
 
-def install(tensor_class):
-    """Adds METHODS (where the class has none), the retains_grad, imag and
-    volatile properties, and the retain_grad that retains_grad reads."""
-    for name, f in METHODS.items():
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, f)
-    if not hasattr(tensor_class, "retains_grad"):
-        tensor_class.retain_grad = _retain_grad_tracked(tensor_class.retain_grad)
-        tensor_class.retains_grad = property(_retains_grad)
-    if not hasattr(tensor_class, "imag"):
-        tensor_class.imag = property(_imag)
-    if not hasattr(tensor_class, "volatile"):
-        tensor_class.volatile = property(_volatile)
+class InplaceViewMethods:
+    """tc.Tensor's methods above (a mixin after all the others: a method of
+    the same name elsewhere wins), and the imag and volatile properties."""
 
+    __slots__ = ()
+
+    squeeze_ = squeeze_
+    unsqueeze_ = unsqueeze_
+    t_ = t_
+    transpose_ = transpose_
+    swapaxes_ = swapaxes_
+    swapdims_ = swapdims_
+    resize_ = resize_
+    resize_as_ = resize_as_
+    resize = resize
+    resize_as = resize_as
+    set_ = set_
+    map2_ = map2_
+    is_distributed = is_distributed
+    as_subclass = as_subclass
+    hardshrink = hardshrink
+    prelu = prelu
+    imag = property(_imag)
+    volatile = property(_volatile)

@@ -19,7 +19,7 @@ import threading
 from . import _core as K
 from ._core import VP, byref, fn
 from ._errors import MissingFunctionError, check, error_for
-from ._tensor import _call, _wrap
+from ._tensor_base import _call, _wrap
 
 # ---------------------------------------------------------------- numpy
 

@@ -6,6 +6,7 @@ what ``isinstance(t, tc.FloatTensor)`` tests (a CPU tensor of that dtype)."""
 import numbers
 
 from . import _core as K
+from ._tensor_base import Size, TensorBase, empty, tensor
 
 
 def _is_size_arg(x):
@@ -26,7 +27,6 @@ def legacy_new(args, kwargs, dtype):
     Returns:
         Tensor: the new tensor.
     """
-    from ._tensor import Size, Tensor, empty, tensor
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError("new() received an invalid combination of arguments: unexpected keyword(s) %s"
@@ -39,7 +39,7 @@ def legacy_new(args, kwargs, dtype):
         (data,) = args
         if isinstance(data, Size):
             return empty(*data, dtype=dtype, device=device)
-        if isinstance(data, Tensor):
+        if isinstance(data, TensorBase):
             if data.dtype != dtype:
                 raise TypeError("expected %s (got %s)" % (dtype, data.dtype))
             return data.detach()
@@ -58,8 +58,7 @@ class LegacyTensorType(type):
         return legacy_new(args, dict(kwargs), cls.dtype)
 
     def __instancecheck__(cls, obj):
-        from ._tensor import Tensor
-        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+        return isinstance(obj, TensorBase) and obj.dtype == cls.dtype and obj.device.type == "cpu"
 
     def __repr__(cls):
         return "<class 'tc.%s'>" % cls.__name__

@@ -153,7 +153,10 @@ FUNCTIONS = {f.__name__: f for f in (inverse, det, slogdet, logdet, cholesky, ch
 
 
 class LinalgTensorMethods:
-    """The Tensor methods of torch's linear-algebra functions."""
+    """The Tensor methods of torch's linear-algebra functions (a mixin of
+    tc.Tensor, after all the others: a method of the same name elsewhere wins)."""
+
+    __slots__ = ()
 
     def det(self):
         """The determinant (torch.det)."""
@@ -214,10 +217,3 @@ class LinalgTensorMethods:
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         """torch.triangular_solve(self, A, ...)."""
         return triangular_solve(self, A, upper, transpose, unitriangular)
-
-
-def install(tensor_class):
-    """Adds the methods above to tensor_class where it has none of that name."""
-    for name, f in vars(LinalgTensorMethods).items():
-        if callable(f) and not name.startswith("_") and not hasattr(tensor_class, name):
-            setattr(tensor_class, name, f)

@@ -157,11 +157,21 @@ TORCH_FUNCTIONS = {"orgqr": orgqr, "ormqr": ormqr, "symeig": symeig, "chain_matm
 TENSOR_METHODS = ("orgqr", "ormqr", "symeig", "lstsq", "eig")
 
 
-def install(namespace, tensor_class):
-    """Adds the torch.* functions above to namespace (the package's globals)
-    and their Tensor methods, where there is none of that name."""
+class LinalgMoreMethods:
+    """tc.Tensor's methods of the functions above (self first): orgqr, ormqr,
+    symeig, and the removed lstsq and eig (which raise, as PyTorch's)."""
+
+    __slots__ = ()
+
+    orgqr = orgqr
+    ormqr = ormqr
+    symeig = symeig
+    lstsq = lstsq_legacy
+    eig = eig_legacy
+
+
+def install(namespace):
+    """Adds the torch.* functions above to namespace (the package's globals),
+    where there is none of that name."""
     for name, f in TORCH_FUNCTIONS.items():
         namespace.setdefault(name, f)
-    for name in TENSOR_METHODS:
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, TORCH_FUNCTIONS[name])

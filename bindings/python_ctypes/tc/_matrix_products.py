@@ -4,6 +4,9 @@ cross, cdist, trace, as tc.* functions and, through MatrixProductMethods
 (a base class of tc.Tensor), as Tensor methods, with the in-place forms
 (addmm_, addmv_, addr_, addbmm_, baddbmm_)."""
 import numbers
+from ._tensor_base import cat, where
+from ._factory_keywords import write_out
+from ._shape_ops import diagonal, dot
 
 
 def _require_dim(t, n, what):
@@ -135,7 +138,6 @@ def vdot(input, other):
     Returns:
         Tensor: a 0-D tensor.
     """
-    from ._shape_ops import dot
     return dot(input, other)
 
 
@@ -235,7 +237,6 @@ def tensordot(a, b, dims=2, out=None):
 def _into(out, result):
     if out is None:
         return result
-    from ._factory_keywords import write_out
     return write_out(out, result)
 
 
@@ -265,7 +266,6 @@ def cross(input, other, dim=None):
                               other.shape[dim] if other.ndim == len(shape) else 1))
     a0, a1, a2 = (a.narrow(dim, i, 1) for i in range(3))
     b0, b1, b2 = (b.narrow(dim, i, 1) for i in range(3))
-    from ._tensor import cat
     return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
 
 
@@ -298,7 +298,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         return diff.amax(-1) if hasattr(diff, "amax") else diff.max(-1)[0]
     if p == 1:
         return diff.sum(-1)
-    from ._tensor import where
     powered = (diff * diff) if p == 2 else diff ** p
     s = powered.sum(-1)
     positive = s > 0
@@ -320,7 +319,6 @@ def trace(input):
     """
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.ndim)
-    from ._shape_ops import diagonal
     return diagonal(input).sum()
 
 

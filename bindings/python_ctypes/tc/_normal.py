@@ -3,11 +3,11 @@ mean and std, composed as mean + std * z over tc.randn. As in PyTorch 1.13,
 a mean or std that requires grad makes a result that requires grad too, with
 zero gradients flowing back to them (torch's NormalBackward)."""
 from ._factory_keywords import _with_generator, write_out
+from ._tensor_base import TensorBase
 
 
 def _is_tensor(x):
-    from ._tensor import Tensor
-    return isinstance(x, Tensor)
+    return isinstance(x, TensorBase)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,

@@ -161,14 +161,16 @@ def tensor_repr(t):
     return text + ")"
 
 
-def install(tensor_class):
-    """Routes tensor_class's repr/str to :func:`tensor_repr` while an option differs from the defaults."""
-    native = tensor_class.__repr__
+class PrintingMethods:
+    """tc.Tensor's repr and str through :func:`tensor_repr` while a print
+    option differs from the defaults (libtc's own text otherwise)."""
+
+    __slots__ = ()
 
     def __repr__(self):
-        return native(self) if _is_default() else tensor_repr(self)
-    __repr__.__doc__ = native.__doc__
-    tensor_class.__repr__ = tensor_class.__str__ = __repr__
+        return super().__repr__() if _is_default() else tensor_repr(self)
+
+    __str__ = __repr__
 
 
 FUNCTIONS = {"set_printoptions": set_printoptions}

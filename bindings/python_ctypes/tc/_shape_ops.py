@@ -2,7 +2,7 @@
 repeat_interleave, tile, diag, diagonal, eye, linspace, logspace, meshgrid,
 movedim, flatten, unflatten, broadcast_to, unbind, outer, dot, einsum,
 randint, randperm, bernoulli, and the Tensor methods of the same names (plus
-Tensor.repeat). tc/_tensor.py calls install(Tensor) once the class exists."""
+Tensor.repeat), held by ShapeOpsMethods, a mixin of tc.Tensor."""
 
 import ctypes as C
 from typing import Optional, Sequence, Tuple, Union
@@ -12,13 +12,10 @@ from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import check
 from ._ints import to_int64
+from . import _tensor_base as _base
+from ._tensor_base import TensorBase, _call, _tensor_list, _wrap
 
 _Ints = Union[int, Sequence[int]]
-
-
-def _t():
-    from . import _tensor  # imported late: _tensor imports this module at its end
-    return _tensor
 
 
 def _int_args(values, what: str) -> Tuple[int, ...]:
@@ -43,7 +40,7 @@ def _handles_out(f, *args):
             cap = count.value
             continue
         check(rc)
-        return tuple(_t()._wrap(outs[i]) for i in range(count.value))
+        return tuple(_wrap(outs[i]) for i in range(count.value))
 
 
 def _dtype_code(dtype, default):
@@ -63,7 +60,7 @@ def flip(input, dims: _Ints):
         Tensor: a new tensor.
     """
     arr, n = K.int64_array(_seq(dims))
-    return _t()._call(fn("tc_flip"), input._h, arr, n)
+    return _call(fn("tc_flip"), input._h, arr, n)
 
 
 def roll(input, shifts: _Ints, dims: Optional[_Ints] = None):
@@ -80,7 +77,7 @@ def roll(input, shifts: _Ints, dims: Optional[_Ints] = None):
     """
     sa, sn = K.int64_array(_seq(shifts))
     da, dn = K.int64_array(() if dims is None else _seq(dims))
-    return _t()._call(fn("tc_roll"), input._h, sa, sn, da, dn)
+    return _call(fn("tc_roll"), input._h, sa, sn, da, dn)
 
 
 def repeat(input, *sizes: int):
@@ -94,7 +91,7 @@ def repeat(input, *sizes: int):
         Tensor: a new tensor.
     """
     arr, n = K.int64_array(_int_args(sizes, "sizes"))
-    return _t()._call(fn("tc_repeat"), input._h, arr, n)
+    return _call(fn("tc_repeat"), input._h, arr, n)
 
 
 def tile(input, dims: Sequence[int]):
@@ -108,7 +105,7 @@ def tile(input, dims: Sequence[int]):
         Tensor: a new tensor.
     """
     arr, n = K.int64_array(_seq(dims))
-    return _t()._call(fn("tc_tile"), input._h, arr, n)
+    return _call(fn("tc_tile"), input._h, arr, n)
 
 
 def repeat_interleave(input, repeats=None, dim: Optional[int] = None, *, output_size: Optional[int] = None):
@@ -125,7 +122,7 @@ def repeat_interleave(input, repeats=None, dim: Optional[int] = None, *, output_
     Returns:
         Tensor: a new tensor.
     """
-    T = _t()
+    T = _base  # arange, ... (tc._tensor_base)
     if repeats is None:  # torch.repeat_interleave(repeats)
         if input.ndim != 1:
             raise RuntimeError("repeat_interleave: repeats must be 1-D when given alone, got shape %s"
@@ -154,7 +151,7 @@ def diag(input, diagonal: int = 0):
     Returns:
         Tensor: a new 2-D or 1-D tensor.
     """
-    return _t()._call(fn("tc_diag"), input._h, to_int64(diagonal))
+    return _call(fn("tc_diag"), input._h, to_int64(diagonal))
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
@@ -169,7 +166,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
     Returns:
         Tensor: a view of input.
     """
-    return _t()._call(fn("tc_diagonal"), input._h, to_int64(offset), to_int64(dim1), to_int64(dim2))
+    return _call(fn("tc_diagonal"), input._h, to_int64(offset), to_int64(dim1), to_int64(dim2))
 
 
 def movedim(input, source: _Ints, destination: _Ints):
@@ -185,7 +182,7 @@ def movedim(input, source: _Ints, destination: _Ints):
     """
     sa, sn = K.int64_array(_seq(source))
     da, dn = K.int64_array(_seq(destination))
-    return _t()._call(fn("tc_movedim"), input._h, sa, sn, da, dn)
+    return _call(fn("tc_movedim"), input._h, sa, sn, da, dn)
 
 
 moveaxis = movedim
@@ -202,7 +199,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
     Returns:
         Tensor: input reshaped.
     """
-    return _t()._call(fn("tc_flatten"), input._h, to_int64(start_dim), to_int64(end_dim))
+    return _call(fn("tc_flatten"), input._h, to_int64(start_dim), to_int64(end_dim))
 
 
 def unflatten(input, dim: int, sizes: Sequence[int]):
@@ -217,7 +214,7 @@ def unflatten(input, dim: int, sizes: Sequence[int]):
         Tensor: input reshaped.
     """
     arr, n = K.int64_array(_seq(sizes))
-    return _t()._call(fn("tc_unflatten"), input._h, to_int64(dim), arr, n)
+    return _call(fn("tc_unflatten"), input._h, to_int64(dim), arr, n)
 
 
 def broadcast_to(input, size: Sequence[int]):
@@ -231,7 +228,7 @@ def broadcast_to(input, size: Sequence[int]):
         Tensor: a view of input.
     """
     arr, n = K.int64_array(_seq(size))
-    return _t()._call(fn("tc_broadcast_to"), input._h, arr, n)
+    return _call(fn("tc_broadcast_to"), input._h, arr, n)
 
 
 def unbind(input, dim: int = 0) -> tuple:
@@ -257,11 +254,11 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     Returns:
         tuple of Tensors: one expanded view per input, all of the grid's shape.
     """
-    if len(tensors) == 1 and not isinstance(tensors[0], _t().Tensor):
+    if len(tensors) == 1 and not isinstance(tensors[0], TensorBase):
         tensors = tuple(tensors[0])
     if indexing not in ("ij", "xy"):
         raise ValueError('meshgrid: indexing must be "ij" or "xy", not %r' % (indexing,))
-    arr, n, alive = _t()._tensor_list(tensors, "meshgrid")
+    arr, n, alive = _tensor_list(tensors, "meshgrid")
     code = D.TC_MESHGRID_IJ if indexing == "ij" else D.TC_MESHGRID_XY
     out = _handles_out(fn("tc_meshgrid"), arr, n, code)
     del alive
@@ -289,7 +286,7 @@ def pad(input, pad: Sequence[int], mode: str = "constant", value: Optional[float
         raise NotImplementedError("pad: unknown padding mode %r (constant, reflect, replicate, circular)" % (mode,))
     arr, n = K.int64_array(_seq(pad))
     v = 0.0 if value is None else float(value)
-    return _t()._call(fn("tc_pad"), input._h, arr, n, _PAD_MODES[mode], v)
+    return _call(fn("tc_pad"), input._h, arr, n, _PAD_MODES[mode], v)
 
 
 # ---------------------------------------------------------------- matrix ops
@@ -304,7 +301,7 @@ def outer(input, vec2):
     Returns:
         Tensor: a 2-D tensor.
     """
-    return _t()._call(fn("tc_outer"), input._h, vec2._h)
+    return _call(fn("tc_outer"), input._h, vec2._h)
 
 
 ger = outer
@@ -320,7 +317,7 @@ def dot(input, other):
     Returns:
         Tensor: a 0-D tensor.
     """
-    return _t()._call(fn("tc_dot"), input._h, other._h)
+    return _call(fn("tc_dot"), input._h, other._h)
 
 
 def einsum(equation: str, *operands):
@@ -334,10 +331,10 @@ def einsum(equation: str, *operands):
     Returns:
         Tensor: the result.
     """
-    if len(operands) == 1 and not isinstance(operands[0], _t().Tensor):
+    if len(operands) == 1 and not isinstance(operands[0], TensorBase):
         operands = tuple(operands[0])
-    arr, n, alive = _t()._tensor_list(operands, "einsum")
-    out = _t()._call(fn("tc_einsum"), str(equation).encode(), arr, n)
+    arr, n, alive = _tensor_list(operands, "einsum")
+    out = _call(fn("tc_einsum"), str(equation).encode(), arr, n)
     del alive
     return out
 
@@ -357,7 +354,7 @@ def eye(n: int, m: Optional[int] = None, *, dtype=None, device=None, requires_gr
     Returns:
         Tensor: an n x m tensor.
     """
-    t = _t()._call(fn("tc_eye"), to_int64(n), -1 if m is None else to_int64(m),
+    t = _call(fn("tc_eye"), to_int64(n), -1 if m is None else to_int64(m),
                    _dtype_code(dtype, K.get_default_dtype()), K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -378,7 +375,7 @@ def linspace(start: float, end: float, steps: int, *, dtype=None, device=None, r
     Returns:
         Tensor: a 1-D tensor of steps values.
     """
-    t = _t()._call(fn("tc_linspace"), float(start), float(end), to_int64(steps),
+    t = _call(fn("tc_linspace"), float(start), float(end), to_int64(steps),
                    _dtype_code(dtype, K.get_default_dtype()), K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -401,7 +398,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype=
     Returns:
         Tensor: a 1-D tensor of steps values.
     """
-    t = _t()._call(fn("tc_logspace"), float(start), float(end), to_int64(steps), float(base),
+    t = _call(fn("tc_logspace"), float(start), float(end), to_int64(steps), float(base),
                    _dtype_code(dtype, K.get_default_dtype()), K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -433,7 +430,7 @@ def randint(*args, dtype=None, device=None, generator=None, requires_grad: bool 
     else:
         raise TypeError("randint() takes (high, size) or (low, high, size), got %d arguments" % len(args))
     arr, n = K.int64_array(_seq(size))
-    t = _t()._call(fn("tc_randint"), to_int64(low), to_int64(high), arr, n, _dtype_code(dtype, K.int64),
+    t = _call(fn("tc_randint"), to_int64(low), to_int64(high), arr, n, _dtype_code(dtype, K.int64),
                    K.device_code(device))
     if requires_grad:
         t.requires_grad = True
@@ -455,7 +452,7 @@ def randperm(n: int, *, dtype=None, device=None, generator=None, requires_grad: 
     if generator is not None:
         with generator._active():
             return randperm(n, dtype=dtype, device=device, requires_grad=requires_grad)
-    t = _t()._call(fn("tc_randperm"), to_int64(n), _dtype_code(dtype, K.int64), K.device_code(device))
+    t = _call(fn("tc_randperm"), to_int64(n), _dtype_code(dtype, K.int64), K.device_code(device))
     if requires_grad:
         t.requires_grad = True
     return t
@@ -477,8 +474,8 @@ def bernoulli(input, p: Optional[float] = None, *, generator=None):
         with generator._active():
             return bernoulli(input, p)
     if p is None:
-        return _t()._call(fn("tc_bernoulli"), input._h)
-    return _t()._call(fn("tc_bernoulli_p"), input._h, float(p))
+        return _call(fn("tc_bernoulli"), input._h)
+    return _call(fn("tc_bernoulli_p"), input._h, float(p))
 
 
 FUNCTIONS = ["flip", "roll", "tile", "repeat_interleave", "diag", "diagonal", "movedim", "moveaxis", "flatten",
@@ -486,33 +483,42 @@ FUNCTIONS = ["flip", "roll", "tile", "repeat_interleave", "diag", "diagonal", "m
              "logspace", "randint", "randperm", "bernoulli"]
 
 
-def _method(f, name):
-    def m(self, *args, **kwargs):
-        return f(self, *args, **kwargs)
-    m.__name__ = name
-    m.__qualname__ = "Tensor." + name
-    m.__doc__ = f.__doc__
-    return m
+_TILE_DOC = tile.__doc__
 
 
-def _flip_method(self, *dims):
-    return flip(self, _int_args(dims, "dims"))
+class ShapeOpsMethods:
+    """tc.Tensor's methods of the ops above: flip, roll, repeat, tile,
+    repeat_interleave, diag, diagonal, movedim, moveaxis, flatten, unflatten,
+    broadcast_to, unbind, outer, ger, dot, bernoulli."""
 
+    __slots__ = ()
 
-def _tile_method(self, *dims):
-    return tile(self, _int_args(dims, "dims"))
+    def flip(self, *dims, **kwargs):
+        """Reverses the order of the elements along the given dims.
 
+        Args:
+            dims (int or sequence of int): the dimensions (positionally, or as ``dims=``).
+        """
+        if kwargs:  # t.flip(dims=(1,)), a flow's permutation
+            if dims or set(kwargs) != {"dims"}:
+                raise TypeError("flip() received an invalid combination of arguments: expected (tuple of ints dims)")
+            dims = (kwargs["dims"],)
+        return flip(self, _int_args(dims, "dims"))
 
-def install(Tensor) -> None:
-    """Adds the Tensor methods: flip, roll, repeat, tile, repeat_interleave,
-    diag, diagonal, movedim, moveaxis, flatten, unflatten, broadcast_to,
-    unbind, outer, ger, dot, bernoulli."""
-    Tensor.flip = _flip_method
-    Tensor.tile = _tile_method
-    _flip_method.__doc__, _tile_method.__doc__ = flip.__doc__, tile.__doc__
-    for name, f in (("roll", roll), ("repeat", repeat),
-                    ("repeat_interleave", repeat_interleave), ("diag", diag), ("diagonal", diagonal),
-                    ("movedim", movedim), ("moveaxis", movedim), ("flatten", flatten),
-                    ("unflatten", unflatten), ("broadcast_to", broadcast_to), ("unbind", unbind),
-                    ("outer", outer), ("ger", outer), ("dot", dot), ("bernoulli", bernoulli)):
-        setattr(Tensor, name, _method(f, name))
+    def tile(self, *dims):
+        return tile(self, _int_args(dims, "dims"))
+
+    tile.__doc__ = _TILE_DOC
+    roll = roll
+    repeat = repeat
+    repeat_interleave = repeat_interleave
+    diag = diag
+    diagonal = diagonal
+    movedim = moveaxis = movedim
+    flatten = flatten
+    unflatten = unflatten
+    broadcast_to = broadcast_to
+    unbind = unbind
+    outer = ger = outer
+    dot = dot
+    bernoulli = bernoulli

@@ -8,6 +8,7 @@ from . import _core as K
 from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import MissingFunctionError, check
+from ._tensor_base import _wrap
 
 FILE_DESCRIPTOR = D.TC_SHARE_FILE_DESCRIPTOR
 FILE_SYSTEM = D.TC_SHARE_FILE_SYSTEM
@@ -84,7 +85,6 @@ def shared_handle(t):
 
 def from_shared(kind, fd, name, nbytes, shape, strides, offset, dtype):
     """Maps an exported storage (tc_tensor_from_shared) as a new Tensor."""
-    from ._tensor import _wrap
     shape_arr, n = K.int64_array(shape)
     strides_arr, _ = K.int64_array(strides)
     out = VP()
@@ -114,8 +114,15 @@ def module_share_memory(self):
     return self._apply(lambda t: t.share_memory_())
 
 
-def install(tensor_cls, module_cls):
-    """Puts share_memory_/is_shared on Tensor and share_memory on Module."""
-    tensor_cls.share_memory_ = share_memory_
-    tensor_cls.is_shared = is_shared
+class SharedMemoryMethods:
+    """tc.Tensor's share_memory_ and is_shared."""
+
+    __slots__ = ()
+
+    share_memory_ = share_memory_
+    is_shared = is_shared
+
+
+def install(module_cls):
+    """Puts share_memory on Module (tc.nn.Module)."""
     module_cls.share_memory = module_share_memory

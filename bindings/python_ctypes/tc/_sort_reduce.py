@@ -1,16 +1,20 @@
 """Reductions, scans, sorting and searching with PyTorch's
-signatures: each is a Tensor method (installed on tc.Tensor below) and a
+signatures: each is a Tensor method (SortReduceMethods, a mixin of tc.Tensor) and a
 tc.<name> function. Ops that return values and indices return namedtuples
 with PyTorch's field names."""
+from __future__ import annotations
+
 import collections
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple, Union
 
 from . import _core as K
 from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import check
-from ._tensor import Tensor, _call, _dims, _wrap
+from ._tensor_base import TensorBase, _call, _dims, _scalar_tensor, _wrap
+if TYPE_CHECKING:  # annotations only: tc.Tensor is built from this module's mixin
+    from ._tensor import Tensor
 
 Dims = Union[None, int, Sequence[int]]
 
@@ -297,8 +301,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
         right = side == "right"
     if sorter is not None:
         sorted_sequence = sorted_sequence.gather(-1, sorter)
-    if not isinstance(input, Tensor):
-        from ._tensor import _scalar_tensor
+    if not isinstance(input, TensorBase):
         input = _scalar_tensor(input, sorted_sequence)
     return _call(fn("tc_searchsorted"), sorted_sequence._h, input._h, 1 if right else 0, 1 if out_int32 else 0)
 
@@ -307,6 +310,28 @@ METHODS = ("prod", "all", "any", "amax", "amin", "aminmax", "norm", "count_nonze
            "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "unique")
 FUNCTIONS = METHODS + ("var_mean", "std_mean", "searchsorted")
 
-for _name in METHODS:
-    setattr(Tensor, _name, globals()[_name])
-del _name
+
+
+class SortReduceMethods:
+    """tc.Tensor's methods of the reductions, scans and sorts above."""
+
+    __slots__ = ()
+
+    prod = prod
+    all = all
+    any = any
+    amax = amax
+    amin = amin
+    aminmax = aminmax
+    norm = norm
+    count_nonzero = count_nonzero
+    median = median
+    kthvalue = kthvalue
+    mode = mode
+    cumprod = cumprod
+    cummax = cummax
+    cummin = cummin
+    logcumsumexp = logcumsumexp
+    sort = sort
+    argsort = argsort
+    unique = unique

@@ -14,6 +14,8 @@ import numbers
 from . import _core as K
 from ._factory_keywords import layout
 from ._tensor import Tensor
+from ._tensor.sparse import _dense_only  # noqa: F401  (tc/_sparse_compressed.py's too)
+from ._tensor_base import Size
 
 sparse_coo = layout("sparse_coo")
 
@@ -21,18 +23,6 @@ sparse_coo = layout("sparse_coo")
 def _tc():
     import tc
     return tc
-
-
-def _dense_only(name):
-    """A dense tensor's version of a sparse-only method: PyTorch's error."""
-    def method(self, *args, **kwargs):
-        raise NotImplementedError("Could not run 'aten::%s' with arguments from the '%s' backend. This could be "
-                                  "because the operator doesn't exist for this backend."
-                                  % (name, "CUDA" if self.is_cuda else "CPU"))
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = ("Sparse tensors only (see tc.SparseTensor.%s); a dense tensor raises "
-                      "NotImplementedError, as in PyTorch." % name)
-    return method
 
 
 def _make(indices, values, size, coalesced):
@@ -58,6 +48,41 @@ def _linear(indices, sizes):
     for k, st in enumerate(_strides(sizes)):
         lin = lin + indices[k] * st
     return lin
+
+
+def _unsupported(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError("Could not run 'aten::%s' with arguments from the 'SparseCPU' backend: tc's "
+                                  "sparse tensors support to_dense(), coalesce(), indices(), values(), sparse "
+                                  "x dense products, addition and scalar multiplication" % name.strip("_"))
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = "Not available for sparse tensors (convert with to_dense())."
+    return method
+
+
+# Tensor's operators a sparse tensor must not inherit (the other dunders are the object's own)
+_UNSUPPORTED_DUNDERS = ("__getitem__", "__setitem__", "__iter__", "__pow__", "__and__", "__or__", "__lt__", "__le__",
+                        "__gt__", "__ge__", "__eq__", "__ne__", "__abs__", "__float__", "__int__", "__bool__",
+                        "__index__")
+# Tensor methods that handle a sparse self themselves (the compressed layouts' conversions)
+_SPARSE_AWARE = ("to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc")
+
+
+def _unsupported_methods(own):
+    """{name: a method raising NotImplementedError} for every Tensor method
+    the class body ``own`` does not define: it would reach libtc with no
+    handle."""
+    out, seen = {}, set()
+    for klass in Tensor.__mro__:  # (what dir() and getattr() would give, without their cost at import)
+        for name, attr in vars(klass).items():
+            if name in seen:
+                continue  # a base's attribute the class before it overrides
+            seen.add(name)
+            if name in own or name in _SPARSE_AWARE or (name.startswith("__") and name not in _UNSUPPORTED_DUNDERS):
+                continue
+            if callable(attr) and not isinstance(attr, type):
+                out[name] = _unsupported(name)
+    return out
 
 
 class SparseTensor(Tensor):
@@ -98,7 +123,6 @@ class SparseTensor(Tensor):
     @property
     def shape(self):
         """The (dense) shape, a tc.Size."""
-        from ._tensor import Size
         return Size(self._sizes)
 
     def size(self, dim=None):
@@ -438,32 +462,19 @@ class SparseTensor(Tensor):
             raise TypeError("len() of a 0-d tensor")
         return self._sizes[0]
 
+    __hash__ = object.__hash__
 
-def _unsupported(name):
-    def method(self, *args, **kwargs):
-        raise NotImplementedError("Could not run 'aten::%s' with arguments from the 'SparseCPU' backend: tc's "
-                                  "sparse tensors support to_dense(), coalesce(), indices(), values(), sparse "
-                                  "x dense products, addition and scalar multiplication" % name.strip("_"))
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = "Not available for sparse tensors (convert with to_dense())."
-    return method
+    def __radd__(self, other):
+        """other + self for a dense tensor (or number) other: a dense result.
+        Tensor.__add__ cannot take a sparse operand (no handle); as the
+        subclass, this reflected form is what Python tries first."""
+        if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
+            return other + self.to_dense()
+        return NotImplemented
 
-
-def _wrap_unsupported():
-    """Every Tensor method SparseTensor does not define would reach libtc
-    with no handle: make each name the op instead (run after all of
-    tc.Tensor's methods are installed)."""
-    keep = ("__getitem__", "__setitem__", "__iter__", "__pow__", "__and__", "__or__", "__lt__", "__le__", "__gt__",
-            "__ge__", "__eq__", "__ne__", "__abs__", "__float__", "__int__", "__bool__", "__index__")
-    for name in dir(Tensor):
-        if name in SparseTensor.__dict__ or (name.startswith("__") and name not in keep):
-            continue
-        attr = getattr(Tensor, name, None)
-        if callable(attr) and not isinstance(attr, type):
-            setattr(SparseTensor, name, _unsupported(name))
-
-
-SparseTensor.__hash__ = object.__hash__
+    # every other Tensor method would reach libtc with no handle: each raises instead
+    # (a class namespace is a plain dict while its body runs)
+    locals().update(_unsupported_methods(locals()))
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
@@ -661,24 +672,11 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
 FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor, "spmm": spmm, "smm": smm, "sspaddmm": sspaddmm,
              "sparse_coo": sparse_coo, "SparseTensor": SparseTensor}
 
-DENSE_METHODS = {"to_sparse": to_sparse, "to_sparse_coo": to_sparse_coo, "to_dense": to_dense,
-                 "sparse_mask": sparse_mask}
-DENSE_ONLY_ERRORS = ("indices", "values", "coalesce", "is_coalesced", "sparse_dim", "dense_dim", "_nnz", "smm",
-                     "sspaddmm", "sparse_resize_", "sparse_resize_and_clear_", "resize_as_sparse_")
 
 
-def install(namespace, tensor_class):
-    """Adds the sparse functions and tc.sparse to ``namespace`` and the dense
-    tensor's conversions (and PyTorch's errors for sparse-only methods) to
-    ``tensor_class``, where absent."""
+def install(namespace):
+    """Adds the sparse functions and tc.sparse to ``namespace``, where absent."""
     from . import sparse
     for name, f in FUNCTIONS.items():
         namespace.setdefault(name, f)
     namespace.setdefault("sparse", sparse)
-    for name, f in DENSE_METHODS.items():
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, f)
-    for name in DENSE_ONLY_ERRORS:
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, _dense_only(name))
-    _wrap_unsupported()

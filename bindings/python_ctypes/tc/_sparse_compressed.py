@@ -148,11 +148,18 @@ class SparseCompressedTensor(SparseTensor):
 
     __str__ = __repr__
 
-
-for _name in ("coalesce", "is_coalesced", "_indices", "t", "transpose", "add", "__add__", "sub", "__sub__",
-              "smm", "sspaddmm"):
-    setattr(SparseCompressedTensor, _name, _unsupported(_name))
-del _name
+    # COO operations the compressed layouts do not have
+    coalesce = _unsupported("coalesce")
+    is_coalesced = _unsupported("is_coalesced")
+    _indices = _unsupported("_indices")
+    t = _unsupported("t")
+    transpose = _unsupported("transpose")
+    add = _unsupported("add")
+    __add__ = _unsupported("__add__")
+    sub = _unsupported("sub")
+    __sub__ = _unsupported("__sub__")
+    smm = _unsupported("smm")
+    sspaddmm = _unsupported("sspaddmm")
 
 
 def _compress(x, kind, blocksize):
@@ -179,45 +186,23 @@ def _compress(x, kind, blocksize):
     return _make(kind, tc.stack([r, c]), values, tuple(x.shape), (bh, bw))
 
 
-def _converter(kind, blocked):
-    if blocked:
-        def convert(self, blocksize):
-            if isinstance(self, SparseCompressedTensor) and self._kind == kind and tuple(blocksize) == \
-                    self._blocksize:
-                return self
-            dense = self.to_dense() if isinstance(self, SparseTensor) else self
-            return _compress(dense, kind, blocksize)
-        doc = "This 2-D tensor in the sparse_%s layout with blocks of ``blocksize`` (rows, cols)." % kind
-    else:
-        def convert(self):
-            if isinstance(self, SparseCompressedTensor) and self._kind == kind:
-                return self
-            dense = self.to_dense() if isinstance(self, SparseTensor) else self
-            return _compress(dense, kind, (1, 1))
-        doc = "This 2-D tensor in the sparse_%s layout." % kind
-    convert.__name__ = convert.__qualname__ = "to_sparse_" + kind
-    convert.__doc__ = doc + "\n\nReturns:\n    SparseCompressedTensor: the converted matrix."
-    return convert
+def to_compressed(self, kind, blocksize):
+    """self (a dense, COO or compressed 2-D tensor) in the compressed layout
+    ``kind`` ("csr", "csc", "bsr", "bsc"; blocksize None for the first two):
+    Tensor.to_sparse_csr and the others."""
+    blocked = blocksize is not None
+    if isinstance(self, SparseCompressedTensor) and self._kind == kind and (
+            not blocked or tuple(blocksize) == self._blocksize):
+        return self
+    dense = self.to_dense() if isinstance(self, SparseTensor) else self
+    return _compress(dense, kind, blocksize if blocked else (1, 1))
 
 
-METHODS = {"to_sparse_csr": _converter("csr", False), "to_sparse_csc": _converter("csc", False),
-           "to_sparse_bsr": _converter("bsr", True), "to_sparse_bsc": _converter("bsc", True)}
-DENSE_ONLY_ERRORS = ("crow_indices", "col_indices", "ccol_indices", "row_indices")
 FUNCTIONS = {"sparse_csr": sparse_csr, "sparse_csc": sparse_csc, "sparse_bsr": sparse_bsr,
              "sparse_bsc": sparse_bsc}
 
 
-def install(namespace, tensor_class):
-    """Adds the layouts to ``namespace`` and the conversions (and PyTorch's
-    errors for the compressed-only accessors) to ``tensor_class`` and to
-    sparse COO tensors, where absent. Run before the COO module's install."""
+def install(namespace):
+    """Adds the layouts to ``namespace``, where absent."""
     for name, value in FUNCTIONS.items():
         namespace.setdefault(name, value)
-    for name, f in METHODS.items():
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, f)
-        if name not in SparseTensor.__dict__:
-            setattr(SparseTensor, name, f)
-    for name in DENSE_ONLY_ERRORS:
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, _dense_only(name))

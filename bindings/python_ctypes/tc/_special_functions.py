@@ -5,14 +5,14 @@ digamma_, polygamma_, mvlgamma_, i0_, igamma_, igammac_, nextafter_, gcd_,
 lcm_). The kernels are libtc's op-table rows (tc_polygamma, tc_mvlgamma,
 ...); tc/special.py is the torch.special namespace over them.
 
-install(cls) sets the methods on tc.Tensor; FUNCTIONS holds the tc.*
-functions."""
+SpecialFunctionMethods holds the methods (a mixin of tc.Tensor); FUNCTIONS
+holds the tc.* functions."""
 import collections
 import numbers
 
 from ._core import VP, byref, fn
 from ._errors import check
-from ._tensor import _unary, _wrap
+from ._tensor_base import _unary, _wrap
 from ._tensor_inplace import _inplace
 
 _polygamma = _unary("polygamma")  # tc_polygamma(a, double n, out)
@@ -103,10 +103,22 @@ INPLACE = ("lgamma", "digamma", "polygamma", "mvlgamma", "i0", "igamma", "igamma
 FUNCTIONS = {"polygamma": polygamma, "mvlgamma": mvlgamma, "frexp": frexp}
 
 
-def install(cls):
-    """Sets polygamma, mvlgamma and the in-place variants on Tensor (cls)."""
-    cls.polygamma = _polygamma_method
-    cls.mvlgamma = _mvlgamma_method
-    cls.frexp = frexp
-    for name in INPLACE:
-        setattr(cls, name + "_", _inplace(name))
+class SpecialFunctionMethods:
+    """tc.Tensor's polygamma, mvlgamma, frexp and the in-place variants of
+    the special functions (lgamma_, digamma_, ...)."""
+
+    __slots__ = ()
+
+    polygamma = _polygamma_method
+    mvlgamma = _mvlgamma_method
+    frexp = frexp
+    lgamma_ = _inplace("lgamma")
+    digamma_ = _inplace("digamma")
+    polygamma_ = _inplace("polygamma")
+    mvlgamma_ = _inplace("mvlgamma")
+    i0_ = _inplace("i0")
+    igamma_ = _inplace("igamma")
+    igammac_ = _inplace("igammac")
+    nextafter_ = _inplace("nextafter")
+    gcd_ = _inplace("gcd")
+    lcm_ = _inplace("lcm")

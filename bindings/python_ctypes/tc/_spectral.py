@@ -6,11 +6,13 @@ step is a differentiable tc op, so both have autograd."""
 import warnings
 
 from . import _core as K
+from ._tensor_base import arange, cat, ones, stack, zeros
+from . import _complex, fft
+from ._shape_ops import pad
 
 
 def _window(window, win_length, n_fft, dtype, device, name):
     """The window zero-padded (centered) to n_fft; ones when None."""
-    from ._tensor import cat, ones, zeros
     if window is None:
         window = ones(win_length, dtype=dtype, device=device)
     elif window.ndim != 1 or window.shape[0] != win_length:
@@ -38,7 +40,6 @@ def _frame_index(n_frames, n_fft, hop, device):
 
 
 def _make_frame_index(n_frames, n_fft, hop):
-    from ._tensor import arange
     starts = arange(0, n_frames, dtype=K.int64) * hop
     return (starts.reshape(-1, 1) + arange(0, n_fft, dtype=K.int64).reshape(1, -1)).reshape(-1)
 
@@ -53,7 +54,6 @@ def _block_frames(x, n_frames, n_fft, hop):
     f * hop / g ... + n_fft / g - 1, so each of the n_fft / g pieces of every frame is a
     strided slice of the blocks; one stack gathers them (None when there are too many)."""
     import math
-    from ._tensor import stack
     g = math.gcd(hop, n_fft)
     pieces, step = n_fft // g, hop // g
     if pieces > _MAX_FRAME_PIECES:
@@ -70,14 +70,12 @@ def _block_frames(x, n_frames, n_fft, hop):
 def _reflect_pad(v, p):
     """v padded by p reflected samples on both ends of its last dim (p < its length), from
     flipped slices: PyTorch's reflect padding without the general padding kernel."""
-    from ._tensor import cat
     n = v.shape[-1]
     return cat([v.narrow(-1, 1, p).flip(-1), v, v.narrow(-1, n - 1 - p, p).flip(-1)], -1)
 
 
 def _gather_frames(x, idx, n_frames, n_fft):
     """x[..., idx] reshaped to [..., n_frames, n_fft] (complex x through its real view)."""
-    from . import _complex
     if x.is_complex():
         pairs = _complex.view_as_real(x)
         got = pairs.index_select(-2, idx)
@@ -106,8 +104,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     Returns:
         Tensor: [(B,) n_freq, n_frames] complex, or its real view.
     """
-    from . import _complex, fft
-    from ._shape_ops import pad
     complex_in = input.is_complex() or (window is not None and window.is_complex())
     if return_complex is None:
         if not complex_in:
@@ -174,8 +170,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     Returns:
         Tensor: [(B,) length] the signal.
     """
-    from . import _complex, fft
-    from ._tensor import zeros
     if not input.is_complex():
         warnings.warn("istft will require a complex-valued input tensor in a future PyTorch release. Matching the "
                       "output from stft with return_complex=True. ")
@@ -244,31 +238,32 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 
 def _cat_last(a, b):
-    from ._tensor import cat
     return cat([a, b], -1)
 
 
-def install(namespace, Tensor):
-    """Adds tc.stft/tc.istft and Tensor.stft/Tensor.istft.
+class SpectralMethods:
+    """tc.Tensor's stft and istft."""
 
-    Args:
-        namespace (dict): tc's globals.
-        Tensor (type): tc.Tensor.
-    """
-    namespace["stft"] = stft
-    namespace["istft"] = istft
+    __slots__ = ()
 
-    def stft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
-                    normalized=False, onesided=None, return_complex=None):
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None):
         """See :func:`tc.stft`."""
         return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
                     return_complex)
 
-    def istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
-                     onesided=None, length=None, return_complex=False):
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):
         """See :func:`tc.istft`."""
         return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
                      return_complex)
 
-    stft_method.__name__, istft_method.__name__ = "stft", "istft"
-    Tensor.stft, Tensor.istft = stft_method, istft_method
+
+def install(namespace):
+    """Adds tc.stft and tc.istft.
+
+    Args:
+        namespace (dict): tc's globals.
+    """
+    namespace["stft"] = stft
+    namespace["istft"] = istft

@@ -9,6 +9,7 @@ import math
 import numbers
 
 from . import _core as K
+from ._tensor_base import TensorBase
 
 NanMedian = collections.namedtuple("nanmedian", ["values", "indices"])
 
@@ -66,16 +67,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         norm = w_sum - correction * (w * aweights.to(x.dtype)).sum() / w_sum
     else:
         norm = w_sum - correction
-    norm = norm.clamp(min=0) if isinstance(norm, _Tensor()) else max(norm, 0)
+    norm = norm.clamp(min=0) if isinstance(norm, TensorBase) else max(norm, 0)
     xm = x - avg.unsqueeze(1)
     c = xm.matmul(((xm * w) if w is not None else xm).t())
     return (c / norm).squeeze()
-
-
-def _Tensor():
-    """tc.Tensor (imported late: this module loads before tc._tensor is complete)."""
-    from ._tensor import Tensor
-    return Tensor
 
 
 def corrcoef(input):
@@ -238,7 +233,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     tc = _tc()
     if boundaries.ndim != 1:
         raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(%d)" % boundaries.ndim)
-    if not isinstance(input, _Tensor()):
+    if not isinstance(input, TensorBase):
         input = tc.tensor(input, device=boundaries.device)
     return tc.searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
@@ -256,7 +251,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         Tensor: bool, of elements' shape.
     """
     tc = _tc()
-    T = _Tensor()
+    T = TensorBase
     if not isinstance(elements, T) and not isinstance(test_elements, T):
         raise TypeError("isin() received an invalid combination of arguments: at least one tensor is needed")
     device = elements.device if isinstance(elements, T) else test_elements.device

@@ -18,9 +18,6 @@ import sys
 
 from ._errors import AutogradError
 
-_OPERATORS = (("__iadd__", "__add__"), ("__isub__", "__sub__"), ("__imul__", "__mul__"),
-              ("__itruediv__", "__truediv__"))
-
 
 def _stores_by_subscript(frame):
     """True when the instructions after frame's current one (an in-place
@@ -36,31 +33,14 @@ def _stores_by_subscript(frame):
     return following[:3] == ["SWAP", "SWAP", "STORE_SUBSCR"] or following[:2] == ["ROT_THREE", "STORE_SUBSCR"]
 
 
-def _wrap(cls, inplace, out_of_place):
-    recorded = getattr(cls, inplace)
-    plain = getattr(cls, out_of_place)
-
-    def op(self, other):
-        try:
-            return recorded(self, other)
-        except AutogradError:
-            caller = sys._getframe(1)
-            if not _stores_by_subscript(caller):
-                raise
-            return plain(self, other)
-
-    op.__name__ = inplace
-    op.__qualname__ = "Tensor." + inplace
-    op.__doc__ = recorded.__doc__ or ("self %s other, in place (recorded by autograd)" % inplace)
-    setattr(cls, inplace, op)
-
-
-def install(cls):
-    """Wraps tc.Tensor's in-place arithmetic operators as above (after
-    tc/_inplace_autograd.py has installed its recorded forms).
-
-    Args:
-        cls (type): tc.Tensor.
-    """
-    for inplace, out_of_place in _OPERATORS:
-        _wrap(cls, inplace, out_of_place)
+def augmented(self, other, inplace, out_of_place):
+    """self.<inplace>(other) for the operator ``self op= other`` (Tensor.__iadd__,
+    ...), or self.<out_of_place>(other) when the recorded write fails on a view
+    and the statement stores the result back by subscript (see above)."""
+    try:
+        return getattr(self, inplace)(other)
+    except AutogradError:
+        caller = sys._getframe(2)  # 0: here, 1: Tensor.__iadd__ (...), 2: the statement's frame
+        if not _stores_by_subscript(caller):
+            raise
+        return getattr(self, out_of_place)(other)

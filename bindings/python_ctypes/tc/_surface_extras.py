@@ -1,15 +1,14 @@
 """Installs the PyTorch surface composed in Python by _torch_settings,
 _top_level_nn, _stats_ops, _histograms, _calculus, _windows, _scatter_variants,
 _factories_more, _random_samplers, _printing, _inplace_views, _sparse and
-_sparse_compressed: their functions into the tc namespace and their methods
-onto tc.Tensor, each only where tc has none of that name yet (a native
-implementation wins)."""
-from . import (_calculus, _factories_more, _histograms, _inplace_views, _printing, _random_samplers,
-               _scatter_variants, _sparse, _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
+_sparse_compressed: their functions into the tc namespace, each only where
+tc has none of that name yet (a native implementation wins). Their Tensor
+methods are mixins of tc.Tensor (tc/_tensor/__init__.py)."""
+from . import (_calculus, _factories_more, _histograms, _printing, _random_samplers, _scatter_variants, _sparse,
+               _sparse_compressed, _stats_ops, _top_level_nn, _torch_settings, _windows)
 
 _FUNCTION_MODULES = (_torch_settings, _top_level_nn, _stats_ops, _histograms, _calculus, _windows,
                      _scatter_variants, _factories_more, _random_samplers, _printing)
-_METHOD_MODULES = (_stats_ops, _histograms, _scatter_variants, _factories_more)
 
 
 # Names of Python builtins: as globals of tc/__init__.py they would replace
@@ -25,19 +24,13 @@ def module_getattr(name):
     raise AttributeError("module 'tc' has no attribute %r" % name)
 
 
-def install(namespace, tensor_class):
+def install(namespace):
     """Adds the functions to ``namespace`` (tc's globals; SHADOWING ones
-    through its __getattr__) and the methods to ``tensor_class`` where absent."""
+    through its __getattr__), where absent."""
     for module in _FUNCTION_MODULES:
         for name, f in module.FUNCTIONS.items():
             if name not in SHADOWING:
                 namespace.setdefault(name, f)
     namespace.setdefault("__getattr__", module_getattr)
-    for module in _METHOD_MODULES:
-        for name, f in module.METHODS.items():
-            if not hasattr(tensor_class, name):
-                setattr(tensor_class, name, f)
-    _inplace_views.install(tensor_class)
-    _printing.install(tensor_class)
-    _sparse_compressed.install(namespace, tensor_class)  # first: COO's install wraps what remains
-    _sparse.install(namespace, tensor_class)
+    _sparse_compressed.install(namespace)
+    _sparse.install(namespace)

@@ -1,3 +1,4 @@
+from ._factory_keywords import strided
 """PyTorch's Tensor flags and small queries that tc answers from what its
 tensors are (dense, strided, real, on the CPU or a CUDA device): is_sparse,
 is_quantized, is_meta, is_complex(), layout, get_device(), ... in
@@ -67,7 +68,6 @@ class TensorFlags:
     @property
     def layout(self):
         """The memory layout: always tc.strided."""
-        from ._factory_keywords import strided
         return strided
 
     def is_complex(self):

@@ -7,12 +7,15 @@ import collections
 import math
 
 from . import _core as K
+from ._tensor_base import rand, randn, stack, tensor, where
+from ._factory_keywords import _with_generator
+from ._legacy_tensors import legacy_new
+from ._shape_ops import randint
 
 AMinMax = collections.namedtuple("aminmax", ["min", "max"])
 
 
 def _new_like(self, values):
-    from ._tensor import tensor
     return tensor(values, dtype=self.dtype, device=self.device)
 
 
@@ -28,7 +31,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the new tensor.
         """
-        from ._legacy_tensors import legacy_new
         kwargs = dict(kwargs)
         kwargs.setdefault("device", self.device)
         return legacy_new(args, kwargs, self.dtype)
@@ -110,7 +112,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the windows.
         """
-        from ._tensor import stack
         d = dimension % self.ndim if self.ndim else 0
         length = self.shape[d] if self.ndim else 1
         if size > length:
@@ -136,7 +137,6 @@ class MiscTensorMethods:
             raise RuntimeError("dimensions must larger than 1")
         if self.ndim > 2 and len(set(self.shape)) != 1:
             raise RuntimeError("all dimensions of input must be of equal length")
-        from ._tensor import tensor, where
         if self.ndim == 2:
             rows, cols = self.shape
             mask = [[False] * cols for _ in range(rows)]
@@ -167,7 +167,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: self.
         """
-        from ._shape_ops import randint
         if to is None:
             if from_ == 0:
                 to = {"float16": 2 ** 11 + 1, "bfloat16": 2 ** 8 + 1, "float32": 2 ** 24 + 1,
@@ -179,8 +178,6 @@ class MiscTensorMethods:
         return self.copy_(drawn)
 
     def _uniform_draws(self, generator):
-        from ._tensor import rand
-        from ._factory_keywords import _with_generator
         with _with_generator(generator):
             return rand(*self.shape, dtype=self.dtype if self.dtype.is_floating_point else K.float64,
                         device=self.device)
@@ -209,8 +206,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: self.
         """
-        from ._factory_keywords import _with_generator
-        from ._tensor import randn
         with _with_generator(generator):
             z = randn(*self.shape, dtype=self.dtype, device=self.device)
         return self.copy_((z * std + mean).exp())
@@ -291,7 +286,6 @@ class MiscTensorMethods:
         Returns:
             Tensor: the sums.
         """
-        from ._tensor import where
         t = where(self.isnan(), self.new_zeros(()), self) if self.dtype.is_floating_point else self
         return t.sum(dim, keepdim=keepdim, dtype=dtype) if dim is not None else t.sum(dtype=dtype)
 

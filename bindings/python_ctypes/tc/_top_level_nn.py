@@ -1,3 +1,4 @@
+from ._tensor_base import full
 """The neural-network ops PyTorch also exposes at the top level (torch.X)
 with ATen's signatures, which differ from torch.nn.functional's: integer
 reductions (0 none, 1 mean, 2 sum; the losses default to 0, unreduced, as
@@ -159,7 +160,6 @@ def feature_dropout(input, p, train):
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if p == 1:
         return input * 0
-    from ._tensor import full
     from ._shape_ops import bernoulli
     keep = bernoulli(full(tuple(input.shape[:2]) + (1,) * (input.ndim - 2), 1.0 - p, dtype=input.dtype,
                           device=input.device))

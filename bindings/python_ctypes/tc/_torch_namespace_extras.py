@@ -10,20 +10,15 @@ import math
 import numbers
 
 from . import _core as K
-
-
-def _T():
-    from ._tensor import Tensor
-    return Tensor
+from ._tensor_base import Size, TensorBase, _unary, cat, ones, stack, tensor, where, zeros
+from ._shape_ops import diag, meshgrid
 
 
 def _tensor(*args, **kwargs):
-    from ._tensor import tensor
     return tensor(*args, **kwargs)
 
 
 def _cat(tensors, dim=0):
-    from ._tensor import cat
     return cat(tensors, dim)
 
 
@@ -232,7 +227,6 @@ def broadcast_shapes(*shapes):
     Returns:
         tc.Size: the broadcast shape.
     """
-    from ._tensor import Size
     dims = []
     for s in shapes:
         s = (s,) if isinstance(s, numbers.Integral) else tuple(s)
@@ -274,7 +268,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     """
     size = input.shape[dim]
     if isinstance(indices_or_sections, numbers.Integral) or (
-            isinstance(indices_or_sections, _T()) and indices_or_sections.ndim == 0):
+            isinstance(indices_or_sections, TensorBase) and indices_or_sections.ndim == 0):
         n = int(indices_or_sections)
         if n <= 0:
             raise RuntimeError("number of sections must be larger than 0, got %d" % n)
@@ -427,14 +421,12 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else int(N)
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    from ._tensor import ones
     cols = [ones(x.shape[0], dtype=x.dtype if x.dtype != K.bool_ else K.int64, device=x.device)]
     for _ in range(1, n):
         cols.append(cols[-1] * x)
     cols = cols[:n]
     if not increasing:
         cols = cols[::-1]
-    from ._tensor import stack
     return stack(cols, 1) if cols else x.new_zeros((x.shape[0], 0))
 
 
@@ -447,7 +439,6 @@ def block_diag(*tensors):
     Returns:
         Tensor: a 2-D tensor.
     """
-    from ._tensor import zeros
     mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
     if any(m.ndim != 2 for m in mats):
         raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions")
@@ -480,8 +471,6 @@ def cartesian_prod(*tensors):
     """
     if len(tensors) == 1:
         return tensors[0]
-    from ._shape_ops import meshgrid
-    from ._tensor import stack
     grids = meshgrid(*tensors, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
 
@@ -496,7 +485,6 @@ def diagflat(input, offset=0):
     Returns:
         Tensor: 2-D.
     """
-    from ._shape_ops import diag
     return diag(input.reshape(-1), offset)
 
 
@@ -556,11 +544,10 @@ def xlogy(input, other):
     Returns:
         Tensor: the result.
     """
-    from ._tensor import where
-    like = input if isinstance(input, _T()) else other
+    like = input if isinstance(input, TensorBase) else other
     dt = like.dtype if like.dtype.is_floating_point else None  # a Python number takes the tensor's dtype
-    x = input if isinstance(input, _T()) else _tensor(float(input), dtype=dt)
-    y = other if isinstance(other, _T()) else _tensor(float(other), dtype=dt)
+    x = input if isinstance(input, TensorBase) else _tensor(float(input), dtype=dt)
+    y = other if isinstance(other, TensorBase) else _tensor(float(other), dtype=dt)
     x, y = _float_of(x), _float_of(y)
     return where((x == 0) & y.isnan().logical_not(), x.new_zeros(()), x * y.log())
 
@@ -575,12 +562,10 @@ def heaviside(input, values):
     Returns:
         Tensor: the result.
     """
-    from ._tensor import where
     return where(input == 0, values, (input > 0).to(input.dtype))
 
 
 def _nan_pick(a, b, pick):
-    from ._tensor import where
     both = pick(a, b)
     return where(a.isnan(), b, where(b.isnan(), a, both))
 
@@ -626,7 +611,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """
     if not input.dtype.is_floating_point:
         return input.clone()
-    from ._tensor import where
     big = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
            "float64": 1.7976931348623157e308}[input.dtype.name]
     hi = big if posinf is None else posinf
@@ -747,8 +731,8 @@ def float_power(input, exponent):
     Returns:
         Tensor: float64.
     """
-    base = input.to(K.float64) if isinstance(input, _T()) else _tensor(float(input), dtype=K.float64)
-    if isinstance(exponent, _T()):
+    base = input.to(K.float64) if isinstance(input, TensorBase) else _tensor(float(input), dtype=K.float64)
+    if isinstance(exponent, TensorBase):
         exponent = exponent.to(K.float64)
     return base ** exponent
 
@@ -776,7 +760,6 @@ def logit(input, eps=None):
     Returns:
         Tensor: the log-odds.
     """
-    from ._tensor import _unary
     p = input if eps is None else input.clamp(eps, 1.0 - eps)
     # tc_logit: one fused kernel forward and one backward (the op table's row;
     # integer input promotes to the default float dtype there)
@@ -893,7 +876,6 @@ def sinc(input):
     Returns:
         Tensor: the result (floating).
     """
-    from ._tensor import where
     x = _float_of(input)
     zero = x == 0
     safe = where(zero, x.new_ones(()), x) * math.pi
@@ -946,7 +928,7 @@ def result_type(tensor1, tensor2):
         tc.dtype.
     """
     def describe(x):
-        if isinstance(x, _T()):
+        if isinstance(x, TensorBase):
             return (2 if x.ndim > 0 else 1), x.dtype
         if isinstance(x, bool):
             return 0, K.bool_

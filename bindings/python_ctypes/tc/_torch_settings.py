@@ -6,6 +6,7 @@ is_storage. FUNCTIONS maps their torch names to them."""
 import random as _random
 
 from . import _core as K
+from ._tensor_base import manual_seed
 
 # warn_only belongs to the Python side: libtc's flag only says "deterministic".
 _state = {"warn_only": False, "warn_always": False, "interop_threads": None}
@@ -119,7 +120,6 @@ def set_num_interop_threads(nthreads):
 def seed():
     """Seeds the default generator with a non-deterministic random number
     and returns it (a 64-bit integer), like torch.seed."""
-    from ._tensor import manual_seed
     s = _random.SystemRandom().getrandbits(63)
     manual_seed(s)
     return s

@@ -2,14 +2,14 @@
 PyTorch for old programs. ``Variable(t, requires_grad=False)`` returns a new
 leaf tensor sharing t's data, and every tensor is an instance of Variable."""
 import warnings
+from ._tensor_base import TensorBase
 
 
 class _VariableMeta(type):
     """Makes isinstance(tensor, Variable) true for every tensor, as PyTorch's."""
 
     def __instancecheck__(cls, other):
-        from ._tensor import Tensor
-        return isinstance(other, Tensor)
+        return isinstance(other, TensorBase)
 
 
 class Variable(metaclass=_VariableMeta):

@@ -5,10 +5,10 @@ last sample. Values are computed in float64 and rounded to the dtype."""
 import math
 
 from . import _core as K
+from ._tensor_base import tensor
 
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, value):
-    from ._tensor import tensor
     dtype = dtype if dtype is not None else K.get_default_dtype()
     if not dtype.is_floating_point:
         raise RuntimeError("%s expects floating point dtypes, got: %s" % (name, dtype))

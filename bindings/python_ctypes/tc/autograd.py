@@ -13,6 +13,7 @@ import threading
 from . import _decls as D
 from ._core import VP, byref, fn
 from ._errors import check, error_for, keep_callback_exception
+from ._tensor_base import TensorBase, _call, _wrap
 
 _I64 = C.c_int64
 _I32 = C.c_int32
@@ -51,7 +52,6 @@ def _report(exc):
 
 def _borrow(h):
     """A Tensor of our own for a handle libtc lends a callback (valid during the call)."""
-    from ._tensor import _call
     return _call(fn("tc_tensor_retain"), VP(h))
 
 
@@ -219,8 +219,7 @@ class _Call:
 
 
 def _tensor_positions(args):
-    from ._tensor import Tensor
-    return [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    return [i for i, a in enumerate(args) if isinstance(a, TensorBase)]
 
 
 @D.tc_function_forward
@@ -319,7 +318,6 @@ class Function:
         Returns:
             the result of ``forward``.
         """
-        from ._tensor import _wrap
         call = _Call(cls, args)
         pos = _tensor_positions(args)
         inputs = (D.tc_tensor * max(1, len(pos)))(*[args[i]._h for i in pos])

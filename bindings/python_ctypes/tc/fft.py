@@ -4,6 +4,7 @@ Every function is differentiable (each one-dim transform records its
 backward); real and integer inputs are promoted as in PyTorch."""
 from . import _core as K
 from ._core import fn
+from ._tensor_base import _call, arange as _arange, cat as _cat
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -14,11 +15,6 @@ _C2R = fn("tc_fft_c2r")
 
 # tc.h's TC_FFT_NORM_*: the scale of the result.
 _NONE, _SQRT_N, _N = 0, 1, 2
-
-
-def _call(f, *args):
-    from ._tensor import _call as call
-    return call(f, *args)
 
 
 def _mode(norm, forward):
@@ -384,16 +380,15 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
 
 
 def _freqs(n, d, dtype, device, requires_grad, full):
-    from ._tensor import arange, cat
     dt = K.to_dtype(dtype) if dtype is not None else K.get_default_dtype()
     if not dt.is_floating_point:
         raise RuntimeError("fftfreq requires a floating point or complex dtype")
     if full:
-        pos = arange(0, (n - 1) // 2 + 1, dtype=K.int64)
-        neg = arange(-(n // 2), 0, dtype=K.int64)
-        k = cat([pos, neg])
+        pos = _arange(0, (n - 1) // 2 + 1, dtype=K.int64)
+        neg = _arange(-(n // 2), 0, dtype=K.int64)
+        k = _cat([pos, neg])
     else:
-        k = arange(0, n // 2 + 1, dtype=K.int64)
+        k = _arange(0, n // 2 + 1, dtype=K.int64)
     out = (k.to(dt) * (1.0 / (n * d))).detach()
     if device is not None:
         out = out.to(device)
@@ -404,14 +399,13 @@ def _freqs(n, d, dtype, device, requires_grad, full):
 
 def _roll(x, shifts, dims):
     """x rolled by shifts along dims, from narrows and a cat (works for every dtype, differentiable)."""
-    from ._tensor import cat
     for shift, d in zip(shifts, dims):
         size = x.shape[d]
         if size == 0:
             continue
         k = shift % size
         if k:
-            x = cat([x.narrow(d, size - k, k), x.narrow(d, 0, size - k)], d)
+            x = _cat([x.narrow(d, size - k, k), x.narrow(d, 0, size - k)], d)
     return x
 
 

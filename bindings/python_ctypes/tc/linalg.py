@@ -13,6 +13,7 @@ import sys
 
 from ._core import VP, byref, fn
 from ._errors import InvalidArgumentError, check
+from ._tensor_base import _wrap
 
 __all__ = [
     "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "solve_triangular", "cholesky",
@@ -55,7 +56,6 @@ def _tc():
 def _run(name, *args, outs=1):
     """Calls tc_<name>(*args, &out...) and wraps the handles; a failed
     factorization's error is also a LinAlgError."""
-    from ._tensor import _wrap
     hs = [VP() for _ in range(outs)]
     try:
         check(fn(name)(*args, *[byref(h) for h in hs]))

@@ -10,6 +10,7 @@ import re
 from . import _decls as D
 from ._core import VP, byref, copy_string, fn
 from ._errors import check
+from ._tensor_base import TensorBase, _wrap
 
 _I64 = C.c_int64
 _ARG = re.compile(r"(Tensor|float|int) (\w+)")
@@ -90,7 +91,6 @@ class Op:
                 pass
 
     def __call__(self, *args, **kwargs):
-        from ._tensor import Tensor, _wrap
         if len(args) > len(self._args):
             raise TypeError("%s takes %d arguments (%d given)" % (self.name, len(self._args), len(args)))
         values = list(args)
@@ -103,7 +103,7 @@ class Op:
         tensors, scalars = [], []
         for (kind, name), v in zip(self._args, values):
             if kind == "Tensor":
-                if not isinstance(v, Tensor):
+                if not isinstance(v, TensorBase):
                     raise TypeError("%s: argument '%s' must be a Tensor, not %s" % (self.name, name, type(v).__name__))
                 tensors.append(v._h)
             elif kind == "int":
@@ -136,7 +136,6 @@ def call(name, tensors, scalars=()):
     """Calls the op `name` ("myops::scaled_square") with its Tensor arguments
     and its float/int arguments as two lists, each in schema order (no
     argument checks here beyond libtc's); returns a tuple of its outputs."""
-    from ._tensor import _wrap
     ins = (D.tc_tensor * max(1, len(tensors)))(*[t._h for t in tensors])
     sc = (C.c_double * max(1, len(scalars)))(*[float(v) for v in scalars])
     outs = (D.tc_tensor * D.TC_FUNCTION_MAX_OUTPUTS)()
