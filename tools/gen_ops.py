@@ -16,6 +16,8 @@ Python 3.11+ standard library only (tomllib). Writes:
   src/cuda/rows/<family>_<name>.cu   the CUDA kernels of each elementwise row (one file per
                                      row; stale ones are deleted)
   src/cuda/rows/table.cpp            the CUDA module's dispatch from the row enums to them
+  src/math/rows/<family>_<name>.h    each elementwise row as a constant (ops::row::<name>)
+                                     for the code that names a few rows
   src/abi/ops_generated.cpp          the tc_* shims of the families
   bindings/python_ctypes/tc/_ops_generated.py   the tc.* and tc.nn functions (and their table)
   bindings/python_ctypes/tc/_tensor/elementwise.py  their Tensor methods (a mixin of tc.Tensor)
@@ -681,7 +683,12 @@ def gen_cpu_rows(ops):
         #include "core/error.h"
         #include "core/tensor.h"
         #include "math/op_enums.h"
-
+        """) + "".join('#include "math/rows/%s_%s.h"\n' % (k, o["name"])
+                       for k, fam in (("unary", unary), ("binary", binary), ("compare", compare)) for o in fam) + \
+        "\n// The one-row constants (math/rows/) name the same rows as the enums.\n" + \
+        "".join("static_assert(tc::ops::row::%s == tc::ops::%s::%s);\n" % (o["name"], e, o["name"])
+                for e, fam in (("UnaryOp", unary), ("BinaryOp", binary + compare)) for o in fam) + \
+        textwrap.dedent("""
         namespace tc::cpu::TC_CPU_ISA_NS {
 
         namespace rows {
@@ -868,11 +875,41 @@ def gen_cuda_rows(ops):
     return files
 
 
+MATH_ROWS_DIR = "src/math/rows"
+MATH_ROW_FILE = re.compile(r"^(unary|binary|compare)_\w+\.h$")
+
+
+def gen_row_constants(ops):
+    """One header per elementwise row naming it as a constant (ops::row::exp),
+    for the hand-written code that names a few rows: such a header does not
+    change when another row is appended to its family (math/op_enums.h does),
+    so a new row does not recompile that code. Values as in op_enums.h: the
+    unary rows in order; the binary rows, then the comparisons."""
+    files = {}
+    unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
+    rows = [("unary", "UnaryOp", o, i) for i, o in enumerate(unary)]
+    rows += [("binary", "BinaryOp", o, i) for i, o in enumerate(binary)]
+    rows += [("compare", "BinaryOp", o, len(binary) + i) for i, o in enumerate(compare)]
+    for kind, enum, o, value in rows:
+        note = " (after the binary rows: it moves when one is added)" if kind == "compare" else ""
+        text = ("// %s\n"
+                "// The %s row %s as a constant%s, for code that names this row but\n"
+                "// not the whole family (math/op_enums.h).\n"
+                "#pragma once\n"
+                '#include "math/op_kinds.h"\n\n'
+                "namespace tc::ops::row {\n"
+                "inline constexpr %s %s = %s(%d);\n"
+                "}  // namespace tc::ops::row\n" % (STAMP, kind, o["name"], note, enum, o["name"], enum, value))
+        files["%s/%s_%s.h" % (MATH_ROWS_DIR, kind, o["name"])] = clang_format(text, "row.h")
+    return files
+
+
 def stale_row_files(files):
-    """The per-row kernel files (src/cpu/rows/, src/cuda/rows/) that no row
-    generates any more."""
+    """The per-row files (src/cpu/rows/, src/cuda/rows/, src/math/rows/) that no
+    row generates any more."""
     stale = []
-    for folder, pattern in ((CPU_ROWS_DIR, CPU_ROW_FILE), (CUDA_ROWS_DIR, CUDA_ROW_FILE)):
+    for folder, pattern in ((CPU_ROWS_DIR, CPU_ROW_FILE), (CUDA_ROWS_DIR, CUDA_ROW_FILE),
+                            (MATH_ROWS_DIR, MATH_ROW_FILE)):
         d = os.path.join(REPO, folder)
         if os.path.isdir(d):
             stale += [folder + "/" + f for f in os.listdir(d)
@@ -1350,6 +1387,7 @@ def generate(ops, read):
     files.update(gen_defs(ops))
     files.update(gen_cpu_rows(ops))
     files.update(gen_cuda_rows(ops))
+    files.update(gen_row_constants(ops))
     files["src/abi/ops_generated.cpp"] = gen_shims(ops)
     files["bindings/python_ctypes/tc/_ops_generated.py"] = gen_python(ops)
     files["bindings/python_ctypes/tc/_tensor/elementwise.py"] = gen_tensor_methods(ops)

@@ -14,7 +14,7 @@
 #include "backend/backend.h"
 #include "core/init.h"
 #include "core/object_pool.h"
-#include "math/op_enums.h"
+#include "math/rows/binary_add.h"
 #include "ops/ops.h"
 
 namespace tc::autograd {
@@ -300,9 +300,9 @@ void check_accumulable(const Tensor& t, const Tensor& acc, const Tensor& g) {
 static void add_in_place(const Tensor& acc, const Tensor& g) {
   if (is_complex(acc->dtype)) {
     const Tensor pairs = complex_pairs_view(acc);
-    backend_for(acc).binary(ops::BinaryOp::add, pairs, pairs, complex_pairs_view(g));
+    backend_for(acc).binary(ops::row::add, pairs, pairs, complex_pairs_view(g));
   } else {
-    backend_for(acc).binary(ops::BinaryOp::add, acc, acc, g);
+    backend_for(acc).binary(ops::row::add, acc, acc, g);
   }
 }
 

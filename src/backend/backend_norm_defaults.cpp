@@ -6,7 +6,7 @@
 #include "backend/backend.h"
 #include "backend/composite.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/scalar_op_enum.h"
 #include "ops/ops.h"
 
 namespace tc {

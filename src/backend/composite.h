@@ -5,14 +5,17 @@
 // generic forms too and reaches the ops only through its host table's
 // ops::binary and ops::binary_scalar, so these call those.
 #pragma once
-#include "math/op_enums.h"
+#include "math/rows/binary_add.h"
+#include "math/rows/binary_mul.h"
+#include "math/rows/binary_sub.h"
+#include "math/scalar_op_enum.h"
 #include "ops/ops.h"
 
 namespace tc::composite {
 
-inline Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::add, a, b); }
-inline Tensor sub(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::sub, a, b); }
-inline Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::BinaryOp::mul, a, b); }
+inline Tensor add(const Tensor& a, const Tensor& b) { return ops::binary(ops::row::add, a, b); }
+inline Tensor sub(const Tensor& a, const Tensor& b) { return ops::binary(ops::row::sub, a, b); }
+inline Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(ops::row::mul, a, b); }
 inline Tensor mul_scalar(const Tensor& a, double s) { return ops::binary_scalar(ops::ScalarOp::mul, a, s); }
 
 }  // namespace tc::composite

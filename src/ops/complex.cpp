@@ -8,7 +8,23 @@
 
 #include "autograd/engine.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/binary_add.h"
+#include "math/rows/binary_atan2.h"
+#include "math/rows/binary_div.h"
+#include "math/rows/binary_hypot.h"
+#include "math/rows/binary_mul.h"
+#include "math/rows/binary_sub.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/compare_logical_and.h"
+#include "math/rows/compare_logical_or.h"
+#include "math/rows/compare_lt.h"
+#include "math/rows/compare_ne.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_cos.h"
+#include "math/rows/unary_isnan.h"
+#include "math/rows/unary_neg.h"
+#include "math/rows/unary_sin.h"
+#include "math/scalar_op_enum.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -86,7 +102,7 @@ Tensor polar(const Tensor& abs, const Tensor& angle) {
   TC_CHECK(abs->dtype == angle->dtype && is_real_float(abs->dtype), TC_ERR_DTYPE,
            "polar: expected abs and angle of one dtype, float32 or float64, but got ", dtype_name(abs->dtype),
            " and ", dtype_name(angle->dtype));
-  return complex(mul(abs, unary(UnaryOp::cos, angle)), mul(abs, unary(UnaryOp::sin, angle)));
+  return complex(mul(abs, unary(row::cos, angle)), mul(abs, unary(row::sin, angle)));
 }
 
 Tensor real(const Tensor& z) { return is_complex(z->dtype) ? select(view_as_real(z), -1, 0) : z; }
@@ -107,15 +123,15 @@ Tensor conj(const Tensor& z) {
 }
 
 Tensor angle(const Tensor& z) {
-  if (is_complex(z->dtype)) return binary(BinaryOp::atan2, imag(z), real(z));
+  if (is_complex(z->dtype)) return binary(row::atan2, imag(z), real(z));
   // A real number's angle: pi for the negative ones, else 0 (NaN stays NaN).
   const DType ct = result_type_scalar(z);
   Tensor x = in_dtype(z, ct);
-  Tensor neg = to_dtype(compare_scalar(BinaryOp::lt, x, 0.0), ct);
-  Tensor nan = to_dtype(unary(UnaryOp::isnan, x), ct);
+  Tensor neg = to_dtype(compare_scalar(row::lt, x, 0.0), ct);
+  Tensor nan = to_dtype(unary(row::isnan, x), ct);
   // nan * NaN keeps NaN where x is NaN (0 * NaN elsewhere would not: add only where set).
   Tensor out = mul_scalar(neg, M_PI);
-  return add(out, where(unary(UnaryOp::isnan, x), x, zeros_like(out)));
+  return add(out, where(unary(row::isnan, x), x, zeros_like(out)));
 }
 
 Tensor complex_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
@@ -124,28 +140,28 @@ Tensor complex_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const bool ca = is_complex(a->dtype), cb = is_complex(b->dtype);
   const DType part = complex_part_dtype(ct);
   switch (op) {
-    case BinaryOp::eq:
-    case BinaryOp::ne: {
+    case row::eq:
+    case row::ne: {
       const Tensor A = in_dtype(a, ct), B = in_dtype(b, ct);
-      const bool eq = op == BinaryOp::eq;
-      const BinaryOp join = eq ? BinaryOp::logical_and : BinaryOp::logical_or;
+      const bool eq = op == row::eq;
+      const BinaryOp join = eq ? row::logical_and : row::logical_or;
       return binary(join, binary(op, real(A), real(B)), binary(op, imag(A), imag(B)));
     }
-    case BinaryOp::add:
-    case BinaryOp::sub:
+    case row::add:
+    case row::sub:
       return from_pairs(binary(op, view_as_real(in_dtype(a, ct)), view_as_real(in_dtype(b, ct))));
-    case BinaryOp::mul:
-    case BinaryOp::div:
+    case row::mul:
+    case row::div:
       if (!cb) {  // complex (op) real: both parts by b
         return from_pairs(binary(op, view_as_real(in_dtype(a, ct)), unsqueeze(in_dtype(b, part), -1)));
       }
-      if (!ca && op == BinaryOp::mul) {
+      if (!ca && op == row::mul) {
         return from_pairs(binary(op, unsqueeze(in_dtype(a, part), -1), view_as_real(in_dtype(b, ct))));
       }
       {
         const Tensor A = in_dtype(a, ct), B = in_dtype(b, ct);
         const Tensor ar = real(A), ai = imag(A), br = real(B), bi = imag(B);
-        if (op == BinaryOp::mul) return complex(sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)));
+        if (op == row::mul) return complex(sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)));
         const Tensor d = add(mul(br, br), mul(bi, bi));
         return complex(div(add(mul(ar, br), mul(ai, bi)), d), div(sub(mul(ai, br), mul(ar, bi)), d));
       }
@@ -164,7 +180,7 @@ Tensor complex_binary_scalar(ScalarOp op, const Tensor& a, double s) {
     case ScalarOp::div:
       return from_pairs(binary_scalar(op, view_as_real(a), s));
     case ScalarOp::rsub:
-      return complex(binary_scalar(ScalarOp::rsub, real(a), s), unary(UnaryOp::neg, imag(a)));
+      return complex(binary_scalar(ScalarOp::rsub, real(a), s), unary(row::neg, imag(a)));
     case ScalarOp::rdiv: {  // s / a = s conj(a) / |a|^2
       const Tensor re = real(a), im = imag(a);
       const Tensor d = add(mul(re, re), mul(im, im));
@@ -176,23 +192,23 @@ Tensor complex_binary_scalar(ScalarOp op, const Tensor& a, double s) {
 }
 
 Tensor complex_compare_scalar(BinaryOp op, const Tensor& a, double s) {
-  if (op == BinaryOp::eq) {
-    return binary(BinaryOp::logical_and, compare_scalar(op, real(a), s), compare_scalar(op, imag(a), 0.0));
+  if (op == row::eq) {
+    return binary(row::logical_and, compare_scalar(op, real(a), s), compare_scalar(op, imag(a), 0.0));
   }
-  if (op == BinaryOp::ne) {
-    return binary(BinaryOp::logical_or, compare_scalar(op, real(a), s), compare_scalar(op, imag(a), 0.0));
+  if (op == row::ne) {
+    return binary(row::logical_or, compare_scalar(op, real(a), s), compare_scalar(op, imag(a), 0.0));
   }
   unsupported("this comparison (complex numbers are not ordered)");
 }
 
 Tensor complex_unary(UnaryOp op, const Tensor& z) {
-  if (op == UnaryOp::neg) return from_pairs(unary(UnaryOp::neg, view_as_real(z)));
-  if (op != UnaryOp::abs) unsupported("this elementwise op");
+  if (op == row::neg) return from_pairs(unary(row::neg, view_as_real(z)));
+  if (op != row::abs) unsupported("this elementwise op");
   // |z| = hypot(re, im); its gradient g z / |z| (0 where z = 0, as PyTorch's sgn).
   Tensor r;
   {
     NoGradGuard no_grad;
-    r = binary(BinaryOp::hypot, complex_part_view(z, 0), complex_part_view(z, 1));
+    r = binary(row::hypot, complex_part_view(z, 0), complex_part_view(z, 1));
   }
   autograd::record_function("AbsBackward", {z}, {r}, {z, autograd::alias(r)},
                             [](const Grads& g, const std::vector<Tensor>& saved) -> Grads {
@@ -200,8 +216,7 @@ Tensor complex_unary(UnaryOp op, const Tensor& z) {
                               // twice: |z| is read with its graph under create_graph.)
                               const Tensor& x = saved[0];
                               const Tensor mag = autograd::output_with_graph(saved[1]);
-                              const Tensor zero =
-                                  to_dtype(compare_scalar(BinaryOp::eq, mag, 0.0), mag->dtype);
+                              const Tensor zero = to_dtype(compare_scalar(row::eq, mag, 0.0), mag->dtype);
                               const Tensor ratio = div(g[0], add(mag, zero));
                               return {from_pairs(mul(view_as_real(x), unsqueeze(ratio, -1)))};
                             });

@@ -13,7 +13,8 @@
 
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_lt.h"
+#include "math/rows/compare_ne.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 
@@ -45,7 +46,7 @@ Tensor wrap_index(const char* op, const Tensor& index, int64_t dim, int64_t size
   const int64_t bad = be.first_out_of_range(shifted, bound);
   TC_CHECK(bad < 0, TC_ERR_INDEX, op, ": index ", be.read_index(ic, bad), " is out of bounds for dimension ",
            dim, " with size ", size);
-  return where(binary(BinaryOp::lt, ic, scalar_tensor(0, DType::i64, ic->device)), shifted, ic);
+  return where(binary(row::lt, ic, scalar_tensor(0, DType::i64, ic->device)), shifted, ic);
 }
 
 }  // namespace
@@ -287,7 +288,7 @@ Grads index_put_grads(const Tensor& g, const IndexPlan& q, const Dims& vshape, b
       Tensor written = zeros(g->shape, g->dtype, g->device);
       const Tensor zero = scalar_tensor(0, g->dtype, g->device);
       index_put_raw(written, q, scalar_tensor(1, g->dtype, g->device), IndexPutMode::assign);
-      ga = where(binary(BinaryOp::ne, written, zero), zero, g);
+      ga = where(binary(row::ne, written, zero), zero, g);
     }
     return {ga, autograd::reduce_to_shape(index_planned(g, q), vshape)};
   }

@@ -5,7 +5,10 @@
 // mode is on. Under no-grad (optimizers, initializers) they are plain writes.
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/binary_add.h"
+#include "math/rows/binary_div.h"
+#include "math/rows/binary_mul.h"
+#include "math/rows/binary_sub.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -32,7 +35,7 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
   check_same_device(name, self, other, true);
   check_inplace(name, self, &other);
   DType ct = result_type2(self, other);
-  if (op == BinaryOp::div && !is_floating(ct)) ct = default_dtype();
+  if (op == row::div && !is_floating(ct)) ct = default_dtype();
   TC_CHECK(ct == self->dtype, TC_ERR_DTYPE, name, ": the result of ", describe(self), " and ",
            describe(other), " would be ", dtype_name(ct), ", which cannot be written into self (",
            dtype_name(self->dtype), ")");
@@ -53,10 +56,10 @@ void binary_inplace(BinaryOp op, const char* name, const Tensor& self, const Ten
 
 }  // namespace
 
-void add_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::add, "add_", self, other); }
-void sub_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::sub, "sub_", self, other); }
-void mul_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::mul, "mul_", self, other); }
-void div_(const Tensor& self, const Tensor& other) { binary_inplace(BinaryOp::div, "div_", self, other); }
+void add_(const Tensor& self, const Tensor& other) { binary_inplace(row::add, "add_", self, other); }
+void sub_(const Tensor& self, const Tensor& other) { binary_inplace(row::sub, "sub_", self, other); }
+void mul_(const Tensor& self, const Tensor& other) { binary_inplace(row::mul, "mul_", self, other); }
+void div_(const Tensor& self, const Tensor& other) { binary_inplace(row::div, "div_", self, other); }
 
 void fill_(const Tensor& self, double value) {
   check_inplace("fill_", self, nullptr);

@@ -8,7 +8,6 @@
 #include "autograd/function.h"
 #include "core/dtype.h"
 #include "core/error.h"
-#include "math/op_enums.h"
 #include "ops/linalg_ops.h"
 #include "ops/ops.h"
 

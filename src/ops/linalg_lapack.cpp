@@ -11,7 +11,9 @@
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_log.h"
+#include "math/rows/unary_sign.h"
 #include "ops/linalg_ops.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
@@ -298,9 +300,9 @@ std::pair<Tensor, Tensor> slogdet(const Tensor& a) {
   check_square(a, op);
   Lu f = factor(a);
   Tensor diag = ops::diagonal(f.lu, 0, -2, -1);
-  Tensor sign = clone_data(ops::mul(ops::prod(ops::unary(UnaryOp::sign, diag), {-1}, false),
-                                    permutation_sign(f.pivots, a->dtype)));
-  Tensor logabs = clone_data(ops::sum(ops::unary(UnaryOp::log, ops::unary(UnaryOp::abs, diag)), {-1}, false));
+  Tensor sign = clone_data(
+      ops::mul(ops::prod(ops::unary(row::sign, diag), {-1}, false), permutation_sign(f.pivots, a->dtype)));
+  Tensor logabs = clone_data(ops::sum(ops::unary(row::log, ops::unary(row::abs, diag)), {-1}, false));
   autograd::record_function("LinalgSlogdetBackward0", {a}, {sign, logabs}, {a},
                             [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
                               return autograd::Grads{detail::slogdet_backward(g[1], saved[0])};

@@ -11,7 +11,9 @@
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_isfinite.h"
+#include "math/rows/unary_square.h"
 #include "ops/linalg_ops.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
@@ -119,7 +121,7 @@ Tensor eig_backward(const Tensor& gw, const Tensor& gv, const Tensor& w, const T
     const Tensor diag_im = ops::diagonal(vhgv.im, 0, -2, -1);
     if (diag_im->numel() > 0) {
       // torch: allclose(imag(diag(V^H gV)), 0, rtol=1e-2, atol=1e-2)
-      const Tensor big = ops::amax(ops::unary(UnaryOp::abs, diag_im), {}, false);
+      const Tensor big = ops::amax(ops::unary(row::abs, diag_im), {}, false);
       const double worst = read_element(tc::to_device(big, kCPU), 0);
       TC_CHECK(
           worst <= 1e-2, TC_ERR_INVALID_ARGUMENT,
@@ -191,7 +193,7 @@ std::pair<Tensor, Tensor> eig_raw(const Tensor& a, bool vectors, const char* op)
   linalg_backend_for(a->device);
   Tensor work = clone_data(a);
   {  // geev would iterate on them: PyTorch refuses them first
-    const Tensor finite = ops::all(ops::unary(UnaryOp::isfinite, work), {}, false);
+    const Tensor finite = ops::all(ops::unary(row::isfinite, work), {}, false);
     TC_CHECK(read_element(tc::to_device(finite, kCPU), 0) != 0.0, TC_ERR_INVALID_ARGUMENT,
              "torch.linalg.eig: input tensor should not contain infs or NaNs.");
   }
@@ -288,8 +290,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
       for (int64_t i = 0; i < rc->numel() && full; ++i) full = rc->data_as<int64_t>()[i] == n;
     }
     if (full)
-      residuals =
-          clone_data(ops::sum(ops::unary(UnaryOp::square, ops::narrow(bw, -2, n, m - n)), {-2}, false));
+      residuals = clone_data(ops::sum(ops::unary(row::square, ops::narrow(bw, -2, n, m - n)), {-2}, false));
   }
   // (PyTorch keeps the residuals' trailing dim of 1 for a vector B.)
   if (vector) x = ops::squeeze(x, -1);

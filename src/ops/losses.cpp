@@ -12,7 +12,18 @@
 
 #include "backend/backend.h"
 #include "core/dtype.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/compare_gt.h"
+#include "math/rows/compare_lt.h"
+#include "math/rows/compare_ne.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_log.h"
+#include "math/rows/unary_logical_not.h"
+#include "math/rows/unary_neg.h"
+#include "math/rows/unary_softplus.h"
+#include "math/rows/unary_sqrt.h"
+#include "math/scalar_op_enum.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
 
@@ -63,36 +74,36 @@ Tensor reduce(const Tensor& loss, int32_t reduction) {
   return loss;
 }
 
-Tensor neg(const Tensor& a) { return unary(UnaryOp::neg, a); }
+Tensor neg(const Tensor& a) { return unary(row::neg, a); }
 
 // log(x) clamped at -100 (PyTorch's binary_cross_entropy), with a finite
 // gradient at x <= 0 (the clamped branch's gradient is 0).
 Tensor clamped_log(const Tensor& x) {
-  const Tensor pos = binary(BinaryOp::gt, detach(x), scalar_like(0, x));
+  const Tensor pos = binary(row::gt, detach(x), scalar_like(0, x));
   const Tensor safe = where(pos, x, scalar_like(1, x));
-  return clamp(where(pos, unary(UnaryOp::log, safe), scalar_like(-100, x)), -100, kNoBound);
+  return clamp(where(pos, unary(row::log, safe), scalar_like(-100, x)), -100, kNoBound);
 }
 
 // s^e for s >= 0 with value and gradient 0 at s = 0 (the subgradient PyTorch's
 // norm backward takes), not 0 * inf.
 Tensor root_at_zero(const Tensor& s, double e) {
-  const Tensor pos = binary(BinaryOp::gt, detach(s), scalar_like(0, s));
+  const Tensor pos = binary(row::gt, detach(s), scalar_like(0, s));
   const Tensor safe = where(pos, s, scalar_like(1, s));
-  const Tensor r = e == 0.5 ? unary(UnaryOp::sqrt, safe) : binary_scalar(ScalarOp::pow, safe, e);
+  const Tensor r = e == 0.5 ? unary(row::sqrt, safe) : binary_scalar(ScalarOp::pow, safe, e);
   return where(pos, r, scalar_like(0, s));
 }
 
 // torch.linalg.vector_norm over one dim (p >= 0 or inf).
 Tensor vector_norm(const Tensor& x, double p, int64_t dim, bool keepdim, const char* op) {
   TC_CHECK(p >= 0, TC_ERR_INVALID_ARGUMENT, op, ": p must be >= 0 but is ", p);
-  if (std::isinf(p)) return max_dim(unary(UnaryOp::abs, x), dim, keepdim).first;
+  if (std::isinf(p)) return max_dim(unary(row::abs, x), dim, keepdim).first;
   if (p == 0) {
-    const Tensor nz = binary(BinaryOp::ne, detach(x), scalar_like(0, x));
+    const Tensor nz = binary(row::ne, detach(x), scalar_like(0, x));
     return sum(cast(nz, x->dtype), {dim}, keepdim);
   }
-  if (p == 1) return sum(unary(UnaryOp::abs, x), {dim}, keepdim);
+  if (p == 1) return sum(unary(row::abs, x), {dim}, keepdim);
   if (p == 2) return root_at_zero(sum(mul(x, x), {dim}, keepdim), 0.5);
-  return root_at_zero(sum(binary_scalar(ScalarOp::pow, unary(UnaryOp::abs, x), p), {dim}, keepdim), 1.0 / p);
+  return root_at_zero(sum(binary_scalar(ScalarOp::pow, unary(row::abs, x), p), {dim}, keepdim), 1.0 / p);
 }
 
 // The class dim of a [C] or [N, C, d1, ...] input.
@@ -134,7 +145,7 @@ Nll nll_nd(const Tensor& logp, const Tensor& target, const Tensor& weight, int64
   check_same_device(logp, target, op, "input", "target");
   check_class_weight(weight, logp, classes, op);
   const Tensor ignored =
-      binary(BinaryOp::eq, target, scalar_tensor(double(ignore_index), DType::i64, target->device));
+      binary(row::eq, target, scalar_tensor(double(ignore_index), DType::i64, target->device));
   const Tensor t = tc::contiguous(where(ignored, scalar_tensor(0, DType::i64, target->device), target));
   const Backend& be = backend_for(t);
   const int64_t bad = be.first_out_of_range(t, classes);
@@ -173,16 +184,16 @@ bool plain_targets(const Tensor& scores, const Tensor& target, int64_t ignore_in
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int32_t reduction) {
   check_pair(input, target, reduction, "l1_loss");
-  return reduce(unary(UnaryOp::abs, sub(input, target)), reduction);
+  return reduce(unary(row::abs, sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int32_t reduction, double beta) {
   const char* op = "smooth_l1_loss";
   check_pair(input, target, reduction, op);
   TC_CHECK(beta >= 0, TC_ERR_INVALID_ARGUMENT, op, ": beta must be >= 0 but is ", beta);
-  const Tensor d = unary(UnaryOp::abs, sub(input, target));
+  const Tensor d = unary(row::abs, sub(input, target));
   if (beta == 0) return reduce(d, reduction);
-  const Tensor small = binary(BinaryOp::lt, detach(d), scalar_like(beta, d));
+  const Tensor small = binary(row::lt, detach(d), scalar_like(beta, d));
   const Tensor loss = where(small, mul_scalar(mul(d, d), 0.5 / beta), add_scalar(d, -0.5 * beta));
   return reduce(loss, reduction);
 }
@@ -191,8 +202,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int32_t reduction, 
   const char* op = "huber_loss";
   check_pair(input, target, reduction, op);
   TC_CHECK(delta > 0, TC_ERR_INVALID_ARGUMENT, op, ": delta must be > 0 but is ", delta);
-  const Tensor d = unary(UnaryOp::abs, sub(input, target));
-  const Tensor small = binary(BinaryOp::lt, detach(d), scalar_like(delta, d));
+  const Tensor d = unary(row::abs, sub(input, target));
+  const Tensor small = binary(row::lt, detach(d), scalar_like(delta, d));
   const Tensor loss =
       where(small, mul_scalar(mul(d, d), 0.5), mul_scalar(add_scalar(d, -0.5 * delta), delta));
   return reduce(loss, reduction);
@@ -229,7 +240,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_weight(pos_weight, input, op, "pos_weight");
   // (1 - t) x + lw softplus(-x), lw = 1 + (pos_weight - 1) t: softplus never
   // overflows, where log(sigmoid(x)) would.
-  const Tensor sp = unary(UnaryOp::softplus, neg(input));
+  const Tensor sp = unary(row::softplus, neg(input));
   const Tensor lw_sp = pos_weight ? mul(add_scalar(mul(add_scalar(pos_weight, -1), target), 1), sp) : sp;
   Tensor loss = add(mul(binary_scalar(ScalarOp::rsub, target, 1), input), lw_sp);
   if (weight) loss = mul(loss, weight);
@@ -241,11 +252,11 @@ Tensor kl_div(const Tensor& input, const Tensor& target, int32_t reduction, bool
   check_pair(input, target, reduction, op);
   Tensor loss;
   if (log_target) {
-    loss = mul(unary(UnaryOp::exp, target), sub(target, input));
+    loss = mul(unary(row::exp, target), sub(target, input));
   } else {
     // xlogy(t, t) - t input: 0 where t = 0, with a finite gradient there.
-    const Tensor zero = binary(BinaryOp::eq, detach(target), scalar_like(0, target));
-    const Tensor log_t = unary(UnaryOp::log, where(zero, scalar_like(1, target), target));
+    const Tensor zero = binary(row::eq, detach(target), scalar_like(0, target));
+    const Tensor log_t = unary(row::log, where(zero, scalar_like(1, target), target));
     loss = mul(target, sub(log_t, input));
   }
   return reduce(loss, reduction);
@@ -302,7 +313,7 @@ Tensor cross_entropy_ex(const Tensor& logits, const Tensor& target, const Tensor
   if (reduction == TC_REDUCTION_SUM) ret = sum(smooth, {}, false);
   if (reduction == TC_REDUCTION_MEAN) {
     const Tensor denom = weight ? sum(n.elem_weight, {}, false)
-                                : sum(cast(unary(UnaryOp::logical_not, n.ignored), logp->dtype), {}, false);
+                                : sum(cast(unary(row::logical_not, n.ignored), logp->dtype), {}, false);
     ret = div(sum(smooth, {}, false), denom);
   }
   return add(mul_scalar(n.loss, 1 - eps), mul_scalar(ret, eps / double(classes)));

@@ -13,7 +13,8 @@
 #include "core/dtype.h"
 #include "core/init.h"
 #include "core/rng.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_neg.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/ops.h"
@@ -69,7 +70,7 @@ struct SoftmaxBackward : autograd::Node {
     Tensor y = y_saved.unpack(name());
     if (detail::creating_graph()) {  // recorded, y through this node again
       const Tensor yg = autograd::output_with_graph(y), &g = grads[0];
-      if (log) return {sub(g, mul(unary(UnaryOp::exp, yg), sum(g, {dim}, true)))};
+      if (log) return {sub(g, mul(unary(row::exp, yg), sum(g, {dim}, true)))};
       return {mul(yg, sub(g, sum(mul(g, yg), {dim}, true)))};
     }
     Tensor gx = empty(y->shape, y->dtype, y->device);
@@ -178,7 +179,7 @@ struct NllLossBackward : autograd::Node {
       Tensor picked = reshape(gather(reshape(gg, {n, c}), 1, reshape(t, {n, 1})), {n});
       if (red != TC_REDUCTION_NONE) picked = sum(picked, {}, false);
       if (red == TC_REDUCTION_MEAN) picked = mul_scalar(picked, 1.0 / double(n));
-      return reshape(unary(UnaryOp::neg, picked), g_shape);
+      return reshape(unary(row::neg, picked), g_shape);
     })};
   }
 };
@@ -200,12 +201,12 @@ struct MseLossBackward : autograd::Node {
           reduction == TC_REDUCTION_MEAN ? 2.0 / double(std::max<int64_t>(x->numel(), 1)) : 2.0;
       const Tensor gx = mul_scalar(mul(sub(x, t), grads[0]), scale);
       if (detail::wants_grad(*this, 0)) out[0] = gx;
-      if (detail::wants_grad(*this, 1)) out[1] = unary(UnaryOp::neg, gx);
+      if (detail::wants_grad(*this, 1)) out[1] = unary(row::neg, gx);
       return out;
     }
     Tensor gx = backend_for(x).mse_loss_backward(grads[0], x, t, reduction);
     if (detail::wants_grad(*this, 0)) out[0] = gx;
-    if (detail::wants_grad(*this, 1)) out[1] = unary(UnaryOp::neg, gx);
+    if (detail::wants_grad(*this, 1)) out[1] = unary(row::neg, gx);
     return out;
   }
 };

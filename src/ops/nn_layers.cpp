@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
 #include "ops/conv_nd.h"
 #include "ops/nn_util.h"
 #include "ops/norm_layers.h"
@@ -389,7 +389,7 @@ Tensor embedding_padding_idx(const Tensor& weight, const Tensor& indices, int64_
   Tensor y = embedding(weight, indices);
   // The padding row's value is read, but no gradient flows back to it.
   Tensor is_pad =
-      unsqueeze(binary(BinaryOp::eq, indices, scalar_tensor(double(pad), DType::i64, indices->device)), -1);
+      unsqueeze(binary(row::eq, indices, scalar_tensor(double(pad), DType::i64, indices->device)), -1);
   return where(is_pad, detach(y), y);
 }
 

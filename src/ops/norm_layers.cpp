@@ -10,7 +10,8 @@
 #include "autograd/node.h"
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_rsqrt.h"
+#include "math/scalar_op_enum.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
@@ -57,14 +58,13 @@ struct NormLayerBackward : NormBackwardNode {
     if (groups) {
       const Tensor xr = reshape(x, {n, groups, -1});
       const Tensor xc = sub(xr, ops::mean(xr, {2}, true));
-      y = reshape(mul(xc, unary(UnaryOp::rsqrt, add_scalar(ops::mean(mul(xc, xc), {2}, true), eps))),
-                  x->shape);
+      y = reshape(mul(xc, unary(row::rsqrt, add_scalar(ops::mean(mul(xc, xc), {2}, true), eps))), x->shape);
     } else if (training) {
       Dims dims;
       for (int64_t d = 0; d < x->ndim(); ++d)
         if (d != 1) dims.push_back(d);
       const Tensor xc = sub(x, ops::mean(x, dims, true));
-      y = mul(xc, unary(UnaryOp::rsqrt, add_scalar(ops::mean(mul(xc, xc), dims, true), eps)));
+      y = mul(xc, unary(row::rsqrt, add_scalar(ops::mean(mul(xc, xc), dims, true), eps)));
     } else {
       y = mul(sub(x, reshape(mean, bshape)), reshape(inv_std, bshape));
     }

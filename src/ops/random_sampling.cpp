@@ -10,7 +10,7 @@
 #include "core/init.h"
 #include "core/parallel_for.h"
 #include "core/rng.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_lt.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -132,7 +132,7 @@ Tensor bernoulli(const Tensor& probs) {
   Tensor u = empty(probs->shape, DType::f64, probs->device);
   fill_uniform(u, 0.0, 1.0);
   // u < p is 1 with probability p (u in [0, 1): p = 0 never, p = 1 always).
-  return tc::cast(binary(BinaryOp::lt, u, probs), probs->dtype);
+  return tc::cast(binary(row::lt, u, probs), probs->dtype);
 }
 
 Tensor bernoulli(const Tensor& a, double p) {

@@ -7,7 +7,11 @@
 #include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_log.h"
+#include "math/rows/unary_sqrt.h"
+#include "math/scalar_op_enum.h"
 #include "ops/internal.h"
 
 namespace tc::ops {
@@ -162,7 +166,7 @@ Tensor std(const Tensor& a, const Dims& dims, int64_t correction, bool keepdim) 
   Tensor out;
   {
     NoGradGuard ng;
-    out = unary(UnaryOp::sqrt, p.var);
+    out = unary(row::sqrt, p.var);
   }
   const Dims keep = r.keep, in = a->shape;
   const double div = p.divisor;
@@ -193,8 +197,8 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
       m = empty(r.keep, a->dtype, a->device);
       backend_for(a).reduce(ReduceKind::max, m, a, 1.0, true);
     }
-    Tensor e = unary(UnaryOp::exp, sub(a, m));
-    Tensor s = unary(UnaryOp::log, raw_reshape(sum_nograd(e, r), r.keep));
+    Tensor e = unary(row::exp, sub(a, m));
+    Tensor s = unary(row::log, raw_reshape(sum_nograd(e, r), r.keep));
     out = raw_reshape(add(s, m), r.out);
   }
   const Dims keep = r.keep;
@@ -202,7 +206,7 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
                             [=](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // softmax(a) * g
                               const Tensor o = autograd::output_with_graph(s[1]);
-                              Tensor p = unary(UnaryOp::exp, sub(s[0], bw_reshape(o, keep)));
+                              Tensor p = unary(row::exp, sub(s[0], bw_reshape(o, keep)));
                               return {mul(p, bw_reshape(g[0], keep))};
                             });
   return out;
@@ -221,7 +225,7 @@ Tensor extreme_all(const Tensor& a, bool is_max) {
   autograd::record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {out}, {a, autograd::alias(out)},
                             [](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                               // Every element equal to the result shares the gradient evenly.
-                              Tensor mask = to_dtype(binary(BinaryOp::eq, s[0], s[1]), s[0]->dtype);
+                              Tensor mask = to_dtype(binary(row::eq, s[0], s[1]), s[0]->dtype);
                               Tensor count = sum(mask, {}, false);
                               return {mul(mask, ops::div(g[0], count))};
                             });

@@ -8,7 +8,12 @@
 #include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/compare_ne.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_sign.h"
+#include "math/rows/unary_sqrt.h"
+#include "math/scalar_op_enum.h"
 #include "ops/rows.h"
 
 namespace tc::ops {
@@ -81,14 +86,14 @@ Tensor prod_grad_recorded(const Tensor& x, const Tensor& y, const Tensor& g, con
   bool has_zero = false;
   {
     NoGradGuard ng;
-    has_zero = read_element(any(binary(BinaryOp::eq, x, zero_like_scalar(x)), {}, false), 0) != 0.0;
+    has_zero = read_element(any(binary(row::eq, x, zero_like_scalar(x)), {}, false), 0) != 0.0;
   }
   if (!has_zero) return mul(gk, ops::div(expand(reshape(y, p.keep), x->shape), x));
   if (p.rows > 0 && p.n > 0 && p.n > (int64_t(1) << 24) / p.n / p.rows) return Tensor();
   Dims permuted;
   for (int64_t d : p.perm) permuted.push_back(x->shape[d]);
   const Tensor xr = expand(reshape(permute(x, p.perm), {p.rows, 1, p.n}), {p.rows, p.n, p.n});
-  const Tensor diag = binary(BinaryOp::ne, eye(p.n, p.n, x->dtype, x->device), zero_like_scalar(x));
+  const Tensor diag = binary(row::ne, eye(p.n, p.n, x->dtype, x->device), zero_like_scalar(x));
   const Tensor others = prod(where(diag, scalar_tensor(1.0, x->dtype, x->device), xr), {2}, false);
   const Tensor gr = mul(others, reshape(g, {p.rows, 1}));
   Dims inv = Dims::filled(p.perm.size(), 0);
@@ -142,9 +147,9 @@ Tensor all_any(const Tensor& a, const Dims& dims, bool keepdim, bool is_all) {
   NoGradGuard ng;
   // 16-bit floats compare through float32 on the CPU.
   Tensor x = (a->dtype == DType::f16 || a->dtype == DType::bf16) ? tc::cast(a, DType::f32) : a;
-  Tensor hits = binary(is_all ? BinaryOp::eq : BinaryOp::ne, x, zero_like_scalar(x));
+  Tensor hits = binary(is_all ? row::eq : row::ne, x, zero_like_scalar(x));
   Tensor count = sum(hits, dims, keepdim);
-  Tensor r = binary(is_all ? BinaryOp::eq : BinaryOp::ne, count, scalar_tensor(0.0, DType::i64, a->device));
+  Tensor r = binary(is_all ? row::eq : row::ne, count, scalar_tensor(0.0, DType::i64, a->device));
   // PyTorch keeps uint8 for uint8 inputs.
   return a->dtype == DType::u8 ? tc::cast(r, DType::u8) : r;
 }
@@ -158,7 +163,7 @@ Tensor count_nonzero(const Tensor& a, const Dims& dims) {
   check_same_device(op, a, a, true);
   NoGradGuard ng;
   Tensor x = (a->dtype == DType::f16 || a->dtype == DType::bf16) ? tc::cast(a, DType::f32) : a;
-  return sum(binary(BinaryOp::ne, x, zero_like_scalar(x)), dims, false);
+  return sum(binary(row::ne, x, zero_like_scalar(x)), dims, false);
 }
 
 namespace {
@@ -181,8 +186,8 @@ Tensor extreme(const Tensor& a, const Dims& dims, bool keepdim, bool is_max) {
                               [keep, rdims](const Grads& g, const std::vector<Tensor>& s) -> Grads {
                                 // The tied extremes share the gradient evenly, like PyTorch.
                                 // (the mask is constant: under create_graph only g carries a graph)
-                                Tensor mask = to_dtype(binary(BinaryOp::eq, s[0], raw_reshape(s[1], keep)),
-                                                       s[0]->dtype);
+                                Tensor mask =
+                                    to_dtype(binary(row::eq, s[0], raw_reshape(s[1], keep)), s[0]->dtype);
                                 Tensor count = sum(mask, rdims, true);
                                 return {mul(mask, ops::div(bw_reshape(g[0], keep), count))};
                               });
@@ -212,15 +217,15 @@ Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim) {
   Tensor out;
   {
     NoGradGuard ng;
-    Tensor ab = unary(UnaryOp::abs, a);
+    Tensor ab = unary(row::abs, a);
     if (p == 2.0) {
-      out = unary(UnaryOp::sqrt, sum(mul(a, a), dims, keepdim));
+      out = unary(row::sqrt, sum(mul(a, a), dims, keepdim));
     } else if (p == 1.0) {
       out = sum(ab, dims, keepdim);
     } else if (std::isinf(p)) {
       out = extreme(ab, dims, keepdim, p > 0);
     } else if (p == 0.0) {
-      out = tc::cast(sum(binary(BinaryOp::ne, a, zero_like_scalar(a)), dims, keepdim), a->dtype);
+      out = tc::cast(sum(binary(row::ne, a, zero_like_scalar(a)), dims, keepdim), a->dtype);
     } else {
       out = binary_scalar(ScalarOp::pow, sum(binary_scalar(ScalarOp::pow, ab, p), dims, keepdim), 1.0 / p);
     }
@@ -235,18 +240,18 @@ Tensor norm(const Tensor& a, double p, const Dims& dims, bool keepdim) {
         const Tensor n = bw_reshape(autograd::output_with_graph(s[1]), keep), gk = bw_reshape(g[0], keep);
         const Tensor zero = zero_like_scalar(x);
         if (p == 0.0) return {zeros(x->shape, x->dtype, x->device)};
-        const Tensor sgn = unary(UnaryOp::sign, x);
+        const Tensor sgn = unary(row::sign, x);
         if (p == 1.0) return {mul(sgn, gk)};
         if (std::isinf(p)) {
           // The elements reaching the norm share the gradient evenly.
-          Tensor mask = to_dtype(binary(BinaryOp::eq, unary(UnaryOp::abs, x), n), x->dtype);
+          Tensor mask = to_dtype(binary(row::eq, unary(row::abs, x), n), x->dtype);
           return {mul(mul(sgn, mask), ops::div(gk, sum(mask, rdims, true)))};
         }
-        const Tensor n_is_0 = binary(BinaryOp::eq, n, zero);
+        const Tensor n_is_0 = binary(row::eq, n, zero);
         if (p == 2.0) return {mul(x, where(n_is_0, zero, ops::div(gk, n)))};
         // sgn(x) |x|^(p-1) (0 at x = 0) times g / norm^(p-1) (0 where the norm is 0).
-        Tensor scaled = where(binary(BinaryOp::eq, x, zero), zero,
-                              mul(sgn, binary_scalar(ScalarOp::pow, unary(UnaryOp::abs, x), p - 1.0)));
+        Tensor scaled = where(binary(row::eq, x, zero), zero,
+                              mul(sgn, binary_scalar(ScalarOp::pow, unary(row::abs, x), p - 1.0)));
         Tensor scale = where(n_is_0, zero, ops::div(gk, binary_scalar(ScalarOp::pow, n, p - 1.0)));
         return {mul(scaled, scale)};
       });

@@ -6,7 +6,9 @@
 
 #include <string>
 
-#include "math/op_enums.h"
+#include "math/rows/unary_relu.h"
+#include "math/rows/unary_sigmoid.h"
+#include "math/rows/unary_tanh.h"
 #include "ops/internal.h"
 #include "ops/rnn_device_layer.h"
 #include "ops/rnn_fused_layer.h"
@@ -55,27 +57,27 @@ Step step(RnnMode mode, const Cell& w, const Tensor& xp, const Step& s) {
   const Tensor hp = linear(s.h, w.w_hh, w.b_hh);
   switch (mode) {
     case RnnMode::tanh:
-      return {unary(UnaryOp::tanh, add(xp, hp)), nullptr};
+      return {unary(row::tanh, add(xp, hp)), nullptr};
     case RnnMode::relu:
-      return {unary(UnaryOp::relu, add(xp, hp)), nullptr};
+      return {unary(row::relu, add(xp, hp)), nullptr};
     case RnnMode::lstm: {
       const Tensor gates = add(xp, hp);
       const int64_t n = gates->shape[1] / 4;
       // i, f and o through one sigmoid over the whole row; g through tanh.
-      const Tensor sig = unary(UnaryOp::sigmoid, gates);
+      const Tensor sig = unary(row::sigmoid, gates);
       const Tensor i = narrow(sig, 1, 0, n), f = narrow(sig, 1, n, n), o = narrow(sig, 1, 3 * n, n);
-      const Tensor g = unary(UnaryOp::tanh, narrow(gates, 1, 2 * n, n));
+      const Tensor g = unary(row::tanh, narrow(gates, 1, 2 * n, n));
       const Tensor c = add(mul(f, s.c), mul(i, g));
-      Tensor h = mul(o, unary(UnaryOp::tanh, c));
+      Tensor h = mul(o, unary(row::tanh, c));
       if (w.w_hr) h = linear(h, w.w_hr, nullptr);
       return {h, c};
     }
     case RnnMode::gru: {
       const int64_t n = xp->shape[1] / 3;
       // r and z from the sum; n's hidden part is gated by r (PyTorch's GRU).
-      const Tensor rz = unary(UnaryOp::sigmoid, add(narrow(xp, 1, 0, 2 * n), narrow(hp, 1, 0, 2 * n)));
+      const Tensor rz = unary(row::sigmoid, add(narrow(xp, 1, 0, 2 * n), narrow(hp, 1, 0, 2 * n)));
       const Tensor r = narrow(rz, 1, 0, n), z = narrow(rz, 1, n, n);
-      const Tensor nn = unary(UnaryOp::tanh, add(narrow(xp, 1, 2 * n, n), mul(r, narrow(hp, 1, 2 * n, n))));
+      const Tensor nn = unary(row::tanh, add(narrow(xp, 1, 2 * n, n), mul(r, narrow(hp, 1, 2 * n, n))));
       return {add(nn, mul(z, sub(s.h, nn))), nullptr};  // (1 - z) * n + z * h
     }
   }

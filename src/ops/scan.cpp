@@ -8,7 +8,8 @@
 #include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/unary_exp.h"
 #include "ops/pick_grad.h"
 #include "ops/rows.h"
 
@@ -40,7 +41,7 @@ Tensor scan_grad_recorded(ScanKind kind, const Tensor& x, const Tensor& y, const
     bool has_zero = false;
     {
       NoGradGuard ng;
-      Tensor z = any(binary(BinaryOp::eq, x, scalar_tensor(0.0, x->dtype, x->device)), {}, false);
+      Tensor z = any(binary(row::eq, x, scalar_tensor(0.0, x->dtype, x->device)), {}, false);
       has_zero = read_element(z, 0) != 0.0;
     }
     if (has_zero) return Tensor();
@@ -52,9 +53,9 @@ Tensor scan_grad_recorded(ScanKind kind, const Tensor& x, const Tensor& y, const
     m = amax(x, {d}, true);
     // all -inf along d: any finite shift will do
     const Tensor ninf = scalar_tensor(-std::numeric_limits<double>::infinity(), x->dtype, x->device);
-    m = where(binary(BinaryOp::eq, m, ninf), scalar_tensor(0.0, x->dtype, x->device), m);
+    m = where(binary(row::eq, m, ninf), scalar_tensor(0.0, x->dtype, x->device), m);
   }
-  return mul(unary(UnaryOp::exp, sub(x, m)), reverse_cumsum(mul(g, unary(UnaryOp::exp, sub(m, y))), d));
+  return mul(unary(row::exp, sub(x, m)), reverse_cumsum(mul(g, unary(row::exp, sub(m, y))), d));
 }
 
 // The gradient node of cumprod/logcumsumexp: the row kernel on saved rows.

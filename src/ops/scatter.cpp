@@ -10,7 +10,9 @@
 #include "autograd/engine.h"
 #include "backend/backend.h"
 #include "core/init.h"
-#include "math/op_enums.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/compare_ne.h"
+#include "math/rows/unary_floor.h"
 #include "ops/indexing.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
@@ -144,11 +146,11 @@ Tensor scatter_reduce_raw(const Tensor& a, const IndexPlan& p, const Tensor& src
   Tensor count = include_self ? tc::ops::add_scalar(zeros(a->shape, DType::f64, a->device), 1.0)
                               : zeros(a->shape, DType::f64, a->device);
   index_put_raw(count, p, scalar_tensor(1, DType::f64, a->device), IndexPutMode::add);
-  count = where(binary(BinaryOp::eq, count, scalar_tensor(0, DType::f64, a->device)),
+  count = where(binary(row::eq, count, scalar_tensor(0, DType::f64, a->device)),
                 scalar_tensor(1, DType::f64, a->device), count);
   if (is_floating(a->dtype)) return div(out, cast(count, a->dtype));
   // Integers: floor division, like PyTorch.
-  return cast(unary(UnaryOp::floor, div(cast(out, DType::f64), count)), a->dtype);
+  return cast(unary(row::floor, div(cast(out, DType::f64), count)), a->dtype);
 }
 
 Tensor as_dtype(const Tensor& b, DType dt) { return cast(b, dt); }
@@ -162,7 +164,7 @@ Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& in
   const DType dt = self->dtype;
   const Device dev = self->device;
   auto s = [&](double v) { return scalar_tensor(v, dt, dev); };
-  auto eq = [](const Tensor& x, const Tensor& y) { return binary(BinaryOp::eq, x, y); };
+  auto eq = [](const Tensor& x, const Tensor& y) { return binary(row::eq, x, y); };
   IndexPlan p = plan_index("scatter_reduce", self, scatter_coords(self, d, index), false);
   Tensor grad_self, grad_src;
   switch (reduce) {
@@ -209,7 +211,7 @@ Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& in
     if (graph) {  // zero where src was scattered, recorded
       Tensor written = zeros(self->shape, dt, dev);
       index_put_raw(written, p, s(1), IndexPutMode::assign);
-      grad_self = where(binary(BinaryOp::ne, written, s(0)), s(0), grad_self);
+      grad_self = where(binary(row::ne, written, s(0)), s(0), grad_self);
     } else {
       grad_self = clone_data(grad_self);
       index_put_raw(grad_self, p, s(0), IndexPutMode::assign);

@@ -12,7 +12,7 @@
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/rng.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_rsqrt.h"
 #include "ops/internal.h"
 #include "ops/nn_util.h"
 #include "ops/norm_backward_node.h"
@@ -88,7 +88,7 @@ struct NormBackward : detail::NormBackwardNode {
                                          const Tensor xr = reshape(xi, {s.rows, s.cols});
                                          const Tensor xc = rms ? xr : sub(xr, ops::mean(xr, {1}, true));
                                          const Tensor ms = ops::mean(mul(xc, xc), {1}, true);
-                                         Tensor y = mul(xc, unary(UnaryOp::rsqrt, add_scalar(ms, eps)));
+                                         Tensor y = mul(xc, unary(row::rsqrt, add_scalar(ms, eps)));
                                          if (wi) y = mul(y, reshape(wi, {s.cols}));
                                          if (bi) y = add(y, reshape(bi, {s.cols}));
                                          return reshape(y, xi->shape);

@@ -7,6 +7,220 @@
 #include "core/tensor.h"
 #include "cpu/isa.h"
 #include "math/op_enums.h"
+#include "math/rows/binary_add.h"
+#include "math/rows/binary_atan2.h"
+#include "math/rows/binary_bitwise_and.h"
+#include "math/rows/binary_bitwise_left_shift.h"
+#include "math/rows/binary_bitwise_or.h"
+#include "math/rows/binary_bitwise_right_shift.h"
+#include "math/rows/binary_bitwise_xor.h"
+#include "math/rows/binary_clamp_max_tensor.h"
+#include "math/rows/binary_clamp_min_tensor.h"
+#include "math/rows/binary_copysign.h"
+#include "math/rows/binary_div.h"
+#include "math/rows/binary_div_trunc.h"
+#include "math/rows/binary_floor_divide.h"
+#include "math/rows/binary_fmod.h"
+#include "math/rows/binary_gcd.h"
+#include "math/rows/binary_hypot.h"
+#include "math/rows/binary_igamma.h"
+#include "math/rows/binary_igammac.h"
+#include "math/rows/binary_lcm.h"
+#include "math/rows/binary_logaddexp.h"
+#include "math/rows/binary_logaddexp2.h"
+#include "math/rows/binary_maximum.h"
+#include "math/rows/binary_minimum.h"
+#include "math/rows/binary_mul.h"
+#include "math/rows/binary_nextafter.h"
+#include "math/rows/binary_pow.h"
+#include "math/rows/binary_remainder.h"
+#include "math/rows/binary_sub.h"
+#include "math/rows/compare_eq.h"
+#include "math/rows/compare_ge.h"
+#include "math/rows/compare_gt.h"
+#include "math/rows/compare_le.h"
+#include "math/rows/compare_logical_and.h"
+#include "math/rows/compare_logical_or.h"
+#include "math/rows/compare_logical_xor.h"
+#include "math/rows/compare_lt.h"
+#include "math/rows/compare_ne.h"
+#include "math/rows/unary_abs.h"
+#include "math/rows/unary_acos.h"
+#include "math/rows/unary_acosh.h"
+#include "math/rows/unary_asin.h"
+#include "math/rows/unary_asinh.h"
+#include "math/rows/unary_atan.h"
+#include "math/rows/unary_atanh.h"
+#include "math/rows/unary_bitwise_not.h"
+#include "math/rows/unary_ceil.h"
+#include "math/rows/unary_celu.h"
+#include "math/rows/unary_cos.h"
+#include "math/rows/unary_cosh.h"
+#include "math/rows/unary_digamma.h"
+#include "math/rows/unary_elu.h"
+#include "math/rows/unary_entr.h"
+#include "math/rows/unary_erf.h"
+#include "math/rows/unary_erfc.h"
+#include "math/rows/unary_erfcx.h"
+#include "math/rows/unary_erfinv.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_exp2.h"
+#include "math/rows/unary_expm1.h"
+#include "math/rows/unary_floor.h"
+#include "math/rows/unary_frac.h"
+#include "math/rows/unary_gelu.h"
+#include "math/rows/unary_gelu_tanh.h"
+#include "math/rows/unary_hardsigmoid.h"
+#include "math/rows/unary_hardswish.h"
+#include "math/rows/unary_hardtanh.h"
+#include "math/rows/unary_i0.h"
+#include "math/rows/unary_i0e.h"
+#include "math/rows/unary_i1.h"
+#include "math/rows/unary_i1e.h"
+#include "math/rows/unary_isfinite.h"
+#include "math/rows/unary_isinf.h"
+#include "math/rows/unary_isnan.h"
+#include "math/rows/unary_leaky_relu.h"
+#include "math/rows/unary_lgamma.h"
+#include "math/rows/unary_log.h"
+#include "math/rows/unary_log10.h"
+#include "math/rows/unary_log1p.h"
+#include "math/rows/unary_log2.h"
+#include "math/rows/unary_log_ndtr.h"
+#include "math/rows/unary_logical_not.h"
+#include "math/rows/unary_logit.h"
+#include "math/rows/unary_logsigmoid.h"
+#include "math/rows/unary_mish.h"
+#include "math/rows/unary_mvlgamma.h"
+#include "math/rows/unary_ndtr.h"
+#include "math/rows/unary_neg.h"
+#include "math/rows/unary_polygamma.h"
+#include "math/rows/unary_reciprocal.h"
+#include "math/rows/unary_relu.h"
+#include "math/rows/unary_relu6.h"
+#include "math/rows/unary_round.h"
+#include "math/rows/unary_rsqrt.h"
+#include "math/rows/unary_selu.h"
+#include "math/rows/unary_sigmoid.h"
+#include "math/rows/unary_sign.h"
+#include "math/rows/unary_silu.h"
+#include "math/rows/unary_sin.h"
+#include "math/rows/unary_sinh.h"
+#include "math/rows/unary_softplus.h"
+#include "math/rows/unary_softsign.h"
+#include "math/rows/unary_sqrt.h"
+#include "math/rows/unary_square.h"
+#include "math/rows/unary_tan.h"
+#include "math/rows/unary_tanh.h"
+#include "math/rows/unary_trunc.h"
+
+// The one-row constants (math/rows/) name the same rows as the enums.
+static_assert(tc::ops::row::neg == tc::ops::UnaryOp::neg);
+static_assert(tc::ops::row::abs == tc::ops::UnaryOp::abs);
+static_assert(tc::ops::row::exp == tc::ops::UnaryOp::exp);
+static_assert(tc::ops::row::log == tc::ops::UnaryOp::log);
+static_assert(tc::ops::row::sqrt == tc::ops::UnaryOp::sqrt);
+static_assert(tc::ops::row::tanh == tc::ops::UnaryOp::tanh);
+static_assert(tc::ops::row::sigmoid == tc::ops::UnaryOp::sigmoid);
+static_assert(tc::ops::row::relu == tc::ops::UnaryOp::relu);
+static_assert(tc::ops::row::gelu == tc::ops::UnaryOp::gelu);
+static_assert(tc::ops::row::softplus == tc::ops::UnaryOp::softplus);
+static_assert(tc::ops::row::sin == tc::ops::UnaryOp::sin);
+static_assert(tc::ops::row::cos == tc::ops::UnaryOp::cos);
+static_assert(tc::ops::row::tan == tc::ops::UnaryOp::tan);
+static_assert(tc::ops::row::asin == tc::ops::UnaryOp::asin);
+static_assert(tc::ops::row::acos == tc::ops::UnaryOp::acos);
+static_assert(tc::ops::row::atan == tc::ops::UnaryOp::atan);
+static_assert(tc::ops::row::sinh == tc::ops::UnaryOp::sinh);
+static_assert(tc::ops::row::cosh == tc::ops::UnaryOp::cosh);
+static_assert(tc::ops::row::asinh == tc::ops::UnaryOp::asinh);
+static_assert(tc::ops::row::acosh == tc::ops::UnaryOp::acosh);
+static_assert(tc::ops::row::atanh == tc::ops::UnaryOp::atanh);
+static_assert(tc::ops::row::log1p == tc::ops::UnaryOp::log1p);
+static_assert(tc::ops::row::expm1 == tc::ops::UnaryOp::expm1);
+static_assert(tc::ops::row::log2 == tc::ops::UnaryOp::log2);
+static_assert(tc::ops::row::log10 == tc::ops::UnaryOp::log10);
+static_assert(tc::ops::row::exp2 == tc::ops::UnaryOp::exp2);
+static_assert(tc::ops::row::reciprocal == tc::ops::UnaryOp::reciprocal);
+static_assert(tc::ops::row::rsqrt == tc::ops::UnaryOp::rsqrt);
+static_assert(tc::ops::row::square == tc::ops::UnaryOp::square);
+static_assert(tc::ops::row::sign == tc::ops::UnaryOp::sign);
+static_assert(tc::ops::row::floor == tc::ops::UnaryOp::floor);
+static_assert(tc::ops::row::ceil == tc::ops::UnaryOp::ceil);
+static_assert(tc::ops::row::round == tc::ops::UnaryOp::round);
+static_assert(tc::ops::row::trunc == tc::ops::UnaryOp::trunc);
+static_assert(tc::ops::row::frac == tc::ops::UnaryOp::frac);
+static_assert(tc::ops::row::erf == tc::ops::UnaryOp::erf);
+static_assert(tc::ops::row::erfc == tc::ops::UnaryOp::erfc);
+static_assert(tc::ops::row::erfinv == tc::ops::UnaryOp::erfinv);
+static_assert(tc::ops::row::isnan == tc::ops::UnaryOp::isnan);
+static_assert(tc::ops::row::isinf == tc::ops::UnaryOp::isinf);
+static_assert(tc::ops::row::isfinite == tc::ops::UnaryOp::isfinite);
+static_assert(tc::ops::row::logical_not == tc::ops::UnaryOp::logical_not);
+static_assert(tc::ops::row::bitwise_not == tc::ops::UnaryOp::bitwise_not);
+static_assert(tc::ops::row::leaky_relu == tc::ops::UnaryOp::leaky_relu);
+static_assert(tc::ops::row::elu == tc::ops::UnaryOp::elu);
+static_assert(tc::ops::row::selu == tc::ops::UnaryOp::selu);
+static_assert(tc::ops::row::celu == tc::ops::UnaryOp::celu);
+static_assert(tc::ops::row::silu == tc::ops::UnaryOp::silu);
+static_assert(tc::ops::row::mish == tc::ops::UnaryOp::mish);
+static_assert(tc::ops::row::softsign == tc::ops::UnaryOp::softsign);
+static_assert(tc::ops::row::hardtanh == tc::ops::UnaryOp::hardtanh);
+static_assert(tc::ops::row::relu6 == tc::ops::UnaryOp::relu6);
+static_assert(tc::ops::row::hardsigmoid == tc::ops::UnaryOp::hardsigmoid);
+static_assert(tc::ops::row::hardswish == tc::ops::UnaryOp::hardswish);
+static_assert(tc::ops::row::logsigmoid == tc::ops::UnaryOp::logsigmoid);
+static_assert(tc::ops::row::gelu_tanh == tc::ops::UnaryOp::gelu_tanh);
+static_assert(tc::ops::row::logit == tc::ops::UnaryOp::logit);
+static_assert(tc::ops::row::lgamma == tc::ops::UnaryOp::lgamma);
+static_assert(tc::ops::row::digamma == tc::ops::UnaryOp::digamma);
+static_assert(tc::ops::row::polygamma == tc::ops::UnaryOp::polygamma);
+static_assert(tc::ops::row::mvlgamma == tc::ops::UnaryOp::mvlgamma);
+static_assert(tc::ops::row::i0 == tc::ops::UnaryOp::i0);
+static_assert(tc::ops::row::i0e == tc::ops::UnaryOp::i0e);
+static_assert(tc::ops::row::i1 == tc::ops::UnaryOp::i1);
+static_assert(tc::ops::row::i1e == tc::ops::UnaryOp::i1e);
+static_assert(tc::ops::row::erfcx == tc::ops::UnaryOp::erfcx);
+static_assert(tc::ops::row::ndtr == tc::ops::UnaryOp::ndtr);
+static_assert(tc::ops::row::log_ndtr == tc::ops::UnaryOp::log_ndtr);
+static_assert(tc::ops::row::entr == tc::ops::UnaryOp::entr);
+static_assert(tc::ops::row::add == tc::ops::BinaryOp::add);
+static_assert(tc::ops::row::sub == tc::ops::BinaryOp::sub);
+static_assert(tc::ops::row::mul == tc::ops::BinaryOp::mul);
+static_assert(tc::ops::row::div == tc::ops::BinaryOp::div);
+static_assert(tc::ops::row::pow == tc::ops::BinaryOp::pow);
+static_assert(tc::ops::row::maximum == tc::ops::BinaryOp::maximum);
+static_assert(tc::ops::row::minimum == tc::ops::BinaryOp::minimum);
+static_assert(tc::ops::row::atan2 == tc::ops::BinaryOp::atan2);
+static_assert(tc::ops::row::fmod == tc::ops::BinaryOp::fmod);
+static_assert(tc::ops::row::remainder == tc::ops::BinaryOp::remainder);
+static_assert(tc::ops::row::floor_divide == tc::ops::BinaryOp::floor_divide);
+static_assert(tc::ops::row::div_trunc == tc::ops::BinaryOp::div_trunc);
+static_assert(tc::ops::row::copysign == tc::ops::BinaryOp::copysign);
+static_assert(tc::ops::row::hypot == tc::ops::BinaryOp::hypot);
+static_assert(tc::ops::row::logaddexp == tc::ops::BinaryOp::logaddexp);
+static_assert(tc::ops::row::logaddexp2 == tc::ops::BinaryOp::logaddexp2);
+static_assert(tc::ops::row::clamp_min_tensor == tc::ops::BinaryOp::clamp_min_tensor);
+static_assert(tc::ops::row::clamp_max_tensor == tc::ops::BinaryOp::clamp_max_tensor);
+static_assert(tc::ops::row::bitwise_and == tc::ops::BinaryOp::bitwise_and);
+static_assert(tc::ops::row::bitwise_or == tc::ops::BinaryOp::bitwise_or);
+static_assert(tc::ops::row::bitwise_xor == tc::ops::BinaryOp::bitwise_xor);
+static_assert(tc::ops::row::bitwise_left_shift == tc::ops::BinaryOp::bitwise_left_shift);
+static_assert(tc::ops::row::bitwise_right_shift == tc::ops::BinaryOp::bitwise_right_shift);
+static_assert(tc::ops::row::igamma == tc::ops::BinaryOp::igamma);
+static_assert(tc::ops::row::igammac == tc::ops::BinaryOp::igammac);
+static_assert(tc::ops::row::nextafter == tc::ops::BinaryOp::nextafter);
+static_assert(tc::ops::row::gcd == tc::ops::BinaryOp::gcd);
+static_assert(tc::ops::row::lcm == tc::ops::BinaryOp::lcm);
+static_assert(tc::ops::row::eq == tc::ops::BinaryOp::eq);
+static_assert(tc::ops::row::ne == tc::ops::BinaryOp::ne);
+static_assert(tc::ops::row::lt == tc::ops::BinaryOp::lt);
+static_assert(tc::ops::row::le == tc::ops::BinaryOp::le);
+static_assert(tc::ops::row::gt == tc::ops::BinaryOp::gt);
+static_assert(tc::ops::row::ge == tc::ops::BinaryOp::ge);
+static_assert(tc::ops::row::logical_and == tc::ops::BinaryOp::logical_and);
+static_assert(tc::ops::row::logical_or == tc::ops::BinaryOp::logical_or);
+static_assert(tc::ops::row::logical_xor == tc::ops::BinaryOp::logical_xor);
 
 namespace tc::cpu::TC_CPU_ISA_NS {
 
