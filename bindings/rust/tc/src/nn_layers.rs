@@ -36,71 +36,6 @@ fn pair(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Resu
 }
 
 impl Tensor {
-    /// Batch normalization of `[N, C, *]`; with `training`, batch statistics
-    /// and in-place updates of `running_mean`/`running_var` (if given).
-    #[allow(clippy::too_many_arguments)]
-    pub fn batch_norm(
-        &self,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        running_mean: Option<&Tensor>,
-        running_var: Option<&Tensor>,
-        training: bool,
-        momentum: f64,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_batch_norm(
-                self.as_raw(),
-                raw(weight),
-                raw(bias),
-                raw(running_mean),
-                raw(running_var),
-                i32::from(training),
-                momentum,
-                eps,
-                out,
-            )
-        })
-    }
-    /// Group normalization of `[N, C, *]` over `num_groups` groups of channels.
-    pub fn group_norm(
-        &self,
-        num_groups: i64,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_group_norm(self.as_raw(), num_groups, raw(weight), raw(bias), eps, out)
-        })
-    }
-    /// Instance normalization of `[N, C, *]` over the spatial dims.
-    #[allow(clippy::too_many_arguments)]
-    pub fn instance_norm(
-        &self,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        running_mean: Option<&Tensor>,
-        running_var: Option<&Tensor>,
-        use_input_stats: bool,
-        momentum: f64,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_instance_norm(
-                self.as_raw(),
-                raw(weight),
-                raw(bias),
-                raw(running_mean),
-                raw(running_var),
-                i32::from(use_input_stats),
-                momentum,
-                eps,
-                out,
-            )
-        })
-    }
     /// 2-D convolution with `padding` = (top, bottom, left, right).
     pub fn conv2d_padded(
         &self,
@@ -332,10 +267,6 @@ impl Tensor {
     pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
     }
-    /// Adaptive 1-D average pooling of `[N, C, L]` or `[C, L]`.
-    pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool1d(self.as_raw(), output_size, out) })
-    }
     /// Adaptive 2-D max pooling: values and int64 indices (flat per plane).
     pub fn adaptive_max_pool2d(&self, output_size: [i64; 2]) -> Result<(Tensor, Tensor)> {
         pair(|v, i| unsafe { sys::tc_adaptive_max_pool2d(self.as_raw(), output_size.as_ptr(), v, i) })
@@ -379,22 +310,10 @@ impl Tensor {
             )
         })
     }
-    /// `[*, C r^2, H, W]` -> `[*, C, H r, W r]`.
-    pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_pixel_shuffle(self.as_raw(), upscale_factor, out) })
-    }
-    /// `[*, C, H r, W r]` -> `[*, C r^2, H, W]`.
-    pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_pixel_unshuffle(self.as_raw(), downscale_factor, out) })
-    }
     /// Rows of `weight` at `indices`; row `padding_idx` gets no gradient.
     pub fn embedding_padding_idx(weight: &Tensor, indices: &Tensor, padding_idx: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe {
             sys::tc_embedding_padding_idx(weight.as_raw(), indices.as_raw(), padding_idx, out)
         })
-    }
-    /// Zeroes whole channels of `[N, C, *]` with probability `p` when `training`.
-    pub fn dropout2d(&self, p: f64, training: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_dropout2d(self.as_raw(), p, i32::from(training), out) })
     }
 }
