@@ -464,7 +464,7 @@ def main(argv):
                     fn = "%s_row_extras" % name
                     row["misuse_extras"] = fn
                     body_x = extras.strip()
-                    iife = re.fullmatch(r"\[\] \{(.*)\}\(\)", body_x, re.S)
+                    iife = re.fullmatch(r"\[&?\] \{(.*)\}\(\)", body_x, re.S)
                     if iife:
                         extras_text += "std::vector<Extra> %s() {%s}\n" % (fn, iife.group(1))
                     else:

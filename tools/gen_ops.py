@@ -1160,7 +1160,7 @@ def gen_misuse(ops):
     out = ["// " + STAMP,
            "// Included twice by test_misuse.cpp: with TC_MISUSE_WEAK defined, the weak",
            "// references; with TC_MISUSE_ROWS, the table rows of the elementwise",
-           "// families (inside build_table(), where add, E, X and the extras helpers",
+           "// families (inside add_generated_rows(), where add, E, X and the extras helpers",
            "// are in scope).",
            "#if defined(TC_MISUSE_WEAK)"]
     out += ["#pragma weak tc_%s" % o["name"] for o in gen]

@@ -1218,12 +1218,26 @@ TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t di
     *out = new_handle(ops::diagonal(t_a, offset, dim1, dim2));
   });
 }
+TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(ops::eye(n, m, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
 TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
                            tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     *out = new_handle(
         ops::linspace(start, end, steps, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
+                           int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(
+        ops::logspace(start, end, steps, base, dtype_arg(dtype, "dtype"), check_device(device, "device")));
   });
 }
 TC_API int32_t tc_movedim(tc_tensor a, const int64_t* source, int64_t nsource, const int64_t* destination,

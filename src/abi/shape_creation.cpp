@@ -48,28 +48,6 @@ std::vector<int64_t> int_list(const int64_t* p, int64_t n, int64_t most, const c
 
 extern "C" {
 
-TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ",
-             m);
-    const int64_t cols = m < 0 ? n : m;
-    const int64_t shape[2] = {n, cols};
-    shape_arg(shape, 2, "n, m");  // the size must fit in int64
-    *out = new_handle(ops::eye(n, cols, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
-TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
-                           int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    TC_CHECK(std::isfinite(base), TC_ERR_INVALID_ARGUMENT, "base must be finite but is ", base);
-    *out = new_handle(
-        ops::logspace(start, end, steps, base, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
 TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t indexing, tc_tensor* outs,
                            int64_t cap, int64_t* out_count) {
   return api(__func__, [&] {
