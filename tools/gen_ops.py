@@ -439,14 +439,26 @@ def misuse_custom_row(op):
         v = a.get("valid")
         return v if isinstance(v, str) else "m.f.%s" % a.get("fixture", "a")
 
-    def prelude(skip=None):
-        """Declarations of the list args' valid arrays (those the call uses)."""
+    # A tensors arg's entries are spoiled like handle args: their letters come
+    # after every arg's (the hand-written rows' convention: "P--OHH").
+    elem_pos, npos = {}, sum(len(ROLES[a["role"]][1]) for a in args)
+    for a in lists:
+        if a["role"] == "tensors":
+            elem_pos[a["name"]] = list(range(npos, npos + len(list_valid(a))))
+            npos += len(list_valid(a))
+
+    def prelude(skip=None, spoil=False):
+        """Declarations of the list args' valid arrays (those the call uses);
+        spoil: a tensors arg's entries through m.H (the valid call)."""
         out = ""
         for a in lists:
             if a is skip:
                 continue
+            vals = list_valid(a)
+            if spoil and a["role"] == "tensors":
+                vals = ["m.H(%d, %s)" % (p, v) for p, v in zip(elem_pos[a["name"]], vals)]
             typ = "tc_tensor" if a["role"] == "tensors" else "int64_t"
-            out += "%s %s[] = {%s}; " % (typ, list_var(a), ", ".join(list_valid(a)))
+            out += "%s %s[] = {%s}; " % (typ, list_var(a), ", ".join(vals))
         return out
 
     def spoil_call(target, value):
@@ -508,7 +520,8 @@ def misuse_custom_row(op):
         pos += len(ROLES[r][1])
     if "misuse_extras" in op:
         extras.append("%s()" % op["misuse_extras"])
-    call = "%s%sreturn %s(%s);" % (pre, prelude(), n, ", ".join(valid))
+    sig += "".join("H" * len(p) for p in elem_pos.values())
+    call = "%s%sreturn %s(%s);" % (pre, prelude(spoil=True), n, ", ".join(valid))
     if not extras:
         x = ""
     elif len(extras) == 1:
@@ -546,6 +559,8 @@ def rust_custom(op):
                  "reduction": ["%s.code()" % n],
                  "bool": ["i32::from(%s)" % n]}.get(r, [n])
     doc = "    /// %s" % one_line_doc(op).replace("[", "\\[").replace("]", "\\]")
+    if len(params) + 1 > 7:  # clippy's limit, counting self (the C signature's arity)
+        doc += "\n    #[allow(clippy::too_many_arguments)]"
     sig = "    pub fn %s(&self%s)" % (op["name"], "".join(", " + p for p in params))
     if len(outs) == 1:
         return "%s\n%s -> Result<Tensor> {\n        new_tensor(|out| unsafe { sys::tc_%s(%s, out) })\n    }" % (

@@ -233,7 +233,6 @@ Tensor diag(const Tensor& a, int64_t k) {
 }
 
 Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
-  const char* op = "eye";
   // m = -1 (tc_eye's "absent") makes it n x n; other negative sizes are errors.
   TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ", m);
   if (m < 0) m = n;

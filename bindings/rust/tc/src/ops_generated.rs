@@ -864,6 +864,7 @@ impl Tensor {
         new_tensor(|out| unsafe { sys::tc_dropout(self.as_raw(), p, i32::from(training), out) })
     }
     /// Batch normalization over N and the spatial dims. training != 0: batch statistics (biased variance), and running_mean/running_var (if given) are updated in place: r = (1 - momentum) r + momentum s with the unbiased variance; training = 0: the running statistics normalize (they must be given).
+    #[allow(clippy::too_many_arguments)]
     pub fn batch_norm(
         &self,
         weight: Option<&Tensor>,
@@ -908,6 +909,7 @@ impl Tensor {
         })
     }
     /// Instance normalization: each (sample, channel) over its spatial dims. use_input_stats != 0: the instance statistics (running stats, if given, are updated with their mean over N); 0: the running statistics normalize.
+    #[allow(clippy::too_many_arguments)]
     pub fn instance_norm(
         &self,
         weight: Option<&Tensor>,
