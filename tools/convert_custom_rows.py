@@ -260,7 +260,9 @@ def parse_misuse(name, args, row):
     m = re.fullmatch(r"\[\]\(M& m\) \{\s*(.*?)return tc_%s\((.*)\);\s*\}" % re.escape(name), lam, re.S)
     if not m:
         raise ValueError("valid call does not parse")
-    pre, call = m.group(1), split_top(m.group(2))
+    pre, call = re.sub(r"//[^\n]*", "", m.group(1)), split_top(m.group(2))
+    # int64_t s[] = {1}, d[] = {2};  ->  one declaration each
+    pre = re.sub(r"\}, (\w+)\[\] = \{", lambda d: "}; int64_t %s[] = {" % d.group(1), pre)
     arrays = {}
     for d in re.finditer(r"(?:int64_t|tc_tensor) (\w+)\[\] = \{(.*?)\};", pre):
         arrays[d.group(1)] = [x.strip() for x in d.group(2).split(",") if x.strip()]

@@ -140,7 +140,6 @@
 #pragma weak tc_adaptive_max_pool2d
 #pragma weak tc_adaptive_max_pool1d
 #pragma weak tc_interpolate
-#pragma weak tc_scaled_dot_product_attention
 #pragma weak tc_cat
 #pragma weak tc_stack
 #pragma weak tc_split
