@@ -498,6 +498,16 @@ class Runner {
     for (auto& x : v) x = fuzz_int();
     return v;
   }
+  // A fixed-size int64 array argument (stride, padding) of n small entries, and
+  // its pointer: sometimes NULL.
+  std::vector<int64_t> fuzz_array(int n) {
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (auto& x : v) x = fuzz_int();
+    return v;
+  }
+  const int64_t* fuzz_ptr(const std::vector<int64_t>& v) {
+    return in_.ConsumeIntegralInRange<int>(0, 15) ? v.data() : nullptr;
+  }
   // Up to 3 tensor handles (a tensors argument).
   std::vector<tc_tensor> fuzz_handles() {
     std::vector<tc_tensor> v(static_cast<size_t>(in_.ConsumeIntegralInRange<int>(0, 3)));
@@ -672,7 +682,7 @@ class Runner {
         &Runner::step_read_data,               // 16
         &Runner::step_to_string,               // 17
         &Runner::step_indexing,                // 18
-        &Runner::step_pool_conv,               // 19
+        &Runner::step_pooling,                 // 19
         &Runner::step_initializers,            // 20
         &Runner::step_accessors,               // 21
         &Runner::step_dlpack,                  // 22

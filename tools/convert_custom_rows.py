@@ -40,6 +40,9 @@ def match_paren(text, i, open_="(", close=")"):
     depth, k = 0, i
     while k < len(text):
         c = text[k]
+        if text.startswith("//", k):  # a comment (may hold an apostrophe)
+            k = text.index("\n", k)
+            continue
         if c == '"':
             k += 1
             while text[k] != '"':
@@ -124,6 +127,10 @@ def derive_args(op, body):
                 args.append({"name": n, "role": "optional_tensor"})
             else:
                 args.append({"name": n, "role": "tensor"})
+        elif t == "const int64_t*" and re.search(r"in_ptr\(%s, \"%s\"\)" % (n, n), body):
+            # a fixed-size array (stride, padding): its size from the table's doc conventions
+            size = 4 if (op["name"], n) == ("conv2d_padded", "padding") else 3 if op["name"].endswith("3d") else 2
+            args.append({"name": n, "role": "array", "size": size})
         elif t in ("const int64_t*", "const tc_tensor*"):
             if i + 1 >= len(ps) or ps[i + 1][0] != "int64_t":
                 raise ValueError("pointer %s without a count" % n)
@@ -194,6 +201,7 @@ def check_shim(op, args, body):
                        "dims": "dims_arg(%s, %s, \"%s\")" % (n, gen_ops.count_name(a), n),
                        "ints": "dims_arg(%s, %s, \"%s\")" % (n, gen_ops.count_name(a), n),
                        "shape": "shape_arg(%s, %s, \"%s\")" % (n, gen_ops.count_name(a), n),
+                       "array": "in_ptr(%s, \"%s\")" % (n, n),
                        "bool": "%s != 0" % n,
                        "dtype": "dtype_arg(%s, \"%s\")" % (n, n),
                        "device": "check_device(%s, \"%s\")" % (n, n)}.get(r, n))
@@ -214,6 +222,8 @@ def check_shim(op, args, body):
     if any(a["role"] == "reduction" for a in args):
         # The core checks the code too (ops/nn.cpp, ops/losses.cpp check_reduction).
         rest = re.sub(r"\n\s*check_reduction\(reduction\);", "", rest)
+    rest = re.sub(r"in_ptr\((%s), \"\1\"\)" % "|".join(a["name"] for a in args if a["role"] == "array") or "^$",
+                  "", rest)
     for pat in (r"TC_CHECK", r"check_reduction", r"in_ptr", r"write_pair", r"pieces_out", r"handles_out",
                 r"strnlen", r"index_list"):
         if re.search(pat, rest):
@@ -286,6 +296,12 @@ def parse_misuse(name, args, row):
                     a["fixture"] = v[4:]
             else:
                 a["valid"] = v
+            k += 1
+        elif r == "array":
+            p = re.fullmatch(r"m\.P\(\d+, (\w+)\)", call[k])
+            if not p or p.group(1) not in arrays:
+                raise ValueError("array %s is %s" % (a["name"], call[k]))
+            a["valid"] = [int(v) for v in arrays[p.group(1)]]
             k += 1
         elif r in gen_ops.LIST_ROLES:
             p = re.fullmatch(r"m\.P\(\d+, (\w+)\)", call[k])
@@ -362,7 +378,7 @@ def toml_value(v):
 def toml_args(args):
     lines = []
     for a in args:
-        kv = ["%s = %s" % (k, toml_value(a[k])) for k in ("name", "role", "valid", "fixture", "count", "range", "label")
+        kv = ["%s = %s" % (k, toml_value(a[k])) for k in ("name", "role", "size", "valid", "fixture", "count", "range", "label")
               if k in a]
         lines.append("    { %s }," % ", ".join(kv))
     return "args = [\n%s\n]" % "\n".join(lines)

@@ -255,6 +255,7 @@ ROLES = {
     "dims": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
     "ints": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
     "shape": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
+    "array": ("const int64_t* {n}", "P", "[i64; {size}]"),
     "dim": ("int64_t {n}", "-", "i64"),
     "int": ("int64_t {n}", "-", "i64"),
     "double": ("double {n}", "-", "f64"),
@@ -267,7 +268,7 @@ ROLES = {
 }
 LIST_ROLES = ("tensors", "dims", "ints", "shape")
 TENSOR_ROLES = ("tensor", "optional_tensor")
-ARG_KEYS = {"name", "role", "valid", "fixture", "count", "range", "label"}
+ARG_KEYS = {"name", "role", "valid", "fixture", "count", "range", "label", "size"}
 # The signature classes the fuzz harness picks from (fuzz_ops_generated.h):
 # role sequence -> (list name, C function type). The other rows with args get
 # a generated call each (fuzz_custom_generated.inc).
@@ -308,9 +309,12 @@ def check_args(op, where):
         if "range" in a and (a["role"] != "int32" or not (isinstance(a["range"], list) and len(a["range"]) == 2
                                                           and all(isinstance(v, int) for v in a["range"]))):
             raise TableError("%s: arg %r: range = [lo, hi] is for int32 args" % (where, a["name"]))
+        if (a["role"] == "array") != ("size" in a) or "size" in a and not (
+                isinstance(a["size"], int) and 0 < a["size"] <= 8):
+            raise TableError("%s: arg %r: an array arg has a size (1 to 8), no other arg has" % (where, a["name"]))
         if "fixture" in a and a["role"] not in TENSOR_ROLES + ("tensors",):
             raise TableError("%s: arg %r: fixture is for tensor args" % (where, a["name"]))
-        if a["role"] in LIST_ROLES and "valid" in a and not isinstance(a["valid"], list):
+        if a["role"] in LIST_ROLES + ("array",) and "valid" in a and not isinstance(a["valid"], list):
             raise TableError("%s: arg %r: a list arg's valid is a list" % (where, a["name"]))
     roles = [a["role"] for a in args]
     outs = roles.count("out")
@@ -358,6 +362,8 @@ def arg_value(a):
         return "dims_arg(%s, %s, %s)" % (n, count_name(a), q)
     if r == "shape":
         return "shape_arg(%s, %s, %s)" % (n, count_name(a), q)
+    if r == "array":
+        return "in_ptr(%s, %s)" % (n, q)
     if r == "dtype":
         return "dtype_arg(%s, %s)" % (n, q)
     if r == "device":
@@ -422,7 +428,7 @@ def list_valid(a):
     """A list arg's valid entries: ints, or (tensors) fixture names / C expressions."""
     if a["role"] == "tensors":
         return [x if x == "nullptr" else "m.f." + x for x in a.get("valid", ["a", "b"])]
-    return [str(v) for v in a.get("valid", [1])]
+    return [str(v) for v in a.get("valid", [1] * a.get("size", 1))]
 
 
 def list_var(a):
@@ -433,7 +439,7 @@ def misuse_custom_row(op):
     args = op["args"]
     n = "tc_" + op["name"]
     outs = [a for a in args if a["role"] == "out"]
-    lists = [a for a in args if a["role"] in ("tensors", "ints", "shape")]
+    lists = [a for a in args if a["role"] in ("tensors", "ints", "shape", "array")]
 
     def tensor_good(a):
         v = a.get("valid")
@@ -476,6 +482,8 @@ def misuse_custom_row(op):
                 parts.append(tensor_good(a))
             elif r == "dims":
                 parts += ["nullptr", "0"]
+            elif r == "array":
+                parts.append(list_var(a))
             elif r in LIST_ROLES:
                 parts += [list_var(a), str(len(list_valid(a)))]
             else:
@@ -494,6 +502,8 @@ def misuse_custom_row(op):
             pre += "int64_t d[] = {%s}; " % ", ".join(str(v) for v in vals)
             valid += ["m.P(%d, d)" % pos, str(len(vals))]
             extras.append("reduce_extras([](M& m, const int64_t* d, int64_t n) { %s })" % spoil_call(a, "d, n"))
+        elif r == "array":
+            valid.append("m.P(%d, %s)" % (pos, list_var(a)))
         elif r in LIST_ROLES:
             valid += ["m.P(%d, %s)" % (pos, list_var(a)), str(len(list_valid(a)))]
             fn = "[](M& m, const %s* p, int64_t c) { %s }" % (
@@ -550,12 +560,13 @@ def rust_custom(op):
             continue
         if ROLES[r][2] is None:
             return None
-        params.append("%s: %s" % (n, ROLES[r][2]))
+        params.append("%s: %s" % (n, ROLES[r][2].format(size=a.get("size"))))
         call += {"tensor": ["%s.as_raw()" % n],
                  "optional_tensor": ["%s.map_or(std::ptr::null_mut(), |t| t.as_raw())" % n],
                  "dims": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
                  "ints": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
                  "shape": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "array": ["%s.as_ptr()" % n],
                  "reduction": ["%s.code()" % n],
                  "bool": ["i32::from(%s)" % n]}.get(r, [n])
     doc = "    /// %s" % one_line_doc(op).replace("[", "\\[").replace("]", "\\]")
@@ -611,6 +622,9 @@ def fuzz_custom_case(op):
         elif r in LIST_ROLES:
             lines.append("const std::vector<int64_t> %s = fuzz_list();" % n)
             call += ["%s.data()" % n, "fuzz_count(%s)" % n]
+        elif r == "array":
+            lines.append("const std::vector<int64_t> %s = fuzz_array(%d);" % (n, a["size"]))
+            call.append("fuzz_ptr(%s)" % n)
         else:
             typ = "tc_tensor" if r in TENSOR_ROLES else {"int": "int64_t", "dim": "int64_t",
                                                           "double": "double"}.get(r, "int32_t")
@@ -632,7 +646,7 @@ def gen_fuzz_custom(ops):
     out = ["// " + STAMP,
            "// The custom rows with args that the op lists of fuzz_ops_generated.h do not",
            "// cover: one call each, with arguments drawn by the Runner's helpers",
-           "// (handle, fuzz_dim, fuzz_int, fuzz_double, fuzz_list, fuzz_count,",
+           "// (handle, fuzz_dim, fuzz_int, fuzz_double, fuzz_list, fuzz_count, fuzz_array, fuzz_ptr,",
            "// fuzz_handles, fuzz_dtype, fuzz_device); included inside fuzz_abi_sequence.cpp's",
            "// Runner class.",
            "static constexpr int kGeneratedCustomOps = %d;" % len(rows),

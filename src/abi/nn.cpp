@@ -13,16 +13,6 @@ using tc::out_ptr;
 
 extern "C" {
 
-int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                  const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv2d(get_tensor(x, "x"), get_tensor(weight, "weight"),
-                                      get_optional_tensor(bias, "bias"), in_ptr(stride, "stride"),
-                                      in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
-  });
-}
-
 int32_t tc_max_pool2d(tc_tensor x, const int64_t* kernel, const int64_t* stride, const int64_t* padding,
                       tc_tensor* out) {
   return api(__func__, [&] {

@@ -2,7 +2,6 @@
 // handles and pointers, call the core, hand out the result. Out-params are
 // written last, only on success.
 #include "abi/api.h"
-#include "ops/conv_nd.h"
 #include "ops/ops.h"
 
 using tc::api;
@@ -32,50 +31,6 @@ void write_pair(std::pair<Tensor, Tensor> r, tc_tensor* out, tc_tensor* indices)
 
 extern "C" {
 
-int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv2d_padded(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                            const int64_t* padding, const int64_t* output_padding, const int64_t* dilation,
-                            int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv_transpose2d(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
-        in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                  const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv3d(get_tensor(x, "x"), get_tensor(weight, "weight"),
-                                      get_optional_tensor(bias, "bias"), in_ptr(stride, "stride"),
-                                      in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                            const int64_t* padding, const int64_t* output_padding, const int64_t* dilation,
-                            int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv_transpose3d(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
-        in_ptr(dilation, "dilation"), groups));
-  });
-}
-
 int32_t tc_max_pool2d_with_indices(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                                    const int64_t* padding, const int64_t* dilation, int32_t ceil_mode,
                                    tc_tensor* out, tc_tensor* indices) {
@@ -96,13 +51,6 @@ int32_t tc_avg_pool2d_ex(tc_tensor x, const int64_t* kernel, const int64_t* stri
     *out = new_handle(tc::ops::avg_pool2d_ex(get_tensor(x, "x"), in_ptr(kernel, "kernel"), stride,
                                              in_ptr(padding, "padding"), ceil_mode != 0,
                                              count_include_pad != 0, divisor_override));
-  });
-}
-
-int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::adaptive_avg_pool2d(get_tensor(x, "x"), in_ptr(output_size, "output_size")));
   });
 }
 

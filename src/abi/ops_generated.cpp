@@ -7,6 +7,7 @@
 #include "abi/args.h"
 #include "abi/op_shims.h"
 #include "math/op_enums.h"
+#include "ops/conv_nd.h"
 #include "ops/frexp.h"
 #include "ops/linalg_ops.h"
 
@@ -844,6 +845,17 @@ TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* ou
     *out = new_handle(ops::dropout(t_a, p, training != 0));
   });
 }
+TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv2d(t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+                                  in_ptr(dilation, "dilation"), groups));
+  });
+}
 TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
@@ -888,6 +900,62 @@ TC_API int32_t tc_instance_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, t
     const Tensor t_running_var = get_optional_tensor(running_var, "running_var");
     *out = new_handle(ops::instance_norm(t_x, t_weight, t_bias, t_running_mean, t_running_var,
                                          use_input_stats != 0, momentum, eps));
+  });
+}
+TC_API int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                const int64_t* padding, const int64_t* dilation, int64_t groups,
+                                tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv2d_padded(t_x, t_weight, t_bias, in_ptr(stride, "stride"),
+                                         in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv_transpose2d(
+        t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+        in_ptr(output_padding, "output_padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv3d(t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+                                  in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv_transpose3d(
+        t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+        in_ptr(output_padding, "output_padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::adaptive_avg_pool2d(t_x, in_ptr(output_size, "output_size")));
   });
 }
 TC_API int32_t tc_adaptive_avg_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out) {

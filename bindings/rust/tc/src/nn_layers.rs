@@ -17,10 +17,6 @@ pub enum InterpMode {
     Linear,
 }
 
-fn raw(t: Option<&Tensor>) -> sys::tc_tensor {
-    t.map_or(std::ptr::null_mut(), Tensor::as_raw)
-}
-
 fn opt_ptr<T>(v: &Option<T>) -> *const i64
 where
     T: AsRef<[i64]>,
@@ -36,29 +32,6 @@ fn pair(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Resu
 }
 
 impl Tensor {
-    /// 2-D convolution with `padding` = (top, bottom, left, right).
-    pub fn conv2d_padded(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 4],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv2d_padded(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
     /// 1-D convolution of `[N, C, L]` with `weight` `[O, C/groups, k]`;
     /// `padding` = (left, right).
     pub fn conv1d(
@@ -79,81 +52,6 @@ impl Tensor {
             groups,
         )?;
         y.squeeze(Some(2))
-    }
-    /// 2-D transposed convolution; `weight` `[C, O/groups, kH, kW]`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn conv_transpose2d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 2],
-        output_padding: [i64; 2],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv_transpose2d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                output_padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
-    /// 3-D convolution of `[N, C, D, H, W]` with `weight` `[O, C/groups, kD, kH, kW]`.
-    pub fn conv3d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 3],
-        padding: [i64; 3],
-        dilation: [i64; 3],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv3d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
-    /// 3-D transposed convolution; `weight` `[C, O/groups, kD, kH, kW]`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn conv_transpose3d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 3],
-        padding: [i64; 3],
-        output_padding: [i64; 3],
-        dilation: [i64; 3],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv_transpose3d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                output_padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
     }
     /// 1-D transposed convolution of `[N, C, L]`; `weight` `[C, O/groups, k]`.
     #[allow(clippy::too_many_arguments)]
@@ -262,10 +160,6 @@ impl Tensor {
                 None,
             )?
             .squeeze(Some(2))
-    }
-    /// Adaptive 2-D average pooling of `[N, C, H, W]` or `[C, H, W]` to `output_size`.
-    pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
     }
     /// Adaptive 2-D max pooling: values and int64 indices (flat per plane).
     pub fn adaptive_max_pool2d(&self, output_size: [i64; 2]) -> Result<(Tensor, Tensor)> {

@@ -143,32 +143,6 @@ impl Reduction {
 /// # Ok(()) }
 /// ```
 impl Tensor {
-    /// 2-D convolution of `self` `[N, C, H, W]` with `weight`
-    /// `[O, C/groups, kH, kW]`; `stride`, `padding`, `dilation` are
-    /// (height, width).
-    pub fn conv2d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 2],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        let bias = bias.map_or(std::ptr::null_mut(), Tensor::as_raw);
-        new_tensor(|out| unsafe {
-            sys::tc_conv2d(
-                self.as_raw(),
-                weight.as_raw(),
-                bias,
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
     /// 2-D max pooling of `[N, C, H, W]`; `stride` `None` means `kernel`.
     pub fn max_pool2d(
         &self,

@@ -863,6 +863,29 @@ impl Tensor {
     pub fn dropout(&self, p: f64, training: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_dropout(self.as_raw(), p, i32::from(training), out) })
     }
+    /// x \[N, C, H, W\], weight \[O, C/groups, kH, kW\], bias \[O\] or NULL. stride, padding and dilation are 2 entries each (height, width).
+    pub fn conv2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 2],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv2d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
     /// Batch normalization over N and the spatial dims. training != 0: batch statistics (biased variance), and running_mean/running_var (if given) are updated in place: r = (1 - momentum) r + momentum s with the unbiased variance; training = 0: the running statistics normalize (they must be given).
     #[allow(clippy::too_many_arguments)]
     pub fn batch_norm(
@@ -933,6 +956,108 @@ impl Tensor {
                 out,
             )
         })
+    }
+    /// conv2d with 4 padding entries (top, bottom, left, right), which may differ (padding="same" with even kernels); stride and dilation: 2 entries each.
+    pub fn conv2d_padded(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 4],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv2d_padded(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// Transposed convolution: x \[N, C, H, W\], weight \[C, O/groups, kH, kW\], bias \[O\] or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out = (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 2],
+        output_padding: [i64; 2],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv_transpose2d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                output_padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 3-D convolution: x \[N, C, D, H, W\], weight \[O, C/groups, kD, kH, kW\], bias \[O\] or NULL; stride, padding and dilation are 3 entries each (depth, height, width).
+    pub fn conv3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv3d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 3-D transposed convolution: x \[N, C, D, H, W\], weight \[C, O/groups, kD, kH, kW\], bias \[O\] or NULL; stride, padding, output_padding, dilation: 3 entries each; sizes as tc_conv_transpose2d's per axis.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        output_padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv_transpose3d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                output_padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// Adaptive 2-D average pooling of x \[N, C, H, W\] or \[C, H, W\] to output_size (2 entries).
+    pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
     }
     /// Adaptive 1-D average pooling of x \[N, C, L\] or \[C, L\] to output_size.
     pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
