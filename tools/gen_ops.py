@@ -24,6 +24,7 @@ Python 3.11+ standard library only (tomllib). Writes:
   bindings/rust/tc/src/ops_generated.rs         safe Tensor methods
   tests/gtest/misuse_ops_generated.inc          misuse-table rows (and weak references)
   fuzz/fuzz_ops_generated.h                     the fuzz harness's op lists
+  fuzz/fuzz_custom_generated.inc                the fuzz calls of the other custom rows with args
   src/math/op_domains.h              the test domains (where gtests sample inputs)
   tests/python/op_rows_generated.py  the test domains and elementwise rows (Python tests)
   README.md, docs/RELIABILITY.md     the number of tc.h functions they quote
@@ -248,25 +249,51 @@ def c_params(op):
 
 # A custom row's `args` declare its C parameters by role, in order; from them
 # the generator writes the tc.h parameter list, the ABI shim, the misuse row,
-# the fuzz list entry and the Rust method. Each role: (C parameters, misuse
-# letters, Rust parameter type).
+# the fuzz call and the Rust method. Each role: (C parameters, misuse
+# letters, Rust parameter type or None: no generated Rust method). In the C
+# parameters, {n} is the arg's name and {c} its count's (the `count` key;
+# default n<name> for dims, ints and shape, count for tensors).
 ROLES = {
     "tensor": ("tc_tensor {n}", "H", "&Tensor"),
     "optional_tensor": ("tc_tensor {n}", "h", "Option<&Tensor>"),
-    "dims": ("const int64_t* {n}, int64_t n{n}", "P-", "&[i64]"),
+    "tensors": ("const tc_tensor* {n}, int64_t {c}", "P-", None),
+    "dims": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
+    "ints": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
+    "shape": ("const int64_t* {n}, int64_t {c}", "P-", "&[i64]"),
+    "array": ("const int64_t* {n}", "P", "[i64; {size}]"),
     "dim": ("int64_t {n}", "-", "i64"),
     "int": ("int64_t {n}", "-", "i64"),
     "double": ("double {n}", "-", "f64"),
     "bool": ("int32_t {n}", "-", "bool"),
+    "int32": ("int32_t {n}", "-", "i32"),
+    "reduction": ("int32_t {n}", "-", "Reduction"),
+    "dtype": ("int32_t {n}", "-", None),
+    "device": ("int32_t {n}", "-", None),
     "out": ("tc_tensor* {n}", "O", None),
 }
-ARG_KEYS = {"name", "role", "valid", "fixture"}
+LIST_ROLES = ("tensors", "dims", "ints", "shape")
+TENSOR_ROLES = ("tensor", "optional_tensor")
+ARG_KEYS = {"name", "role", "valid", "fixture", "count", "range", "label", "size"}
 # The signature classes the fuzz harness picks from (fuzz_ops_generated.h):
-# role sequence -> (list name, C function type).
+# role sequence -> (list name, C function type). The other rows with args get
+# a generated call each (fuzz_custom_generated.inc).
 FUZZ_CLASSES = {
     ("tensor", "dims", "bool", "out"): ("kDimsReduce", "int32_t (*fn)(tc_tensor, const int64_t*, int64_t, int32_t, tc_tensor*)"),
     ("tensor", "dim", "out"): ("kDimOp", "int32_t (*fn)(tc_tensor, int64_t, tc_tensor*)"),
 }
+# What a row may say about a generated piece: hand = written by hand elsewhere
+# (rust: the method in bindings/rust/tc/src/<topic>.rs; misuse: the row in a
+# tests/gtest/misuse_*.inc; fuzz: the call in fuzz/), false = none.
+HAND_KEYS = ("rust", "misuse", "fuzz")
+
+
+def count_name(a):
+    return a.get("count", "count" if a["role"] == "tensors" else "n" + a["name"])
+
+
+def label(a):
+    """The argument's name in error messages (the C name unless `label`)."""
+    return a.get("label", a["name"])
 
 
 def check_args(op, where):
@@ -276,22 +303,42 @@ def check_args(op, where):
     names = set()
     for a in args:
         if not isinstance(a, dict) or not {"name", "role"} <= set(a) or set(a) - ARG_KEYS:
-            raise TableError("%s: each of args is {name, role[, valid][, fixture]}" % where)
+            raise TableError("%s: each of args is {name, role[, valid][, fixture][, count][, range][, label]}" % where)
         if a["role"] not in ROLES:
             raise TableError("%s: arg %r: role must be one of %s" % (where, a["name"], ", ".join(ROLES)))
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", a["name"]) or a["name"] in names:
+        if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]*", a["name"]) or a["name"] in names:
             raise TableError("%s: arg %r: bad or repeated name" % (where, a["name"]))
         names.add(a["name"])
+        if "count" in a and a["role"] not in LIST_ROLES:
+            raise TableError("%s: arg %r: count is for the list roles (%s)" % (where, a["name"], ", ".join(LIST_ROLES)))
+        if "range" in a and (a["role"] != "int32" or not (isinstance(a["range"], list) and len(a["range"]) == 2
+                                                          and all(isinstance(v, int) for v in a["range"]))):
+            raise TableError("%s: arg %r: range = [lo, hi] is for int32 args" % (where, a["name"]))
+        if (a["role"] == "array") != ("size" in a) or "size" in a and not (
+                isinstance(a["size"], int) and 0 < a["size"] <= 8):
+            raise TableError("%s: arg %r: an array arg has a size (1 to 8), no other arg has" % (where, a["name"]))
+        if "fixture" in a and a["role"] not in TENSOR_ROLES + ("tensors",):
+            raise TableError("%s: arg %r: fixture is for tensor args" % (where, a["name"]))
+        if a["role"] in LIST_ROLES + ("array",) and "valid" in a and not isinstance(a["valid"], list):
+            raise TableError("%s: arg %r: a list arg's valid is a list" % (where, a["name"]))
     roles = [a["role"] for a in args]
     outs = roles.count("out")
-    if outs not in (1, 2) or roles[-outs:] != ["out"] * outs:
-        raise TableError("%s: args end with one or two out args (and have no other)" % where)
+    if outs > 4 or roles[len(roles) - outs:] != ["out"] * outs:
+        raise TableError("%s: args end with up to four out args (and have no other)" % where)
+    for k in HAND_KEYS:
+        if op.get(k, True) not in (True, False, "hand"):
+            raise TableError("%s: %s is \"hand\" or false" % (where, k))
     if "params" in op and op["params"] != args_params(op):
         raise TableError("%s: params %r differ from what args give, %r (drop params)" % (where, op["params"], args_params(op)))
 
 
 def args_params(op):
-    return ", ".join(ROLES[a["role"]][0].format(n=a["name"]) for a in op["args"])
+    return ", ".join(ROLES[a["role"]][0].format(n=a["name"], c=count_name(a)) for a in op["args"])
+
+
+def generated(op, what):
+    """Whether the generator writes the row's `what` (rust, misuse, fuzz)."""
+    return op["kind"] == "custom" and "args" in op and op.get(what, True) is True
 
 
 def check_grad(op, where):
@@ -313,13 +360,19 @@ def check_grad(op, where):
 
 def arg_value(a):
     """The C++ expression the shim passes to the core for a non-out arg."""
-    n, r = a["name"], a["role"]
-    if r == "tensor":
+    n, r, q = a["name"], a["role"], '"%s"' % label(a)
+    if r in TENSOR_ROLES + ("tensors",):
         return "t_" + n
-    if r == "optional_tensor":
-        return "t_" + n
-    if r == "dims":
-        return "dims_arg(%s, n%s, \"%s\")" % (n, n, n)
+    if r in ("dims", "ints"):
+        return "dims_arg(%s, %s, %s)" % (n, count_name(a), q)
+    if r == "shape":
+        return "shape_arg(%s, %s, %s)" % (n, count_name(a), q)
+    if r == "array":
+        return "in_ptr(%s, %s)" % (n, q)
+    if r == "dtype":
+        return "dtype_arg(%s, %s)" % (n, q)
+    if r == "device":
+        return "check_device(%s, %s)" % (n, q)
     if r == "bool":
         return "%s != 0" % n
     return n
@@ -332,73 +385,158 @@ def gen_custom_shims(ops):
             continue
         args = op["args"]
         outs = [a for a in args if a["role"] == "out"]
-        body = ["out_ptr(%s, \"%s\");" % (a["name"], a["name"]) for a in outs]
+        body = ["out_ptr(%s, \"%s\");" % (a["name"], label(a)) for a in outs]
         for a in args:
+            n, q = a["name"], label(a)
             if a["role"] == "tensor":
-                body.append("const Tensor t_%s = get_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+                body.append("const Tensor t_%s = get_tensor(%s, \"%s\");" % (n, n, q))
             elif a["role"] == "optional_tensor":
-                body.append("const Tensor t_%s = get_optional_tensor(%s, \"%s\");" % (a["name"], a["name"], a["name"]))
+                body.append("const Tensor t_%s = get_optional_tensor(%s, \"%s\");" % (n, n, q))
+            elif a["role"] == "tensors":
+                body.append("const std::vector<Tensor> t_%s = abi::tensor_list(%s, %s, \"%s\", \"%s\");"
+                            % (n, n, count_name(a), q, count_name(a)))
         call = "ops::%s(%s)" % (op.get("core", op["name"]), ", ".join(arg_value(a) for a in args if a["role"] != "out"))
-        if len(outs) == 1:
+        if not outs:
+            body.append(call + ";")
+        elif len(outs) == 1:
             body.append("*%s = new_handle(%s);" % (outs[0]["name"], call))
         else:
-            body += ["auto [r0, r1] = %s;" % call, "tc_tensor hs[2];", "new_handles({r0, r1}, hs);",
-                     "*%s = hs[0];" % outs[0]["name"], "*%s = hs[1];" % outs[1]["name"]]
+            rs = ["r%d" % i for i in range(len(outs))]
+            body += ["auto [%s] = %s;" % (", ".join(rs), call), "tc_tensor hs[%d];" % len(outs),
+                     "new_handles({%s}, hs);" % ", ".join(rs)]
+            body += ["*%s = hs[%d];" % (o["name"], i) for i, o in enumerate(outs)]
         out.append("TC_API int32_t tc_%s(%s) {\n  return api(__func__, [&] {\n    %s\n  });\n}"
                    % (op["name"], c_params(op), "\n    ".join(body)))
     return out
 
 
+def shim_headers(ops):
+    """The core headers the generated shims include besides ops/ops.h (a row's `header`)."""
+    return sorted({o["header"] for o in ops if o["kind"] == "custom" and "args" in o and "header" in o})
+
+
+# The role extras of the misuse row: the cases a role implies beyond the
+# spoiled handles and pointers (helpers of tests/gtest/test_misuse.cpp).
+def c_valid(a):
+    r = a["role"]
+    default = {"dim": 1, "int": 0, "double": 1.0, "bool": 0, "int32": 0, "reduction": "TC_REDUCTION_MEAN",
+               "dtype": "TC_FLOAT32", "device": "TC_CPU"}[r]
+    v = a.get("valid", default)
+    if isinstance(v, str):
+        return v  # a C expression (TC_REDUCTION_SUM, kNaN, ...)
+    if r == "double":
+        return repr(float(v))
+    return str(int(v))
+
+
+def list_valid(a):
+    """A list arg's valid entries: ints, or (tensors) fixture names / C expressions."""
+    if a["role"] == "tensors":
+        return [x if x == "nullptr" else "m.f." + x for x in a.get("valid", ["a", "b"])]
+    return [str(v) for v in a.get("valid", [1] * a.get("size", 1))]
+
+
+def list_var(a):
+    return "v_" + a["name"]
+
+
 def misuse_custom_row(op):
     args = op["args"]
-    sig, valid, pos = "", [], 0
-    nout = 0
-    extras = []
-    tensors = [a for a in args if a["role"] in ("tensor", "optional_tensor")]
-    pre = ""
     n = "tc_" + op["name"]
+    outs = [a for a in args if a["role"] == "out"]
+    lists = [a for a in args if a["role"] in ("tensors", "ints", "shape", "array")]
+
+    def tensor_good(a):
+        v = a.get("valid")
+        return v if isinstance(v, str) else "m.f.%s" % a.get("fixture", "a")
+
+    # A tensors arg's entries are spoiled like handle args: their letters come
+    # after every arg's (the hand-written rows' convention: "P--OHH").
+    elem_pos, npos = {}, sum(len(ROLES[a["role"]][1]) for a in args)
+    for a in lists:
+        if a["role"] == "tensors":
+            elem_pos[a["name"]] = list(range(npos, npos + len(list_valid(a))))
+            npos += len(list_valid(a))
+
+    def prelude(skip=None, spoil=False):
+        """Declarations of the list args' valid arrays (those the call uses);
+        spoil: a tensors arg's entries through m.H (the valid call)."""
+        out = ""
+        for a in lists:
+            if a is skip:
+                continue
+            vals = list_valid(a)
+            if spoil and a["role"] == "tensors":
+                vals = ["m.H(%d, %s)" % (p, v) for p, v in zip(elem_pos[a["name"]], vals)]
+            typ = "tc_tensor" if a["role"] == "tensors" else "int64_t"
+            out += "%s %s[] = {%s}; " % (typ, list_var(a), ", ".join(vals))
+        return out
 
     def spoil_call(target, value):
-        """The call with every arg valid (fixtures unspoiled) but `target`."""
+        """The call with every arg valid (fixtures unspoiled) but `target`,
+        which takes `value` (its pointer and count for a list arg)."""
         parts, k = [], 0
         for a in args:
             r = a["role"]
             if r == "out":
-                parts.append("m.O(9, %d)" % k if len(outs) == 2 else "m.O(9)")
+                parts.append("m.O(9, %d)" % k if len(outs) > 1 else "m.O(9)")
                 k += 1
             elif a is target:
                 parts.append(value)
-            elif r in ("tensor", "optional_tensor"):
-                parts.append("m.f.%s" % a.get("fixture", "a"))
+            elif r in TENSOR_ROLES:
+                parts.append(tensor_good(a))
             elif r == "dims":
                 parts += ["nullptr", "0"]
+            elif r == "array":
+                parts.append(list_var(a))
+            elif r in LIST_ROLES:
+                parts += [list_var(a), str(len(list_valid(a)))]
             else:
                 parts.append(c_valid(a))
-        return "%s(%s)" % (n, ", ".join(parts))
+        return "%sreturn %s(%s);" % (prelude(target), n, ", ".join(parts))
 
-    outs = [a for a in args if a["role"] == "out"]
+    sig, valid, extras, pos, nout = "", [], [], 0, 0
+    pre = ""
     for a in args:
         r = a["role"]
         sig += ROLES[r][1]
-        if r in ("tensor", "optional_tensor"):
-            valid.append("m.H(%d, m.f.%s)" % (pos, a.get("fixture", "a")))
+        if r in TENSOR_ROLES:
+            valid.append("m.H(%d, %s)" % (pos, tensor_good(a)))
         elif r == "dims":
             vals = a.get("valid", [1])
-            pre = "int64_t d[] = {%s}; " % ", ".join(str(v) for v in vals)
+            pre += "int64_t d[] = {%s}; " % ", ".join(str(v) for v in vals)
             valid += ["m.P(%d, d)" % pos, str(len(vals))]
-            extras.append("reduce_extras([](M& m, const int64_t* d, int64_t n) { return %s; })"
-                          % spoil_call(a, "d, n").replace("d, n, ", "d, n, ", 1))
+            extras.append("reduce_extras([](M& m, const int64_t* d, int64_t n) { %s })" % spoil_call(a, "d, n"))
+        elif r == "array":
+            valid.append("m.P(%d, %s)" % (pos, list_var(a)))
+        elif r in LIST_ROLES:
+            valid += ["m.P(%d, %s)" % (pos, list_var(a)), str(len(list_valid(a)))]
+            fn = "[](M& m, const %s* p, int64_t c) { %s }" % (
+                "tc_tensor" if r == "tensors" else "int64_t", spoil_call(a, "p, c"))
+            helper = {"tensors": "tensors_extras", "ints": "ints_extras", "shape": "shape_extras"}[r]
+            extras.append("%s(\"%s\", %s)" % (helper, label(a), fn))
         elif r == "out":
-            valid.append("m.O(%d, %d)" % (pos, nout) if len(outs) == 2 else "m.O(%d)" % pos)
+            valid.append("m.O(%d, %d)" % (pos, nout) if len(outs) > 1 else "m.O(%d)" % pos)
             nout += 1
         else:
             valid.append(c_valid(a))
             if r == "dim":
-                extras.append("dim_extras([](M& m, int64_t d) { return %s; })" % spoil_call(a, "d"))
+                extras.append("dim_extras([](M& m, int64_t d) { %s })" % spoil_call(a, "d"))
+            elif r == "reduction":
+                extras.append("reduction_extras([](M& m, int32_t r) { %s })" % spoil_call(a, "r"))
+            elif r == "dtype":
+                extras.append("dtype_extras([](M& m, int32_t v) { %s })" % spoil_call(a, "v"))
+            elif r == "device":
+                extras.append("device_extras([](M& m, int32_t v) { %s })" % spoil_call(a, "v"))
+            elif r == "int32" and "range" in a:
+                lo, hi = a["range"]
+                extras.append("range_extras(\"%s\", %d, %d, [](M& m, int32_t v) { %s })"
+                              % (label(a), lo, hi, spoil_call(a, "v")))
         pos += len(ROLES[r][1])
     if "misuse_extras" in op:
         extras.append("%s()" % op["misuse_extras"])
-    call = "%sreturn %s(%s);" % (pre, n, ", ".join(valid))
+    sig += "".join("H" * len(p) for p in elem_pos.values())
+    call = "%s%sreturn %s(%s);" % (pre, prelude(spoil=True), n, ", ".join(valid))
     if not extras:
         x = ""
     elif len(extras) == 1:
@@ -408,18 +546,15 @@ def misuse_custom_row(op):
     return "add(E(FN(%s), \"%s\", [](M& m) { %s }%s));" % (n, sig, call, x)
 
 
-def c_valid(a):
-    r = a["role"]
-    default = {"dim": 1, "int": 0, "double": 1.0, "bool": 0}[r]
-    v = a.get("valid", default)
-    return repr(float(v)) if r == "double" else str(int(v))
-
-
 def rust_custom(op):
+    """The generated Rust method, or None when a role has no Rust type (or
+    the row has no tensor first, or not one or two outs)."""
     args = op["args"]
     if args[0]["role"] != "tensor":
         return None
     outs = [a for a in args if a["role"] == "out"]
+    if len(outs) not in (1, 2):
+        return None
     params, call = [], []
     for i, a in enumerate(args):
         r, n = a["role"], a["name"]
@@ -428,18 +563,107 @@ def rust_custom(op):
         if i == 0:
             call.append("self.as_raw()")
             continue
-        params.append("%s: %s" % (n, ROLES[r][2]))
+        if ROLES[r][2] is None:
+            return None
+        params.append("%s: %s" % (n, ROLES[r][2].format(size=a.get("size"))))
         call += {"tensor": ["%s.as_raw()" % n],
                  "optional_tensor": ["%s.map_or(std::ptr::null_mut(), |t| t.as_raw())" % n],
                  "dims": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "ints": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "shape": ["%s.as_ptr()" % n, "len_i64(%s.len())" % n],
+                 "array": ["%s.as_ptr()" % n],
+                 "reduction": ["%s.code()" % n],
                  "bool": ["i32::from(%s)" % n]}.get(r, [n])
     doc = "    /// %s" % one_line_doc(op).replace("[", "\\[").replace("]", "\\]")
+    if len(params) + 1 > 7:  # clippy's limit, counting self (the C signature's arity)
+        doc += "\n    #[allow(clippy::too_many_arguments)]"
     sig = "    pub fn %s(&self%s)" % (op["name"], "".join(", " + p for p in params))
     if len(outs) == 1:
         return "%s\n%s -> Result<Tensor> {\n        new_tensor(|out| unsafe { sys::tc_%s(%s, out) })\n    }" % (
             doc, sig, op["name"], ", ".join(call))
     return ("%s\n%s -> Result<(Tensor, Tensor)> {\n        two_out(|a, b| unsafe { sys::tc_%s(%s, a, b) })\n    }"
             % (doc, sig, op["name"], ", ".join(call)))
+
+
+def fuzz_value(a):
+    """The fuzz harness expression (a Runner member call) drawing a's value."""
+    r = a["role"]
+    if r == "tensor":
+        return "handle()"
+    if r == "optional_tensor":
+        return "in_.ConsumeBool() ? nullptr : handle()"
+    if r == "dim":
+        return "fuzz_dim()"
+    if r == "int":
+        return "fuzz_int()"
+    if r == "double":
+        return "fuzz_double()"
+    if r == "bool":
+        return "in_.ConsumeIntegralInRange<int32_t>(0, 1)"
+    if r == "reduction":
+        return "in_.ConsumeIntegralInRange<int32_t>(-1, 3)"
+    if r == "int32":
+        lo, hi = a.get("range", [0, 1])
+        return "in_.ConsumeIntegralInRange<int32_t>(%d, %d)" % (lo - 1, hi + 1)
+    if r == "dtype":
+        return "fuzz_dtype()"
+    if r == "device":
+        return "fuzz_device()"
+    raise AssertionError(r)
+
+
+def fuzz_custom_case(op):
+    """The body of the row's case in fuzz_custom_generated.inc."""
+    args, name = op["args"], "tc_" + op["name"]
+    outs = [a for a in args if a["role"] == "out"]
+    lines, call = [], []
+    for a in args:
+        r, n = a["role"], a["name"]
+        if r == "out":
+            continue
+        if r == "tensors":
+            lines.append("const std::vector<tc_tensor> %s = fuzz_handles();" % n)
+            call += ["%s.empty() ? nullptr : %s.data()" % (n, n), "fuzz_count(%s)" % n]
+        elif r in LIST_ROLES:
+            lines.append("const std::vector<int64_t> %s = fuzz_list();" % n)
+            call += ["%s.data()" % n, "fuzz_count(%s)" % n]
+        elif r == "array":
+            lines.append("const std::vector<int64_t> %s = fuzz_array(%d);" % (n, a["size"]))
+            call.append("fuzz_ptr(%s)" % n)
+        else:
+            typ = "tc_tensor" if r in TENSOR_ROLES else {"int": "int64_t", "dim": "int64_t",
+                                                          "double": "double"}.get(r, "int32_t")
+            lines.append("const %s %s = %s;" % (typ, n, fuzz_value(a)))
+            call.append(n)
+    if not outs:
+        lines.append("check(\"%s\", %s(%s));" % (name, name, ", ".join(call)))
+    elif len(outs) == 1:
+        lines.append("make(\"%s\", [&](tc_tensor* o) { return %s(%s); });" % (name, name, ", ".join(call + ["o"])))
+    else:
+        os_ = ["&o[%d]" % i for i in range(len(outs))]
+        lines.append("make_n(\"%s\", %d, [&](tc_tensor* o) { return %s(%s); });"
+                     % (name, len(outs), name, ", ".join(call + os_)))
+    return lines
+
+
+def gen_fuzz_custom(ops):
+    rows = [o for o in ops if generated(o, "fuzz") and tuple(a["role"] for a in o["args"]) not in FUZZ_CLASSES]
+    out = ["// " + STAMP,
+           "// The custom rows with args that the op lists of fuzz_ops_generated.h do not",
+           "// cover: one call each, with arguments drawn by the Runner's helpers",
+           "// (handle, fuzz_dim, fuzz_int, fuzz_double, fuzz_list, fuzz_count, fuzz_array, fuzz_ptr,",
+           "// fuzz_handles, fuzz_dtype, fuzz_device); included inside fuzz_abi_sequence.cpp's",
+           "// Runner class.",
+           "static constexpr int kGeneratedCustomOps = %d;" % len(rows),
+           "// Calls the generated row number `pick` (0 <= pick < kGeneratedCustomOps).",
+           "void generated_custom_op(int pick) {",
+           "  switch (pick) {"]
+    for i, o in enumerate(rows):
+        out.append("    case %d: {  // tc_%s" % (i, o["name"]))
+        out += ["      " + line for line in fuzz_custom_case(o)]
+        out += ["      break;", "    }"]
+    out += ["    default:", "      break;", "  }", "}"]
+    return clang_format("\n".join(out) + "\n", "fuzz_custom_generated.inc")
 
 
 # ------------------------------------------------------------------ helpers
@@ -924,7 +1148,10 @@ def gen_shims(ops):
            "// The tc_* functions of the elementwise families (src/abi/op_shims.h has the",
            "// bodies) and of the custom rows that declare their args; the rest of tc.h's",
            "// ops section is hand-written in src/abi/*.cpp.",
-           '#include "abi/op_shims.h"', '#include "math/op_enums.h"', "", "using namespace tc;", ""]
+           '#include <vector>', "",
+           '#include "abi/args.h"', '#include "abi/op_shims.h"', '#include "math/op_enums.h"']
+    out += ['#include "%s"' % h for h in shim_headers(ops)]
+    out += ["", "using namespace tc;", ""]
     for op in ops:
         k, n = op["kind"], op["name"]
         if k == "unary" and op.get("params"):
@@ -1104,13 +1331,14 @@ def gen_rust(ops):
             out.append("    pub fn %s(&self, s: f64) -> Result<Tensor> {\n"
                        "        self.scalar_op(s, sys::tc_%s)\n    }" % (n, n))
     for op in ops:
-        if op["kind"] == "custom" and "args" in op and op.get("rust", True) is not False:
+        if generated(op, "rust"):
             m = rust_custom(op)
             if m is None:
-                raise TableError("ops.toml: op %r: a Rust method needs a tensor first (or rust = false)" % op["name"])
+                raise TableError("ops.toml: op %r: no Rust method can be generated (a tensor first, one or two "
+                                 "outs, roles with a Rust type): set rust = \"hand\" or false" % op["name"])
             out.append(m)
     out.append("}")
-    if any(len([a for a in o["args"] if a["role"] == "out"]) == 2 for o in ops if "args" in o):
+    if any(len([a for a in o["args"] if a["role"] == "out"]) == 2 for o in ops if generated(o, "rust")):
         out.append(textwrap.dedent("""
             /// Owns the two out-params of a call that succeeded (neither on failure).
             fn two_out(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Result<(Tensor, Tensor)> {
@@ -1127,11 +1355,11 @@ def gen_rust(ops):
 # ------------------------------------------------------------------ misuse rows
 
 def gen_misuse(ops):
-    gen = [o for o in ops if o["kind"] in FAMILY or "args" in o]
+    gen = [o for o in ops if o["kind"] in FAMILY or generated(o, "misuse")]
     out = ["// " + STAMP,
            "// Included twice by test_misuse.cpp: with TC_MISUSE_WEAK defined, the weak",
            "// references; with TC_MISUSE_ROWS, the table rows of the elementwise",
-           "// families (inside build_table(), where add, E, X and the extras helpers",
+           "// families (inside add_generated_rows(), where add, E, X and the extras helpers",
            "// are in scope).",
            "#if defined(TC_MISUSE_WEAK)"]
     out += ["#pragma weak tc_%s" % o["name"] for o in gen]
@@ -1192,7 +1420,7 @@ def gen_fuzz(ops):
     out.append("inline constexpr Scalar2Op kScalar2[] = {\n%s\n};" % "\n".join(rows))
     for roles, (var, typ) in FUZZ_CLASSES.items():
         rows = ['    {"tc_%s", tc_%s},' % (o["name"], o["name"]) for o in ops
-                if "args" in o and tuple(a["role"] for a in o["args"]) == roles]
+                if generated(o, "fuzz") and tuple(a["role"] for a in o["args"]) == roles]
         out.append("// The custom rows with args (%s)." % ", ".join(roles))
         out.append("struct %sFn {\n  const char* name;\n  %s;\n};" % (var[1:], typ))
         out.append("inline constexpr %sFn %s[] = {\n%s\n};" % (var[1:], var, "\n".join(rows)))
@@ -1394,6 +1622,7 @@ def generate(ops, read):
     files["bindings/rust/tc/src/ops_generated.rs"] = rust_format(gen_rust(ops))
     files["tests/gtest/misuse_ops_generated.inc"] = gen_misuse(ops)
     files["fuzz/fuzz_ops_generated.h"] = gen_fuzz(ops)
+    files["fuzz/fuzz_custom_generated.inc"] = gen_fuzz_custom(ops)
     files["src/math/op_domains.h"] = gen_domains_header(ops)
     files["tests/python/op_rows_generated.py"] = gen_test_rows(ops)
     files["src/ops/ew_grad_composed_generated.inc"] = ew_compose.generate(ops)

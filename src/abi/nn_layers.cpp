@@ -2,7 +2,6 @@
 // handles and pointers, call the core, hand out the result. Out-params are
 // written last, only on success.
 #include "abi/api.h"
-#include "ops/conv_nd.h"
 #include "ops/ops.h"
 
 using tc::api;
@@ -32,83 +31,6 @@ void write_pair(std::pair<Tensor, Tensor> r, tc_tensor* out, tc_tensor* indices)
 
 extern "C" {
 
-int32_t tc_batch_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
-                      tc_tensor running_var, int32_t training, double momentum, double eps, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::batch_norm(
-        get_tensor(x, "x"), get_optional_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        get_optional_tensor(running_mean, "running_mean"), get_optional_tensor(running_var, "running_var"),
-        training != 0, momentum, eps));
-  });
-}
-
-int32_t tc_group_norm(tc_tensor x, int64_t num_groups, tc_tensor weight, tc_tensor bias, double eps,
-                      tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out =
-        new_handle(tc::ops::group_norm(get_tensor(x, "x"), num_groups, get_optional_tensor(weight, "weight"),
-                                       get_optional_tensor(bias, "bias"), eps));
-  });
-}
-
-int32_t tc_instance_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
-                         tc_tensor running_var, int32_t use_input_stats, double momentum, double eps,
-                         tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::instance_norm(
-        get_tensor(x, "x"), get_optional_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        get_optional_tensor(running_mean, "running_mean"), get_optional_tensor(running_var, "running_var"),
-        use_input_stats != 0, momentum, eps));
-  });
-}
-
-int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv2d_padded(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                            const int64_t* padding, const int64_t* output_padding, const int64_t* dilation,
-                            int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv_transpose2d(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
-        in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                  const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv3d(get_tensor(x, "x"), get_tensor(weight, "weight"),
-                                      get_optional_tensor(bias, "bias"), in_ptr(stride, "stride"),
-                                      in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
-  });
-}
-
-int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
-                            const int64_t* padding, const int64_t* output_padding, const int64_t* dilation,
-                            int64_t groups, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::conv_transpose3d(
-        get_tensor(x, "x"), get_tensor(weight, "weight"), get_optional_tensor(bias, "bias"),
-        in_ptr(stride, "stride"), in_ptr(padding, "padding"), in_ptr(output_padding, "output_padding"),
-        in_ptr(dilation, "dilation"), groups));
-  });
-}
-
 int32_t tc_max_pool2d_with_indices(tc_tensor x, const int64_t* kernel, const int64_t* stride,
                                    const int64_t* padding, const int64_t* dilation, int32_t ceil_mode,
                                    tc_tensor* out, tc_tensor* indices) {
@@ -132,25 +54,11 @@ int32_t tc_avg_pool2d_ex(tc_tensor x, const int64_t* kernel, const int64_t* stri
   });
 }
 
-int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::adaptive_avg_pool2d(get_tensor(x, "x"), in_ptr(output_size, "output_size")));
-  });
-}
-
 int32_t tc_adaptive_max_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out, tc_tensor* indices) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     write_pair(tc::ops::adaptive_max_pool2d(get_tensor(x, "x"), in_ptr(output_size, "output_size")), out,
                indices);
-  });
-}
-
-int32_t tc_adaptive_avg_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::adaptive_avg_pool1d(get_tensor(x, "x"), output_size));
   });
 }
 
@@ -167,35 +75,6 @@ int32_t tc_interpolate(tc_tensor x, const int64_t* size, const double* scale_fac
     out_ptr(out, "out");
     *out = new_handle(tc::ops::interpolate(get_tensor(x, "x"), in_ptr(size, "size"), scale_factors, mode,
                                            align_corners != 0));
-  });
-}
-
-int32_t tc_pixel_shuffle(tc_tensor x, int64_t upscale_factor, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::pixel_shuffle(get_tensor(x, "x"), upscale_factor));
-  });
-}
-
-int32_t tc_pixel_unshuffle(tc_tensor x, int64_t downscale_factor, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::pixel_unshuffle(get_tensor(x, "x"), downscale_factor));
-  });
-}
-
-int32_t tc_embedding_padding_idx(tc_tensor weight, tc_tensor indices, int64_t padding_idx, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::embedding_padding_idx(get_tensor(weight, "weight"),
-                                                     get_tensor(indices, "indices"), padding_idx));
-  });
-}
-
-int32_t tc_dropout2d(tc_tensor x, double p, int32_t training, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(tc::ops::dropout2d(get_tensor(x, "x"), p, training != 0));
   });
 }
 

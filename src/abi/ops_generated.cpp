@@ -2,8 +2,14 @@
 // The tc_* functions of the elementwise families (src/abi/op_shims.h has the
 // bodies) and of the custom rows that declare their args; the rest of tc.h's
 // ops section is hand-written in src/abi/*.cpp.
+#include <vector>
+
+#include "abi/args.h"
 #include "abi/op_shims.h"
 #include "math/op_enums.h"
+#include "ops/conv_nd.h"
+#include "ops/frexp.h"
+#include "ops/linalg_ops.h"
 
 using namespace tc;
 
@@ -344,6 +350,34 @@ TC_API int32_t tc_entr(tc_tensor a, tc_tensor* out) {
 // The custom rows with declared args: check the out-params, then the
 // tensors, in order; call the core function; hand out the results only on
 // success (api() reports a failure under the function's name).
+TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_cond = get_tensor(cond, "cond");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::where(t_cond, t_a, t_b));
+  });
+}
+TC_API int32_t tc_frexp(tc_tensor a, tc_tensor* mantissa, tc_tensor* exponent) {
+  return api(__func__, [&] {
+    out_ptr(mantissa, "mantissa");
+    out_ptr(exponent, "exponent");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::frexp(t_a);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *mantissa = hs[0];
+    *exponent = hs[1];
+  });
+}
+TC_API int32_t tc_clamp(tc_tensor a, double lo, double hi, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::clamp(t_a, lo, hi));
+  });
+}
 TC_API int32_t tc_sum(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
@@ -380,6 +414,58 @@ TC_API int32_t tc_logsumexp(tc_tensor a, const int64_t* dims, int64_t ndims, int
     out_ptr(out, "out");
     const Tensor t_a = get_tensor(a, "a");
     *out = new_handle(ops::logsumexp(t_a, dims_arg(dims, ndims, "dims"), keepdim != 0));
+  });
+}
+TC_API int32_t tc_max(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::max_all(t_a));
+  });
+}
+TC_API int32_t tc_min(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::min_all(t_a));
+  });
+}
+TC_API int32_t tc_max_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::max_dim(t_a, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_min_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::min_dim(t_a, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_argmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::argmax(t_a, dim, keepdim != 0));
+  });
+}
+TC_API int32_t tc_argmin(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::argmin(t_a, dim, keepdim != 0));
   });
 }
 TC_API int32_t tc_prod(tc_tensor a, const int64_t* dims, int64_t ndims, int32_t keepdim, tc_tensor* out) {
@@ -444,6 +530,77 @@ TC_API int32_t tc_aminmax(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* 
     *max = hs[1];
   });
 }
+TC_API int32_t tc_var_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* var, tc_tensor* mean) {
+  return api(__func__, [&] {
+    out_ptr(var, "var");
+    out_ptr(mean, "mean");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::var_mean(t_a, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *var = hs[0];
+    *mean = hs[1];
+  });
+}
+TC_API int32_t tc_std_mean(tc_tensor a, const int64_t* dims, int64_t ndims, int64_t correction,
+                           int32_t keepdim, tc_tensor* std, tc_tensor* mean) {
+  return api(__func__, [&] {
+    out_ptr(std, "std");
+    out_ptr(mean, "mean");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::std_mean(t_a, dims_arg(dims, ndims, "dims"), correction, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *std = hs[0];
+    *mean = hs[1];
+  });
+}
+TC_API int32_t tc_median(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::median(t_a));
+  });
+}
+TC_API int32_t tc_median_dim(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values,
+                             tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::median_dim(t_a, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_kthvalue(tc_tensor a, int64_t k, int64_t dim, int32_t keepdim, tc_tensor* values,
+                           tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::kthvalue(t_a, k, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_mode(tc_tensor a, int64_t dim, int32_t keepdim, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::mode(t_a, dim, keepdim != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
 TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
@@ -451,11 +608,94 @@ TC_API int32_t tc_cumprod(tc_tensor a, int64_t dim, tc_tensor* out) {
     *out = new_handle(ops::cumprod(t_a, dim));
   });
 }
+TC_API int32_t tc_cummax(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::cummax(t_a, dim);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_cummin(tc_tensor a, int64_t dim, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::cummin(t_a, dim);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
 TC_API int32_t tc_logcumsumexp(tc_tensor a, int64_t dim, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     const Tensor t_a = get_tensor(a, "a");
     *out = new_handle(ops::logcumsumexp(t_a, dim));
+  });
+}
+TC_API int32_t tc_sort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::sort(t_a, dim, descending != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_argsort(tc_tensor a, int64_t dim, int32_t descending, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::argsort(t_a, dim, descending != 0));
+  });
+}
+TC_API int32_t tc_unique(tc_tensor a, tc_tensor* values, tc_tensor* inverse, tc_tensor* counts) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(inverse, "inverse");
+    out_ptr(counts, "counts");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1, r2] = ops::unique(t_a);
+    tc_tensor hs[3];
+    new_handles({r0, r1, r2}, hs);
+    *values = hs[0];
+    *inverse = hs[1];
+    *counts = hs[2];
+  });
+}
+TC_API int32_t tc_searchsorted(tc_tensor sorted_sequence, tc_tensor values, int32_t right, int32_t out_int32,
+                               tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_sorted_sequence = get_tensor(sorted_sequence, "sorted_sequence");
+    const Tensor t_values = get_tensor(values, "values");
+    *out = new_handle(ops::searchsorted(t_sorted_sequence, t_values, right != 0, out_int32 != 0));
+  });
+}
+TC_API int32_t tc_matmul(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::matmul(t_a, t_b));
+  });
+}
+TC_API int32_t tc_linear(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::linear(t_x, t_weight, t_bias));
   });
 }
 TC_API int32_t tc_softmax(tc_tensor a, int64_t dim, tc_tensor* out) {
@@ -472,6 +712,350 @@ TC_API int32_t tc_log_softmax(tc_tensor a, int64_t dim, tc_tensor* out) {
     *out = new_handle(ops::log_softmax(t_a, dim));
   });
 }
+TC_API int32_t tc_cross_entropy(tc_tensor logits, tc_tensor target, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_logits = get_tensor(logits, "logits");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::cross_entropy(t_logits, t_target, reduction));
+  });
+}
+TC_API int32_t tc_nll_loss(tc_tensor log_probs, tc_tensor target, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_log_probs = get_tensor(log_probs, "log_probs");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::nll_loss(t_log_probs, t_target, reduction));
+  });
+}
+TC_API int32_t tc_mse_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::mse_loss(t_input, t_target, reduction));
+  });
+}
+TC_API int32_t tc_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::l1_loss(t_input, t_target, reduction));
+  });
+}
+TC_API int32_t tc_smooth_l1_loss(tc_tensor input, tc_tensor target, int32_t reduction, double beta,
+                                 tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::smooth_l1_loss(t_input, t_target, reduction, beta));
+  });
+}
+TC_API int32_t tc_huber_loss(tc_tensor input, tc_tensor target, int32_t reduction, double delta,
+                             tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::huber_loss(t_input, t_target, reduction, delta));
+  });
+}
+TC_API int32_t tc_binary_cross_entropy(tc_tensor input, tc_tensor target, tc_tensor weight, int32_t reduction,
+                                       tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    *out = new_handle(ops::binary_cross_entropy(t_input, t_target, t_weight, reduction));
+  });
+}
+TC_API int32_t tc_binary_cross_entropy_with_logits(tc_tensor input, tc_tensor target, tc_tensor weight,
+                                                   tc_tensor pos_weight, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    const Tensor t_pos_weight = get_optional_tensor(pos_weight, "pos_weight");
+    *out = new_handle(
+        ops::binary_cross_entropy_with_logits(t_input, t_target, t_weight, t_pos_weight, reduction));
+  });
+}
+TC_API int32_t tc_kl_div(tc_tensor input, tc_tensor target, int32_t reduction, int32_t log_target,
+                         tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_target = get_tensor(target, "target");
+    *out = new_handle(ops::kl_div(t_input, t_target, reduction, log_target != 0));
+  });
+}
+TC_API int32_t tc_nll_loss_ex(tc_tensor log_probs, tc_tensor target, tc_tensor weight, int64_t ignore_index,
+                              int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_log_probs = get_tensor(log_probs, "log_probs");
+    const Tensor t_target = get_tensor(target, "target");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    *out = new_handle(ops::nll_loss_ex(t_log_probs, t_target, t_weight, ignore_index, reduction));
+  });
+}
+TC_API int32_t tc_cross_entropy_ex(tc_tensor logits, tc_tensor target, tc_tensor weight, int64_t ignore_index,
+                                   double label_smoothing, int32_t reduction, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_logits = get_tensor(logits, "logits");
+    const Tensor t_target = get_tensor(target, "target");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    *out = new_handle(
+        ops::cross_entropy_ex(t_logits, t_target, t_weight, ignore_index, label_smoothing, reduction));
+  });
+}
+TC_API int32_t tc_cosine_similarity(tc_tensor x1, tc_tensor x2, int64_t dim, double eps, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x1 = get_tensor(x1, "x1");
+    const Tensor t_x2 = get_tensor(x2, "x2");
+    *out = new_handle(ops::cosine_similarity(t_x1, t_x2, dim, eps));
+  });
+}
+TC_API int32_t tc_pairwise_distance(tc_tensor x1, tc_tensor x2, double p, double eps, int32_t keepdim,
+                                    tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x1 = get_tensor(x1, "x1");
+    const Tensor t_x2 = get_tensor(x2, "x2");
+    *out = new_handle(ops::pairwise_distance(t_x1, t_x2, p, eps, keepdim != 0));
+  });
+}
+TC_API int32_t tc_normalize(tc_tensor a, double p, int64_t dim, double eps, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::normalize(t_a, p, dim, eps));
+  });
+}
+TC_API int32_t tc_dropout(tc_tensor a, double p, int32_t training, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::dropout(t_a, p, training != 0));
+  });
+}
+TC_API int32_t tc_conv2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv2d(t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+                                  in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_embedding(tc_tensor weight, tc_tensor indices, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_indices = get_tensor(indices, "indices");
+    *out = new_handle(ops::embedding(t_weight, t_indices));
+  });
+}
+TC_API int32_t tc_batch_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
+                             tc_tensor running_var, int32_t training, double momentum, double eps,
+                             tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    const Tensor t_running_mean = get_optional_tensor(running_mean, "running_mean");
+    const Tensor t_running_var = get_optional_tensor(running_var, "running_var");
+    *out = new_handle(
+        ops::batch_norm(t_x, t_weight, t_bias, t_running_mean, t_running_var, training != 0, momentum, eps));
+  });
+}
+TC_API int32_t tc_group_norm(tc_tensor x, int64_t num_groups, tc_tensor weight, tc_tensor bias, double eps,
+                             tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::group_norm(t_x, num_groups, t_weight, t_bias, eps));
+  });
+}
+TC_API int32_t tc_instance_norm(tc_tensor x, tc_tensor weight, tc_tensor bias, tc_tensor running_mean,
+                                tc_tensor running_var, int32_t use_input_stats, double momentum, double eps,
+                                tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    const Tensor t_running_mean = get_optional_tensor(running_mean, "running_mean");
+    const Tensor t_running_var = get_optional_tensor(running_var, "running_var");
+    *out = new_handle(ops::instance_norm(t_x, t_weight, t_bias, t_running_mean, t_running_var,
+                                         use_input_stats != 0, momentum, eps));
+  });
+}
+TC_API int32_t tc_conv2d_padded(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                const int64_t* padding, const int64_t* dilation, int64_t groups,
+                                tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv2d_padded(t_x, t_weight, t_bias, in_ptr(stride, "stride"),
+                                         in_ptr(padding, "padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv_transpose2d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv_transpose2d(
+        t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+        in_ptr(output_padding, "output_padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                         const int64_t* padding, const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv3d(t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+                                  in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_conv_transpose3d(tc_tensor x, tc_tensor weight, tc_tensor bias, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* output_padding,
+                                   const int64_t* dilation, int64_t groups, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(ops::conv_transpose3d(
+        t_x, t_weight, t_bias, in_ptr(stride, "stride"), in_ptr(padding, "padding"),
+        in_ptr(output_padding, "output_padding"), in_ptr(dilation, "dilation"), groups));
+  });
+}
+TC_API int32_t tc_adaptive_avg_pool2d(tc_tensor x, const int64_t* output_size, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::adaptive_avg_pool2d(t_x, in_ptr(output_size, "output_size")));
+  });
+}
+TC_API int32_t tc_adaptive_avg_pool1d(tc_tensor x, int64_t output_size, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::adaptive_avg_pool1d(t_x, output_size));
+  });
+}
+TC_API int32_t tc_pixel_shuffle(tc_tensor x, int64_t upscale_factor, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::pixel_shuffle(t_x, upscale_factor));
+  });
+}
+TC_API int32_t tc_pixel_unshuffle(tc_tensor x, int64_t downscale_factor, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::pixel_unshuffle(t_x, downscale_factor));
+  });
+}
+TC_API int32_t tc_embedding_padding_idx(tc_tensor weight, tc_tensor indices, int64_t padding_idx,
+                                        tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    const Tensor t_indices = get_tensor(indices, "indices");
+    *out = new_handle(ops::embedding_padding_idx(t_weight, t_indices, padding_idx));
+  });
+}
+TC_API int32_t tc_dropout2d(tc_tensor x, double p, int32_t training, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    *out = new_handle(ops::dropout2d(t_x, p, training != 0));
+  });
+}
+TC_API int32_t tc_layer_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
+                             tc_tensor bias, double eps, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    const Tensor t_bias = get_optional_tensor(bias, "bias");
+    *out = new_handle(
+        ops::layer_norm(t_x, shape_arg(normalized_shape, ndims, "normalized_shape"), t_weight, t_bias, eps));
+  });
+}
+TC_API int32_t tc_rms_norm(tc_tensor x, const int64_t* normalized_shape, int64_t ndims, tc_tensor weight,
+                           double eps, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_x = get_tensor(x, "x");
+    const Tensor t_weight = get_optional_tensor(weight, "weight");
+    *out =
+        new_handle(ops::rms_norm(t_x, shape_arg(normalized_shape, ndims, "normalized_shape"), t_weight, eps));
+  });
+}
+TC_API int32_t tc_scaled_dot_product_attention(tc_tensor q, tc_tensor k, tc_tensor v, tc_tensor attn_mask,
+                                               double dropout_p, int32_t is_causal, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_q = get_tensor(q, "q");
+    const Tensor t_k = get_tensor(k, "k");
+    const Tensor t_v = get_tensor(v, "v");
+    const Tensor t_attn_mask = get_optional_tensor(attn_mask, "attn_mask");
+    *out =
+        new_handle(ops::scaled_dot_product_attention(t_q, t_k, t_v, t_attn_mask, dropout_p, is_causal != 0));
+  });
+}
+TC_API int32_t tc_bmm(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::bmm(t_a, t_b));
+  });
+}
+TC_API int32_t tc_addmm(tc_tensor input, tc_tensor mat1, tc_tensor mat2, double beta, double alpha,
+                        tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_mat1 = get_tensor(mat1, "mat1");
+    const Tensor t_mat2 = get_tensor(mat2, "mat2");
+    *out = new_handle(ops::addmm(t_input, t_mat1, t_mat2, beta, alpha));
+  });
+}
+TC_API int32_t tc_baddbmm(tc_tensor input, tc_tensor batch1, tc_tensor batch2, double beta, double alpha,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_batch1 = get_tensor(batch1, "batch1");
+    const Tensor t_batch2 = get_tensor(batch2, "batch2");
+    *out = new_handle(ops::baddbmm(t_input, t_batch1, t_batch2, beta, alpha));
+  });
+}
 TC_API int32_t tc_tril(tc_tensor a, int64_t diagonal, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
@@ -486,11 +1070,621 @@ TC_API int32_t tc_triu(tc_tensor a, int64_t diagonal, tc_tensor* out) {
     *out = new_handle(ops::triu(t_a, diagonal));
   });
 }
+TC_API int32_t tc_masked_fill(tc_tensor a, tc_tensor mask, double value, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_mask = get_tensor(mask, "mask");
+    *out = new_handle(ops::masked_fill(t_a, t_mask, value));
+  });
+}
 TC_API int32_t tc_cumsum(tc_tensor a, int64_t dim, tc_tensor* out) {
   return api(__func__, [&] {
     out_ptr(out, "out");
     const Tensor t_a = get_tensor(a, "a");
     *out = new_handle(ops::cumsum(t_a, dim));
+  });
+}
+TC_API int32_t tc_topk(tc_tensor a, int64_t k, int64_t dim, int32_t largest, int32_t sorted,
+                       tc_tensor* values, tc_tensor* indices) {
+  return api(__func__, [&] {
+    out_ptr(values, "values");
+    out_ptr(indices, "indices");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::topk(t_a, k, dim, largest != 0, sorted != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *values = hs[0];
+    *indices = hs[1];
+  });
+}
+TC_API int32_t tc_multinomial(tc_tensor probs, int64_t num_samples, int32_t replacement, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_probs = get_tensor(probs, "probs");
+    *out = new_handle(ops::multinomial(t_probs, num_samples, replacement != 0));
+  });
+}
+TC_API int32_t tc_cat(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const std::vector<Tensor> t_tensors = abi::tensor_list(tensors, count, "tensors", "count");
+    *out = new_handle(ops::cat(t_tensors, dim));
+  });
+}
+TC_API int32_t tc_stack(const tc_tensor* tensors, int64_t count, int64_t dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const std::vector<Tensor> t_tensors = abi::tensor_list(tensors, count, "tensors", "count");
+    *out = new_handle(ops::stack(t_tensors, dim));
+  });
+}
+TC_API int32_t tc_gather(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    *out = new_handle(ops::gather(t_a, dim, t_index));
+  });
+}
+TC_API int32_t tc_index_select(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    *out = new_handle(ops::index_select(t_a, dim, t_index));
+  });
+}
+TC_API int32_t tc_one_hot(tc_tensor indices, int64_t num_classes, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_indices = get_tensor(indices, "indices");
+    *out = new_handle(ops::one_hot(t_indices, num_classes));
+  });
+}
+TC_API int32_t tc_nonzero(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::nonzero(t_a));
+  });
+}
+TC_API int32_t tc_take(tc_tensor a, tc_tensor index, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    *out = new_handle(ops::take(t_a, t_index));
+  });
+}
+TC_API int32_t tc_masked_select(tc_tensor a, tc_tensor mask, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_mask = get_tensor(mask, "mask");
+    *out = new_handle(ops::masked_select(t_a, t_mask));
+  });
+}
+TC_API int32_t tc_scatter(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    const Tensor t_src = get_tensor(src, "src");
+    *out = new_handle(ops::scatter(t_a, dim, t_index, t_src));
+  });
+}
+TC_API int32_t tc_scatter_value(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    *out = new_handle(ops::scatter_value(t_a, dim, t_index, value));
+  });
+}
+TC_API int32_t tc_scatter_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    const Tensor t_src = get_tensor(src, "src");
+    *out = new_handle(ops::scatter_add(t_a, dim, t_index, t_src));
+  });
+}
+TC_API int32_t tc_scatter_reduce(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor src, int32_t reduce,
+                                 int32_t include_self, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    const Tensor t_src = get_tensor(src, "src");
+    *out = new_handle(ops::scatter_reduce(t_a, dim, t_index, t_src, reduce, include_self != 0));
+  });
+}
+TC_API int32_t tc_index_add(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, double alpha,
+                            tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    const Tensor t_source = get_tensor(source, "source");
+    *out = new_handle(ops::index_add(t_a, dim, t_index, t_source, alpha));
+  });
+}
+TC_API int32_t tc_index_copy(tc_tensor a, int64_t dim, tc_tensor index, tc_tensor source, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    const Tensor t_source = get_tensor(source, "source");
+    *out = new_handle(ops::index_copy(t_a, dim, t_index, t_source));
+  });
+}
+TC_API int32_t tc_index_fill(tc_tensor a, int64_t dim, tc_tensor index, double value, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_index = get_tensor(index, "index");
+    *out = new_handle(ops::index_fill(t_a, dim, t_index, value));
+  });
+}
+TC_API int32_t tc_flip(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::flip(t_a, dims_arg(dims, ndims, "dims")));
+  });
+}
+TC_API int32_t tc_roll(tc_tensor a, const int64_t* shifts, int64_t nshifts, const int64_t* dims,
+                       int64_t ndims, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::roll(t_a, dims_arg(shifts, nshifts, "shifts"), dims_arg(dims, ndims, "dims")));
+  });
+}
+TC_API int32_t tc_repeat(tc_tensor a, const int64_t* repeats, int64_t nrepeats, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::repeat(t_a, dims_arg(repeats, nrepeats, "repeats")));
+  });
+}
+TC_API int32_t tc_tile(tc_tensor a, const int64_t* reps, int64_t nreps, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::tile(t_a, dims_arg(reps, nreps, "reps")));
+  });
+}
+TC_API int32_t tc_repeat_interleave(tc_tensor a, int64_t repeats, int64_t dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::repeat_interleave(t_a, repeats, dim));
+  });
+}
+TC_API int32_t tc_repeat_interleave_tensor(tc_tensor a, tc_tensor repeats, int64_t dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_repeats = get_tensor(repeats, "repeats");
+    *out = new_handle(ops::repeat_interleave(t_a, t_repeats, dim));
+  });
+}
+TC_API int32_t tc_diag(tc_tensor a, int64_t diagonal, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::diag(t_a, diagonal));
+  });
+}
+TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t dim2, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::diagonal(t_a, offset, dim1, dim2));
+  });
+}
+TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(ops::eye(n, m, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
+                           tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(
+        ops::linspace(start, end, steps, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
+                           int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(
+        ops::logspace(start, end, steps, base, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_movedim(tc_tensor a, const int64_t* source, int64_t nsource, const int64_t* destination,
+                          int64_t ndestination, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::movedim(t_a, dims_arg(source, nsource, "source"),
+                                   dims_arg(destination, ndestination, "destination")));
+  });
+}
+TC_API int32_t tc_flatten(tc_tensor a, int64_t start_dim, int64_t end_dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::flatten(t_a, start_dim, end_dim));
+  });
+}
+TC_API int32_t tc_unflatten(tc_tensor a, int64_t dim, const int64_t* sizes, int64_t nsizes, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::unflatten(t_a, dim, dims_arg(sizes, nsizes, "sizes")));
+  });
+}
+TC_API int32_t tc_broadcast_to(tc_tensor a, const int64_t* shape, int64_t ndim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::broadcast_to(t_a, dims_arg(shape, ndim, "shape")));
+  });
+}
+TC_API int32_t tc_outer(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::outer(t_a, t_b));
+  });
+}
+TC_API int32_t tc_dot(tc_tensor a, tc_tensor b, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::dot(t_a, t_b));
+  });
+}
+TC_API int32_t tc_randint(int64_t low, int64_t high, const int64_t* shape, int64_t ndim, int32_t dtype,
+                          int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(ops::randint(low, high, shape_arg(shape, ndim, "shape"), dtype_arg(dtype, "dtype"),
+                                   check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_randperm(int64_t n, int32_t dtype, int32_t device, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    *out = new_handle(ops::randperm(n, dtype_arg(dtype, "dtype"), check_device(device, "device")));
+  });
+}
+TC_API int32_t tc_bernoulli(tc_tensor probs, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_probs = get_tensor(probs, "probs");
+    *out = new_handle(ops::bernoulli(t_probs));
+  });
+}
+TC_API int32_t tc_bernoulli_p(tc_tensor a, double p, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::bernoulli(t_a, p));
+  });
+}
+TC_API int32_t tc_add_(tc_tensor self, tc_tensor other) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    const Tensor t_other = get_tensor(other, "other");
+    ops::add_(t_self, t_other);
+  });
+}
+TC_API int32_t tc_sub_(tc_tensor self, tc_tensor other) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    const Tensor t_other = get_tensor(other, "other");
+    ops::sub_(t_self, t_other);
+  });
+}
+TC_API int32_t tc_mul_(tc_tensor self, tc_tensor other) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    const Tensor t_other = get_tensor(other, "other");
+    ops::mul_(t_self, t_other);
+  });
+}
+TC_API int32_t tc_div_(tc_tensor self, tc_tensor other) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    const Tensor t_other = get_tensor(other, "other");
+    ops::div_(t_self, t_other);
+  });
+}
+TC_API int32_t tc_zero_(tc_tensor self) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    ops::zero_(t_self);
+  });
+}
+TC_API int32_t tc_fill_(tc_tensor self, double value) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    ops::fill_(t_self, value);
+  });
+}
+TC_API int32_t tc_copy_(tc_tensor self, tc_tensor src) {
+  return api(__func__, [&] {
+    const Tensor t_self = get_tensor(self, "self");
+    const Tensor t_src = get_tensor(src, "src");
+    ops::copy_(t_self, t_src);
+  });
+}
+TC_API int32_t tc_isclose(tc_tensor a, tc_tensor b, double rtol, double atol, int32_t equal_nan,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    const Tensor t_b = get_tensor(b, "b");
+    *out = new_handle(ops::isclose(t_a, t_b, rtol, atol, equal_nan != 0));
+  });
+}
+TC_API int32_t tc_lerp(tc_tensor start, tc_tensor end, tc_tensor weight, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_start = get_tensor(start, "start");
+    const Tensor t_end = get_tensor(end, "end");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    *out = new_handle(ops::lerp(t_start, t_end, t_weight));
+  });
+}
+TC_API int32_t tc_lerp_scalar(tc_tensor start, tc_tensor end, double weight, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_start = get_tensor(start, "start");
+    const Tensor t_end = get_tensor(end, "end");
+    *out = new_handle(ops::lerp_scalar(t_start, t_end, weight));
+  });
+}
+TC_API int32_t tc_addcmul(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_tensor1 = get_tensor(tensor1, "tensor1");
+    const Tensor t_tensor2 = get_tensor(tensor2, "tensor2");
+    *out = new_handle(ops::addcmul(t_input, t_tensor1, t_tensor2, value));
+  });
+}
+TC_API int32_t tc_addcdiv(tc_tensor input, tc_tensor tensor1, tc_tensor tensor2, double value,
+                          tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_tensor1 = get_tensor(tensor1, "tensor1");
+    const Tensor t_tensor2 = get_tensor(tensor2, "tensor2");
+    *out = new_handle(ops::addcdiv(t_input, t_tensor1, t_tensor2, value));
+  });
+}
+TC_API int32_t tc_prelu(tc_tensor input, tc_tensor weight, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "input");
+    const Tensor t_weight = get_tensor(weight, "weight");
+    *out = new_handle(ops::prelu(t_input, t_weight));
+  });
+}
+TC_API int32_t tc_glu(tc_tensor input, int64_t dim, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_input = get_tensor(input, "a");
+    *out = new_handle(ops::glu(t_input, dim));
+  });
+}
+TC_API int32_t tc_linalg_lu_factor_ex(tc_tensor a, int32_t pivot, int32_t check_errors, tc_tensor* LU,
+                                      tc_tensor* pivots, tc_tensor* info) {
+  return api(__func__, [&] {
+    out_ptr(LU, "LU");
+    out_ptr(pivots, "pivots");
+    out_ptr(info, "info");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1, r2] = ops::linalg::lu_factor_ex(t_a, pivot != 0, check_errors != 0);
+    tc_tensor hs[3];
+    new_handles({r0, r1, r2}, hs);
+    *LU = hs[0];
+    *pivots = hs[1];
+    *info = hs[2];
+  });
+}
+TC_API int32_t tc_linalg_lu(tc_tensor a, int32_t pivot, tc_tensor* P, tc_tensor* L, tc_tensor* U) {
+  return api(__func__, [&] {
+    out_ptr(P, "P");
+    out_ptr(L, "L");
+    out_ptr(U, "U");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1, r2] = ops::linalg::lu(t_a, pivot != 0);
+    tc_tensor hs[3];
+    new_handles({r0, r1, r2}, hs);
+    *P = hs[0];
+    *L = hs[1];
+    *U = hs[2];
+  });
+}
+TC_API int32_t tc_linalg_lu_solve(tc_tensor LU, tc_tensor pivots, tc_tensor B, int32_t left, int32_t adjoint,
+                                  tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_LU = get_tensor(LU, "LU");
+    const Tensor t_pivots = get_tensor(pivots, "pivots");
+    const Tensor t_B = get_tensor(B, "B");
+    *out = new_handle(ops::linalg::lu_solve(t_LU, t_pivots, t_B, left != 0, adjoint != 0));
+  });
+}
+TC_API int32_t tc_linalg_inv_ex(tc_tensor a, int32_t check_errors, tc_tensor* inverse, tc_tensor* info) {
+  return api(__func__, [&] {
+    out_ptr(inverse, "inverse");
+    out_ptr(info, "info");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::inv_ex(t_a, check_errors != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *inverse = hs[0];
+    *info = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_det(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::linalg::det(t_a));
+  });
+}
+TC_API int32_t tc_linalg_slogdet(tc_tensor a, tc_tensor* sign, tc_tensor* logabsdet) {
+  return api(__func__, [&] {
+    out_ptr(sign, "sign");
+    out_ptr(logabsdet, "logabsdet");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::slogdet(t_a);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *sign = hs[0];
+    *logabsdet = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_solve_ex(tc_tensor A, tc_tensor B, int32_t left, int32_t check_errors,
+                                  tc_tensor* result, tc_tensor* info) {
+  return api(__func__, [&] {
+    out_ptr(result, "result");
+    out_ptr(info, "info");
+    const Tensor t_A = get_tensor(A, "A");
+    const Tensor t_B = get_tensor(B, "B");
+    auto [r0, r1] = ops::linalg::solve_ex(t_A, t_B, left != 0, check_errors != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *result = hs[0];
+    *info = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_solve_triangular(tc_tensor A, tc_tensor B, int32_t upper, int32_t left,
+                                          int32_t unitriangular, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_A = get_tensor(A, "A");
+    const Tensor t_B = get_tensor(B, "B");
+    *out = new_handle(ops::linalg::solve_triangular(t_A, t_B, upper != 0, left != 0, unitriangular != 0));
+  });
+}
+TC_API int32_t tc_linalg_cholesky_ex(tc_tensor a, int32_t upper, int32_t check_errors, tc_tensor* L,
+                                     tc_tensor* info) {
+  return api(__func__, [&] {
+    out_ptr(L, "L");
+    out_ptr(info, "info");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::cholesky_ex(t_a, upper != 0, check_errors != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *L = hs[0];
+    *info = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_qr(tc_tensor a, int32_t mode, tc_tensor* Q, tc_tensor* R) {
+  return api(__func__, [&] {
+    out_ptr(Q, "Q");
+    out_ptr(R, "R");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::qr(t_a, mode);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *Q = hs[0];
+    *R = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_svd(tc_tensor a, int32_t full_matrices, tc_tensor* U, tc_tensor* S, tc_tensor* Vh) {
+  return api(__func__, [&] {
+    out_ptr(U, "U");
+    out_ptr(S, "S");
+    out_ptr(Vh, "Vh");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1, r2] = ops::linalg::svd(t_a, full_matrices != 0);
+    tc_tensor hs[3];
+    new_handles({r0, r1, r2}, hs);
+    *U = hs[0];
+    *S = hs[1];
+    *Vh = hs[2];
+  });
+}
+TC_API int32_t tc_linalg_svdvals(tc_tensor a, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::linalg::svdvals(t_a));
+  });
+}
+TC_API int32_t tc_linalg_eigh(tc_tensor a, int32_t upper, tc_tensor* eigenvalues, tc_tensor* eigenvectors) {
+  return api(__func__, [&] {
+    out_ptr(eigenvalues, "eigenvalues");
+    out_ptr(eigenvectors, "eigenvectors");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::eigh(t_a, upper != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *eigenvalues = hs[0];
+    *eigenvectors = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_eigvalsh(tc_tensor a, int32_t upper, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_a = get_tensor(a, "a");
+    *out = new_handle(ops::linalg::eigvalsh(t_a, upper != 0));
+  });
+}
+TC_API int32_t tc_linalg_householder_product(tc_tensor A, tc_tensor tau, tc_tensor* out) {
+  return api(__func__, [&] {
+    out_ptr(out, "out");
+    const Tensor t_A = get_tensor(A, "A");
+    const Tensor t_tau = get_tensor(tau, "tau");
+    *out = new_handle(ops::linalg::householder_product(t_A, t_tau));
+  });
+}
+TC_API int32_t tc_linalg_eig(tc_tensor a, int32_t compute_v, tc_tensor* eigenvalues,
+                             tc_tensor* eigenvectors) {
+  return api(__func__, [&] {
+    out_ptr(eigenvalues, "eigenvalues");
+    out_ptr(eigenvectors, "eigenvectors");
+    const Tensor t_a = get_tensor(a, "a");
+    auto [r0, r1] = ops::linalg::eig(t_a, compute_v != 0);
+    tc_tensor hs[2];
+    new_handles({r0, r1}, hs);
+    *eigenvalues = hs[0];
+    *eigenvectors = hs[1];
+  });
+}
+TC_API int32_t tc_linalg_lstsq(tc_tensor A, tc_tensor B, double rcond, int32_t driver, tc_tensor* solution,
+                               tc_tensor* residuals, tc_tensor* rank, tc_tensor* singular_values) {
+  return api(__func__, [&] {
+    out_ptr(solution, "solution");
+    out_ptr(residuals, "residuals");
+    out_ptr(rank, "rank");
+    out_ptr(singular_values, "singular_values");
+    const Tensor t_A = get_tensor(A, "A");
+    const Tensor t_B = get_tensor(B, "B");
+    auto [r0, r1, r2, r3] = ops::linalg::lstsq(t_A, t_B, rcond, driver);
+    tc_tensor hs[4];
+    new_handles({r0, r1, r2, r3}, hs);
+    *solution = hs[0];
+    *residuals = hs[1];
+    *rank = hs[2];
+    *singular_values = hs[3];
   });
 }
 TC_API int32_t tc_view_as_real(tc_tensor a, tc_tensor* out) {

@@ -48,77 +48,6 @@ std::vector<int64_t> int_list(const int64_t* p, int64_t n, int64_t most, const c
 
 extern "C" {
 
-TC_API int32_t tc_flip(tc_tensor a, const int64_t* dims, int64_t ndims, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::flip(x, dims_arg(dims, ndims, "dims")); });
-}
-
-TC_API int32_t tc_roll(tc_tensor a, const int64_t* shifts, int64_t nshifts, const int64_t* dims,
-                       int64_t ndims, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) {
-    return ops::roll(x, dims_arg(shifts, nshifts, "shifts"), dims_arg(dims, ndims, "dims"));
-  });
-}
-
-TC_API int32_t tc_repeat(tc_tensor a, const int64_t* repeats, int64_t nrepeats, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::repeat(x, dims_arg(repeats, nrepeats, "repeats")); });
-}
-
-TC_API int32_t tc_tile(tc_tensor a, const int64_t* reps, int64_t nreps, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::tile(x, dims_arg(reps, nreps, "reps")); });
-}
-
-TC_API int32_t tc_repeat_interleave(tc_tensor a, int64_t repeats, int64_t dim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::repeat_interleave(x, repeats, dim); });
-}
-
-TC_API int32_t tc_repeat_interleave_tensor(tc_tensor a, tc_tensor repeats, int64_t dim, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    Tensor r = ops::repeat_interleave(get_tensor(a, "a"), get_tensor(repeats, "repeats"), dim);
-    *out = new_handle(std::move(r));
-  });
-}
-
-TC_API int32_t tc_diag(tc_tensor a, int64_t diagonal, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::diag(x, diagonal); });
-}
-
-TC_API int32_t tc_diagonal(tc_tensor a, int64_t offset, int64_t dim1, int64_t dim2, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::diagonal(x, offset, dim1, dim2); });
-}
-
-TC_API int32_t tc_eye(int64_t n, int64_t m, int32_t dtype, int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ",
-             m);
-    const int64_t cols = m < 0 ? n : m;
-    const int64_t shape[2] = {n, cols};
-    shape_arg(shape, 2, "n, m");  // the size must fit in int64
-    *out = new_handle(ops::eye(n, cols, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
-TC_API int32_t tc_linspace(double start, double end, int64_t steps, int32_t dtype, int32_t device,
-                           tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(
-        ops::linspace(start, end, steps, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
-TC_API int32_t tc_logspace(double start, double end, int64_t steps, double base, int32_t dtype,
-                           int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    TC_CHECK(std::isfinite(base), TC_ERR_INVALID_ARGUMENT, "base must be finite but is ", base);
-    *out = new_handle(
-        ops::logspace(start, end, steps, base, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
 TC_API int32_t tc_meshgrid(const tc_tensor* tensors, int64_t count, int32_t indexing, tc_tensor* outs,
                            int64_t cap, int64_t* out_count) {
   return api(__func__, [&] {
@@ -137,48 +66,10 @@ TC_API int32_t tc_pad(tc_tensor a, const int64_t* pad, int64_t npad, int32_t mod
   });
 }
 
-TC_API int32_t tc_movedim(tc_tensor a, const int64_t* source, int64_t nsource, const int64_t* destination,
-                          int64_t ndestination, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) {
-    return ops::movedim(x, dims_arg(source, nsource, "source"),
-                        dims_arg(destination, ndestination, "destination"));
-  });
-}
-
-TC_API int32_t tc_flatten(tc_tensor a, int64_t start_dim, int64_t end_dim, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::flatten(x, start_dim, end_dim); });
-}
-
-TC_API int32_t tc_unflatten(tc_tensor a, int64_t dim, const int64_t* sizes, int64_t nsizes, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::unflatten(x, dim, dims_arg(sizes, nsizes, "sizes")); });
-}
-
-TC_API int32_t tc_broadcast_to(tc_tensor a, const int64_t* shape, int64_t ndim, tc_tensor* out) {
-  return op1(__func__, a, out,
-             [&](const Tensor& x) { return ops::broadcast_to(x, dims_arg(shape, ndim, "shape")); });
-}
-
 TC_API int32_t tc_unbind(tc_tensor a, int64_t dim, tc_tensor* outs, int64_t cap, int64_t* count) {
   return api(__func__, [&] {
     out_ptr(count, "count");
     handles_out(ops::unbind(get_tensor(a, "a"), dim), outs, cap, count);
-  });
-}
-
-TC_API int32_t tc_outer(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    Tensor r = ops::outer(get_tensor(a, "a"), get_tensor(b, "b"));
-    *out = new_handle(std::move(r));
-  });
-}
-
-TC_API int32_t tc_dot(tc_tensor a, tc_tensor b, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    Tensor r = ops::dot(get_tensor(a, "a"), get_tensor(b, "b"));
-    *out = new_handle(std::move(r));
   });
 }
 
@@ -191,33 +82,6 @@ TC_API int32_t tc_einsum(const char* equation, const tc_tensor* operands, int64_
     Tensor r = ops::einsum(std::string(equation, len), tensor_array(operands, count, "operands"));
     *out = new_handle(std::move(r));
   });
-}
-
-TC_API int32_t tc_randint(int64_t low, int64_t high, const int64_t* shape, int64_t ndim, int32_t dtype,
-                          int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    const Dims s = shape_arg(shape, ndim, "shape");
-    *out = new_handle(ops::randint(low, high, s, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
-TC_API int32_t tc_randperm(int64_t n, int32_t dtype, int32_t device, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(ops::randperm(n, dtype_arg(dtype, "dtype"), check_device(device, "device")));
-  });
-}
-
-TC_API int32_t tc_bernoulli(tc_tensor probs, tc_tensor* out) {
-  return api(__func__, [&] {
-    out_ptr(out, "out");
-    *out = new_handle(ops::bernoulli(get_tensor(probs, "probs")));
-  });
-}
-
-TC_API int32_t tc_bernoulli_p(tc_tensor a, double p, tc_tensor* out) {
-  return op1(__func__, a, out, [&](const Tensor& x) { return ops::bernoulli(x, p); });
 }
 
 }  // extern "C"

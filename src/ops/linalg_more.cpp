@@ -239,6 +239,7 @@ std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b_in, double rcond,
                                                  int32_t driver) {
+  TC_CHECK(!std::isnan(rcond), TC_ERR_INVALID_ARGUMENT, "rcond must not be NaN");
   const char* op = "torch.linalg.lstsq";
   check_float(a, op);
   TC_CHECK(a->ndim() >= 2, TC_ERR_SHAPE, op, ": input must have at least 2 dimensions.");

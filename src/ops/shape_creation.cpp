@@ -233,10 +233,10 @@ Tensor diag(const Tensor& a, int64_t k) {
 }
 
 Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
-  const char* op = "eye";
-  if (m < 0) m = n;  // eye(n) is n x n
-  TC_CHECK(n >= 0 && m >= 0, TC_ERR_INVALID_ARGUMENT, op, ": n and m must be non-negative, got ", n, " and ",
-           m);
+  // m = -1 (tc_eye's "absent") makes it n x n; other negative sizes are errors.
+  TC_CHECK(n >= 0 && m >= -1, TC_ERR_INVALID_ARGUMENT, "n must be >= 0 and m >= -1 but are ", n, " and ", m);
+  if (m < 0) m = n;
+  checked_numel(Dims{n, m}, "n, m");  // the size must fit in int64
   Tensor out = zeros({n, m}, dtype, device);
   Tensor d = raw_diagonal(out, 0, 0, 1);
   if (d->numel() > 0) copy_into(d, raw_expand(scalar_tensor(1.0, dtype, device), d->shape));
@@ -283,6 +283,7 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype, Device dev
 }
 
 Tensor logspace(double start, double end, int64_t steps, double base, DType dtype, Device device) {
+  TC_CHECK(std::isfinite(base), TC_ERR_INVALID_ARGUMENT, "base must be finite but is ", base);
   check_steps(start, end, steps, "logspace");
   Tensor t = linspace_f64(start, end, steps);
   double* v = t->data_as<double>();

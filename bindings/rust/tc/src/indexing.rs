@@ -94,30 +94,6 @@ impl Tensor {
             )
         })
     }
-    /// The int64 coordinates `[count, ndim]` of the non-zero elements.
-    pub fn nonzero(&self) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_nonzero(self.as_raw(), out) })
-    }
-    /// The flattened elements at the int64 `index` (negative wraps).
-    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_take(self.as_raw(), index.as_raw(), out) })
-    }
-    /// The elements where the bool `mask` (broadcasting) is true, 1-D.
-    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_masked_select(self.as_raw(), mask.as_raw(), out) })
-    }
-    /// A copy with `src` written along `dim` at int64 `index`.
-    pub fn scatter(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_scatter(self.as_raw(), dim, index.as_raw(), src.as_raw(), out) })
-    }
-    /// A copy with `value` written along `dim` at int64 `index`.
-    pub fn scatter_value(&self, dim: i64, index: &Tensor, value: f64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_scatter_value(self.as_raw(), dim, index.as_raw(), value, out) })
-    }
-    /// A copy with `src` added along `dim` at int64 `index`.
-    pub fn scatter_add(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_scatter_add(self.as_raw(), dim, index.as_raw(), src.as_raw(), out) })
-    }
     /// A copy with `src` reduced along `dim` at int64 `index`.
     pub fn scatter_reduce(
         &self,
@@ -138,19 +114,5 @@ impl Tensor {
                 out,
             )
         })
-    }
-    /// A copy with `alpha * source` added at the entries `index` (1-D) of `dim`.
-    pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: f64) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_index_add(self.as_raw(), dim, index.as_raw(), source.as_raw(), alpha, out)
-        })
-    }
-    /// A copy with `source` copied to the entries `index` (1-D) of `dim`.
-    pub fn index_copy(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_index_copy(self.as_raw(), dim, index.as_raw(), source.as_raw(), out) })
-    }
-    /// A copy with `value` at the entries `index` (1-D, negative wraps) of `dim`.
-    pub fn index_fill(&self, dim: i64, index: &Tensor, value: f64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_index_fill(self.as_raw(), dim, index.as_raw(), value, out) })
     }
 }

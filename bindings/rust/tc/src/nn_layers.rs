@@ -17,10 +17,6 @@ pub enum InterpMode {
     Linear,
 }
 
-fn raw(t: Option<&Tensor>) -> sys::tc_tensor {
-    t.map_or(std::ptr::null_mut(), Tensor::as_raw)
-}
-
 fn opt_ptr<T>(v: &Option<T>) -> *const i64
 where
     T: AsRef<[i64]>,
@@ -36,94 +32,6 @@ fn pair(f: impl FnOnce(*mut sys::tc_tensor, *mut sys::tc_tensor) -> i32) -> Resu
 }
 
 impl Tensor {
-    /// Batch normalization of `[N, C, *]`; with `training`, batch statistics
-    /// and in-place updates of `running_mean`/`running_var` (if given).
-    #[allow(clippy::too_many_arguments)]
-    pub fn batch_norm(
-        &self,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        running_mean: Option<&Tensor>,
-        running_var: Option<&Tensor>,
-        training: bool,
-        momentum: f64,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_batch_norm(
-                self.as_raw(),
-                raw(weight),
-                raw(bias),
-                raw(running_mean),
-                raw(running_var),
-                i32::from(training),
-                momentum,
-                eps,
-                out,
-            )
-        })
-    }
-    /// Group normalization of `[N, C, *]` over `num_groups` groups of channels.
-    pub fn group_norm(
-        &self,
-        num_groups: i64,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_group_norm(self.as_raw(), num_groups, raw(weight), raw(bias), eps, out)
-        })
-    }
-    /// Instance normalization of `[N, C, *]` over the spatial dims.
-    #[allow(clippy::too_many_arguments)]
-    pub fn instance_norm(
-        &self,
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        running_mean: Option<&Tensor>,
-        running_var: Option<&Tensor>,
-        use_input_stats: bool,
-        momentum: f64,
-        eps: f64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_instance_norm(
-                self.as_raw(),
-                raw(weight),
-                raw(bias),
-                raw(running_mean),
-                raw(running_var),
-                i32::from(use_input_stats),
-                momentum,
-                eps,
-                out,
-            )
-        })
-    }
-    /// 2-D convolution with `padding` = (top, bottom, left, right).
-    pub fn conv2d_padded(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 4],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv2d_padded(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
     /// 1-D convolution of `[N, C, L]` with `weight` `[O, C/groups, k]`;
     /// `padding` = (left, right).
     pub fn conv1d(
@@ -144,81 +52,6 @@ impl Tensor {
             groups,
         )?;
         y.squeeze(Some(2))
-    }
-    /// 2-D transposed convolution; `weight` `[C, O/groups, kH, kW]`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn conv_transpose2d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 2],
-        output_padding: [i64; 2],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv_transpose2d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                output_padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
-    /// 3-D convolution of `[N, C, D, H, W]` with `weight` `[O, C/groups, kD, kH, kW]`.
-    pub fn conv3d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 3],
-        padding: [i64; 3],
-        dilation: [i64; 3],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv3d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
-    /// 3-D transposed convolution; `weight` `[C, O/groups, kD, kH, kW]`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn conv_transpose3d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 3],
-        padding: [i64; 3],
-        output_padding: [i64; 3],
-        dilation: [i64; 3],
-        groups: i64,
-    ) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_conv_transpose3d(
-                self.as_raw(),
-                weight.as_raw(),
-                raw(bias),
-                stride.as_ptr(),
-                padding.as_ptr(),
-                output_padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
     }
     /// 1-D transposed convolution of `[N, C, L]`; `weight` `[C, O/groups, k]`.
     #[allow(clippy::too_many_arguments)]
@@ -328,14 +161,6 @@ impl Tensor {
             )?
             .squeeze(Some(2))
     }
-    /// Adaptive 2-D average pooling of `[N, C, H, W]` or `[C, H, W]` to `output_size`.
-    pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
-    }
-    /// Adaptive 1-D average pooling of `[N, C, L]` or `[C, L]`.
-    pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool1d(self.as_raw(), output_size, out) })
-    }
     /// Adaptive 2-D max pooling: values and int64 indices (flat per plane).
     pub fn adaptive_max_pool2d(&self, output_size: [i64; 2]) -> Result<(Tensor, Tensor)> {
         pair(|v, i| unsafe { sys::tc_adaptive_max_pool2d(self.as_raw(), output_size.as_ptr(), v, i) })
@@ -379,22 +204,10 @@ impl Tensor {
             )
         })
     }
-    /// `[*, C r^2, H, W]` -> `[*, C, H r, W r]`.
-    pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_pixel_shuffle(self.as_raw(), upscale_factor, out) })
-    }
-    /// `[*, C, H r, W r]` -> `[*, C r^2, H, W]`.
-    pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_pixel_unshuffle(self.as_raw(), downscale_factor, out) })
-    }
     /// Rows of `weight` at `indices`; row `padding_idx` gets no gradient.
     pub fn embedding_padding_idx(weight: &Tensor, indices: &Tensor, padding_idx: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe {
             sys::tc_embedding_padding_idx(weight.as_raw(), indices.as_raw(), padding_idx, out)
         })
-    }
-    /// Zeroes whole channels of `[N, C, *]` with probability `p` when `training`.
-    pub fn dropout2d(&self, p: f64, training: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_dropout2d(self.as_raw(), p, i32::from(training), out) })
     }
 }

@@ -89,36 +89,6 @@ impl Tensor {
     pub fn mean_all(&self) -> Result<Tensor> {
         self.mean(&[], false)
     }
-    /// The largest element (a 0-dim tensor).
-    pub fn max(&self) -> Result<Tensor> {
-        self.unary(sys::tc_max)
-    }
-    /// The smallest element (a 0-dim tensor).
-    pub fn min(&self) -> Result<Tensor> {
-        self.unary(sys::tc_min)
-    }
-    /// Maximum along `dim`: `(values, int64 indices)` (first occurrence).
-    pub fn max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        self.values_indices(dim, keepdim, sys::tc_max_dim)
-    }
-    /// Minimum along `dim`: `(values, int64 indices)` (first occurrence).
-    pub fn min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        self.values_indices(dim, keepdim, sys::tc_min_dim)
-    }
-    fn values_indices(
-        &self,
-        dim: i64,
-        keepdim: bool,
-        f: unsafe extern "C" fn(sys::tc_tensor, i64, i32, *mut sys::tc_tensor, *mut sys::tc_tensor) -> i32,
-    ) -> Result<(Tensor, Tensor)> {
-        let mut values: sys::tc_tensor = std::ptr::null_mut();
-        let mut indices: sys::tc_tensor = std::ptr::null_mut();
-        check(unsafe { f(self.as_raw(), dim, i32::from(keepdim), &mut values, &mut indices) })?;
-        // Own both before checking either, so neither leaks.
-        let values = Tensor::from_owned_raw(values);
-        let indices = Tensor::from_owned_raw(indices);
-        Ok((values?, indices?))
-    }
     /// int64 index of the maximum along `dim`, or over the flattened tensor
     /// for `None`.
     pub fn argmax(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
@@ -135,29 +105,6 @@ impl Tensor {
 
 /// Linear algebra.
 impl Tensor {
-    /// Matrix product with `torch.matmul`'s rules (dot product for 1-D x 1-D,
-    /// batched with broadcasting).
-    ///
-    /// ```
-    /// # fn main() -> Result<(), tc::Error> {
-    /// use tc::Tensor;
-    /// let _tc = tc::init()?;
-    /// let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
-    /// let b = Tensor::from_slice(&[1.0f32, 1.0], &[2, 1])?;
-    /// assert_eq!(a.matmul(&b)?.to_vec::<f32>()?, vec![3.0, 7.0]);
-    /// let c = Tensor::from_slice(&[1.0f32, 1.0, 1.0], &[3, 1])?;
-    /// assert_eq!(a.matmul(&c).unwrap_err().kind(), tc::ErrorKind::Shape);
-    /// # Ok(()) }
-    /// ```
-    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        self.binary(other, sys::tc_matmul)
-    }
-
-    /// `self @ weight^T + bias`; `weight` is `[out_features, in_features]`.
-    pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-        let bias = bias.map_or(std::ptr::null_mut(), Tensor::as_raw);
-        new_tensor(|out| unsafe { sys::tc_linear(self.as_raw(), weight.as_raw(), bias, out) })
-    }
 }
 
 /// How a loss reduces over the batch.
@@ -196,53 +143,6 @@ impl Reduction {
 /// # Ok(()) }
 /// ```
 impl Tensor {
-    /// Softmax cross-entropy of logits `[N, C]` (or `[C]`) against int64
-    /// class indices `[N]` (or `[]`).
-    pub fn cross_entropy(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_cross_entropy(self.as_raw(), target.as_raw(), reduction.code(), out)
-        })
-    }
-    /// Negative log-likelihood of log-probabilities `[N, C]` against int64
-    /// targets `[N]`.
-    pub fn nll_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_nll_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
-    }
-    /// Mean squared error against `target`.
-    pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_mse_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
-    }
-    /// Zeroes elements with probability `p` and scales the rest by
-    /// `1/(1-p)` when `training`; the identity otherwise.
-    pub fn dropout(&self, p: f64, training: bool) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_dropout(self.as_raw(), p, i32::from(training), out) })
-    }
-    /// 2-D convolution of `self` `[N, C, H, W]` with `weight`
-    /// `[O, C/groups, kH, kW]`; `stride`, `padding`, `dilation` are
-    /// (height, width).
-    pub fn conv2d(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        stride: [i64; 2],
-        padding: [i64; 2],
-        dilation: [i64; 2],
-        groups: i64,
-    ) -> Result<Tensor> {
-        let bias = bias.map_or(std::ptr::null_mut(), Tensor::as_raw);
-        new_tensor(|out| unsafe {
-            sys::tc_conv2d(
-                self.as_raw(),
-                weight.as_raw(),
-                bias,
-                stride.as_ptr(),
-                padding.as_ptr(),
-                dilation.as_ptr(),
-                groups,
-                out,
-            )
-        })
-    }
     /// 2-D max pooling of `[N, C, H, W]`; `stride` `None` means `kernel`.
     pub fn max_pool2d(
         &self,
@@ -337,14 +237,6 @@ impl Tensor {
     /// Splits along `dim` into `chunks` views.
     pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
         self.pieces(|outs, cap, count| unsafe { sys::tc_chunk(self.as_raw(), chunks, dim, outs, cap, count) })
-    }
-    /// `out[i][j] = self[index[i][j]][j]` for `dim` 0, and so on (int64 index).
-    pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_gather(self.as_raw(), dim, index.as_raw(), out) })
-    }
-    /// The entries at int64 `index` along `dim`.
-    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_index_select(self.as_raw(), dim, index.as_raw(), out) })
     }
     /// int64 one-hot of int64 indices; `None` classes: max index + 1.
     pub fn one_hot(&self, num_classes: Option<i64>) -> Result<Tensor> {

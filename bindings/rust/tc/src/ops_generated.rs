@@ -459,6 +459,10 @@ impl Tensor {
     pub fn entr(&self) -> Result<Tensor> {
         self.unary(sys::tc_entr)
     }
+    /// Splits floating a into mantissa * 2^exponent with |mantissa| in \[0.5, 1) (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and exponent 0. Differentiable in the mantissa (its gradient is g / 2^exponent), as PyTorch's torch.frexp.
+    pub fn frexp(&self) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_frexp(self.as_raw(), a, b) })
+    }
     /// Sum over dims.
     pub fn sum(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         new_tensor(|out| unsafe {
@@ -520,6 +524,22 @@ impl Tensor {
                 out,
             )
         })
+    }
+    /// The largest element.
+    pub fn max(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_max(self.as_raw(), out) })
+    }
+    /// The smallest element.
+    pub fn min(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_min(self.as_raw(), out) })
+    }
+    /// Maximum along dim, with its index.
+    pub fn max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_max_dim(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
+    /// Minimum along dim, with its index.
+    pub fn min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_min_dim(self.as_raw(), dim, i32::from(keepdim), a, b) })
     }
     /// Product over dims (its gradient handles zeros, like PyTorch's).
     pub fn prod(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
@@ -604,13 +624,100 @@ impl Tensor {
     pub fn aminmax(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         two_out(|a, b| unsafe { sys::tc_aminmax(self.as_raw(), dim, i32::from(keepdim), a, b) })
     }
+    /// Variance (with correction) and mean over dims.
+    pub fn var_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe {
+            sys::tc_var_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
+        })
+    }
+    /// Standard deviation (with correction) and mean over dims.
+    pub fn std_mean(&self, dims: &[i64], correction: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe {
+            sys::tc_std_mean(
+                self.as_raw(),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                correction,
+                i32::from(keepdim),
+                a,
+                b,
+            )
+        })
+    }
+    /// The lower median of every element (a 0-dim tensor).
+    pub fn median(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_median(self.as_raw(), out) })
+    }
+    /// The lower median along dim, with its int64 index.
+    pub fn median_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_median_dim(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
+    /// The k-th smallest element along dim, with its int64 index.
+    pub fn kthvalue(&self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_kthvalue(self.as_raw(), k, dim, i32::from(keepdim), a, b) })
+    }
+    /// The most frequent value along dim, with its int64 index.
+    pub fn mode(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_mode(self.as_raw(), dim, i32::from(keepdim), a, b) })
+    }
     /// Cumulative product along dim.
     pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_cumprod(self.as_raw(), dim, out) })
     }
+    /// Running maximum along dim, with its indices.
+    pub fn cummax(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_cummax(self.as_raw(), dim, a, b) })
+    }
+    /// Running minimum along dim, with its indices.
+    pub fn cummin(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_cummin(self.as_raw(), dim, a, b) })
+    }
     /// log(cumsum(exp(a))) along dim, stable.
     pub fn logcumsumexp(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_logcumsumexp(self.as_raw(), dim, out) })
+    }
+    /// Sorted values along dim and their int64 indices.
+    pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe { sys::tc_sort(self.as_raw(), dim, i32::from(descending), a, b) })
+    }
+    /// int64 indices that sort a along dim (stable).
+    pub fn argsort(&self, dim: i64, descending: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_argsort(self.as_raw(), dim, i32::from(descending), out) })
+    }
+    /// Insertion indices of values into sorted_sequence's last dim.
+    pub fn searchsorted(&self, values: &Tensor, right: bool, out_int32: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_searchsorted(
+                self.as_raw(),
+                values.as_raw(),
+                i32::from(right),
+                i32::from(out_int32),
+                out,
+            )
+        })
+    }
+    /// Matrix product.
+    pub fn matmul(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_matmul(self.as_raw(), b.as_raw(), out) })
+    }
+    /// x @ weight^T + bias, weight \[out_features, in_features\]; bias may be NULL.
+    pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_linear(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                out,
+            )
+        })
     }
     /// Softmax along dim.
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
@@ -620,6 +727,424 @@ impl Tensor {
     pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_log_softmax(self.as_raw(), dim, out) })
     }
+    /// Cross-entropy: logits \[N, C\] (or \[C\]), target int64 class indices \[N\] (or \[\]).
+    pub fn cross_entropy(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_cross_entropy(self.as_raw(), target.as_raw(), reduction.code(), out)
+        })
+    }
+    /// Negative log-likelihood: log_probs \[N, C\], target int64 \[N\].
+    pub fn nll_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_nll_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// Mean squared error.
+    pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_mse_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// Mean absolute error |input - target|.
+    pub fn l1_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_l1_loss(self.as_raw(), target.as_raw(), reduction.code(), out) })
+    }
+    /// 0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (beta >= 0; 0 = l1_loss).
+    pub fn smooth_l1_loss(&self, target: &Tensor, reduction: Reduction, beta: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_smooth_l1_loss(self.as_raw(), target.as_raw(), reduction.code(), beta, out)
+        })
+    }
+    /// 0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta) (delta > 0).
+    pub fn huber_loss(&self, target: &Tensor, reduction: Reduction, delta: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_huber_loss(self.as_raw(), target.as_raw(), reduction.code(), delta, out)
+        })
+    }
+    /// -weight (target log(input) + (1 - target) log(1 - input)), logs clamped at -100; input in \[0, 1\], target of input's shape.
+    pub fn binary_cross_entropy(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_binary_cross_entropy(
+                self.as_raw(),
+                target.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                reduction.code(),
+                out,
+            )
+        })
+    }
+    /// binary_cross_entropy(sigmoid(input), target) computed stably; pos_weight (broadcast over the last dim) weighs the positive term.
+    pub fn binary_cross_entropy_with_logits(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        pos_weight: Option<&Tensor>,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_binary_cross_entropy_with_logits(
+                self.as_raw(),
+                target.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                pos_weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                reduction.code(),
+                out,
+            )
+        })
+    }
+    /// target (log(target) - input) (0 where target = 0), or exp(target) (target - input) when log_target; input holds log-probabilities.
+    pub fn kl_div(&self, target: &Tensor, reduction: Reduction, log_target: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_kl_div(
+                self.as_raw(),
+                target.as_raw(),
+                reduction.code(),
+                i32::from(log_target),
+                out,
+            )
+        })
+    }
+    /// nll_loss on \[C\], \[N, C\] or \[N, C, d1, ...\] with class weights \[C\] (or NULL) and ignore_index; MEAN divides by the weights of the targets not ignored.
+    pub fn nll_loss_ex(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_nll_loss_ex(
+                self.as_raw(),
+                target.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                ignore_index,
+                reduction.code(),
+                out,
+            )
+        })
+    }
+    /// cross_entropy over dim 1 of \[N, C, d1, ...\] (or \[C\]): int64 class targets (with weight, ignore_index) or probabilities of logits' shape; label_smoothing in \[0, 1\].
+    pub fn cross_entropy_ex(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        label_smoothing: f64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_cross_entropy_ex(
+                self.as_raw(),
+                target.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                ignore_index,
+                label_smoothing,
+                reduction.code(),
+                out,
+            )
+        })
+    }
+    /// sum(x1 x2, dim) / (max(||x1||, eps) max(||x2||, eps)), x1 and x2 broadcast.
+    pub fn cosine_similarity(&self, x2: &Tensor, dim: i64, eps: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_cosine_similarity(self.as_raw(), x2.as_raw(), dim, eps, out) })
+    }
+    /// The p-norm of x1 - x2 + eps over the last dim (p >= 0, INFINITY allowed).
+    pub fn pairwise_distance(&self, x2: &Tensor, p: f64, eps: f64, keepdim: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_pairwise_distance(self.as_raw(), x2.as_raw(), p, eps, i32::from(keepdim), out)
+        })
+    }
+    /// a / max(||a||_p over dim, eps) (p >= 0, INFINITY allowed).
+    pub fn normalize(&self, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_normalize(self.as_raw(), p, dim, eps, out) })
+    }
+    /// Zeroes elements with probability p (from the default generator) and scales the rest by 1/(1-p) when training is non-zero; identity otherwise.
+    pub fn dropout(&self, p: f64, training: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_dropout(self.as_raw(), p, i32::from(training), out) })
+    }
+    /// x \[N, C, H, W\], weight \[O, C/groups, kH, kW\], bias \[O\] or NULL. stride, padding and dilation are 2 entries each (height, width).
+    pub fn conv2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 2],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv2d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// Batch normalization over N and the spatial dims. training != 0: batch statistics (biased variance), and running_mean/running_var (if given) are updated in place: r = (1 - momentum) r + momentum s with the unbiased variance; training = 0: the running statistics normalize (they must be given).
+    #[allow(clippy::too_many_arguments)]
+    pub fn batch_norm(
+        &self,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        running_mean: Option<&Tensor>,
+        running_var: Option<&Tensor>,
+        training: bool,
+        momentum: f64,
+        eps: f64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_batch_norm(
+                self.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                running_mean.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                running_var.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                i32::from(training),
+                momentum,
+                eps,
+                out,
+            )
+        })
+    }
+    /// Group normalization: x \[N, C, *\] normalized over C/num_groups channels and the spatial dims.
+    pub fn group_norm(
+        &self,
+        num_groups: i64,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_group_norm(
+                self.as_raw(),
+                num_groups,
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                eps,
+                out,
+            )
+        })
+    }
+    /// Instance normalization: each (sample, channel) over its spatial dims. use_input_stats != 0: the instance statistics (running stats, if given, are updated with their mean over N); 0: the running statistics normalize.
+    #[allow(clippy::too_many_arguments)]
+    pub fn instance_norm(
+        &self,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        running_mean: Option<&Tensor>,
+        running_var: Option<&Tensor>,
+        use_input_stats: bool,
+        momentum: f64,
+        eps: f64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_instance_norm(
+                self.as_raw(),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                running_mean.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                running_var.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                i32::from(use_input_stats),
+                momentum,
+                eps,
+                out,
+            )
+        })
+    }
+    /// conv2d with 4 padding entries (top, bottom, left, right), which may differ (padding="same" with even kernels); stride and dilation: 2 entries each.
+    pub fn conv2d_padded(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 4],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv2d_padded(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// Transposed convolution: x \[N, C, H, W\], weight \[C, O/groups, kH, kW\], bias \[O\] or NULL; stride, padding, output_padding, dilation: 2 entries each. H_out = (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 2],
+        padding: [i64; 2],
+        output_padding: [i64; 2],
+        dilation: [i64; 2],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv_transpose2d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                output_padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 3-D convolution: x \[N, C, D, H, W\], weight \[O, C/groups, kD, kH, kW\], bias \[O\] or NULL; stride, padding and dilation are 3 entries each (depth, height, width).
+    pub fn conv3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv3d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// 3-D transposed convolution: x \[N, C, D, H, W\], weight \[C, O/groups, kD, kH, kW\], bias \[O\] or NULL; stride, padding, output_padding, dilation: 3 entries each; sizes as tc_conv_transpose2d's per axis.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose3d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: [i64; 3],
+        padding: [i64; 3],
+        output_padding: [i64; 3],
+        dilation: [i64; 3],
+        groups: i64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_conv_transpose3d(
+                self.as_raw(),
+                weight.as_raw(),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                stride.as_ptr(),
+                padding.as_ptr(),
+                output_padding.as_ptr(),
+                dilation.as_ptr(),
+                groups,
+                out,
+            )
+        })
+    }
+    /// Adaptive 2-D average pooling of x \[N, C, H, W\] or \[C, H, W\] to output_size (2 entries).
+    pub fn adaptive_avg_pool2d(&self, output_size: [i64; 2]) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool2d(self.as_raw(), output_size.as_ptr(), out) })
+    }
+    /// Adaptive 1-D average pooling of x \[N, C, L\] or \[C, L\] to output_size.
+    pub fn adaptive_avg_pool1d(&self, output_size: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_adaptive_avg_pool1d(self.as_raw(), output_size, out) })
+    }
+    /// \[*, C r^2, H, W\] -> \[*, C, H r, W r\].
+    pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_pixel_shuffle(self.as_raw(), upscale_factor, out) })
+    }
+    /// \[*, C, H r, W r\] -> \[*, C r^2, H, W\].
+    pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_pixel_unshuffle(self.as_raw(), downscale_factor, out) })
+    }
+    /// Channel dropout: x \[N, C, *\]; each (sample, channel) is zeroed with probability p, the rest scaled by 1/(1-p), when training != 0.
+    pub fn dropout2d(&self, p: f64, training: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_dropout2d(self.as_raw(), p, i32::from(training), out) })
+    }
+    /// Layer normalization over the last ndims dims (weight, bias may be NULL).
+    pub fn layer_norm(
+        &self,
+        normalized_shape: &[i64],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_layer_norm(
+                self.as_raw(),
+                normalized_shape.as_ptr(),
+                len_i64(normalized_shape.len()),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                bias.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                eps,
+                out,
+            )
+        })
+    }
+    /// RMS normalization over the last ndims dims (weight may be NULL).
+    pub fn rms_norm(&self, normalized_shape: &[i64], weight: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_rms_norm(
+                self.as_raw(),
+                normalized_shape.as_ptr(),
+                len_i64(normalized_shape.len()),
+                weight.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                eps,
+                out,
+            )
+        })
+    }
+    /// softmax(q k^T / sqrt(E) + mask) v, with dropout(dropout_p) on the weights: q \[..., L, E\], k \[..., S, E\], v \[..., S, Ev\] -> \[..., L, Ev\]; attn_mask (broadcasting to \[..., L, S\], or NULL) is bool (true = attend) or added to the scores; is_causal masks j > i (then attn_mask must be NULL). Composed of matmul, masking and softmax, so its gradient is theirs.
+    pub fn scaled_dot_product_attention(
+        &self,
+        k: &Tensor,
+        v: &Tensor,
+        attn_mask: Option<&Tensor>,
+        dropout_p: f64,
+        is_causal: bool,
+    ) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_scaled_dot_product_attention(
+                self.as_raw(),
+                k.as_raw(),
+                v.as_raw(),
+                attn_mask.map_or(std::ptr::null_mut(), |t| t.as_raw()),
+                dropout_p,
+                i32::from(is_causal),
+                out,
+            )
+        })
+    }
+    /// Batched matrix product: a \[B, N, M\] x b \[B, M, P\] -> \[B, N, P\].
+    pub fn bmm(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_bmm(self.as_raw(), b.as_raw(), out) })
+    }
+    /// beta * input + alpha * (mat1 @ mat2): mat1 \[N, M\], mat2 \[M, P\], input broadcasting to \[N, P\]; beta = 0 ignores input's values (NaN included).
+    pub fn addmm(&self, mat1: &Tensor, mat2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_addmm(self.as_raw(), mat1.as_raw(), mat2.as_raw(), beta, alpha, out)
+        })
+    }
+    /// beta * input + alpha * bmm(batch1, batch2), input broadcasting to \[B, N, P\].
+    pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_baddbmm(self.as_raw(), batch1.as_raw(), batch2.as_raw(), beta, alpha, out)
+        })
+    }
     /// Lower triangle.
     pub fn tril(&self, diagonal: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_tril(self.as_raw(), diagonal, out) })
@@ -628,9 +1153,181 @@ impl Tensor {
     pub fn triu(&self, diagonal: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_triu(self.as_raw(), diagonal, out) })
     }
+    /// a with value where the bool mask (broadcasting) is true.
+    pub fn masked_fill(&self, mask: &Tensor, value: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_masked_fill(self.as_raw(), mask.as_raw(), value, out) })
+    }
     /// Cumulative sum along dim (integer and bool inputs give int64, like PyTorch).
     pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
         new_tensor(|out| unsafe { sys::tc_cumsum(self.as_raw(), dim, out) })
+    }
+    /// The k largest/smallest elements along dim, with their indices.
+    pub fn topk(&self, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
+        two_out(|a, b| unsafe {
+            sys::tc_topk(self.as_raw(), k, dim, i32::from(largest), i32::from(sorted), a, b)
+        })
+    }
+    /// int64 category indices drawn from the default generator with the non-negative weights probs \[C\] or \[N, C\] (each row finite, not all zero): \[num_samples\] or \[N, num_samples\]; without replacement, num_samples must not exceed the number of non-zero weights of a row.
+    pub fn multinomial(&self, num_samples: i64, replacement: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_multinomial(self.as_raw(), num_samples, i32::from(replacement), out)
+        })
+    }
+    /// out\[i\]\[j\] = a\[index\[i\]\[j\]\]\[j\] for dim 0, and so on; index int64.
+    pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_gather(self.as_raw(), dim, index.as_raw(), out) })
+    }
+    /// The entries index (int64, 1-D) of a along dim.
+    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_index_select(self.as_raw(), dim, index.as_raw(), out) })
+    }
+    /// The int64 coordinates \[count, ndim\] of a's non-zero elements, in row-major order.
+    pub fn nonzero(&self) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_nonzero(self.as_raw(), out) })
+    }
+    /// a flattened, at the int64 index (any shape; negative wraps): the result has index's shape.
+    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_take(self.as_raw(), index.as_raw(), out) })
+    }
+    /// The elements of a (broadcast with the bool mask) where mask is true, 1-D.
+    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_masked_select(self.as_raw(), mask.as_raw(), out) })
+    }
+    /// A copy of a with src scattered along dim at index.
+    pub fn scatter(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_scatter(self.as_raw(), dim, index.as_raw(), src.as_raw(), out) })
+    }
+    /// A copy of a with value scattered along dim at index.
+    pub fn scatter_value(&self, dim: i64, index: &Tensor, value: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_scatter_value(self.as_raw(), dim, index.as_raw(), value, out) })
+    }
+    /// A copy of a with src added along dim at index.
+    pub fn scatter_add(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_scatter_add(self.as_raw(), dim, index.as_raw(), src.as_raw(), out)
+        })
+    }
+    /// A copy of a with alpha * source added at the entries index of dim.
+    pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_index_add(self.as_raw(), dim, index.as_raw(), source.as_raw(), alpha, out)
+        })
+    }
+    /// A copy of a with source copied to the entries index of dim.
+    pub fn index_copy(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_index_copy(self.as_raw(), dim, index.as_raw(), source.as_raw(), out)
+        })
+    }
+    /// A copy of a with value at the entries index of dim.
+    pub fn index_fill(&self, dim: i64, index: &Tensor, value: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_index_fill(self.as_raw(), dim, index.as_raw(), value, out) })
+    }
+    /// a reversed along each of the ndims dims (unique).
+    pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_flip(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out) })
+    }
+    /// a rolled by shifts\[i\] along dims\[i\] (elements leaving one end come back at the other); ndims 0 rolls the flattened tensor by shifts\[0\] (nshifts 1).
+    pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_roll(
+                self.as_raw(),
+                shifts.as_ptr(),
+                len_i64(shifts.len()),
+                dims.as_ptr(),
+                len_i64(dims.len()),
+                out,
+            )
+        })
+    }
+    /// a tiled repeats\[i\] times along each dim, like Tensor.repeat (nrepeats >= a's dims).
+    pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_repeat(self.as_raw(), repeats.as_ptr(), len_i64(repeats.len()), out)
+        })
+    }
+    /// Like repeat, with fewer reps than dims padded with leading 1s (torch.tile).
+    pub fn tile(&self, reps: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_tile(self.as_raw(), reps.as_ptr(), len_i64(reps.len()), out) })
+    }
+    /// 1-D a: a square matrix with a on its diagonal `diagonal` (> 0 above the main one); 2-D a: a copy of that diagonal, 1-D.
+    pub fn diag(&self, diagonal: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_diag(self.as_raw(), diagonal, out) })
+    }
+    /// A view of the diagonal `offset` of dims dim1 and dim2 of a, which become the last dim of the result.
+    pub fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_diagonal(self.as_raw(), offset, dim1, dim2, out) })
+    }
+    /// A view with dims source\[i\] moved to destination\[i\], the others in order.
+    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_movedim(
+                self.as_raw(),
+                source.as_ptr(),
+                len_i64(source.len()),
+                destination.as_ptr(),
+                len_i64(destination.len()),
+                out,
+            )
+        })
+    }
+    /// Dims start_dim..end_dim merged into one (a view where possible).
+    pub fn flatten(&self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_flatten(self.as_raw(), start_dim, end_dim, out) })
+    }
+    /// Dim dim split into sizes (one may be -1; their product is its size).
+    pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_unflatten(self.as_raw(), dim, sizes.as_ptr(), len_i64(sizes.len()), out)
+        })
+    }
+    /// a broadcast to shape, a view (-1 keeps a size), like tc_expand.
+    pub fn broadcast_to(&self, shape: &[i64]) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_broadcast_to(self.as_raw(), shape.as_ptr(), len_i64(shape.len()), out)
+        })
+    }
+    /// The outer product of 1-D a and b: out\[i\]\[j\] = a\[i\] * b\[j\].
+    pub fn outer(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_outer(self.as_raw(), b.as_raw(), out) })
+    }
+    /// The 0-D inner product of 1-D a and b of the same size and dtype.
+    pub fn dot(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_dot(self.as_raw(), b.as_raw(), out) })
+    }
+    /// |a - b| <= atol + rtol * |b| (or a == b; NaNs equal when equal_nan != 0) as a bool tensor, broadcasting; a and b of one dtype; rtol, atol >= 0 (PyTorch's defaults: 1e-5, 1e-8).
+    pub fn isclose(&self, b: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_isclose(self.as_raw(), b.as_raw(), rtol, atol, i32::from(equal_nan), out)
+        })
+    }
+    /// start + weight * (end - start), broadcasting; floating tensors of one dtype; differentiable in all three.
+    pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_lerp(self.as_raw(), end.as_raw(), weight.as_raw(), out) })
+    }
+    /// lerp with a double weight.
+    pub fn lerp_scalar(&self, end: &Tensor, weight: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_lerp_scalar(self.as_raw(), end.as_raw(), weight, out) })
+    }
+    /// input + value * tensor1 * tensor2, broadcasting (integer tensors need a whole value).
+    pub fn addcmul(&self, tensor1: &Tensor, tensor2: &Tensor, value: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_addcmul(self.as_raw(), tensor1.as_raw(), tensor2.as_raw(), value, out)
+        })
+    }
+    /// input + value * tensor1 / tensor2, broadcasting (tensor1 or tensor2 floating: integer division is refused, as PyTorch).
+    pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor, value: f64) -> Result<Tensor> {
+        new_tensor(|out| unsafe {
+            sys::tc_addcdiv(self.as_raw(), tensor1.as_raw(), tensor2.as_raw(), value, out)
+        })
+    }
+    /// input where input > 0, else weight * input: weight (input's floating dtype) has one element, or one per channel (input's dim 1).
+    pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_prelu(self.as_raw(), weight.as_raw(), out) })
+    }
+    /// The gated linear unit: the first half of input along dim times the sigmoid of the second half (dim's size even; floating).
+    pub fn glu(&self, dim: i64) -> Result<Tensor> {
+        new_tensor(|out| unsafe { sys::tc_glu(self.as_raw(), dim, out) })
     }
     /// A complex tensor's real view: shape \[..., 2\] (real, imaginary) of its part dtype, sharing its storage.
     pub fn view_as_real(&self) -> Result<Tensor> {

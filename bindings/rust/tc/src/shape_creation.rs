@@ -78,33 +78,6 @@ fn handles_out(mut f: impl FnMut(*mut sys::tc_tensor, i64, *mut i64) -> i32) -> 
 /// # }
 /// ```
 impl Tensor {
-    /// Reversed along each of `dims`.
-    pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_flip(self.as_raw(), dims.as_ptr(), len_i64(dims.len()), out) })
-    }
-    /// Rolled by `shifts[i]` along `dims[i]`; empty `dims` rolls the flattened tensor by `shifts[0]`.
-    pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_roll(
-                self.as_raw(),
-                shifts.as_ptr(),
-                len_i64(shifts.len()),
-                dims.as_ptr(),
-                len_i64(dims.len()),
-                out,
-            )
-        })
-    }
-    /// Tiled `repeats[i]` times along each dim (`Tensor.repeat`; at least `ndim` repeats).
-    pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_repeat(self.as_raw(), repeats.as_ptr(), len_i64(repeats.len()), out)
-        })
-    }
-    /// Like [`Tensor::repeat`], fewer `reps` than dims padded with leading 1s (`torch.tile`).
-    pub fn tile(&self, reps: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_tile(self.as_raw(), reps.as_ptr(), len_i64(reps.len()), out) })
-    }
     /// Each element repeated `repeats` times along `dim` (`None`: of the flattened tensor).
     pub fn repeat_interleave(&self, repeats: i64, dim: Option<i64>) -> Result<Tensor> {
         let d = dim.unwrap_or(sys::TC_DIM_ALL);
@@ -114,14 +87,6 @@ impl Tensor {
     pub fn repeat_interleave_tensor(&self, repeats: &Tensor, dim: Option<i64>) -> Result<Tensor> {
         let d = dim.unwrap_or(sys::TC_DIM_ALL);
         new_tensor(|out| unsafe { sys::tc_repeat_interleave_tensor(self.as_raw(), repeats.as_raw(), d, out) })
-    }
-    /// 1-D: a square matrix with `self` on diagonal `diagonal`; 2-D: that diagonal.
-    pub fn diag(&self, diagonal: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_diag(self.as_raw(), diagonal, out) })
-    }
-    /// A view of diagonal `offset` of `dim1` and `dim2`, as the last dim.
-    pub fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_diagonal(self.as_raw(), offset, dim1, dim2, out) })
     }
     /// `torch.nn.functional.pad`: `pad[0]`, `pad[1]` before and after the last dim, then the one before...
     pub fn pad(&self, pad: &[i64], mode: PadMode, value: f64) -> Result<Tensor> {
@@ -136,46 +101,9 @@ impl Tensor {
             )
         })
     }
-    /// A view with dims `source[i]` moved to `destination[i]`.
-    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_movedim(
-                self.as_raw(),
-                source.as_ptr(),
-                len_i64(source.len()),
-                destination.as_ptr(),
-                len_i64(destination.len()),
-                out,
-            )
-        })
-    }
-    /// Dims `start_dim..=end_dim` merged into one.
-    pub fn flatten(&self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_flatten(self.as_raw(), start_dim, end_dim, out) })
-    }
-    /// Dim `dim` split into `sizes` (one may be -1).
-    pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_unflatten(self.as_raw(), dim, sizes.as_ptr(), len_i64(sizes.len()), out)
-        })
-    }
-    /// Broadcast to `shape`, as a view (-1 keeps a size).
-    pub fn broadcast_to(&self, shape: &[i64]) -> Result<Tensor> {
-        new_tensor(|out| unsafe {
-            sys::tc_broadcast_to(self.as_raw(), shape.as_ptr(), len_i64(shape.len()), out)
-        })
-    }
     /// The slices along `dim` (removed), as views.
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
         handles_out(|outs, cap, count| unsafe { sys::tc_unbind(self.as_raw(), dim, outs, cap, count) })
-    }
-    /// The outer product of two 1-D tensors.
-    pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_outer(self.as_raw(), other.as_raw(), out) })
-    }
-    /// The 0-D inner product of two 1-D tensors of one size and dtype.
-    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
-        new_tensor(|out| unsafe { sys::tc_dot(self.as_raw(), other.as_raw(), out) })
     }
     /// 0/1 samples (default generator): with probability `self` (floating, in [0, 1]),
     /// or `p` in `self`'s shape and dtype.
