@@ -852,42 +852,42 @@ CPU_ROWS_DIR = "src/cpu/rows"
 CPU_ROW_FILE = re.compile(r"^(unary|binary|compare)_\w+\.cpp$")
 
 
-def gen_cpu_rows(ops):
-    """One CPU kernel file per elementwise row (compiled once per kernel set:
-    a new row compiles its own file, not every row's) and the table that
-    dispatches the row enums to them (cpu/ew_row.h, cpu/kernels.h)."""
+SIG_UNARY = "const Tensor& out, const Tensor& a, double p, double q"
+SIG_BINARY = "const Tensor& out, const Tensor& a, const Tensor& b"
+SIG_GRAD2 = "const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p"
+SIG_GRAD3 = "const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y"
+
+
+def gen_row_files(ops, folder, ext, macro_prefix, describe):
+    """One kernel file per elementwise row under folder (<family>_<name>.<ext>),
+    expanding the backend's row macros (<macro_prefix>_UNARY_ROW, ...)."""
     files = {}
-    head = "// %s\n" % STAMP
+    for kind, row in (("unary", unary_row), ("binary", binary_row), ("compare", compare_row)):
+        for o in family(ops, kind):
+            text = "// %s\n// %s\n%s\n" % (STAMP, describe(kind, o["name"]),
+                                           row("%s_%s_ROW" % (macro_prefix, kind.upper()), o))
+            files["%s/%s_%s.%s" % (folder, kind, o["name"], ext)] = clang_format(text, "row." + ext)
+    return files
 
-    def one(kind, o, macro, row):
-        text = head + ("// The CPU kernels of the %s row %s, for one kernel set (cpu/ew_row.h).\n"
-                       '#include "cpu/ew_row.h"\n\n' % (kind, o["name"])) + row(macro, o) + "\n"
-        files["%s/%s_%s.cpp" % (CPU_ROWS_DIR, kind, o["name"])] = clang_format(text, "row.cpp")
 
+def gen_row_table(ops, comment, includes, namespace, fail_prefix, special_grad2_home, checks=""):
+    """A backend's dispatch from the row enums to its per-row kernels: the
+    declarations, one table per kind (unary, binary and compare, the
+    three-operand and the two-operand gradients in ew::Grad's order) and the
+    four entry points the backend's interface declares."""
     unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
-    for o in unary:
-        one("unary", o, "TC_CPU_UNARY_ROW", unary_row)
-    for o in binary:
-        one("binary", o, "TC_CPU_BINARY_ROW", binary_row)
-    for o in compare:
-        one("compare", o, "TC_CPU_COMPARE_ROW", compare_row)
-
-    sig_u = "const Tensor& out, const Tensor& a, double p, double q"
-    sig_b = "const Tensor& out, const Tensor& a, const Tensor& b"
-    sig_g2 = "const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p"
-    sig_g3 = "const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y"
     decl = []
     for o in unary:
-        decl.append("void unary_%s(%s);" % (o["name"], sig_u))
-        decl.append("void grad2_%s(%s);" % (o["name"], sig_g2))
+        decl.append("void unary_%s(%s);" % (o["name"], SIG_UNARY))
+        decl.append("void grad2_%s(%s);" % (o["name"], SIG_GRAD2))
     for o in binary:
-        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
-        decl.append("void grad3_%s_a(%s);" % (o["name"], sig_g3))
-        decl.append("void grad3_%s_b(%s);" % (o["name"], sig_g3))
+        decl.append("void binary_%s(%s);" % (o["name"], SIG_BINARY))
+        decl.append("void grad3_%s_a(%s);" % (o["name"], SIG_GRAD3))
+        decl.append("void grad3_%s_b(%s);" % (o["name"], SIG_GRAD3))
     for o in compare:
-        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
+        decl.append("void binary_%s(%s);" % (o["name"], SIG_BINARY))
     for n in ("pow_scalar", "rdiv_scalar", "clamp"):
-        decl.append("void grad2_%s(%s);  // cpu/elementwise.cpp" % (n, sig_g2))
+        decl.append("void grad2_%s(%s);  // %s" % (n, SIG_GRAD2, special_grad2_home))
     k_unary = ["&rows::unary_%s," % o["name"] for o in unary]
     k_binary = ["&rows::binary_%s," % o["name"] for o in binary + compare]
     k_grad3 = []
@@ -898,25 +898,9 @@ def gen_cpu_rows(ops):
     k_grad2 = ["nullptr, nullptr,  // %s (grad3)" % o["name"] for o in binary]
     k_grad2 += ["&rows::grad2_pow_scalar,", "&rows::grad2_rdiv_scalar,", "&rows::grad2_clamp,"]
     k_grad2 += ["&rows::grad2_%s," % o["name"] for o in unary]
-    text = head + textwrap.dedent("""\
-        // One kernel set's elementwise dispatch (cpu/kernels.h's unary, binary,
-        // grad2, grad3): the row enums index tables of the per-row kernels
-        // (src/cpu/rows/<family>_<name>.cpp, cpu/ew_row.h). Compiled once per set;
-        // adding a row recompiles this file and the row's own, not the other rows.
-        #include "cpu/isa.h"
-        #include "core/error.h"
-        #include "core/tensor.h"
-        #include "math/op_enums.h"
-        """) + "".join('#include "math/rows/%s_%s.h"\n' % (k, o["name"])
-                       for k, fam in (("unary", unary), ("binary", binary), ("compare", compare)) for o in fam) + \
-        "\n// The one-row constants (math/rows/) name the same rows as the enums.\n" + \
-        "".join("static_assert(tc::ops::row::%s == tc::ops::%s::%s);\n" % (o["name"], e, o["name"])
-                for e, fam in (("UnaryOp", unary), ("BinaryOp", binary + compare)) for o in fam) + \
-        textwrap.dedent("""
-        namespace tc::cpu::TC_CPU_ISA_NS {
-
-        namespace rows {
-        """) + "\n".join(decl) + textwrap.dedent("""
+    f = fail_prefix
+    return "// %s\n" % STAMP + comment + "".join('#include "%s"\n' % i for i in includes) + checks + \
+        "\nnamespace %s {\n\nnamespace rows {\n" % namespace + "\n".join(decl) + textwrap.dedent("""
         }  // namespace rows
 
         namespace {
@@ -925,8 +909,8 @@ def gen_cpu_rows(ops):
         using BinaryFn = void (*)(%s);
         using Grad2Fn = void (*)(%s);
         using Grad3Fn = void (*)(%s);
-        """ % (sig_u, sig_b, sig_g2, sig_g3)) + "\nconstexpr UnaryFn kUnary[] = {\n" + "\n".join(k_unary) + \
-        "\n};\nconstexpr BinaryFn kBinary[] = {\n" + "\n".join(k_binary) + \
+        """ % (SIG_UNARY, SIG_BINARY, SIG_GRAD2, SIG_GRAD3)) + "\nconstexpr UnaryFn kUnary[] = {\n" + \
+        "\n".join(k_unary) + "\n};\nconstexpr BinaryFn kBinary[] = {\n" + "\n".join(k_binary) + \
         "\n};\n// ew::Grad's three-operand formulas: two per binary row.\nconstexpr Grad3Fn kGrad3[] = {\n" + \
         "\n".join(k_grad3) + \
         "\n};\n// Every ew::Grad: the binary rows' (three operands: none here), pow_scalar,\n" \
@@ -946,32 +930,55 @@ def gen_cpu_rows(ops):
 
         void unary(ops::UnaryOp op, %s) {
           const auto i = size_t(op);
-          if (i >= sizeof(kUnary) / sizeof(kUnary[0])) fail(TC_ERR_INTERNAL, "unary: unhandled op");
+          if (i >= sizeof(kUnary) / sizeof(kUnary[0])) fail(TC_ERR_INTERNAL, "%sunary: unhandled op");
           kUnary[i](out, a, p, q);
         }
 
         void binary(ops::BinaryOp op, %s) {
           const auto i = size_t(op);
-          if (i >= sizeof(kBinary) / sizeof(kBinary[0])) fail(TC_ERR_INTERNAL, "binary: unhandled op");
+          if (i >= sizeof(kBinary) / sizeof(kBinary[0])) fail(TC_ERR_INTERNAL, "%sbinary: unhandled op");
           kBinary[i](out, a, b);
         }
 
         void grad2(ew::Grad f, %s) {
           const auto i = size_t(f);
           if (i >= sizeof(kGrad2) / sizeof(kGrad2[0]) || !kGrad2[i]) {
-            fail(TC_ERR_INTERNAL, "fused2: not a two-operand formula");
+            fail(TC_ERR_INTERNAL, "%s: not a two-operand formula");
           }
           kGrad2[i](out, g, x, p);
         }
 
         void grad3(ew::Grad f, %s) {
           const auto i = size_t(f);
-          if (i >= sizeof(kGrad3) / sizeof(kGrad3[0])) fail(TC_ERR_INTERNAL, "fused3: not a three-operand formula");
+          if (i >= sizeof(kGrad3) / sizeof(kGrad3[0])) fail(TC_ERR_INTERNAL, "%s: not a three-operand formula");
           kGrad3[i](out, g, x, y);
         }
 
-        }  // namespace tc::cpu::TC_CPU_ISA_NS
-        """ % (sig_u, sig_b, sig_g2, sig_g3))
+        }  // namespace %s
+        """ % (SIG_UNARY, f, SIG_BINARY, f, SIG_GRAD2, f + "grad2" if f else "fused2",
+               SIG_GRAD3, f + "grad3" if f else "fused3", namespace))
+
+
+def gen_cpu_rows(ops):
+    """One CPU kernel file per elementwise row (compiled once per kernel set:
+    a new row compiles its own file, not every row's) and the table that
+    dispatches the row enums to them (cpu/ew_row.h, cpu/kernels.h)."""
+    files = gen_row_files(ops, CPU_ROWS_DIR, "cpp", "TC_CPU", lambda kind, name: (
+        "The CPU kernels of the %s row %s, for one kernel set (cpu/ew_row.h).\n"
+        '#include "cpu/ew_row.h"\n' % (kind, name)))
+    unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
+    row_headers = ["math/rows/%s_%s.h" % (k, o["name"])
+                   for k, fam in (("unary", unary), ("binary", binary), ("compare", compare)) for o in fam]
+    checks = "\n// The one-row constants (math/rows/) name the same rows as the enums.\n" + \
+        "".join("static_assert(tc::ops::row::%s == tc::ops::%s::%s);\n" % (o["name"], e, o["name"])
+                for e, fam in (("UnaryOp", unary), ("BinaryOp", binary + compare)) for o in fam)
+    text = gen_row_table(ops, textwrap.dedent("""\
+        // One kernel set's elementwise dispatch (cpu/kernels.h's unary, binary,
+        // grad2, grad3): the row enums index tables of the per-row kernels
+        // (src/cpu/rows/<family>_<name>.cpp, cpu/ew_row.h). Compiled once per set;
+        // adding a row recompiles this file and the row's own, not the other rows.
+        """), ["cpu/isa.h", "core/error.h", "core/tensor.h", "math/op_enums.h"] + row_headers,
+        "tc::cpu::TC_CPU_ISA_NS", "", "cpu/elementwise.cpp", checks)
     files[CPU_ROWS_DIR + "/table.cpp"] = clang_format(text, "table.cpp")
     return files
 
@@ -984,117 +991,17 @@ def gen_cuda_rows(ops):
     """One CUDA kernel file per elementwise row (a new row compiles its own
     file with nvcc, not every row's) and the host-compiled table that
     dispatches the row enums to them (cuda/ew_row.cuh, cuda/elementwise.h)."""
-    files = {}
-    head = "// %s\n" % STAMP
-
-    def one(kind, o, macro, row):
-        text = head + ("// The CUDA kernels of the %s row %s (cuda/ew_row.cuh).\n"
-                       '#include "cuda/ew_row.cuh"\n\n' % (kind, o["name"])) + row(macro, o) + "\n"
-        files["%s/%s_%s.cu" % (CUDA_ROWS_DIR, kind, o["name"])] = clang_format(text, "row.cu")
-
-    unary, binary, compare = family(ops, "unary"), family(ops, "binary"), family(ops, "compare")
-    for o in unary:
-        one("unary", o, "TC_CUDA_UNARY_ROW", unary_row)
-    for o in binary:
-        one("binary", o, "TC_CUDA_BINARY_ROW", binary_row)
-    for o in compare:
-        one("compare", o, "TC_CUDA_COMPARE_ROW", compare_row)
-
-    sig_u = "const Tensor& out, const Tensor& a, double p, double q"
-    sig_b = "const Tensor& out, const Tensor& a, const Tensor& b"
-    sig_g2 = "const Tensor& out, const Tensor& g, const Tensor& x, const ew::GradParams& p"
-    sig_g3 = "const Tensor& out, const Tensor& g, const Tensor& x, const Tensor& y"
-    decl = []
-    for o in unary:
-        decl.append("void unary_%s(%s);" % (o["name"], sig_u))
-        decl.append("void grad2_%s(%s);" % (o["name"], sig_g2))
-    for o in binary:
-        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
-        decl.append("void grad3_%s_a(%s);" % (o["name"], sig_g3))
-        decl.append("void grad3_%s_b(%s);" % (o["name"], sig_g3))
-    for o in compare:
-        decl.append("void binary_%s(%s);" % (o["name"], sig_b))
-    for n in ("pow_scalar", "rdiv_scalar", "clamp"):
-        decl.append("void grad2_%s(%s);  // cuda/elementwise.cu" % (n, sig_g2))
-    k_unary = ["&rows::unary_%s," % o["name"] for o in unary]
-    k_binary = ["&rows::binary_%s," % o["name"] for o in binary + compare]
-    k_grad3 = []
-    for o in binary:
-        k_grad3 += ["&rows::grad3_%s_a," % o["name"], "&rows::grad3_%s_b," % o["name"]]
-    # ew::Grad's order (math/elementwise_math.h), as the CPU's table.
-    k_grad2 = ["nullptr, nullptr,  // %s (grad3)" % o["name"] for o in binary]
-    k_grad2 += ["&rows::grad2_pow_scalar,", "&rows::grad2_rdiv_scalar,", "&rows::grad2_clamp,"]
-    k_grad2 += ["&rows::grad2_%s," % o["name"] for o in unary]
-    text = head + textwrap.dedent("""\
+    files = gen_row_files(ops, CUDA_ROWS_DIR, "cu", "TC_CUDA", lambda kind, name: (
+        "The CUDA kernels of the %s row %s (cuda/ew_row.cuh).\n"
+        '#include "cuda/ew_row.cuh"\n' % (kind, name)))
+    text = gen_row_table(ops, textwrap.dedent("""\
         // The CUDA module's elementwise dispatch (cuda/elementwise.h's unary,
         // binary, grad2, grad3): the row enums index tables of the per-row kernels
         // (src/cuda/rows/<family>_<name>.cu, cuda/ew_row.cuh), each of which checks
         // the dtypes its row takes. Host code only (no nvcc): adding a row compiles
         // this file and the row's own, not the other rows.
-        #include "core/error.h"
-        #include "core/tensor.h"
-        #include "cuda/elementwise.h"
-        #include "math/op_enums.h"
-
-        namespace tc::cuda {
-
-        namespace rows {
-        """) + "\n".join(decl) + textwrap.dedent("""
-        }  // namespace rows
-
-        namespace {
-
-        using UnaryFn = void (*)(%s);
-        using BinaryFn = void (*)(%s);
-        using Grad2Fn = void (*)(%s);
-        using Grad3Fn = void (*)(%s);
-        """ % (sig_u, sig_b, sig_g2, sig_g3)) + "\nconstexpr UnaryFn kUnary[] = {\n" + "\n".join(k_unary) + \
-        "\n};\nconstexpr BinaryFn kBinary[] = {\n" + "\n".join(k_binary) + \
-        "\n};\n// ew::Grad's three-operand formulas: two per binary row.\nconstexpr Grad3Fn kGrad3[] = {\n" + \
-        "\n".join(k_grad3) + \
-        "\n};\n// Every ew::Grad: the binary rows' (three operands: none here), pow_scalar,\n" \
-        "// rdiv_scalar, clamp, then one per unary row.\nconstexpr Grad2Fn kGrad2[] = {\n" + \
-        "\n".join(k_grad2) + textwrap.dedent("""
-        };
-        static_assert(sizeof(kUnary) / sizeof(kUnary[0]) == size_t(ops::UnaryOp::count_), "one kernel per unary row");
-        static_assert(sizeof(kBinary) / sizeof(kBinary[0]) == size_t(ops::BinaryOp::count_),
-                      "one kernel per binary and compare row");
-        static_assert(sizeof(kGrad3) / sizeof(kGrad3[0]) == size_t(2 * ops::kArithmeticBinaryOps),
-                      "two formulas per binary row");
-        static_assert(sizeof(kGrad2) / sizeof(kGrad2[0]) ==
-                          size_t(2 * ops::kArithmeticBinaryOps + 3 + int(ops::UnaryOp::count_)),
-                      "one slot per ew::Grad");
-
-        }  // namespace
-
-        void unary(ops::UnaryOp op, %s) {
-          const auto i = size_t(op);
-          if (i >= sizeof(kUnary) / sizeof(kUnary[0])) fail(TC_ERR_INTERNAL, "cuda::unary: unhandled op");
-          kUnary[i](out, a, p, q);
-        }
-
-        void binary(ops::BinaryOp op, %s) {
-          const auto i = size_t(op);
-          if (i >= sizeof(kBinary) / sizeof(kBinary[0])) fail(TC_ERR_INTERNAL, "cuda::binary: unhandled op");
-          kBinary[i](out, a, b);
-        }
-
-        void grad2(ew::Grad f, %s) {
-          const auto i = size_t(f);
-          if (i >= sizeof(kGrad2) / sizeof(kGrad2[0]) || !kGrad2[i]) {
-            fail(TC_ERR_INTERNAL, "cuda::grad2: not a two-operand formula");
-          }
-          kGrad2[i](out, g, x, p);
-        }
-
-        void grad3(ew::Grad f, %s) {
-          const auto i = size_t(f);
-          if (i >= sizeof(kGrad3) / sizeof(kGrad3[0])) fail(TC_ERR_INTERNAL, "cuda::grad3: not a three-operand formula");
-          kGrad3[i](out, g, x, y);
-        }
-
-        }  // namespace tc::cuda
-        """ % (sig_u, sig_b, sig_g2, sig_g3))
+        """), ["core/error.h", "core/tensor.h", "cuda/elementwise.h", "math/op_enums.h"],
+        "tc::cuda", "cuda::", "cuda/elementwise.cu")
     files[CUDA_ROWS_DIR + "/table.cpp"] = clang_format(text, "table.cpp")
     return files
 
