@@ -129,6 +129,18 @@ struct StridedLoop {
   }
 };
 
+// The contiguous inner loops, compiled once per kernel and shared by the
+// whole-tensor fast path and the contiguous runs of the strided walk (inlined,
+// each would be a second vectorized copy of the same loop).
+template <typename O, typename A, typename F>
+__attribute__((noinline)) void run1_contiguous(O* o, const A* x, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+}
+template <typename O, typename A, typename B, typename F>
+__attribute__((noinline)) void run2_contiguous(O* o, const A* x, const B* y, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+}
+
 // out[i] = f(a[i]) over out's shape (a broadcast to it).
 template <typename O, typename A, typename F>
 void map1(const Tensor& out, const Tensor& a, F f) {
@@ -136,9 +148,8 @@ void map1(const Tensor& out, const Tensor& a, F f) {
     // The common case, without the strided machinery (it dominates tiny ops).
     O* o = out->data_as<O>();
     const A* x = a->data_as<A>();
-    parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i]);
-    });
+    parallel_for(out->numel(), kParallelGrain,
+                 [&](int64_t lo, int64_t hi) { run1_contiguous<O, A>(o + lo, x + lo, hi - lo, f); });
     return;
   }
   const Operand ops[2] = {operand(out), operand(a, out->shape)};
@@ -148,7 +159,7 @@ void map1(const Tensor& out, const Tensor& a, F f) {
       O* o = reinterpret_cast<O*>(p[0]);
       const A* x = reinterpret_cast<const A*>(p[1]);
       if (s[0] == sizeof(O) && s[1] == sizeof(A)) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+        run1_contiguous<O, A>(o, x, n, f);
       } else {
         for (int64_t i = 0; i < n; ++i) {
           *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const A*>(p[1] + i * s[1]));
@@ -168,7 +179,7 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     const A* x = a->data_as<A>();
     const B* y = b->data_as<B>();
     parallel_for(out->numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
+      run2_contiguous<O, A, B>(o + lo, x + lo, y + lo, hi - lo, f);
     });
     return;
   }
@@ -180,7 +191,7 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       const A* x = reinterpret_cast<const A*>(p[1]);
       const B* y = reinterpret_cast<const B*>(p[2]);
       if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == sizeof(B)) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+        run2_contiguous<O, A, B>(o, x, y, n, f);
       } else if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == 0) {
         const B yv = *y;
         for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
