@@ -170,3 +170,12 @@ if [ "${CNN:-1}" != 0 ] && [ -f "$build/libtc.so" ] && /usr/bin/python3 -c "impo
   TC_LIBRARY="$build/libtc.so" OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" /usr/bin/python3 "$here/bench_cnn.py" ||
     echo "run.sh: bench_cnn.py failed" >&2
 fi
+# The elementwise kernels (bench_elementwise.py: contiguous, broadcast,
+# strided, integer, backward, tiny calls; tc and PyTorch in one process).
+# ELEMENTWISE=0 skips it (about half a minute).
+if [ "${ELEMENTWISE:-1}" != 0 ] && [ -f "$build/libtc.so" ]; then
+  echo
+  echo "running bench/bench_elementwise.py..." >&2
+  TC_LIBRARY="$build/libtc.so" /usr/bin/python3 "$here/bench_elementwise.py" ||
+    echo "run.sh: bench_elementwise.py failed" >&2
+fi
