@@ -253,8 +253,12 @@ def test_against_torch_float32(name):
 def test_lstsq_rank_deficient_residuals_and_rank():
     # rank 2 of 3 columns: no residuals but for gels, whose solution is
     # meaningless then (torch's too); rank and singular values as torch.
-    a = np.repeat(randn(6, 2), [1, 2], axis=1)
-    b = randn(6, 2)
+    # A fixed input of its own: torch's gelsy (QR with column pivoting)
+    # reports rank 1 for about 1 in 1,000 such random matrices, and the
+    # module's generator hands this test whatever the tests before it left.
+    rng = np.random.default_rng(2024)
+    a = np.repeat(rng.standard_normal((6, 2)), [1, 2], axis=1)
+    b = rng.standard_normal((6, 2))
     for d in ("gelsy", "gelsd", "gelss"):
         r_tc = tc.linalg.lstsq(tc.tensor(a), tc.tensor(b), driver=d)
         r_t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=d)
