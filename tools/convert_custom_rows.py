@@ -431,8 +431,8 @@ def main(argv):
     extras_file = "tests/gtest/misuse_extras_%s.inc" % topic
     extras_text = read(extras_file) if os.path.exists(os.path.join(REPO, extras_file)) else (
         "// The misuse cases of the %s rows of ops/ops.toml that their argument roles\n"
-        "// do not give (the rows' misuse_extras), included by test_misuse.cpp before\n"
-        "// build_table().\n" % topic.replace("_", " "))
+        "// do not give (the rows' misuse_extras), compiled in\n"
+        "// misuse_table_generated.cpp (add its #include there).\n" % topic.replace("_", " "))
     for name in names:
         op = ops[name]
         if "args" in op:

@@ -416,7 +416,7 @@ def shim_headers(ops):
 
 
 # The role extras of the misuse row: the cases a role implies beyond the
-# spoiled handles and pointers (helpers of tests/gtest/test_misuse.cpp).
+# spoiled handles and pointers (helpers of tests/gtest/misuse_harness.h).
 def c_valid(a):
     r = a["role"]
     default = {"dim": 1, "int": 0, "double": 1.0, "bool": 0, "int32": 0, "reduction": "TC_REDUCTION_MEAN",
@@ -1264,9 +1264,10 @@ def gen_rust(ops):
 def gen_misuse(ops):
     gen = [o for o in ops if o["kind"] in FAMILY or generated(o, "misuse")]
     out = ["// " + STAMP,
-           "// Included twice by test_misuse.cpp: with TC_MISUSE_WEAK defined, the weak",
+           "// Included twice: with TC_MISUSE_WEAK defined (misuse_weak.h), the weak",
            "// references; with TC_MISUSE_ROWS, the table rows of the elementwise",
-           "// families (inside add_generated_rows(), where add, E, X and the extras helpers",
+           "// families (inside add_generated_rows() of misuse_table_generated.cpp, where add,",
+           "// E, X and the extras helpers",
            "// are in scope).",
            "#if defined(TC_MISUSE_WEAK)"]
     out += ["#pragma weak tc_%s" % o["name"] for o in gen]
