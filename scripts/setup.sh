@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ccache pkg-config zlib1g-dev
+  build-essential cmake ninja-build ccache pkg-config zlib1g-dev
   libdnnl-dev ocl-icd-opencl-dev libomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-numpy python3-torch python3-venv python3-pip python3-setuptools python3-wheel python3-mypy
@@ -31,6 +31,11 @@ fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-2}
+# Ninja for a new build directory: it rebuilds only the objects whose command
+# changed (the precompiled headers are used only with it: CMakeLists.txt). An
+# existing directory keeps its generator.
+GENERATOR=()
+[ -f "$BUILD_DIR/CMakeCache.txt" ] || GENERATOR=(-G Ninja)
 # shellcheck disable=SC2086
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"
