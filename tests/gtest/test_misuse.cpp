@@ -213,6 +213,9 @@
 #pragma weak tc_node_free
 #pragma weak tc_set_anomaly_mode
 #pragma weak tc_anomaly_mode
+#pragma weak tc_saved_tensors_hooks_push
+#pragma weak tc_saved_tensors_hooks_pop
+#pragma weak tc_saved_tensors_hooks_depth
 #pragma weak tc_process_group_create
 #pragma weak tc_process_group_free
 #pragma weak tc_process_group_rank
@@ -698,6 +701,11 @@ tc_process_group_options pg_options() {
 // Callbacks that do nothing (hooks, a custom function's identity forward).
 int32_t noop_grad_hook(void*, tc_tensor, tc_tensor*) { return TC_OK; }
 int32_t noop_post_hook(void*, tc_tensor) { return TC_OK; }
+int32_t noop_pack_hook(void*, tc_tensor, uint64_t* token) {
+  *token = 1;
+  return TC_OK;
+}
+int32_t noop_unpack_hook(void*, uint64_t, tc_tensor*) { return TC_OK; }
 int32_t identity_forward(void*, const tc_tensor* in, int64_t n, const int32_t*, tc_tensor* out,
                          int64_t* n_out, tc_tensor*, int64_t*) {
   if (n < 1) return TC_OK;
