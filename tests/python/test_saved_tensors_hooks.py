@@ -267,6 +267,10 @@ def test_exception_in_pack_is_torchs_runtime_error_naming_it():
                 assert isinstance(info.value.__cause__, _HookError)
             # Ops that save nothing are unaffected.
             (x + 1).sum()
+            if lib is tc:
+                assert tc.autograd.graph._hooks_depth() == 1
+        if lib is tc:
+            assert tc.autograd.graph._hooks_depth() == 0
         (x * x).sum().backward()  # the stack was popped: no hook any more
 
 

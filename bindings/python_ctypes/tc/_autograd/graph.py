@@ -10,6 +10,7 @@ tc call that ran it (the op that saved, or backward) as PyTorch 1.13 raises
 it: a RuntimeError "<type>: <message>" (with the original as its __cause__).
 """
 import contextlib
+import ctypes as C
 import itertools
 import threading
 
@@ -104,6 +105,14 @@ def _free(ctx, token):
             pair.drop(token)
     except BaseException:  # noqa: B902
         pass
+
+
+def _hooks_depth():
+    """How many saved-tensor hook pairs this thread has pushed (a libtc
+    extension for tests and debugging: torch has no such query)."""
+    out = C.c_int64()
+    check(fn("tc_saved_tensors_hooks_depth")(C.byref(out)))
+    return out.value
 
 
 _disabled = threading.local()  # .message: why hooks are disabled on this thread (None: enabled)
