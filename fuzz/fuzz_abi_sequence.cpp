@@ -41,6 +41,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -93,6 +94,38 @@ int32_t fuzz_post_hook(void*, tc_tensor t) {
   const int32_t rc = tc_tensor_grad(t, &g);
   if (g) tc_tensor_free(g);
   return rc;
+}
+// Saved-tensor hooks: pack keeps a handle per token (unless the input made
+// it fail); unpack hands it back or fails; free drops it. The graphs that
+// hold tokens die with the pool, so nothing is left by the leak check.
+struct FuzzSaved {
+  std::map<uint64_t, tc_tensor> kept;
+  uint64_t next = 0;
+  bool fail_pack = false, fail_unpack = false;
+};
+FuzzSaved g_saved;
+int32_t fuzz_pack(void* ctx, tc_tensor t, uint64_t* token) {
+  auto* s = static_cast<FuzzSaved*>(ctx);
+  if (s->fail_pack) return TC_ERR_INVALID_ARGUMENT;
+  tc_tensor kept = nullptr;
+  const int32_t rc = tc_tensor_retain(t, &kept);
+  if (rc != TC_OK) return rc;
+  *token = ++s->next;
+  s->kept[*token] = kept;
+  return TC_OK;
+}
+int32_t fuzz_unpack(void* ctx, uint64_t token, tc_tensor* out) {
+  auto* s = static_cast<FuzzSaved*>(ctx);
+  auto it = s->kept.find(token);
+  if (it == s->kept.end()) die("fuzz_unpack", "a token libtc had freed came back");
+  return s->fail_unpack ? 77 : tc_tensor_retain(it->second, out);
+}
+void fuzz_free(void* ctx, uint64_t token) {
+  auto* s = static_cast<FuzzSaved*>(ctx);
+  auto it = s->kept.find(token);
+  if (it == s->kept.end()) die("fuzz_free", "a token freed twice, or never given");
+  tc_tensor_free(it->second);
+  s->kept.erase(it);
 }
 
 // A process group of one (MPI's singleton world), made once: MPI is

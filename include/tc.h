@@ -1773,6 +1773,44 @@ TC_API int32_t tc_tensor_register_post_accumulate_grad_hook(tc_tensor t, tc_tens
  * finishes that call. */
 TC_API int32_t tc_hook_remove(tc_hook h);
 
+/* ---- Saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks) ---- */
+/** A pack hook: called (grad mode off) with each tensor an op saves for
+ * backward (a handle valid during the call; the op's own saved tensor, which
+ * it must not modify in place: that fails the op with TC_ERR_AUTOGRAD). It
+ * writes to *token a value of its choice that stands for the tensor, kept in
+ * the graph instead of it; the unpack hook gets the token back. */
+typedef int32_t (*tc_saved_tensor_pack_hook)(void* context, tc_tensor tensor, uint64_t* token);
+/** An unpack hook: called when backward needs a saved tensor, with the token
+ * its pack hook gave. It writes a new handle to *out (it starts NULL; leaving
+ * it NULL fails the backward with TC_ERR_CALLBACK naming the node). Any shape,
+ * dtype and device is accepted, as in PyTorch; the tensor takes the saved
+ * tensor's place in the graph (its grad_fn, or its leaf's accumulation). */
+typedef int32_t (*tc_saved_tensor_unpack_hook)(void* context, uint64_t token, tc_tensor* out);
+/** A token's release: called exactly once per token a pack hook gave, when
+ * the graph no longer needs it (its node died, or a backward without
+ * retain_graph freed the saved tensors). It may not fail. */
+typedef void (*tc_saved_tensor_free_hook)(void* context, uint64_t token);
+
+/** Pushes a pair of saved-tensor hooks on the calling thread's stack, as
+ * torch.autograd.graph.saved_tensors_hooks' __enter__: every tensor an op
+ * running on this thread saves for backward while the pair is on top goes
+ * through pack (no-grad ops save nothing); the pair stays with the graph
+ * whatever is pushed or popped later. Nested pushes: only the top pair is
+ * used. pack and unpack are required, free_token may be NULL. release (may
+ * be NULL) is called once as release(NULL, context) when the pair is popped
+ * and no graph holds a token of it any more, or before returning if this
+ * call fails. A failing pack fails the op that saved (its status, as
+ * callbacks' failures do); a failing unpack fails the backward. */
+TC_API int32_t tc_saved_tensors_hooks_push(tc_saved_tensor_pack_hook pack, tc_saved_tensor_unpack_hook unpack,
+                                           tc_saved_tensor_free_hook free_token, void* context,
+                                           tc_deleter release);
+/** Pops the calling thread's top pair (__exit__): TC_ERR_INVALID_ARGUMENT
+ * when its stack is empty. */
+TC_API int32_t tc_saved_tensors_hooks_pop(void);
+/** How many pairs the calling thread's stack holds. */
+TC_API int32_t tc_saved_tensors_hooks_depth(int64_t* out);
+/* ---- end of saved-tensor hooks ---- */
+
 /** A node of the autograd graph (PyTorch's grad_fn), a checked handle: free
  * it with tc_node_free. A handle keeps its node (and what it saved) alive. */
 typedef struct tc_node_s* tc_node;

@@ -11,6 +11,7 @@
 #include "autograd/anomaly.h"
 #include "autograd/function.h"
 #include "autograd/hooks.h"
+#include "autograd/saved_hooks.h"
 #include "backend/backend.h"
 #include "core/init.h"
 #include "core/object_pool.h"
@@ -23,6 +24,7 @@ Tensor SavedTensor::unpack(const char* node) const {
   TC_CHECK(!released_, TC_ERR_AUTOGRAD, "Trying to backward through the graph a second time (", node,
            "'s saved tensors were freed); pass retain_graph=1 to the first backward");
   if (!defined_) return nullptr;
+  if (packed_) return unpack_packed(*packed_, node);
   TC_CHECK(tensor_->data_generation == generation_, TC_ERR_AUTOGRAD, "a tensor ", node,
            " saved had its data replaced (set_data, `.data =`, Module.to) after it was saved; run the "
            "forward again");
@@ -368,6 +370,8 @@ static std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
     return n;
   });
 }
+
+std::shared_ptr<Node> shared_grad_accumulator(const Tensor& leaf) { return grad_accumulator(leaf); }
 
 void record(const std::shared_ptr<Node>& node, TensorList inputs, TensorList outputs) {
   node->next.clear();

@@ -52,8 +52,22 @@ struct Edge {
   uint32_t input_nr = 0;
 };
 
+struct PackedTensor;  // saved_hooks.h
+
+// How many saved-tensor hook pairs the calling thread has pushed
+// (saved_hooks.h): a SavedTensor reads it once, so saving costs one
+// thread-local read when no hooks are active.
+inline uint32_t& saved_tensor_hooks_depth() noexcept {
+  static thread_local uint32_t depth = 0;
+  return depth;
+}
+
 // A tensor saved for backward, with the version it had then, so that an
 // in-place change made afterwards is caught (TC_ERR_AUTOGRAD) at unpack.
+// While saved-tensor hooks are active (saved_hooks.h) the tensor goes through
+// the top pair's pack at once and only its token is kept; unpack then asks
+// the pair for the tensor back (no version check then, as PyTorch: the
+// hooks own what they keep).
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -61,17 +75,23 @@ class SavedTensor {
       : tensor_(t),
         version_(t ? t->version() : 0),
         generation_(t ? t->data_generation : 0),
-        defined_(t != nullptr) {}
+        defined_(t != nullptr) {
+    if (t && saved_tensor_hooks_depth() != 0) pack();
+  }
   // The saved tensor; throws TC_ERR_AUTOGRAD naming `node` when it was freed
   // (backward ran without retain_graph) or modified in place.
   Tensor unpack(const char* node) const;
   void release() {
     tensor_.reset();
+    packed_.reset();  // the hooks' free runs here
     released_ = true;
   }
 
  private:
+  void pack();  // saved_hooks.cpp: tensor_ -> packed_
+
   Tensor tensor_;
+  std::shared_ptr<PackedTensor> packed_;  // set when hooks packed the tensor
   int64_t version_ = 0;
   uint32_t generation_ = 0;  // the tensor's data_generation when saved
   bool defined_ = false;

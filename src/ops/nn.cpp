@@ -119,21 +119,27 @@ Tensor check_class_target(const Tensor& scores, const Tensor& target, const char
 }
 
 struct CrossEntropyBackward : autograd::Node {
-  Tensor probs;   // softmax of the logits, [N, C] (internal: nobody else can modify it)
-  Tensor target;  // contiguous int64 [N]
+  // Saved tensors (so saved-tensor hooks, save_on_cpu, see them too):
+  autograd::SavedTensor probs_saved;   // softmax of the logits, [N, C] (internal: nobody else can modify it)
+  autograd::SavedTensor target_saved;  // contiguous int64 [N]
+  bool freed = false;                  // release_saved ran
   Dims logits_shape;
   int32_t reduction;
   const char* name() const override { return "CrossEntropyBackward"; }
   bool has_saved() const override { return true; }
   void release_saved() override {
-    probs.reset();
-    target.reset();
+    probs_saved.release();
+    target_saved.release();
+    freed = true;
   }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    TC_CHECK(probs != nullptr, TC_ERR_AUTOGRAD, name(),
+    TC_CHECK(!freed, TC_ERR_AUTOGRAD, name(),
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
-    if (detail::creating_graph()) return {recorded(grads[0])};
+    // Contiguous, as the kernel reads them (an unpack hook may hand back any layout).
+    const Tensor probs = tc::contiguous(probs_saved.unpack(name()));
+    const Tensor target = tc::contiguous(target_saved.unpack(name()));
+    if (detail::creating_graph()) return {recorded(grads[0], probs, target)};
     Tensor gx = empty(probs->shape, probs->dtype, probs->device);
     backend_for(probs).cross_entropy_backward(gx, probs, target, tc::contiguous(grads[0]), reduction);
     return {reshaped(gx, logits_shape)};
@@ -142,7 +148,7 @@ struct CrossEntropyBackward : autograd::Node {
   // probabilities get a SoftmaxBackward over this node's own edge to the
   // logits (softmax's backward needs only its output), so they are a
   // differentiable function of the logits without keeping the logits.
-  Tensor recorded(const Tensor& g) {
+  Tensor recorded(const Tensor& g, const Tensor& probs, const Tensor& target) {
     auto soft = std::make_shared<SoftmaxBackward>(1, false);
     soft->y_saved = autograd::SavedTensor(alias(probs));
     Tensor p = alias(probs);
@@ -213,15 +219,19 @@ struct MseLossBackward : autograd::Node {
 
 // Multiplies by a saved tensor of the same shape (dropout's scaled mask).
 struct MaskBackward : autograd::Node {
-  Tensor mask;  // internal, contiguous
+  autograd::SavedTensor mask_saved;  // internal, contiguous; saved so that saved-tensor hooks see it
+  bool freed = false;                // release_saved ran
   const char* name() const override { return "DropoutBackward"; }
   bool has_saved() const override { return true; }
-  void release_saved() override { mask.reset(); }
+  void release_saved() override {
+    mask_saved.release();
+    freed = true;
+  }
   std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
-    TC_CHECK(mask != nullptr, TC_ERR_AUTOGRAD, name(),
+    TC_CHECK(!freed, TC_ERR_AUTOGRAD, name(),
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
-    return {mul(grads[0], mask)};
+    return {mul(grads[0], mask_saved.unpack(name()))};
   }
 };
 
@@ -266,9 +276,9 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, int32_t reducti
   be.reduce_losses(out, losses, reduction);
   if (autograd::needs_grad({&logits})) {
     auto node = std::make_shared<CrossEntropyBackward>();
-    node->probs = probs;
+    node->probs_saved = autograd::SavedTensor(probs);
     // A private copy: the caller may change its target tensor after the call.
-    node->target = reshaped(clone_data(t), {n});
+    node->target_saved = autograd::SavedTensor(reshaped(clone_data(t), {n}));
     node->logits_shape = logits->shape;
     node->reduction = reduction;
     autograd::record(node, {logits}, {out});
@@ -338,7 +348,7 @@ Tensor dropout(const Tensor& a, double p, bool training) {
   }
   if (autograd::needs_grad({&a})) {
     auto node = std::make_shared<MaskBackward>();
-    node->mask = mask;
+    node->mask_saved = autograd::SavedTensor(mask);
     autograd::record(node, {a}, {out});
   }
   return out;

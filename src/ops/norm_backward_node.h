@@ -14,16 +14,20 @@ namespace tc::ops::detail {
 
 struct NormBackwardNode : autograd::Node {
   autograd::SavedTensor x_saved, w_saved;
-  Tensor mean, inv_std;  // mean is null for rms_norm
+  // The statistics are saved tensors too, as PyTorch's result1/result2, so
+  // saved-tensor hooks (save_on_cpu) see them. mean is null for rms_norm.
+  autograd::SavedTensor mean_saved, inv_std_saved;
   bool has_w = false, has_b = false;
-  double eps = 0;  // the forward's, for the recorded form under create_graph
+  bool freed = false;  // release_saved ran
+  double eps = 0;      // the forward's, for the recorded form under create_graph
 
   bool has_saved() const override { return true; }
   void release_saved() override {
     x_saved.release();
     w_saved.release();
-    mean.reset();
-    inv_std.reset();
+    mean_saved.release();
+    inv_std_saved.release();
+    freed = true;
   }
 
  protected:
@@ -32,7 +36,7 @@ struct NormBackwardNode : autograd::Node {
   };
   // Refuses a second run after release_saved; says which gradients are wanted.
   Wanted check_and_wanted() {
-    TC_CHECK(inv_std != nullptr, TC_ERR_AUTOGRAD, name(),
+    TC_CHECK(!freed, TC_ERR_AUTOGRAD, name(),
              ": its saved tensors were freed by an earlier backward; call backward with retain_graph = 1 to "
              "run it twice");
     return {wants_grad(*this, 0), has_w && wants_grad(*this, 1), has_b && wants_grad(*this, has_w ? 2 : 1)};

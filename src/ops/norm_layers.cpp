@@ -28,6 +28,7 @@ struct NormLayerBackward : NormBackwardNode {
     const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
+    const Tensor mean = mean_saved.unpack(name()), inv_std = inv_std_saved.unpack(name());
     const int64_t c = x->shape[1];
     if (creating_graph()) {
       std::vector<Tensor> r = recorded(
@@ -66,7 +67,8 @@ struct NormLayerBackward : NormBackwardNode {
       const Tensor xc = sub(x, ops::mean(x, dims, true));
       y = mul(xc, unary(row::rsqrt, add_scalar(ops::mean(mul(xc, xc), dims, true), eps)));
     } else {
-      y = mul(sub(x, reshape(mean, bshape)), reshape(inv_std, bshape));
+      y = mul(sub(x, reshape(mean_saved.unpack(name()), bshape)),
+              reshape(inv_std_saved.unpack(name()), bshape));
     }
     if (w) y = mul(y, reshape(w, bshape));
     if (b) y = add(y, reshape(b, bshape));
@@ -83,8 +85,8 @@ void record_node(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor
   // form under create_graph differentiates through it.
   node->x_saved = autograd::SavedTensor(x);
   if (w) node->w_saved = autograd::SavedTensor(w);
-  node->mean = mean;
-  node->inv_std = invstd;
+  node->mean_saved = autograd::SavedTensor(mean);
+  node->inv_std_saved = autograd::SavedTensor(invstd);
   node->groups = groups;
   node->training = training;
   node->eps = eps;

@@ -80,6 +80,7 @@ struct NormBackward : detail::NormBackwardNode {
     const Wanted want = check_and_wanted();
     Tensor x = x_saved.unpack(name());
     Tensor w = has_w ? w_saved.unpack(name()) : Tensor();
+    const Tensor mean = mean_saved.unpack(name()), inv_std = inv_std_saved.unpack(name());
     if (detail::creating_graph()) {
       std::vector<Tensor> r = recorded(x, w, normalized, want, grads[0],
                                        [&](const Tensor& xi, const Tensor& wi, const Tensor& bi) {
@@ -125,8 +126,8 @@ Tensor norm_impl(const Tensor& x, const Dims& normalized, const Tensor& w, const
     auto node = std::make_shared<NormBackward>();
     node->x_saved = autograd::SavedTensor(x);
     if (w) node->w_saved = autograd::SavedTensor(w);
-    node->mean = mean;
-    node->inv_std = rstd;
+    node->mean_saved = autograd::SavedTensor(mean);
+    node->inv_std_saved = autograd::SavedTensor(rstd);
     node->s = s;
     node->rms = rms;
     node->has_w = bool(w);

@@ -235,6 +235,13 @@ int32_t noop_grad_hook(void*, tc_tensor, tc_tensor*) { return TC_OK; }
 
 int32_t noop_post_hook(void*, tc_tensor) { return TC_OK; }
 
+int32_t noop_pack_hook(void*, tc_tensor, uint64_t* token) {
+  *token = 1;
+  return TC_OK;
+}
+
+int32_t noop_unpack_hook(void*, uint64_t, tc_tensor*) { return TC_OK; }
+
 int32_t identity_forward(void*, const tc_tensor* in, int64_t n, const int32_t*, tc_tensor* out,
                          int64_t* n_out, tc_tensor*, int64_t*) {
   if (n < 1) return TC_OK;

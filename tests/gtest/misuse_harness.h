@@ -335,6 +335,8 @@ tc_process_group_options pg_options();
 // Callbacks that do nothing (hooks, a custom function's identity forward).
 int32_t noop_grad_hook(void*, tc_tensor, tc_tensor*);
 int32_t noop_post_hook(void*, tc_tensor);
+int32_t noop_pack_hook(void*, tc_tensor, uint64_t* token);
+int32_t noop_unpack_hook(void*, uint64_t, tc_tensor*);
 int32_t identity_forward(void*, const tc_tensor* in, int64_t n, const int32_t*, tc_tensor* out,
                          int64_t* n_out, tc_tensor*, int64_t*);
 int32_t failing_forward(void*, const tc_tensor*, int64_t, const int32_t*, tc_tensor*, int64_t*, tc_tensor*,

@@ -164,6 +164,9 @@
 #pragma weak tc_node_free
 #pragma weak tc_set_anomaly_mode
 #pragma weak tc_anomaly_mode
+#pragma weak tc_saved_tensors_hooks_push
+#pragma weak tc_saved_tensors_hooks_pop
+#pragma weak tc_saved_tensors_hooks_depth
 #pragma weak tc_process_group_create
 #pragma weak tc_process_group_free
 #pragma weak tc_process_group_rank

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@
 #pragma weak tc_sum
 #pragma weak tc_reshape
 #pragma weak tc_transpose
+#pragma weak tc_saved_tensors_hooks_push
+#pragma weak tc_saved_tensors_hooks_pop
 #pragma weak tc_to_dtype
 #pragma weak tc_tensor_grad
 #pragma weak tc_softmax
@@ -174,7 +177,9 @@ bool workload_available() {
                        reinterpret_cast<void*>(&tc_index_put),
                        reinterpret_cast<void*>(&tc_take),
                        reinterpret_cast<void*>(&tc_nonzero),
-                       reinterpret_cast<void*>(&tc_scatter_reduce)};
+                       reinterpret_cast<void*>(&tc_scatter_reduce),
+                       reinterpret_cast<void*>(&tc_saved_tensors_hooks_push),
+                       reinterpret_cast<void*>(&tc_saved_tensors_hooks_pop)};
   for (const void* f : fns)
     if (!f) return false;
   return true;
@@ -208,6 +213,34 @@ int32_t read_grad_hook(void*, tc_tensor t) {
   return rc;
 }
 
+// Saved-tensor hooks that allocate: pack keeps a copy of each saved tensor
+// by token, unpack hands it back, free drops it.
+struct SavedStore {
+  std::map<uint64_t, tc_tensor> kept;
+  uint64_t next = 0;
+};
+int32_t store_pack(void* ctx, tc_tensor t, uint64_t* token) {
+  auto* s = static_cast<SavedStore*>(ctx);
+  tc_tensor copy = nullptr;
+  const int32_t rc = tc_clone(t, &copy);
+  if (rc != TC_OK) return rc;
+  *token = ++s->next;
+  s->kept[*token] = copy;
+  return TC_OK;
+}
+int32_t store_unpack(void* ctx, uint64_t token, tc_tensor* out) {
+  auto* s = static_cast<SavedStore*>(ctx);
+  auto it = s->kept.find(token);
+  return it == s->kept.end() ? TC_ERR_INTERNAL : tc_tensor_retain(it->second, out);
+}
+void store_free(void* ctx, uint64_t token) {
+  auto* s = static_cast<SavedStore*>(ctx);
+  auto it = s->kept.find(token);
+  if (it == s->kept.end()) return;
+  tc_tensor_free(it->second);
+  s->kept.erase(it);
+}
+
 // A two-layer MLP training step. Stops at the first failing call, like a
 // careful caller, and always frees what it made.
 class Workload {
@@ -221,6 +254,7 @@ class Workload {
       }
     }
     tensors_.clear();
+    EXPECT_TRUE(store_.kept.empty()) << "saved-tensor tokens outlived their graphs";
     for (tc_tensor_dict& d : dicts_) {
       if (d) {
         EXPECT_EQ(tc_tensor_dict_free(d), TC_OK);
@@ -261,6 +295,7 @@ class Workload {
   std::vector<tc_hook> hooks_;
   tc_library lib_ = nullptr;  // the example op library (examples/op_library)
   tc_op op_ = nullptr;        // its myops::scaled_square
+  SavedStore store_;          // the saved-tensor hooks' copies
   Failure failure_;
 
   bool check(const char* fn, int32_t rc) {
@@ -644,6 +679,27 @@ class Workload {
     STEP(tc_conv_transpose3d, *c3, *wt3, nullptr, two3, one3, one3, one3, 1, t3);
     STEP(tc_sum, *t3, nullptr, 0, 0, s3);
     STEP(tc_backward, *s3, nullptr, 0);
+
+    // Saved-tensor hooks (autograd/saved_hooks.cpp): the saved tensors of
+    // mul and exp go through pack (a copy) and unpack; the guard pops the
+    // pair however the step ends.
+    {
+      struct PopHooks {
+        bool pushed = false;
+        ~PopHooks() {
+          if (pushed) tc_saved_tensors_hooks_pop();
+        }
+      } pop;
+      STEP(tc_saved_tensors_hooks_push, store_pack, store_unpack, store_free, &store_, nullptr);
+      pop.pushed = true;
+      tc_tensor *sv = slot(), *sv_sq = slot(), *sv_exp = slot(), *sv_sum = slot();
+      STEP(tc_randn, xs, 2, TC_FLOAT32, TC_CPU, sv);
+      STEP(tc_tensor_set_requires_grad, *sv, 1);
+      STEP(tc_mul, *sv, *sv, sv_sq);
+      STEP(tc_exp, *sv_sq, sv_exp);
+      STEP(tc_sum, *sv_exp, nullptr, 0, 0, sv_sum);
+      STEP(tc_backward, *sv_sum, nullptr, 0);
+    }
   }
 #undef STEP
 };

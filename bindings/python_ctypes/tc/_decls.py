@@ -26,6 +26,10 @@ tc_grad_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(tc_tensor
 tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)
 # Anomaly mode's trace hook returns a const char* (an address the Python side keeps alive).
 tc_anomaly_trace_hook = C.CFUNCTYPE(C.c_void_p, C.c_void_p)
+# Saved-tensor hooks: pack writes a uint64 token, unpack a new handle; free returns nothing.
+tc_saved_tensor_pack_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(C.c_uint64))
+tc_saved_tensor_unpack_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.c_uint64, C.POINTER(tc_tensor))
+tc_saved_tensor_free_hook = C.CFUNCTYPE(None, C.c_void_p, C.c_uint64)
 # Op libraries' callbacks (written in C; declared so that the structs can be).
 tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),
                             C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),
@@ -1879,6 +1883,18 @@ FUNCTIONS = {
     'tc_hook_remove': (
         [tc_hook],
         (('tc_hook', 'h'),),
+    ),
+    'tc_saved_tensors_hooks_push': (
+        [tc_saved_tensor_pack_hook, tc_saved_tensor_unpack_hook, tc_saved_tensor_free_hook, C.c_void_p, tc_deleter],
+        (('tc_saved_tensor_pack_hook', 'pack'), ('tc_saved_tensor_unpack_hook', 'unpack'), ('tc_saved_tensor_free_hook', 'free_token'), ('void*', 'context'), ('tc_deleter', 'release')),
+    ),
+    'tc_saved_tensors_hooks_pop': (
+        [],
+        (),
+    ),
+    'tc_saved_tensors_hooks_depth': (
+        [C.POINTER(C.c_int64)],
+        (('int64_t*', 'out'),),
     ),
     'tc_tensor_grad_fn': (
         [tc_tensor, C.POINTER(tc_node)],

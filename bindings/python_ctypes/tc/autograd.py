@@ -361,3 +361,8 @@ inference_mode = grad_mode.inference_mode
 anomaly_mode = _importlib.import_module(__name__ + ".anomaly_mode")
 detect_anomaly, set_detect_anomaly = anomaly_mode.detect_anomaly, anomaly_mode.set_detect_anomaly
 # ---- end of higher-order autograd ----
+
+# ---- saved-tensor hooks (tc/_autograd/graph.py): torch.autograd.graph.saved_tensors_hooks,
+# save_on_cpu, disable_saved_tensors_hooks ----
+graph = _importlib.import_module(__name__ + ".graph")
+# ---- end of saved-tensor hooks ----

@@ -44,6 +44,9 @@ SCALARS = {
     "tc_op_backward": "tc_op_backward",
     "tc_op_register_fn": "tc_op_register_fn",
     "tc_anomaly_trace_hook": "tc_anomaly_trace_hook",
+    "tc_saved_tensor_pack_hook": "tc_saved_tensor_pack_hook",
+    "tc_saved_tensor_unpack_hook": "tc_saved_tensor_unpack_hook",
+    "tc_saved_tensor_free_hook": "tc_saved_tensor_free_hook",
 }
 
 
@@ -150,6 +153,10 @@ def generate(text):
     w("tc_tensor_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor)")
     w("# Anomaly mode's trace hook returns a const char* (an address the Python side keeps alive).")
     w("tc_anomaly_trace_hook = C.CFUNCTYPE(C.c_void_p, C.c_void_p)")
+    w("# Saved-tensor hooks: pack writes a uint64 token, unpack a new handle; free returns nothing.")
+    w("tc_saved_tensor_pack_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, tc_tensor, C.POINTER(C.c_uint64))")
+    w("tc_saved_tensor_unpack_hook = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.c_uint64, C.POINTER(tc_tensor))")
+    w("tc_saved_tensor_free_hook = C.CFUNCTYPE(None, C.c_void_p, C.c_uint64)")
     w("# Op libraries' callbacks (written in C; declared so that the structs can be).")
     w("tc_op_forward = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(tc_tensor), C.c_int64, C.POINTER(C.c_double),")
     w("                            C.c_int64, C.POINTER(C.c_int32), C.POINTER(tc_tensor), C.POINTER(C.c_int64),")

@@ -3813,6 +3813,55 @@ extern "C" {
     #[doc = " finishes that call."]
     pub fn tc_hook_remove(h: tc_hook) -> i32;
 }
+#[doc = " A pack hook: called (grad mode off) with each tensor an op saves for"]
+#[doc = " backward (a handle valid during the call; the op's own saved tensor, which"]
+#[doc = " it must not modify in place: that fails the op with TC_ERR_AUTOGRAD). It"]
+#[doc = " writes to *token a value of its choice that stands for the tensor, kept in"]
+#[doc = " the graph instead of it; the unpack hook gets the token back."]
+pub type tc_saved_tensor_pack_hook = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut ::std::os::raw::c_void, tensor: tc_tensor, token: *mut u64) -> i32,
+>;
+#[doc = " An unpack hook: called when backward needs a saved tensor, with the token"]
+#[doc = " its pack hook gave. It writes a new handle to *out (it starts NULL; leaving"]
+#[doc = " it NULL fails the backward with TC_ERR_CALLBACK naming the node). Any shape,"]
+#[doc = " dtype and device is accepted, as in PyTorch; the tensor takes the saved"]
+#[doc = " tensor's place in the graph (its grad_fn, or its leaf's accumulation)."]
+pub type tc_saved_tensor_unpack_hook = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut ::std::os::raw::c_void, token: u64, out: *mut tc_tensor) -> i32,
+>;
+#[doc = " A token's release: called exactly once per token a pack hook gave, when"]
+#[doc = " the graph no longer needs it (its node died, or a backward without"]
+#[doc = " retain_graph freed the saved tensors). It may not fail."]
+pub type tc_saved_tensor_free_hook =
+    ::std::option::Option<unsafe extern "C" fn(context: *mut ::std::os::raw::c_void, token: u64)>;
+extern "C" {
+    #[doc = " Pushes a pair of saved-tensor hooks on the calling thread's stack, as"]
+    #[doc = " torch.autograd.graph.saved_tensors_hooks' __enter__: every tensor an op"]
+    #[doc = " running on this thread saves for backward while the pair is on top goes"]
+    #[doc = " through pack (no-grad ops save nothing); the pair stays with the graph"]
+    #[doc = " whatever is pushed or popped later. Nested pushes: only the top pair is"]
+    #[doc = " used. pack and unpack are required, free_token may be NULL. release (may"]
+    #[doc = " be NULL) is called once as release(NULL, context) when the pair is popped"]
+    #[doc = " and no graph holds a token of it any more, or before returning if this"]
+    #[doc = " call fails. A failing pack fails the op that saved (its status, as"]
+    #[doc = " callbacks' failures do); a failing unpack fails the backward."]
+    pub fn tc_saved_tensors_hooks_push(
+        pack: tc_saved_tensor_pack_hook,
+        unpack: tc_saved_tensor_unpack_hook,
+        free_token: tc_saved_tensor_free_hook,
+        context: *mut ::std::os::raw::c_void,
+        release: tc_deleter,
+    ) -> i32;
+}
+extern "C" {
+    #[doc = " Pops the calling thread's top pair (__exit__): TC_ERR_INVALID_ARGUMENT"]
+    #[doc = " when its stack is empty."]
+    pub fn tc_saved_tensors_hooks_pop() -> i32;
+}
+extern "C" {
+    #[doc = " How many pairs the calling thread's stack holds."]
+    pub fn tc_saved_tensors_hooks_depth(out: *mut i64) -> i32;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct tc_node_s {

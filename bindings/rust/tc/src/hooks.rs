@@ -14,19 +14,19 @@ use crate::{DType, Device, Tensor};
 use tc_sys as sys;
 
 /// A handle lent by libtc for the duration of a callback, as a Tensor of our own.
-fn borrow(h: sys::tc_tensor) -> Result<Tensor> {
+pub(crate) fn borrow(h: sys::tc_tensor) -> Result<Tensor> {
     new_tensor(|out| unsafe { sys::tc_tensor_retain(h, out) })
 }
 
 /// A new handle to `t` for libtc to own.
-fn give(t: &Tensor) -> Result<sys::tc_tensor> {
+pub(crate) fn give(t: &Tensor) -> Result<sys::tc_tensor> {
     let mut out: sys::tc_tensor = std::ptr::null_mut();
     check(unsafe { sys::tc_tensor_retain(t.as_raw(), &mut out) })?;
     Ok(out)
 }
 
 /// Runs a callback body; turns its error or panic into a status for libtc.
-fn guarded(body: impl FnOnce() -> Result<()>) -> i32 {
+pub(crate) fn guarded(body: impl FnOnce() -> Result<()>) -> i32 {
     let (code, message) = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => return 0,
         Ok(Err(e)) => (e.code(), e.message().to_string()),
@@ -43,7 +43,7 @@ fn guarded(body: impl FnOnce() -> Result<()>) -> i32 {
 }
 
 /// Drops the boxed closure libtc held (its release callback).
-unsafe extern "C" fn drop_box<T>(_data: *mut c_void, context: *mut c_void) {
+pub(crate) unsafe extern "C" fn drop_box<T>(_data: *mut c_void, context: *mut c_void) {
     drop(Box::from_raw(context.cast::<T>()));
 }
 

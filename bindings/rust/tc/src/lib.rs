@@ -53,6 +53,7 @@ mod nn_layers;
 mod op_library;
 mod ops;
 mod optim;
+mod saved_hooks;
 mod sort_reduce;
 mod shape_creation;
 mod shared_memory;
@@ -84,6 +85,7 @@ pub use optim::{
     Adagrad, AdagradOptions, Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, RmsProp, RmsPropOptions, Sgd,
     SgdOptions,
 };
+pub use saved_hooks::{saved_tensors_hooks, saved_tensors_hooks_depth, SavedTensorsHooks};
 pub use shape_creation::PadMode;
 pub use shared_memory::{
     set_sharing_strategy, shared_memory_release, shared_memory_retain, sharing_strategy, SharedHandle,
