@@ -5,6 +5,8 @@
 // table, the largest test code, builds in parallel.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
