@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "tc_unary_ops.h"
 
 static const int32_t kGpu = TC_DEVICE(TC_DEVICE_CUDA, 0);
 

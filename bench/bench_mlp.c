@@ -5,6 +5,7 @@
 
 #include "bench_util.h"
 #include "mlp_model.h"
+#include "tc_unary_ops.h"
 
 int main(void) {
   bench_init_threads(0);

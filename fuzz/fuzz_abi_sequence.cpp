@@ -50,6 +50,7 @@
 #include "abi/dlpack.h"
 #include "fuzz_ops_generated.h"
 #include "tc.h"
+#include "tc_unary_ops.h"
 
 namespace {
 

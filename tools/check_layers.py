@@ -39,6 +39,8 @@ ALLOWED = {
     "abi": BOTTOM | {"backend"} | OPS_LEVEL | {"abi"},
 }
 TC_H = "tc.h"  # include/tc.h, the public ABI
+# The headers tc.h includes (the unary rows' declarations): tc.h's rule.
+PUBLIC_PARTS = {"tc_unary_ops.h"}
 GENERATED = {"tc_constants.h"}  # in the build tree, open to every layer
 
 # (including file, included path) -> why it stays for now. Each is a real
@@ -100,7 +102,7 @@ def layer_of(rel):
 
 def resolve(src, including_rel, inc):
     """The included file relative to src/, TC_H for tc.h, or None (system, generated)."""
-    if inc == TC_H or inc.endswith("/" + TC_H) and not os.path.exists(os.path.join(src, inc)):
+    if inc == TC_H or inc in PUBLIC_PARTS or inc.endswith("/" + TC_H) and not os.path.exists(os.path.join(src, inc)):
         return TC_H
     here = os.path.dirname(including_rel)
     for cand in (os.path.normpath(os.path.join(here, inc)), os.path.normpath(inc)):

@@ -10,6 +10,7 @@
 #include "ops/conv_nd.h"
 #include "ops/frexp.h"
 #include "ops/linalg_ops.h"
+#include "tc_unary_ops.h"
 
 using namespace tc;
 

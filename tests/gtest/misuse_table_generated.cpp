@@ -3,6 +3,11 @@
 // cases those rows name.
 #include "misuse_harness.h"
 
+// Weak references to the generated rows' functions (see misuse_weak.h).
+#define TC_MISUSE_WEAK
+#include "misuse_ops_generated.inc"
+#undef TC_MISUSE_WEAK
+
 namespace misuse {
 
 // The extra cases of the generated rows, by topic (ops.toml's misuse_extras).

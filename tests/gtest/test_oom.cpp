@@ -22,6 +22,7 @@
 
 #include "core/alloc.h"
 #include "tc.h"
+#include "tc_unary_ops.h"
 
 // Weak: the test builds (and skips) while these are being written.
 #pragma weak tc_matmul

@@ -12,6 +12,7 @@
 
 #include "abi/api.h"
 #include "gradcheck.h"
+#include "tc_unary_ops.h"
 
 using namespace tc_test;
 

@@ -207,9 +207,22 @@ def generate(text):
     return "\n".join(out) + "\n"
 
 
+def read_header(path=HEADER):
+    """tc.h's text with each header it includes from its own folder
+    (#include "tc_*.h": the unary rows' declarations) put in place of the
+    #include line, so the declarations come in the header's reading order."""
+    with open(path) as f:
+        text = f.read()
+
+    def part(m):
+        with open(os.path.join(os.path.dirname(path), m.group(1))) as f:
+            return f.read()
+
+    return re.sub(r'^#include "(tc_\w+\.h)"$', part, text, flags=re.M)
+
+
 def main(argv):
-    with open(HEADER) as f:
-        text = generate(f.read())
+    text = generate(read_header())
     if "--check" in argv:
         with open(OUTPUT) as f:
             if f.read() != text:
