@@ -1,7 +1,10 @@
 // The autograd engine: dependency order, gradients that meet, leaves, retain_grad,
 // no-grad, and every autograd error (through the C ABI where the message matters).
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_relu.h"
+#include "math/rows/unary_sigmoid.h"
+#include "math/rows/unary_tanh.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -34,7 +37,7 @@ TEST_F(Autograd, TinyGraphHandComputed) {
   Tensor x = tensor({1, -2, 3}, {3}), w = tensor({2}, {1}), b = tensor({0.5}, {});
   w->requires_grad = true;
   b->requires_grad = true;
-  Tensor y = ops::sum(ops::unary(ops::UnaryOp::relu, ops::add(ops::mul(x, w), b)), {}, false);
+  Tensor y = ops::sum(ops::unary(ops::row::relu, ops::add(ops::mul(x, w), b)), {}, false);
   EXPECT_DOUBLE_EQ(tc::read_element(y, 0), 2.5 + 6.5);
   tc::autograd::backward(y, nullptr, false);
   EXPECT_EQ(values(w->grad()), (std::vector<double>{4}));
@@ -58,9 +61,9 @@ TEST_F(Autograd, GradientsThatMeetAreSummedAndAccumulate) {
 TEST_F(Autograd, DiamondGraphChecked) {
   EXPECT_TRUE(gradcheck(
       [](const Inputs& x) {
-        Tensor a = ops::unary(ops::UnaryOp::tanh, x[0]);
+        Tensor a = ops::unary(ops::row::tanh, x[0]);
         Tensor b = ops::mul(a, x[1]);
-        Tensor c = ops::unary(ops::UnaryOp::exp, a);
+        Tensor c = ops::unary(ops::row::exp, a);
         return ops::add(ops::mul(b, c), ops::sum(a, {1}, true));
       },
       {randn({3, 4}), randn({4})}));
@@ -126,7 +129,7 @@ TEST_F(Autograd, InPlaceModifiedSavedTensorError) {
       << msg;
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(y, nullptr, true); }), TC_ERR_AUTOGRAD);
   // The output of exp is saved too: modifying it through a view is caught.
-  Tensor z = ops::unary(ops::UnaryOp::exp, x);
+  Tensor z = ops::unary(ops::row::exp, x);
   Tensor zd = ops::detach(z);
   ops::mul_(zd, tensor({2}, {}));
   EXPECT_EQ(expect_code([&] { tc::autograd::backward(ops::sum(z, {}, false), nullptr, false); }),
@@ -216,7 +219,7 @@ TEST_F(Autograd, GraphDiesWithItsTensors) {
   {
     Tensor x = randn({4});
     x->requires_grad = true;
-    Tensor y = ops::unary(ops::UnaryOp::exp, ops::unary(ops::UnaryOp::sigmoid, x));
+    Tensor y = ops::unary(ops::row::exp, ops::unary(ops::row::sigmoid, x));
     Tensor z = ops::sum(y, {}, false);
   }
   int64_t live = -1;

@@ -6,7 +6,8 @@
 
 #include "autograd/engine.h"
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_tanh.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -44,14 +45,12 @@ TEST_F(AutogradGrad, ComposedFormulasMatchFiniteDifferences) {
   // d2/dx2 of tanh(x) * exp(x) summed, against central differences of the first derivative.
   auto first = [](double v) {
     Tensor x = leaf({v}, {1});
-    Tensor y =
-        ops::sum(ops::mul(ops::unary(ops::UnaryOp::tanh, x), ops::unary(ops::UnaryOp::exp, x)), {}, false);
+    Tensor y = ops::sum(ops::mul(ops::unary(ops::row::tanh, x), ops::unary(ops::row::exp, x)), {}, false);
     return scalar(ag::grad({y}, {}, {x}, false, false, false, false)[0]);
   };
   const double v = 0.3, eps = 1e-6;
   Tensor x = leaf({v}, {1});
-  Tensor y =
-      ops::sum(ops::mul(ops::unary(ops::UnaryOp::tanh, x), ops::unary(ops::UnaryOp::exp, x)), {}, false);
+  Tensor y = ops::sum(ops::mul(ops::unary(ops::row::tanh, x), ops::unary(ops::row::exp, x)), {}, false);
   Tensor g = ag::grad({y}, {}, {x}, true, true, false, false)[0];
   Tensor h = ag::grad({ops::sum(g, {}, false)}, {}, {x}, false, false, false, false)[0];
   EXPECT_NEAR(scalar(h), (first(v + eps) - first(v - eps)) / (2 * eps), 1e-6);

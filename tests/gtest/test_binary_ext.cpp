@@ -8,6 +8,7 @@
 
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
+#include "row_domains.h"
 #include "tc.h"
 
 using namespace tc_test;

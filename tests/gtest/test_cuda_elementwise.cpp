@@ -10,6 +10,7 @@
 
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
+#include "row_domains.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -12,6 +12,7 @@
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
 #include "math/offset_calc.h"
+#include "row_domains.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -6,6 +6,7 @@
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
 #include "ops/frexp.h"
+#include "row_domains.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -3,7 +3,7 @@
 // float64 finite-difference gradchecks, in-place autograd, the C ABI with
 // NULL (slice) entries, and errors.
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_exp.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -184,7 +184,7 @@ TEST_F(Indexing, InPlaceAutogradRebases) {
   EXPECT_EQ(values(v->grad()), (V{2, 2, 2}));
   // Refused: a leaf requiring grad, and memory another tensor shares.
   EXPECT_EQ(code_of([&] { ops::index_put_(x, {i64({0}, {1})}, tensor({1}, {}), false); }), TC_ERR_AUTOGRAD);
-  Tensor e = ops::unary(ops::UnaryOp::exp, x);  // saves its output
+  Tensor e = ops::unary(ops::row::exp, x);  // saves its output
   EXPECT_EQ(code_of([&] { ops::index_put_(e, {i64({0}, {1})}, tensor({1}, {}), false); }), TC_ERR_AUTOGRAD);
   // A read-only tensor or an expanded view cannot be written.
   Tensor ex = tc::ops::expand(tensor({1, 2}, {1, 2}), {3, 2});

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gradcheck.h"
+#include "math/rows/unary_exp.h"
 #include "ops/linalg_ops.h"
 
 namespace {
@@ -163,7 +164,7 @@ TEST_F(LinalgLapack, Gradients) {
         auto [w, v] = la::eigh(sym(x[0]), false);
         // v v^T-weighted: independent of the eigenvectors' signs.
         return tc::ops::add(
-            mm(tc::ops::mul(v, tc::ops::unsqueeze(tc::ops::unary(tc::ops::UnaryOp::exp, w), -2)), mT(v)),
+            mm(tc::ops::mul(v, tc::ops::unsqueeze(tc::ops::unary(tc::ops::row::exp, w), -2)), mT(v)),
             tc::ops::unsqueeze(w, -1));
       },
       {randn({2, 3, 3})}));

@@ -15,7 +15,8 @@
 #include "autograd/node.h"
 #include "cpu/kernels.h"
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/binary_add.h"
+#include "math/scalar_op_enum.h"
 #include "ops/ops.h"
 
 using namespace tc_test;
@@ -218,8 +219,7 @@ TEST_F(MlpKernels, LinearBiasFillAcrossThreads) {
       // A strided bias (every other element) is copied contiguous first.
       Tensor b2 = tc::make_view(ops::cat({b, b}, 0), {256}, {2}, 0);
       Tensor strided = ops::linear(x, w, b2);
-      Tensor want =
-          ops::binary(ops::BinaryOp::add, ops::matmul(x, ops::transpose(w, 0, 1)), tc::contiguous(b2));
+      Tensor want = ops::binary(ops::row::add, ops::matmul(x, ops::transpose(w, 0, 1)), tc::contiguous(b2));
       const double tol = dt == DType::f32 ? 1e-4 : 1e-12;
       const std::vector<double> got = values(strided), ref = values(want);
       for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], ref[i], tol * (1 + std::abs(ref[i]))) << i;

@@ -8,7 +8,7 @@
 // tests/python/test_norm_pool_kernels.py's.
 #include "backend/backend.h"
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/scalar_op_enum.h"
 
 using namespace tc_test;
 using tc::DType;

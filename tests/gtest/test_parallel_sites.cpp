@@ -17,8 +17,10 @@
 #include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "gradcheck.h"
-#include "math/op_enums.h"
 #include "math/optim_math.h"
+#include "math/rows/binary_add.h"
+#include "math/rows/binary_mul.h"
+#include "math/rows/compare_gt.h"
 #include "ops/ops.h"
 
 using namespace tc_test;
@@ -127,12 +129,8 @@ TEST_F(ParallelSites, SoftmaxAndCrossEntropyRows) {
         // d/dx of sum(softmax * w) + sum(log_softmax * w) + loss: all three backward kernels.
         Tensor w = ops::linspace(-1.0, 1.0, rows * 37, dt, tc::kCPU);
         Tensor wv = tc::make_view(w, {rows, 37}, {37, 1}, 0);
-        const auto mul = [](const Tensor& a, const Tensor& b) {
-          return ops::binary(ops::BinaryOp::mul, a, b);
-        };
-        const auto add = [](const Tensor& a, const Tensor& b) {
-          return ops::binary(ops::BinaryOp::add, a, b);
-        };
+        const auto mul = [](const Tensor& a, const Tensor& b) { return ops::binary(ops::row::mul, a, b); };
+        const auto add = [](const Tensor& a, const Tensor& b) { return ops::binary(ops::row::add, a, b); };
         Tensor total = add(add(ops::sum(mul(s, wv), {}, false), ops::sum(mul(ls, wv), {}, false)), loss);
         tc::autograd::backward(total, Tensor(), false);
         Tensor gx = x->grad();
@@ -151,7 +149,7 @@ TEST_F(ParallelSites, LinearBiasGradientColumnSums) {
         Tensor b = ops::clone(b0);
         b->requires_grad = true;
         Tensor y = ops::linear(x0, w, b);
-        Tensor total = ops::sum(ops::binary(ops::BinaryOp::mul, y, y), {}, false);
+        Tensor total = ops::sum(ops::binary(ops::row::mul, y, y), {}, false);
         tc::autograd::backward(total, Tensor(), false);
         Tensor gb = b->grad();
         b->set_grad(Tensor());
@@ -211,7 +209,7 @@ TEST_F(ParallelSites, ColumnSumsEqualAcrossKernelSets) {
 TEST_F(ParallelSites, NonzeroAndCountNonzero) {
   for (int64_t n : kSizes) {
     Tensor u = uniform({n}, -1, 1, DType::f64);
-    Tensor sparse = ops::mul(u, ops::compare_scalar(ops::BinaryOp::gt, u, 0.6));  // ~20% nonzero
+    Tensor sparse = ops::mul(u, ops::compare_scalar(ops::row::gt, u, 0.6));  // ~20% nonzero
     Tensor as_int = tc::cast(ops::mul_scalar(sparse, 10.0), DType::i32);
     Tensor as_bool = tc::cast(sparse, DType::b8);
     for (const Tensor& t : {sparse, as_int, as_bool}) {

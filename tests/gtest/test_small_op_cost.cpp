@@ -13,7 +13,9 @@
 
 #include "core/object_pool.h"
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_exp.h"
+#include "math/rows/unary_relu.h"
+#include "math/rows/unary_sin.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -191,7 +193,7 @@ TEST_F(SmallOpCost, SavedInputsAndOutputsStillCatchInPlaceChanges) {
     ASSERT_EQ(add_in_place(y, one), TC_OK);
     EXPECT_EQ(backward_status(s), TC_OK);
     // exp saves its output (an alias): changing that output fails its backward.
-    Tensor e = ops::unary(ops::UnaryOp::exp, a);
+    Tensor e = ops::unary(ops::row::exp, a);
     Tensor se = ops::sum(ops::mul_scalar(e, 1.0), {}, false);
     {
       tc::NoGradGuard no_grad;
@@ -201,10 +203,10 @@ TEST_F(SmallOpCost, SavedInputsAndOutputsStillCatchInPlaceChanges) {
     // sin saves its input: the same for a change of the input.
     Tensor xi = tensor({0.5, 1.0}, {2}, dt);
     Tensor li = leaf({0.5, 1.0}, {2}, dt);
-    Tensor si = ops::sum(ops::unary(ops::UnaryOp::sin, ops::mul(li, xi)), {}, false);
+    Tensor si = ops::sum(ops::unary(ops::row::sin, ops::mul(li, xi)), {}, false);
     EXPECT_EQ(backward_status(si), TC_OK);
     Tensor xj = tensor({0.5, 1.0}, {2}, dt);
-    Tensor sj = ops::sum(ops::unary(ops::UnaryOp::sin, ops::mul(li, xj)), {}, false);
+    Tensor sj = ops::sum(ops::unary(ops::row::sin, ops::mul(li, xj)), {}, false);
     {
       tc::NoGradGuard no_grad;
       ops::add_(xj, one);  // mul's saved input
@@ -216,16 +218,16 @@ TEST_F(SmallOpCost, SavedInputsAndOutputsStillCatchInPlaceChanges) {
 TEST_F(SmallOpCost, NothingIsRecordedWithoutGrad) {
   Tensor a = randn({3}), b = randn({3});
   EXPECT_EQ(ops::sum(ops::add(a, b), {}, false)->grad_fn, nullptr);
-  EXPECT_EQ(ops::unary(ops::UnaryOp::relu, a)->grad_fn, nullptr);
+  EXPECT_EQ(ops::unary(ops::row::relu, a)->grad_fn, nullptr);
   Tensor w = leaf({1, 2, 3}, {3});
   {
     tc::NoGradGuard no_grad;
     EXPECT_EQ(ops::sum(ops::mul(w, a), {}, false)->grad_fn, nullptr);
-    EXPECT_EQ(ops::unary(ops::UnaryOp::exp, w)->grad_fn, nullptr);
+    EXPECT_EQ(ops::unary(ops::row::exp, w)->grad_fn, nullptr);
   }
   EXPECT_STREQ(ops::sum(w, {}, false)->grad_fn->name(), "SumBackward");
   EXPECT_STREQ(ops::mul(w, a)->grad_fn->name(), "MulBackward");
-  EXPECT_STREQ(ops::unary(ops::UnaryOp::exp, w)->grad_fn->name(), "ExpBackward");
+  EXPECT_STREQ(ops::unary(ops::row::exp, w)->grad_fn->name(), "ExpBackward");
 }
 
 TEST_F(SmallOpCost, GradientsOfTheRewrittenCallSitesMatchFiniteDifferences) {
@@ -236,14 +238,14 @@ TEST_F(SmallOpCost, GradientsOfTheRewrittenCallSitesMatchFiniteDifferences) {
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::add(x[0], x[1]); }, {randn({3, 4}), randn({4})}));
   EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::div(x[0], x[1]); },
                         {randn({2, 3}), uniform({3}, 1.0, 2.0)}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::exp, x[0]); },
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::row::exp, x[0]); },
                         {noncontiguous(randn({3, 4}))}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::sin, x[0]); }, {randn({5})}));
-  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::UnaryOp::relu, x[0]); },
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::row::sin, x[0]); }, {randn({5})}));
+  EXPECT_TRUE(gradcheck([](const Inputs& x) { return ops::unary(ops::row::relu, x[0]); },
                         {tensor({-1.5, -0.5, 0.5, 1.5}, {4})}));
   EXPECT_TRUE(gradcheck(
       [](const Inputs& x) {
-        return ops::sum(ops::unary(ops::UnaryOp::relu, ops::add(ops::mul(x[0], x[1]), x[2])), {}, false);
+        return ops::sum(ops::unary(ops::row::relu, ops::add(ops::mul(x[0], x[1]), x[2])), {}, false);
       },
       {tensor({0.5, -1.0, 2.0, -0.25}, {4}), tensor({1.5, 0.75, -2.0, 1.0}, {4}),
        tensor({0.1, 0.2, -0.3, 0.4}, {4})}));

@@ -1,7 +1,7 @@
 // Views: shared storage, shapes/strides, reshape's view-or-copy rule, errors,
 // and gradients through every view (non-contiguous bases included).
 #include "gradcheck.h"
-#include "math/op_enums.h"
+#include "math/rows/unary_tanh.h"
 
 using namespace tc_test;
 using tc::DType;
@@ -91,7 +91,7 @@ TEST_F(Views, ToDtypeAndDevice) {
 
 TEST_F(Views, Gradients) {
   auto one = [](std::function<Tensor(const Tensor&)> f, const Tensor& x) {
-    return gradcheck([f](const Inputs& in) { return ops::unary(ops::UnaryOp::tanh, f(in[0])); }, {x});
+    return gradcheck([f](const Inputs& in) { return ops::unary(ops::row::tanh, f(in[0])); }, {x});
   };
   for (bool nc : {false, true}) {
     auto in = [nc](tc::Dims s) { return nc ? noncontiguous(randn(s)) : randn(s); };
