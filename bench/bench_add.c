@@ -2,6 +2,7 @@
  * (ns per tc_add + tc_tensor_free) and the bandwidth on 16M float32 (GB/s,
  * counting 3 x 64 MB moved per add), at 1 and 2 threads. */
 #include "bench_util.h"
+#include "tc_binary_ops.h"
 
 int main(void) {
   bench_init_threads(0);

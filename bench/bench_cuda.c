@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 static const int32_t kGpu = TC_DEVICE(TC_DEVICE_CUDA, 0);

@@ -5,6 +5,7 @@
 
 #include "bench_util.h"
 #include "mlp_model.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 int main(void) {

@@ -1,6 +1,7 @@
 /* (x * w + b).relu().sum() forward and backward on 16-element float32
  * tensors: microseconds per iteration (the per-op overhead of the graph). */
 #include "bench_util.h"
+#include "tc_binary_ops.h"
 #include "tc_unary_ops.h"
 
 int main(void) {

@@ -1,5 +1,5 @@
 # What `cmake --install` puts under the prefix, for C and C++ consumers:
-#   include/tc.h, include/tc_unary_ops.h (tc.h includes it)
+#   include/tc.h and the family headers it includes (tc_{binary,scalar,unary}_ops.h)
 #   lib*/libtc.so -> libtc.so.0 -> libtc.so.0.1.0
 #   lib*/libtc_cuda.so, lib*/libtc_mpi.so   the CUDA and MPI modules, when built: beside
 #                                           libtc.so, where libtc's loaders look (dladdr)
@@ -13,7 +13,7 @@ set(TC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tc CACHE STRING
     "Where tcConfig.cmake is installed (relative to the prefix)")
 
 set_target_properties(tc PROPERTIES PUBLIC_HEADER
-  "${PROJECT_SOURCE_DIR}/include/tc.h;${PROJECT_SOURCE_DIR}/include/tc_unary_ops.h" EXPORT_NAME tc)
+  "${PROJECT_SOURCE_DIR}/include/tc.h;${PROJECT_SOURCE_DIR}/include/tc_binary_ops.h;${PROJECT_SOURCE_DIR}/include/tc_scalar_ops.h;${PROJECT_SOURCE_DIR}/include/tc_unary_ops.h" EXPORT_NAME tc)
 
 install(TARGETS tc EXPORT tcTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev

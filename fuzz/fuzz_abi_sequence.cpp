@@ -50,6 +50,8 @@
 #include "abi/dlpack.h"
 #include "fuzz_ops_generated.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 namespace {

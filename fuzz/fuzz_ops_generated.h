@@ -3,6 +3,8 @@
 // picks from them): every op of the table is fuzzed.
 #pragma once
 #include "tc.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 namespace fuzz_ops {

@@ -531,161 +531,34 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
 
 /* BEGIN GENERATED OPS (tools/gen_ops.py from ops/ops.toml; edit the table, not this) */
 
-/* Type promotion follows PyTorch: categories bool < integer < floating; the
- * higher category wins; within a category the wider dtype wins; a 0-dim
- * tensor only decides the dtype when it is of a higher category than every
- * tensor with dims. *_scalar functions take a double that behaves like a
- * Python float: it never widens a floating tensor, and makes an integer or
- * bool tensor's result the default dtype. libtc rejects with TC_ERR_DTYPE:
- * arithmetic on bool tensors other than comparisons and where; float16 and
- * bfloat16 arithmetic on the CPU except conversion. Integer and bool inputs
- * to the unary ops marked "floating" promote to the default float dtype, as
- * in PyTorch. */
+/* The elementwise families are declared in tc_binary_ops.h, tc_scalar_ops.h
+ * and tc_unary_ops.h (generated from ops/ops.toml), which are part of this
+ * header: tc.h includes each where its ops belong. Code may define
+ * TC_WITHOUT_ELEMENTWISE_OPS before including tc.h and include only the
+ * family headers it calls: adding an op to another family then does not
+ * recompile it (libtc's own ABI layer, tests and benches do so). */
 
-/* Elementwise binary ops with broadcasting. */
-/** a + b. */
-TC_API int32_t tc_add(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a - b. */
-TC_API int32_t tc_sub(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a * b. */
-TC_API int32_t tc_mul(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** True division a / b: integer inputs give the default float dtype. */
-TC_API int32_t tc_div(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a ** b, elementwise. */
-TC_API int32_t tc_pow(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The larger of a and b, elementwise (NaN propagates; ties split the
- * gradient). */
-TC_API int32_t tc_maximum(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The smaller of a and b, elementwise (NaN propagates; ties split the
- * gradient). */
-TC_API int32_t tc_minimum(tc_tensor a, tc_tensor b, tc_tensor* out);
+/* The elementwise binary ops and comparisons (tc_add, tc_mul, ...,
+ * tc_eq, ...) are declared in tc_binary_ops.h. */
+#ifndef TC_WITHOUT_ELEMENTWISE_OPS
+#include "tc_binary_ops.h"
+#endif
 
-/* More elementwise binary ops (PyTorch's semantics: integer division by zero
- * is TC_ERR_VALUE "ZeroDivisionError"; floating division by zero gives inf or
- * nan; integer results wrap). */
-/** atan2(a, b), the angle of (b, a) (integer inputs give the default float
- * dtype). */
-TC_API int32_t tc_atan2(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The C fmod remainder of a / b: the sign of a. */
-TC_API int32_t tc_fmod(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** Python's a % b: the sign of b. */
-TC_API int32_t tc_remainder(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a // b, rounded toward minus infinity (div with rounding_mode "floor";
- * zero gradients). */
-TC_API int32_t tc_floor_divide(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a / b rounded toward zero (div with rounding_mode "trunc"; zero
- * gradients). */
-TC_API int32_t tc_div_trunc(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** |a| with the sign of b (integer inputs give the default float dtype). */
-TC_API int32_t tc_copysign(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** sqrt(a^2 + b^2) without overflow (floating). */
-TC_API int32_t tc_hypot(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** log(e^a + e^b) without overflow (floating). */
-TC_API int32_t tc_logaddexp(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** log2(2^a + 2^b) without overflow (floating). */
-TC_API int32_t tc_logaddexp2(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** clamp(a, min=b) with a tensor bound: max(a, b), NaN propagating; the
- * gradient goes to a where a >= b. */
-TC_API int32_t tc_clamp_min_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** clamp(a, max=b) with a tensor bound: min(a, b), NaN propagating; the
- * gradient goes to a where a <= b. */
-TC_API int32_t tc_clamp_max_tensor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a & b (integer and bool tensors). */
-TC_API int32_t tc_bitwise_and(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a | b (integer and bool tensors). */
-TC_API int32_t tc_bitwise_or(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a ^ b (integer and bool tensors). */
-TC_API int32_t tc_bitwise_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a << b (integer tensors; wraps; a shift by a negative count or by the bit
- * width or more gives 0). */
-TC_API int32_t tc_bitwise_left_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a >> b, arithmetic (integer tensors; a shift by a negative count or by the
- * bit width or more gives 0 or -1). */
-TC_API int32_t tc_bitwise_right_shift(tc_tensor a, tc_tensor b, tc_tensor* out);
-
-/* Special functions of two tensors (torch.special.gammainc/gammaincc, nextafter,
- * gcd, lcm). igamma, igammac and nextafter take floating tensors only (as
- * PyTorch, integer operands are refused: TC_ERR_DTYPE); gcd and lcm integer
- * tensors only. The gradients PyTorch does not implement (igamma's and
- * igammac's with respect to a, nextafter's) make backward fail with
- * TC_ERR_NOT_IMPLEMENTED, as PyTorch raises NotImplementedError. */
-/** P(a, b), the regularized lower incomplete gamma function (a the shape, b
- * the limit; NaN for negative arguments). */
-TC_API int32_t tc_igamma(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** Q(a, b) = 1 - P(a, b), the regularized upper incomplete gamma function. */
-TC_API int32_t tc_igammac(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The next floating value after a in the direction of b, elementwise. */
-TC_API int32_t tc_nextafter(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The greatest common divisor of |a| and |b| (integer tensors; gcd(0, 0) =
- * 0). */
-TC_API int32_t tc_gcd(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** The least common multiple of |a| and |b| (integer tensors; 0 when either
- * is 0; wraps on overflow). */
-TC_API int32_t tc_lcm(tc_tensor a, tc_tensor b, tc_tensor* out);
-
-/* Comparisons give bool tensors (not differentiable). */
-/** a == b as a bool tensor. */
-TC_API int32_t tc_eq(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a != b as a bool tensor. */
-TC_API int32_t tc_ne(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a < b as a bool tensor. */
-TC_API int32_t tc_lt(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a <= b as a bool tensor. */
-TC_API int32_t tc_le(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a > b as a bool tensor. */
-TC_API int32_t tc_gt(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a >= b as a bool tensor. */
-TC_API int32_t tc_ge(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a and b (nonzero is true) as a bool tensor, any dtypes. */
-TC_API int32_t tc_logical_and(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a or b (nonzero is true) as a bool tensor, any dtypes. */
-TC_API int32_t tc_logical_or(tc_tensor a, tc_tensor b, tc_tensor* out);
-/** a xor b (nonzero is true) as a bool tensor, any dtypes. */
-TC_API int32_t tc_logical_xor(tc_tensor a, tc_tensor b, tc_tensor* out);
 /** cond ? a : b, broadcasting all three; cond must be bool. */
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
 
-/* Tensor-scalar forms: a + s, a - s, a * s, a / s, a ** s, s - a, s / a. */
-/** a + s. */
-TC_API int32_t tc_add_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a - s. */
-TC_API int32_t tc_sub_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a * s. */
-TC_API int32_t tc_mul_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a / s. */
-TC_API int32_t tc_div_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a ** s. */
-TC_API int32_t tc_pow_scalar(tc_tensor a, double s, tc_tensor* out);
-/** s - a. */
-TC_API int32_t tc_rsub_scalar(tc_tensor a, double s, tc_tensor* out);
-/** s / a. */
-TC_API int32_t tc_rdiv_scalar(tc_tensor a, double s, tc_tensor* out);
-
-/* Comparisons with a double s that behaves like a Python float (torch's
- * eq.Scalar, ...): a floating tensor compares in its dtype, an integer or bool
- * tensor in the default float dtype. Bool results. */
-/** a == s as a bool tensor. */
-TC_API int32_t tc_eq_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a != s as a bool tensor. */
-TC_API int32_t tc_ne_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a < s as a bool tensor. */
-TC_API int32_t tc_lt_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a <= s as a bool tensor. */
-TC_API int32_t tc_le_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a > s as a bool tensor. */
-TC_API int32_t tc_gt_scalar(tc_tensor a, double s, tc_tensor* out);
-/** a >= s as a bool tensor. */
-TC_API int32_t tc_ge_scalar(tc_tensor a, double s, tc_tensor* out);
+/* The ops of a tensor and a double (tc_add_scalar, ..., tc_eq_scalar,
+ * ...) are declared in tc_scalar_ops.h. */
+#ifndef TC_WITHOUT_ELEMENTWISE_OPS
+#include "tc_scalar_ops.h"
+#endif
 
 /* The elementwise unary ops (tc_neg, tc_exp, tc_sigmoid, ..., the special
- * functions) are declared in tc_unary_ops.h, which is part of this header.
- * Code that calls none of them may define TC_WITHOUT_UNARY_OPS before
- * including tc.h: adding a unary op to libtc then does not recompile it
- * (libtc's own ABI layer, tests and benches do so, and include
- * tc_unary_ops.h where they call one). */
-#ifndef TC_WITHOUT_UNARY_OPS
+ * functions) are declared in tc_unary_ops.h. */
+#ifndef TC_WITHOUT_ELEMENTWISE_OPS
 #include "tc_unary_ops.h"
 #endif
+
 /** Splits floating a into mantissa * 2^exponent with |mantissa| in [0.5, 1)
  * (a's dtype) and an int32 exponent; 0, inf and NaN give themselves and
  * exponent 0. Differentiable in the mantissa (its gradient is g /

@@ -21,7 +21,7 @@ foreach(line ${lines})
   endif()
 endforeach()
 file(READ ${HEADER} header)
-# The headers tc.h includes from its folder (tc_unary_ops.h) are part of it.
+# The headers tc.h includes from its folder (the elementwise families: tc_unary_ops.h, ...) are part of it.
 get_filename_component(header_dir ${HEADER} DIRECTORY)
 string(REGEX MATCHALL "#include \"tc_[a-z0-9_]+\\.h\"" parts "${header}")
 foreach(part ${parts})

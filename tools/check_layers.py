@@ -39,8 +39,8 @@ ALLOWED = {
     "abi": BOTTOM | {"backend"} | OPS_LEVEL | {"abi"},
 }
 TC_H = "tc.h"  # include/tc.h, the public ABI
-# The headers tc.h includes (the unary rows' declarations): tc.h's rule.
-PUBLIC_PARTS = {"tc_unary_ops.h"}
+# The headers tc.h includes (the elementwise families' declarations): tc.h's rule.
+PUBLIC_PARTS = {"tc_binary_ops.h", "tc_scalar_ops.h", "tc_unary_ops.h"}
 GENERATED = {"tc_constants.h"}  # in the build tree, open to every layer
 
 # (including file, included path) -> why it stays for now. Each is a real

@@ -10,6 +10,8 @@
 #include "ops/conv_nd.h"
 #include "ops/frexp.h"
 #include "ops/linalg_ops.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 using namespace tc;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tc_binary_ops.h"
+
 namespace misuse {
 const char* bad_name(Bad b) {
   switch (b) {

@@ -1,6 +1,7 @@
 // The hand-written misuse rows of autograd, cuda (one of the table's
 // parts, compiled apart so that they build in parallel).
 #include "misuse_harness.h"
+#include "tc_binary_ops.h"
 
 namespace misuse {
 

@@ -5,6 +5,7 @@
 #include "math/rows/unary_relu.h"
 #include "math/rows/unary_sigmoid.h"
 #include "math/rows/unary_tanh.h"
+#include "tc_binary_ops.h"
 
 using namespace tc_test;
 using tc::DType;

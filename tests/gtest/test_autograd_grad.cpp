@@ -8,6 +8,7 @@
 #include "gradcheck.h"
 #include "math/rows/unary_exp.h"
 #include "math/rows/unary_tanh.h"
+#include "tc_binary_ops.h"
 
 using namespace tc_test;
 using tc::DType;

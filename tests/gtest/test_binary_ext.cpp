@@ -10,6 +10,7 @@
 #include "math/elementwise_math.h"
 #include "row_domains.h"
 #include "tc.h"
+#include "tc_scalar_ops.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tc.h"
+#include "tc_binary_ops.h"
 #include "tc_unary_ops.h"
 
 namespace {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tc.h"
+#include "tc_binary_ops.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define TC_UNDER_TSAN 1

@@ -11,6 +11,8 @@
 
 #include "cpu/kernels.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 namespace {

@@ -11,6 +11,7 @@
 #include "gradcheck.h"
 #include "math/elementwise_math.h"
 #include "row_domains.h"
+#include "tc_binary_ops.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -9,6 +9,8 @@
 
 #include "abi/api.h"
 #include "gradcheck.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 
 using namespace tc_test;
 

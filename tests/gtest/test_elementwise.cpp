@@ -7,6 +7,8 @@
 #include "math/elementwise_math.h"
 #include "ops/frexp.h"
 #include "row_domains.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 
 using namespace tc_test;
 using tc::DType;

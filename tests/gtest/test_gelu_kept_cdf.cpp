@@ -14,6 +14,7 @@
 
 #include "cpu/kernels.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
 #include "tc_unary_ops.h"
 
 namespace {

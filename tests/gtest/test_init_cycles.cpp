@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/tensor.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TC_SANITIZER_HEAP 1

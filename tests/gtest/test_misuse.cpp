@@ -46,6 +46,7 @@
 #include <sstream>
 
 #include "misuse_harness.h"
+#include "tc_scalar_ops.h"
 
 namespace misuse {
 
@@ -478,7 +479,7 @@ std::string read_file(const std::string& path) {
 }
 
 // tc.h's text with the headers it includes from its own folder (tc_*.h: the
-// unary rows' declarations) appended.
+// elementwise families' declarations) appended.
 std::string header_text() {
   const std::string path = TC_HEADER_PATH;
   std::string text = read_file(path);

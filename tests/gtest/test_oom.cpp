@@ -22,6 +22,8 @@
 
 #include "core/alloc.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 // Weak: the test builds (and skips) while these are being written.

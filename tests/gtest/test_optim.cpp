@@ -3,6 +3,7 @@
 
 #include "gradcheck.h"
 #include "ops/optim.h"
+#include "tc_binary_ops.h"
 
 using namespace tc_test;
 using tc::DType;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nn_test_util.h"
+#include "tc_binary_ops.h"
 
 namespace {
 

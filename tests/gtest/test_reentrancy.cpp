@@ -63,6 +63,7 @@
 
 #include "abi/dlpack.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
 
 namespace {
 

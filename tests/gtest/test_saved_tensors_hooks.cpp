@@ -12,6 +12,8 @@
 
 #include "abi/api.h"
 #include "gradcheck.h"
+#include "tc_binary_ops.h"
+#include "tc_scalar_ops.h"
 #include "tc_unary_ops.h"
 
 using namespace tc_test;

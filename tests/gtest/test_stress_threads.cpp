@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tc.h"
+#include "tc_binary_ops.h"
 #include "tc_unary_ops.h"
 
 #pragma weak tc_matmul

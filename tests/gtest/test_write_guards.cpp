@@ -11,6 +11,7 @@
 
 #include "abi/dlpack.h"
 #include "tc.h"
+#include "tc_binary_ops.h"
 
 namespace {
 

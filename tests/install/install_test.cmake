@@ -56,7 +56,7 @@ if(MODE STREQUAL "stage")
   list(SORT installed)
   string(REPLACE ";" "\n  " listing "${installed}")
   message(STATUS "installed under ${PREFIX}:\n  ${listing}")
-  foreach(f include/tc.h include/tc_unary_ops.h ${LIBDIR}/libtc.so ${LIBDIR}/libtc.so.${SOVERSION} ${LIBDIR}/libtc.so.${VERSION}
+  foreach(f include/tc.h include/tc_binary_ops.h include/tc_scalar_ops.h include/tc_unary_ops.h ${LIBDIR}/libtc.so ${LIBDIR}/libtc.so.${SOVERSION} ${LIBDIR}/libtc.so.${VERSION}
             ${LIBDIR}/cmake/tc/tcConfig.cmake ${LIBDIR}/cmake/tc/tcConfigVersion.cmake
             ${LIBDIR}/cmake/tc/tcTargets.cmake ${LIBDIR}/pkgconfig/tc.pc
             ${LIBDIR}/tc/op_libraries/libmyops.so)

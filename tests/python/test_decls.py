@@ -20,7 +20,7 @@ GEN = os.path.join(REPO, "bindings", "python_ctypes", "tools", "gen_decls.py")
 def header_param_counts():
     """{name: parameter count} parsed independently of gen_decls.py."""
     text = open(HEADER).read()
-    # The headers tc.h includes from its folder (tc_unary_ops.h) are part of it.
+    # The headers tc.h includes from its folder (the elementwise families: tc_unary_ops.h, ...) are part of it.
     for part in re.findall(r'#include "(tc_\w+\.h)"', text):
         text += open(os.path.join(os.path.dirname(HEADER), part)).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)

@@ -209,7 +209,7 @@ def generate(text):
 
 def read_header(path=HEADER):
     """tc.h's text with each header it includes from its own folder
-    (#include "tc_*.h": the unary rows' declarations) put in place of the
+    (#include "tc_*.h": the elementwise families' declarations) put in place of the
     #include line, so the declarations come in the header's reading order."""
     with open(path) as f:
         text = f.read()

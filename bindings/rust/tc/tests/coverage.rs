@@ -24,7 +24,7 @@ fn every_tc_h_function_is_wrapped() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let include = manifest.join("../../../include");
     let mut header = std::fs::read_to_string(include.join("tc.h")).expect("read include/tc.h");
-    // The headers tc.h includes from its folder (tc_unary_ops.h) are part of it.
+    // The headers tc.h includes from its folder (the elementwise families: tc_unary_ops.h, ...) are part of it.
     let parts: Vec<String> = header
         .lines()
         .filter_map(|l| l.strip_prefix("#include \"tc_").and_then(|r| r.strip_suffix('"')))
