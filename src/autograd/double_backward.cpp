@@ -47,7 +47,8 @@ constexpr const char* kDifferentiable[] = {
     "NormBackward",
     "AmaxBackward",
     "AminBackward",
-    // scans (ops/scan.cpp, ops/transformer.cpp); cumprod with a zero is marked
+    // scans (ops/scan.cpp, ops/transformer.cpp); cumprod with a zero takes
+    // PyTorch's O(n^2) form
     "CumsumBackward",
     "CumprodBackward",
     "LogcumsumexpBackward",
@@ -72,7 +73,7 @@ constexpr const char* kDifferentiable[] = {
     "SplitBackward",
     "UnbindBackward",
     "IndexPutBackward",
-    "ScatterReduceBackward",  // prod's is marked (ops/scatter.cpp)
+    "ScatterReduceBackward",  // (ops/scatter.cpp) prod: src with two zeros in one place is marked
     // complex views and FFTs (ops/complex.cpp, ops/fft.cpp): their formulas
     // are the adjoint views and transforms, recorded
     "ViewAsRealBackward",
@@ -114,7 +115,7 @@ constexpr const char* kDifferentiable[] = {
     "LinearBackward",
     // linalg (ops/linalg_lapack.cpp: formulas in recorded ops in
     // linalg_backward.cpp, saved outputs read through output_with_graph); a
-    // singular det's gradient (the SVD's cofactor) is marked
+    // singular det's gradient is the SVD's cofactor, recorded
     "LinalgInvExBackward0",
     "LinalgDetBackward0",
     "LinalgSlogdetBackward0",
@@ -125,8 +126,14 @@ constexpr const char* kDifferentiable[] = {
     "LinalgLuBackward0",
     "LinalgLuSolveBackward0",
     "LinalgQrBackward0",
-    "LinalgSvdBackward0",   // svdvals' (u, vh not outputs) is marked
-    "LinalgEighBackward0",  // eigvalsh's (v not an output) is marked
+    // svdvals', eigvalsh' and eigvals' nodes have the vectors as unreturned
+    // outputs (as PyTorch's, which call the full decompositions under grad)
+    "LinalgSvdBackward0",
+    "LinalgEighBackward0",
+    // (ops/linalg_more.cpp; lstsq's formula reads the solution with its graph)
+    "LinalgEigBackward0",
+    "LinalgHouseholderProductBackward0",
+    "LinalgLstsqBackward0",
     // softmax, losses, dropout, embedding (ops/nn.cpp)
     "SoftmaxBackward",
     "CausalSoftmaxBackward",  // (ops/transformer.cpp)

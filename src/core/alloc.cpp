@@ -15,6 +15,14 @@ namespace tc {
 namespace {
 std::atomic<int64_t> g_fail_countdown{0};  // > 0: fail when it reaches 0
 std::atomic<int64_t> g_alloc_calls{0};
+std::atomic<int64_t> g_allocated{0}, g_peak{0};  // cpu_allocated_bytes, cpu_peak_allocated_bytes
+
+void count_alloc(int64_t nbytes) noexcept {
+  const int64_t now = g_allocated.fetch_add(nbytes, std::memory_order_relaxed) + nbytes;
+  int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
 
 // The large-block cache. Only blocks of at least kCpuCacheMinBlock pass
 // through it, so its lock is taken at most once per 128 KiB allocated.
@@ -110,6 +118,10 @@ bool alloc_hooks_compiled() noexcept {
 #endif
 }
 
+int64_t cpu_allocated_bytes() noexcept { return g_allocated.load(std::memory_order_relaxed); }
+int64_t cpu_peak_allocated_bytes() noexcept { return g_peak.load(std::memory_order_relaxed); }
+void reset_cpu_peak_bytes() noexcept { g_peak.store(g_allocated.load(std::memory_order_relaxed)); }
+
 void set_fail_alloc_at(int64_t n) noexcept { g_fail_countdown.store(n < 0 ? 0 : n); }
 int64_t fail_alloc_at() noexcept { return g_fail_countdown.load(); }
 int64_t alloc_count() noexcept { return g_alloc_calls.load(std::memory_order_relaxed); }
@@ -132,7 +144,9 @@ void* os_alloc_or_fail(int64_t size, int64_t nbytes) {
 }
 }  // namespace
 
-void* cpu_alloc(int64_t nbytes) {
+namespace {
+// cpu_alloc without the accounting.
+void* cpu_alloc_block(int64_t nbytes) {
   g_alloc_calls.fetch_add(1, std::memory_order_relaxed);
 #ifdef TC_TEST_HOOKS
   if (g_fail_countdown.load(std::memory_order_relaxed) > 0 && g_fail_countdown.fetch_sub(1) == 1) {
@@ -168,6 +182,13 @@ void* cpu_alloc(int64_t nbytes) {
   }
   return p;
 }
+}  // namespace
+
+void* cpu_alloc(int64_t nbytes) {
+  void* p = cpu_alloc_block(nbytes);  // throws before counting when it fails
+  count_alloc(nbytes);
+  return p;
+}
 
 // Shared-memory segments (core/shared_memory.cpp) count as allocations: the
 // OOM walk fails them in turn as it does cpu_alloc's blocks.
@@ -182,6 +203,7 @@ bool injected_alloc_failure() noexcept {
 
 void cpu_free(void* p, int64_t nbytes) noexcept {
   if (!p) return;
+  g_allocated.fetch_sub(nbytes, std::memory_order_relaxed);
   if (is_small(nbytes)) {
     const int cls = small_class(nbytes);
     SmallCache* c = small_cache();

@@ -26,6 +26,15 @@ constexpr int64_t kCpuCacheLimit = int64_t(1) << 30;
 void cpu_cache_release() noexcept;
 int64_t cpu_cached_bytes() noexcept;
 
+// The bytes of tensor data allocated and not yet freed (asked of cpu_alloc,
+// before rounding; cached blocks are not counted) and the highest that has
+// been since the start or the last reset_cpu_peak_bytes (which sets the peak
+// to what is allocated now): the memory a workload keeps alive, apart from
+// what the caches hold.
+int64_t cpu_allocated_bytes() noexcept;
+int64_t cpu_peak_allocated_bytes() noexcept;
+void reset_cpu_peak_bytes() noexcept;
+
 // Test builds (TC_TEST_HOOKS): make the Nth cpu_alloc from now fail
 // (0 = never), from the TC_FAIL_ALLOC_AT environment variable read at init or
 // from tc_set_flag("fail_alloc_at", N).

@@ -115,6 +115,16 @@ const Flag kFlags[] = {
      },
      "dtype of float results from integer inputs"},
     {"live_tensors", [] { return live_tensor_count(); }, nullptr, "tensors alive now"},
+    {"cpu_allocated_bytes", [] { return cpu_allocated_bytes(); }, nullptr,
+     "bytes of CPU tensor data allocated now (the allocator's caches not counted)"},
+    {"cpu_peak_allocated_bytes", [] { return cpu_peak_allocated_bytes(); },
+     [](int64_t v) {
+       TC_CHECK(v == 0, TC_ERR_INVALID_ARGUMENT, "flag cpu_peak_allocated_bytes takes only 0 (reset), got ",
+                v);
+       reset_cpu_peak_bytes();
+     },
+     "the highest cpu_allocated_bytes since the start or the last reset (setting it to 0 resets it to "
+     "cpu_allocated_bytes)"},
     {"live_handles", [] { return abi_hooks().live_handles ? abi_hooks().live_handles() : int64_t(0); },
      nullptr, "handles of any kind alive now"},
 #ifdef TC_TEST_HOOKS

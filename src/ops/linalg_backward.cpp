@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "ops/internal.h"
 #include "ops/linalg_ops.h"
 #include "ops/ops.h"
 
@@ -38,6 +38,41 @@ Tensor qr_backward_tall(const Tensor& gq, const Tensor& gr, const Tensor& q, con
   return solve_triangular(mT(r), b, false, false, false);
 }
 
+// The cofactor matrix of A [..., n, n] from its (n-1) x (n-1) minors, in
+// recorded ops: exact for a singular A, and differentiable again (each
+// minor's determinant takes det's own backward). The SVD's form is not, at
+// rank n - 1: it differentiates |sigma_min| at its kink, and PyTorch 1.13's
+// double backward of det (which takes it) is wrong there. n^2 determinants:
+// used only for a singular A under create_graph.
+Tensor cofactor_by_minors(const Tensor& a) {
+  const int64_t n = cols(a);
+  if (n == 1) return ones(a->shape, a->dtype, a->device);
+  // idx[i] = 0..n-1 without i, flattened
+  Tensor idx = empty({n * (n - 1)}, DType::i64, kCPU);
+  int64_t* p = idx->data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < n; ++k)
+      if (k != i) *p++ = k;
+  idx = tc::to_device(idx, a->device);
+  Dims batch = a->shape;
+  batch.resize(batch.size() - 2);
+  const int64_t nb = int64_t(batch.size());
+  Dims rows_shape = batch, minors_shape = batch, perm;
+  for (int64_t x : {n, n - 1, n}) rows_shape.push_back(x);
+  for (int64_t x : {n, n - 1, n, n - 1}) minors_shape.push_back(x);
+  for (int64_t b = 0; b < nb; ++b) perm.push_back(b);
+  for (int64_t x : {nb, nb + 2, nb + 1, nb + 3}) perm.push_back(x);
+  // [..., i, n - 1, n] (row i left out), then [..., i, r, j, c] (column j
+  // left out), then [..., i, j, r, c]
+  Tensor rows_out = ops::reshape(ops::index_select(a, nb, idx), rows_shape);
+  Tensor minors = ops::reshape(ops::index_select(rows_out, nb + 2, idx), minors_shape);
+  Tensor m = linalg::det(ops::permute(minors, perm));  // [..., n, n]
+  Tensor sign = zeros(Dims{n, n}, DType::f64, kCPU);
+  double* sp = sign->data_as<double>();
+  for (int64_t i = 0; i < n * n; ++i) sp[i] = ((i / n + i % n) % 2) ? -1.0 : 1.0;
+  return ops::mul(m, cast(tc::to_device(sign, a->device), a->dtype));
+}
+
 }  // namespace
 
 Tensor inv_backward(const Tensor& g, const Tensor& inverse) {
@@ -53,8 +88,9 @@ Tensor det_backward(const Tensor& g, const Tensor& a, const Tensor& det) {
   for (int64_t i = 0; i < dc->numel() && !singular; ++i) singular = read_element(dc, i) == 0.0;
   if (!singular)  // g det A^-T
     return ops::mul(expand2(ops::mul(g, det)), mT(inv_ex(a, false).first));
-  // The cofactor matrix through the SVD, valid for singular A too: with
-  // A = U S Vh, cof(A) = det(U) det(Vh) U diag(prod_{j != i} S_j) Vh.
+  if (ops::detail::creating_graph()) return ops::mul(expand2(g), cofactor_by_minors(a));
+  // (Not under create_graph:) the cofactor matrix through the SVD, valid for
+  // singular A too (O(n^3)): with A = U S Vh, cof(A) = det(U) det(Vh) U diag(prod_{j != i} S_j) Vh.
   auto [u, s, vh] = linalg::svd(a, false);
   const Tensor i = identity(cols(s), s);
   Tensor others =
@@ -62,11 +98,7 @@ Tensor det_backward(const Tensor& g, const Tensor& a, const Tensor& det) {
   Tensor d = ops::prod(others, {-1}, false);  // [..., k]: the product of the other singular values
   Tensor alpha = ops::mul(linalg::det(u), linalg::det(vh));
   Tensor coeff = ops::mul(ops::unsqueeze(ops::mul(alpha, g), -1), d);
-  // Under create_graph this would differentiate the SVD at repeated (zero)
-  // singular values, where its formula does not hold: marked instead.
-  std::vector<Tensor> r{ops::matmul(ops::mul(u, ops::unsqueeze(coeff, -2)), vh)};
-  autograd::not_differentiable(r);
-  return r[0];
+  return ops::matmul(ops::mul(u, ops::unsqueeze(coeff, -2)), vh);
 }
 
 Tensor slogdet_backward(const Tensor& g_logabsdet, const Tensor& a) {

@@ -442,9 +442,10 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const Tensor& a, bool vectors, bool f
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
-  check_input(a, "linalg.svd");
-  auto [u, s, vh] = svd_raw(a, true, full_matrices);
+namespace {
+// The SVD's node, its formula reading the factors with their graph
+// (output_with_graph) so that it differentiates again.
+void record_svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool full_matrices) {
   autograd::record_function("LinalgSvdBackward0", {a}, {u, s, vh},
                             {autograd::alias(u), autograd::alias(s), autograd::alias(vh)},
                             [full_matrices](const autograd::Grads& g, const std::vector<Tensor>& saved) {
@@ -453,21 +454,24 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
                                   autograd::output_with_graph(saved[1], 1),
                                   autograd::output_with_graph(saved[2], 2), full_matrices)};
                             });
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices) {
+  check_input(a, "linalg.svd");
+  auto [u, s, vh] = svd_raw(a, true, full_matrices);
+  record_svd(a, u, s, vh, full_matrices);
   return {u, s, vh};
 }
 
 Tensor svdvals(const Tensor& a) {
   check_input(a, "linalg.svdvals");
+  // Under grad, as PyTorch's svdvals (_linalg_svd with compute_uv): the
+  // singular vectors are computed and are unreturned outputs of the SVD's
+  // node, so that a second differentiation reaches them.
   const bool grad = autograd::needs_grad({a});
   auto [u, s, vh] = svd_raw(a, grad, false);
-  autograd::record_function("LinalgSvdBackward0", {a}, {s}, {u, autograd::alias(s), vh},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              // u and vh are not outputs here: no graph to read them with
-                              autograd::Grads r{detail::svd_backward(Tensor(), g[0], Tensor(), saved[0],
-                                                                     saved[1], saved[2], false)};
-                              autograd::not_differentiable(r);
-                              return r;
-                            });
+  if (grad) record_svd(a, u, s, vh, false);
   return s;
 }
 
@@ -488,29 +492,30 @@ std::pair<Tensor, Tensor> eigh_raw(const Tensor& a, bool upper, bool vectors, co
   }
   return {w, v};
 }
-}  // namespace
 
-std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper) {
-  auto [w, v] = eigh_raw(a, upper, true, "linalg.eigh");
+// eigh's node, its formula reading w and v with their graph.
+void record_eigh(const Tensor& a, const Tensor& w, const Tensor& v) {
   autograd::record_function(
       "LinalgEighBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
       [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         return autograd::Grads{detail::eigh_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
                                                      autograd::output_with_graph(saved[1], 1))};
       });
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> eigh(const Tensor& a, bool upper) {
+  auto [w, v] = eigh_raw(a, upper, true, "linalg.eigh");
+  record_eigh(a, w, v);
   return {w, v};
 }
 
 Tensor eigvalsh(const Tensor& a, bool upper) {
+  // Under grad, as PyTorch's eigvalsh (_linalg_eigh with compute_v): the
+  // eigenvectors are an unreturned output of eigh's node.
   const bool grad = autograd::needs_grad({a});
   auto [w, v] = eigh_raw(a, upper, grad, "linalg.eigvalsh");
-  autograd::record_function("LinalgEighBackward0", {a}, {w}, {autograd::alias(w), v},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              // v is not an output here: no graph to read it with
-                              autograd::Grads r{detail::eigh_backward(g[0], Tensor(), saved[0], saved[1])};
-                              autograd::not_differentiable(r);
-                              return r;
-                            });
+  if (grad) record_eigh(a, w, v);
   return w;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/function.h"
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
@@ -218,23 +219,20 @@ std::pair<Tensor, Tensor> eig_raw(const Tensor& a, bool vectors, const char* op)
 }  // namespace
 
 std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
-  // eigvals' gradient needs the eigenvectors too (PyTorch computes them then as well).
+  // eigvals' gradient needs the eigenvectors too: as PyTorch's eigvals under
+  // grad (linalg_eig itself), the node has both outputs, the eigenvectors
+  // unreturned, so that a second differentiation reaches them through
+  // output_with_graph like eig's.
   const bool grad = autograd::needs_grad({a});
   auto [w, v] = eig_raw(a, vectors || grad, vectors ? "linalg.eig" : "linalg.eigvals");
-  if (vectors) {
-    autograd::record_function("LinalgEigBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
-                              [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                                if (!g[0] && !g[1]) return autograd::Grads{Tensor()};
-                                return autograd::Grads{eig_backward(g[0], g[1], saved[0], saved[1])};
-                              });
-    return {w, v};
-  }
-  autograd::record_function("LinalgEigBackward0", {a}, {w}, {autograd::alias(w), v},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              if (!g[0]) return autograd::Grads{Tensor()};
-                              return autograd::Grads{eig_backward(g[0], Tensor(), saved[0], saved[1])};
-                            });
-  return {w, empty({0}, a->dtype, a->device)};
+  autograd::record_function(
+      "LinalgEigBackward0", {a}, {w, v}, {autograd::alias(w), autograd::alias(v)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        if (!g[0] && !g[1]) return autograd::Grads{Tensor()};
+        return autograd::Grads{eig_backward(g[0], g[1], autograd::output_with_graph(saved[0], 0),
+                                            autograd::output_with_graph(saved[1], 1))};
+      });
+  return {w, vectors ? v : empty({0}, a->dtype, a->device)};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b_in, double rcond,
@@ -301,13 +299,17 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
   // with Y = (A^T A)^-1 gX and r = B - A X: gB = A Y, gA = r Y^T - A Y X^T;
   // for m < n, X = A^T Z, Z = (A A^T)^-1 B, with W = (A A^T)^-1 A gX:
   // gB = W, gA = Z gX^T - W X^T - Z W^T A.
+  // X is read with its graph (output_with_graph): differentiated again, the
+  // formula is the second derivative of the full-rank solution, which is
+  // what PyTorch's pinv-based formula differentiates to as well.
   autograd::record_function(
       "LinalgLstsqBackward0", {a, b_in}, {x}, {a, b_in, autograd::alias(x)},
       [ashape, bshape, vector](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
         const Tensor& A = saved[0];
         const Tensor B = vector ? ops::unsqueeze(saved[1], -1) : saved[1];
-        const Tensor X = vector ? ops::unsqueeze(saved[2], -1) : saved[2];
+        const Tensor xs = autograd::output_with_graph(saved[2]);
+        const Tensor X = vector ? ops::unsqueeze(xs, -1) : xs;
         const Tensor gx = vector ? ops::unsqueeze(g[0], -1) : g[0];
         Tensor ga, gb;
         if (rows(A) >= cols(A)) {

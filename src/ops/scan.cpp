@@ -29,12 +29,37 @@ void check_scan_input(const char* op, const Tensor& a, bool allow_bool) {
 // t's reversed cumulative sum along d (each element: the sum from it to the end), recorded.
 Tensor reverse_cumsum(const Tensor& t, int64_t d) { return flip(cumsum(flip(t, {d}), d), {d}); }
 
+// cumprod's gradient when x holds a zero, in recorded ops (PyTorch's
+// cumprod_backward under grad mode): the gradient of x_k is the sum over j >=
+// k of g_j times dy_j/dx_k = prod(x_0..x_k-1) prod(x_k+1..x_j), each formed
+// with prod, cumprod and cat so that it differentiates again (O(n^2) per row;
+// the cumprods of the slices take this path again when they hold a zero).
+Tensor cumprod_grad_with_zeros(const Tensor& x, const Tensor& g, int64_t d) {
+  const int64_t n = x->shape[size_t(d)];
+  if (n == 1) return g;
+  Dims one_shape = x->shape;
+  one_shape[size_t(d)] = 1;
+  const Tensor one = ones(one_shape, x->dtype, x->device);
+  std::vector<Tensor> cols;
+  cols.reserve(size_t(n));
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted;  // [.., n - k, ..]: dy_j/dx_k for j >= k
+    if (k == 0) {
+      omitted = cat({one, cumprod(narrow(x, d, 1, n - 1), d)}, d);
+    } else {
+      const Tensor until = prod(narrow(x, d, 0, k), {d}, true);
+      omitted = k == n - 1 ? until : cat({until, mul(until, cumprod(narrow(x, d, k + 1, n - k - 1), d))}, d);
+    }
+    cols.push_back(sum(mul(narrow(g, d, k, n - k), omitted), {d}, true));
+  }
+  return cat(cols, d);
+}
+
 // cumprod's/logcumsumexp's gradient in recorded ops (create_graph) for input x
-// and output y: cumprod's reverse_cumsum(g y) / x when x holds no zero,
-// logcumsumexp's sum over i >= j of g_i exp(x_j - y_i), shifted by x's max
-// along d (a constant) so that neither exponential overflows for moderate
-// ranges. Null when no such form applies (cumprod with a zero): the caller
-// then uses its kernel and marks the result not differentiable.
+// and output y: cumprod's reverse_cumsum(g y) / x when x holds no zero (else
+// cumprod_grad_with_zeros), logcumsumexp's sum over i >= j of g_i
+// exp(x_j - y_i), shifted by x's max along d (a constant) so that neither
+// exponential overflows for moderate ranges.
 Tensor scan_grad_recorded(ScanKind kind, const Tensor& x, const Tensor& y, const Tensor& g, int64_t d) {
   if (x->ndim() == 0) return reshape(g, {});
   if (kind == ScanKind::prod) {
@@ -44,7 +69,7 @@ Tensor scan_grad_recorded(ScanKind kind, const Tensor& x, const Tensor& y, const
       Tensor z = any(binary(row::eq, x, scalar_tensor(0.0, x->dtype, x->device)), {}, false);
       has_zero = read_element(z, 0) != 0.0;
     }
-    if (has_zero) return Tensor();
+    if (has_zero) return cumprod_grad_with_zeros(x, g, d);
     return ops::div(reverse_cumsum(mul(g, y), d), x);
   }
   Tensor m;
@@ -68,14 +93,11 @@ void record_scan_backward(const char* name, ScanKind kind, const Tensor& a, cons
       name, {a}, {out}, {r.rows, y_rows, a, autograd::alias(out)},
       [kind, r, n, was_0d](const Grads& g, const std::vector<Tensor>& s) -> Grads {
         if (creating_graph())
-          if (Tensor gx = scan_grad_recorded(kind, s[2], autograd::output_with_graph(s[3]), g[0], r.dim))
-            return {gx};
+          return {scan_grad_recorded(kind, s[2], autograd::output_with_graph(s[3]), g[0], r.dim)};
         Rows gr = to_rows(g[0], r.dim, "scan backward");
         Tensor gx = empty(s[0]->shape, s[0]->dtype, s[0]->device);
         if (gx->numel() > 0) backend_for(gx).scan_rows_backward(kind, gx, gr.rows, s[0], s[1]);
-        Grads res{from_rows(gx, r, n, was_0d)};
-        autograd::not_differentiable(res);  // only under create_graph
-        return res;
+        return {from_rows(gx, r, n, was_0d)};
       });
 }
 

@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "core/init.h"
 #include "math/rows/compare_eq.h"
+#include "math/rows/compare_gt.h"
 #include "math/rows/compare_ne.h"
 #include "math/rows/unary_floor.h"
 #include "ops/indexing.h"
@@ -156,9 +157,11 @@ Tensor scatter_reduce_raw(const Tensor& a, const IndexPlan& p, const Tensor& src
 Tensor as_dtype(const Tensor& b, DType dt) { return cast(b, dt); }
 
 // PyTorch's scatter_reduce_backward (torch/csrc/autograd/FunctionsManual.cpp).
-// Under create_graph (graph) the sum/mean/amax/amin gradients, linear in g
-// with constant coefficients, are recorded (gather, div, mul, where); prod's
-// is computed without a graph (the caller marks it not differentiable).
+// Under create_graph (graph) the gradients are recorded: sum/mean/amax/amin's
+// are linear in g with constant coefficients (gather, div, mul, where);
+// prod's scatter again with the recorded op and read the result with its
+// graph. As PyTorch's, src's gradient where more than one zero of src is
+// scattered to the same element is not differentiable (marked).
 Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& index, const Tensor& src,
                            const Tensor& result, int64_t d, int32_t reduce, bool include_self, bool graph) {
   const DType dt = self->dtype;
@@ -181,8 +184,13 @@ Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& in
       break;
     }
     case TC_SCATTER_PROD: {
+      // The scatter of the masked operands: recorded under create_graph.
+      auto scatter_prod = [&](const Tensor& base, const Tensor& source) {
+        return graph ? scatter_reduce(base, d, index, source, reduce, include_self)
+                     : scatter_reduce_raw(base, p, source, reduce, include_self);
+      };
       Tensor masked_self = where(eq(self, s(0)), s(1), self);
-      Tensor masked_self_result = scatter_reduce_raw(masked_self, p, src, reduce, include_self);
+      Tensor masked_self_result = scatter_prod(masked_self, src);
       grad_self = div(mul(g, masked_self_result), masked_self);
       Tensor src_zero = eq(src, s(0));
       Tensor zero_count = zeros(self->shape, dt, dev);
@@ -190,9 +198,14 @@ Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& in
       Tensor src_num_zeros = gather(zero_count, d, index);
       Tensor src_single_zero = where(src_zero, eq(src_num_zeros, s(1)), scalar_tensor(0, DType::b8, dev));
       Tensor masked_src = where(src_single_zero, s(1), src);
-      Tensor masked_src_result = scatter_reduce_raw(self, p, masked_src, reduce, include_self);
+      Tensor masked_src_result = scatter_prod(self, masked_src);
       grad_src = where(src_single_zero, gather(mul(g, masked_src_result), d, index),
                        div(gather(mul(g, result), d, index), where(src_zero, s(1), src)));
+      if (graph && read_element(any(binary(row::gt, src_num_zeros, s(1)), {}, false), 0) != 0.0) {
+        Grads marked{grad_src};
+        autograd::not_differentiable(marked);
+        grad_src = marked[0];
+      }
       break;
     }
     default: {  // amax, amin: the gradient is split evenly among the elements equal to the result
@@ -222,15 +235,13 @@ Grads scatter_reduce_grads(const Tensor& g, const Tensor& self, const Tensor& in
 
 Grads scatter_reduce_backward(const Tensor& g, const Tensor& self, const Tensor& index, const Tensor& src,
                               const Tensor& result, int64_t d, int32_t reduce, bool include_self) {
-  if (creating_graph() && reduce != TC_SCATTER_PROD)
-    return scatter_reduce_grads(g, self, index, src, result, d, reduce, include_self, true);
-  Grads r;
-  {
-    NoGradGuard ng;
-    r = scatter_reduce_grads(g, self, index, src, result, d, reduce, include_self, false);
+  if (creating_graph()) {
+    // prod's formula reads the result, differentiated through (its saved alias carries no graph)
+    const Tensor res = reduce == TC_SCATTER_PROD ? autograd::output_with_graph(result) : result;
+    return scatter_reduce_grads(g, self, index, src, res, d, reduce, include_self, true);
   }
-  autograd::not_differentiable(r);  // only under create_graph (prod)
-  return r;
+  NoGradGuard ng;
+  return scatter_reduce_grads(g, self, index, src, result, d, reduce, include_self, false);
 }
 
 }  // namespace

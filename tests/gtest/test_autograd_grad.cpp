@@ -68,19 +68,32 @@ TEST_F(AutogradGrad, UnusedAndNotRequiringGrad) {
   EXPECT_EQ(values(g[1]), (std::vector<double>{0}));
 }
 
-TEST_F(AutogradGrad, NotImplementedIsNamed) {
-  // cumprod's recorded gradient divides by the input: with a zero in it the
-  // kernel's gradient is used, not differentiable twice.
+TEST_F(AutogradGrad, CumprodWithAZeroDifferentiatesTwice) {
+  // y = x0 + x0 x1 + x0 x1 x2; sum(dy/dx) = 1 + x1 + x1 x2 + x0 + x0 x2 + x0 x1,
+  // whose gradient at (1, 0, 4) is (1 + x1 + x2, 1 + x0 + x2, x0 + x1) = (5, 6, 1).
   Tensor x = leaf({1, 0, 4}, {3});
   Tensor y = ops::sum(ops::cumprod(x, 0), {}, false);
   Tensor g = ag::grad({y}, {}, {x}, true, true, false, false)[0];
   ASSERT_TRUE(g->requires_grad);
+  EXPECT_EQ(values(g), (std::vector<double>{1, 5, 0}));
+  Tensor h = ag::grad({ops::sum(g, {}, false)}, {}, {x}, false, false, false, false)[0];
+  EXPECT_EQ(values(h), (std::vector<double>{5, 6, 1}));
+}
+
+TEST_F(AutogradGrad, NotImplementedIsNamed) {
+  // scatter_reduce "prod" with two zeros of src scattered to one element:
+  // src's gradient is marked (as PyTorch's), not differentiable twice.
+  Tensor x = leaf({1.5, 2, -1}, {1, 3}), v = leaf({0, 0, 3}, {1, 3});
+  Tensor index = tc::cast(tensor({1, 1, 2}, {1, 3}), DType::i64);
+  Tensor y = ops::scatter_reduce(x, 1, index, v, TC_SCATTER_PROD, true);
+  Tensor g = ag::grad({ops::sum(ops::mul(y, y), {}, false)}, {}, {v}, true, true, false, false)[0];
+  ASSERT_TRUE(g->requires_grad);
   try {
-    ag::grad({ops::sum(g, {}, false)}, {}, {x}, false, false, false, false);
+    ag::grad({ops::sum(ops::mul(g, g), {}, false)}, {}, {v}, false, false, false, false);
     FAIL() << "no error";
   } catch (const tc::Error& e) {
     EXPECT_EQ(e.code(), TC_ERR_NOT_IMPLEMENTED);
-    EXPECT_NE(std::string(e.what()).find("the derivative of 'cumprod_backward' is not implemented"),
+    EXPECT_NE(std::string(e.what()).find("the derivative of 'scatter_reduce_backward' is not implemented"),
               std::string::npos)
         << e.what();
   }

@@ -240,6 +240,25 @@ def test_handle_freed_exactly_once():
     assert tc.flags["live_handles"] == before
 
 
+def test_cpu_allocator_statistics():
+    # 1 MiB of float32 counted while alive, not after (the cache holds the
+    # block then); the peak keeps it until reset to what is allocated now.
+    gc.collect()
+    before = tc.flags["cpu_allocated_bytes"]
+    tc.flags["cpu_peak_allocated_bytes"] = 0
+    assert tc.flags["cpu_peak_allocated_bytes"] == before
+    t = tc.empty(256, 1024)
+    assert tc.flags["cpu_allocated_bytes"] == before + 2 ** 20
+    del t
+    gc.collect()
+    assert tc.flags["cpu_allocated_bytes"] == before
+    assert tc.flags["cpu_peak_allocated_bytes"] >= before + 2 ** 20
+    tc.flags["cpu_peak_allocated_bytes"] = 0
+    assert tc.flags["cpu_peak_allocated_bytes"] == before
+    with pytest.raises(ValueError, match="only 0"):
+        tc.flags["cpu_peak_allocated_bytes"] = 5
+
+
 # ---------------------------------------------------------------- indexing (views)
 
 def test_indexing_views():

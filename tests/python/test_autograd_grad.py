@@ -169,13 +169,15 @@ def test_create_graph_version_check_and_freed_graph():
 
 
 def test_not_implemented_double_backward_is_named():
-    # cumprod's recorded gradient divides by the input; with a zero in it the
-    # kernel's gradient is used instead, marked: not differentiable twice
-    x = tc.tensor([1.0, 0.0, 3.0, 2.0], requires_grad=True)
-    (g,) = tc.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
+    # scatter_reduce "prod" with two zeros of src scattered to one element:
+    # src's gradient is marked (PyTorch raises there too), not differentiable twice
+    x = tc.tensor([[1.5, 2.0, -1.0]], requires_grad=True)
+    v = tc.tensor([[0.0, 0.0, 3.0]], requires_grad=True)
+    y = x.scatter_reduce(1, tc.tensor([[1, 1, 2]]), v, "prod")
+    (g,) = tc.autograd.grad((y * y).sum(), v, create_graph=True)
     assert g.requires_grad  # the first derivative is computed, and marked
-    with pytest.raises(NotImplementedError, match="the derivative of 'cumprod_backward' is not implemented"):
-        tc.autograd.grad((g * g).sum(), x)
+    with pytest.raises(NotImplementedError, match="the derivative of 'scatter_reduce_backward' is not implemented"):
+        tc.autograd.grad((g * g).sum(), v)
 
 
 def test_custom_function_double_backward():

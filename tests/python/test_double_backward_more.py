@@ -3,6 +3,8 @@ diagonals, padding, index_put, split/unbind and adaptive pools, float64:
 tc's second derivatives against PyTorch 1.13's (the harness of
 test_double_backward_nodes.py) and against central differences of tc's own
 first derivative (tc.autograd.gradgradcheck)."""
+import itertools
+
 import pytest
 
 import tc
@@ -36,6 +38,39 @@ def well(*shape):
     """Well-conditioned square matrices: [*batch, n, n], random plus 3 I."""
     n = shape[-1]
     return r(*shape[:-1], n, n) * 0.5 + 3 * np.eye(n)
+
+
+def zero_at(x, *positions):
+    for p in positions:
+        x[p] = 0.0
+    return x
+
+
+def real_spectrum(n):
+    """P diag(d) P^-1: real eigenvalues well apart, not symmetric."""
+    p = r(n, n) + 2 * np.eye(n)
+    return p @ np.diag(np.arange(1.0, n + 1) * 0.7 + R.uniform(0, 0.2, n)) @ np.linalg.inv(p)
+
+
+def complex_spectrum(n):
+    """A random matrix with complex eigenvalues, none near another."""
+    while True:
+        a = r(n, n)
+        w = np.linalg.eigvals(a)
+        if np.abs(w.imag).max() > 0.1 and (np.abs(w[:, None] - w[None, :]) + np.eye(n)).min() > 0.2:
+            return a
+
+
+def eig_loss(L, a):
+    """Depends on the eigenvectors through |V_ij| only (not on their phases,
+    which PyTorch refuses); its eigenvalues are complex."""
+    w, v = L.linalg.eig(a)
+    return w.real * (w.imag ** 2 + 1) + (v.abs() ** 3).sum(0) * a.sum(0)
+
+
+def eigvals_loss(L, a):
+    w = L.linalg.eigvals(a)
+    return w.real ** 2 + w.imag * w.real + w.abs() * a.sum(1)
 
 
 def causal_attention(lib, q, k, v):
@@ -123,6 +158,30 @@ CASES = {
     "fft_rfft": (lambda L, x: L.view_as_real(L.fft.rfft(x * x)) ** 2, [r(2, 5)]),
     "fft_irfft": (lambda L, x: L.fft.irfft(L.view_as_complex(x * x), n=6) ** 3, [r(2, 4, 2)]),
     "fft_fft": (lambda L, x: L.view_as_real(L.fft.fft(L.view_as_complex(x * x))) ** 2, [r(5, 2)]),
+    # (last: the arrays above keep their random values)
+    "linalg_svdvals": (lambda L, a: L.linalg.svdvals(a) ** 3 * a.sum(), [r(3, 4)]),
+    "linalg_eigvalsh": (lambda L, x: L.linalg.eigvalsh(x + x.transpose(-2, -1)) ** 3, [r(2, 3, 3)]),
+    "linalg_eig_real_spectrum": (eig_loss, [real_spectrum(3)]),
+    "linalg_eig_complex_spectrum": (eig_loss, [complex_spectrum(4)]),
+    "linalg_eigvals": (eigvals_loss, [complex_spectrum(3)]),
+    "linalg_eigvals_batched": (lambda L, a: L.linalg.eigvals(a).abs() ** 3,
+                               [np.stack([real_spectrum(3), complex_spectrum(3)])]),
+    "linalg_householder_product": (lambda L, a, tau: L.linalg.householder_product(a, tau).sin(),
+                                   [r(4, 3), r(2)]),
+    "linalg_householder_product_batched": (lambda L, a, tau: L.linalg.householder_product(a, tau) ** 3,
+                                           [r(2, 3, 3), r(2, 3)]),
+    "linalg_lstsq_tall": (lambda L, a, b: L.linalg.lstsq(a, b).solution.sin(), [r(5, 3), r(5, 2)]),
+    "linalg_lstsq_wide": (lambda L, a, b: L.linalg.lstsq(a, b).solution ** 3, [r(2, 4), r(2, 3)]),
+    "linalg_lstsq_batched_gelsd": (lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd").solution ** 2,
+                                   [r(2, 4, 3), r(2, 4, 2)]),
+    "cumprod_zeros": (lambda L, x: x.cumprod(1) ** 2 + x.cumprod(0).sin(), [with_zeros()]),
+    "scatter_reduce_prod_zeros": (lambda L, x, v: x.scatter_reduce(1, L.tensor([[0, 2, 0], [1, 1, 3]]), v, "prod")
+                                  ** 2, [zero_at(r(2, 4), (0, 1), (1, 3)), zero_at(r(2, 3), (0, 0), (1, 1))]),
+    "scatter_reduce_prod_exclude_self": (lambda L, x, v: x.scatter_reduce(0, L.tensor([[0, 1], [0, 0]]), v, "prod",
+                                                                          include_self=False).sin(),
+                                         [r(2, 2), zero_at(r(2, 2), (1, 0))]),
+    # rank 1 (det exactly 0): the cofactors through the minors under create_graph
+    "linalg_det_rank_one": (lambda L, a: L.linalg.det(a) * a.sum(), [np.outer([1.0, 2.0, 4.0], [1.0, -2.0, 0.5])]),
 }
 
 
@@ -153,12 +212,54 @@ def test_prod_gradient_node_is_differentiable_through_its_own_recorded_form():
     np.testing.assert_allclose(np.array(third(tc, a).tolist()), third(torch, a).numpy(), rtol=1e-7, atol=1e-9)
 
 
-def test_cumprod_with_zero_raises_named():
+@pytest.mark.parametrize("shapes", [((5, 3), (5,)), ((2, 4), (2,))])
+def test_lstsq_vector_gradgradcheck(shapes):
+    # against finite differences only: PyTorch 1.13's lstsq backward fails for a vector B
     need("tc_autograd_grad")
-    x = tc.tensor([[1.0, 0.0, 2.0]], requires_grad=True)
-    (g,) = tc.autograd.grad(x.cumprod(1).sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="cumprod_backward"):
-        tc.autograd.grad(g.sum(), x)
+    rng = np.random.default_rng(5)
+    xs = tuple(tc.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes)
+    assert tc.autograd.gradgradcheck(lambda a, b: tc.linalg.lstsq(a, b).solution ** 3, xs)
+
+
+def leibniz_det(a):
+    """det as the polynomial it is (torch differentiates it exactly)."""
+    n = a.shape[-1]
+    total = 0
+    for p in itertools.permutations(range(n)):
+        sign = (-1) ** sum(p[i] > p[j] for i in range(n) for j in range(i + 1, n))
+        term = sign
+        for i in range(n):
+            term = term * a[..., i, p[i]]
+        total = total + term
+    return total
+
+
+@pytest.mark.parametrize("a", [[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+                               [[1.0, 1.0, 0.0, 2.0], [2.0, 2.0, 0.0, 4.0], [0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 2.0, 1.0]]])
+def test_det_rank_n_minus_1_second_derivative(a):
+    # PyTorch 1.13's double backward of det differentiates the SVD's cofactor
+    # formula, wrong at rank n - 1 (|sigma_min| at its kink): the reference is
+    # torch differentiating det's polynomial, and finite differences.
+    need("tc_autograd_grad")
+    a = np.array(a)
+    f = lambda L, x: (L.linalg.det(x) if L is tc else leibniz_det(x)) * x.sum()  # noqa: E731
+    check(f, [a])
+    x = tc.tensor(a, requires_grad=True)
+    # the steps' first derivatives (det A^-T of a nearly singular A) lose
+    # digits as 1/step: a larger step (exact enough for det's polynomial)
+    assert tc.autograd.gradgradcheck(lambda t: tc.linalg.det(t) * t.sum(), (x,), eps=1e-4)
+
+
+def test_scatter_reduce_prod_two_zeros_in_one_place_raises_named():
+    # PyTorch 1.13 refuses it too (a DelayedError on src's gradient)
+    need("tc_autograd_grad")
+    x = tc.tensor([[1.5, 2.0, -1.0]], requires_grad=True)
+    v = tc.tensor([[0.0, 0.0, 3.0]], requires_grad=True)
+    y = x.scatter_reduce(1, tc.tensor([[1, 1, 2]]), v, "prod")
+    gx, gv = tc.autograd.grad((y * y).sum(), (x, v), create_graph=True)
+    tc.autograd.grad((gx * gx).sum(), x)  # self's gradient is differentiable
+    with pytest.raises(NotImplementedError, match="scatter_reduce"):
+        tc.autograd.grad(gv.sum(), v)
 
 
 def recurrent(kind):
@@ -190,11 +291,3 @@ def test_fused_recurrent_layers(kind):
     check(f, [r(3, 2, 3), r(4, 2, 4)])
     xs = (tc.tensor(r(2, 1, 3), requires_grad=True), tc.tensor(r(4, 1, 4), requires_grad=True))
     assert tc.autograd.gradgradcheck(lambda *ts: f(tc, *ts), xs)
-
-
-def test_singular_det_raises_named():
-    need("tc_autograd_grad")
-    a = tc.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
-    (g,) = tc.autograd.grad(tc.linalg.det(a), a, create_graph=True)
-    with pytest.raises(NotImplementedError, match="linalg_det_backward"):
-        tc.autograd.grad(g.sum(), a)

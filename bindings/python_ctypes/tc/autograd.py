@@ -210,11 +210,16 @@ class FunctionCtx:
 
 
 class _Call:
-    """One Function.apply: the class, the non-tensor arguments and the ctx."""
+    """One Function.apply: the class, the arguments with None for each tensor
+    (libtc lends the callbacks the tensors; a reference here would keep every
+    tensor input alive as long as the node, long after backward freed what
+    forward saved, as PyTorch's ctx does not), the tensors' positions and the
+    ctx."""
 
     def __init__(self, cls, args):
         self.cls = cls
-        self.args = args
+        self.pos = _tensor_positions(args)
+        self.args = tuple(None if isinstance(a, TensorBase) else a for a in args)
         self.ctx = None
 
 
@@ -227,7 +232,7 @@ def _forward(ctx, inputs, n_inputs, needs, outputs, n_outputs, saved, n_saved):
     try:
         call = _get(ctx)
         args = list(call.args)
-        pos = _tensor_positions(args)
+        pos = call.pos
         for k, i in enumerate(pos):
             args[i] = _borrow(inputs[k])
         needs_input_grad = [False] * len(args)
@@ -265,7 +270,7 @@ def _backward(ctx, saved, n_saved, grads, n_grads, needs, grad_inputs, n_inputs)
         finally:
             fctx._saved = None
         result = result if isinstance(result, tuple) else (result,)
-        pos = _tensor_positions(call.args)
+        pos = call.pos
         if len(result) != len(call.args):
             raise RuntimeError("function %s.backward returned %d gradients, expected %d (one per forward "
                                "argument)" % (call.cls.__name__, len(result), len(call.args)))
