@@ -214,6 +214,11 @@ TC_API int32_t tc_config(char* buf, int64_t cap, int64_t* needed);
  *   deterministic      only deterministic algorithms (settable, 0/1)
  *   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)
  *   live_tensors       tensors alive now (so tests can prove no leak)
+ *   cpu_allocated_bytes       bytes of CPU tensor data allocated now (the
+ *                             allocator's caches not counted)
+ *   cpu_peak_allocated_bytes  the highest cpu_allocated_bytes since the start
+ *                             or the last reset (settable to 0 only: resets it
+ *                             to cpu_allocated_bytes)
  *   live_handles       handles of any kind alive now */
 TC_API int32_t tc_get_flag(const char* name, int64_t* out);
 TC_API int32_t tc_set_flag(const char* name, int64_t value);

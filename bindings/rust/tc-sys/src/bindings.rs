@@ -499,6 +499,11 @@ extern "C" {
     #[doc = "   deterministic      only deterministic algorithms (settable, 0/1)"]
     #[doc = "   default_dtype      TC_FLOAT32 or TC_FLOAT64 (settable)"]
     #[doc = "   live_tensors       tensors alive now (so tests can prove no leak)"]
+    #[doc = "   cpu_allocated_bytes       bytes of CPU tensor data allocated now (the"]
+    #[doc = "                             allocator's caches not counted)"]
+    #[doc = "   cpu_peak_allocated_bytes  the highest cpu_allocated_bytes since the start"]
+    #[doc = "                             or the last reset (settable to 0 only: resets it"]
+    #[doc = "                             to cpu_allocated_bytes)"]
     #[doc = "   live_handles       handles of any kind alive now"]
     pub fn tc_get_flag(name: *const ::std::os::raw::c_char, out: *mut i64) -> i32;
 }

@@ -38,6 +38,11 @@ pub mod names {
     pub const DEFAULT_DTYPE: &str = "default_dtype";
     /// Tensors alive now (so tests can prove no leak).
     pub const LIVE_TENSORS: &str = "live_tensors";
+    /// Bytes of CPU tensor data allocated now (the allocator's caches not counted).
+    pub const CPU_ALLOCATED_BYTES: &str = "cpu_allocated_bytes";
+    /// The highest `cpu_allocated_bytes` since the start or the last reset
+    /// (settable to 0 only: resets it).
+    pub const CPU_PEAK_ALLOCATED_BYTES: &str = "cpu_peak_allocated_bytes";
     /// Handles of any kind alive now.
     pub const LIVE_HANDLES: &str = "live_handles";
 }
