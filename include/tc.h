@@ -543,8 +543,8 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
  * family headers it calls: adding an op to another family then does not
  * recompile it (libtc's own ABI layer, tests and benches do so). */
 
-/* The elementwise binary ops and comparisons (tc_add, tc_mul, ...,
- * tc_eq, ...) are declared in tc_binary_ops.h. */
+/* The elementwise binary ops and comparisons (tc_add, tc_mul, ..., tc_eq,
+ * ...) are declared in tc_binary_ops.h. */
 #ifndef TC_WITHOUT_ELEMENTWISE_OPS
 #include "tc_binary_ops.h"
 #endif
@@ -552,8 +552,8 @@ TC_API int32_t tc_clone(tc_tensor t, tc_tensor* out);
 /** cond ? a : b, broadcasting all three; cond must be bool. */
 TC_API int32_t tc_where(tc_tensor cond, tc_tensor a, tc_tensor b, tc_tensor* out);
 
-/* The ops of a tensor and a double (tc_add_scalar, ..., tc_eq_scalar,
- * ...) are declared in tc_scalar_ops.h. */
+/* The ops of a tensor and a double (tc_add_scalar, ..., tc_eq_scalar, ...)
+ * are declared in tc_scalar_ops.h. */
 #ifndef TC_WITHOUT_ELEMENTWISE_OPS
 #include "tc_scalar_ops.h"
 #endif

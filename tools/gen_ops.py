@@ -57,9 +57,9 @@ END = "/* END GENERATED OPS */"
 # that a new row recompiles the files of its family, not every user of tc.h.
 # (header, the kinds it declares, what they are: its comment in tc.h)
 FAMILY_HEADERS = (
-    ("tc_binary_ops.h", ("binary", "compare"), "The elementwise binary ops and comparisons (tc_add, tc_mul, ...,\n * tc_eq, ...)"),
-    ("tc_scalar_ops.h", ("scalar", "compare_scalar"), "The ops of a tensor and a double (tc_add_scalar, ..., tc_eq_scalar,\n * ...)"),
-    ("tc_unary_ops.h", ("unary",), "The elementwise unary ops (tc_neg, tc_exp, tc_sigmoid, ..., the special\n * functions)"),
+    ("tc_binary_ops.h", ("binary", "compare"), "The elementwise binary ops and comparisons (tc_add, tc_mul, ..., tc_eq, ...)"),
+    ("tc_scalar_ops.h", ("scalar", "compare_scalar"), "The ops of a tensor and a double (tc_add_scalar, ..., tc_eq_scalar, ...)"),
+    ("tc_unary_ops.h", ("unary",), "The elementwise unary ops (tc_neg, tc_exp, tc_sigmoid, ..., the special functions)"),
 )
 
 
@@ -770,8 +770,9 @@ ELEMENTWISE_NOTE = """
 
 
 def family_include(header, what):
-    return ["", "/* %s are declared in %s. */" % (what, header),
-            "#ifndef TC_WITHOUT_ELEMENTWISE_OPS", '#include "%s"' % header, "#endif"]
+    text = "%s are declared in %s." % (what, header)
+    return [""] + comment("\n".join(textwrap.wrap(text, 74))) + \
+        ["#ifndef TC_WITHOUT_ELEMENTWISE_OPS", '#include "%s"' % header, "#endif"]
 
 
 def header_section(ops):
