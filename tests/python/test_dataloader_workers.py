@@ -267,3 +267,42 @@ def test_spawn_context_works():
     ds = TensorDataset(tc.arange(6, dtype=tc.float32).reshape(6, 1))
     got = [b[0].tolist() for b in DataLoader(ds, batch_size=3, num_workers=1, multiprocessing_context="spawn")]
     assert got == [[[0.0], [1.0], [2.0]], [[3.0], [4.0], [5.0]]]
+
+
+class CollectsGarbage(Dataset):
+    """Runs the garbage collector in the worker before each item."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        import gc
+        gc.collect()
+        return i
+
+
+def test_forked_worker_leaves_the_parents_iterators_alone():
+    # An iterator the main process has not collected yet (held only by a
+    # cycle, as a raised exception's traceback holds one) is copied into every
+    # worker forked meanwhile. A worker collecting that copy must not shut the
+    # iterator down from there: that read the main process's queue (hanging
+    # the worker, or taking the batches) and stopped the main process's workers.
+    import gc
+    import weakref
+    gc.disable()  # here only: the forked workers inherit the setting, and collect explicitly
+    try:
+        first = DataLoader(Squares(8, tc), batch_size=2, num_workers=1, multiprocessing_context=CTX, timeout=20)
+        it = iter(first)
+        assert next(it)[1].tolist() == [0, 1]
+        cycle = [it]
+        cycle.append(cycle)
+        unreachable = weakref.ref(it)
+        del it, cycle
+        second = DataLoader(CollectsGarbage(), batch_size=None, num_workers=2, multiprocessing_context=CTX,
+                            timeout=20)
+        assert list(second) == [0, 1, 2, 3]
+        # The first loader still works: its worker was not told to stop and
+        # its batches were not taken.
+        assert [b[1].tolist() for b in unreachable()] == [[2, 3], [4, 5], [6, 7]]
+    finally:
+        gc.enable()

@@ -76,7 +76,7 @@ def test_no_segment_or_descriptor_left_after_runs(strategy):
     # sweeps only when this process exits.
     env.pop("TC_SHM_MANAGER", None)
     out = subprocess.run([sys.executable, "-c", _SCRIPT, strategy, str(RUNS)], capture_output=True, text=True,
-                         timeout=900, env=env)
+                         timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
     n_exc, n_break, n_kill = map(int, lines["endings"].split())

@@ -7,6 +7,7 @@ and when collected. Batches arrive through tc.multiprocessing's reducers:
 the worker's tensors are in shared memory and mapped here, not copied."""
 import itertools
 import multiprocessing
+import os
 import multiprocessing.connection
 
 from . import _batch_channel as B
@@ -70,6 +71,13 @@ class MultiProcessingDataLoaderIter:
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
         self._shutdown = True  # until the workers are up: __del__ has nothing to stop
+        # The process whose workers these are. A worker forked while this
+        # iterator still lived (kept by a cycle, as a raised exception's
+        # traceback keeps one) has a copy of it; when the worker's garbage
+        # collector frees that copy, the shutdown must not run there: it would
+        # read this process's queue (blocking, or taking its batches) and
+        # send None to this process's workers.
+        self._owner_pid = os.getpid()
         ctx = loader.multiprocessing_context or multiprocessing
         self._worker_init_fn = loader.worker_init_fn
         self._data_queue = ctx.Queue()
@@ -266,7 +274,7 @@ class MultiProcessingDataLoaderIter:
             pass
 
     def _shutdown_workers(self):
-        if self._shutdown:
+        if self._shutdown or os.getpid() != self._owner_pid:
             return
         self._shutdown = True
         try:
