@@ -130,10 +130,12 @@ constexpr const char* kDifferentiable[] = {
     // outputs (as PyTorch's, which call the full decompositions under grad)
     "LinalgSvdBackward0",
     "LinalgEighBackward0",
-    // (ops/linalg_more.cpp; lstsq's formula reads the solution with its graph)
+    // (ops/linalg_more.cpp; lstsq's formula reads the pseudo-inverse, recorded
+    // with its own node)
     "LinalgEigBackward0",
     "LinalgHouseholderProductBackward0",
     "LinalgLstsqBackward0",
+    "LinalgPinvBackward0",
     // softmax, losses, dropout, embedding (ops/nn.cpp)
     "SoftmaxBackward",
     "CausalSoftmaxBackward",  // (ops/transformer.cpp)

@@ -12,8 +12,11 @@
 #include "backend/linalg_backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/init.h"
+#include "math/rows/compare_gt.h"
 #include "math/rows/unary_abs.h"
 #include "math/rows/unary_isfinite.h"
+#include "math/rows/unary_reciprocal.h"
 #include "math/rows/unary_square.h"
 #include "ops/linalg_ops.h"
 #include "ops/nn_util.h"
@@ -235,6 +238,56 @@ std::pair<Tensor, Tensor> eig(const Tensor& a, bool vectors) {
   return {w, vectors ? v : empty({0}, a->dtype, a->device)};
 }
 
+namespace {
+// PyTorch's pinv_backward: the gradient of P = pinv(A) from gP (real A),
+// valid wherever the rank of A does not change; composed of recorded ops.
+Tensor pinv_backward(const Tensor& g, const Tensor& p, const Tensor& a) {
+  const Tensor ph = mT(p), gh = mT(g);
+  if (rows(a) <= cols(a)) {
+    const Tensor k = ops::matmul(gh, p);
+    const Tensor k_ph = ops::matmul(k, ph);
+    Tensor r = ops::sub(k_ph, mT(ops::matmul(p, k)));
+    r = ops::sub(r, ops::matmul(ops::matmul(a, p), k_ph));
+    return ops::add(r, ops::matmul(ops::matmul(ph, p), ops::sub(gh, ops::matmul(k, a))));
+  }
+  const Tensor k = ops::matmul(p, gh);
+  const Tensor ph_k = ops::matmul(ph, k);
+  Tensor r = ops::sub(ph_k, mT(ops::matmul(k, p)));
+  r = ops::add(r, ops::matmul(ops::matmul(ops::sub(gh, ops::matmul(a, k)), p), ph));
+  return ops::sub(r, ops::matmul(ops::matmul(ph_k, p), a));
+}
+
+// pinv(A) with PyTorch's default cutoff (singular values at or below
+// eps * max(m, n) * the largest count as zero), computed without a graph and
+// recorded with pinv_backward's formula, as PyTorch records linalg_pinv: the
+// SVD's own formula is undefined where singular values repeat, as the zero
+// ones of a rank-deficient matrix do.
+Tensor pinv_recorded(const Tensor& a) {
+  const int64_t m = rows(a), n = cols(a);
+  Tensor p;
+  {
+    NoGradGuard no_grad;
+    if (a->numel() == 0) {
+      p = zeros(append(batch_dims(a, 2), {n, m}), a->dtype, a->device);
+    } else {
+      auto [u, s, vh] = svd(a, false);
+      const double rtol = eps_of(a->dtype) * double(std::max(m, n));
+      const Tensor keep = ops::binary(row::gt, s, ops::mul_scalar(ops::amax(s, {-1}, true), rtol));
+      const Tensor s_inv = ops::where(keep, ops::unary(row::reciprocal, ops::where(keep, s, ones(s->shape, s->dtype, s->device))),
+                                      zeros_like(s));
+      p = ops::matmul(ops::mul(mT(vh), ops::unsqueeze(s_inv, -2)), mT(u));
+    }
+  }
+  autograd::record_function("LinalgPinvBackward0", {a}, {p}, {a, autograd::alias(p)},
+                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+                              if (!g[0]) return autograd::Grads{Tensor()};
+                              return autograd::Grads{
+                                  pinv_backward(g[0], autograd::output_with_graph(saved[1]), saved[0])};
+                            });
+  return p;
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b_in, double rcond,
                                                  int32_t driver) {
   TC_CHECK(!std::isnan(rcond), TC_ERR_INVALID_ARGUMENT, "rcond must not be NaN");
@@ -294,37 +347,22 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
   // (PyTorch keeps the residuals' trailing dim of 1 for a vector B.)
   if (vector) x = ops::squeeze(x, -1);
   const Dims ashape = a->shape, bshape = b_in->shape;
-  // The gradient of the full-rank least-squares solution (PyTorch's, through
-  // the pseudo-inverse, reduces to it): for m >= n, X = (A^T A)^-1 A^T B,
-  // with Y = (A^T A)^-1 gX and r = B - A X: gB = A Y, gA = r Y^T - A Y X^T;
-  // for m < n, X = A^T Z, Z = (A A^T)^-1 B, with W = (A A^T)^-1 A gX:
-  // gB = W, gA = Z gX^T - W X^T - Z W^T A.
-  // X is read with its graph (output_with_graph): differentiated again, the
-  // formula is the second derivative of the full-rank solution, which is
-  // what PyTorch's pinv-based formula differentiates to as well.
+  // PyTorch's gradient (linalg_lstsq_backward), through the pseudo-inverse
+  // with its default cutoff whatever rcond and driver were: gB = pinv(A)^T gX,
+  // gA = pinv_backward(gX B^T). It holds for rank-deficient A too (the
+  // drivers other than gels exist for those); a formula through (A^T A)^-1
+  // gave NaN there. The pseudo-inverse is recorded (pinv_recorded), so the
+  // gradient differentiates again.
   autograd::record_function(
-      "LinalgLstsqBackward0", {a, b_in}, {x}, {a, b_in, autograd::alias(x)},
+      "LinalgLstsqBackward0", {a, b_in}, {x}, {a, b_in},
       [ashape, bshape, vector](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
         const Tensor& A = saved[0];
         const Tensor B = vector ? ops::unsqueeze(saved[1], -1) : saved[1];
-        const Tensor xs = autograd::output_with_graph(saved[2]);
-        const Tensor X = vector ? ops::unsqueeze(xs, -1) : xs;
         const Tensor gx = vector ? ops::unsqueeze(g[0], -1) : g[0];
-        Tensor ga, gb;
-        if (rows(A) >= cols(A)) {
-          Tensor y = solve_ex(ops::matmul(mT(A), A), gx, true, false).first;
-          Tensor r = ops::sub(B, ops::matmul(A, X));
-          gb = ops::matmul(A, y);
-          ga = ops::sub(ops::matmul(r, mT(y)), ops::matmul(gb, mT(X)));
-        } else {
-          Tensor nn = ops::matmul(A, mT(A));
-          Tensor z = solve_ex(nn, B, true, false).first;
-          Tensor w = solve_ex(nn, ops::matmul(A, gx), true, false).first;
-          gb = w;
-          ga = ops::sub(ops::sub(ops::matmul(z, mT(gx)), ops::matmul(w, mT(X))),
-                        ops::matmul(ops::matmul(z, mT(w)), A));
-        }
+        const Tensor pinv_a = pinv_recorded(A);
+        Tensor ga = pinv_backward(ops::matmul(gx, mT(B)), pinv_a, A);
+        Tensor gb = ops::matmul(mT(pinv_a), gx);
         if (vector) gb = ops::squeeze(gb, -1);
         return autograd::Grads{ops::sum_to_size(ga, ashape), ops::sum_to_size(gb, bshape)};
       });

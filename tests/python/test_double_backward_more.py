@@ -221,6 +221,27 @@ def test_lstsq_vector_gradgradcheck(shapes):
     assert tc.autograd.gradgradcheck(lambda a, b: tc.linalg.lstsq(a, b).solution ** 3, xs)
 
 
+@pytest.mark.parametrize("m, n, driver", [(5, 3, "gelsd"), (3, 5, "gelsy"), (6, 4, "gelss"), (4, 4, "gelsd")])
+def test_lstsq_rank_deficient_against_torch(m, n, driver):
+    # Rank 2: the problems the drivers other than gels exist for. PyTorch's
+    # gradient is the pseudo-inverse's (pinv_backward), first and second
+    # order; finite differences change the rank and do not apply.
+    need("tc_autograd_grad")
+    rng = np.random.default_rng(m * 10 + n)
+    a = rng.standard_normal((m, 2)) @ rng.standard_normal((2, n))
+    b = rng.standard_normal((m, 2))
+    f = lambda L, x, y: L.linalg.lstsq(x, y, driver=driver).solution ** 3  # noqa: E731
+    firsts = []
+    for L in (tc, torch):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        f(L, x, y).sum().backward()
+        firsts.append([np.array(t.grad.tolist()) for t in (x, y)])
+    for got, want in zip(*firsts):
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+    check(f, [a, b])
+
+
 def leibniz_det(a):
     """det as the polynomial it is (torch differentiates it exactly)."""
     n = a.shape[-1]
