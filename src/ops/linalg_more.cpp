@@ -273,17 +273,18 @@ Tensor pinv_recorded(const Tensor& a) {
       auto [u, s, vh] = svd(a, false);
       const double rtol = eps_of(a->dtype) * double(std::max(m, n));
       const Tensor keep = ops::binary(row::gt, s, ops::mul_scalar(ops::amax(s, {-1}, true), rtol));
-      const Tensor s_inv = ops::where(keep, ops::unary(row::reciprocal, ops::where(keep, s, ones(s->shape, s->dtype, s->device))),
-                                      zeros_like(s));
+      const Tensor s_inv = ops::where(
+          keep, ops::unary(row::reciprocal, ops::where(keep, s, ones(s->shape, s->dtype, s->device))),
+          zeros_like(s));
       p = ops::matmul(ops::mul(mT(vh), ops::unsqueeze(s_inv, -2)), mT(u));
     }
   }
-  autograd::record_function("LinalgPinvBackward0", {a}, {p}, {a, autograd::alias(p)},
-                            [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
-                              if (!g[0]) return autograd::Grads{Tensor()};
-                              return autograd::Grads{
-                                  pinv_backward(g[0], autograd::output_with_graph(saved[1]), saved[0])};
-                            });
+  autograd::record_function(
+      "LinalgPinvBackward0", {a}, {p}, {a, autograd::alias(p)},
+      [](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+        if (!g[0]) return autograd::Grads{Tensor()};
+        return autograd::Grads{pinv_backward(g[0], autograd::output_with_graph(saved[1]), saved[0])};
+      });
   return p;
 }
 }  // namespace
