@@ -1532,7 +1532,19 @@ typedef void (*tc_saved_tensor_free_hook)(void* context, uint64_t token);
  * be NULL) is called once as release(NULL, context) when the pair is popped
  * and no graph holds a token of it any more, or before returning if this
  * call fails. A failing pack fails the op that saved (its status, as
- * callbacks' failures do); a failing unpack fails the backward. */
+ * callbacks' failures do); a failing unpack fails the backward.
+ *
+ * Which tensors an op saves, and so how often pack runs, is each backward
+ * formula's choice, as in PyTorch (where it changes between versions; a hook
+ * should not count on it). libtc saves what torch 1.13 saves for linear,
+ * matmul, conv, the norms, the activations, softmax and most elementwise
+ * ops; it differs where its formulas or fused kernels differ: a product
+ * saves both operands even when one does not require grad; cross_entropy
+ * and nll_loss save their own intermediates (2 and 1 tensors, torch 4);
+ * embedding, gather, max_pool2d and avg_pool2d save one tensor fewer; var,
+ * std, prod, pow and binary_cross_entropy_with_logits one more or one fewer. Every tensor the
+ * graph keeps for backward goes through pack all the same (what
+ * save_on_cpu-style offloading needs). */
 TC_API int32_t tc_saved_tensors_hooks_push(tc_saved_tensor_pack_hook pack, tc_saved_tensor_unpack_hook unpack,
                                            tc_saved_tensor_free_hook free_token, void* context,
                                            tc_deleter release);

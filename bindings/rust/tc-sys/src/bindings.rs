@@ -3850,6 +3850,18 @@ extern "C" {
     #[doc = " and no graph holds a token of it any more, or before returning if this"]
     #[doc = " call fails. A failing pack fails the op that saved (its status, as"]
     #[doc = " callbacks' failures do); a failing unpack fails the backward."]
+    #[doc = ""]
+    #[doc = " Which tensors an op saves, and so how often pack runs, is each backward"]
+    #[doc = " formula's choice, as in PyTorch (where it changes between versions; a hook"]
+    #[doc = " should not count on it). libtc saves what torch 1.13 saves for linear,"]
+    #[doc = " matmul, conv, the norms, the activations, softmax and most elementwise"]
+    #[doc = " ops; it differs where its formulas or fused kernels differ: a product"]
+    #[doc = " saves both operands even when one does not require grad; cross_entropy"]
+    #[doc = " and nll_loss save their own intermediates (2 and 1 tensors, torch 4);"]
+    #[doc = " embedding, gather, max_pool2d and avg_pool2d save one tensor fewer; var,"]
+    #[doc = " std, prod, pow and binary_cross_entropy_with_logits one more or one fewer. Every tensor the"]
+    #[doc = " graph keeps for backward goes through pack all the same (what"]
+    #[doc = " save_on_cpu-style offloading needs)."]
     pub fn tc_saved_tensors_hooks_push(
         pack: tc_saved_tensor_pack_hook,
         unpack: tc_saved_tensor_unpack_hook,
