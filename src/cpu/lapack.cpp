@@ -206,13 +206,61 @@ lapack_int orgqr(lapack_int m, lapack_int n, lapack_int k, float* a, lapack_int 
 lapack_int orgqr(lapack_int m, lapack_int n, lapack_int k, double* a, lapack_int lda, const double* tau) {
   return LAPACKE_dorgqr(LAPACK_ROW_MAJOR, m, n, k, a, lda, tau);
 }
-lapack_int gesdd(char job, lapack_int m, lapack_int n, float* a, float* s, float* u, lapack_int ldu,
-                 float* vt, lapack_int ldvt) {
-  return LAPACKE_sgesdd(LAPACK_ROW_MAJOR, job, m, n, a, n, s, u, ldu, vt, ldvt);
-}
-lapack_int gesdd(char job, lapack_int m, lapack_int n, double* a, double* s, double* u, lapack_int ldu,
-                 double* vt, lapack_int ldvt) {
-  return LAPACKE_dgesdd(LAPACK_ROW_MAJOR, job, m, n, a, n, s, u, ldu, vt, ldvt);
+// Workspaces kept by each thread from one call to the next. LAPACKE's
+// high-level routines allocate theirs (and row-major transposed copies) on
+// every call; for a 256x256 SVD that is a few MB of fresh memory whose page
+// faults cost about as much as the arithmetic (19 ms a call against 11 ms
+// with the memory reused, PyTorch's time). Buffers above kKeepBytes are let
+// go after the call, so a huge matrix does not pin its workspace.
+constexpr size_t kKeepBytes = size_t(64) << 20;
+template <int Slot>
+struct Scratch {
+  template <typename T>
+  static T* get(size_t count) {
+    std::vector<unsigned char>& b = buffer();
+    const size_t bytes = std::max<size_t>(count, 1) * sizeof(T);
+    if (b.size() < bytes) b.resize(bytes);
+    return reinterpret_cast<T*>(b.data());
+  }
+  static void trim() {
+    if (buffer().size() > kKeepBytes) std::vector<unsigned char>().swap(buffer());
+  }
+  static std::vector<unsigned char>& buffer() {
+    thread_local std::vector<unsigned char> b;
+    return b;
+  }
+};
+
+// The SVD of a row-major m x n matrix a (overwritten) by gesdd, without
+// LAPACKE's copies: read column-major, the buffer is A^T (n x m), and A^T =
+// U' S VT' gives A = VT'^T S U'^T, so gesdd's U' (n x k, column-major) is
+// libtc's row-major Vh as it lies in memory, and VT' (k x m) its row-major
+// U. job 'S', 'A' or 'N' as LAPACK's; u has uc columns, vh n columns. NaN
+// input is refused (-1) as LAPACKE's own check would, so LAPACK never
+// iterates on it.
+template <typename T>
+lapack_int gesdd(char job, lapack_int m, lapack_int n, T* a, T* s, T* u, lapack_int uc, T* vh) {
+  const int64_t count = int64_t(m) * n;
+  for (int64_t i = 0; i < count; ++i)
+    if (std::isnan(a[i])) return -1;
+  const lapack_int k = std::min(m, n);
+  const lapack_int ldu = job == 'N' ? 1 : n, ldvt = job == 'N' ? 1 : uc;
+  lapack_int* iwork = Scratch<1>::get<lapack_int>(size_t(8) * size_t(k));
+  T query = 0;
+  auto call = [&](T* work, lapack_int lwork) {
+    if constexpr (sizeof(T) == sizeof(float))
+      return LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, job, n, m, a, n, s, vh, ldu, u, ldvt, work, lwork, iwork);
+    else
+      return LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, job, n, m, a, n, s, vh, ldu, u, ldvt, work, lwork, iwork);
+  };
+  lapack_int r = call(&query, -1);
+  if (r == 0) {
+    const lapack_int lwork = std::max<lapack_int>(1, lapack_int(query));
+    r = call(Scratch<2>::get<T>(size_t(lwork)), lwork);
+  }
+  Scratch<1>::trim();
+  Scratch<2>::trim();
+  return r;
 }
 lapack_int syevd(char job, char uplo, lapack_int n, float* a, float* w) {
   return LAPACKE_ssyevd(LAPACK_ROW_MAJOR, job, uplo, n, a, n, w);
@@ -433,14 +481,15 @@ struct LapackBackend final : LinalgBackend {
     TC_DISPATCH_FLOATING(a->dtype, "linalg.svd", [&] {
       using T = scalar_t;
       for_each_matrix(count, 8 * cube(m, n), [&](int64_t b) {
-        std::vector<T> w(size_t(std::max<int64_t>(m * n, 1)));
+        T* w = Scratch<0>::get<T>(size_t(m * n));
         T dummy[1];
-        std::memcpy(w.data(), a->data_as<T>() + b * m * n, sizeof(T) * size_t(m * n));
+        std::memcpy(w, a->data_as<T>() + b * m * n, sizeof(T) * size_t(m * n));
         T* ps = s->data_as<T>() + b * k;
         T* pu = u ? u->data_as<T>() + b * m * uc : dummy;
-        T* pv = vh ? vh->data_as<T>() + b * vr * n : dummy;  // LAPACKE checks ldvt >= n even for 'N'
-        const lapack_int r = gesdd(job, lapack_int(m), lapack_int(n), w.data(), ps, pu,
-                                   lapack_int(u ? uc : 1), pv, lapack_int(n));
+        T* pv = vh ? vh->data_as<T>() + b * vr * n : dummy;
+        const lapack_int r =
+            gesdd<T>(job, lapack_int(m), lapack_int(n), w, ps, pu, lapack_int(u ? uc : 1), pv);
+        Scratch<0>::trim();
         inf[b] = int32_t(r == 0 ? 0 : (r < 0 ? -1 : r));  // < 0: LAPACKE refused NaN input
         if (r != 0) {
           fill_nan(ps, k);
