@@ -212,7 +212,7 @@ lapack_int orgqr(lapack_int m, lapack_int n, lapack_int k, double* a, lapack_int
 // faults cost about as much as the arithmetic (19 ms a call against 11 ms
 // with the memory reused, PyTorch's time). Buffers above kKeepBytes are let
 // go after the call, so a huge matrix does not pin its workspace.
-constexpr size_t kKeepBytes = size_t(64) << 20;
+constexpr size_t kKeepBytes = size_t(16) << 20;
 template <int Slot>
 struct Scratch {
   template <typename T>
