@@ -354,18 +354,26 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
   // drivers other than gels exist for those); a formula through (A^T A)^-1
   // gave NaN there. The pseudo-inverse is recorded (pinv_recorded), so the
   // gradient differentiates again.
+  // Each gradient only for an input that needs it (PyTorch's grad_input_mask):
+  // gA's pinv_backward is several n^3 products.
+  const bool need_a = autograd::needs_grad({a}), need_b = autograd::needs_grad({b_in});
   autograd::record_function(
       "LinalgLstsqBackward0", {a, b_in}, {x}, {a, b_in},
-      [ashape, bshape, vector](const autograd::Grads& g, const std::vector<Tensor>& saved) {
+      [ashape, bshape, vector, need_a, need_b](const autograd::Grads& g, const std::vector<Tensor>& saved) {
         if (!g[0]) return autograd::Grads{Tensor(), Tensor()};
         const Tensor& A = saved[0];
-        const Tensor B = vector ? ops::unsqueeze(saved[1], -1) : saved[1];
         const Tensor gx = vector ? ops::unsqueeze(g[0], -1) : g[0];
         const Tensor pinv_a = pinv_recorded(A);
-        Tensor ga = pinv_backward(ops::matmul(gx, mT(B)), pinv_a, A);
-        Tensor gb = ops::matmul(mT(pinv_a), gx);
-        if (vector) gb = ops::squeeze(gb, -1);
-        return autograd::Grads{ops::sum_to_size(ga, ashape), ops::sum_to_size(gb, bshape)};
+        Tensor ga, gb;
+        if (need_a) {
+          const Tensor B = vector ? ops::unsqueeze(saved[1], -1) : saved[1];
+          ga = ops::sum_to_size(pinv_backward(ops::matmul(gx, mT(B)), pinv_a, A), ashape);
+        }
+        if (need_b) {
+          gb = ops::matmul(mT(pinv_a), gx);
+          gb = ops::sum_to_size(vector ? ops::squeeze(gb, -1) : gb, bshape);
+        }
+        return autograd::Grads{ga, gb};
       });
   return {x, residuals, rank, s};
 }

@@ -242,6 +242,20 @@ def test_lstsq_rank_deficient_against_torch(m, n, driver):
     check(f, [a, b])
 
 
+@pytest.mark.parametrize("which", [0, 1])
+def test_lstsq_gradient_of_one_input_only(which):
+    # Only the input that requires grad gets one (the other's formula is skipped).
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal((5, 3)), rng.standard_normal((5, 2))]
+    grads = []
+    for L in (tc, torch):
+        ts = [L.tensor(a, requires_grad=(i == which)) for i, a in enumerate(arrays)]
+        (L.linalg.lstsq(*ts, driver="gelsd").solution ** 2).sum().backward()
+        assert ts[1 - which].grad is None
+        grads.append(np.array(ts[which].grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-9, atol=1e-12)
+
+
 def leibniz_det(a):
     """det as the polynomial it is (torch differentiates it exactly)."""
     n = a.shape[-1]

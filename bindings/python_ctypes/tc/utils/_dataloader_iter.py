@@ -7,8 +7,8 @@ and when collected. Batches arrive through tc.multiprocessing's reducers:
 the worker's tensors are in shared memory and mapped here, not copied."""
 import itertools
 import multiprocessing
-import os
 import multiprocessing.connection
+import os
 
 from . import _batch_channel as B
 from . import _worker as W
